@@ -1,0 +1,1 @@
+"""flows of benchfoundry."""

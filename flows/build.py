@@ -1,0 +1,65 @@
+"""The `build` flow: one subflow per benchmark, then `build.json` in the output root."""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from prefect import flow
+
+from benchfoundry.flows.config import config_dict, config_hash
+from benchfoundry.flows.odi import odi_flow
+from benchfoundry.flows.params import BuildConfig
+from benchfoundry.flows.syndor import syndor_flow
+from benchfoundry.flows.viewspatial import viewspatial_flow
+from benchfoundry.tasks.buildinfo import benchmark_outcome, package_versions, utc_now
+from benchfoundry.tasks.store import write_json_atomic
+
+#: The benchmarks a build can run, in order, with the config section that switches each on.
+BENCHMARKS: dict[str, Callable[..., Any]] = {
+    "syndor": syndor_flow,
+    "odi": odi_flow,
+    "viewspatial": viewspatial_flow,
+}
+
+
+def _run_benchmark(name: str, config: BuildConfig, out: str) -> dict[str, Any]:
+    state = BENCHMARKS[name](config, out, return_state=True)
+    if state.is_completed():
+        return state.result()
+    try:
+        state.result()
+    except BaseException as exc:  # noqa: BLE001 - the failure is recorded, the other benchmarks go on
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        return benchmark_outcome("failed", detail)
+    return benchmark_outcome("failed", f"subflow ended {state.type.value}")
+
+
+@flow(name="build")
+def build(config: BuildConfig, out: str, only: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run the selected benchmarks' subflows and write `OUT/build.json`."""
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    record: dict[str, Any] = {
+        "name": config.name,
+        "config": config_dict(config),
+        "config_hash": config_hash(config),
+        "versions": package_versions(),
+        "started": utc_now(),
+        "benchmarks": {},
+        "problems": [],
+    }
+    for name in BENCHMARKS:
+        section = getattr(config, name)
+        if only is not None and name not in only:
+            outcome = benchmark_outcome("not built", "not selected with --only")
+        elif not section.enabled:
+            outcome = benchmark_outcome("not built", f"{name}.enabled is false")
+        else:
+            outcome = _run_benchmark(name, config, str(root))
+        record["benchmarks"][name] = outcome
+        record["problems"].extend({"benchmark": name, **p} for p in outcome.get("problems", []))
+    record["finished"] = utc_now()
+    write_json_atomic(root / "build.json", record)
+    return record

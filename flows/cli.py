@@ -1,0 +1,99 @@
+"""The `benchfoundry` command line."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Sequence
+
+from benchfoundry.tasks import dori
+
+#: Modules that add their own subcommands through `add_commands(subparsers)`.
+COMMAND_MODULES: tuple[str, ...] = ()
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from benchfoundry.flows.build import BENCHMARKS, build
+    from benchfoundry.flows.config import ConfigError, load_config
+
+    try:
+        config = load_config(args.config, args.set or [])
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    only = None
+    if args.only:
+        only = [name.strip() for name in args.only.split(",") if name.strip()]
+        unknown = sorted(set(only) - set(BENCHMARKS))
+        if unknown:
+            print(f"error: --only: unknown benchmark(s) {unknown}; known: {list(BENCHMARKS)}", file=sys.stderr)
+            return 2
+    out = args.out or str(config.output_root)
+    record = build(config, out, only)
+    failed = [name for name, o in record["benchmarks"].items() if o["status"] == "failed"]
+    for name, outcome in record["benchmarks"].items():
+        print(f"{name}: {outcome['status']}" + (f" ({outcome['detail']})" if outcome["detail"] else ""))
+    print(f"build record: {out}/build.json")
+    return 1 if failed else 0
+
+
+def _cmd_dori(args: argparse.Namespace) -> int:
+    explicit = (args.resolution, args.focal_mm, args.sensor_height_mm)
+    if any(v is not None for v in explicit):
+        base = dori.PRESETS[args.preset or "paper"]
+        spec = dori.CameraSpec(
+            resolution_h=args.resolution or base.resolution_h,
+            focal_mm=args.focal_mm or base.focal_mm,
+            sensor_height_mm=args.sensor_height_mm or base.sensor_height_mm,
+        )
+    else:
+        spec = dori.PRESETS[args.preset or "paper"]
+    rows = dori.zone_table(spec)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"camera: {spec.resolution_h} px, f = {spec.focal_mm} mm, sensor height = {spec.sensor_height_mm} mm, "
+          f"vertical FOV = {rows[0]['vfov_deg']:.2f} deg")
+    print(f"{'zone':<28}{'px/m':>8}{'distance (m)':>14}")
+    for row in rows:
+        print(f"{row['zone']:<28}{row['ppm']:>8.2f}{row['distance_m']:>14.2f}")
+    return 0
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="benchfoundry", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("build", help="build the benchmarks a config describes")
+    p.add_argument("config", help="YAML build config, e.g. configs/smoke.yaml")
+    p.add_argument("--out", help="output root (default: the config's output_root)")
+    p.add_argument("--only", help="comma-separated subset of: syndor,odi,viewspatial")
+    p.add_argument("--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (repeatable)")
+    p.set_defaults(func=_cmd_build)
+
+    p = sub.add_parser("dori", help="DORI distances for a camera spec")
+    p.add_argument("--preset", choices=sorted(dori.PRESETS), help="named camera spec (default: paper)")
+    p.add_argument("--resolution", type=int, help="vertical resolution, px")
+    p.add_argument("--focal-mm", type=float, help="focal length, mm")
+    p.add_argument("--sensor-height-mm", type=float, help="sensor height, mm")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(func=_cmd_dori)
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).add_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

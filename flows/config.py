@@ -1,0 +1,88 @@
+"""Loading a build config: YAML file, `--set a.b.c=value` overrides, validation with clear errors."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+from pydantic import ValidationError
+
+from benchfoundry.flows.params import BuildConfig
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used; the message names the file and the dotted field path."""
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "<root>"
+
+
+def format_validation_error(err: ValidationError, source: str) -> str:
+    lines = [f"{source}: invalid config"]
+    for item in err.errors():
+        where = _dotted(item["loc"])
+        if item["type"] == "extra_forbidden":
+            lines.append(f"  {where}: unknown key")
+        else:
+            lines.append(f"  {where}: {item['msg']} (got {item.get('input')!r})")
+    return "\n".join(lines)
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """`a.b.c=value` → (["a", "b", "c"], value), the value read as a YAML scalar or list."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--set {text!r}: expected KEY.PATH=VALUE")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--set {text!r}: value is not valid YAML: {exc}") from exc
+    return key.strip().split("."), value
+
+
+def apply_override(data: dict[str, Any], path: list[str], value: Any) -> None:
+    node = data
+    for depth, part in enumerate(path[:-1]):
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"--set {'.'.join(path)}: {'.'.join(path[: depth + 1])} is not a section")
+        node = child
+    node[path[-1]] = value
+
+
+def load_config(path: str | Path | None, overrides: Iterable[str] = ()) -> BuildConfig:
+    """Read YAML (or start from the defaults when `path` is None), apply overrides, validate."""
+    source = str(path) if path is not None else "<defaults>"
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            text = Path(path).read_text()
+        except OSError as exc:
+            raise ConfigError(f"{source}: cannot read config: {exc.strerror}") from exc
+        try:
+            loaded = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{source}: not valid YAML: {exc}") from exc
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"{source}: the top level must be a mapping")
+        data = loaded or {}
+    for text in overrides:
+        apply_override(data, *parse_override(text))
+    try:
+        return BuildConfig.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(format_validation_error(err, source)) from None
+
+
+def config_dict(config: BuildConfig) -> dict[str, Any]:
+    return config.model_dump(mode="json")
+
+
+def config_hash(config: BuildConfig) -> str:
+    """SHA-256 of the resolved config, canonical JSON (sorted keys)."""
+    canonical = json.dumps(config_dict(config), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

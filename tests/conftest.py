@@ -1,0 +1,38 @@
+"""Test-session fixtures shared by every test module."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def prefect_server() -> Iterator[None]:
+    """One temporary Prefect server (SQLite) for the whole test session.
+
+    Flows run against it instead of each starting its own temporary server.
+    """
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    return REPO
+
+
+@pytest.fixture
+def cli_env(prefect_server: None) -> dict[str, str]:
+    """Environment for running the `benchfoundry` console script against the test server."""
+    from prefect.settings import PREFECT_API_URL
+
+    env = dict(os.environ)
+    env["PREFECT_API_URL"] = str(PREFECT_API_URL.value())
+    return env
