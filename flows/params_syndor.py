@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from benchfoundry.flows.params_base import Section
+from benchfoundry.flows.params_body import BodyConfig, PoseConfig, TextureConfig
 from benchfoundry.flows.params_discern import DiscernConfig
 from benchfoundry.flows.params_qa import QaConfig
 from benchfoundry.tasks import dori
@@ -43,5 +44,8 @@ class SyndorConfig(Section):
     enabled: bool = True
     camera: CameraConfig = CameraConfig()
     zones_ppm: dict[str, float] = Field(default_factory=lambda: dict(dori.ZONE_MIDPOINTS_PPM))
+    body: BodyConfig = BodyConfig()
+    poses: PoseConfig = PoseConfig()
+    textures: TextureConfig = TextureConfig()
     discern: DiscernConfig = DiscernConfig()
     qa: QaConfig = QaConfig()
