@@ -1,0 +1,669 @@
+"""ScanNet scans on disk: the `.sens` binary, the SensReader export layout, mesh, segments, aggregation.
+
+A scan folder holds either the raw layout (`<scene>.sens`) or the export layout (`color/<i>.jpg`,
+`depth/<i>.png` 16-bit mm, `pose/<i>.txt` 4×4 camera-to-world, `intrinsic/`), beside
+`<scene>_vh_clean_2.ply`, `<scene>_vh_clean_2.0.010000.segs.json` and `<scene>.aggregation.json`
+(DESIGN §4.1). Frames are read lazily, one at a time. ScanNet stores poses and intrinsics as
+float32 in the `.sens`; both readers return them at that precision (as float64 arrays), and the
+export writer prints them with 9 significant digits so that the export is lossless against the `.sens`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from abc import ABC, abstractmethod
+import struct
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Iterable, Iterator, Sequence
+
+import cv2
+import numpy as np
+
+from benchfoundry.tasks.store import atomic_path, write_bytes_atomic, write_json_atomic
+
+SENS_VERSION = 4
+COLOR_COMPRESSION = {-1: "unknown", 0: "raw", 1: "png", 2: "jpeg"}
+DEPTH_COMPRESSION = {-1: "unknown", 0: "raw_ushort", 1: "zlib_ushort", 2: "occi_ushort"}
+_FRAME_HEADER = struct.Struct("<16f4Q")  # camera_to_world, timestamp color/depth, color/depth byte counts
+_SEGS_PARAMS = {
+    "kThresh": "0.0001", "segMinVerts": "20", "minPoints": "750", "maxPoints": "30000",
+    "thinThresh": "0.05", "flatThresh": "0.001", "minLength": "0.02", "maxLength": "1",
+}
+
+
+_NO_COLOR = np.zeros((0, 0, 3), dtype=np.uint8)
+
+
+class ScanFormatError(ValueError):
+    """A scan file that cannot be read; the message names the file (and the frame)."""
+
+
+@dataclass
+class ScanFrame:
+    """One RGB-D frame: colour, depth in millimetres (0 = none) and the camera-to-world pose.
+
+    The pose uses OpenCV camera axes (x right, y down, z forward) and may hold -inf/nan.
+    """
+
+    frame_id: int
+    color: np.ndarray
+    depth_mm: np.ndarray
+    pose: np.ndarray
+
+
+@dataclass
+class ScanIntrinsics:
+    """4×4 colour and depth intrinsics, image sizes (w, h) and the depth scale (units per metre)."""
+
+    color: np.ndarray
+    depth: np.ndarray
+    color_size: tuple[int, int]
+    depth_size: tuple[int, int]
+    depth_shift: float = 1000.0
+
+
+def _f32(a: np.ndarray) -> np.ndarray:
+    """Values at the float32 precision ScanNet stores, as float64."""
+    return np.asarray(a, dtype=np.float64).astype(np.float32).astype(np.float64)
+
+
+def pose_problem(pose: np.ndarray) -> str | None:
+    """Why a pose is unusable (non-finite entries), or None."""
+    pose = np.asarray(pose, dtype=np.float64)
+    if pose.shape != (4, 4):
+        return f"pose is not 4x4 (shape {pose.shape})"
+    if not np.isfinite(pose).all():
+        bad = sorted({str(v) for v in pose[~np.isfinite(pose)]})
+        return f"non-finite pose ({', '.join(bad)})"
+    return None
+
+
+# --- images ------------------------------------------------------------------------------------
+
+def encode_jpeg(rgb: np.ndarray, quality: int = 95) -> bytes:
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(np.ascontiguousarray(rgb, dtype=np.uint8), cv2.COLOR_RGB2BGR),
+                           [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise ValueError("JPEG encoding failed")
+    return buf.tobytes()
+
+
+def encode_png16(depth_mm: np.ndarray) -> bytes:
+    ok, buf = cv2.imencode(".png", np.ascontiguousarray(depth_mm, dtype=np.uint16))
+    if not ok:
+        raise ValueError("PNG encoding failed")
+    return buf.tobytes()
+
+
+def _decode_color(data: bytes, where: str) -> np.ndarray:
+    img = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), cv2.IMREAD_COLOR)
+    if img is None:
+        raise ScanFormatError(f"{where}: colour image cannot be decoded")
+    return cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
+
+
+def _read_color_file(path: Path) -> np.ndarray:
+    return _decode_color(path.read_bytes(), str(path))
+
+
+def _read_depth_file(path: Path) -> np.ndarray:
+    img = cv2.imdecode(np.frombuffer(path.read_bytes(), dtype=np.uint8), cv2.IMREAD_UNCHANGED)
+    if img is None or img.ndim != 2 or img.dtype != np.uint16:
+        raise ScanFormatError(f"{path}: not a 16-bit single-channel depth PNG")
+    return img
+
+
+# --- matrices as text --------------------------------------------------------------------------
+
+def _format_matrix(matrix: np.ndarray) -> str:
+    """4 lines of 4 space-separated numbers (ScanNet's layout), float32 values in 9 significant digits."""
+    m = np.asarray(matrix, dtype=np.float64).astype(np.float32)
+    return "".join(" ".join("%.9g" % float(v) for v in row) + "\n" for row in m)
+
+
+def read_matrix(path: str | Path) -> np.ndarray:
+    """A 4×4 matrix text file (pose or intrinsics), at float32 precision."""
+    path = Path(path)
+    try:
+        m = np.loadtxt(path, dtype=np.float64, ndmin=2)
+    except ValueError as exc:
+        raise ScanFormatError(f"{path}: not a matrix of numbers ({exc})") from exc
+    if m.shape != (4, 4):
+        raise ScanFormatError(f"{path}: expected a 4x4 matrix, got shape {m.shape}")
+    return _f32(m)
+
+
+# --- writers -----------------------------------------------------------------------------------
+
+def _check_frame(frame: ScanFrame, intrinsics: ScanIntrinsics) -> None:
+    w, h = intrinsics.color_size
+    if frame.color.shape != (h, w, 3):
+        raise ValueError(f"frame {frame.frame_id}: colour shape {frame.color.shape}, expected {(h, w, 3)}")
+    dw, dh = intrinsics.depth_size
+    if frame.depth_mm.shape != (dh, dw):
+        raise ValueError(f"frame {frame.frame_id}: depth shape {frame.depth_mm.shape}, expected {(dh, dw)}")
+    if np.asarray(frame.pose).shape != (4, 4):
+        raise ValueError(f"frame {frame.frame_id}: pose shape {np.asarray(frame.pose).shape}, expected (4, 4)")
+
+
+def write_intrinsics(intrinsic_dir: str | Path, intrinsics: ScanIntrinsics) -> None:
+    """`intrinsic_{color,depth}.txt` and identity `extrinsic_{color,depth}.txt`, as SensReader exports."""
+    d = Path(intrinsic_dir)
+    eye = np.eye(4)
+    write_bytes_atomic(d / "intrinsic_color.txt", _format_matrix(intrinsics.color).encode())
+    write_bytes_atomic(d / "extrinsic_color.txt", _format_matrix(eye).encode())
+    write_bytes_atomic(d / "intrinsic_depth.txt", _format_matrix(intrinsics.depth).encode())
+    write_bytes_atomic(d / "extrinsic_depth.txt", _format_matrix(eye).encode())
+
+
+def write_export_layout(
+    scan_dir: str | Path, intrinsics: ScanIntrinsics, frames: Iterable[ScanFrame], *, jpeg_quality: int = 95
+) -> int:
+    """Write frames as `color/<i>.jpg`, `depth/<i>.png` (16-bit mm), `pose/<i>.txt`, and `intrinsic/`.
+
+    Returns the number of frames written. Frames with non-finite poses are written as they are
+    (ScanNet's export keeps their `-inf` pose files).
+    """
+    root = Path(scan_dir)
+    write_intrinsics(root / "intrinsic", intrinsics)
+    count = 0
+    for frame in frames:
+        _check_frame(frame, intrinsics)
+        i = int(frame.frame_id)
+        write_bytes_atomic(root / "color" / f"{i}.jpg", encode_jpeg(frame.color, jpeg_quality))
+        write_bytes_atomic(root / "depth" / f"{i}.png", encode_png16(frame.depth_mm))
+        write_bytes_atomic(root / "pose" / f"{i}.txt", _format_matrix(frame.pose).encode())
+        count += 1
+    return count
+
+
+def _pack_mat(m: np.ndarray) -> bytes:
+    return struct.pack("<16f", *np.asarray(m, dtype=np.float64).astype(np.float32).reshape(-1).tolist())
+
+
+def write_sens(
+    path: str | Path,
+    intrinsics: ScanIntrinsics,
+    frames: Iterable[ScanFrame],
+    *,
+    sensor_name: str = "benchfoundry-synthetic",
+    jpeg_quality: int = 95,
+) -> int:
+    """Write a ScanNet `.sens` (version 4, colour 'jpeg', depth 'zlib_ushort'); returns the frame count.
+
+    A `.sens` frame's id is its position, so frame ids must run 0, 1, 2, ... Timestamps are 0
+    (ScanFrame carries none). Frames stream to disk; the frame count is patched in at the end.
+    """
+    name = sensor_name.encode("utf-8")
+    eye = np.eye(4)
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        f.write(struct.pack("<IQ", SENS_VERSION, len(name)) + name)
+        f.write(_pack_mat(intrinsics.color) + _pack_mat(eye) + _pack_mat(intrinsics.depth) + _pack_mat(eye))
+        f.write(struct.pack("<ii", 2, 1))
+        f.write(struct.pack("<4I", *intrinsics.color_size, *intrinsics.depth_size))
+        f.write(struct.pack("<f", float(intrinsics.depth_shift)))
+        count_at = f.tell()
+        f.write(struct.pack("<Q", 0))
+        count = 0
+        for frame in frames:
+            if int(frame.frame_id) != count:
+                raise ValueError(f"{path}: .sens frame ids are positions; got frame {frame.frame_id} at {count}")
+            _check_frame(frame, intrinsics)
+            color = encode_jpeg(frame.color, jpeg_quality)
+            depth = zlib.compress(np.ascontiguousarray(frame.depth_mm, dtype="<u2").tobytes())
+            pose = np.asarray(frame.pose, dtype=np.float64).astype(np.float32).reshape(-1).tolist()
+            f.write(_FRAME_HEADER.pack(*pose, 0, 0, len(color), len(depth)))
+            f.write(color)
+            f.write(depth)
+            count += 1
+        f.seek(count_at)
+        f.write(struct.pack("<Q", count))
+    return count
+
+
+# --- mesh, segments, aggregation ---------------------------------------------------------------
+
+_PLY_TYPES = {
+    "char": "i1", "int8": "i1", "uchar": "u1", "uint8": "u1", "short": "i2", "int16": "i2",
+    "ushort": "u2", "uint16": "u2", "int": "i4", "int32": "i4", "uint": "u4", "uint32": "u4",
+    "float": "f4", "float32": "f4", "double": "f8", "float64": "f8",
+}
+
+
+def write_ply(path: str | Path, vertices: np.ndarray, faces: np.ndarray, colors: np.ndarray | None = None) -> Path:
+    """Binary little-endian PLY as ScanNet's `_vh_clean_2.ply`: x y z float, red green blue alpha uchar,
+    faces as `list uchar int vertex_indices`."""
+    v = np.asarray(vertices, dtype=np.float64)
+    f = np.asarray(faces, dtype=np.int64)
+    if v.ndim != 2 or v.shape[1] != 3 or f.ndim != 2 or f.shape[1] != 3:
+        raise ValueError(f"{path}: vertices must be (N,3) and faces (M,3); got {v.shape}, {f.shape}")
+    if len(f) and (f.min() < 0 or f.max() >= len(v)):
+        raise ValueError(f"{path}: face indices out of range 0..{len(v) - 1}")
+    fields = [("x", "<f4"), ("y", "<f4"), ("z", "<f4")]
+    header = ["ply", "format binary_little_endian 1.0", f"element vertex {len(v)}",
+              "property float x", "property float y", "property float z"]
+    if colors is not None:
+        c = np.asarray(colors)
+        if c.shape != v.shape:
+            raise ValueError(f"{path}: colors must be (N,3) like the vertices; got {c.shape}")
+        fields += [("red", "u1"), ("green", "u1"), ("blue", "u1"), ("alpha", "u1")]
+        header += ["property uchar red", "property uchar green", "property uchar blue", "property uchar alpha"]
+    header += [f"element face {len(f)}", "property list uchar int vertex_indices", "end_header"]
+    vert = np.zeros(len(v), dtype=fields)
+    for i, axis in enumerate("xyz"):
+        vert[axis] = v[:, i]
+    if colors is not None:
+        for i, ch in enumerate(("red", "green", "blue")):
+            vert[ch] = np.asarray(colors)[:, i]
+        vert["alpha"] = 255
+    face = np.zeros(len(f), dtype=[("n", "u1"), ("idx", "<i4", (3,))])
+    face["n"] = 3
+    face["idx"] = f
+    data = ("\n".join(header) + "\n").encode("ascii") + vert.tobytes() + face.tobytes()
+    return write_bytes_atomic(path, data)
+
+
+def read_ply(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(vertices (N,3) float64, faces (M,3) int64, colours (N,3) uint8 or None) of a binary PLY
+    with triangle faces."""
+    path = Path(path)
+    with open(path, "rb") as fh:
+        if fh.readline().strip() != b"ply":
+            raise ScanFormatError(f"{path}: not a PLY file")
+        fmt = None
+        elements: list[tuple[str, int, list[tuple[str, ...]]]] = []
+        while True:
+            line = fh.readline()
+            if not line:
+                raise ScanFormatError(f"{path}: PLY header has no end_header")
+            words = line.decode("ascii", "replace").split()
+            if not words or words[0] in ("comment", "obj_info"):
+                continue
+            if words[0] == "end_header":
+                break
+            if words[0] == "format":
+                fmt = words[1]
+            elif words[0] == "element":
+                elements.append((words[1], int(words[2]), []))
+            elif words[0] == "property" and elements:
+                elements[-1][2].append(tuple(words[1:]))
+        if fmt not in ("binary_little_endian", "binary_big_endian"):
+            raise ScanFormatError(f"{path}: PLY format {fmt!r} not supported (binary only)")
+        end = "<" if fmt == "binary_little_endian" else ">"
+        vertex = face = None
+        for name, count, props in elements:
+            lists = [p for p in props if p[0] == "list"]
+            if not lists:
+                dtype = np.dtype([(p[1], end + _PLY_TYPES[p[0]]) for p in props])
+                arr = np.frombuffer(fh.read(dtype.itemsize * count), dtype=dtype)
+            elif len(props) == 1:
+                _, count_t, item_t, pname = props[0]
+                dtype = np.dtype([("n", end + _PLY_TYPES[count_t]), (pname, end + _PLY_TYPES[item_t], (3,))])
+                arr = np.frombuffer(fh.read(dtype.itemsize * count), dtype=dtype)
+                if len(arr) == count and count and not (arr["n"] == 3).all():
+                    raise ScanFormatError(f"{path}: element {name!r} has non-triangle faces")
+            else:
+                raise ScanFormatError(f"{path}: element {name!r} mixes list and scalar properties")
+            if len(arr) != count:
+                raise ScanFormatError(f"{path}: truncated in element {name!r} ({len(arr)} of {count})")
+            if name == "vertex":
+                vertex = arr
+            elif name == "face":
+                face = arr
+    if vertex is None:
+        raise ScanFormatError(f"{path}: no vertex element")
+    verts = np.stack([vertex[a].astype(np.float64) for a in "xyz"], axis=1)
+    names = vertex.dtype.names or ()
+    colors = None
+    if all(c in names for c in ("red", "green", "blue")):
+        colors = np.stack([vertex[c].astype(np.uint8) for c in ("red", "green", "blue")], axis=1)
+    if face is None:
+        faces = np.zeros((0, 3), dtype=np.int64)
+    else:
+        faces = np.asarray(face[face.dtype.names[1]], dtype=np.int64).reshape(-1, 3)
+    return verts, faces, colors
+
+
+def write_segs_json(path: str | Path, scene_id: str, seg_indices: Sequence[int] | np.ndarray) -> Path:
+    """`<scene>_vh_clean_2.0.010000.segs.json`: a segment id per mesh vertex."""
+    return write_json_atomic(path, {
+        "params": dict(_SEGS_PARAMS),
+        "sceneId": scene_id,
+        "segIndices": [int(s) for s in np.asarray(seg_indices).reshape(-1)],
+    })
+
+
+def write_aggregation_json(path: str | Path, scene_id: str, groups: Sequence[dict[str, Any]]) -> Path:
+    """`<scene>.aggregation.json`: `segGroups` of {objectId, label, segments}."""
+    seg_groups = []
+    for i, g in enumerate(groups):
+        object_id = int(g.get("objectId", g.get("id", i)))
+        seg_groups.append({
+            "id": object_id, "objectId": object_id, "label": str(g["label"]),
+            "segments": [int(s) for s in g["segments"]],
+        })
+    return write_json_atomic(path, {
+        "sceneId": f"scannet.{scene_id}",
+        "appId": "benchfoundry.v1",
+        "segGroups": seg_groups,
+        "segmentsFile": f"scannet.{scene_id}_vh_clean_2.0.010000.segs.json",
+    })
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise ScanFormatError(f"{path}: not valid JSON ({exc})") from exc
+
+
+def read_segs_json(path: str | Path) -> np.ndarray:
+    """Per-vertex segment ids (int64)."""
+    path = Path(path)
+    data = _load_json(path)
+    if not isinstance(data, dict) or "segIndices" not in data:
+        raise ScanFormatError(f"{path}: no 'segIndices'")
+    return np.asarray(data["segIndices"], dtype=np.int64)
+
+
+def read_aggregation_json(path: str | Path) -> list[dict[str, Any]]:
+    """Objects as {objectId, label, segments} from `segGroups`."""
+    path = Path(path)
+    data = _load_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("segGroups"), list):
+        raise ScanFormatError(f"{path}: no 'segGroups' list")
+    out = []
+    for i, g in enumerate(data["segGroups"]):
+        try:
+            out.append({"objectId": int(g.get("objectId", g.get("id"))), "label": str(g["label"]),
+                        "segments": [int(s) for s in g["segments"]]})
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ScanFormatError(f"{path}: segGroups[{i}] lacks objectId/label/segments ({exc})") from exc
+    return out
+
+
+# --- label map and splits ----------------------------------------------------------------------
+
+def read_label_map(path: str | Path, to: str = "nyu40id") -> dict[str, int]:
+    """`scannetv2-labels.combined.tsv`: raw_category → `to` column (NYU40 id by default)."""
+    path = Path(path)
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh, delimiter="\t")
+        missing = {"raw_category", to} - set(reader.fieldnames or ())
+        if missing:
+            raise ScanFormatError(f"{path}: missing column(s) {sorted(missing)}")
+        out: dict[str, int] = {}
+        for line, row in enumerate(reader, start=2):
+            value = (row[to] or "").strip()
+            if not value:
+                continue
+            try:
+                out[row["raw_category"]] = int(value)
+            except ValueError as exc:
+                raise ScanFormatError(f"{path}: line {line}: {to} {value!r} is not an integer") from exc
+    return out
+
+
+def write_label_map(path: str | Path, rows: Sequence[dict[str, Any]]) -> Path:
+    """A label map TSV with ScanNet's leading columns: id, raw_category, category, count, nyu40id, nyu40class."""
+    cols = ["id", "raw_category", "category", "count", "nyu40id", "nyu40class"]
+    lines = ["\t".join(cols)]
+    for i, r in enumerate(rows, start=1):
+        values = {"id": i, "category": r["raw_category"], "count": 1, "nyu40class": "", **r}
+        lines.append("\t".join(str(values[c]) for c in cols))
+    return write_bytes_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
+
+
+def read_split(path: str | Path) -> list[str]:
+    """Scene ids of a split list (`scannetv2_train.txt`, `scannetv2_val.txt`), one per line."""
+    return [s.strip() for s in Path(path).read_text().splitlines() if s.strip()]
+
+
+# --- scans -------------------------------------------------------------------------------------
+
+@dataclass
+class _SensEntry:
+    offset: int
+    pose: np.ndarray
+    color_bytes: int
+    depth_bytes: int
+
+
+@dataclass
+class Scan(ABC):
+    """One scan folder, either layout. Frames are indexed at open time (poses only) and read lazily."""
+
+    scan_dir: Path
+    scene_id: str
+    layout: str
+    intrinsics: ScanIntrinsics
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    _valid: list[int] = field(default_factory=list, repr=False)
+
+    @property
+    def ply_path(self) -> Path:
+        return self.scan_dir / f"{self.scene_id}_vh_clean_2.ply"
+
+    @property
+    def segs_path(self) -> Path:
+        return self.scan_dir / f"{self.scene_id}_vh_clean_2.0.010000.segs.json"
+
+    @property
+    def aggregation_path(self) -> Path:
+        return self.scan_dir / f"{self.scene_id}.aggregation.json"
+
+    def frame_ids(self) -> list[int]:
+        """Ids of the frames `iter_frames` yields (finite poses), ascending."""
+        return list(self._valid)
+
+    def iter_frames(self, frame_ids: Iterable[int] | None = None) -> Iterator[ScanFrame]:
+        """Frames one at a time (default: every frame with a finite pose), in the order asked."""
+        return self._frames(self._valid if frame_ids is None else frame_ids, True)
+
+    def iter_depth(self, frame_ids: Iterable[int] | None = None) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        """(frame id, depth in mm, pose) one frame at a time, without decoding colour."""
+        for frame in self._frames(self._valid if frame_ids is None else frame_ids, False):
+            yield frame.frame_id, frame.depth_mm, frame.pose
+
+    @abstractmethod
+    def all_frame_ids(self) -> list[int]:
+        """Every frame, including those with non-finite poses."""
+
+    @abstractmethod
+    def _frames(self, frame_ids: Iterable[int], with_color: bool) -> Iterator[ScanFrame]:
+        """Read frames lazily; without colour, `color` is an empty (0, 0, 3) array."""
+
+    def read_frame(self, frame_id: int) -> ScanFrame:
+        return next(self.iter_frames([frame_id]))
+
+    def mesh(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        return read_ply(self._need(self.ply_path))
+
+    def segments(self) -> np.ndarray:
+        return read_segs_json(self._need(self.segs_path))
+
+    def aggregation(self) -> list[dict[str, Any]]:
+        return read_aggregation_json(self._need(self.aggregation_path))
+
+    @staticmethod
+    def _need(path: Path) -> Path:
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: missing scan file")
+        return path
+
+
+@dataclass
+class SensScan(Scan):
+    """A scan read from `<scene>.sens`, seeking to each frame on demand."""
+
+    sens_path: Path = Path()
+    color_compression: str = "jpeg"
+    depth_compression: str = "zlib_ushort"
+    _entries: list[_SensEntry] = field(default_factory=list, repr=False)
+
+    def all_frame_ids(self) -> list[int]:
+        return list(range(len(self._entries)))
+
+    def _frames(self, frame_ids: Iterable[int], with_color: bool) -> Iterator[ScanFrame]:
+        with open(self.sens_path, "rb") as fh:
+            for fid in frame_ids:
+                if not 0 <= int(fid) < len(self._entries):
+                    raise KeyError(f"{self.sens_path}: no frame {fid}")
+                yield self._read(fh, int(fid), with_color)
+
+    def _read(self, fh: BinaryIO, fid: int, with_color: bool) -> ScanFrame:
+        e = self._entries[fid]
+        fh.seek(e.offset + _FRAME_HEADER.size)
+        color = fh.read(e.color_bytes)
+        depth = fh.read(e.depth_bytes)
+        where = f"{self.sens_path}: frame {fid}"
+        if len(color) != e.color_bytes or len(depth) != e.depth_bytes:
+            raise ScanFormatError(f"{where}: truncated")
+        if not with_color:
+            rgb = _NO_COLOR
+        elif self.color_compression == "raw":
+            w, h = self.intrinsics.color_size
+            rgb = np.frombuffer(color, dtype=np.uint8).reshape(h, w, 3).copy()
+        else:
+            rgb = _decode_color(color, where)
+        try:
+            raw = zlib.decompress(depth) if self.depth_compression == "zlib_ushort" else depth
+        except zlib.error as exc:
+            raise ScanFormatError(f"{where}: depth cannot be decompressed ({exc})") from exc
+        dw, dh = self.intrinsics.depth_size
+        if len(raw) != 2 * dw * dh:
+            raise ScanFormatError(f"{where}: depth has {len(raw)} bytes, expected {2 * dw * dh}")
+        depth_mm = np.frombuffer(raw, dtype="<u2").reshape(dh, dw).astype(np.uint16)
+        return ScanFrame(fid, rgb, depth_mm, e.pose.copy())
+
+
+@dataclass
+class ExportScan(Scan):
+    """A scan read from SensReader's export folders."""
+
+    _ids: list[int] = field(default_factory=list, repr=False)
+
+    def all_frame_ids(self) -> list[int]:
+        return list(self._ids)
+
+    def _frames(self, frame_ids: Iterable[int], with_color: bool) -> Iterator[ScanFrame]:
+        for fid in frame_ids:
+            fid = int(fid)
+            pose = read_matrix(self.scan_dir / "pose" / f"{fid}.txt")
+            color = _read_color_file(self.scan_dir / "color" / f"{fid}.jpg") if with_color else _NO_COLOR
+            depth = _read_depth_file(self.scan_dir / "depth" / f"{fid}.png")
+            yield ScanFrame(fid, color, depth, pose)
+
+
+def _read_exact(fh: BinaryIO, n: int, where: str) -> bytes:
+    data = fh.read(n)
+    if len(data) != n:
+        raise ScanFormatError(f"{where}: truncated ({len(data)} of {n} bytes)")
+    return data
+
+
+def _mat(data: bytes) -> np.ndarray:
+    return np.asarray(struct.unpack("<16f", data), dtype=np.float64).reshape(4, 4)
+
+
+def open_sens(sens_path: str | Path, scan_dir: str | Path | None = None) -> SensScan:
+    """Index a `.sens`: header, then each frame's pose and byte counts (frame data are skipped)."""
+    sens_path = Path(sens_path)
+    size = sens_path.stat().st_size
+    with open(sens_path, "rb") as fh:
+        where = f"{sens_path}: header"
+        (version,) = struct.unpack("<I", _read_exact(fh, 4, where))
+        if version != SENS_VERSION:
+            raise ScanFormatError(f"{sens_path}: .sens version {version}, expected {SENS_VERSION}")
+        (strlen,) = struct.unpack("<Q", _read_exact(fh, 8, where))
+        _read_exact(fh, strlen, where)
+        k_color, _, k_depth, _ = (_mat(_read_exact(fh, 64, where)) for _ in range(4))
+        c_type, d_type = struct.unpack("<ii", _read_exact(fh, 8, where))
+        cw, ch, dw, dh = struct.unpack("<4I", _read_exact(fh, 16, where))
+        (shift,) = struct.unpack("<f", _read_exact(fh, 4, where))
+        (n_frames,) = struct.unpack("<Q", _read_exact(fh, 8, where))
+        color_c, depth_c = COLOR_COMPRESSION.get(c_type, "unknown"), DEPTH_COMPRESSION.get(d_type, "unknown")
+        if color_c not in ("jpeg", "png", "raw") or depth_c not in ("zlib_ushort", "raw_ushort"):
+            raise ScanFormatError(f"{sens_path}: unsupported compression colour={color_c} depth={depth_c}")
+        entries: list[_SensEntry] = []
+        for i in range(n_frames):
+            offset = fh.tell()
+            values = _FRAME_HEADER.unpack(_read_exact(fh, _FRAME_HEADER.size, f"{sens_path}: frame {i}"))
+            color_bytes, depth_bytes = values[18], values[19]
+            end = offset + _FRAME_HEADER.size + color_bytes + depth_bytes
+            if end > size:
+                raise ScanFormatError(
+                    f"{sens_path}: frame {i}: truncated (needs bytes up to {end}, file has {size})")
+            entries.append(_SensEntry(offset, np.asarray(values[:16], dtype=np.float64).reshape(4, 4),
+                                      color_bytes, depth_bytes))
+            fh.seek(end)
+    intr = ScanIntrinsics(k_color, k_depth, (cw, ch), (dw, dh), float(shift))
+    skipped, valid = [], []
+    for i, e in enumerate(entries):
+        reason = pose_problem(e.pose)
+        if reason:
+            skipped.append({"frame": i, "reason": reason})
+        else:
+            valid.append(i)
+    return SensScan(
+        scan_dir=Path(scan_dir) if scan_dir is not None else sens_path.parent, scene_id=sens_path.stem,
+        layout="raw", intrinsics=intr, skipped=skipped, _valid=valid, sens_path=sens_path,
+        color_compression=color_c, depth_compression=depth_c, _entries=entries,
+    )
+
+
+def _open_export(scan_dir: Path, scene_id: str) -> ExportScan:
+    for sub in ("color", "depth", "pose", "intrinsic"):
+        if not (scan_dir / sub).is_dir():
+            raise ScanFormatError(f"{scan_dir}: export layout lacks {sub}/")
+    ids = sorted(int(p.stem) for p in (scan_dir / "pose").glob("*.txt") if p.stem.isdigit())
+    skipped, valid = [], []
+    for fid in ids:
+        missing = [f"{sub}/{fid}.{ext}" for sub, ext in (("color", "jpg"), ("depth", "png"))
+                   if not (scan_dir / sub / f"{fid}.{ext}").exists()]
+        try:
+            reason = f"missing {', '.join(missing)}" if missing else pose_problem(
+                read_matrix(scan_dir / "pose" / f"{fid}.txt"))
+        except ScanFormatError as exc:
+            reason = str(exc)
+        if reason:
+            skipped.append({"frame": fid, "reason": reason})
+        else:
+            valid.append(fid)
+    k_color = read_matrix(scan_dir / "intrinsic" / "intrinsic_color.txt")
+    k_depth = read_matrix(scan_dir / "intrinsic" / "intrinsic_depth.txt")
+    color_size = depth_size = (0, 0)
+    if valid:
+        c = _read_color_file(scan_dir / "color" / f"{valid[0]}.jpg")
+        d = _read_depth_file(scan_dir / "depth" / f"{valid[0]}.png")
+        color_size, depth_size = (c.shape[1], c.shape[0]), (d.shape[1], d.shape[0])
+    intr = ScanIntrinsics(k_color, k_depth, color_size, depth_size, 1000.0)
+    return ExportScan(scan_dir=scan_dir, scene_id=scene_id, layout="export", intrinsics=intr,
+                      skipped=skipped, _valid=valid, _ids=ids)
+
+
+def _scene_id_from_files(scan_dir: Path) -> str:
+    plys = sorted(scan_dir.glob("*_vh_clean_2.ply"))
+    if len(plys) == 1:
+        return plys[0].name[: -len("_vh_clean_2.ply")]
+    return scan_dir.name
+
+
+def open_scan(scan_dir: str | Path, layout: str | None = None) -> Scan:
+    """Open a scan folder: the raw layout when a `.sens` is present (or `layout="raw"`), else the export."""
+    scan_dir = Path(scan_dir)
+    if not scan_dir.is_dir():
+        raise FileNotFoundError(f"{scan_dir}: not a scan folder")
+    if layout not in (None, "raw", "export"):
+        raise ValueError(f"layout must be 'raw' or 'export', got {layout!r}")
+    sens = sorted(scan_dir.glob("*.sens"))
+    if layout == "raw" or (layout is None and sens):
+        if len(sens) != 1:
+            raise ScanFormatError(f"{scan_dir}: expected one .sens file, found {len(sens)}")
+        return open_sens(sens[0], scan_dir)
+    return _open_export(scan_dir, _scene_id_from_files(scan_dir))
