@@ -1,0 +1,61 @@
+"""Config loading: YAML, overrides, and errors that name the file and the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchfoundry.flows.config import ConfigError, config_hash, load_config
+
+CONFIGS = sorted((Path(__file__).resolve().parent.parent / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+def test_shipped_configs_validate(path: Path) -> None:
+    load_config(path)
+
+
+def test_unknown_key_names_dotted_path_and_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seed: 1\nsyndor:\n  camera:\n    focal_length: 3\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(bad)
+    assert "syndor.camera.focal_length" in str(err.value)
+    assert str(bad) in str(err.value)
+
+
+def test_bad_value_names_field(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("runner:\n  max_workers: zero\n")
+    with pytest.raises(ConfigError, match=r"runner\.max_workers"):
+        load_config(bad)
+
+
+def test_override_sets_nested_value_and_changes_hash() -> None:
+    base = load_config(None)
+    changed = load_config(None, ["seed=7", "syndor.camera.focal_mm=4.0"])
+    assert changed.seed == 7
+    assert changed.syndor.camera.spec().focal_mm == 4.0
+    assert config_hash(changed) != config_hash(base)
+    assert config_hash(load_config(None, ["seed=7", "syndor.camera.focal_mm=4.0"])) == config_hash(changed)
+
+
+def test_override_of_unknown_key_is_rejected() -> None:
+    with pytest.raises(ConfigError, match=r"syndor\.nope"):
+        load_config(None, ["syndor.nope=1"])
+
+
+def test_override_without_equals_is_rejected() -> None:
+    with pytest.raises(ConfigError, match="KEY.PATH=VALUE"):
+        load_config(None, ["seed"])
+
+
+def test_missing_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="missing.yaml"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_unknown_camera_preset_is_rejected() -> None:
+    with pytest.raises(ConfigError, match=r"syndor\.camera"):
+        load_config(None, ["syndor.camera.preset=webcam"])

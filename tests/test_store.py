@@ -1,0 +1,99 @@
+"""The artifact store: atomic writes, completion markers, manifests without duplicates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from benchfoundry.tasks.store import StageStore, atomic_path, check_shard_id, write_json_atomic
+
+
+def test_interrupted_write_leaves_no_partial_file(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "data.bin"
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as tmp:
+            tmp.write_bytes(b"half of it")
+            raise RuntimeError("worker died")
+    assert not target.exists()
+    assert list(target.parent.iterdir()) == []
+
+
+def test_interrupted_rewrite_keeps_previous_version(tmp_path: Path) -> None:
+    target = tmp_path / "build.json"
+    write_json_atomic(target, {"v": 1})
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_path(target) as tmp:
+            tmp.write_text("{broken")
+            raise KeyboardInterrupt
+    assert target.read_text().strip().startswith("{")
+    assert '"v": 1' in target.read_text()
+
+
+def _rows(shard: str, n: int) -> pd.DataFrame:
+    return pd.DataFrame({"shard": [shard] * n, "i": range(n)})
+
+
+def test_rerun_skips_finished_shards_and_manifest_has_no_duplicates(tmp_path: Path) -> None:
+    store = StageStore(tmp_path, "bench", "stage")
+    executed: list[str] = []
+
+    def run(shards: list[str]) -> None:
+        for shard in shards:
+            if store.is_done(shard, spec_hash="h1"):
+                continue
+            executed.append(shard)
+            store.write_shard(shard, _rows(shard, 3), spec_hash="h1")
+        store.write_manifest(shards)
+
+    run(["a", "b", "c"])
+    assert executed == ["a", "b", "c"]
+    run(["a", "b", "c"])
+    assert executed == ["a", "b", "c"]
+    manifest = store.read_manifest()
+    assert len(manifest) == 9
+    assert not manifest.duplicated().any()
+
+
+def test_changed_spec_hash_reruns_only_that_shard(tmp_path: Path) -> None:
+    store = StageStore(tmp_path, "bench", "stage")
+    store.write_shard("a", _rows("a", 1), spec_hash="old")
+    store.write_shard("b", _rows("b", 1), spec_hash="new")
+    assert not store.is_done("a", spec_hash="new")
+    assert store.is_done("b", spec_hash="new")
+
+
+def test_shard_without_marker_is_not_done(tmp_path: Path) -> None:
+    store = StageStore(tmp_path, "bench", "stage")
+    store.write_shard("a", _rows("a", 2))
+    store.marker_path("a").unlink()
+    assert not store.is_done("a")
+    assert store.done_shards() == []
+
+
+def test_manifest_is_limited_to_current_shards_and_sorted(tmp_path: Path) -> None:
+    store = StageStore(tmp_path, "bench", "stage")
+    for shard in ["c", "a", "stale"]:
+        store.write_shard(shard, _rows(shard, 2))
+    store.write_manifest(["c", "a"])
+    assert store.read_manifest()["shard"].tolist() == ["a", "a", "c", "c"]
+
+
+def test_manifest_refuses_unfinished_shards(tmp_path: Path) -> None:
+    store = StageStore(tmp_path, "bench", "stage")
+    store.write_shard("a", _rows("a", 1))
+    with pytest.raises(FileNotFoundError, match="missing"):
+        store.write_manifest(["a", "missing"])
+
+
+def test_problems_are_kept_in_markers(tmp_path: Path) -> None:
+    store = StageStore(tmp_path, "bench", "stage")
+    store.write_shard("a", _rows("a", 1), problems=[{"item": "img3", "reason": "corrupt JPEG"}])
+    assert store.problems() == [{"item": "img3", "reason": "corrupt JPEG"}]
+
+
+@pytest.mark.parametrize("bad", ["", "../x", "a/b", "with space", ".hidden"])
+def test_shard_ids_that_are_not_file_names_are_rejected(bad: str) -> None:
+    with pytest.raises(ValueError, match="shard id"):
+        check_shard_id(bad)
