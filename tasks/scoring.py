@@ -1,0 +1,230 @@
+"""Scoring SynDORBench predictions (DESIGN §2.5): presence accuracy / macro-F1, action E5Score.
+
+Presence: a prediction is 1 or 0 when it contains exactly one of the characters "1" and "0";
+containing both or neither makes it invalid. Invalid predictions are counted, are wrong for
+accuracy, and count against recall (they are a prediction of neither class). Macro precision,
+recall and F1 average over the classes that occur in the answers or the valid predictions.
+
+Action: E5Score = cosine similarity of the L2-normalised embeddings of the prediction and of
+the action name (underscores read as spaces); an empty prediction is invalid and scores 0.
+Z-scores standardise each item's E5Score by the mean and (population) standard deviation of
+all E5Scores in the same predictions file; a group's z is the mean of its items' z.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+#: A presence prediction that is neither 1 nor 0.
+INVALID = -1
+#: Group key meaning "every distance" or "every split".
+ALL = "all"
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+def parse_presence(prediction: str) -> int:
+    """1, 0, or INVALID when the text holds both digits or neither."""
+    has1, has0 = "1" in prediction, "0" in prediction
+    if has1 == has0:
+        return INVALID
+    return 1 if has1 else 0
+
+
+def _ratio(num: float, den: float) -> float:
+    return num / den if den else 0.0
+
+
+def presence_metrics(truth: Sequence[int], pred: Sequence[int]) -> dict[str, Any]:
+    """Accuracy, macro precision / recall / F1 and the per-class counts of one group."""
+    if len(truth) != len(pred):
+        raise ValueError("truth and predictions differ in length")
+    pairs = list(zip(truth, pred))
+    classes = sorted({t for t in truth} | {p for p in pred if p != INVALID})
+    per_class: dict[str, dict[str, float]] = {}
+    for c in classes:
+        tp = sum(1 for t, p in pairs if t == c and p == c)
+        fp = sum(1 for t, p in pairs if t != c and p == c)
+        fn = sum(1 for t, p in pairs if t == c and p != c)
+        precision, recall = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
+        per_class[str(c)] = {
+            "tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall,
+            "f1": _ratio(2 * precision * recall, precision + recall),
+        }
+    n = len(pairs)
+    macro = {k: (float(np.mean([m[k] for m in per_class.values()])) if per_class else 0.0) for k in ("precision", "recall", "f1")}
+    return {
+        "n": n,
+        "n_invalid": sum(1 for p in pred if p == INVALID),
+        "answers_1": sum(1 for t in truth if t == 1),
+        "answers_0": sum(1 for t in truth if t == 0),
+        "accuracy": _ratio(sum(1 for t, p in pairs if t == p), n),
+        "macro_precision": macro["precision"],
+        "macro_recall": macro["recall"],
+        "macro_f1": macro["f1"],
+        "per_class": per_class,
+    }
+
+
+def _group_keys(item: dict[str, Any]) -> list[tuple[Any, str]]:
+    """The (distance, split) groups an item counts in: its cell, its split, its distance, overall."""
+    radius, split = item["radius"], item["split"]
+    return [(radius, split), (ALL, split), (radius, ALL), (ALL, ALL)]
+
+
+def _sort_key(key: tuple[Any, str]) -> tuple[int, float, int, str]:
+    radius, split = key
+    split_rank = ("day", "night", "nv", ALL).index(split) if split in ("day", "night", "nv", ALL) else 9
+    return (radius == ALL, 0.0 if radius == ALL else float(radius), split_rank, split)
+
+
+def grouped(items: Iterable[dict[str, Any]], summarise: Callable[[list[dict[str, Any]]], dict[str, Any]]) -> list[dict[str, Any]]:
+    """`summarise` applied per distance × split, per split, per distance and overall, in a stable order."""
+    groups: dict[tuple[Any, str], list[dict[str, Any]]] = {}
+    for item in items:
+        for key in _group_keys(item):
+            groups.setdefault(key, []).append(item)
+    return [{"distance": k[0], "split": k[1], **summarise(groups[k])} for k in sorted(groups, key=_sort_key)]
+
+
+def presence_groups(items: Iterable[dict[str, Any]], deployable: float) -> list[dict[str, Any]]:
+    """Items carry `truth`, `pred` (parsed), `radius`, `split`."""
+    def summarise(group: list[dict[str, Any]]) -> dict[str, Any]:
+        metrics = presence_metrics([i["truth"] for i in group], [i["pred"] for i in group])
+        return {**metrics, "deployable": metrics["accuracy"] >= deployable}
+
+    return grouped(items, summarise)
+
+
+def action_text(action: str) -> str:
+    """An action id as words: `cover_face_with_hands` → `cover face with hands`."""
+    return " ".join(action.replace("_", " ").split())
+
+
+def e5_scores(predictions: Sequence[str], references: Sequence[str], embed: Embed) -> np.ndarray:
+    """Cosine similarity of each prediction with its reference; each distinct text is embedded once."""
+    if len(predictions) != len(references):
+        raise ValueError("predictions and references differ in length")
+    texts = sorted(set(predictions) | set(references))
+    if not texts:
+        return np.zeros(0)
+    vectors = np.asarray(embed(texts), dtype=np.float64)
+    where = {t: i for i, t in enumerate(texts)}
+    a = vectors[[where[p] for p in predictions]]
+    b = vectors[[where[r] for r in references]]
+    return np.einsum("ij,ij->i", a, b)
+
+
+def zscores(values: Sequence[float]) -> tuple[np.ndarray, dict[str, float | None]]:
+    """(x − mean) / population std of `values`; None-filled (NaN) when the std is 0 or undefined."""
+    array = np.asarray(values, dtype=np.float64)
+    if array.size < 2 or float(array.std()) == 0.0:
+        return np.full(array.shape, np.nan), {"mean": float(array.mean()) if array.size else None, "std": None}
+    mean, std = float(array.mean()), float(array.std())
+    return (array - mean) / std, {"mean": mean, "std": std}
+
+
+def score_actions(items: list[dict[str, Any]], embed: Embed | None) -> dict[str, Any]:
+    """Items carry `truth` (action id), `prediction`, `radius`, `split`; adds per-group E5Score and z."""
+    valid = [i for i in items if i["prediction"].strip()]
+    if valid and embed is None:
+        raise ValueError("action predictions need an embedding model")
+    scores = e5_scores([i["prediction"].strip() for i in valid], [action_text(i["truth"]) for i in valid], embed) if valid else []
+    by_id = {id(i): float(s) for i, s in zip(valid, scores)}
+    values = [by_id.get(id(i), 0.0) for i in items]
+    z, reference = zscores(values)
+    scored = [{**i, "e5": v, "z": float(zv), "invalid": id(i) not in by_id} for i, v, zv in zip(items, values, z)]
+
+    def summarise(group: list[dict[str, Any]]) -> dict[str, Any]:
+        zs = [g["z"] for g in group if not math.isnan(g["z"])]
+        return {
+            "n": len(group),
+            "n_invalid": sum(1 for g in group if g["invalid"]),
+            "e5score": float(np.mean([g["e5"] for g in group])),
+            "z": float(np.mean(zs)) if zs else None,
+        }
+
+    return {"groups": grouped(scored, summarise), "z_reference": {**reference, "n": len(values)}}
+
+
+def parse_prediction_line(text: str) -> dict[str, str] | str:
+    """One predictions-file line as {img_path, prompt, prediction}, or the reason it is malformed."""
+    try:
+        row = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"not JSON ({exc.msg})"
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    for field in ("img_path", "prompt"):
+        if not isinstance(row.get(field), str) or not row[field].strip():
+            return f"{field} missing or not a string"
+    prediction = row.get("prediction")
+    if isinstance(prediction, bool) or not isinstance(prediction, (str, int)):
+        return "prediction missing or not a string"
+    return {"img_path": row["img_path"].strip(), "prompt": row["prompt"].strip(), "prediction": str(prediction)}
+
+
+def match_predictions(
+    lines: Iterable[str], key: dict[tuple[str, str], dict[str, Any]], prompts: dict[str, str]
+) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """Predictions matched to answer-key items by (task from prompt, image path); bad lines by number.
+
+    `key` maps (task, shown image path) to {truth, radius, split}; `prompts` maps prompt → task.
+    """
+    matched: dict[str, list[dict[str, Any]]] = {task: [] for task in sorted(set(prompts.values()))}
+    problems: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        row = parse_prediction_line(text)
+        if isinstance(row, str):
+            problems.append({"line": number, "reason": row})
+            continue
+        task = prompts.get(row["prompt"])
+        if task is None:
+            problems.append({"line": number, "reason": "unknown prompt (not a SynDORBench prompt)"})
+            continue
+        item = key.get((task, row["img_path"]))
+        if item is None:
+            problems.append({"line": number, "reason": f"unknown img_path {row['img_path']!r} for {task}"})
+            continue
+        if (task, row["img_path"]) in seen:
+            problems.append({"line": number, "reason": f"second prediction for {row['img_path']!r} ({task}); first kept"})
+            continue
+        seen.add((task, row["img_path"]))
+        matched[task].append({**item, "img_path": row["img_path"], "prediction": row["prediction"]})
+    return matched, problems
+
+
+def coverage(matched: dict[str, list[dict[str, Any]]], key: dict[tuple[str, str], dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
+    """Answer-key items, predicted items and missing items per task and split."""
+    table: dict[str, dict[str, dict[str, int]]] = {}
+    for (task, _), item in key.items():
+        cell = table.setdefault(task, {}).setdefault(item["split"], {"items": 0, "predicted": 0, "missing": 0})
+        cell["items"] += 1
+    for task, items in matched.items():
+        for item in items:
+            table[task][item["split"]]["predicted"] += 1
+    for splits in table.values():
+        for cell in splits.values():
+            cell["missing"] = cell["items"] - cell["predicted"]
+    return table
+
+
+def score_predictions(
+    matched: dict[str, list[dict[str, Any]]],
+    key: dict[tuple[str, str], dict[str, Any]],
+    embed: Embed | None,
+    deployable: float,
+) -> dict[str, Any]:
+    """Presence metrics and action E5Scores of matched predictions, with coverage of the answer key."""
+    presence_items = [{**i, "pred": parse_presence(i["prediction"])} for i in matched.get("human_detection", [])]
+    result: dict[str, Any] = {"coverage": coverage(matched, key)}
+    result["presence"] = {"deployable_accuracy": deployable, "groups": presence_groups(presence_items, deployable)}
+    result["action"] = score_actions(matched.get("action_recognition", []), embed)
+    return result
