@@ -1,0 +1,44 @@
+"""The build flow records every benchmark's outcome, including a failing one, and goes on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from prefect import flow
+
+from benchfoundry.flows import build as build_module
+from benchfoundry.flows.config import load_config
+
+
+@flow(name="quiet")
+def _quiet(config, out):  # type: ignore[no-untyped-def]
+    return {"status": "built", "detail": "", "stages": {}, "problems": [{"stage": "s", "item": "x", "kind": "skipped", "reason": "corrupt"}]}
+
+
+@flow(name="exploding")
+def _exploding(config, out):  # type: ignore[no-untyped-def]
+    raise RuntimeError("scan 7 is unreadable")
+
+
+def test_failed_benchmark_is_recorded_and_others_run(tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(build_module.BENCHMARKS, "odi", _exploding)
+    config = load_config(None, ["syndor.enabled=false", "viewspatial.enabled=false"])
+    record = build_module.build(config, str(tmp_path), None)
+    on_disk = json.loads((tmp_path / "build.json").read_text())
+    assert on_disk["benchmarks"]["odi"]["status"] == "failed"
+    assert "scan 7 is unreadable" in on_disk["benchmarks"]["odi"]["detail"]
+    assert on_disk["benchmarks"]["syndor"]["status"] == "not built"
+    assert record["benchmarks"] == on_disk["benchmarks"]
+
+
+def test_only_selects_benchmarks(tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(build_module.BENCHMARKS, "odi", _exploding)
+    monkeypatch.setitem(build_module.BENCHMARKS, "viewspatial", _quiet)
+    config = load_config(None)
+    record = build_module.build(config, str(tmp_path), ["viewspatial"])
+    assert record["benchmarks"]["viewspatial"]["status"] == "built"
+    assert record["problems"] == [{"benchmark": "viewspatial", "stage": "s", "item": "x", "kind": "skipped", "reason": "corrupt"}]
+    assert record["benchmarks"]["odi"] == {"status": "not built", "detail": "not selected with --only", "stages": {}, "problems": []}
+    assert record["benchmarks"]["syndor"]["detail"] == "not selected with --only"
