@@ -1,0 +1,139 @@
+"""Blender worker for the synthetic ScanNet room: `python -m benchfoundry.render.scannet_room SPEC.json OUTDIR`.
+
+Builds the room from the spec (`tasks/scannet_synth.render_spec`), then renders each frame with
+Cycles: colour to `frame-<id>.color.png`, and the Z pass (planar depth along the view axis,
+which is what ScanNet's depth holds) through the compositor to EXR, converted to uint16
+millimetres, subsampled by `depth_stride`, as `frame-<id>.depth.npy`. Frames go to disk as
+they are rendered. Run only in a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import bpy
+import numpy as np
+from mathutils import Matrix
+
+BLENDER_TO_OPENCV = np.diag([1.0, -1.0, -1.0, 1.0])
+NO_HIT_M = 1.0e4
+
+
+def _material(name: str, rgb: list[float]) -> bpy.types.Material:
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    bsdf = mat.node_tree.nodes.get("Principled BSDF")
+    bsdf.inputs["Base Color"].default_value = (*rgb, 1.0)
+    bsdf.inputs["Roughness"].default_value = 0.8
+    return mat
+
+
+def build_scene(spec: dict[str, Any]) -> bpy.types.Object:
+    """Objects, lights, camera and render settings; returns the camera."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.engine = "CYCLES"
+    scene.cycles.device = "CPU"
+    scene.cycles.samples = int(spec["samples"])
+    scene.cycles.seed = int(spec["seed"])
+    scene.cycles.use_denoising = False
+    scene.cycles.use_adaptive_sampling = False
+    scene.cycles.max_bounces = 1
+    scene.render.use_persistent_data = True
+    scene.render.resolution_x, scene.render.resolution_y = int(spec["width"]), int(spec["height"])
+    scene.render.resolution_percentage = 100
+    scene.render.image_settings.file_format = "PNG"
+    scene.render.image_settings.color_mode = "RGB"
+    scene.view_settings.view_transform = "Standard"
+    for part in spec["objects"]:
+        mesh = bpy.data.meshes.new(part["name"])
+        mesh.from_pydata([tuple(v) for v in part["vertices"]], [], [tuple(f) for f in part["faces"]])
+        mesh.update()
+        mesh.materials.append(_material(part["name"], part["color"]))
+        obj = bpy.data.objects.new(part["name"], mesh)
+        scene.collection.objects.link(obj)
+    for i, light in enumerate(spec["lights"]):
+        data = bpy.data.lights.new(f"light{i}", "AREA")
+        data.size = float(light["size"])
+        data.energy = float(light["power"])
+        obj = bpy.data.objects.new(f"light{i}", data)
+        obj.location = light["location"]
+        scene.collection.objects.link(obj)
+    world = bpy.data.worlds.new("world")
+    world.color = (0.05, 0.05, 0.05)
+    scene.world = world
+    cam_data = bpy.data.cameras.new("camera")
+    cam_data.sensor_fit = "HORIZONTAL"
+    cam_data.angle = math.radians(float(spec["hfov_deg"]))
+    cam_data.clip_start, cam_data.clip_end = 0.05, 100.0
+    camera = bpy.data.objects.new("camera", cam_data)
+    scene.collection.objects.link(camera)
+    scene.camera = camera
+    return camera
+
+
+def depth_output(out_dir: Path) -> bpy.types.Node:
+    """Compositor: Render Layers' Depth → File Output (32-bit EXR)."""
+    scene = bpy.context.scene
+    scene.view_layers[0].use_pass_z = True
+    tree = bpy.data.node_groups.new("depth", "CompositorNodeTree")
+    scene.compositing_node_group = tree
+    layers = tree.nodes.new("CompositorNodeRLayers")
+    out = tree.nodes.new("CompositorNodeOutputFile")
+    out.directory = str(out_dir) + "/"
+    out.format.media_type = "IMAGE"
+    out.format.file_format = "OPEN_EXR"
+    out.format.color_depth = "32"
+    out.file_output_items.new("FLOAT", "depth")
+    tree.links.new(layers.outputs["Depth"], out.inputs[0])
+    return out
+
+
+def read_depth_exr(path: Path, stride: int) -> np.ndarray:
+    """The EXR's first channel, top row first, subsampled, as uint16 millimetres (0 = no surface)."""
+    image = bpy.data.images.load(str(path))
+    w, h = image.size
+    pixels = np.empty(w * h * image.channels, dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    bpy.data.images.remove(image)
+    depth = pixels.reshape(h, w, -1)[::-1, :, 0][::stride, ::stride].astype(np.float64)
+    depth[~np.isfinite(depth) | (depth <= 0) | (depth >= NO_HIT_M)] = 0.0
+    return np.clip(np.rint(depth * 1000.0), 0, 65535).astype(np.uint16)
+
+
+def render(spec_path: Path, out_dir: Path) -> None:
+    spec = json.loads(spec_path.read_text())
+    out_dir.mkdir(parents=True, exist_ok=True)
+    camera = build_scene(spec)
+    node = depth_output(out_dir)
+    scene = bpy.context.scene
+    stride = int(spec["depth_stride"])
+    for frame in spec["frames"]:
+        fid = int(frame["frame_id"])
+        base = out_dir / f"frame-{fid:06d}"
+        camera.matrix_world = Matrix((np.asarray(frame["pose_c2w"]) @ BLENDER_TO_OPENCV).tolist())
+        node.file_name = f".tmp-{fid:06d}-"
+        scene.render.filepath = str(base) + ".color.tmp.png"
+        bpy.ops.render.render(write_still=True)
+        exr = out_dir / f".tmp-{fid:06d}-depth.exr"
+        depth = read_depth_exr(exr, stride)
+        exr.unlink()
+        np.save(str(base) + ".depth.tmp.npy", depth)
+        Path(str(base) + ".depth.tmp.npy").replace(str(base) + ".depth.npy")
+        Path(str(base) + ".color.tmp.png").replace(str(base) + ".color.png")
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: python -m benchfoundry.render.scannet_room SPEC.json OUTDIR", file=sys.stderr)
+        return 2
+    render(Path(argv[0]), Path(argv[1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
