@@ -63,3 +63,17 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None) -> d
     record["finished"] = utc_now()
     write_json_atomic(root / "build.json", record)
     return record
+
+
+@flow(name="build-from-config")
+def build_from_config(
+    config_path: str,
+    out: str | None = None,
+    only: list[str] | None = None,
+    overrides: list[str] | None = None,
+) -> dict[str, Any]:
+    """Deployment entry point: JSON-friendly parameters (a config path and `--set` strings)."""
+    from benchfoundry.flows.config import load_config
+
+    config = load_config(config_path, overrides or [])
+    return build(config, out or str(config.output_root), only)
