@@ -1,0 +1,95 @@
+"""`benchfoundry sphere …`: cube faces, the six Omni-CoT views and an Omni-CoT crop of one panorama."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from benchfoundry.flows.params_odi import SphereConfig
+from benchfoundry.tasks import sphere
+
+
+def _out_path(outdir: Path, name: str, source: Path, ext: str | None) -> Path:
+    return outdir / f"{name}{ext or source.suffix}"
+
+
+def _cmd_cubemap(args: argparse.Namespace) -> int:
+    erp = sphere.read_erp(args.erp)
+    faces = sphere.erp_to_cubemap(erp, args.face_width, args.interpolation)
+    outdir = Path(args.outdir)
+    written = []
+    if args.layout in ("faces", "both"):
+        written += [sphere.write_image(_out_path(outdir, name, Path(args.erp), args.ext), face)
+                    for name, face in faces.items()]
+    if args.layout in ("strip", "both"):
+        written.append(sphere.write_image(_out_path(outdir, "strip", Path(args.erp), args.ext),
+                                          sphere.faces_to_strip(faces)))
+    for path in written:
+        print(path)
+    return 0
+
+
+def _cmd_views(args: argparse.Namespace) -> int:
+    erp = sphere.read_erp(args.erp)
+    views = sphere.omnicot_views(erp, args.size, args.fov, args.interpolation)
+    for name, image in views.items():
+        print(sphere.write_image(_out_path(Path(args.outdir), name, Path(args.erp), args.ext), image))
+    return 0
+
+
+def _parse_box(text: str) -> tuple[float, float, float, float]:
+    try:
+        values = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--box {text!r}: expected four numbers x1,y1,x2,y2") from None
+    if len(values) != 4:
+        raise argparse.ArgumentTypeError(f"--box {text!r}: expected four numbers x1,y1,x2,y2")
+    return values  # type: ignore[return-value]
+
+
+def _cmd_crop(args: argparse.Namespace) -> int:
+    erp = sphere.read_erp(args.erp)
+    image, view = sphere.omnicot_crop(erp, args.box, args.size, args.margin, args.min_fov, args.max_fov,
+                                      args.interpolation)
+    sphere.write_image(args.out, image)
+    print(json.dumps({"out": str(args.out), "theta_deg": round(view.theta_deg, 4), "phi_deg": round(view.phi_deg, 4),
+                      "fov_deg": round(view.hfov_deg, 4), "size": view.width}))
+    return 0
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    defaults = SphereConfig()
+    parser = subparsers.add_parser("sphere", help="cube faces, Omni-CoT views and crops of an ERP panorama")
+    sub = parser.add_subparsers(dest="sphere_command", required=True, metavar="SPHERE_COMMAND")
+
+    def common(p: argparse.ArgumentParser, with_outdir: bool = True) -> None:
+        p.add_argument("erp", help="equirectangular panorama (2:1; PNG, JPEG, EXR, … as OpenCV reads)")
+        if with_outdir:
+            p.add_argument("outdir", help="output folder")
+            p.add_argument("--ext", help="output file extension, e.g. .png (default: the input's)")
+        p.add_argument("--interpolation", choices=("bilinear", "nearest"), default=defaults.interpolation)
+
+    p = sub.add_parser("cubemap", help="six cube faces: front, right, back, left, up, down")
+    common(p)
+    p.add_argument("--face-width", type=int, default=defaults.face_width, help="face side, px")
+    p.add_argument("--layout", choices=("faces", "strip", "both"), default="faces",
+                   help="one file per face, a 6w × w strip (F R B L U D), or both")
+    p.set_defaults(func=_cmd_cubemap)
+
+    p = sub.add_parser("views", help="the six Omni-CoT views: front, right, back, left, top, bottom")
+    common(p)
+    p.add_argument("--size", type=int, default=defaults.view_size, help="view side, px")
+    p.add_argument("--fov", type=float, default=defaults.view_fov_deg, help="field of view, degrees")
+    p.set_defaults(func=_cmd_views)
+
+    p = sub.add_parser("crop", help="the Omni-CoT crop of a box normalised to the ERP (DESIGN §3.3)")
+    common(p, with_outdir=False)
+    p.add_argument("--box", type=_parse_box, required=True, metavar="x1,y1,x2,y2",
+                   help="box normalised to [0, 1]; x1 > x2 wraps across θ = ±180°")
+    p.add_argument("out", help="output image file")
+    p.add_argument("--size", type=int, default=defaults.crop_size, help="crop side, px")
+    p.add_argument("--margin", type=float, default=defaults.crop_margin_deg, help="margin, degrees")
+    p.add_argument("--min-fov", type=float, default=defaults.crop_min_fov_deg, help="degrees")
+    p.add_argument("--max-fov", type=float, default=defaults.crop_max_fov_deg, help="degrees")
+    p.set_defaults(func=_cmd_crop)
