@@ -1,16 +1,181 @@
-"""ViewSpatial-Bench subflow (DESIGN §4)."""
+"""ViewSpatial-Bench subflow (DESIGN §4): ScanNet frames → visibility → Cam-Rel.Dir / Per-Sce.Sim QA.
+
+Without `viewspatial.scannet_root` the embedded synthetic scans are rendered first (once: a
+store marker records them). One task per scan runs its three stages (frame selection,
+visibility, QA), each committed by a store marker, so a rerun skips finished scans. The val
+split becomes `viewspatial/ViewSpatial-Bench.json`, the train split `viewspatial/ViewSpatial-SFT.json`.
+The COCO person-orientation half (DESIGN §4.2) is not built.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from prefect import flow
 
 from benchfoundry.flows.params import BuildConfig
-from benchfoundry.tasks.buildinfo import benchmark_outcome
+from benchfoundry.flows.params_viewspatial import ViewSpatialConfig
+from benchfoundry.flows.policy import shard_task, with_runner_policy
+from benchfoundry.tasks.buildinfo import benchmark_outcome, problem
+from benchfoundry.tasks.coverage import select_frames
+from benchfoundry.tasks.scannet_io import ScanFormatError, open_scan, read_label_map, read_split
+from benchfoundry.tasks.scannet_synth import SYNTHETIC_SCENES, RenderSettings, make_synthetic_scan, write_root_files
+from benchfoundry.tasks.store import StageStore, write_json_atomic
+from benchfoundry.tasks.viewspatial_qa import (
+    QASettings,
+    benchmark_records,
+    cam_rel_items,
+    qa_table,
+    scene_sim_items,
+    sft_records,
+)
+from benchfoundry.tasks.visibility import scan_boxes, scan_visibility
+
+BENCHMARK = "viewspatial"
+STAGES = ("frames", "visibility", "qa")
+BENCHMARK_JSON = "ViewSpatial-Bench.json"
+SFT_JSON = "ViewSpatial-SFT.json"
+
+
+def spec_hash(*parts: Any) -> str:
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@shard_task
+def synthetic_scan_task(out: str, root: str, split: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """Render and write one synthetic scan unless its marker says it is made with these settings."""
+    store = StageStore(out, BENCHMARK, "synthetic")
+    scene_id = SYNTHETIC_SCENES[split][0]
+    h = spec_hash(root, split, settings)
+    if not store.is_done(scene_id, h):
+        summary = make_synthetic_scan(root, split, RenderSettings(**settings))
+        store.write_shard(scene_id, pd.DataFrame([summary]), spec_hash=h)
+    return {"scene_id": scene_id, "shard": str(store.shard_path(scene_id))}
+
+
+def _select_stage(out: str, scan: Any, vs: ViewSpatialConfig, h: str) -> list[int]:
+    store = StageStore(out, BENCHMARK, "frames")
+    if not store.is_done(scan.scene_id, h):
+        c = vs.coverage
+        sel = select_frames(scan, voxel=c.voxel_m, budget=c.budget, min_gain=c.min_gain,
+                            depth_stride=c.depth_stride, method=c.method)
+        rows = pd.DataFrame({"scene_id": scan.scene_id, "order": range(len(sel.selected)),
+                             "frame_id": sel.selected, "gain": sel.gains})
+        problems = [problem("frames", f"{scan.scene_id}:{s['frame']}", s["reason"]) for s in sel.skipped]
+        store.write_shard(scan.scene_id, rows, spec_hash=h, problems=problems, info={"coverage": sel.coverage})
+    return [int(f) for f in store.shard_rows(scan.scene_id).sort_values("order")["frame_id"]]
+
+
+def _visibility_stage(out: str, scan: Any, boxes: list, selected: list[int], vs: ViewSpatialConfig, h: str) -> pd.DataFrame:
+    store = StageStore(out, BENCHMARK, "visibility")
+    if not store.is_done(scan.scene_id, h):
+        image_dir = Path(out) / BENCHMARK / "images" / scan.scene_id
+        table, skipped = scan_visibility(scan, boxes, selected, vs.qa.occlusion_m, image_dir)
+        problems = [problem("visibility", f"{scan.scene_id}:{s['frame']}", s["reason"]) for s in skipped]
+        store.write_shard(scan.scene_id, table, spec_hash=h, problems=problems)
+    return store.shard_rows(scan.scene_id)
+
+
+def _qa_stage(out: str, scan: Any, split: str, boxes: list, selected: list[int], table: pd.DataFrame,
+              vs: ViewSpatialConfig, seed: int, h: str) -> int:
+    store = StageStore(out, BENCHMARK, "qa")
+    if not store.is_done(scan.scene_id, h):
+        q = vs.qa
+        settings = QASettings(
+            q.min_visibility, q.vertical_min_deg, q.vertical_only_deg, q.margin_deg, q.min_distance_m,
+            q.cam_rel_per_scene, q.scene_sim_per_scene, q.cam_rel_template, q.scene_sim_template)
+        seen = [f for f in selected if f in set(table["frame_id"])]
+        items = cam_rel_items(scan.scene_id, split, table, seen, settings, seed)
+        items += scene_sim_items(scan.scene_id, split, table, seen, boxes, settings, seed)
+        store.write_shard(scan.scene_id, qa_table(items), spec_hash=h)
+    return store.marker(scan.scene_id)["rows"]
+
+
+@shard_task
+def scan_task(out: str, scan_dir: str, split: str, layout: str | None, nyu40_of: dict[str, int],
+              vs: ViewSpatialConfig, seed: int) -> dict[str, Any]:
+    """Frame selection, visibility and QA of one scan; a scan that cannot be read is reported."""
+    scene = Path(scan_dir).name
+    try:
+        scan = open_scan(scan_dir, layout)
+        boxes = scan_boxes(scan, nyu40_of)
+    except (ScanFormatError, FileNotFoundError) as exc:
+        return {"scene_id": scene, "done": False, "problems": [problem("frames", scene, str(exc), path=scan_dir)]}
+    h_frames = spec_hash(scan_dir, vs.coverage.model_dump())
+    h_vis = spec_hash(h_frames, vs.qa.occlusion_m, nyu40_of)
+    h_qa = spec_hash(h_vis, split, seed, vs.qa.model_dump())
+    try:
+        selected = _select_stage(out, scan, vs, h_frames)
+        table = _visibility_stage(out, scan, boxes, selected, vs, h_vis)
+    except ScanFormatError as exc:
+        return {"scene_id": scene, "done": False, "problems": [problem("visibility", scene, str(exc), path=scan_dir)]}
+    n_items = _qa_stage(out, scan, split, boxes, selected, table, vs, seed, h_qa)
+    return {"scene_id": scan.scene_id, "done": True, "items": n_items, "problems": []}
+
+
+def _scan_list(root: Path, vs: ViewSpatialConfig) -> list[tuple[str, str]]:
+    """(split, scene id) of every configured split list, val (benchmark) first."""
+    scans = []
+    for split, name in sorted(vs.split_lists.items(), key=lambda kv: kv[0] != "val"):
+        path = root / name
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: split list of viewspatial.split_lists.{split} not found")
+        scenes = read_split(path)
+        scans += [(split, s) for s in scenes[: vs.max_scans]]
+    return scans
 
 
 @flow(name="viewspatial")
 def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
-    """ScanNet frames and direction QA; COCO orientation QA. Not built yet."""
-    return benchmark_outcome("not built", "ViewSpatial-Bench stages are not implemented yet")
+    """ScanNet (or synthetic) scans → selected frames, visibility, direction QA → benchmark and SFT JSON."""
+    vs = config.viewspatial
+    bench_dir = Path(out) / BENCHMARK
+    if vs.scannet_root is None:
+        root = bench_dir / "synthetic"
+        write_root_files(root)
+        settings = vs.synthetic.model_dump(exclude={"layout"})
+        settings["seed"] = config.seed
+        made = [with_runner_policy(synthetic_scan_task, config.runner).submit(out, str(root), split, settings)
+                for split in SYNTHETIC_SCENES]
+        for future in made:
+            future.result()
+        scans_dir = root / ("scans" if vs.synthetic.layout == "raw" else "scans_export")
+        layout: str | None = vs.synthetic.layout
+        source = f"synthetic scans ({vs.synthetic.layout} layout) in {root}"
+    else:
+        root = Path(vs.scannet_root)
+        scans_dir, layout, source = root / vs.scans_dir, None, f"ScanNet at {root}"
+    label_path = root / vs.label_map
+    if not label_path.exists():
+        raise FileNotFoundError(f"{label_path}: label map (viewspatial.label_map) not found")
+    nyu40_of = read_label_map(label_path)
+    scans = _scan_list(root, vs)
+    task = with_runner_policy(scan_task, config.runner)
+    futures = [task.submit(out, str(scans_dir / scene), split, layout, nyu40_of, vs, config.seed)
+               for split, scene in scans]
+    results = [f.result() for f in futures]
+    done = sorted(r["scene_id"] for r in results if r["done"])
+    problems = [p for r in results for p in r["problems"]]
+    stages = {}
+    for stage in STAGES:
+        store = StageStore(out, BENCHMARK, stage)
+        stages[stage] = str(store.write_manifest(done))
+        problems += store.problems(done)
+    qa = StageStore(out, BENCHMARK, "qa").read_manifest()
+    val = qa[qa["split"] == "val"] if len(qa) else qa
+    train = qa[qa["split"] != "val"] if len(qa) else qa
+    stages["benchmark"] = str(write_json_atomic(bench_dir / BENCHMARK_JSON, benchmark_records(val)))
+    stages["sft"] = str(write_json_atomic(
+        bench_dir / SFT_JSON, sft_records(train, vs.qa.mc_instruction, vs.qa.direct_instruction)))
+    counts = qa.groupby(["split", "question_type"]).size().to_dict() if len(qa) else {}
+    detail = (
+        f"{len(done)}/{len(scans)} scans from {source}; {len(val)} benchmark items, {len(train)} SFT items "
+        f"({', '.join(f'{s} {t}: {n}' for (s, t), n in counts.items()) or 'none'}). "
+        "COCO person orientation (Cam-Obj. Ori., Per-Obj. Ori., Per-Rel. Dir.) is not built yet."
+    )
+    return benchmark_outcome("built", detail, stages=stages, problems=problems)

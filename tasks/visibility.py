@@ -10,10 +10,14 @@ camera coordinates.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+import cv2
 import numpy as np
 import pandas as pd
+
+from benchfoundry.tasks.store import write_bytes_atomic
 
 #: NYU40 ids never asked about: unlabelled, wall, floor, ceiling, other structure/furniture/prop.
 EXCLUDED_NYU40: frozenset[int] = frozenset({0, 1, 2, 22, 38, 39, 40})
@@ -154,3 +158,38 @@ def visibility_table(scene_id: str, per_frame: Mapping[int, list[dict[str, Any]]
     rows = [{"scene_id": scene_id, "frame_id": int(fid), **row} for fid, frame_rows in per_frame.items() for row in frame_rows]
     table = pd.DataFrame(rows, columns=list(VISIBILITY_COLUMNS))
     return table.sort_values(["frame_id", "object_id"], kind="stable").reset_index(drop=True)
+
+
+def scan_boxes(scan: Any, nyu40_of: Mapping[str, int], excluded: frozenset[int] = EXCLUDED_NYU40) -> list[ObjectBox]:
+    """Object boxes of a `scannet_io.Scan` from its mesh, segments and aggregation."""
+    vertices, _, _ = scan.mesh()
+    return object_boxes(vertices, scan.segments(), scan.aggregation(), nyu40_of, excluded)
+
+
+def scan_visibility(
+    scan: Any,
+    boxes: Sequence[ObjectBox],
+    frame_ids: Sequence[int],
+    occlusion_m: float = 0.1,
+    image_dir: Path | None = None,
+) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """The per-frame table of `frame_ids`, read one frame at a time; a frame that cannot be read
+    is reported as {"frame", "reason"} and skipped. With `image_dir`, each frame's colour image
+    is written there as `<frame_id>.jpg`."""
+    intr = scan.intrinsics
+    per_frame: dict[int, list[dict[str, Any]]] = {}
+    skipped: list[dict[str, Any]] = []
+    for fid in frame_ids:
+        try:
+            frame = scan.read_frame(int(fid))
+        except (ValueError, OSError, KeyError) as exc:
+            skipped.append({"frame": int(fid), "reason": str(exc)})
+            continue
+        per_frame[int(fid)] = frame_visibility(
+            boxes, frame.pose, intr.color, intr.color_size, frame.depth_mm, intr.depth, intr.depth_shift, occlusion_m)
+        if image_dir is not None:
+            ok, buf = cv2.imencode(".jpg", cv2.cvtColor(frame.color, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 95])
+            if not ok:
+                raise ValueError(f"frame {fid}: JPEG encoding failed")
+            write_bytes_atomic(image_dir / f"{int(fid)}.jpg", buf.tobytes())
+    return visibility_table(scan.scene_id, per_frame), skipped
