@@ -332,3 +332,16 @@ def qa_stage(config: BuildConfig, out: str, labelled_manifest: str, calibration:
     summary = with_runner_policy(export_task, config.runner)(str(labelled_manifest), str(out), qa)
     summary["report"] = with_runner_policy(report_task, config.runner)(str(out), qa, config.seed, calibration)
     return summary
+
+
+def answer_key(index: str | os.PathLike[str]) -> dict[tuple[str, str], dict[str, Any]]:
+    """(task, shown image path) → {truth, radius, split}, from the task files under `index/`."""
+    key: dict[tuple[str, str], dict[str, Any]] = {}
+    for task in TASKS:
+        for split in SPLITS:
+            path = Path(index) / task / f"{split}.jsonl"
+            if not path.is_file():
+                raise FileNotFoundError(f"{path}: task file missing; run the QA export first")
+            for row in read_jsonl(path):
+                key[(task, shown_path(row, split))] = {"truth": answer(row, task), "radius": row["radius"], "split": split}
+    return key

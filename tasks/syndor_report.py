@@ -48,7 +48,7 @@ def _fmt(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return f"{value:.6g}"
     return str(value)
 
 
@@ -101,8 +101,12 @@ def plot_counts(counts: dict[str, Counter[str]], path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(counts), figsize=(3.2 * len(counts), 3), squeeze=False)
-    for ax, (factor, counter) in zip(axes[0], counts.items()):
+    cols = min(4, len(counts))
+    rows = -(-len(counts) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3 * rows), squeeze=False)
+    for ax in axes.flat[len(counts):]:
+        ax.set_visible(False)
+    for ax, (factor, counter) in zip(axes.flat, counts.items()):
         keys = sorted(counter, key=_natural)
         ax.bar(range(len(keys)), [counter[k] for k in keys], color="#4477aa")
         ax.set_xticks(range(len(keys)), keys, rotation=60, ha="right", fontsize=7)

@@ -1,0 +1,113 @@
+"""`benchfoundry score syndor PREDICTIONS.jsonl --build DIR`: score model predictions against a build."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchfoundry.flows.params_qa import TASK_PROMPTS, QaConfig
+
+
+def _build_settings(build: Path) -> tuple[QaConfig, int]:
+    """The build's QA config and seed from its build.json (defaults when there is none)."""
+    record_path = build / "build.json"
+    if not record_path.is_file():
+        return QaConfig(), 0
+    config = json.loads(record_path.read_text()).get("config", {})
+    return QaConfig.model_validate(config.get("syndor", {}).get("qa", {})), int(config.get("seed", 0))
+
+
+def _cell(value: Any, width: int) -> str:
+    if isinstance(value, float):
+        return f"{value:>{width}.3f}"
+    return f"{'-' if value is None else value!s:>{width}}"
+
+
+def format_tables(score: dict[str, Any]) -> str:
+    """The presence and action tables of a score file as plain text."""
+    lines = ["human presence (accuracy, macro precision / recall / F1)",
+             f"{'distance':>9} {'split':>6} {'n':>5} {'invalid':>7} {'acc':>6} {'P':>6} {'R':>6} {'F1':>6}  deployable"]
+    for g in score["presence"]["groups"]:
+        lines.append(" ".join([_cell(g["distance"], 9), _cell(g["split"], 6), _cell(g["n"], 5), _cell(g["n_invalid"], 7),
+                               _cell(g["accuracy"], 6), _cell(g["macro_precision"], 6), _cell(g["macro_recall"], 6),
+                               _cell(g["macro_f1"], 6)]) + f"  {'yes' if g['deployable'] else 'no'}")
+    model = (score.get("embedding_model") or {}).get("name", "none")
+    lines += ["", f"action recognition (E5Score with {model}; z against this file's scores)",
+              f"{'distance':>9} {'split':>6} {'n':>5} {'invalid':>7} {'E5Score':>8} {'z':>7}"]
+    for g in score["action"]["groups"]:
+        lines.append(" ".join([_cell(g["distance"], 9), _cell(g["split"], 6), _cell(g["n"], 5), _cell(g["n_invalid"], 7),
+                               _cell(g["e5score"], 8), _cell(g["z"], 7)]))
+    return "\n".join(lines)
+
+
+def _cmd_score_syndor(args: argparse.Namespace) -> int:
+    from benchfoundry.tasks import scoring, syndor_qa
+    from benchfoundry.tasks.store import write_json_atomic
+
+    build, predictions = Path(args.build), Path(args.predictions)
+    try:
+        qa, seed = _build_settings(build)
+        key = syndor_qa.answer_key(syndor_qa.index_dir(build))
+        raw = predictions.read_bytes()
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.embed_path or args.embed_name:
+        qa.embedding = qa.embedding.model_copy(update={k: v for k, v in {
+            "path": Path(args.embed_path) if args.embed_path else None, "name": args.embed_name}.items() if v is not None})
+    prompts = {prompt: task for task, prompt in TASK_PROMPTS.items()}
+    matched, problems = scoring.match_predictions(raw.decode("utf-8", errors="replace").splitlines(), key, prompts)
+    for p in problems:
+        print(f"{predictions}:{p['line']}: skipped: {p['reason']}", file=sys.stderr)
+    if not any(matched.values()):
+        print(f"error: {predictions}: no usable prediction", file=sys.stderr)
+        return 2
+    embedder = None
+    if any(i["prediction"].strip() for i in matched.get("action_recognition", [])):
+        from benchfoundry.tasks.text_embed import load_embedder
+
+        embedder = load_embedder(qa.embedding)
+    result = scoring.score_predictions(matched, key, embedder, qa.deployable_accuracy)
+    score = {
+        "benchmark": "syndor",
+        "predictions": str(predictions),
+        "predictions_sha256": hashlib.sha256(raw).hexdigest(),
+        "build": str(build),
+        "embedding_model": embedder.describe() if embedder else None,
+        "problems": problems,
+        **result,
+    }
+    target = Path(args.out) if args.out else build / "report" / "scores" / f"{predictions.stem}.json"
+    write_json_atomic(target, score)
+    print(format_tables(score))
+    print(f"\nscore file: {target}" + (f" ({len(problems)} bad lines skipped)" if problems else ""))
+    if (build / "report" / "index.html").is_file():
+        from benchfoundry.tasks.syndor_report import write_report
+
+        print(f"report updated: {write_report(build, qa, seed=seed, calibration=_calibration(build))}")
+    return 0
+
+
+def _calibration(build: Path) -> Any:
+    """The render stage's calibration rows recorded in build.json, if any."""
+    record_path = build / "build.json"
+    if not record_path.is_file():
+        return None
+    syndor = json.loads(record_path.read_text()).get("benchmarks", {}).get("syndor", {})
+    return syndor.get("calibration")
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    score = subparsers.add_parser("score", help="score model predictions against a built benchmark")
+    sub = score.add_subparsers(dest="score_command", required=True, metavar="BENCHMARK")
+    p = sub.add_parser("syndor", help="SynDORBench: presence accuracy / macro-F1 and action E5Score")
+    p.add_argument("predictions", metavar="PREDICTIONS.jsonl", help="rows {img_path, prompt, prediction}")
+    p.add_argument("--build", required=True, metavar="DIR", help="the build's output root (holds syndor/index/)")
+    p.add_argument("--out", metavar="FILE", help="score JSON (default DIR/report/scores/<predictions name>.json)")
+    p.add_argument("--embed-path", metavar="DIR", help="local folder of the embedding model (default: the build's config)")
+    p.add_argument("--embed-name", metavar="NAME", help="its name, e.g. intfloat/e5-large-v2")
+    p.set_defaults(func=_cmd_score_syndor)

@@ -1,0 +1,97 @@
+"""The build report: every href/src points at an existing file; sections follow the build's files."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote
+
+from PIL import Image
+from test_syndor_qa import RADII, make_labelled_build
+
+from benchfoundry.flows.params_qa import QaConfig
+from benchfoundry.tasks import syndor_qa, syndor_report
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.links.extend(v for k, v in attrs if k in ("href", "src") and v)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def parse(page: Path) -> _Links:
+    parser = _Links()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser
+
+
+def assert_no_broken_links(page: Path) -> list[str]:
+    links = parse(page).links
+    for link in links:
+        assert "://" not in link and not link.startswith("/"), f"{link}: the report must be relative and static"
+        assert (page.parent / unquote(link)).is_file(), f"{page}: broken link {link}"
+    return links
+
+
+def _build(tmp_path: Path, qa: QaConfig) -> Path:
+    manifest = make_labelled_build(tmp_path)
+    syndor_qa.export_qa(manifest, tmp_path, qa)
+    return tmp_path
+
+
+def test_report_without_optional_inputs_has_no_broken_links(tmp_path: Path) -> None:
+    qa = QaConfig(thumbs_per_cell=2, nv_pairs=3, thumb_px=20)
+    out = _build(tmp_path, qa)
+    page = syndor_report.write_report(out, qa, seed=0)
+    links = assert_no_broken_links(page)
+    thumbs = [link for link in links if link.startswith("thumbs/")]
+    # 3 distances × 3 splits × 2 thumbnails + 3 pairs × 2 images
+    assert len(thumbs) == 3 * 3 * 2 + 3 * 2
+    with Image.open(page.parent / thumbs[0]) as im:
+        assert max(im.size) == 20 and im.format == "JPEG"
+    assert "calibration.png" not in links
+    text = " ".join(parse(page).text)
+    assert "No calibration plot" in text and "No discernibility report" in text and "No predictions scored" in text
+    assert "coverage.png" in links and "balance.png" in links
+
+
+def test_report_links_calibration_discern_and_scores_when_present(tmp_path: Path) -> None:
+    qa = QaConfig(thumbs_per_cell=1, nv_pairs=1)
+    out = _build(tmp_path, qa)
+    report = out / "report"
+    report.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (8, 8)).save(report / "calibration.png")
+    (report / "discern_cv.json").write_text(json.dumps({"ensemble": {"macro_f1": 0.81, "accuracy": 0.9}, "folds": 5}))
+    scores = report / "scores"
+    scores.mkdir()
+    group = {"distance": RADII[0], "split": "day", "n": 2, "n_invalid": 0, "accuracy": 1.0, "macro_precision": 1.0,
+             "macro_recall": 1.0, "macro_f1": 1.0, "deployable": True}
+    action = {"distance": "all", "split": "all", "n": 2, "n_invalid": 0, "e5score": 0.75, "z": 0.0}
+    (scores / "model a.json").write_text(json.dumps({
+        "predictions": "p.jsonl", "problems": [], "embedding_model": {"name": "m"},
+        "presence": {"deployable_accuracy": 0.8, "groups": [group]}, "action": {"groups": [action]},
+    }))
+    (scores / "broken.json").write_text("{")
+    page = syndor_report.write_report(out, qa, seed=0, calibration=[{"distance_m": 5.376, "target_ppm": 187.5}])
+    links = assert_no_broken_links(page)
+    assert "calibration.png" in links and "score_model_a.png" in links
+    text = " ".join(parse(page).text)
+    assert "ensemble.macro_f1" in text and "0.81" in text and "target_ppm" in text
+    assert "broken.json is not a score file" in text and "0.75" in text
+
+
+def test_rerender_prunes_unused_thumbnails(tmp_path: Path) -> None:
+    out = _build(tmp_path, QaConfig())
+    syndor_report.write_report(out, QaConfig(thumbs_per_cell=3), seed=0)
+    syndor_report.write_report(out, QaConfig(thumbs_per_cell=1, nv_pairs=0), seed=0)
+    on_disk = {p.name for p in (out / "report" / "thumbs").iterdir()}
+    linked = {Path(link).name for link in assert_no_broken_links(out / "report" / "index.html") if link.startswith("thumbs/")}
+    assert on_disk == linked and len(linked) == 9
