@@ -1,0 +1,264 @@
+"""The posed person: a body model loaded through `smplx`, posed, and turned into the world frame.
+
+World frame of every `BodyMesh`: metres, +Z up, feet on z = 0 (the lowest vertex), the pelvis joint
+above x = y = 0, the person facing −Y, so their left is +X. SMPL's own frame (+Y up, facing +Z,
+left +X) maps to it by a +90° rotation about X.
+
+Official files (`body.model_path`) and the procedural body go through the same `smplx.create`
+call; for the procedural body the file is first written, once and atomically, into a cache folder.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchfoundry.assets import body_model
+from benchfoundry.assets.poses import ACTIONS, action_pose, upright_pose
+from benchfoundry.flows.params_body import BodyConfig
+from benchfoundry.tasks.store import atomic_path
+
+__all__ = [
+    "ACTIONS", "BodyMesh", "action_pose", "upright_pose", "load_body_model", "posed_body",
+    "procedural_model_dir", "SMPL_TO_WORLD", "read_body_mesh", "write_body_mesh",
+]
+
+#: SMPL frame (+Y up, facing +Z) → world frame (+Z up, facing −Y): +90° about X.
+SMPL_TO_WORLD = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+
+#: smplx joints of SMPL-X that match SMPL's first 22 (SMPL-X's body_pose has 21 joints).
+SMPLX_BODY_JOINTS = 21
+
+_FACE_KEYPOINTS = {"nose": "nose", "left_eye": "leye", "right_eye": "reye", "left_ear": "lear", "right_ear": "rear"}
+_JOINT_LANDMARKS = {
+    "left_shoulder": 16, "right_shoulder": 17, "left_elbow": 18, "right_elbow": 19, "left_wrist": 20,
+    "right_wrist": 21, "left_hip": 1, "right_hip": 2, "left_knee": 4, "right_knee": 5, "left_ankle": 7,
+    "right_ankle": 8,
+}
+
+
+@dataclass(frozen=True)
+class BodyMesh:
+    """A posed body in the world frame (see the module docstring)."""
+
+    vertices: np.ndarray  # (V,3) float32
+    faces: np.ndarray  # (F,3) int32
+    uv: np.ndarray | None  # (F,3,2) float32 per-corner UVs in [0,1], OBJ convention (v = 0 at the image bottom)
+    landmarks: dict[str, int]  # COCO keypoint names + head_top → vertex id
+    height_m: float  # standing height of the rest body with these betas
+
+
+@dataclass(frozen=True)
+class _Extras:
+    """What a model file carries besides smplx's arrays: UVs, landmarks, keypoint vertex ids."""
+
+    uv: np.ndarray | None
+    landmarks: dict[str, int]
+    keypoint_ids: dict[str, int] | None  # None: smplx's defaults for official files
+
+
+def procedural_model_dir(cache_dir: Path) -> Path:
+    """Folder (smplx layout: `<dir>/smpl/SMPL_NEUTRAL.pkl`) of the procedural model, written once."""
+    root = Path(cache_dir) / "body_model" / body_model.MODEL_VERSION
+    path = root / "smpl" / "SMPL_NEUTRAL.pkl"
+    if not path.exists():
+        body_model.write_smpl_pickle(path)
+    return root
+
+
+def _resolve_official(cfg: BodyConfig) -> Path:
+    """The path smplx.create gets for official files; a clear error when nothing is there."""
+    path = Path(cfg.model_path).expanduser()  # type: ignore[arg-type]
+    ext = "pkl" if cfg.model_type == "smpl" else "npz"
+    name = f"{cfg.model_type.upper()}_{cfg.gender.upper()}.{ext}"
+    if path.is_file():
+        return path
+    for candidate in (path / cfg.model_type / name, path / name):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(
+        f"body.model_path {path}: no {name} (looked for {path / cfg.model_type / name} and {path / name})"
+    )
+
+
+def _model_file(cfg: BodyConfig, cache_dir: Path) -> Path:
+    if cfg.model_path is None:
+        return procedural_model_dir(cache_dir) / "smpl" / "SMPL_NEUTRAL.pkl"
+    return _resolve_official(cfg)
+
+
+def load_body_model(cfg: BodyConfig, cache_dir: Path) -> Any:
+    """The smplx model (`smplx.SMPL` or `smplx.SMPLX`): official files, or the procedural body."""
+    return _load(str(_model_file(cfg, cache_dir)), cfg.model_type, cfg.gender, len(cfg.betas), cfg.model_path is None)
+
+
+_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=8)
+def _load(path: str, model_type: str, gender: str, n_betas: int, procedural: bool) -> Any:
+    import smplx
+
+    extras = _procedural_extras(path) if procedural else None
+    kwargs: dict[str, Any] = {"gender": gender, "num_betas": max(10, n_betas)}
+    if extras is not None:
+        kwargs["vertex_ids"] = extras.keypoint_ids
+    if model_type == "smplx":
+        kwargs.update(ext="npz", use_pca=False)
+    else:
+        kwargs["ext"] = "pkl"
+    try:
+        with _LOCK:
+            return smplx.create(path, model_type=model_type, **kwargs)
+    except ModuleNotFoundError as exc:
+        if exc.name == "chumpy":
+            raise RuntimeError(
+                f"{path}: official SMPL pickles store chumpy arrays; install chumpy or convert the file to "
+                "plain numpy arrays (e.g. with SMPL's 'remove chumpy' script)"
+            ) from exc
+        raise
+    except (pickle.UnpicklingError, EOFError, ValueError, KeyError, AttributeError) as exc:
+        raise RuntimeError(f"{path}: not a readable {model_type.upper()} model file: {exc}") from exc
+
+
+@functools.lru_cache(maxsize=8)
+def _procedural_extras(path: str) -> _Extras:
+    """UVs, landmarks and keypoint ids stored in a procedural model pickle."""
+    with open(path, "rb") as fh:
+        data = pickle.load(fh)
+    landmarks = dict(zip(data["landmark_names"].tolist(), data["landmark_vertex_ids"].tolist()))
+    keypoints = dict(zip(data["keypoint_names"].tolist(), data["keypoint_vertex_ids"].tolist()))
+    uv = data["vt"][data["ft"]].astype(np.float32)
+    return _Extras(uv=uv, landmarks=landmarks, keypoint_ids=keypoints)
+
+
+@functools.lru_cache(maxsize=8)
+def _official_extras(model: Any, model_type: str, uv_path: str | None) -> _Extras:
+    """Landmarks of an official model: smplx's face keypoints, the vertex each body joint's
+    regressor weighs most, the highest rest vertex; UVs from the configured .obj."""
+    from smplx.vertex_ids import vertex_ids
+
+    table = vertex_ids["smplx" if model_type == "smplx" else "smplh"]
+    landmarks = {name: int(table[key]) for name, key in _FACE_KEYPOINTS.items()}
+    regressor = model.J_regressor.detach().cpu().numpy()
+    for name, joint in _JOINT_LANDMARKS.items():
+        landmarks[name] = int(np.argmax(regressor[joint]))
+    landmarks["head_top"] = int(np.argmax(model.v_template.detach().cpu().numpy()[:, 1]))
+    uv = None if uv_path is None else read_obj_uv(Path(uv_path), n_faces=len(model.faces))
+    return _Extras(uv=uv, landmarks=landmarks, keypoint_ids=None)
+
+
+def read_obj_uv(path: Path, n_faces: int) -> np.ndarray:
+    """Per-corner UVs (F,3,2) from an .obj (`vt` lines and `f v/vt …` triangles in model face order)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"body.uv_path {path}: no such file")
+    vts: list[tuple[float, float]] = []
+    corners: list[list[int]] = []
+    try:
+        for line in path.read_text().splitlines():
+            parts = line.split()
+            if not parts:
+                continue
+            if parts[0] == "vt":
+                vts.append((float(parts[1]), float(parts[2])))
+            elif parts[0] == "f":
+                corners.append([int(p.split("/")[1]) - 1 for p in parts[1:4]])
+    except (ValueError, IndexError, UnicodeDecodeError) as exc:
+        raise ValueError(f"body.uv_path {path}: malformed vt/f line ({exc})") from None
+    if len(corners) != n_faces:
+        raise ValueError(f"body.uv_path {path}: {len(corners)} faces, the model has {n_faces}")
+    return np.asarray(vts, dtype=np.float32)[np.asarray(corners)]
+
+
+def _extras(cfg: BodyConfig, cache_dir: Path, model: Any) -> _Extras:
+    if cfg.model_path is None:
+        return _procedural_extras(str(_model_file(cfg, cache_dir)))
+    return _official_extras(model, cfg.model_type, None if cfg.uv_path is None else str(cfg.uv_path))
+
+
+def _run(model: Any, model_type: str, body_pose: np.ndarray, global_orient: np.ndarray, betas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """smplx forward pass → (vertices (V,3), joints (J,3)) in SMPL's frame."""
+    import torch
+
+    pose = body_pose[:SMPLX_BODY_JOINTS] if model_type == "smplx" else body_pose
+    with torch.no_grad():
+        out = model(
+            betas=torch.as_tensor(betas, dtype=torch.float32)[None],
+            body_pose=torch.as_tensor(pose.reshape(1, -1), dtype=torch.float32),
+            global_orient=torch.as_tensor(global_orient, dtype=torch.float32).reshape(1, 3),
+            transl=torch.zeros(1, 3),
+        )
+    return out.vertices[0].numpy().astype(np.float64), out.joints[0].numpy().astype(np.float64)
+
+
+def _betas(cfg: BodyConfig, model: Any, betas: np.ndarray | list[float] | None) -> np.ndarray:
+    values = np.asarray(cfg.betas if betas is None else betas, dtype=np.float64).reshape(-1)
+    if len(values) > model.num_betas:
+        raise ValueError(f"{len(values)} betas given; the body model has {model.num_betas} shape directions")
+    return np.pad(values, (0, model.num_betas - len(values)))
+
+
+def posed_body(
+    cfg: BodyConfig,
+    body_pose: np.ndarray,
+    *,
+    cache_dir: Path,
+    global_orient: np.ndarray | None = None,
+    betas: np.ndarray | list[float] | None = None,
+) -> BodyMesh:
+    """The body in `body_pose` ((23,3) SMPL axis-angle), in the world frame (module docstring).
+
+    `global_orient` (axis-angle, SMPL frame) turns the body before the world rotation; `betas`
+    default to `cfg.betas`.
+    """
+    pose = np.asarray(body_pose, dtype=np.float64)
+    if pose.shape != (23, 3):
+        raise ValueError(f"body_pose must be (23,3) axis-angle, got {pose.shape}")
+    model = load_body_model(cfg, cache_dir)
+    extras = _extras(cfg, cache_dir, model)
+    shape = _betas(cfg, model, betas)
+    orient = np.zeros(3) if global_orient is None else np.asarray(global_orient, dtype=np.float64).reshape(3)
+    verts, joints = _run(model, cfg.model_type, pose, orient, shape)
+    rest, _ = _run(model, cfg.model_type, np.zeros((23, 3)), np.zeros(3), shape)
+    world = verts @ SMPL_TO_WORLD.T
+    pelvis = joints[0] @ SMPL_TO_WORLD.T
+    world -= np.array([pelvis[0], pelvis[1], world[:, 2].min()])
+    return BodyMesh(
+        vertices=world.astype(np.float32),
+        faces=np.asarray(model.faces, dtype=np.int32),
+        uv=extras.uv,
+        landmarks=dict(extras.landmarks),
+        height_m=float(rest[:, 1].max() - rest[:, 1].min()),
+    )
+
+
+def write_body_mesh(mesh: BodyMesh, path: Path) -> Path:
+    """Save a BodyMesh as .npz (atomic), for handing a posed body to a render worker by path."""
+    arrays: dict[str, np.ndarray] = {
+        "vertices": mesh.vertices, "faces": mesh.faces, "height_m": np.array(mesh.height_m),
+        "landmark_names": np.array(list(mesh.landmarks)),
+        "landmark_ids": np.array(list(mesh.landmarks.values()), dtype=np.int64),
+    }
+    if mesh.uv is not None:
+        arrays["uv"] = mesh.uv
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+    return Path(path)
+
+
+def read_body_mesh(path: Path) -> BodyMesh:
+    """Load a BodyMesh written by `write_body_mesh`."""
+    with np.load(path) as data:
+        return BodyMesh(
+            vertices=data["vertices"], faces=data["faces"],
+            uv=data["uv"] if "uv" in data.files else None,
+            landmarks=dict(zip(data["landmark_names"].tolist(), data["landmark_ids"].tolist())),
+            height_m=float(data["height_m"]),
+        )

@@ -1,0 +1,174 @@
+"""The procedural body model: SMPL file layout, loading through smplx, skeleton, skinning, landmarks."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchfoundry.assets import body_model
+from benchfoundry.flows.params_body import BodyConfig
+from benchfoundry.tasks import body
+
+MIRROR = np.array([-1.0, 1.0, 1.0])
+PAIRS = [(i, body_model.JOINT_NAMES.index(n.replace("left_", "right_")))
+         for i, n in enumerate(body_model.JOINT_NAMES) if n.startswith("left_")]
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("body-cache")
+
+
+@pytest.fixture(scope="module")
+def arrays(cache_dir: Path) -> dict:
+    """The written SMPL pickle, read back with plain pickle (no chumpy, no smplx)."""
+    path = body.procedural_model_dir(cache_dir) / "smpl" / "SMPL_NEUTRAL.pkl"
+    with open(path, "rb") as fh:
+        return pickle.load(fh)
+
+
+@pytest.fixture(scope="module")
+def upright(cache_dir: Path) -> body.BodyMesh:
+    return body.posed_body(BodyConfig(), body.upright_pose(), cache_dir=cache_dir)
+
+
+def test_pickle_has_smpl_layout_without_chumpy(arrays: dict) -> None:
+    assert "chumpy" not in sys.modules
+    v = len(arrays["v_template"])
+    assert 2000 < v < 10000
+    assert arrays["shapedirs"].shape == (v, 3, 10)
+    assert arrays["posedirs"].shape == (v, 3, 207)
+    assert arrays["J_regressor"].shape == (24, v)
+    assert arrays["weights"].shape == (v, 24)
+    assert arrays["kintree_table"].shape == (2, 24)
+    assert arrays["f"].shape[1] == 3 and arrays["f"].max() == v - 1
+    np.testing.assert_allclose(arrays["weights"].sum(1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(arrays["J_regressor"].sum(1), 1.0, atol=1e-12)
+    assert (arrays["weights"] >= 0).all() and (arrays["J_regressor"] >= 0).all()
+
+
+def test_loads_through_smplx_and_is_about_175_cm(cache_dir: Path, upright: body.BodyMesh) -> None:
+    import smplx
+
+    model = body.load_body_model(BodyConfig(), cache_dir)
+    assert isinstance(model, smplx.SMPL)
+    assert 1.70 <= upright.height_m <= 1.80
+    # standing upright, the world-frame mesh is as tall as the rest body and stands on z = 0
+    assert upright.vertices[:, 2].min() == pytest.approx(0.0, abs=1e-6)
+    assert upright.vertices[:, 2].max() == pytest.approx(upright.height_m, abs=0.01)
+
+
+def test_mesh_is_closed_and_outward(arrays: dict) -> None:
+    """Every edge is shared by exactly two faces with opposite orientation; the volume is positive
+    and that of an adult (60–100 litres)."""
+    faces = arrays["f"].astype(np.int64)
+    edges = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
+    directed = {tuple(e) for e in edges.tolist()}
+    assert len(directed) == len(edges)  # no directed edge twice: consistent winding
+    assert all((b, a) in directed for a, b in directed)  # closed
+    tri = arrays["v_template"][faces]
+    volume = np.einsum("ij,ij->i", tri[:, 0], np.cross(tri[:, 1], tri[:, 2])).sum() / 6
+    assert 0.06 < volume < 0.10
+
+
+def test_regressed_joints_sit_inside_their_limbs_and_mirror(arrays: dict) -> None:
+    joints = arrays["J_regressor"] @ arrays["v_template"]
+    np.testing.assert_allclose(joints, body_model.rest_joints() - body_model.rest_joints()[0], atol=1e-9)
+    for left, right in PAIRS:
+        np.testing.assert_allclose(joints[left], joints[right] * MIRROR, atol=1e-9)
+        assert joints[left][0] > 0  # the person's left is +X in SMPL's frame
+    name = body_model.JOINT_NAMES.index
+    # leg chain goes down, arm chain goes out, spine goes up
+    assert joints[name("left_hip"), 1] > joints[name("left_knee"), 1] > joints[name("left_ankle"), 1]
+    assert joints[name("left_shoulder"), 0] < joints[name("left_elbow"), 0] < joints[name("left_wrist"), 0]
+    assert joints[0, 1] < joints[name("spine1"), 1] < joints[name("spine2"), 1] < joints[name("neck"), 1] < joints[name("head"), 1]
+    # every joint lies inside the body (winding number ≥ 1) and near its surface (< 13 cm)
+    assert (_winding_numbers(arrays["v_template"], arrays["f"], joints) > 0.99).all()
+    dist = np.linalg.norm(arrays["v_template"][None] - joints[:, None], axis=2).min(1)
+    assert (dist < 0.13).all()
+
+
+def _winding_numbers(verts: np.ndarray, faces: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Generalised winding number of each point (sum of signed solid angles / 4π)."""
+    tri = verts[faces.astype(np.int64)][None] - points[:, None, None]  # (P,F,3,3)
+    a, b, c = tri[..., 0, :], tri[..., 1, :], tri[..., 2, :]
+    la, lb, lc = (np.linalg.norm(x, axis=-1) for x in (a, b, c))
+    num = np.einsum("pfi,pfi->pf", a, np.cross(b, c))
+    den = la * lb * lc + np.einsum("pfi,pfi->pf", a, b) * lc + np.einsum("pfi,pfi->pf", b, c) * la + np.einsum("pfi,pfi->pf", c, a) * lb
+    return (2 * np.arctan2(num, den)).sum(1) / (4 * np.pi)
+
+
+def test_shape_directions_change_height_and_keep_the_regressor_consistent(cache_dir: Path) -> None:
+    cfg = BodyConfig()
+    base = body.posed_body(cfg, np.zeros((23, 3)), cache_dir=cache_dir)
+    taller = body.posed_body(cfg, np.zeros((23, 3)), cache_dir=cache_dir, betas=[2.0])
+    assert taller.height_m > base.height_m * 1.05
+    model = body.load_body_model(cfg, cache_dir)
+    assert model.num_betas == len(body_model.SHAPE_NAMES)
+
+
+def test_raising_the_right_arm_moves_only_the_right_arm(cache_dir: Path, upright: body.BodyMesh) -> None:
+    pose = body.upright_pose()
+    pose[body_model.JOINT_NAMES.index("right_shoulder") - 1] = (0.0, 0.0, -1.2)  # right arm up
+    raised = body.posed_body(BodyConfig(), pose, cache_dir=cache_dir)
+    lm = upright.landmarks
+    assert raised.vertices[lm["right_wrist"], 2] > upright.vertices[lm["right_wrist"], 2] + 0.5
+    for name in ("left_wrist", "left_ankle", "right_ankle", "nose", "left_hip"):
+        np.testing.assert_allclose(raised.vertices[lm[name]], upright.vertices[lm[name]], atol=1e-5)
+
+
+def test_landmarks_are_on_the_correct_side_in_the_world_frame(upright: body.BodyMesh) -> None:
+    """Facing −Y with +Z up, the person's left is +X; the face is on the −Y side."""
+    v, lm = upright.vertices, upright.landmarks
+    assert set(lm) == set(body_model.LANDMARK_NAMES)
+    for name, vid in lm.items():
+        if name.startswith("left_"):
+            assert v[vid, 0] > 0.02, name
+            np.testing.assert_allclose(v[lm[name.replace("left_", "right_")]], v[vid] * MIRROR, atol=1e-5)
+    assert v[lm["nose"], 1] < v[lm["left_ear"], 1] - 0.05
+    assert v[lm["head_top"], 2] == pytest.approx(v[:, 2].max(), abs=1e-6)
+    order = ["head_top", "nose", "left_shoulder", "left_hip", "left_knee", "left_ankle"]
+    heights = [v[lm[n], 2] for n in order]
+    assert heights == sorted(heights, reverse=True)
+
+
+def test_written_model_is_deterministic_and_reloads_identically(tmp_path: Path, cache_dir: Path) -> None:
+    first = body_model.smpl_pickle_bytes()
+    body_model.model_arrays.cache_clear()
+    assert body_model.smpl_pickle_bytes() == first
+    other = tmp_path / "again"
+    pose = body.action_pose("walking")
+    a = body.posed_body(BodyConfig(), pose, cache_dir=cache_dir)
+    body.procedural_model_dir(other)
+    assert (other / "body_model").rglob("SMPL_NEUTRAL.pkl")
+    b = body.posed_body(BodyConfig(), pose, cache_dir=other)
+    np.testing.assert_array_equal(a.vertices, b.vertices)
+
+
+def test_uvs_are_per_corner_and_in_range(upright: body.BodyMesh) -> None:
+    assert upright.uv is not None
+    assert upright.uv.shape == (len(upright.faces), 3, 2)
+    assert upright.uv.min() >= 0.0 and upright.uv.max() <= 1.0
+
+
+def test_body_mesh_file_roundtrip(tmp_path: Path, upright: body.BodyMesh) -> None:
+    path = body.write_body_mesh(upright, tmp_path / "mesh.npz")
+    back = body.read_body_mesh(path)
+    np.testing.assert_array_equal(back.vertices, upright.vertices)
+    np.testing.assert_array_equal(back.uv, upright.uv)
+    assert back.landmarks == upright.landmarks and back.height_m == upright.height_m
+
+
+def test_missing_official_model_names_the_file(tmp_path: Path) -> None:
+    cfg = BodyConfig(model_path=tmp_path / "models")
+    with pytest.raises(FileNotFoundError, match="SMPL_NEUTRAL.pkl"):
+        body.load_body_model(cfg, tmp_path)
+
+
+def test_config_rejects_smplx_without_files() -> None:
+    with pytest.raises(ValueError, match="model_path"):
+        BodyConfig(model_type="smplx")
