@@ -570,3 +570,58 @@ def smpl_pickle_bytes() -> bytes:
 def write_smpl_pickle(path: Path) -> Path:
     """Write the procedural model as an SMPL pickle, atomically."""
     return write_bytes_atomic(path, smpl_pickle_bytes())
+
+
+@dataclass(frozen=True)
+class TextureLayout:
+    """Where a texture painter finds body regions on the UV atlas (island-local coordinates).
+
+    `marks[part][name]` is the island-local v of a ring (v runs along the part, 0 at its first
+    cap); `face[name]` the island-local (u, v) of a face feature on the head island, where u = 0.5
+    is the front of the face.
+    """
+
+    islands: dict[str, tuple[float, float, float, float]]
+    margin: float
+    marks: dict[str, dict[str, float]]
+    face: dict[str, tuple[float, float]]
+
+
+@functools.lru_cache(maxsize=1)
+def texture_layout() -> TextureLayout:
+    """The template's UV layout: islands, joint lines along the limbs and torso, face features."""
+    specs = {spec.part: spec for spec in _specs(BodyShape())}
+    counts = _ring_counts()
+    sweeps = {part: _sweep(spec, counts[part]) for part, spec in specs.items()}
+
+    def v_at(part: str, u: float) -> float:
+        sw = sweeps[part]
+        core = slice(3, len(sw.ring_u) - 3)  # main rings (three cap rings at each end)
+        return float(np.interp(u, sw.ring_u[core], sw.ring_v[core]))
+
+    head = sweeps["head"]
+    n = specs["head"].n_around
+    _, ex = _skeleton(BodyShape())
+    hc = ex["head_centre"]
+    front = 0.095 * float(np.sqrt(1 - 0.45 ** 2))
+
+    def face_uv(offset: tuple[float, float, float]) -> tuple[float, float]:
+        local = int(np.argmin(np.linalg.norm(head.vertices - (hc + np.asarray(offset)), axis=1)))
+        if local >= len(head.rings) * n:
+            raise AssertionError("a face feature fell on a pole")
+        return (local % n) / n, float(head.ring_v[local // n])
+
+    return TextureLayout(
+        islands=dict(UV_ISLANDS), margin=UV_MARGIN,
+        marks={
+            "torso": {"hips": v_at("torso", 1.0), "waist": v_at("torso", 1.45), "chest": v_at("torso", 3.5)},
+            "arm": {"shoulder": v_at("left_arm", 1.0), "elbow": v_at("left_arm", 2.0), "wrist": v_at("left_arm", 3.0)},
+            "leg": {"hip": v_at("left_leg", 1.0), "knee": v_at("left_leg", 2.0), "ankle": v_at("left_leg", 3.0)},
+        },
+        face={
+            "left_eye": face_uv((0.033, 0.02, front)),
+            "right_eye": face_uv((-0.033, 0.02, front)),
+            "mouth": face_uv((0.0, -0.045, 0.085)),
+            "hairline": face_uv((0.0, 0.075, 0.06)),
+        },
+    )
