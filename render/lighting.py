@@ -1,0 +1,74 @@
+"""Day and night lighting: a physical sky with a matching sun lamp, or moon/starlight.
+
+Compass bearings: 0 = north = +Y, 90 = east = +X (the person faces −Y, i.e. south).
+A lighting dict comes from tasks/syndor_render.lighting_spec.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import bpy
+from mathutils import Vector
+
+SUN_ANGLE_DEG = 0.53
+#: The world importance map is rebuilt at every lighting change; the sky is smooth, so it is small.
+WORLD_MAP_RESOLUTION = 256
+
+
+def _direction(elevation_deg: float, bearing_deg: float) -> Vector:
+    """Unit vector from the ground towards a light at this elevation and compass bearing."""
+    el, az = math.radians(elevation_deg), math.radians(bearing_deg)
+    return Vector((math.cos(el) * math.sin(az), math.cos(el) * math.cos(az), math.sin(el)))
+
+
+def _lamp(scene: Any) -> Any:
+    obj = bpy.data.objects.get("light_lamp")
+    if obj is None:
+        data = bpy.data.lights.new("light_lamp", type="SUN")
+        data.angle = math.radians(SUN_ANGLE_DEG)
+        obj = bpy.data.objects.new("light_lamp", data)
+        scene.collection.objects.link(obj)
+    return obj
+
+
+def _world(scene: Any) -> tuple[Any, Any, Any]:
+    """The world with a sky texture and a plain colour, either feeding the background."""
+    world = bpy.data.worlds.get("light_world") or bpy.data.worlds.new("light_world")
+    world.cycles.sample_map_resolution = WORLD_MAP_RESOLUTION
+    scene.world = world
+    nodes = world.node_tree.nodes
+    sky = nodes.get("sky") or nodes.new("ShaderNodeTexSky")
+    sky.name = "sky"
+    sky.sky_type = "MULTIPLE_SCATTERING"
+    sky.sun_disc = False
+    return world, sky, nodes["Background"]
+
+
+def apply_lighting(scene: Any, light: dict[str, Any]) -> None:
+    """Set sky, lamp and exposure for one lighting (`kind` day or night)."""
+    world, sky, background = _world(scene)
+    links = world.node_tree.links
+    for link in list(background.inputs["Color"].links):
+        links.remove(link)
+    lamp = _lamp(scene)
+    if light["kind"] == "day":
+        sky.sun_elevation = math.radians(light["sun_elevation_deg"])
+        sky.sun_rotation = math.radians(light["sun_bearing_deg"])
+        links.new(sky.outputs["Color"], background.inputs["Color"])
+        background.inputs["Strength"].default_value = light["sky_strength"]
+        direction = _direction(light["sun_elevation_deg"], light["sun_bearing_deg"])
+        lamp.data.energy = light["sun_strength"]
+        lamp.data.color = (1.0, 1.0, 1.0)
+    elif light["kind"] == "night":
+        background.inputs["Color"].default_value = (*light["sky_color"], 1.0)
+        background.inputs["Strength"].default_value = 1.0
+        direction = _direction(light["moon_elevation_deg"], light["moon_bearing_deg"])
+        lamp.data.energy = light["moon_strength"]
+        lamp.data.color = (0.8, 0.87, 1.0)
+    else:
+        raise ValueError(f"unknown lighting kind {light['kind']!r}")
+    lamp.rotation_mode = "QUATERNION"
+    lamp.rotation_quaternion = direction.to_track_quat("Z", "Y")
+    scene.view_settings.exposure = light["exposure"]

@@ -1,0 +1,63 @@
+"""Render outputs through the compositor: the image, and the object-index pass through an
+ID mask into a binary PNG.
+
+Cycles writes the object index of the first camera sample of each pixel, without filtering,
+so a pixel is in the mask exactly when its first sample hits the person. File Output nodes
+write no render-time metadata, so the same input gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import bpy
+
+IMAGE_ITEM = "image"
+MASK_ITEM = "mask"
+
+
+def _writer(tree: Any, directory: str, item: str, file_format: str, color_mode: str, quality: int) -> Any:
+    node = tree.nodes.new("CompositorNodeOutputFile")
+    node.directory = directory
+    node.file_name = ""
+    node.format.media_type = "IMAGE"
+    node.format.file_format = file_format
+    node.format.color_mode = color_mode
+    if file_format == "JPEG":
+        node.format.quality = quality
+    else:
+        node.format.color_depth = "8"
+        node.format.compression = 15
+    node.file_output_items.new("RGBA" if color_mode == "RGB" else "FLOAT", item)
+    return node
+
+
+def setup_outputs(scene: Any, scratch_dir: str, pass_index: int, image_format: str, quality: int) -> tuple[Path, Path]:
+    """Compositor writing the image and the person mask (object index == pass_index) into
+    `scratch_dir` at every render; returns the two files' paths."""
+    scene.view_layers[0].use_pass_object_index = True
+    tree = bpy.data.node_groups.new("passes", "CompositorNodeTree")
+    scene.compositing_node_group = tree
+    layers = tree.nodes.new("CompositorNodeRLayers")
+    tree.interface.new_socket("Image", in_out="OUTPUT", socket_type="NodeSocketColor")
+    tree.links.new(layers.outputs["Image"], tree.nodes.new("NodeGroupOutput").inputs[0])
+    image = _writer(tree, scratch_dir, IMAGE_ITEM, image_format, "RGB", quality)
+    tree.links.new(layers.outputs["Image"], image.inputs[IMAGE_ITEM])
+    id_mask = tree.nodes.new("CompositorNodeIDMask")
+    id_mask.inputs["Index"].default_value = pass_index
+    id_mask.inputs["Anti-Alias"].default_value = False
+    tree.links.new(layers.outputs["Object Index"], id_mask.inputs["ID value"])
+    mask = _writer(tree, scratch_dir, MASK_ITEM, "PNG", "BW", quality)
+    tree.links.new(id_mask.outputs["Alpha"], mask.inputs[MASK_ITEM])
+    suffix = ".jpg" if image_format == "JPEG" else ".png"
+    return Path(scratch_dir) / f"{IMAGE_ITEM}{suffix}", Path(scratch_dir) / f"{MASK_ITEM}.png"
+
+
+def move_output(written: Path, dest: str) -> None:
+    """Move a file the compositor just wrote to the frame's path."""
+    if not written.exists():
+        raise RuntimeError(f"the compositor wrote nothing at {written}")
+    Path(dest).parent.mkdir(parents=True, exist_ok=True)
+    os.replace(written, dest)

@@ -1,0 +1,56 @@
+"""The person: a posed body mesh (npz from tasks/syndor_render) with its UV texture, as one object
+whose pass index marks it in the object-index pass."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import bpy
+import numpy as np
+
+PERSON_NAME = "person"
+
+
+def add_person(scene: Any, mesh_npz: str, texture_png: str, pass_index: int) -> Any:
+    """Build the mesh (vertices, faces, per-corner uv) with an image-textured material."""
+    data = np.load(mesh_npz)
+    vertices, faces = data["vertices"].astype(np.float64), data["faces"].astype(np.int64)
+    mesh = bpy.data.meshes.new(PERSON_NAME)
+    mesh.from_pydata(vertices.tolist(), [], faces.tolist())
+    if "uv" in data.files:
+        layer = mesh.uv_layers.new(name="uv")
+        layer.data.foreach_set("uv", data["uv"].astype(np.float32).reshape(-1))
+    mesh.update()
+    mesh.shade_smooth()
+    mesh.materials.append(_skin_material(texture_png))
+    obj = bpy.data.objects.new(PERSON_NAME, mesh)
+    obj.pass_index = pass_index
+    scene.collection.objects.link(obj)
+    return obj
+
+
+def remove_person() -> None:
+    obj = bpy.data.objects.get(PERSON_NAME)
+    if obj is not None:
+        mesh = obj.data
+        bpy.data.objects.remove(obj)
+        for mat in mesh.materials:
+            if mat is not None:
+                image = mat.node_tree.nodes["texture"].image
+                bpy.data.materials.remove(mat)
+                if image is not None:
+                    bpy.data.images.remove(image)
+        bpy.data.meshes.remove(mesh)
+
+
+def _skin_material(texture_png: str) -> Any:
+    mat = bpy.data.materials.new("person_texture")
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    bsdf = nodes["Principled BSDF"]
+    bsdf.inputs["Roughness"].default_value = 0.7
+    tex = nodes.new("ShaderNodeTexImage")
+    tex.name = "texture"
+    tex.image = bpy.data.images.load(texture_png)
+    tex.interpolation = "Linear"
+    links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+    return mat

@@ -1,0 +1,151 @@
+"""The render worker process: `python -m benchfoundry.render.worker`.
+
+Protocol: one JSON request per line on stdin — `{"op": "render", "spec": PATH}` or
+`{"op": "quit"}` — and one JSON reply per line on the process's original stdout
+(`{"ok": true, "frames": N, "seconds": …}` or `{"ok": false, "error": …}`). Blender's own output
+goes to stderr. A shard spec (written by tasks/syndor_render.py) names the scene, the person
+mesh and texture, the camera intrinsics, the render settings and the frames; the scene and the
+person are rebuilt only when they differ from the previous shard's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any, TextIO
+
+
+def _protocol_stream() -> TextIO:
+    """Keep the real stdout for replies; send everything else written to fd 1 to stderr."""
+    proto = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return proto
+
+
+class Worker:
+    """One Blender session; remembers what is built so consecutive shards can reuse it."""
+
+    def __init__(self) -> None:
+        import bpy
+
+        self.bpy = bpy
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        self.scene = bpy.context.scene
+        self.built: dict[str, Any] = {}
+        self.camera: Any = None
+        self.outputs: tuple[Path, Path] | None = None
+        self.scratch = Path(tempfile.mkdtemp(prefix="benchfoundry-render-"))
+
+    def render_shard(self, spec: dict[str, Any]) -> dict[str, Any]:
+        from benchfoundry.render.camera import place_camera, setup_camera
+        from benchfoundry.render.lighting import apply_lighting
+        from benchfoundry.render.passes import move_output, setup_outputs
+        from benchfoundry.render.person import add_person, remove_person
+        from benchfoundry.render.scene import build_scene
+
+        started = time.perf_counter()
+        setup_key = json.dumps([spec["camera"], spec["render"]], sort_keys=True)
+        if self.built.get("setup") != setup_key:
+            self._reset()
+            self._apply_settings(spec["render"])
+            self.camera = setup_camera(self.scene, **spec["camera"])
+            self.outputs = setup_outputs(self.scene, str(self.scratch), spec["person"]["pass_index"],
+                                         spec["render"]["image_format"], spec["render"]["jpeg_quality"])
+            self.built = {"setup": setup_key}
+        scene_key = [spec["scene"]["name"], spec["scene"]["seed"]]
+        if self.built.get("scene") != scene_key:
+            build_scene(self.scene, spec["scene"]["name"], spec["scene"]["seed"])
+            self.built["scene"] = scene_key
+        person_key = [spec["person"]["mesh"], spec["person"]["texture"], spec["person"]["mesh_sha"]]
+        if self.built.get("person") != person_key:
+            remove_person()
+            add_person(self.scene, spec["person"]["mesh"], spec["person"]["texture"], spec["person"]["pass_index"])
+            self.built["person"] = person_key
+        image_file, mask_file = self.outputs  # type: ignore[misc]
+        for frame in spec["frames"]:
+            if self.built.get("lighting") != frame["lighting"]:
+                apply_lighting(self.scene, frame["lighting"])
+                self.built["lighting"] = frame["lighting"]
+            place_camera(self.camera, frame["matrix_world"])
+            self.scene.cycles.seed = frame["seed"]
+            self.bpy.ops.render.render()
+            move_output(image_file, frame["rgb"])
+            move_output(mask_file, frame["mask"])
+        return {"ok": True, "frames": len(spec["frames"]), "seconds": time.perf_counter() - started}
+
+    def _reset(self) -> None:
+        self.bpy.ops.wm.read_factory_settings(use_empty=True)
+        self.scene = self.bpy.context.scene
+        self.built = {}
+
+    def _apply_settings(self, settings: dict[str, Any]) -> None:
+        """Cycles on the configured device, samples, denoiser, bounces."""
+        scene = self.scene
+        scene.render.engine = "CYCLES"
+        scene.render.use_persistent_data = True  # keep BVH, shaders and world map between frames
+        for name in dir(scene.render):
+            if name.startswith("use_stamp"):
+                setattr(scene.render, name, False)  # no date or timing metadata: same input, same bytes
+        cycles = scene.cycles
+        if settings["device"] == "CPU":
+            cycles.device = "CPU"
+        else:
+            _enable_gpu(self.bpy, settings["device"])
+            cycles.device = "GPU"
+        cycles.samples = settings["samples"]
+        cycles.use_adaptive_sampling = False
+        cycles.use_denoising = settings["denoise"]
+        cycles.denoiser = "OPENIMAGEDENOISE"
+        cycles.max_bounces = settings["max_bounces"]
+        cycles.use_animated_seed = False
+        if settings.get("threads"):
+            scene.render.threads_mode = "FIXED"
+            scene.render.threads = settings["threads"]
+
+
+def _enable_gpu(bpy: Any, device_type: str) -> None:
+    prefs = bpy.context.preferences.addons["cycles"].preferences
+    prefs.compute_device_type = device_type
+    prefs.get_devices()
+    found = [d for d in prefs.devices if d.type == device_type]
+    if not found:
+        raise RuntimeError(f"render.device {device_type}: Blender finds no such device")
+    for device in prefs.devices:
+        device.use = device.type == device_type
+
+
+def main() -> int:
+    proto = _protocol_stream()
+    worker = Worker()
+    proto.write(json.dumps({"ok": True, "ready": True, "pid": os.getpid()}) + "\n")
+    try:
+        _serve(worker, proto)
+    finally:
+        shutil.rmtree(worker.scratch, ignore_errors=True)
+    return 0
+
+
+def _serve(worker: Worker, proto: TextIO) -> None:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        if request.get("op") == "quit":
+            break
+        try:
+            spec = json.loads(Path(request["spec"]).read_text())
+            reply = worker.render_shard(spec)
+        except Exception as exc:  # noqa: BLE001 - reported to the client, which fails the shard
+            reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
+        proto.write(json.dumps(reply) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

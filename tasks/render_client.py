@@ -1,0 +1,143 @@
+"""Drives render worker processes (render/worker.py) from the pipeline, which never imports bpy.
+
+Each thread gets its own worker (Blender is not thread-safe); a worker renders one shard per
+request, is replaced after `shards_per_worker` shards, and is killed when a shard exceeds its
+timeout. A crash, a timeout or an error reply raises `RenderError`, so the shard's task fails
+and is retried with a fresh worker.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+WORKER_MODULE = "benchfoundry.render.worker"
+STARTUP_TIMEOUT_S = 120.0
+
+
+class RenderError(RuntimeError):
+    """A shard could not be rendered: the worker crashed, timed out or reported an error."""
+
+
+class RenderWorker:
+    """One `python -m benchfoundry.render.worker` process."""
+
+    def __init__(self) -> None:
+        self.log = tempfile.TemporaryFile(mode="w+b")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", WORKER_MODULE],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True, bufsize=1,
+        )
+        self.shards = 0
+        self._read_reply(STARTUP_TIMEOUT_S, "starting")
+        _LIVE.add(self)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def render(self, spec_path: str | os.PathLike[str], timeout_s: float) -> dict[str, Any]:
+        """Render one shard spec; returns the worker's reply."""
+        try:
+            self.proc.stdin.write(json.dumps({"op": "render", "spec": str(spec_path)}) + "\n")  # type: ignore[union-attr]
+            self.proc.stdin.flush()  # type: ignore[union-attr]
+        except BrokenPipeError:
+            raise RenderError(f"render worker {self.pid} is gone: {self._log_tail()}") from None
+        reply = self._read_reply(timeout_s, f"rendering {spec_path}")
+        self.shards += 1
+        if not reply.get("ok"):
+            raise RenderError(f"render worker {self.pid} failed on {spec_path}: {reply.get('error')}\n"
+                              f"{reply.get('traceback', '')}")
+        return reply
+
+    def _read_reply(self, timeout_s: float, doing: str) -> dict[str, Any]:
+        stdout = self.proc.stdout
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.close(kill=True)
+                raise RenderError(f"render worker {self.pid} timed out after {timeout_s:.0f} s while {doing}")
+            ready, _, _ = select.select([stdout], [], [], min(left, 1.0))
+            if ready:
+                line = stdout.readline()  # type: ignore[union-attr]
+                if not line:
+                    code = self.proc.wait()
+                    self.close(kill=True)
+                    raise RenderError(f"render worker {self.pid} exited ({code}) while {doing}: {self._log_tail()}")
+                return json.loads(line)
+
+    def _log_tail(self, chars: int = 2000) -> str:
+        try:
+            self.log.seek(0, os.SEEK_END)
+            size = self.log.tell()
+            self.log.seek(max(0, size - chars))
+            return self.log.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+
+    def close(self, kill: bool = False) -> None:
+        """Ask the worker to quit (or kill it) and reap it."""
+        _LIVE.discard(self)
+        if self.alive() and not kill:
+            try:
+                self.proc.stdin.write(json.dumps({"op": "quit"}) + "\n")  # type: ignore[union-attr]
+                self.proc.stdin.flush()  # type: ignore[union-attr]
+                self.proc.wait(timeout=30)
+            except (BrokenPipeError, subprocess.TimeoutExpired):
+                pass
+        if self.alive():
+            self.proc.kill()
+            self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()  # type: ignore[union-attr]
+            except (BrokenPipeError, OSError):
+                pass
+        self.log.close()
+
+
+_LIVE: set[RenderWorker] = set()
+_LOCAL = threading.local()
+
+
+def render_spec(spec_path: str | os.PathLike[str], *, timeout_s: float, shards_per_worker: int) -> dict[str, Any]:
+    """Render a shard spec on this thread's worker, starting or recycling it as needed."""
+    worker: RenderWorker | None = getattr(_LOCAL, "worker", None)
+    if worker is not None and (not worker.alive() or worker.shards >= shards_per_worker):
+        worker.close()
+        worker = None
+    if worker is None:
+        worker = RenderWorker()
+        _LOCAL.worker = worker
+    try:
+        return worker.render(spec_path, timeout_s)
+    except RenderError:
+        worker.close(kill=True)
+        _LOCAL.worker = None
+        raise
+
+
+def live_worker_pids() -> list[int]:
+    """Process ids of the running workers (for tests and monitoring)."""
+    return sorted(w.pid for w in list(_LIVE) if w.alive())
+
+
+def close_all() -> None:
+    for worker in list(_LIVE):
+        worker.close()
+
+
+atexit.register(close_all)

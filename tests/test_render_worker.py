@@ -1,0 +1,157 @@
+"""The render worker on a box of exactly known height: calibration, masks, determinism, crashes.
+
+The box (0.4 × 0.04 × 1.75 m, feet on z = 0) stands in for the person; the expected pixel
+heights come from plain trigonometry, not from the rig code.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from benchfoundry.tasks import camera_rig, dori, render_client, syndor_render
+from benchfoundry.tasks.store import write_json_atomic
+
+pytestmark = pytest.mark.blender
+
+HEIGHT, HALF_DEPTH = 1.75, 0.02
+CALIB = dori.CameraSpec(resolution_h=360, focal_mm=2.8, sensor_height_mm=3.0)
+TINY = dori.CameraSpec(resolution_h=90, focal_mm=2.8, sensor_height_mm=3.0)
+DAY = {"kind": "day", "sun_elevation_deg": 40.0, "sun_bearing_deg": 180.0, "sun_strength": 3.0,
+       "sky_strength": 0.03, "exposure": 0.0}
+NIGHT = {"kind": "night", "moon_elevation_deg": 35.0, "moon_bearing_deg": 200.0, "moon_strength": 0.01,
+         "sky_color": [0.004, 0.005, 0.01], "exposure": 0.0}
+SETTINGS = {"device": "CPU", "samples": 2, "denoise": False, "max_bounces": 2, "image_format": "PNG",
+            "jpeg_quality": 95, "threads": 0}
+
+
+def _box(path: Path) -> np.ndarray:
+    xs, ys, zs = (-0.2, 0.2), (-HALF_DEPTH, HALF_DEPTH), (0.0, HEIGHT)
+    v = np.array([[x, y, z] for x in xs for y in ys for z in zs], np.float32)
+    f = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
+                  [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]], np.int32)
+    uv = np.tile(np.array([[0, 0], [1, 0], [1, 1]], np.float32), (len(f), 1, 1))
+    np.savez(path, vertices=v, faces=f, uv=uv)
+    return v
+
+
+def _spec(tmp: Path, spec: dori.CameraSpec, width: int, frames: list[dict]) -> dict:
+    return {
+        "scene": {"name": "field", "seed": 0},
+        "person": {"mesh": str(tmp / "box.npz"), "texture": str(tmp / "tex.png"), "mesh_sha": "box", "pass_index": 1},
+        "camera": {"focal_mm": spec.focal_mm, "sensor_height_mm": spec.sensor_height_mm,
+                   "resolution_w": width, "resolution_h": spec.resolution_h},
+        "render": SETTINGS, "frames": frames,
+    }
+
+
+def _frame(tmp: Path, name: str, matrix: np.ndarray, light: dict = DAY, seed: int = 1) -> dict:
+    return {"matrix_world": np.asarray(matrix).tolist(), "seed": seed, "lighting": light,
+            "rgb": str(tmp / f"{name}.png"), "mask": str(tmp / f"{name}_mask.png")}
+
+
+def _mask(tmp: Path, name: str) -> np.ndarray:
+    return np.array(Image.open(tmp / f"{name}_mask.png")) > 0
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One worker renders calibration frames (640×360) and tiny frames (160×90) for every test."""
+    tmp = tmp_path_factory.mktemp("render")
+    vertices = _box(tmp / "box.npz")
+    Image.fromarray(np.full((16, 16, 3), 180, np.uint8)).save(tmp / "tex.png")
+    target = camera_rig.aim_point(vertices)
+    calib = [_frame(tmp, f"calib_{zone}", np.asarray(c.matrix_world)) for zone, c in zip(
+        dori.ZONE_MIDPOINTS_PPM, camera_rig.rig_cameras(CALIB, dori.ZONE_MIDPOINTS_PPM, [0.0], [0.0], target))]
+    tiny_cams = camera_rig.rig_cameras(TINY, dori.ZONE_MIDPOINTS_PPM, [0.0, 135.0], [0.0, 67.5], target)
+    tiny = [_frame(tmp, f"tiny_{c.zone}_{c.cam_index}", np.asarray(c.matrix_world)) for c in tiny_cams]
+    pos = camera_rig.camera_position(target, 5.0, 0.0, 0.0)
+    away = camera_rig.look_at(pos, 2 * pos - target)
+    extra = [_frame(tmp, "away", away), _frame(tmp, "again_a", np.asarray(tiny_cams[0].matrix_world), seed=7),
+             _frame(tmp, "again_b", np.asarray(tiny_cams[0].matrix_world), seed=7),
+             _frame(tmp, "night", np.asarray(tiny_cams[0].matrix_world), NIGHT)]
+    write_json_atomic(tmp / "calib.json", _spec(tmp, CALIB, 640, calib))
+    write_json_atomic(tmp / "tiny.json", _spec(tmp, TINY, 160, tiny + extra))
+    for spec in ("calib.json", "tiny.json"):
+        reply = render_client.render_spec(tmp / spec, timeout_s=600, shards_per_worker=4)
+        assert reply["ok"]
+    return tmp
+
+
+@pytest.mark.parametrize("zone", list(dori.ZONE_MIDPOINTS_PPM))
+def test_calibration_at_each_distance(rendered: Path, zone: str) -> None:
+    ppm = dori.ZONE_MIDPOINTS_PPM[zone]
+    mask = _mask(rendered, f"calib_{zone}")
+    # independent pinhole: the camera is level with the box centre, the front face is HALF_DEPTH nearer
+    d = CALIB.resolution_h * CALIB.focal_mm / (ppm * CALIB.sensor_height_mm)
+    f_px = (CALIB.resolution_h / 2) / math.tan(math.atan(CALIB.sensor_height_mm / (2 * CALIB.focal_mm)))
+    expected_px = 2 * f_px * (HEIGHT / 2) / (d - HALF_DEPTH)
+    rows = np.flatnonzero(mask.any(axis=1))
+    assert abs((rows[-1] - rows[0] + 1) - expected_px) <= 1.0
+    measured = syndor_render.measure_ppm(mask, HEIGHT, ppm)
+    assert measured["whole_in_frame"] and measured["within_tolerance"], measured
+    # the box is centred horizontally: columns symmetric about the image centre
+    cols = np.flatnonzero(mask.any(axis=0))
+    assert abs((cols[0] + cols[-1] + 1) / 2 - 320) <= 1.0
+
+
+def test_masks_non_empty_in_view_and_empty_looking_away(rendered: Path) -> None:
+    tiny = sorted(p.name[:-9] for p in rendered.glob("tiny_*_mask.png"))
+    assert len(tiny) == 3 * 2 * 2
+    for name in tiny:
+        assert _mask(rendered, name).any(), name
+    assert not _mask(rendered, "away").any()
+    assert np.array(Image.open(rendered / "away.png")).mean() > 20  # it did render the scene
+
+
+def test_night_is_dark(rendered: Path) -> None:
+    day = np.array(Image.open(rendered / "again_a.png")).astype(float).mean()
+    night = np.array(Image.open(rendered / "night.png")).astype(float).mean()
+    assert night < day / 4
+    assert np.array_equal(_mask(rendered, "night"), _mask(rendered, "again_a"))
+
+
+def test_same_seed_same_bytes(rendered: Path) -> None:
+    assert (rendered / "again_a.png").read_bytes() == (rendered / "again_b.png").read_bytes()
+    assert (rendered / "again_a_mask.png").read_bytes() == (rendered / "again_b_mask.png").read_bytes()
+
+
+def test_killed_worker_fails_the_shard_and_a_retry_completes(rendered: Path, tmp_path: Path) -> None:
+    target = np.array([0.0, 0.0, HEIGHT / 2])
+    zone = next(iter(dori.ZONE_MIDPOINTS_PPM))
+    cams = camera_rig.rig_cameras(TINY, {zone: dori.ZONE_MIDPOINTS_PPM[zone]}, [45.0 * i for i in range(8)], [0.0], target)
+    frames = [_frame(tmp_path, f"f{i}", np.asarray(c.matrix_world)) for i, c in enumerate(cams)]
+    spec = _spec(rendered, TINY, 160, frames)
+    write_json_atomic(tmp_path / "spec.json", spec)
+    before = set(render_client.live_worker_pids())
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            render_client.render_spec(tmp_path / "spec.json", timeout_s=600, shards_per_worker=4)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 300
+    while not (tmp_path / "f0.png").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    victims = set(render_client.live_worker_pids()) - before
+    assert len(victims) == 1
+    os.kill(victims.pop(), signal.SIGKILL)
+    thread.join(300)
+    assert errors and isinstance(errors[0], render_client.RenderError)
+    reply = render_client.render_spec(tmp_path / "spec.json", timeout_s=600, shards_per_worker=4)
+    assert reply["frames"] == 8
+    assert all((tmp_path / f"f{i}_mask.png").exists() for i in range(8))
+    # a fresh process renders the same bytes as the module's worker did for this camera and seed
+    assert (tmp_path / "f0.png").read_bytes() == (rendered / f"tiny_{zone}_0.png").read_bytes()
