@@ -119,10 +119,10 @@ def e5_scores(predictions: Sequence[str], references: Sequence[str], embed: Embe
     return np.einsum("ij,ij->i", a, b)
 
 
-def zscores(values: Sequence[float]) -> tuple[np.ndarray, dict[str, float | None]]:
-    """(x − mean) / population std of `values`; None-filled (NaN) when the std is 0 or undefined."""
+def zscores(values: Sequence[float], tol: float = 1e-6) -> tuple[np.ndarray, dict[str, float | None]]:
+    """(x − mean) / population std of `values`; NaN when the std is below `tol` (no spread to scale by)."""
     array = np.asarray(values, dtype=np.float64)
-    if array.size < 2 or float(array.std()) == 0.0:
+    if array.size < 2 or float(array.std()) < tol:
         return np.full(array.shape, np.nan), {"mean": float(array.mean()) if array.size else None, "std": None}
     mean, std = float(array.mean()), float(array.std())
     return (array - mean) / std, {"mean": mean, "std": std}
@@ -145,7 +145,7 @@ def score_actions(items: list[dict[str, Any]], embed: Embed | None) -> dict[str,
             "n": len(group),
             "n_invalid": sum(1 for g in group if g["invalid"]),
             "e5score": float(np.mean([g["e5"] for g in group])),
-            "z": float(np.mean(zs)) if zs else None,
+            "z": float(np.mean(zs)) + 0.0 if zs else None,
         }
 
     return {"groups": grouped(scored, summarise), "z_reference": {**reference, "n": len(values)}}

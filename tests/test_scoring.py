@@ -103,6 +103,8 @@ def test_zscores_and_action_groups() -> None:
     z, ref = scoring.zscores([1.0, 2.0, 3.0])
     std = math.sqrt(2 / 3)
     assert z == pytest.approx([-1 / std, 0.0, 1 / std]) and ref["mean"] == 2.0 and ref["std"] == pytest.approx(std)
+    flat, flat_ref = scoring.zscores([1.0, 1.0 - 1e-9])  # rounding-level spread is no spread
+    assert np.isnan(flat).all() and flat_ref["std"] is None
     embed = _fake_embed({"walking": [1, 0], "kicking": [0, 1], "kick": [3, 4]})
     items = [
         {"truth": "walking", "prediction": "walking", "radius": 5.4, "split": "day"},
