@@ -1,0 +1,179 @@
+"""The viewspatial subflow on the synthetic scans, checked against the room's known geometry.
+
+The flow renders the two synthetic scans once (module fixture); answers are recomputed here
+from the room description (furniture centres) and the camera walk with plain vector maths.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchfoundry.flows.config import load_config
+from benchfoundry.flows.viewspatial import viewspatial_flow
+from benchfoundry.tasks.scannet_io import open_scan
+from benchfoundry.tasks.scannet_synth import SYNTHETIC_SCENES, camera_walk, synthetic_room
+
+pytestmark = pytest.mark.blender
+
+#: Objects of the synthetic aggregation before the furniture: floor, ceiling, four walls.
+N_STRUCTURE = 6
+COMPASS = ["front", "front-right", "right", "back-right", "back", "back-left", "left", "front-left"]
+
+
+@pytest.fixture(scope="module")
+def built(prefect_server: None, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("viewspatial")
+    config = load_config(None)
+    outcome = viewspatial_flow(config, str(out))
+    return out, outcome
+
+
+def rooms() -> dict[str, object]:
+    return {scene: synthetic_room(scene, mirrored) for scene, mirrored in SYNTHETIC_SCENES.values()}
+
+
+def furniture_centre(scene_id: str, object_id: int, label: str) -> np.ndarray:
+    item = rooms()[scene_id].furniture[object_id - N_STRUCTURE]
+    assert item.label == label
+    return np.array(item.center)
+
+
+def compass_word(angle_deg: float) -> str:
+    return COMPASS[int(math.floor((angle_deg % 360 + 22.5) / 45)) % 8]
+
+
+def expected_camera_label(v: np.ndarray) -> str:
+    """18-way label with thresholds 30° / 67.5° (the config defaults), from camera-axis components."""
+    right, up, front = v[0], -v[1], v[2]
+    elevation = math.degrees(math.atan2(abs(up), math.hypot(right, front)))
+    vert = "above" if up > 0 else "down"
+    if elevation >= 67.5:
+        return vert
+    if elevation >= 30:
+        if abs(right) >= abs(front):
+            return vert + ("-right" if right > 0 else "-left")
+        return ("front" if front > 0 else "back") + ("-up" if up > 0 else "-down")
+    return compass_word(math.degrees(math.atan2(right, front)))
+
+
+def test_flow_builds_both_splits(built: tuple[Path, dict]) -> None:
+    out, outcome = built
+    assert outcome["status"] == "built", outcome
+    assert "COCO" in outcome["detail"] and "not built" in outcome["detail"]
+    bench = json.loads((out / "viewspatial" / "ViewSpatial-Bench.json").read_text())
+    sft = json.loads((out / "viewspatial" / "ViewSpatial-SFT.json").read_text())
+    assert {r["question_type"] for r in bench} == {"Cam-Rel. Dir.", "Per-Sce. Sim."}
+    assert sft and len(sft) % 2 == 0
+    for record in bench:
+        assert set(record) == {"question_type", "image_path", "question", "answer", "choices"}
+        for path in record["image_path"]:
+            assert (out / "viewspatial" / path).is_file()
+    # The -inf pose frame of each scan is reported as skipped.
+    skipped = [p for p in outcome["problems"] if "non-finite pose" in p["reason"]]
+    assert sorted(p["item"] for p in skipped) == sorted(f"{s}:3" for s, _ in SYNTHETIC_SCENES.values())
+
+
+def test_answers_agree_with_the_room_geometry(built: tuple[Path, dict]) -> None:
+    out, _ = built
+    qa = pd.read_parquet(out / "viewspatial" / "qa" / "manifest.parquet")
+    assert len(qa) >= 20
+    poses = {scene: camera_walk(room, 20) for scene, room in rooms().items()}
+    for row in qa.itertuples():
+        ids, labels = list(row.object_ids), list(row.labels)
+        centres = [furniture_centre(row.scene_id, i, label) for i, label in zip(ids, labels)]
+        if row.question_type == "Cam-Rel. Dir.":
+            pose = poses[row.scene_id][row.frame_ids[0]]
+            v_cam = pose[:3, :3].T @ (centres[1] - centres[0])
+            assert row.answer_label == expected_camera_label(v_cam), row.item_id
+        else:
+            a, b, c = centres
+            fx, fy = b[0] - a[0], b[1] - a[1]
+            vx, vy = c[0] - a[0], c[1] - a[1]
+            # Facing (fx, fy) with z up, "right" is (fy, −fx).
+            angle = math.degrees(math.atan2(vx * fy - vy * fx, vx * fx + vy * fy))
+            assert row.answer_label == compass_word(angle), row.item_id
+            assert len(set(labels)) == 3
+
+
+def test_every_item_obeys_the_distractor_rule(built: tuple[Path, dict]) -> None:
+    out, _ = built
+    bench = json.loads((out / "viewspatial" / "ViewSpatial-Bench.json").read_text())
+    sft = json.loads((out / "viewspatial" / "ViewSpatial-SFT.json").read_text())
+    mc_turns = [r["conversations"] for r in sft if r["id"].endswith(":mc")]
+    records = [(r["choices"], r["answer"]) for r in bench]
+    records += [("\n".join(t[0]["value"].split("\n")[-5:-1]), t[1]["value"]) for t in mc_turns]
+    assert records
+    for choices, answer in records:
+        options = {line[0]: line[3:] for line in choices.split("\n")}
+        assert sorted(options) == ["A", "B", "C", "D"] and len(set(options.values())) == 4
+        truth = options[answer[0]]
+        assert answer == f"{answer[0]}. {truth}"
+        for letter, option in options.items():
+            if letter != answer[0]:
+                assert option not in truth and truth not in option
+
+
+def _ray_box_depth(origins: np.ndarray, dirs: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Distance along each ray to the box surface (from outside: entry; from inside: exit)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1, t2 = (lo - origins) / dirs, (hi - origins) / dirs
+    t_near = np.nanmax(np.minimum(t1, t2), axis=1)
+    t_far = np.nanmin(np.maximum(t1, t2), axis=1)
+    hit = t_far >= np.maximum(t_near, 0)
+    return np.where(hit, np.where(t_near > 0, t_near, t_far), np.inf)
+
+
+def test_rendered_depth_is_planar_depth_of_the_known_room(built: tuple[Path, dict]) -> None:
+    out, _ = built
+    scene_id = SYNTHETIC_SCENES["val"][0]
+    room = rooms()[scene_id]
+    scan = open_scan(out / "viewspatial" / "synthetic" / "scans" / scene_id)
+    k = scan.intrinsics.depth
+    for frame in scan.iter_frames(scan.frame_ids()[::6]):
+        h, w = frame.depth_mm.shape
+        u, v = np.meshgrid(np.arange(w), np.arange(h))
+        rays_cam = np.stack([(u - k[0, 2]) / k[0, 0], (v - k[1, 2]) / k[1, 1], np.ones_like(u, float)], -1).reshape(-1, 3)
+        dirs = rays_cam @ frame.pose[:3, :3].T  # unit z in camera: t along the ray is planar depth
+        origins = np.broadcast_to(frame.pose[:3, 3], dirs.shape)
+        t = _ray_box_depth(origins, dirs, np.zeros(3), np.asarray(room.size, float))  # the room, from inside
+        for item in room.furniture:
+            t = np.minimum(t, _ray_box_depth(origins, dirs, item.lo, item.hi))
+        err = np.abs(frame.depth_mm.reshape(-1) / 1000.0 - t)
+        assert np.median(err) < 0.005
+        assert np.mean(err < 0.02) > 0.95, frame.frame_id
+
+
+def test_raw_and_export_layouts_hold_the_same_scan(built: tuple[Path, dict]) -> None:
+    out, _ = built
+    scene_id = SYNTHETIC_SCENES["train"][0]
+    root = out / "viewspatial" / "synthetic"
+    raw, export = open_scan(root / "scans" / scene_id), open_scan(root / "scans_export" / scene_id)
+    assert raw.frame_ids() == export.frame_ids() and 3 not in raw.frame_ids()
+    for a, b in zip(raw.iter_frames(), export.iter_frames()):
+        np.testing.assert_array_equal(a.depth_mm, b.depth_mm)
+        np.testing.assert_allclose(a.pose, b.pose, atol=1e-6)
+    walk = camera_walk(rooms()[scene_id], 20)
+    for fid in raw.frame_ids():
+        np.testing.assert_allclose(raw.read_frame(fid).pose, walk[fid], atol=1e-5)
+
+
+def test_rerun_skips_finished_scans_and_duplicates_nothing(built: tuple[Path, dict]) -> None:
+    out, first = built
+    vs = out / "viewspatial"
+    markers = {p: p.read_text() for p in vs.glob("*/_done/*.json")}
+    assert {p.parent.parent.name for p in markers} == {"synthetic", "frames", "visibility", "qa"}
+    bench_before = (vs / "ViewSpatial-Bench.json").read_bytes()
+    sft_before = (vs / "ViewSpatial-SFT.json").read_bytes()
+    second = viewspatial_flow(load_config(None), str(out))
+    assert second["status"] == "built"
+    assert {p: p.read_text() for p in vs.glob("*/_done/*.json")} == markers  # nothing redone
+    assert (vs / "ViewSpatial-Bench.json").read_bytes() == bench_before
+    assert (vs / "ViewSpatial-SFT.json").read_bytes() == sft_before
+    qa = pd.read_parquet(vs / "qa" / "manifest.parquet")
+    assert not qa["item_id"].duplicated().any()

@@ -1,0 +1,114 @@
+"""Per-frame visibility against hand-built scenes: depth maps made analytically in the test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchfoundry.tasks.scannet_synth import look_at, room_mesh, synthetic_room
+from benchfoundry.tasks.visibility import (
+    EXCLUDED_NYU40,
+    ObjectBox,
+    frame_visibility,
+    object_boxes,
+    visibility_table,
+)
+
+W, H, FX = 160, 120, 100.0
+K = np.array([[FX, 0, (W - 1) / 2, 0], [0, FX, (H - 1) / 2, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+IDENTITY = np.eye(4)  # camera at the origin looking down +z (OpenCV axes)
+
+
+def flat_depth_mm(distance_m: float, shape: tuple[int, int] = (H, W)) -> np.ndarray:
+    """A wall facing the camera at `distance_m` (planar depth is constant)."""
+    return np.full(shape, int(round(distance_m * 1000)), dtype=np.uint16)
+
+
+def box(lo, hi, object_id=1, label="chair", nyu40=5) -> ObjectBox:
+    return ObjectBox(object_id, label, nyu40, tuple(map(float, lo)), tuple(map(float, hi)))
+
+
+def test_box_in_front_of_a_far_wall_is_fully_visible() -> None:
+    b = box((-0.3, -0.3, 2.0), (0.3, 0.3, 2.6))
+    (row,) = frame_visibility([b], IDENTITY, K, (W, H), flat_depth_mm(5.0), K)
+    assert row["n_visible"] == 8 and row["visibility"] == 1.0
+    assert row["center_in_image"]
+    assert (row["x_cam"], row["y_cam"], row["z_cam"]) == pytest.approx((0.0, 0.0, 2.3))
+    assert (row["u_center"], row["v_center"]) == pytest.approx(((W - 1) / 2, (H - 1) / 2))
+
+
+def test_occluder_nearer_than_the_box_hides_every_corner() -> None:
+    b = box((-0.3, -0.3, 2.0), (0.3, 0.3, 2.6))
+    (row,) = frame_visibility([b], IDENTITY, K, (W, H), flat_depth_mm(1.0), K)
+    assert row["n_visible"] == 0
+    # Depth within 0.1 m of the corners counts as not occluded (the 0.1 m tolerance).
+    (row,) = frame_visibility([b], IDENTITY, K, (W, H), flat_depth_mm(1.95), K)
+    assert row["n_visible"] == 4  # the four front corners at z = 2.0
+    (row,) = frame_visibility([b], IDENTITY, K, (W, H), flat_depth_mm(2.55), K)
+    assert row["n_visible"] == 8
+
+
+def test_missing_depth_counts_as_not_visible() -> None:
+    b = box((-0.3, -0.3, 2.0), (0.3, 0.3, 2.6))
+    (row,) = frame_visibility([b], IDENTITY, K, (W, H), np.zeros((H, W), np.uint16), K)
+    assert row["n_visible"] == 0
+
+
+def test_corners_behind_the_camera_or_outside_the_image_are_not_visible() -> None:
+    # x from 0 to 10 at z = 2..2.5: the right half lies far outside the image (u > W).
+    wide = box((0.0, -0.1, 2.0), (10.0, 0.1, 2.5))
+    (row,) = frame_visibility([wide], IDENTITY, K, (W, H), flat_depth_mm(9.0), K)
+    expected = sum(
+        1 for x in (0.0, 10.0) for z in (2.0, 2.5)
+        if -0.5 <= FX * x / z + (W - 1) / 2 < W - 0.5
+    ) * 2  # y = ±0.1 both project inside
+    assert row["n_visible"] == expected == 4
+    behind = box((-0.3, -0.3, -2.0), (0.3, 0.3, -1.0))
+    (row,) = frame_visibility([behind], IDENTITY, K, (W, H), flat_depth_mm(9.0), K)
+    assert row["n_visible"] == 0 and not row["center_in_image"]
+
+
+def test_half_resolution_depth_with_its_own_intrinsics_gives_the_same_answer() -> None:
+    rng = np.random.default_rng(3)
+    k_half = K.copy()
+    k_half[:2, :3] /= 2
+    for _ in range(30):
+        c = rng.uniform([-1, -1, 1.5], [1, 1, 4])
+        b = box(c - 0.2, c + 0.2)
+        wall = rng.uniform(1.0, 5.0)
+        full = frame_visibility([b], IDENTITY, K, (W, H), flat_depth_mm(wall), K)[0]
+        half = frame_visibility([b], IDENTITY, K, (W, H), flat_depth_mm(wall, (H // 2, W // 2)), k_half)[0]
+        assert full["n_visible"] == half["n_visible"]
+
+
+def test_camera_coordinates_follow_the_pose() -> None:
+    eye, target = np.array([1.0, -2.0, 1.5]), np.array([1.0, 3.0, 1.5])
+    pose = look_at(eye, target)  # looking along +y with z up: camera x = world +x, camera y = world −z
+    b = box((1.3, 1.8, 1.0), (1.7, 2.2, 1.4))
+    (row,) = frame_visibility([b], pose, K, (W, H), flat_depth_mm(9.0), K)
+    # The centre (1.5, 2.0, 1.2) is 0.5 m right, 0.3 m below and 4 m ahead of the eye.
+    assert (row["x_cam"], row["y_cam"], row["z_cam"]) == pytest.approx((0.5, 0.3, 4.0))
+
+
+def test_object_boxes_of_the_synthetic_room_match_its_furniture_and_exclude_structure() -> None:
+    room = synthetic_room("scene0900_00")
+    mesh = room_mesh(room)
+    nyu40 = {"wall": 1, "floor": 2, "ceiling": 22, **{f.label: f.nyu40_id for f in room.furniture}}
+    boxes = object_boxes(mesh.vertices, mesh.seg_indices, mesh.groups, nyu40)
+    kept = [f for f in room.furniture if f.nyu40_id not in EXCLUDED_NYU40]
+    assert len(boxes) == len(kept)
+    assert all(b.nyu40_id not in EXCLUDED_NYU40 for b in boxes)
+    for b, f in zip(boxes, kept):
+        assert b.label == f.label
+        np.testing.assert_allclose(b.lo, np.array(f.center) - np.array(f.size) / 2, atol=1e-9)
+        np.testing.assert_allclose(b.hi, np.array(f.center) + np.array(f.size) / 2, atol=1e-9)
+    # An unmapped label is NYU40 0, and so excluded.
+    assert not object_boxes(mesh.vertices, mesh.seg_indices, mesh.groups, {})
+
+
+def test_table_has_one_row_per_frame_and_object() -> None:
+    b1, b2 = box((-0.3, -0.3, 2.0), (0.3, 0.3, 2.6), 1), box((0.5, 0.0, 3.0), (0.9, 0.4, 3.4), 2, "desk", 14)
+    per_frame = {fid: frame_visibility([b2, b1], IDENTITY, K, (W, H), flat_depth_mm(5.0), K) for fid in (7, 3)}
+    table = visibility_table("scene0000_00", per_frame)
+    assert list(zip(table["frame_id"], table["object_id"])) == [(3, 1), (3, 2), (7, 1), (7, 2)]
+    assert (table["scene_id"] == "scene0000_00").all()
