@@ -12,7 +12,7 @@ from benchfoundry.flows.params_base import Section
 class SphereConfig(Section):
     """Sphere geometry (DESIGN §3.1, §3.3): cube faces, Omni-CoT views and crops."""
 
-    face_width: int = Field(1024, ge=2, le=10919, description="cube face side, px")
+    face_width: int = Field(1024, ge=2, le=10920, description="cube face side, px")
     view_size: int = Field(1024, ge=2, lt=32767, description="side of the six Omni-CoT views, px")
     view_fov_deg: float = Field(90.0, gt=0, lt=180, description="field of view of the six Omni-CoT views")
     crop_size: int = Field(512, ge=2, lt=32767, description="side of an Omni-CoT crop, px")

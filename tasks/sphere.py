@@ -30,6 +30,8 @@ from benchfoundry.tasks.store import write_bytes_atomic  # noqa: E402
 
 Interpolation = Literal["bilinear", "nearest"]
 BILINEAR_DTYPES = (np.uint8, np.uint16, np.int16, np.float32, np.float64)
+#: The widest cube face `cubemap_to_erp` takes: three padded faces side by side stay under the remap limit.
+MAX_FACE_WIDTH = (sm.REMAP_LIMIT - 1) // 3 - 2
 #: Extensions OpenCV writes float images to without rounding them to 8 bits.
 FLOAT_FORMATS = (".exr", ".hdr", ".pfm", ".tif", ".tiff")
 _CV_INTERP = {"bilinear": cv2.INTER_LINEAR, "nearest": cv2.INTER_NEAREST}
@@ -150,15 +152,16 @@ def cubemap_to_erp(faces: Mapping[str, np.ndarray] | np.ndarray, erp_width: int,
     Each face is padded with one row / column of its neighbours, so bilinear samples across a
     cube edge blend the two faces.
     """
-    stack = np.stack([faces[f] for f in sm.FACES]) if isinstance(faces, Mapping) else strip_to_faces_stack(faces)
-    face_width = stack.shape[1]
-    if stack.shape[2] != face_width:
-        raise ValueError(f"cube faces must be square, got {stack.shape[1:3]}")
+    parts = [faces[f] for f in sm.FACES] if isinstance(faces, Mapping) else strip_to_faces_list(faces)
+    face_width = parts[0].shape[0]
+    if any(p.shape != parts[0].shape for p in parts) or parts[0].shape[1] != face_width:
+        raise ValueError(f"cube faces must be square and of one size, got {[p.shape for p in parts]}")
     if erp_width < 2 or erp_width % 2:
         raise ValueError(f"ERP width must be a positive even number, got {erp_width}")
-    if 3 * (face_width + 2) >= sm.REMAP_LIMIT or erp_width >= sm.REMAP_LIMIT:
+    if face_width > MAX_FACE_WIDTH or erp_width >= sm.REMAP_LIMIT:
         raise ValueError(f"face width {face_width} / ERP width {erp_width} exceed OpenCV remap's "
-                         f"{sm.REMAP_LIMIT}-pixel limit (faces up to {sm.REMAP_LIMIT // 3 - 3} px)")
+                         f"{sm.REMAP_LIMIT}-pixel limit (faces up to {MAX_FACE_WIDTH} px)")
+    stack = np.stack(parts)
     src, restore = _to_cv(stack.reshape((6 * face_width, face_width) + stack.shape[3:]), interpolation)
     atlas = _atlas(src.reshape((6, face_width, face_width) + src.shape[2:]))
     grid = _cube_erp_grid(face_width, erp_width, align_corners, interpolation)
@@ -172,16 +175,16 @@ def faces_to_strip(faces: Mapping[str, np.ndarray]) -> np.ndarray:
 
 
 def strip_to_faces(strip: np.ndarray) -> dict[str, np.ndarray]:
-    """Inverse of `faces_to_strip`."""
-    return dict(zip(sm.FACES, strip_to_faces_stack(strip)))
+    """Inverse of `faces_to_strip` (views into the strip)."""
+    return dict(zip(sm.FACES, strip_to_faces_list(strip)))
 
 
-def strip_to_faces_stack(strip: np.ndarray) -> np.ndarray:
-    """(6, w, w[, C]) faces of a w × 6w strip."""
+def strip_to_faces_list(strip: np.ndarray) -> list[np.ndarray]:
+    """The six w × w faces of a w × 6w strip, in F R B L U D order."""
     width = strip.shape[0]
     if strip.ndim not in (2, 3) or strip.shape[1] != 6 * width:
         raise ValueError(f"a cubemap strip must be w × 6w, got {strip.shape}")
-    return np.stack([strip[:, k * width:(k + 1) * width] for k in range(6)])
+    return [strip[:, k * width:(k + 1) * width] for k in range(6)]
 
 
 def read_erp(path: str | os.PathLike[str]) -> np.ndarray:

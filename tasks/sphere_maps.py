@@ -130,8 +130,9 @@ def pixel_to_plane(u: np.ndarray | float, n: int, align_corners: bool) -> np.nda
 
 
 def plane_to_pixel(a: np.ndarray | float, n: int, align_corners: bool) -> np.ndarray:
-    """Inverse of `pixel_to_plane`."""
-    a = np.asarray(a, dtype=np.float64)
+    """Inverse of `pixel_to_plane` (float32 input stays float32)."""
+    a = np.asarray(a)
+    a = a if a.dtype == np.float32 else a.astype(np.float64)
     return ((a + 1.0) * (n - 1) / 2.0 + 0.5) if align_corners else ((a + 1.0) * n / 2.0)
 
 
@@ -224,10 +225,14 @@ def cube_grid(face_width: int, erp_width: int, erp_height: int, align_corners: b
               rows: slice | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For the ERP pixel centres of `rows` (all by default): face index (uint8) and face remap grid (float32)."""
     rows = rows or slice(0, erp_height)
-    x = np.arange(erp_width, dtype=np.float64)[None, :] + 0.5
-    y = np.arange(rows.start, rows.stop, dtype=np.float64)[:, None] + 0.5
-    theta, phi = erp_pixel_to_angles(x, y, erp_width, erp_height)
-    face, u, v = angles_to_cube_pixel(theta, phi, face_width, align_corners)
+    theta = np.radians(-180.0 + (np.arange(erp_width) + 0.5) / erp_width * 360.0)[None, :]
+    phi = np.radians(90.0 - (np.arange(rows.start, rows.stop) + 0.5) / erp_height * 180.0)[:, None]
+    shape = (rows.stop - rows.start, erp_width)
+    cos_phi = np.cos(phi).astype(np.float32)
+    x = cos_phi * np.sin(theta).astype(np.float32)
+    y = np.broadcast_to(np.sin(phi).astype(np.float32), shape)
+    z = cos_phi * np.cos(theta).astype(np.float32)
+    face, u, v = _components_to_cube_pixel(x, y, z, face_width, align_corners)
     return face, (u - 0.5).astype(np.float32), (v - 0.5).astype(np.float32)
 
 
@@ -291,19 +296,24 @@ def _erp_grid_band(view: View, erp_width: int, erp_height: int, rows: slice) -> 
 
 def _vectors_to_cube_pixel(vec: np.ndarray, face_width: int, align_corners: bool
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    ax = np.abs(vec)
-    major = np.argmax(ax, axis=-1)
-    sign = np.take_along_axis(vec, major[..., None], axis=-1)[..., 0] >= 0
-    # (axis, positive) → face index: x+ right, x− left, y+ up, y− down, z+ front, z− back
-    lookup = np.array([[3, 1], [5, 4], [2, 0]], dtype=np.uint8)
-    face = lookup[major, sign.astype(np.intp)]
-    u = np.empty(face.shape, np.float64)
-    v = np.empty(face.shape, np.float64)
-    for k, name in enumerate(FACES):
-        mask = face == k
-        if not mask.any():
-            continue
-        cam = vec[mask] @ rotation(face_view(name, face_width, align_corners))
-        u[mask] = plane_to_pixel(cam[:, 0] / cam[:, 2], face_width, align_corners)
-        v[mask] = plane_to_pixel(-cam[:, 1] / cam[:, 2], face_width, align_corners)
+    return _components_to_cube_pixel(vec[..., 0], vec[..., 1], vec[..., 2], face_width, align_corners)
+
+
+def _components_to_cube_pixel(x: np.ndarray, y: np.ndarray, z: np.ndarray, face_width: int, align_corners: bool
+                              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The face a direction crosses (the axis of its largest component, x before y before z on ties) and its pixel.
+
+    Per face the camera's right, up and forward are signed world axes (see `FACE_CENTRES`):
+    right (−z, y, x), left (z, y, −x), up (x, −z, y), down (x, z, −y), front (x, y, z), back (−x, y, −z).
+    """
+    ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
+    major_x = (ax >= ay) & (ax >= az)
+    major_y = ~major_x & (ay >= az)
+    face = np.where(major_x, np.where(x >= 0, 1, 3),
+                    np.where(major_y, np.where(y >= 0, 4, 5), np.where(z >= 0, 0, 2))).astype(np.uint8)
+    forward = np.where(major_x, ax, np.where(major_y, ay, az))
+    right = np.where(major_x, np.where(x >= 0, -z, z), np.where(major_y | (z >= 0), x, -x))
+    up = np.where(major_y, np.where(y >= 0, -z, z), y)
+    u = plane_to_pixel(right / forward, face_width, align_corners)
+    v = plane_to_pixel(-up / forward, face_width, align_corners)
     return face, u, v
