@@ -1,0 +1,86 @@
+"""`benchfoundry sphere cubemap | views | crop`: outputs, options and clear errors for bad panoramas."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from benchfoundry.flows.cli import main
+from benchfoundry.tasks import sphere, sphere_maps as sm
+
+
+def imread(path: Path) -> np.ndarray:
+    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    assert image is not None, path
+    return image
+
+
+@pytest.fixture
+def erp_png(tmp_path: Path) -> Path:
+    """A 256×128 panorama: colour bands by longitude and latitude."""
+    y, x = np.mgrid[0:128, 0:256]
+    image = np.stack([x % 256, y * 2, (x // 32) * 30], axis=-1).astype(np.uint8)
+    return sphere.write_image(tmp_path / "pano.png", image)
+
+
+def test_cubemap_writes_six_faces_and_a_strip(erp_png: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cube"
+    assert main(["sphere", "cubemap", str(erp_png), str(out), "--face-width", "32", "--layout", "both"]) == 0
+    erp = sphere.read_erp(erp_png)
+    faces = sphere.erp_to_cubemap(erp, 32)
+    for name in sm.FACES:
+        np.testing.assert_array_equal(imread(out / f"{name}.png"), faces[name])
+    np.testing.assert_array_equal(imread(out / "strip.png"), sphere.faces_to_strip(faces))
+
+
+def test_views_and_crop(erp_png: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "views"
+    assert main(["sphere", "views", str(erp_png), str(out), "--size", "24", "--fov", "100", "--ext", ".png"]) == 0
+    assert sorted(p.stem for p in out.iterdir()) == sorted(["front", "right", "back", "left", "top", "bottom"])
+    assert imread(out / "top.png").shape == (24, 24, 3)
+    capsys.readouterr()
+    crop = tmp_path / "crop.png"
+    assert main(["sphere", "crop", str(erp_png), "--box", "0.25,0.4,0.35,0.5", str(crop), "--size", "40",
+                 "--margin", "0"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["theta_deg"] == pytest.approx(-180 + 0.30 * 360)
+    assert record["phi_deg"] == pytest.approx(90 - 0.45 * 180)
+    assert record["fov_deg"] == pytest.approx(36.0)
+    expected, _ = sphere.omnicot_crop(sphere.read_erp(erp_png), (0.25, 0.4, 0.35, 0.5), 40, margin_deg=0.0)
+    np.testing.assert_array_equal(imread(crop), expected)
+
+
+def test_bad_panoramas_exit_2_naming_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corrupt = tmp_path / "corrupt.png"
+    corrupt.write_bytes(b"\x89PNG\r\n\x1a\n garbage")
+    assert main(["sphere", "cubemap", str(corrupt), str(tmp_path / "o")]) == 2
+    assert "corrupt.png" in capsys.readouterr().err
+    square = sphere.write_image(tmp_path / "square.png", np.zeros((64, 64, 3), np.uint8))
+    assert main(["sphere", "views", str(square), str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "square.png" in err and "twice the height" in err
+    assert main(["sphere", "crop", str(tmp_path / "missing.png"), "--box", "0,0,1,1", str(tmp_path / "c.png")]) == 2
+    assert "missing.png" in capsys.readouterr().err
+
+
+def test_bad_box_is_a_usage_error(erp_png: Path, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["sphere", "crop", str(erp_png), "--box", "0.1,0.2", str(tmp_path / "c.png")])
+    assert exc.value.code == 2
+    assert main(["sphere", "crop", str(erp_png), "--box", "0.1,0.6,0.2,0.5", str(tmp_path / "c.png")]) == 2
+
+
+def test_console_script_reports_a_corrupt_file(tmp_path: Path) -> None:
+    exe = shutil.which("benchfoundry") or str(Path(__file__).resolve().parents[1] / ".venv/bin/benchfoundry")
+    corrupt = tmp_path / "pano.jpg"
+    corrupt.write_bytes(b"\xff\xd8\xff not really a jpeg")
+    run = subprocess.run([exe, "sphere", "crop", str(corrupt), "--box", "0,0,1,1", str(tmp_path / "c.png")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert "pano.jpg" in run.stderr and "cannot decode" in run.stderr
