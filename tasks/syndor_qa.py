@@ -73,7 +73,10 @@ def lighting_group(lighting: str, evening_group: str = "day") -> str:
 
 
 def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str) and not value.strip())
+    """None, NaN, pandas NA or an empty string."""
+    if isinstance(value, str):
+        return not value.strip()
+    return value is None or bool(pd.api.types.is_scalar(value) and pd.isna(value))
 
 
 def _relative_ok(path: str) -> bool:

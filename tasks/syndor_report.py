@@ -241,16 +241,32 @@ def _section_coverage(page: _Page, rows: Sequence[dict[str, Any]]) -> None:
         page.add(f"<h3>{html.escape(factor)}</h3>" + table([factor, "frames"], [(k, counter[k]) for k in sorted(counter, key=_natural)]))
 
 
+def _calibration_plot(out: Path, calibration: Any) -> Path | None:
+    """The render stage's calibration plot: where its summary says, else the usual places."""
+    named = [out / calibration["plot"]] if isinstance(calibration, dict) and isinstance(calibration.get("plot"), str) else []
+    for path in [*named, report_dir(out) / "calibration.png", out / "syndor" / "report" / "calibration.png"]:
+        if path.is_file():
+            return path
+    return None
+
+
 def _section_calibration(page: _Page, calibration: Any) -> None:
+    """`calibration` is the render stage's summary ({passed, tolerance, plot, distances: [...]}) or None."""
     page.add("<h2>DORI calibration</h2>")
-    plot = page.dir / "calibration.png"
-    if plot.is_file():
+    plot = _calibration_plot(page.out, calibration)
+    if plot is not None:
         page.add(_img(page.rel(plot), "target vs measured px/m"))
     else:
-        page.add('<p class="warn">No calibration plot in this build (render stage did not write report/calibration.png).</p>')
-    if isinstance(calibration, list) and calibration and all(isinstance(r, dict) for r in calibration):
-        header = sorted({k for r in calibration for k in r})
-        page.add(table(header, [[r.get(k) for k in header] for r in calibration]))
+        page.add('<p class="warn">No calibration plot in this build.</p>')
+    if not isinstance(calibration, dict):
+        return
+    if "passed" in calibration:
+        verdict = "all distances within tolerance" if calibration["passed"] else "some distance is out of tolerance"
+        page.add(f"<p>{html.escape(verdict)} ({html.escape(str(calibration.get('tolerance', '')))})</p>")
+    rows = calibration.get("distances")
+    if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
+        header = list(dict.fromkeys(k for r in rows for k in r))
+        page.add(table(header, [[r.get(k) for k in header] for r in rows]))
 
 
 def _section_thumbs(page: _Page, split_rows: dict[str, list[dict[str, Any]]]) -> None:

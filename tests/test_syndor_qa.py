@@ -242,6 +242,21 @@ def test_conflicting_duplicates_are_all_skipped(tmp_path: Path) -> None:
     assert [p["item"] for p in summary["problems"]] == [frame.iloc[0]["img_path"]] * 2
 
 
+def test_render_stage_dtypes(tmp_path: Path) -> None:
+    """The render manifest's dtypes: radius as a "5.4" label, nv_path `string` with NA, labels `boolean`."""
+    manifest = make_labelled_build(tmp_path, bad_rows=False)
+    frame = pd.read_parquet(manifest)
+    frame["radius"] = [f"{r:.1f}" for r in frame["radius"]]
+    frame = frame.astype({"nv_path": "string", "human_discernable": "boolean"})
+    frame.to_parquet(manifest, index=False)
+    summary = syndor_qa.export_qa(manifest, tmp_path, QaConfig())
+    assert summary["problems"] == [] and summary["rows"] == len(frame)
+    rows = _lines(tmp_path / "syndor" / "index" / "master_index.jsonl")
+    assert {r["radius"] for r in rows} == {5.4, 10.8, 23.0}
+    assert {r["human_discernable"] for r in rows} == {0, 1}
+    assert sum(r["nv_path"] is None for r in rows) == frame["nv_path"].isna().sum() > 0
+
+
 def test_missing_column_names_file_and_column(tmp_path: Path) -> None:
     path = tmp_path / "m.parquet"
     pd.DataFrame({"img_path": ["a.jpg"]}).to_parquet(path)

@@ -57,7 +57,7 @@ def test_report_without_optional_inputs_has_no_broken_links(tmp_path: Path) -> N
     assert len(thumbs) == 3 * 3 * 2 + 3 * 2
     with Image.open(page.parent / thumbs[0]) as im:
         assert max(im.size) == 20 and im.format == "JPEG"
-    assert "calibration.png" not in links
+    assert not any("calibration" in link for link in links)
     text = " ".join(parse(page).text)
     assert "No calibration plot" in text and "No discernibility report" in text and "No predictions scored" in text
     assert "coverage.png" in links and "balance.png" in links
@@ -68,7 +68,8 @@ def test_report_links_calibration_discern_and_scores_when_present(tmp_path: Path
     out = _build(tmp_path, qa)
     report = out / "report"
     report.mkdir(parents=True, exist_ok=True)
-    Image.new("RGB", (8, 8)).save(report / "calibration.png")
+    (out / "syndor" / "report").mkdir(parents=True)
+    Image.new("RGB", (8, 8)).save(out / "syndor" / "report" / "calibration.png")
     (report / "discern_cv.json").write_text(json.dumps({"ensemble": {"macro_f1": 0.81, "accuracy": 0.9}, "folds": 5}))
     scores = report / "scores"
     scores.mkdir()
@@ -80,9 +81,11 @@ def test_report_links_calibration_discern_and_scores_when_present(tmp_path: Path
         "presence": {"deployable_accuracy": 0.8, "groups": [group]}, "action": {"groups": [action]},
     }))
     (scores / "broken.json").write_text("{")
-    page = syndor_report.write_report(out, qa, seed=0, calibration=[{"distance_m": 5.376, "target_ppm": 187.5}])
+    page = syndor_report.write_report(out, qa, seed=0, calibration={
+        "passed": True, "tolerance": "±2%", "plot": "syndor/report/calibration.png",
+        "distances": [{"zone": "R-I", "distance_m": 5.376, "target_ppm": 187.5, "measured_ppm": 186.0}]})
     links = assert_no_broken_links(page)
-    assert "calibration.png" in links and "score_model_a.png" in links
+    assert "../syndor/report/calibration.png" in links and "score_model_a.png" in links
     text = " ".join(parse(page).text)
     assert "ensemble.macro_f1" in text and "0.81" in text and "target_ppm" in text
     assert "broken.json is not a score file" in text and "0.75" in text
