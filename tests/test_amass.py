@@ -1,0 +1,112 @@
+"""AMASS + BABEL pose source, on tiny AMASS/BABEL files made here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchfoundry.flows.params_body import PoseConfig
+from benchfoundry.tasks import amass
+from benchfoundry.tasks.body import action_pose
+
+
+def _sequence(path: Path, frames: int, fps: float, width: int = 156, marker: float = 0.0) -> np.ndarray:
+    """An AMASS-like npz whose body-pose entries encode (frame index + marker) so picks can be traced."""
+    poses = np.zeros((frames, width), np.float32)
+    poses[:, 3] = np.arange(frames) + marker  # first body joint, x component
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, poses=poses, trans=np.zeros((frames, 3)), betas=np.zeros(16), mocap_framerate=np.array(fps))
+    return poses
+
+
+@pytest.fixture
+def roots(tmp_path: Path) -> tuple[Path, Path]:
+    amass_root, babel_root = tmp_path / "amass", tmp_path / "babel"
+    _sequence(amass_root / "CMU" / "01" / "01_01_poses.npz", frames=100, fps=10.0)  # 10 s
+    _sequence(amass_root / "CMU" / "02" / "02_01_poses.npz", frames=50, fps=10.0, width=72, marker=1000.0)
+    (amass_root / "CMU" / "03").mkdir(parents=True)
+    (amass_root / "CMU" / "03" / "broken_poses.npz").write_bytes(b"not a zip file")
+    babel = {
+        "1": {"feat_p": "CMU/CMU/01/01_01_poses.npz", "dur": 10.0, "seq_ann": {"labels": [{"proc_label": "walk"}]},
+              "frame_ann": {"labels": [
+                  {"proc_label": "Kick Ball", "act_cat": ["kick", "leg movements"], "start_t": 2.0, "end_t": 3.0},
+                  {"proc_label": "stand", "act_cat": ["stand"], "start_t": 3.0, "end_t": 5.0},
+                  {"proc_label": "walking forward", "act_cat": ["walk"], "start_t": 5.0, "end_t": 6.0},
+              ]}},
+        "2": {"feat_p": "CMU/CMU/02/02_01_poses.npz", "dur": 5.0, "frame_ann": None,
+              "seq_ann": {"labels": [{"proc_label": "sneaking around", "act_cat": ["sneak"]}]}},
+        "3": {"feat_p": "CMU/CMU/03/broken_poses.npz", "dur": 1.0, "frame_ann": None,
+              "seq_ann": {"labels": [{"proc_label": "kick", "act_cat": ["kick"]}]}},
+        "4": {"feat_p": "CMU/CMU/04/missing_poses.npz", "dur": 1.0, "frame_ann": None,
+              "seq_ann": {"labels": [{"proc_label": "dodge", "act_cat": ["dodge"]}]}},
+    }
+    babel_root.mkdir()
+    (babel_root / "train.json").write_text(json.dumps(babel))
+    (babel_root / "zz_corrupt.json").write_text("{ not json")
+    return amass_root, babel_root
+
+
+def test_frames_come_from_matching_labels_only(roots: tuple[Path, Path]) -> None:
+    amass_root, babel_root = roots
+    cfg = PoseConfig(actions=["kicking", "walking", "sneak", "dodging"], amass_root=amass_root,
+                     babel_root=babel_root, max_frames_per_action=3)
+    sel = amass.select_poses(cfg)
+    kicks = sel.of("kicking")
+    # kick ball labelled 2.0–3.0 s at 10 fps: frames 20…30; picks spread over them, ends included
+    assert [f.frame for f in kicks] == [20, 25, 30]
+    assert all(f.source == "CMU/CMU/01/01_01_poses.npz" and f.label == "Kick Ball" for f in kicks)
+    assert [float(f.body_pose[0, 0]) for f in kicks] == [20.0, 25.0, 30.0]  # the pose of that very frame
+    walks = sel.of("walking")  # frame labels take precedence over the sequence's "walk"
+    assert [f.frame for f in walks] == [50, 55, 60]
+    sneaks = sel.of("sneak")  # a sequence label covers the whole 50-frame SMPL (72-wide) sequence
+    assert [f.frame for f in sneaks] == [0, 24, 49]
+    assert [float(f.body_pose[0, 0]) for f in sneaks] == [1000.0, 1024.0, 1049.0]
+    assert all(f.body_pose.shape == (23, 3) for f in sel.frames)
+    assert sel.of("dodging") == []
+
+
+def test_corrupt_and_missing_inputs_are_reported_and_skipped(roots: tuple[Path, Path]) -> None:
+    amass_root, babel_root = roots
+    cfg = PoseConfig(actions=["kicking", "dodging"], amass_root=amass_root, babel_root=babel_root)
+    sel = amass.select_poses(cfg)
+    items = {p["item"]: p for p in sel.problems}
+    assert "zz_corrupt.json" in items
+    assert "CMU/CMU/03/broken_poses.npz" in items
+    assert "CMU/CMU/04/missing_poses.npz" in items and "missing_poses.npz" in items["CMU/CMU/04/missing_poses.npz"]["path"]
+    assert "dodging" in items  # no usable frame for that action
+    assert len(sel.of("kicking")) == 4  # the broken kick sequence is skipped, the good one is used
+
+
+def test_label_matching_is_case_insensitive_and_whole_word() -> None:
+    syn = {"kicking": ["kick"], "walking": ["walk"], "cover_face": ["cover face"]}
+    actions = list(syn)
+    assert amass.label_action({"proc_label": "KICK the ball"}, actions, syn) == "kicking"
+    assert amass.label_action({"proc_label": "x", "act_cat": ["Walk"]}, actions, syn) == "walking"
+    assert amass.label_action({"proc_label": "sidewalk stroll"}, actions, syn) is None
+    assert amass.label_action({"proc_label": "cover   face with hands"}, actions, syn) == "cover_face"
+    assert amass.label_action({"proc_label": "stand"}, actions, syn) is None
+
+
+def test_body_pose_widths() -> None:
+    for width, joints in ((72, 23), (156, 21), (165, 21)):
+        row = np.arange(width, dtype=np.float32)
+        pose = amass.amass_body_pose(row)
+        assert pose.shape == (23, 3)
+        np.testing.assert_array_equal(pose[:joints].reshape(-1), row[3 : 3 + 3 * joints])
+        assert not pose[joints:].any()
+    with pytest.raises(ValueError, match="72, 156 or 165"):
+        amass.amass_body_pose(np.zeros(10))
+
+
+def test_builtin_source_without_amass() -> None:
+    sel = amass.select_poses(PoseConfig(actions=["walking", "guard_up"]))
+    assert [(f.action, f.source, f.frame) for f in sel.frames] == [("walking", "builtin", 0), ("guard_up", "builtin", 0)]
+    np.testing.assert_array_equal(sel.frames[0].body_pose, action_pose("walking"))
+
+
+def test_config_requires_both_roots(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="amass_root and poses.babel_root"):
+        PoseConfig(amass_root=tmp_path)

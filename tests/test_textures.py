@@ -1,0 +1,94 @@
+"""Person textures: procedural clothing on the body's UV atlas, SMPLitex PNG loading."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from benchfoundry.assets import body_model
+from benchfoundry.assets.textures import load_texture, procedural_texture
+from benchfoundry.flows.params_body import TextureConfig
+
+
+def test_deterministic_per_id_and_different_between_ids() -> None:
+    first = procedural_texture(3, 64)
+    assert first.shape == (64, 64, 3) and first.dtype == np.uint8
+    np.testing.assert_array_equal(first, procedural_texture(3, 64))
+    textures = [procedural_texture(i, 64) for i in range(6)]
+    for a, b in itertools.combinations(range(6), 2):
+        assert np.abs(textures[a].astype(int) - textures[b].astype(int)).mean() > 5, (a, b)
+
+
+def _sample(texture: np.ndarray, uv: np.ndarray) -> np.ndarray:
+    """Nearest texel at UVs (OBJ convention: v = 0 is the bottom row)."""
+    size = texture.shape[0]
+    cols = np.clip((uv[..., 0] * size).astype(int), 0, size - 1)
+    rows = np.clip(((1.0 - uv[..., 1]) * size).astype(int), 0, size - 1)
+    return texture[rows, cols].astype(np.float64)
+
+
+def test_every_face_maps_inside_one_island() -> None:
+    arrays = body_model.model_arrays()
+    uv = arrays["vt"][arrays["ft"]]  # (F,3,2)
+    part = body_model.build_geometry().part_of_vertex[arrays["f"][:, 0]]
+    for k, name in enumerate(body_model.PARTS):
+        u0, v0, u1, v1 = body_model.UV_ISLANDS[name]
+        corners = uv[part == k].reshape(-1, 2)
+        assert ((corners[:, 0] >= u0) & (corners[:, 0] <= u1) & (corners[:, 1] >= v0) & (corners[:, 1] <= v1)).all(), name
+
+
+def test_painted_regions_land_on_the_right_body_parts() -> None:
+    """Sampled through the body's own UVs: hands and neck show the same skin, feet show shoes
+    that differ from skin, and the thighs show trousers that differ from the chest's shirt."""
+    arrays = body_model.model_arrays()
+    geo = body_model.build_geometry()
+    uv = arrays["vt"][arrays["ft"]].mean(1)
+    part = np.array(body_model.PARTS)[geo.part_of_vertex[arrays["f"][:, 0]]]
+    height = geo.vertices[arrays["f"][:, 0], 1] + body_model.rest_joints()[0][1]
+    for texture_id in range(4):
+        tex = procedural_texture(texture_id, 256)
+
+        def colour(mask: np.ndarray) -> np.ndarray:
+            return np.median(_sample(tex, uv[mask]), axis=0)
+
+        hands, neck = colour(part == "left_hand"), colour(part == "neck")
+        shoes = colour(part == "left_foot")
+        assert np.abs(hands - neck).max() < 12
+        assert np.abs(shoes - hands).max() > 12
+        thigh = colour((part == "left_leg") & (height > 0.65) & (height < 0.8))
+        chest = colour((part == "torso") & (height > 1.2) & (height < 1.35))
+        assert np.abs(thigh - chest).max() > 3
+
+
+def test_load_texture_procedural_by_default() -> None:
+    cfg = TextureConfig(size=32)
+    np.testing.assert_array_equal(load_texture(cfg, 2), procedural_texture(2, 32))
+
+
+def test_load_texture_reads_smplitex_png_as_rgb(tmp_path: Path) -> None:
+    rgb = np.zeros((8, 8, 3), np.uint8)
+    rgb[..., 0] = 200  # red
+    rgb[2:4, :, 2] = 90
+    cv2.imwrite(str(tmp_path / "SMPLitex_texture_00007.png"), rgb[:, :, ::-1])
+    got = load_texture(TextureConfig(smplitex_dir=tmp_path), 7)
+    np.testing.assert_array_equal(got, rgb)
+
+
+def test_missing_or_corrupt_smplitex_file_is_named(tmp_path: Path) -> None:
+    cfg = TextureConfig(smplitex_dir=tmp_path)
+    with pytest.raises(FileNotFoundError, match="SMPLitex_texture_00001.png"):
+        load_texture(cfg, 1)
+    (tmp_path / "SMPLitex_texture_00002.png").write_bytes(b"\x89PNG broken")
+    with pytest.raises(ValueError, match="SMPLitex_texture_00002.png"):
+        load_texture(cfg, 2)
+
+
+def test_texture_config_validation() -> None:
+    with pytest.raises(ValueError, match="distinct"):
+        TextureConfig(ids=[1, 1])
+    with pytest.raises(ValueError, match="id"):
+        TextureConfig(file_pattern="texture.png")
