@@ -305,12 +305,14 @@ def _flat(prefix: str, value: Any) -> list[tuple[str, Any]]:
         return [kv for k in sorted(value) for kv in _flat(f"{prefix}.{k}" if prefix else str(k), value[k])]
     if isinstance(value, (int, float, str, bool)) or value is None:
         return [(prefix, value)]
+    if isinstance(value, list) and all(isinstance(v, (int, float, str)) for v in value):
+        return [(prefix, ", ".join(_fmt(v) for v in value))]
     return []
 
 
 def _section_discern(page: _Page) -> None:
     page.add("<h2>Discernibility classifier</h2>")
-    found = sorted(page.dir.glob("discern*.json"))
+    found = [p for folder in (page.dir, page.out / "syndor" / "report") for p in sorted(folder.glob("discern*.json"))]
     if not found:
         page.add("<p>No discernibility report in this build.</p>")
     for path in found:
@@ -320,7 +322,7 @@ def _section_discern(page: _Page) -> None:
             page.add(f'<p class="warn">{html.escape(path.name)} is not readable JSON.</p>')
             continue
         page.add(f"<h3>{html.escape(path.name)}</h3>" + table(["figure", "value"], _flat("", data)))
-        for image in sorted(page.dir.glob(f"{path.stem}*.png")):
+        for image in sorted(path.parent.glob(f"{path.stem}*.png")):
             page.add(_img(page.rel(image), image.stem))
 
 

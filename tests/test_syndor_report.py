@@ -70,7 +70,9 @@ def test_report_links_calibration_discern_and_scores_when_present(tmp_path: Path
     report.mkdir(parents=True, exist_ok=True)
     (out / "syndor" / "report").mkdir(parents=True)
     Image.new("RGB", (8, 8)).save(out / "syndor" / "report" / "calibration.png")
-    (report / "discern_cv.json").write_text(json.dumps({"ensemble": {"macro_f1": 0.81, "accuracy": 0.9}, "folds": 5}))
+    (out / "syndor" / "report" / "discern_cv.json").write_text(
+        json.dumps({"ensemble": {"macro_f1": 0.81, "accuracy": 0.9, "fold_macro_f1": [0.8, 0.82]}, "folds": 5}))
+    Image.new("RGB", (8, 8)).save(out / "syndor" / "report" / "discern_cv_confusion.png")
     scores = report / "scores"
     scores.mkdir()
     group = {"distance": RADII[0], "split": "day", "n": 2, "n_invalid": 0, "accuracy": 1.0, "macro_precision": 1.0,
@@ -87,7 +89,8 @@ def test_report_links_calibration_discern_and_scores_when_present(tmp_path: Path
     links = assert_no_broken_links(page)
     assert "../syndor/report/calibration.png" in links and "score_model_a.png" in links
     text = " ".join(parse(page).text)
-    assert "ensemble.macro_f1" in text and "0.81" in text and "target_ppm" in text
+    assert "ensemble.macro_f1" in text and "0.81" in text and "0.8, 0.82" in text and "target_ppm" in text
+    assert "../syndor/report/discern_cv_confusion.png" in links
     assert "broken.json is not a score file" in text and "0.75" in text
 
 
