@@ -89,7 +89,8 @@ def _qa_stage(out: str, scan: Any, split: str, boxes: list, selected: list[int],
         settings = QASettings(
             q.min_visibility, q.vertical_min_deg, q.vertical_only_deg, q.margin_deg, q.min_distance_m,
             q.cam_rel_per_scene, q.scene_sim_per_scene, q.cam_rel_template, q.scene_sim_template)
-        seen = [f for f in selected if f in set(table["frame_id"])]
+        read = set(table["frame_id"])
+        seen = [f for f in selected if f in read]
         items = cam_rel_items(scan.scene_id, split, table, seen, settings, seed)
         items += scene_sim_items(scan.scene_id, split, table, seen, boxes, settings, seed)
         store.write_shard(scan.scene_id, qa_table(items), spec_hash=h)

@@ -177,3 +177,27 @@ def test_rerun_skips_finished_scans_and_duplicates_nothing(built: tuple[Path, di
     assert (vs / "ViewSpatial-SFT.json").read_bytes() == sft_before
     qa = pd.read_parquet(vs / "qa" / "manifest.parquet")
     assert not qa["item_id"].duplicated().any()
+
+
+def test_scannet_root_with_a_missing_scan_reports_it_and_builds_the_rest(
+    built: tuple[Path, dict], tmp_path: Path
+) -> None:
+    out, _ = built
+    root = out / "viewspatial" / "synthetic"
+    val_scene, train_scene = SYNTHETIC_SCENES["val"][0], SYNTHETIC_SCENES["train"][0]
+    (tmp_path / "val.txt").write_text(f"{val_scene}\nscene0999_00\n")
+    (tmp_path / "train.txt").write_text(f"{train_scene}\n")
+    config = load_config(None, [
+        f"viewspatial.scannet_root={root}", "viewspatial.scans_dir=scans_export",
+        f"viewspatial.split_lists={{val: {tmp_path / 'val.txt'}, train: {tmp_path / 'train.txt'}}}",
+    ])
+    outcome = viewspatial_flow(config, str(tmp_path / "build"))
+    assert outcome["status"] == "built"
+    assert outcome["detail"].startswith("2/3 scans")
+    missing = [p for p in outcome["problems"] if p["item"] == "scene0999_00"]
+    assert len(missing) == 1 and "scene0999_00" in missing[0]["reason"]
+    # The export layout gives the same questions as the raw layout the synthetic build read.
+    new = pd.read_parquet(tmp_path / "build" / "viewspatial" / "qa" / "manifest.parquet")
+    old = pd.read_parquet(out / "viewspatial" / "qa" / "manifest.parquet")
+    assert list(new["item_id"]) == list(old["item_id"])
+    assert list(new["answer"]) == list(old["answer"])
