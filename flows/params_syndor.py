@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
-from pydantic import Field, model_validator
+import re
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
 
 from benchfoundry.flows.params_base import Section
 from benchfoundry.flows.params_body import BodyConfig, PoseConfig, TextureConfig
 from benchfoundry.flows.params_discern import DiscernConfig
 from benchfoundry.flows.params_qa import QaConfig
 from benchfoundry.tasks import dori
+
+#: The released rig: 8 azimuths 45° apart × 4 elevations 22.5° apart; `cam = az_idx·4 + el_idx`.
+AZIMUTH_STEP_DEG = 45.0
+ELEVATION_STEP_DEG = 22.5
+N_ELEVATIONS = 4
+SCENES = ("desert", "field", "wharf")
+TIMES_OF_DAY = ("morning", "noon", "evening")
+SUN_FROM = ("north", "south", "east", "west")
+#: The 13 released lightings: `{time}_{direction}` by day, and `night`.
+ALL_LIGHTINGS = tuple(f"{t}_{d}" for t in TIMES_OF_DAY for d in SUN_FROM) + ("night",)
+_LIGHTING = re.compile(r"^(?:(morning|noon|evening)_(north|south|east|west)|night)$")
 
 
 class CameraConfig(Section):
@@ -38,14 +52,123 @@ class CameraConfig(Section):
         )
 
 
+class RigConfig(Section):
+    """Which cameras of the hemisphere rig render. Azimuth 0 is in front of the person (at −Y),
+    increasing counter-clockwise seen from above (90° = the person's left side, at +X)."""
+
+    zones: list[str] | None = Field(None, description="subset of zones_ppm; None = all")
+    azimuths_deg: list[float] = Field(default_factory=lambda: [AZIMUTH_STEP_DEG * i for i in range(8)])
+    elevations_deg: list[float] = Field(default_factory=lambda: [ELEVATION_STEP_DEG * i for i in range(N_ELEVATIONS)])
+
+    @field_validator("azimuths_deg")
+    @classmethod
+    def _on_azimuth_grid(cls, values: list[float]) -> list[float]:
+        for v in values:
+            if not (0 <= v < 360 and float(v / AZIMUTH_STEP_DEG).is_integer()):
+                raise ValueError(f"azimuth {v} is not one of 0, 45, …, 315")
+        return _unique(values, "azimuths_deg")
+
+    @field_validator("elevations_deg")
+    @classmethod
+    def _on_elevation_grid(cls, values: list[float]) -> list[float]:
+        for v in values:
+            if not (0 <= v < N_ELEVATIONS * ELEVATION_STEP_DEG and float(v / ELEVATION_STEP_DEG).is_integer()):
+                raise ValueError(f"elevation {v} is not one of 0, 22.5, 45, 67.5")
+        return _unique(values, "elevations_deg")
+
+
+class DaylightConfig(Section):
+    """Physical sky (Cycles multiple-scattering sky) plus a sun lamp in the sky's sun direction."""
+
+    sun_elevation_deg: dict[str, float] = Field(
+        default_factory=lambda: {"morning": 12.0, "noon": 60.0, "evening": 6.0})
+    sun_strength: float = Field(3.0, ge=0, description="sun lamp irradiance, W/m²")
+    sky_strength: float = Field(0.03, ge=0, description="background strength of the sky texture")
+    exposure: float = Field(0.0, description="film exposure, stops")
+
+    @field_validator("sun_elevation_deg")
+    @classmethod
+    def _every_time(cls, values: dict[str, float]) -> dict[str, float]:
+        missing = sorted(set(TIMES_OF_DAY) - set(values))
+        if missing:
+            raise ValueError(f"missing sun elevation for {missing}")
+        return values
+
+
+class NightConfig(Section):
+    """Moon/starlight: a dim moon lamp and a near-black sky at the day's exposure. The default
+    moon is 1/300 of the sun (real moonlight is ~1e-5–1e-6), so an 8-bit frame is dark but still
+    carries the signal that the night-vision stage amplifies."""
+
+    moon_strength: float = Field(0.01, ge=0, description="moon lamp irradiance, W/m²")
+    moon_elevation_deg: float = Field(35.0, ge=0, le=90)
+    moon_azimuth_deg: float = Field(200.0, description="compass bearing: 0 north (+Y), 90 east (+X)")
+    sky_color: tuple[float, float, float] = (0.004, 0.005, 0.01)
+    exposure: float = Field(0.0, description="film exposure, stops")
+
+
+class LightingConfig(Section):
+    day: DaylightConfig = DaylightConfig()
+    night: NightConfig = NightConfig()
+
+
+class RenderConfig(Section):
+    """Cycles settings and the render worker's life cycle."""
+
+    device: Literal["CPU", "CUDA", "OPTIX", "HIP", "ONEAPI", "METAL"] = "CPU"
+    samples: int = Field(32, ge=1)
+    denoise: bool = True
+    max_bounces: int = Field(4, ge=0)
+    threads: int = Field(0, ge=0, description="CPU render threads; 0 = all cores")
+    image_format: Literal["JPEG", "PNG"] = "JPEG"
+    jpeg_quality: int = Field(95, ge=1, le=100)
+    shards_per_worker: int = Field(8, ge=1, description="a worker process is replaced after this many shards")
+    shard_timeout_s: float = Field(3600.0, gt=0, description="a shard that takes longer fails (and is retried)")
+
+    def engine_settings(self) -> dict[str, object]:
+        """What changes pixels (the worker life cycle does not)."""
+        return self.model_dump(mode="json", exclude={"shards_per_worker", "shard_timeout_s", "threads"})
+
+
 class SyndorConfig(Section):
     """SynDORBench: renders, night vision, discernibility labels, QA."""
 
     enabled: bool = True
     camera: CameraConfig = CameraConfig()
     zones_ppm: dict[str, float] = Field(default_factory=lambda: dict(dori.ZONE_MIDPOINTS_PPM))
+    rig: RigConfig = RigConfig()
+    scenes: list[Literal["desert", "field", "wharf"]] = Field(default_factory=lambda: list(SCENES))
+    lightings: list[str] = Field(default_factory=lambda: list(ALL_LIGHTINGS))
+    lighting: LightingConfig = LightingConfig()
+    render: RenderConfig = RenderConfig()
     body: BodyConfig = BodyConfig()
     poses: PoseConfig = PoseConfig()
     textures: TextureConfig = TextureConfig()
     discern: DiscernConfig = DiscernConfig()
     qa: QaConfig = QaConfig()
+
+    @field_validator("lightings")
+    @classmethod
+    def _known_lightings(cls, values: list[str]) -> list[str]:
+        for v in values:
+            if not _LIGHTING.match(v):
+                raise ValueError(f"unknown lighting {v!r}; use {{morning,noon,evening}}_{{north,south,east,west}} or night")
+        return _unique(values, "lightings")
+
+    @field_validator("scenes")
+    @classmethod
+    def _unique_scenes(cls, values: list[str]) -> list[str]:
+        return _unique(values, "scenes")
+
+    @model_validator(mode="after")
+    def _known_zones(self) -> "SyndorConfig":
+        unknown = sorted(set(self.rig.zones or []) - set(self.zones_ppm))
+        if unknown:
+            raise ValueError(f"rig.zones {unknown} not in zones_ppm {sorted(self.zones_ppm)}")
+        return self
+
+
+def _unique(values: list, field: str) -> list:
+    if len(set(values)) != len(values):
+        raise ValueError(f"{field} lists a value twice: {values}")
+    return values

@@ -1,16 +1,79 @@
-"""SynDORBench subflow (DESIGN §2)."""
+"""SynDORBench subflow (DESIGN §2): renders → night vision → discernibility labels → QA.
+
+Each stage is a call that takes the previous stage's manifest and returns its own summary
+(with `manifest`, the path the next stage reads).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from prefect import flow
 
 from benchfoundry.flows.params import BuildConfig
-from benchfoundry.tasks.buildinfo import benchmark_outcome
+from benchfoundry.flows.policy import task_runner, with_runner_policy
+from benchfoundry.tasks import render_client, syndor_render
+from benchfoundry.tasks.buildinfo import benchmark_outcome, problem
+from benchfoundry.tasks.store import StageStore, write_parquet_atomic
+
+
+@flow(name="syndor-render")
+def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
+    """Calibration and every render shard not yet finished; the manifest last."""
+    plans = syndor_render.plan_shards(config)
+    store = StageStore(out, syndor_render.BENCHMARK, syndor_render.STAGE)
+    todo = [p for p in plans if not store.is_done(p.shard_id, p.spec_hash)]
+    calibration = with_runner_policy(syndor_render.calibrate_task, config.runner).submit(config, out)
+    shard = with_runner_policy(syndor_render.render_shard_task, config.runner)
+    futures = [(p, shard.submit(config, out, p)) for p in todo]
+    problems = []
+    try:
+        for plan, future in futures:
+            try:
+                future.result()
+            except Exception as exc:  # noqa: BLE001 - a shard that failed all retries is reported, the rest goes on
+                problems.append(problem("render", plan.shard_id, f"{type(exc).__name__}: {exc}"[:2000], kind="failed"))
+        calibration_rows = pd.read_parquet(calibration.result())
+    finally:
+        render_client.close_all()
+    done = [p.shard_id for p in plans if store.is_done(p.shard_id, p.spec_hash)]
+    manifest = _write_manifest(store, done, calibration_rows)
+    plot = syndor_render.plot_calibration(calibration_rows, Path(out) / syndor_render.BENCHMARK / "report" / "calibration.png")
+    frames = int(sum(store.marker(s)["rows"] for s in done))
+    rendered = int(sum(store.marker(p.shard_id)["rows"] for p in todo if p.shard_id in set(done)))
+    return {
+        "manifest": str(manifest), "shards": len(plans), "shards_rendered": len(todo) - len(problems),
+        "shards_failed": len(problems), "frames": frames, "frames_rendered": rendered,
+        "calibration": syndor_render.calibration_summary(calibration_rows, str(plot.relative_to(out))),
+        "problems": problems + store.problems(done),
+    }
+
+
+def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: pd.DataFrame) -> Path:
+    """The current shards' rows with the measured px/m of their distance."""
+    store.write_manifest(shard_ids)
+    rows = store.read_manifest()
+    if len(rows):
+        measured = dict(zip(calibration_rows["zone"], calibration_rows["measured_ppm"]))
+        rows["measured_ppm"] = rows["zone"].map(measured).astype(float)
+    return write_parquet_atomic(store.manifest_path, rows)
 
 
 @flow(name="syndor")
 def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
-    """Renders → night vision → discernibility labels → QA. Not built yet."""
-    return benchmark_outcome("not built", "SynDORBench stages are not implemented yet")
+    """Renders → night vision → discernibility labels → QA."""
+    stages: dict[str, Any] = {}
+    runner = task_runner(config.runner)
+    render = render_stage.with_options(task_runner=runner)(config, out)
+    problems = render.pop("problems")
+    calibration = render.pop("calibration")
+    stages["render"] = render
+    if render["shards_failed"]:
+        return benchmark_outcome("failed", f"{render['shards_failed']} render shard(s) failed",
+                                 stages=stages, problems=problems, calibration=calibration)
+    return benchmark_outcome(
+        "built", f"{render['frames']} frames ({render['frames_rendered']} rendered now)",
+        stages=stages, problems=problems, calibration=calibration,
+    )
