@@ -172,3 +172,87 @@ def test_missing_official_model_names_the_file(tmp_path: Path) -> None:
 def test_config_rejects_smplx_without_files() -> None:
     with pytest.raises(ValueError, match="model_path"):
         BodyConfig(model_type="smplx")
+
+
+SMPLX_PARENTS = [-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 14, 16, 17, 18, 19, 15, 15, 15,
+                 20, 25, 26, 20, 28, 29, 20, 31, 32, 20, 34, 35, 20, 37, 38,
+                 21, 40, 41, 21, 43, 44, 21, 46, 47, 21, 49, 50, 21, 52, 53]
+
+
+def _padded(arrays: dict, n_vertices: int) -> dict:
+    """The procedural model's smplx arrays with unused vertices (at the pelvis, pelvis-weighted)
+    appended: a made-up stand-in for an official file's vertex count."""
+    v = len(arrays["v_template"])
+    extra = n_vertices - v
+    weights = np.concatenate([arrays["weights"], np.zeros((extra, 24))])
+    weights[v:, 0] = 1.0
+    return {
+        "v_template": np.concatenate([arrays["v_template"], np.zeros((extra, 3))]),
+        "shapedirs": np.concatenate([arrays["shapedirs"], np.zeros((extra, 3, 10))]),
+        "posedirs": np.zeros((n_vertices, 3, 207)),
+        "J_regressor": np.concatenate([arrays["J_regressor"], np.zeros((24, extra))], axis=1),
+        "weights": weights,
+        "kintree_table": arrays["kintree_table"],
+        "f": arrays["f"].astype(np.uint32),
+    }
+
+
+def _write_obj_uv(path: Path, arrays: dict) -> None:
+    lines = [f"v {x} {y} {z}" for x, y, z in arrays["v_template"]]
+    lines += [f"vt {u!r} {v!r}" for u, v in arrays["vt"]]
+    lines += ["f " + " ".join(f"{a + 1}/{t + 1}" for a, t in zip(f, ft)) for f, ft in zip(arrays["f"], arrays["ft"])]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_official_smpl_layout_files_go_through_the_same_path(tmp_path: Path, arrays: dict, cache_dir: Path) -> None:
+    """A made-up SMPL file (6890 vertices, plain arrays, no extras) in smplx's folder layout, with a
+    UV .obj: posed like the procedural body, with UVs from the .obj and landmarks from its regressor."""
+    folder = tmp_path / "models" / "smpl"
+    folder.mkdir(parents=True)
+    with open(folder / "SMPL_MALE.pkl", "wb") as fh:
+        pickle.dump(_padded(arrays, 6890), fh)
+    _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
+    cfg = BodyConfig(model_path=tmp_path / "models", gender="male", uv_path=tmp_path / "smpl_uv.obj")
+    pose = body.action_pose("kicking")
+    official = body.posed_body(cfg, pose, cache_dir=cache_dir)
+    procedural = body.posed_body(BodyConfig(), pose, cache_dir=cache_dir)
+    n = len(arrays["v_template"])
+    np.testing.assert_allclose(official.vertices[:n], procedural.vertices, atol=1e-5)
+    np.testing.assert_allclose(official.uv, procedural.uv, atol=1e-6)
+    assert official.height_m == pytest.approx(procedural.height_m, abs=1e-6)
+    joints = arrays["J_regressor"] @ arrays["v_template"]
+    rest = arrays["v_template"]
+    for name, joint in (("left_knee", 4), ("right_wrist", 21), ("left_shoulder", 16)):
+        assert np.linalg.norm(rest[official.landmarks[name]] - joints[joint]) < 0.1
+
+
+def test_official_smplx_layout_file_uses_its_21_body_joints(tmp_path: Path, arrays: dict, cache_dir: Path) -> None:
+    """A made-up SMPL-X .npz (10,475 vertices, 55 joints) loads through smplx.SMPLX and poses like
+    the procedural SMPL body: SMPL-X's body_pose is SMPL's first 21 joints."""
+    import smplx
+
+    base = _padded(arrays, 10475)
+    to_smplx = {22: 25, 23: 40}  # SMPL hand joints → SMPL-X first index-finger joints
+    weights = np.zeros((10475, 55))
+    regressor = np.zeros((55, 10475))
+    for j in range(24):
+        weights[:, to_smplx.get(j, j)] = base["weights"][:, j]
+        regressor[to_smplx.get(j, j)] = base["J_regressor"][j]
+    for j in range(22, 55):
+        if not regressor[j].any():
+            regressor[j] = regressor[SMPLX_PARENTS[j]]
+    np.savez(
+        tmp_path / "SMPLX_NEUTRAL.npz", v_template=base["v_template"], f=base["f"], weights=weights,
+        J_regressor=regressor, kintree_table=np.stack([SMPLX_PARENTS, np.arange(55)]),
+        shapedirs=np.concatenate([base["shapedirs"], np.zeros((10475, 3, 10))], axis=2),
+        posedirs=np.zeros((10475, 3, 486)), hands_componentsl=np.eye(45), hands_componentsr=np.eye(45),
+        hands_meanl=np.zeros(45), hands_meanr=np.zeros(45), lmk_faces_idx=np.zeros(51, np.int64),
+        lmk_bary_coords=np.tile([1.0, 0.0, 0.0], (51, 1)),
+    )
+    cfg = BodyConfig(model_path=tmp_path, model_type="smplx")
+    assert isinstance(body.load_body_model(cfg, cache_dir), smplx.SMPLX)
+    pose = body.action_pose("guard_up")
+    got = body.posed_body(cfg, pose, cache_dir=cache_dir)
+    want = body.posed_body(BodyConfig(), pose, cache_dir=cache_dir)
+    np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
+    assert got.uv is None and set(got.landmarks) == set(body_model.LANDMARK_NAMES)
