@@ -32,7 +32,7 @@ DEFAULT_SYNONYMS: dict[str, tuple[str, ...]] = {
     "cover_face": ("cover face", "covering face", "covers face", "hands on face", "touching face", "face palm"),
     "choking": ("choke", "choking", "chokes", "grab throat", "hands on throat", "strangle"),
     "dodging": ("dodge", "dodging", "dodges", "evade", "duck", "ducking"),
-    "guard_up": ("guard", "guard up", "fighting stance", "boxing stance", "defensive stance", "fight", "box"),
+    "guard_up": ("guard", "guard up", "fighting stance", "boxing stance", "defensive stance", "fight"),
 }
 
 J = {name: i for i, name in enumerate(JOINT_NAMES)}

@@ -4,7 +4,8 @@ AMASS sequences are `.npz` files with `poses` (T,72) SMPL, (T,156) SMPL+H or (T,
 `trans`, `betas` and `mocap_framerate` (`mocap_frame_rate` in SMPL-X releases). BABEL files are JSON
 objects `{babel_sid: {"feat_p": "CMU/CMU/86/86_05_poses.npz", "dur": s, "seq_ann": {"labels": [...]},
 "frame_ann": {"labels": [...]} | null}}`; a label has `proc_label`, `act_cat` (a list) and, in
-`frame_ann`, `start_t`/`end_t` in seconds. A sequence's frame-level labels are used when it has any,
+`frame_ann`, `start_t`/`end_t` in seconds (BABEL's extra_*.json hold lists `frame_anns`/`seq_anns`
+instead, read alike). A sequence's frame-level labels are used when it has any,
 else its sequence labels (the whole sequence). A label matches an action when one of the action's
 synonyms equals, or occurs as whole words in, its `proc_label` or one of its `act_cat` entries
 (case-insensitive). Only body joints are kept: SMPL+H/SMPL-X hand joints are not SMPL's joints 22–23,
@@ -117,13 +118,21 @@ def load_babel(babel_root: Path) -> tuple[dict[str, dict[str, Any]], list[dict[s
     return entries, problems
 
 
+def _labels(entry: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    """Labels of one annotation kind: `frame_ann`/`seq_ann` (dense splits) or the lists
+    `frame_anns`/`seq_anns` (several annotators, BABEL's extra_*.json)."""
+    blocks = [entry.get(kind)] + list(entry.get(f"{kind}s") or [])
+    return [label for block in blocks if isinstance(block, dict) for label in (block.get("labels") or [])
+            if isinstance(label, dict)]
+
+
 def babel_segments(babel: dict[str, dict[str, Any]], actions: list[str], synonyms: dict[str, list[str]]) -> list[Segment]:
     """Labelled stretches matching the actions: frame labels where a sequence has them, else sequence labels."""
     found: list[Segment] = []
     for key in sorted(babel):
         entry = babel[key]
-        frame_labels = (entry.get("frame_ann") or {}).get("labels") or []
-        labels = frame_labels or (entry.get("seq_ann") or {}).get("labels") or []
+        frame_labels = _labels(entry, "frame_ann")
+        labels = frame_labels or _labels(entry, "seq_ann")
         for label in labels:
             action = label_action(label, actions, synonyms)
             if action is None:

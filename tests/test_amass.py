@@ -45,6 +45,9 @@ def roots(tmp_path: Path) -> tuple[Path, Path]:
     }
     babel_root.mkdir()
     (babel_root / "train.json").write_text(json.dumps(babel))
+    extra = {"9": {"feat_p": "CMU/CMU/02/02_01_poses.npz", "dur": 5.0, "seq_anns": [{"labels": [{"proc_label": "t pose"}]}],
+                   "frame_anns": [{"labels": [{"proc_label": "guard up", "act_cat": ["fight"], "start_t": 1.0, "end_t": 1.2}]}]}}
+    (babel_root / "extra_train.json").write_text(json.dumps(extra))
     (babel_root / "zz_corrupt.json").write_text("{ not json")
     return amass_root, babel_root
 
@@ -66,6 +69,13 @@ def test_frames_come_from_matching_labels_only(roots: tuple[Path, Path]) -> None
     assert [float(f.body_pose[0, 0]) for f in sneaks] == [1000.0, 1024.0, 1049.0]
     assert all(f.body_pose.shape == (23, 3) for f in sel.frames)
     assert sel.of("dodging") == []
+
+
+def test_extra_split_annotation_lists_are_read(roots: tuple[Path, Path]) -> None:
+    amass_root, babel_root = roots
+    cfg = PoseConfig(actions=["guard_up"], amass_root=amass_root, babel_root=babel_root, max_frames_per_action=10)
+    guards = amass.select_poses(cfg).of("guard_up")
+    assert [(f.source, f.frame) for f in guards] == [("CMU/CMU/02/02_01_poses.npz", i) for i in (10, 11, 12)]
 
 
 def test_corrupt_and_missing_inputs_are_reported_and_skipped(roots: tuple[Path, Path]) -> None:
