@@ -18,7 +18,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Hashable, Literal, Mapping
+from typing import Callable, Hashable, Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -92,29 +92,41 @@ class _Grid:
 
 def erp_to_perspective(erp: np.ndarray, view: sm.View, interpolation: Interpolation = "bilinear") -> np.ndarray:
     """Sample a perspective view from an ERP."""
+    return sample_views(erp, [view], interpolation)[0]
+
+
+def sample_views(erp: np.ndarray, views: Sequence[sm.View], interpolation: Interpolation = "bilinear"
+                 ) -> list[np.ndarray]:
+    """Sample several views from one ERP (checked and prepared once)."""
     src, restore = _to_cv(erp, interpolation)
     height, width = _erp_size(erp)
-    grid = _erp_view_grid(view, width, height, interpolation)
-    out = cv2.remap(src, grid.map1, grid.map2, _CV_INTERP[interpolation], borderMode=cv2.BORDER_WRAP)
-    if grid.pole_index is not None and grid.pole_index.size:
-        strip = np.stack([np.roll(src[0], width // 2, axis=0), src[0], src[-1], np.roll(src[-1], width // 2, axis=0)])
-        patch = cv2.remap(strip, grid.pole_x, grid.pole_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)
-        out.reshape(view.height * view.width, -1)[grid.pole_index] = patch.reshape(grid.pole_index.size, -1)
-    return restore(out, src)
+    strip: np.ndarray | None = None
+    outputs = []
+    for view in views:
+        grid = _erp_view_grid(view, width, height, interpolation)
+        out = cv2.remap(src, grid.map1, grid.map2, _CV_INTERP[interpolation], borderMode=cv2.BORDER_WRAP)
+        if grid.pole_index is not None and grid.pole_index.size:
+            if strip is None:
+                strip = np.stack([np.roll(src[0], width // 2, axis=0), src[0],
+                                  src[-1], np.roll(src[-1], width // 2, axis=0)])
+            patch = cv2.remap(strip, grid.pole_x, grid.pole_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)
+            out.reshape(view.height * view.width, -1)[grid.pole_index] = patch.reshape(grid.pole_index.size, -1)
+        outputs.append(restore(out, src))
+    return outputs
 
 
 def erp_to_cubemap(erp: np.ndarray, face_width: int, interpolation: Interpolation = "bilinear",
                    align_corners: bool = False) -> dict[str, np.ndarray]:
     """The six cube faces, keyed front, right, back, left, up, down (py360convert's F R B L U D)."""
-    return {face: erp_to_perspective(erp, sm.face_view(face, face_width, align_corners), interpolation)
-            for face in sm.FACES}
+    views = [sm.face_view(face, face_width, align_corners) for face in sm.FACES]
+    return dict(zip(sm.FACES, sample_views(erp, views, interpolation)))
 
 
 def omnicot_views(erp: np.ndarray, size: int, fov_deg: float = 90.0, interpolation: Interpolation = "bilinear"
                   ) -> dict[str, np.ndarray]:
     """The six Omni-CoT views, keyed front, right, back, left, top, bottom (DESIGN §3.3)."""
-    return {name: erp_to_perspective(erp, sm.View.square(*sm.FACE_CENTRES[face], fov_deg, size), interpolation)
-            for name, face in sm.VIEW_FACES.items()}
+    views = [sm.View.square(*sm.FACE_CENTRES[face], fov_deg, size) for face in sm.VIEW_FACES.values()]
+    return dict(zip(sm.VIEW_FACES, sample_views(erp, views, interpolation)))
 
 
 def omnicot_crop_view(box: tuple[float, float, float, float], size: int, margin_deg: float = 10.0,

@@ -224,7 +224,7 @@ def erp_grid(view: View, erp_width: int, erp_height: int) -> tuple[np.ndarray, n
 def cube_grid(face_width: int, erp_width: int, erp_height: int, align_corners: bool = False,
               rows: slice | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For the ERP pixel centres of `rows` (all by default): face index (uint8) and face remap grid (float32)."""
-    rows = rows or slice(0, erp_height)
+    rows = slice(0, erp_height) if rows is None else rows
     theta = np.radians(-180.0 + (np.arange(erp_width) + 0.5) / erp_width * 360.0)[None, :]
     phi = np.radians(90.0 - (np.arange(rows.start, rows.stop) + 0.5) / erp_height * 180.0)[:, None]
     shape = (rows.stop - rows.start, erp_width)
