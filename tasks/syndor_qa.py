@@ -237,6 +237,8 @@ def write_imagefolder(root: Path, files: dict[tuple[str, str], list[dict[str, An
     Built beside the old tree and swapped in, so no stale image survives a rebuild.
     """
     final = root / "hf"
+    for stale in root.glob(".hf.*"):
+        shutil.rmtree(stale, ignore_errors=True)
     staging = Path(tempfile.mkdtemp(prefix=".hf.", dir=root))
     try:
         for (task, split), rows in sorted(files.items()):

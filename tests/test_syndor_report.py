@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
 
+import pandas as pd
 from PIL import Image
 from test_syndor_qa import RADII, make_labelled_build
 
@@ -101,3 +102,12 @@ def test_rerender_prunes_unused_thumbnails(tmp_path: Path) -> None:
     on_disk = {p.name for p in (out / "report" / "thumbs").iterdir()}
     linked = {Path(link).name for link in assert_no_broken_links(out / "report" / "index.html") if link.startswith("thumbs/")}
     assert on_disk == linked and len(linked) == 9
+
+
+def test_empty_build_still_renders(tmp_path: Path) -> None:
+    manifest = make_labelled_build(tmp_path, bad_rows=False)
+    pd.read_parquet(manifest).iloc[:0].to_parquet(manifest, index=False)
+    summary = syndor_qa.export_qa(manifest, tmp_path, QaConfig())
+    assert summary["rows"] == 0
+    page = syndor_report.write_report(tmp_path, QaConfig())
+    assert not [link for link in assert_no_broken_links(page) if link.startswith("thumbs/")]
