@@ -224,14 +224,15 @@ def _dodging(p: PoseBuilder) -> None:
 
 
 def _guard_up(p: PoseBuilder) -> None:
-    p.turn("spine1", (0.08, 0, 0)).turn("head", (0.1, 0, 0))
-    _leg(p, "left", (0.02, -0.74, 0.18))
-    _leg(p, "right", (-0.03, -0.74, -0.18))
+    """Orthodox boxing guard: left foot and shoulder forward, fists before the chin, elbows down."""
+    p.turn("spine1", (0.08, -0.2, 0)).turn("spine3", (0.0, -0.1, 0)).turn("head", (0.1, 0.25, 0))
+    _leg(p, "left", (0.04, -0.74, 0.2))
+    _leg(p, "right", (-0.05, -0.74, -0.18))
     chin = p.point(J["head"], (0.0, -0.02, 0.09))
-    for side, sign, offset in (("left", 1.0, (0.09, 0.0, 0.16)), ("right", -1.0, (0.08, -0.02, 0.12))):
+    for side, sign, offset in (("left", 1.0, (0.08, -0.03, 0.22)), ("right", -1.0, (0.07, -0.06, 0.1))):
         wrist = chin + _side(offset, sign)
         p.reach(f"{side}_shoulder", f"{side}_elbow", f"{side}_wrist", wrist, _side((0.3, -1.0, 0.0), sign))
-        p.aim(f"{side}_wrist", f"{side}_hand", (0.0, 0.8, 0.5))
+        p.aim(f"{side}_wrist", f"{side}_hand", _side((-0.2, 0.3, 1.0), sign))
 
 
 _BUILDERS: dict[str, Callable[[PoseBuilder], None]] = {
