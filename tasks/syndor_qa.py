@@ -234,7 +234,9 @@ def _link(src: Path, dst: Path) -> None:
 def write_imagefolder(root: Path, files: dict[tuple[str, str], list[dict[str, Any]]]) -> Path:
     """`root/hf/{task}/{split}/` with `metadata.jsonl` and the shown images at their released paths.
 
-    Built beside the old tree and swapped in, so no stale image survives a rebuild.
+    `file_name` is relative to the metadata file's folder (the imagefolder convention); a missing
+    `nv_path` is written as "" so every column keeps one Arrow type in every split. Built beside
+    the old tree and swapped in, so no stale image survives a rebuild.
     """
     final = root / "hf"
     for stale in root.glob(".hf.*"):
@@ -248,7 +250,7 @@ def write_imagefolder(root: Path, files: dict[tuple[str, str], list[dict[str, An
             for row in rows:
                 name = shown_path(row, split)
                 _link(root / name, folder / name)
-                meta.append({"file_name": name, **row, "answer": answer(row, task)})
+                meta.append({"file_name": name, **row, "nv_path": row["nv_path"] or "", "answer": answer(row, task)})
             (folder / "metadata.jsonl").write_bytes(jsonl_bytes(meta))
         old = root / f".hf.old.{os.getpid()}"
         if final.exists():

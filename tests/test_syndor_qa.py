@@ -173,6 +173,9 @@ def check_imagefolder(folder: Path) -> list[dict]:
     assert len(names) == len(set(names)), "file_name must be unique"
     for row in rows:
         assert "image" not in row, "imagefolder adds the image column itself"
+        assert all(v is not None for v in row.values()), "a null-only column would get Arrow type null"
+        assert not [k for k in row if k != "file_name" and k.endswith(("file_name", "file_names"))], \
+            "keys ending in file_name become image columns"
         name = row["file_name"]
         assert isinstance(name, str) and not name.startswith("/") and "\\" not in name
         assert ".." not in PurePosixPath(name).parts
@@ -187,8 +190,10 @@ def test_imagefolder_layout(built: tuple[Path, dict]) -> None:
     out, _ = built
     hf = out / "syndor" / "hf"
     for task in ("human_detection", "action_recognition"):
+        types = set()
         for split in ("day", "night", "nv"):
             rows = check_imagefolder(hf / task / split)
+            types.add(tuple((k, type(v).__name__) for k, v in rows[0].items()))
             expected = _lines(out / "syndor" / "index" / task / f"{split}.jsonl")
             assert len(rows) == len(expected)
             for row in rows:
@@ -196,6 +201,7 @@ def test_imagefolder_layout(built: tuple[Path, dict]) -> None:
                 want = row["human_discernable"] if task == "human_detection" else row["action"]
                 assert row["answer"] == want
                 assert (hf / task / split / row["file_name"]).read_bytes() == (out / "syndor" / row["file_name"]).read_bytes()
+        assert len(types) == 1, "the splits' metadata must have the same features"
 
 
 def test_balance_counts_and_empty_scene_note(built: tuple[Path, dict], tmp_path: Path) -> None:
