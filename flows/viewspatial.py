@@ -55,7 +55,8 @@ def synthetic_scan_task(out: str, root: str, split: str, settings: dict[str, Any
     if not store.is_done(scene_id, h):
         summary = make_synthetic_scan(root, split, RenderSettings(**settings))
         store.write_shard(scene_id, pd.DataFrame([summary]), spec_hash=h)
-    return {"scene_id": scene_id, "shard": str(store.shard_path(scene_id))}
+    row = store.shard_rows(scene_id).iloc[0]
+    return {"scene_id": scene_id, "render_s": float(row["render_s"])}
 
 
 def _select_stage(out: str, scan: Any, vs: ViewSpatialConfig, h: str) -> list[int]:
@@ -136,6 +137,7 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     """ScanNet (or synthetic) scans → selected frames, visibility, direction QA → benchmark and SFT JSON."""
     vs = config.viewspatial
     bench_dir = Path(out) / BENCHMARK
+    extra: dict[str, Any] = {}
     if vs.scannet_root is None:
         root = bench_dir / "synthetic"
         write_root_files(root)
@@ -143,8 +145,9 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         settings["seed"] = config.seed
         made = [with_runner_policy(synthetic_scan_task, config.runner).submit(out, str(root), split, settings)
                 for split in SYNTHETIC_SCENES]
-        for future in made:
-            future.result()
+        extra["synthetic_render_s"] = {r["scene_id"]: r["render_s"] for r in (f.result() for f in made)}
+        extra["synthetic_manifest"] = str(StageStore(out, BENCHMARK, "synthetic").write_manifest(
+            sorted(extra["synthetic_render_s"])))
         scans_dir = root / ("scans" if vs.synthetic.layout == "raw" else "scans_export")
         layout: str | None = vs.synthetic.layout
         source = f"synthetic scans ({vs.synthetic.layout} layout) in {root}"
@@ -179,4 +182,4 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         f"({', '.join(f'{s} {t}: {n}' for (s, t), n in counts.items()) or 'none'}). "
         "COCO person orientation (Cam-Obj. Ori., Per-Obj. Ori., Per-Rel. Dir.) is not built yet."
     )
-    return benchmark_outcome("built", detail, stages=stages, problems=problems)
+    return benchmark_outcome("built", detail, stages=stages, problems=problems, **extra)

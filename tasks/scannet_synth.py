@@ -14,6 +14,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -34,8 +35,6 @@ from benchfoundry.tasks.scannet_io import (
 from benchfoundry.tasks.store import write_bytes_atomic, write_json_atomic
 
 WORLD_UP = np.array([0.0, 0.0, 1.0])
-#: Blender camera axes (x right, y up, looking down −z) → OpenCV camera axes (x right, y down, z forward).
-BLENDER_TO_OPENCV = np.diag([1.0, -1.0, -1.0, 1.0])
 #: NYU40 ids of the room's structure.
 STRUCTURE_NYU40 = {"wall": 1, "floor": 2, "ceiling": 22}
 
@@ -250,14 +249,16 @@ class RenderSettings:
 def render_spec(room: Room, mesh: RoomMesh, poses: Sequence[np.ndarray], settings: RenderSettings) -> dict[str, Any]:
     """What the Blender worker needs: image size, field of view, objects, lights, one pose per frame.
 
-    A frame written with an `-inf` pose is still rendered from a valid pose (the camera moved;
-    tracking was lost), the next frame's.
+    A frame written with an `-inf` pose (tracking lost) is still rendered, from the next valid pose.
     """
     w, d, h = room.size
-    render_poses = []
-    for i, pose in enumerate(poses):
-        valid = next(p for p in list(poses[i:]) + list(poses[:i]) if np.isfinite(p).all())
-        render_poses.append(valid if not np.isfinite(pose).all() else pose)
+    n = len(poses)
+    valid = [i for i, p in enumerate(poses) if np.isfinite(p).all()]
+    if not valid:
+        raise ValueError(f"{room.scene_id}: the camera walk has no valid pose")
+    render_poses = [
+        poses[i] if i in valid else poses[min(valid, key=lambda j: (j - i) % n)] for i in range(n)
+    ]
     lights = [
         {"location": [w * fx, d * fy, h - 0.05], "size": 1.2, "power": 30.0}
         for fx, fy in ((0.3, 0.3), (0.7, 0.3), (0.3, 0.7), (0.7, 0.7))
@@ -316,7 +317,7 @@ def write_scan_annotations(scan_dir: str | Path, scene_id: str, mesh: RoomMesh) 
 def make_synthetic_scan(root: str | Path, split: str, settings: RenderSettings) -> dict[str, Any]:
     """Render one synthetic scan and write it as `scans/<scene>/` (`.sens`) and `scans_export/<scene>/`.
 
-    Returns a summary (scene id, frame count, invalid frames). The render folder is kept in
+    Returns a summary (scene id, frame count, invalid frames, Blender seconds). The render folder is kept in
     `render/<scene>/` so that a rerun after a crash only rewrites the scan files.
     """
     scene_id, mirrored = SYNTHETIC_SCENES[split]
@@ -330,15 +331,17 @@ def make_synthetic_scan(root: str | Path, split: str, settings: RenderSettings) 
     spec_hash = hashlib.sha256(spec_path.read_bytes()).hexdigest()
     done = render_dir / "rendered.json"
     if not done.exists() or json.loads(done.read_text()).get("spec_hash") != spec_hash:
+        started = time.monotonic()
         run_render_worker(spec_path, render_dir)
-        write_json_atomic(done, {"spec_hash": spec_hash})
+        write_json_atomic(done, {"spec_hash": spec_hash, "render_s": round(time.monotonic() - started, 2)})
     raw_dir, export_dir = root / "scans" / scene_id, root / "scans_export" / scene_id
     write_sens(raw_dir / scan_file_names(scene_id)["sens"], intrinsics, rendered_frames(render_dir, poses))
     write_export_layout(export_dir, intrinsics, rendered_frames(render_dir, poses))
     for d in (raw_dir, export_dir):
         write_scan_annotations(d, scene_id, mesh)
     invalid = [i for i, p in enumerate(poses) if not np.isfinite(p).all()]
-    return {"scene_id": scene_id, "split": split, "frames": len(poses), "invalid_frames": invalid}
+    render_s = json.loads(done.read_text())["render_s"]
+    return {"scene_id": scene_id, "split": split, "frames": len(poses), "invalid_frames": invalid, "render_s": render_s}
 
 
 def write_root_files(root: str | Path) -> None:
