@@ -162,6 +162,7 @@ def master_rows(frame: pd.DataFrame, root: Path, qa: QaConfig) -> tuple[list[dic
             "_empty": empty,
         })
     rows.sort(key=lambda r: r["img_path"])
+    problems.sort(key=lambda p: (p["item"], p["reason"]))
     return rows, problems
 
 
