@@ -135,6 +135,7 @@ def _procedural_extras(path: str) -> _Extras:
     landmarks = dict(zip(data["landmark_names"].tolist(), data["landmark_vertex_ids"].tolist()))
     keypoints = dict(zip(data["keypoint_names"].tolist(), data["keypoint_vertex_ids"].tolist()))
     uv = data["vt"][data["ft"]].astype(np.float32)
+    uv.setflags(write=False)  # shared by every BodyMesh of this model
     return _Extras(uv=uv, landmarks=landmarks, keypoint_ids=keypoints)
 
 
@@ -151,6 +152,8 @@ def _official_extras(model: Any, model_type: str, uv_path: str | None) -> _Extra
         landmarks[name] = int(np.argmax(regressor[joint]))
     landmarks["head_top"] = int(np.argmax(model.v_template.detach().cpu().numpy()[:, 1]))
     uv = None if uv_path is None else read_obj_uv(Path(uv_path), n_faces=len(model.faces))
+    if uv is not None:
+        uv.setflags(write=False)  # shared by every BodyMesh of this model
     return _Extras(uv=uv, landmarks=landmarks, keypoint_ids=None)
 
 
@@ -225,7 +228,6 @@ def posed_body(
     shape = _betas(cfg, model, betas)
     orient = np.zeros(3) if global_orient is None else np.asarray(global_orient, dtype=np.float64).reshape(3)
     verts, joints = _run(model, cfg.model_type, pose, orient, shape)
-    rest, _ = _run(model, cfg.model_type, np.zeros((23, 3)), np.zeros(3), shape)
     world = verts @ SMPL_TO_WORLD.T
     pelvis = joints[0] @ SMPL_TO_WORLD.T
     world -= np.array([pelvis[0], pelvis[1], world[:, 2].min()])
@@ -234,8 +236,18 @@ def posed_body(
         faces=np.asarray(model.faces, dtype=np.int32),
         uv=extras.uv,
         landmarks=dict(extras.landmarks),
-        height_m=float(rest[:, 1].max() - rest[:, 1].min()),
+        height_m=_rest_height(model, tuple(shape.tolist())),
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _rest_height(model: Any, betas: tuple[float, ...]) -> float:
+    """Height (SMPL's y extent) of the shaped rest body: template plus shape blend shapes."""
+    import torch
+
+    with torch.no_grad():
+        rest = model.forward_shape(betas=torch.tensor([betas], dtype=torch.float32)).v_shaped[0].numpy()
+    return float(rest[:, 1].max() - rest[:, 1].min())
 
 
 def write_body_mesh(mesh: BodyMesh, path: Path) -> Path:
