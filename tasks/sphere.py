@@ -1,7 +1,7 @@
 """Sphere image operations: ERP → cubemap, perspective views, Omni-CoT views and crops; cubemap → ERP.
 
 Geometry and conventions live in `sphere_maps` (DESIGN §3.1, §3.3). Every sample is one
-`cv2.remap` call on a fixed-point grid cached by (sizes, view, interpolation): the ERP wraps
+`cv2.remap` call on a grid cached by (sizes, view, interpolation): the ERP wraps
 across θ = ±180° (`BORDER_WRAP`), and the few bilinear samples whose footprint reaches over a
 pole are redone from the ERP's first / last row shifted by 180° (the row across the pole), so
 neither the seam nor the poles need a padded copy of the panorama. Images are (H, W) or
@@ -70,13 +70,15 @@ class GridCache:
             self._bytes = 0
 
 
-#: Grids for all operations (an 8192-wide ERP's six 2048² faces take 150 MB).
+#: Grids for all operations (an 8192-wide ERP's six 2048² faces take 200 MB).
 GRID_CACHE = GridCache(max_bytes=1 << 30)
 
 
 @dataclass(frozen=True)
 class _Grid:
-    """A converted remap grid plus, for bilinear ERP sampling, the pixels to redo across a pole."""
+    """A remap grid (float32 maps, or OpenCV's fixed-point pair) plus, for bilinear ERP sampling, the
+    pixels to redo across a pole. Float maps cost nothing to convert and sample the same: remap
+    rounds them to the same 1/32-px steps."""
 
     map1: np.ndarray
     map2: np.ndarray | None
@@ -268,14 +270,13 @@ def _erp_view_grid(view: sm.View, width: int, height: int, interpolation: Interp
         map_x, map_y = sm.erp_grid(view, width, height)
         if interpolation == "nearest":
             np.clip(map_y, 0, height - 1, out=map_y)
-            return _Grid(*cv2.convertMaps(map_x, map_y, cv2.CV_16SC2, nninterpolation=True))
+            return _Grid(map_x, map_y)
         over = np.flatnonzero((map_y < 0) | (map_y > height - 1))
         pole_x = map_x.reshape(-1)[over][None, :]
         pole_y = map_y.reshape(-1)[over]
         # strip rows: [row 0 across the pole, row 0, row H−1, row H−1 across the pole]
         pole_y = np.where(pole_y < 0, pole_y + 1, pole_y - (height - 1) + 2).astype(np.float32)[None, :]
-        map1, map2 = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
-        return _Grid(map1, map2, over, np.ascontiguousarray(pole_x), pole_y)
+        return _Grid(map_x, map_y, over, np.ascontiguousarray(pole_x), pole_y)
 
     key = ("erp-view", view, width, height, interpolation)
     return GRID_CACHE.get(key, build, lambda g: g.nbytes)  # type: ignore[return-value]
