@@ -9,7 +9,9 @@ instead, read alike). A sequence's frame-level labels are used when it has any,
 else its sequence labels (the whole sequence). A label matches an action when one of the action's
 synonyms equals, or occurs as whole words in, its `proc_label` or one of its `act_cat` entries
 (case-insensitive). Only body joints are kept: SMPL+H/SMPL-X hand joints are not SMPL's joints 22–23,
-which are left at zero; global orientation and translation are dropped (the renderer places the body).
+which are left at zero; global orientation, translation and the sequence's `betas` are dropped (the
+renderer places the body; its shape comes from `body.betas`). Missing roots are a config error; a
+missing or corrupt sequence or BABEL file is reported (buildinfo.problem) and skipped.
 """
 
 from __future__ import annotations
@@ -170,6 +172,9 @@ def _read_sequence(path: Path) -> tuple[np.ndarray, float]:
 
 def select_amass_poses(cfg: PoseConfig) -> PoseSelection:
     """Up to `max_frames_per_action` AMASS frames per action, evenly spread over all matching frames."""
+    for name, root in (("poses.amass_root", cfg.amass_root), ("poses.babel_root", cfg.babel_root)):
+        if not Path(root).is_dir():  # type: ignore[arg-type]
+            raise FileNotFoundError(f"{name} {root}: no such folder")
     babel, problems = load_babel(cfg.babel_root)  # type: ignore[arg-type]
     segments = babel_segments(babel, cfg.actions, cfg.synonyms)
     sequences: dict[str, tuple[np.ndarray, float] | None] = {}

@@ -120,3 +120,9 @@ def test_builtin_source_without_amass() -> None:
 def test_config_requires_both_roots(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="amass_root and poses.babel_root"):
         PoseConfig(amass_root=tmp_path)
+
+
+def test_missing_root_is_a_clear_error(tmp_path: Path) -> None:
+    cfg = PoseConfig(amass_root=tmp_path, babel_root=tmp_path / "nowhere")
+    with pytest.raises(FileNotFoundError, match="poses.babel_root .*nowhere"):
+        amass.select_poses(cfg)
