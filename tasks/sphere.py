@@ -211,7 +211,8 @@ def read_erp(path: str | os.PathLike[str]) -> np.ndarray:
         raise ValueError(f"{path}: cannot decode the image (corrupt or unsupported format)")
     height, width = image.shape[:2]
     if width != 2 * height:
-        raise ValueError(f"{path}: {width}×{height} is not an equirectangular panorama (width must be twice the height)")
+        raise ValueError(f"{path}: {width}×{height} is not an equirectangular panorama "
+                         "(width must be twice the height)")
     return image
 
 

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.flows.cli import main
+from benchfoundry.flows.cli import main, make_parser
 from benchfoundry.tasks import sphere, sphere_maps as sm
 
 
@@ -84,3 +84,21 @@ def test_console_script_reports_a_corrupt_file(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 2
     assert "pano.jpg" in run.stderr and "cannot decode" in run.stderr
+
+
+def test_sphere_config_feeds_the_cli_defaults(tmp_path: Path, repo_root: Path) -> None:
+    from pydantic import ValidationError
+
+    from benchfoundry.flows.config import load_config
+    from benchfoundry.flows.params_odi import SphereConfig
+
+    config = load_config(repo_root / "configs" / "smoke.yaml", ["odi.sphere.face_width=256", "odi.sphere.crop_margin_deg=5"])
+    assert config.odi.sphere.face_width == 256 and config.odi.sphere.crop_margin_deg == 5.0
+    with pytest.raises(ValidationError, match="crop_min_fov_deg"):
+        SphereConfig(crop_min_fov_deg=100, crop_max_fov_deg=60)
+    with pytest.raises(ValidationError):
+        SphereConfig(face_width=20000)  # three padded faces would pass OpenCV's remap limit
+    args = make_parser().parse_args(["sphere", "crop", "p.png", "--box", "0,0,1,1", str(tmp_path / "c.png")])
+    defaults = SphereConfig()
+    assert (args.size, args.margin, args.min_fov, args.max_fov) == (
+        defaults.crop_size, defaults.crop_margin_deg, defaults.crop_min_fov_deg, defaults.crop_max_fov_deg)
