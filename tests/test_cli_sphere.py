@@ -92,7 +92,8 @@ def test_sphere_config_feeds_the_cli_defaults(tmp_path: Path, repo_root: Path) -
     from benchfoundry.flows.config import load_config
     from benchfoundry.flows.params_odi import SphereConfig
 
-    config = load_config(repo_root / "configs" / "smoke.yaml", ["odi.sphere.face_width=256", "odi.sphere.crop_margin_deg=5"])
+    overrides = ["odi.sphere.face_width=256", "odi.sphere.crop_margin_deg=5"]
+    config = load_config(repo_root / "configs" / "smoke.yaml", overrides)
     assert config.odi.sphere.face_width == 256 and config.odi.sphere.crop_margin_deg == 5.0
     with pytest.raises(ValidationError, match="crop_min_fov_deg"):
         SphereConfig(crop_min_fov_deg=100, crop_max_fov_deg=60)
