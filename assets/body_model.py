@@ -30,8 +30,6 @@ from pathlib import Path
 
 import numpy as np
 
-from benchfoundry.tasks.store import write_bytes_atomic
-
 #: Bump when the generated geometry changes: cached model files are keyed by it.
 MODEL_VERSION = "procedural-body-1"
 
@@ -569,6 +567,8 @@ def smpl_pickle_bytes() -> bytes:
 
 def write_smpl_pickle(path: Path) -> Path:
     """Write the procedural model as an SMPL pickle, atomically."""
+    from benchfoundry.tasks.store import write_bytes_atomic
+
     return write_bytes_atomic(path, smpl_pickle_bytes())
 
 

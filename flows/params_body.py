@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from benchfoundry.assets.poses import ACTIONS, DEFAULT_SYNONYMS
+from benchfoundry.assets.actions import ACTIONS, DEFAULT_SYNONYMS
 from benchfoundry.flows.params_base import Section
 
 
