@@ -3,17 +3,35 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import sys
 from pathlib import Path
+from typing import Callable
 
 from benchfoundry.flows.params_odi import SphereConfig
 from benchfoundry.tasks import sphere
+
+
+def _reporting_os_errors(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """An unwritable output (a file where a folder should be, no permission) is an error line and exit 2."""
+
+    @functools.wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except OSError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+
+    return run
 
 
 def _out_path(outdir: Path, name: str, source: Path, ext: str | None) -> Path:
     return outdir / f"{name}{ext or source.suffix}"
 
 
+@_reporting_os_errors
 def _cmd_cubemap(args: argparse.Namespace) -> int:
     erp = sphere.read_erp(args.erp)
     faces = sphere.erp_to_cubemap(erp, args.face_width, args.interpolation)
@@ -30,6 +48,7 @@ def _cmd_cubemap(args: argparse.Namespace) -> int:
     return 0
 
 
+@_reporting_os_errors
 def _cmd_views(args: argparse.Namespace) -> int:
     erp = sphere.read_erp(args.erp)
     views = sphere.omnicot_views(erp, args.size, args.fov, args.interpolation)
@@ -48,6 +67,7 @@ def _parse_box(text: str) -> tuple[float, float, float, float]:
     return values  # type: ignore[return-value]
 
 
+@_reporting_os_errors
 def _cmd_crop(args: argparse.Namespace) -> int:
     erp = sphere.read_erp(args.erp)
     image, view = sphere.omnicot_crop(erp, args.box, args.size, args.margin, args.min_fov, args.max_fov,

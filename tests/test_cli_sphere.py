@@ -69,6 +69,13 @@ def test_bad_panoramas_exit_2_naming_the_file(tmp_path: Path, capsys: pytest.Cap
     assert "missing.png" in capsys.readouterr().err
 
 
+def test_unwritable_output_exits_2(erp_png: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file, not a folder")
+    assert main(["sphere", "views", str(erp_png), str(blocker), "--size", "8"]) == 2
+    assert "taken" in capsys.readouterr().err
+
+
 def test_bad_box_is_a_usage_error(erp_png: Path, tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["sphere", "crop", str(erp_png), "--box", "0.1,0.2", str(tmp_path / "c.png")])
