@@ -30,7 +30,9 @@ pixel centres; its face order F R B L U D and dict keys are our front right back
 with the same orientation; `e2c(e, face_w)` = `erp_to_cubemap(e, face_w, align_corners=True)`;
 `e2p(e, fov_deg=(h, v), u_deg=θ, v_deg=φ, out_hw=(H, W), in_rot_deg=r)` =
 `View(θ, φ, h, v, W, H, roll_deg=r, align_corners=True)`; a default (`align_corners=False`)
-view of width n equals py360convert's with tan(fov/2) scaled by (n − 1)/n.
+view of width n equals py360convert's with tan(fov/2) scaled by (n − 1)/n. Its `c2e` reads a
+face at (a + 1)/2·w, not at its own `e2c` grid's (a + 1)/2·(w − 1), so it differs from
+`cubemap_to_erp(…, align_corners=True)` by up to one face pixel at the far face edges.
 
 Remap grids (`erp_grid`, `cube_grid`) are float32 index coordinates for `cv2.remap`, whose
 pixel centres are integers: grid = continuous coordinate − ½.
