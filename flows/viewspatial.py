@@ -101,23 +101,30 @@ def _qa_stage(out: str, scan: Any, split: str, boxes: list, selected: list[int],
 @shard_task
 def scan_task(out: str, scan_dir: str, split: str, layout: str | None, nyu40_of: dict[str, int],
               vs: ViewSpatialConfig, seed: int) -> dict[str, Any]:
-    """Frame selection, visibility and QA of one scan; a scan that cannot be read is reported."""
+    """Frame selection, visibility and QA of one scan; a scan that cannot be read is reported.
+
+    A scan whose QA marker matches is skipped without opening it.
+    """
     scene = Path(scan_dir).name
-    try:
-        scan = open_scan(scan_dir, layout)
-        boxes = scan_boxes(scan, nyu40_of)
-    except (ScanFormatError, FileNotFoundError) as exc:
-        return {"scene_id": scene, "done": False, "problems": [problem("frames", scene, str(exc), path=scan_dir)]}
     h_frames = spec_hash(scan_dir, vs.coverage.model_dump())
     h_vis = spec_hash(h_frames, vs.qa.occlusion_m, nyu40_of)
     h_qa = spec_hash(h_vis, split, seed, vs.qa.model_dump())
+    qa = StageStore(out, BENCHMARK, "qa")
+    if qa.is_done(scene, h_qa):
+        return {"scene_id": scene, "done": True, "items": qa.marker(scene)["rows"], "problems": []}
+    stage = "frames"
     try:
+        scan = open_scan(scan_dir, layout)
+        if scan.scene_id != scene:
+            raise ScanFormatError(f"{scan_dir}: holds scan {scan.scene_id!r}, not {scene!r}")
+        boxes = scan_boxes(scan, nyu40_of)
         selected = _select_stage(out, scan, vs, h_frames)
+        stage = "visibility"
         table = _visibility_stage(out, scan, boxes, selected, vs, h_vis)
-    except ScanFormatError as exc:
-        return {"scene_id": scene, "done": False, "problems": [problem("visibility", scene, str(exc), path=scan_dir)]}
+    except (ScanFormatError, FileNotFoundError) as exc:
+        return {"scene_id": scene, "done": False, "problems": [problem(stage, scene, str(exc), path=scan_dir)]}
     n_items = _qa_stage(out, scan, split, boxes, selected, table, vs, seed, h_qa)
-    return {"scene_id": scan.scene_id, "done": True, "items": n_items, "problems": []}
+    return {"scene_id": scene, "done": True, "items": n_items, "problems": []}
 
 
 def _scan_list(root: Path, vs: ViewSpatialConfig) -> list[tuple[str, str]]:
