@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from benchfoundry.tasks.scannet_io import ScanFormatError, ScanFrame, ScanIntrinsics
 from benchfoundry.tasks.scannet_synth import look_at, room_mesh, synthetic_room
 from benchfoundry.tasks.visibility import (
     EXCLUDED_NYU40,
     ObjectBox,
     frame_visibility,
     object_boxes,
+    scan_visibility,
     visibility_table,
 )
 
@@ -112,3 +116,25 @@ def test_table_has_one_row_per_frame_and_object() -> None:
     table = visibility_table("scene0000_00", per_frame)
     assert list(zip(table["frame_id"], table["object_id"])) == [(3, 1), (3, 2), (7, 1), (7, 2)]
     assert (table["scene_id"] == "scene0000_00").all()
+
+
+class _FakeScan:
+    """Three frames of a scan looking at one box; frame 5 cannot be decoded."""
+
+    scene_id = "scene0000_00"
+
+    def __init__(self) -> None:
+        self.intrinsics = ScanIntrinsics(K, K, (W, H), (W, H), 1000.0)
+
+    def read_frame(self, fid: int) -> ScanFrame:
+        if fid == 5:
+            raise ScanFormatError(f"scene0000_00.sens: frame {fid}: colour image cannot be decoded")
+        return ScanFrame(fid, np.full((H, W, 3), 128, np.uint8), flat_depth_mm(5.0), IDENTITY)
+
+
+def test_scan_visibility_skips_an_unreadable_frame_and_writes_the_others(tmp_path: Path) -> None:
+    b = box((-0.3, -0.3, 2.0), (0.3, 0.3, 2.6))
+    table, skipped = scan_visibility(_FakeScan(), [b], [4, 5, 6], image_dir=tmp_path)
+    assert [s["frame"] for s in skipped] == [5] and "frame 5" in skipped[0]["reason"]
+    assert list(table["frame_id"]) == [4, 6] and (table["visibility"] == 1.0).all()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["4.jpg", "6.jpg"]
