@@ -292,8 +292,8 @@ def _cube_erp_grid(face_width: int, erp_width: int, align_corners: bool, interpo
         map2 = np.empty((height, erp_width), np.uint16) if interpolation == "bilinear" else None
         for rows in sm.row_bands(height, erp_width):
             face, map_x, map_y = sm.cube_grid(face_width, erp_width, height, align_corners, rows)
-            map_x += (face % 3).astype(np.float32) * step + 1
-            map_y += (face // 3).astype(np.float32) * step + 1
+            map_x += _ATLAS_X[face] * step + 1
+            map_y += _ATLAS_Y[face] * step + 1
             converted = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2, nninterpolation=interpolation == "nearest")
             map1[rows] = converted[0]
             if map2 is not None:
@@ -304,6 +304,11 @@ def _cube_erp_grid(face_width: int, erp_width: int, align_corners: bool, interpo
     return GRID_CACHE.get(key, build, lambda g: g.nbytes)  # type: ignore[return-value]
 
 
+#: Block column and row of each face (`FACES` order) in the 3 × 2 atlas of padded faces.
+_ATLAS_X = np.array([k % 3 for k in range(6)], np.float32)
+_ATLAS_Y = np.array([k // 3 for k in range(6)], np.float32)
+
+
 def _atlas(stack: np.ndarray) -> np.ndarray:
     """Faces padded with one pixel of their neighbours, laid out 3 across × 2 down."""
     width = stack.shape[1]
@@ -311,7 +316,8 @@ def _atlas(stack: np.ndarray) -> np.ndarray:
     atlas = np.empty((2 * step, 3 * step) + stack.shape[3:], stack.dtype)
     sides = sm.cube_neighbours(width)
     for k in range(6):
-        block = atlas[(k // 3) * step:(k // 3 + 1) * step, (k % 3) * step:(k % 3 + 1) * step]
+        row, col = int(_ATLAS_Y[k]) * step, int(_ATLAS_X[k]) * step
+        block = atlas[row:row + step, col:col + step]
         block[1:-1, 1:-1] = stack[k]
         for side, (faces, rows, cols) in sides[k].items():
             values = stack[faces, rows, cols]

@@ -311,8 +311,9 @@ def _components_to_cube_pixel(x: np.ndarray, y: np.ndarray, z: np.ndarray, face_
     ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
     major_x = (ax >= ay) & (ax >= az)
     major_y = ~major_x & (ay >= az)
-    face = np.where(major_x, np.where(x >= 0, 1, 3),
-                    np.where(major_y, np.where(y >= 0, 4, 5), np.where(z >= 0, 0, 2))).astype(np.uint8)
+    face = (z < 0).view(np.uint8) * np.uint8(2)  # front 0, back 2
+    np.copyto(face, np.uint8(4) + (y < 0).view(np.uint8), where=major_y)  # up 4, down 5
+    np.copyto(face, np.uint8(1) + (x < 0).view(np.uint8) * np.uint8(2), where=major_x)  # right 1, left 3
     forward = np.where(major_x, ax, np.where(major_y, ay, az))
     right = np.where(major_x, np.where(x >= 0, -z, z), np.where(major_y | (z >= 0), x, -x))
     up = np.where(major_y, np.where(y >= 0, -z, z), y)
