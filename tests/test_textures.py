@@ -92,3 +92,68 @@ def test_texture_config_validation() -> None:
         TextureConfig(ids=[1, 1])
     with pytest.raises(ValueError, match="id"):
         TextureConfig(file_pattern="texture.png")
+
+
+_RENDER = '''
+import sys, numpy as np, bpy
+mesh_npz, tex_png, out_png = sys.argv[1:4]
+bpy.ops.wm.read_factory_settings(use_empty=True)
+scene = bpy.context.scene
+d = np.load(mesh_npz)
+me = bpy.data.meshes.new("p")
+me.from_pydata(d["vertices"].tolist(), [], d["faces"].tolist())
+me.uv_layers.new(name="uv").data.foreach_set("uv", d["uv"].astype(np.float32).reshape(-1))
+mat = bpy.data.materials.new("m")
+nodes, links = mat.node_tree.nodes, mat.node_tree.links
+tex = nodes.new("ShaderNodeTexImage")
+tex.image = bpy.data.images.load(tex_png)
+tex.interpolation = "Closest"
+emit = nodes.new("ShaderNodeEmission")
+links.new(tex.outputs["Color"], emit.inputs["Color"])
+links.new(emit.outputs["Emission"], nodes["Material Output"].inputs["Surface"])
+me.materials.append(mat)
+scene.collection.objects.link(bpy.data.objects.new("p", me))
+cam = bpy.data.cameras.new("c")
+cam.type, cam.ortho_scale = "ORTHO", 2.0
+co = bpy.data.objects.new("c", cam)
+co.location, co.rotation_euler = (0.0, -5.0, 0.9), (np.pi / 2, 0.0, 0.0)
+scene.collection.objects.link(co)
+scene.camera = co
+scene.render.engine = "CYCLES"
+scene.cycles.samples, scene.cycles.use_denoising, scene.cycles.filter_width = 4, False, 0.01
+scene.view_settings.view_transform = "Standard"
+scene.render.resolution_x, scene.render.resolution_y = 100, 200
+scene.render.filepath = out_png
+bpy.ops.render.render(write_still=True)
+'''
+
+
+@pytest.mark.blender
+def test_blender_shows_the_texture_where_the_uvs_say(tmp_path: Path) -> None:
+    """Blender (v = 0 at the image bottom) renders, front-on and unlit, the texel our own UV lookup
+    predicts for the chest, a thigh and a shoe: the atlas convention holds in the renderer."""
+    import subprocess
+    import sys
+
+    from benchfoundry.flows.params_body import BodyConfig
+    from benchfoundry.tasks import body
+
+    mesh = body.posed_body(BodyConfig(), body.upright_pose(), cache_dir=tmp_path / "cache")
+    body.write_body_mesh(mesh, tmp_path / "mesh.npz")
+    tex = procedural_texture(5, 256)
+    cv2.imwrite(str(tmp_path / "tex.png"), tex[:, :, ::-1])
+    (tmp_path / "render.py").write_text(_RENDER)
+    subprocess.run([sys.executable, str(tmp_path / "render.py"), str(tmp_path / "mesh.npz"), str(tmp_path / "tex.png"),
+                    str(tmp_path / "out.png")], check=True, capture_output=True, timeout=300)
+    image = cv2.imread(str(tmp_path / "out.png"))[:, :, ::-1].astype(np.float64)
+    tri = mesh.vertices[mesh.faces]
+    normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    centre = tri.mean(1)
+    for target in ((0.0, 1.25), (0.1, 0.7), (0.13, 0.06)):  # chest, left thigh, left shoe (x, z)
+        facing = (normal[:, 1] < -0.5 * np.linalg.norm(normal, axis=1)) & (np.abs(centre[:, 0] - target[0]) < 0.02)
+        near = np.flatnonzero(facing & (np.abs(centre[:, 2] - target[1]) < 0.02))
+        face = near[np.argmin(centre[near, 1])]  # the frontmost: what the camera sees
+        expected = _sample(tex, mesh.uv[face].mean(0)[None])[0]
+        col, row = int(50 + centre[face, 0] * 100), int(100 - (centre[face, 2] - 0.9) * 100)
+        got = image[row - 1 : row + 2, col - 1 : col + 2].reshape(-1, 3)
+        assert np.abs(got - expected).sum(1).min() < 30, (target, got.mean(0), expected)
