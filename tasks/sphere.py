@@ -166,7 +166,13 @@ def cubemap_to_erp(faces: Mapping[str, np.ndarray] | np.ndarray, erp_width: int,
     Each face is padded with one row / column of its neighbours, so bilinear samples across a
     cube edge blend the two faces.
     """
-    parts = [faces[f] for f in sm.FACES] if isinstance(faces, Mapping) else strip_to_faces_list(faces)
+    if isinstance(faces, Mapping):
+        missing = [f for f in sm.FACES if f not in faces]
+        if missing:
+            raise ValueError(f"cube faces missing: {missing} (keys are {sm.FACES})")
+        parts = [faces[f] for f in sm.FACES]
+    else:
+        parts = strip_to_faces_list(faces)
     face_width = parts[0].shape[0]
     if any(p.shape != parts[0].shape for p in parts) or parts[0].shape[1] != face_width:
         raise ValueError(f"cube faces must be square and of one size, got {[p.shape for p in parts]}")

@@ -422,6 +422,8 @@ def test_size_limits_and_bad_inputs() -> None:
         faces = {f: np.broadcast_to(np.uint8(0), (10921, 10921)) for f in sm.FACES}
         sphere.cubemap_to_erp(faces, 1024)
     assert sphere.MAX_FACE_WIDTH == 10920
+    with pytest.raises(ValueError, match="missing.*down"):
+        sphere.cubemap_to_erp({f: np.zeros((8, 8), np.uint8) for f in sm.FACES[:5]}, 64)
     with pytest.raises(ValueError, match="fov"):
         sm.View.square(0, 0, 180, 8)
 
