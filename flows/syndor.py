@@ -15,6 +15,7 @@ from prefect import flow
 from benchfoundry.flows.params import BuildConfig
 from benchfoundry.flows.policy import task_runner, with_runner_policy
 from benchfoundry.tasks import render_client, syndor_render
+from benchfoundry.tasks.amass import select_poses
 from benchfoundry.tasks.buildinfo import benchmark_outcome, problem
 from benchfoundry.tasks.store import StageStore, write_parquet_atomic
 
@@ -22,13 +23,14 @@ from benchfoundry.tasks.store import StageStore, write_parquet_atomic
 @flow(name="syndor-render")
 def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
     """Calibration and every render shard not yet finished; the manifest last."""
-    plans = syndor_render.plan_shards(config)
+    poses = select_poses(config.syndor.poses)
+    plans = syndor_render.plan_shards(config, poses)
     store = StageStore(out, syndor_render.BENCHMARK, syndor_render.STAGE)
     todo = [p for p in plans if not store.is_done(p.shard_id, p.spec_hash)]
     calibration = with_runner_policy(syndor_render.calibrate_task, config.runner).submit(config, out)
     shard = with_runner_policy(syndor_render.render_shard_task, config.runner)
     futures = [(p, shard.submit(config, out, p)) for p in todo]
-    problems = []
+    problems = list(poses.problems)
     try:
         for plan, future in futures:
             try:
@@ -43,11 +45,15 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
     plot = syndor_render.plot_calibration(calibration_rows, Path(out) / syndor_render.BENCHMARK / "report" / "calibration.png")
     frames = int(sum(store.marker(s)["rows"] for s in done))
     rendered = int(sum(store.marker(p.shard_id)["rows"] for p in todo if p.shard_id in set(done)))
+    failed = [p for p in problems if p["kind"] == "failed"]
+    calibration_summary = syndor_render.calibration_summary(calibration_rows, str(plot.relative_to(out)))
+    problems += [problem("calibration", row["zone"], f"measured {row['measured_ppm']} px/m, target {row['target_ppm']}"
+                         + ("" if row["whole_in_frame"] else ": the person is not whole in the frame"), kind="failed")
+                 for row in calibration_summary["distances"] if not row["within_tolerance"]]
     return {
-        "manifest": str(manifest), "shards": len(plans), "shards_rendered": len(todo) - len(problems),
-        "shards_failed": len(problems), "frames": frames, "frames_rendered": rendered,
-        "calibration": syndor_render.calibration_summary(calibration_rows, str(plot.relative_to(out))),
-        "problems": problems + store.problems(done),
+        "manifest": str(manifest), "shards": len(plans), "shards_rendered": len(todo) - len(failed),
+        "shards_failed": len(failed), "frames": frames, "frames_rendered": rendered,
+        "calibration": calibration_summary, "problems": problems + store.problems(done),
     }
 
 

@@ -69,7 +69,9 @@ class Worker:
             add_person(self.scene, spec["person"]["mesh"], spec["person"]["texture"], spec["person"]["pass_index"])
             self.built["person"] = person_key
         image_file, mask_file = self.outputs  # type: ignore[misc]
+        frame_seconds = []
         for frame in spec["frames"]:
+            frame_start = time.perf_counter()
             if self.built.get("lighting") != frame["lighting"]:
                 apply_lighting(self.scene, frame["lighting"])
                 self.built["lighting"] = frame["lighting"]
@@ -78,7 +80,9 @@ class Worker:
             self.bpy.ops.render.render()
             move_output(image_file, frame["rgb"])
             move_output(mask_file, frame["mask"])
-        return {"ok": True, "frames": len(spec["frames"]), "seconds": time.perf_counter() - started}
+            frame_seconds.append(time.perf_counter() - frame_start)
+        return {"ok": True, "frames": len(spec["frames"]), "seconds": time.perf_counter() - started,
+                "frame_seconds": frame_seconds}
 
     def _reset(self) -> None:
         self.bpy.ops.wm.read_factory_settings(use_empty=True)

@@ -1,7 +1,7 @@
 """SynDORBench render stage: shard planning, released naming, index rows, calibration.
 
-A shard is one (scene, texture, action, lighting) with every camera of the rig, so adding a
-lighting or an action renders only the new shards. Its spec hash (render settings, camera,
+A shard is one (scene, texture, action, pose, lighting) with every camera of the rig, so adding
+a lighting or an action renders only the new shards. Its spec hash (render settings, camera,
 rig, factors, body/pose/texture config, seed) is stored in its marker; a changed setting
 re-renders it. Frames are rendered into the shard's temporary folder and moved into place only
 when the whole shard is done; the shard's index rows are written after that.
@@ -10,7 +10,8 @@ Released naming (DESIGN §2.2), under `<out>/syndor/`:
 `images/SMPLitex_texture_{id:05d}_{action}_{scene}_{lighting}_{radius}/{pose}/raw_images/
 frame0001_cam{NNN}_r{int radius}_phi{az}_theta{el}.jpg`, where `{radius}` is the camera distance
 in metres with one decimal (5.4, 10.8, 23.0 for the paper camera) and `{pose}` is `pose{k:03d}`,
-the k-th pose of the action (0 for a built-in action). Masks are the same path with
+the k-th pose of the action (tasks/amass.select_poses: 0 for a built-in action, the k-th
+selected AMASS frame otherwise). Masks are the same path with
 `raw_images` → `masks` and a `.png` suffix.
 """
 
@@ -33,6 +34,7 @@ from benchfoundry.flows.params import BuildConfig
 from benchfoundry.flows.params_syndor import SyndorConfig
 from benchfoundry.flows.policy import shard_task
 from benchfoundry.tasks import camera_rig, dori, render_client
+from benchfoundry.tasks.amass import PoseSelection, select_poses
 from benchfoundry.tasks.seeding import item_seed
 from benchfoundry.tasks.store import StageStore, atomic_path, write_json_atomic
 
@@ -53,6 +55,10 @@ class ShardPlan:
     scene: str
     texture_id: int
     action: str
+    pose_index: int  # k-th pose of the action
+    pose_source: str  # "builtin" or the AMASS sequence (BABEL feat_p)
+    pose_frame: int  # frame of that sequence
+    body_pose: tuple[float, ...]  # (23·3) SMPL axis-angle
     lighting: str
     spec_hash: str
 
@@ -102,22 +108,28 @@ def check_distinct_radii(syndor: SyndorConfig) -> None:
         raise ValueError(f"syndor.zones_ppm: two zones give the same distance label {labels}")
 
 
-def plan_shards(config: BuildConfig) -> list[ShardPlan]:
-    """Every (scene, texture, action, lighting) shard of the configured factors."""
+def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list[ShardPlan]:
+    """Every (scene, texture, action, pose, lighting) shard of the configured factors; `poses`
+    defaults to tasks/amass.select_poses (built-in poses, or AMASS frames)."""
     s = config.syndor
+    poses = select_poses(s.poses) if poses is None else poses
     check_distinct_radii(s)
     common = {
         "render": render_settings_hash(s), "zones": zones(s), "rig": s.rig.model_dump(mode="json"),
         "body": s.body.model_dump(mode="json"), "poses": s.poses.model_dump(mode="json"),
         "textures": s.textures.model_dump(mode="json"), "seed": config.seed,
     }
+    action_poses = [(a, k, frame) for a in s.poses.actions for k, frame in enumerate(poses.of(a))]
     plans = []
-    for scene, tex, action, lighting in itertools.product(s.scenes, s.textures.ids, s.poses.actions, s.lightings):
-        factors = {"scene": scene, "texture": tex, "action": action, "lighting": lighting,
-                   "light": lighting_spec(s, lighting)}
+    for scene, tex, (action, k, pose), lighting in itertools.product(s.scenes, s.textures.ids, action_poses,
+                                                                     s.lightings):
+        body_pose = tuple(float(x) for x in np.asarray(pose.body_pose, dtype=np.float64).reshape(-1))
+        factors = {"scene": scene, "texture": tex, "action": action, "pose": [k, pose.source, pose.frame, body_pose],
+                   "lighting": lighting, "light": lighting_spec(s, lighting)}
         plans.append(ShardPlan(
-            shard_id=f"{scene}_t{tex:05d}_{action}_{lighting}", scene=scene, texture_id=tex, action=action,
-            lighting=lighting, spec_hash=_sha({**common, **factors}),
+            shard_id=f"{scene}_t{tex:05d}_{action}_p{k:03d}_{lighting}", scene=scene, texture_id=tex, action=action,
+            pose_index=k, pose_source=pose.source, pose_frame=pose.frame, body_pose=body_pose, lighting=lighting,
+            spec_hash=_sha({**common, **factors}),
         ))
     return plans
 
@@ -200,18 +212,14 @@ def _fresh_dir(path: Path) -> Path:
     return path
 
 
-def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:
-    """Render one shard (all cameras) and write its index rows; returns the shard file."""
-    from benchfoundry.tasks.body import action_pose
-
+def shard_frames(config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path
+                 ) -> tuple[dict[str, Any], list[tuple[Path, Path]], list[dict[str, Any]]]:
+    """The worker spec of a shard rendering into `tmp`, the (temporary, final) file pairs, and
+    the shard's index rows."""
     s = config.syndor
-    root = Path(out)
-    store = StageStore(root, BENCHMARK, STAGE)
-    if store.is_done(plan.shard_id, plan.spec_hash):
-        return str(store.shard_path(plan.shard_id))
     bench_dir = root / BENCHMARK
-    tmp = _fresh_dir(store.dir / "_tmp" / plan.shard_id)
-    person = prepare_person(config, root, plan.action, action_pose(plan.action), plan.texture_id)
+    body_pose = np.array(plan.body_pose).reshape(23, 3)
+    person = prepare_person(config, root, f"{plan.action}_p{plan.pose_index:03d}", body_pose, plan.texture_id)
     target = (np.array(person.vertices_min) + np.array(person.vertices_max)) / 2
     cameras = camera_rig.rig_cameras(s.camera.spec(), zones(s), s.rig.azimuths_deg, s.rig.elevations_deg, target)
     ext = ".jpg" if s.render.image_format == "JPEG" else ".png"
@@ -219,26 +227,37 @@ def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:
     frames, finals, rows = [], [], []
     settings_hash = render_settings_hash(s)
     for i, cam in enumerate(cameras):
-        names = frame_paths(plan.texture_id, plan.action, plan.scene, plan.lighting, 0, cam, ext)
-        img_path = names["img_path"]
+        names = frame_paths(plan.texture_id, plan.action, plan.scene, plan.lighting, plan.pose_index, cam, ext)
         frame_id = f"{plan.shard_id}/{cam.zone}/cam{cam.cam_index:03d}"
         seed = item_seed(config.seed, STAGE, frame_id)
         rgb_tmp, mask_tmp = tmp / f"{i:04d}{ext}", tmp / f"{i:04d}_mask.png"
         frames.append({"matrix_world": cam.matrix_world, "seed": seed, "lighting": light,
                        "rgb": str(rgb_tmp), "mask": str(mask_tmp)})
-        finals += [(rgb_tmp, bench_dir / img_path), (mask_tmp, bench_dir / names["mask_path"])]
+        finals += [(rgb_tmp, bench_dir / names["img_path"]), (mask_tmp, bench_dir / names["mask_path"])]
         rows.append({
             "source_dir": names["source_dir"], "action": plan.action, "scene": plan.scene,
             "lighting": plan.lighting, "radius": radius_label(cam.distance_m),
-            "smplx_texture": f"SMPLitex_texture_{plan.texture_id:05d}", "img_path": img_path,
+            "smplx_texture": f"SMPLitex_texture_{plan.texture_id:05d}", "img_path": names["img_path"],
             "mask_path": names["mask_path"], "img_name": names["img_name"], "nv_path": None,
             "human_discernable": None, "zone": cam.zone, "target_ppm": cam.target_ppm, "distance_m": cam.distance_m,
-            "azimuth": cam.azimuth_deg, "elevation": cam.elevation_deg, "cam": cam.cam_index, "pose": 0,
+            "azimuth": cam.azimuth_deg, "elevation": cam.elevation_deg, "cam": cam.cam_index, "pose": plan.pose_index,
+            "pose_source": plan.pose_source, "pose_frame": plan.pose_frame,
             "texture_id": plan.texture_id, "seed": seed, "render_settings_hash": settings_hash,
             "shard": plan.shard_id, "body_path": str(person.mesh_npz.relative_to(bench_dir)),
             "camera_matrix": [x for row in cam.matrix_world for x in row],
         })
-    reply = run_shard(config, shard_spec(config, person, plan.scene, frames), tmp, finals)
+    return shard_spec(config, person, plan.scene, frames), finals, rows
+
+
+def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:
+    """Render one shard (all cameras) and write its index rows; returns the shard file."""
+    root = Path(out)
+    store = StageStore(root, BENCHMARK, STAGE)
+    if store.is_done(plan.shard_id, plan.spec_hash):
+        return str(store.shard_path(plan.shard_id))
+    tmp = _fresh_dir(store.dir / "_tmp" / plan.shard_id)
+    spec, finals, rows = shard_frames(config, root, plan, tmp)
+    reply = run_shard(config, spec, tmp, finals)
     frame = pd.DataFrame(rows).astype({"nv_path": "string", "human_discernable": "boolean"})
     store.write_shard(plan.shard_id, frame, spec_hash=plan.spec_hash,
                       info={"render_seconds": round(reply["seconds"], 3)})

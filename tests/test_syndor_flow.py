@@ -76,7 +76,7 @@ def test_index_has_every_combination_once(first_build: tuple[Path, dict, list[in
     assert not index["img_path"].duplicated().any()
     assert outcome["stages"]["render"]["frames_rendered"] == len(expected)
     for row in index.itertuples():
-        assert row.img_path == f"{row.source_dir}/pose000/raw_images/{row.img_name}"
+        assert row.img_path == f"{row.source_dir}/pose{row.pose:03d}/raw_images/{row.img_name}" and row.pose == 0
         assert f"_cam{int(row.azimuth // 45) * 4 + int(row.elevation // 22.5):03d}_" in row.img_name
         assert (out / "syndor" / row.img_path).is_file()
         assert (np.array(Image.open(out / "syndor" / row.mask_path)) > 0).any(), row.mask_path

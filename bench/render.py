@@ -1,0 +1,177 @@
+"""Render throughput: the pipeline against a bare bpy script, and the price of render settings.
+
+Run: `nice -n 10 .venv/bin/python bench/render.py [--frames N] [--width W]`. Prints
+(a) ms per frame of the pipeline (two shards of N frames through `render_shard`: person
+    preparation, worker process, spec files, file moves, index rows) ÷ ms per frame of a bare
+    bpy script rendering the same frames in one process (goal ≤ 1.05);
+(b) one fresh Blender process per frame (the one-off script pattern) ÷ the pipeline;
+(c) seconds per frame and the noise left (PSNR against a 128-sample denoised reference) for
+    several sample counts, with and without OpenImageDenoise.
+Both sides of (a) and (b) include their process start-up; all renders are Cycles on the CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BARE = "--bare"
+
+
+def bare_render(spec_paths: list[str], only: int | None) -> None:
+    """The bare script: plain bpy, the same scene, person, lighting and outputs, one loop."""
+    import bpy
+
+    from benchfoundry.render.camera import place_camera, setup_camera
+    from benchfoundry.render.lighting import apply_lighting
+    from benchfoundry.render.passes import move_output, setup_outputs
+    from benchfoundry.render.person import add_person
+    from benchfoundry.render.scene import build_scene
+
+    specs = [json.loads(Path(p).read_text()) for p in spec_paths]
+    first, settings = specs[0], specs[0]["render"]
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.engine = "CYCLES"
+    scene.render.use_persistent_data = True
+    scene.cycles.samples = settings["samples"]
+    scene.cycles.use_denoising = settings["denoise"]
+    scene.cycles.max_bounces = settings["max_bounces"]
+    scene.cycles.use_adaptive_sampling = False
+    camera = setup_camera(scene, **first["camera"])
+    scratch = tempfile.mkdtemp()
+    image, mask = setup_outputs(scene, scratch, 1, settings["image_format"], settings["jpeg_quality"])
+    build_scene(scene, first["scene"]["name"], first["scene"]["seed"])
+    add_person(scene, first["person"]["mesh"], first["person"]["texture"], 1)
+    frames = [f for spec in specs for f in spec["frames"]]
+    lighting = None
+    for frame in frames if only is None else frames[only:only + 1]:
+        if frame["lighting"] != lighting:
+            apply_lighting(scene, frame["lighting"])
+            lighting = frame["lighting"]
+        place_camera(camera, frame["matrix_world"])
+        scene.cycles.seed = frame["seed"]
+        bpy.ops.render.render()
+        move_output(image, frame["rgb"].replace("/tmp/", "/bare/"))
+        move_output(mask, frame["mask"].replace("/tmp/", "/bare/"))
+
+
+def _config(width: int, frames: int, extra: list[str]) -> Any:
+    from benchfoundry.flows.config import load_config
+
+    height = width * 9 // 16
+    azimuths = [45.0 * (i % 8) for i in range(frames)]
+    return load_config(None, [
+        f"syndor.camera.resolution_w={width}", f"syndor.camera.resolution_h={height}", "syndor.camera.focal_mm=8.4",
+        "syndor.zones_ppm={near: 93.75}", f"syndor.rig.azimuths_deg={sorted(set(azimuths))}",
+        "syndor.rig.elevations_deg=[0]", "syndor.scenes=[field]", "syndor.lightings=[noon_south, night]",
+        "syndor.poses.actions=[walking]", "syndor.render.image_format=PNG", *extra,
+    ])
+
+
+def _bare_process(spec_paths: list[Path], only: int | None = None) -> float:
+    cmd = [sys.executable, __file__, BARE, *map(str, spec_paths)] + ([] if only is None else ["--only", str(only)])
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def pipeline_vs_bare(work: Path, width: int, frames: int, samples: int) -> dict[str, float]:
+    from benchfoundry.tasks import render_client, syndor_render
+
+    config = _config(width, frames, [f"syndor.render.samples={samples}", "syndor.render.denoise=false"])
+    plans = syndor_render.plan_shards(config)
+    start = time.perf_counter()
+    for plan in plans:
+        syndor_render.render_shard(config, str(work / "pipeline"), plan)
+    render_client.close_all()
+    pipeline = (time.perf_counter() - start) / (len(plans) * frames)
+    specs = []
+    for plan in plans:
+        tmp = work / "specs" / plan.shard_id / "tmp"
+        (work / "specs" / plan.shard_id / "bare").mkdir(parents=True, exist_ok=True)
+        spec, _, _ = syndor_render.shard_frames(config, work / "pipeline", plan, tmp)
+        path = work / "specs" / f"{plan.shard_id}.json"
+        path.write_text(json.dumps(spec))
+        specs.append(path)
+    bare = _bare_process(specs) / (len(plans) * frames)
+    one_off = statistics.mean(_bare_process(specs, only=i) for i in range(min(3, frames)))
+    return {"pipeline_s": pipeline, "bare_s": bare, "one_off_s": one_off}
+
+
+def _psnr(a: np.ndarray, b: np.ndarray) -> float:
+    mse = float(np.mean((a.astype(float) - b.astype(float)) ** 2))
+    return float("inf") if mse == 0 else 10 * np.log10(255.0**2 / mse)
+
+
+def settings_table(work: Path, width: int) -> list[dict[str, Any]]:
+    """Seconds per frame (median of 3 warm frames) and PSNR against a 128-sample reference."""
+    from PIL import Image
+
+    from benchfoundry.tasks import render_client, syndor_render
+
+    config = _config(width, 1, [])
+    plan = syndor_render.plan_shards(config)[0]
+    tmp = work / "settings"
+    tmp.mkdir(parents=True, exist_ok=True)
+    base, _, _ = syndor_render.shard_frames(config, work / "pipeline", plan, tmp)
+    frame = base["frames"][0]
+
+    def run(samples: int, denoise: bool) -> tuple[float, np.ndarray]:
+        spec = copy.deepcopy(base)
+        spec["render"].update(samples=samples, denoise=denoise)
+        name = f"s{samples}_{int(denoise)}"
+        spec["frames"] = [{**frame, "rgb": str(tmp / f"{name}_{i}.png"), "mask": str(tmp / f"{name}_{i}_m.png")}
+                          for i in range(4)]
+        path = tmp / f"{name}.json"
+        path.write_text(json.dumps(spec))
+        reply = render_client.render_spec(path, timeout_s=3600, shards_per_worker=100)
+        return statistics.median(reply["frame_seconds"][1:]), np.array(Image.open(tmp / f"{name}_3.png"))
+
+    _, reference = run(128, True)
+    rows = []
+    for samples in (4, 16, 64):
+        for denoise in (False, True):
+            seconds, image = run(samples, denoise)
+            rows.append({"samples": samples, "denoise": denoise, "s_per_frame": seconds,
+                         "psnr_db": _psnr(image, reference)})
+    render_client.close_all()
+    return rows
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == BARE:
+        args = sys.argv[2:]
+        only = int(args[args.index("--only") + 1]) if "--only" in args else None
+        bare_render([a for a in args if a.endswith(".json")], only)
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=8, help="frames per shard (two shards)")
+    parser.add_argument("--width", type=int, default=320, help="image width; height is 9/16 of it")
+    parser.add_argument("--samples", type=int, default=8, help="samples of the (a)/(b) renders")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-render-") as tmp:
+        work = Path(tmp)
+        t = pipeline_vs_bare(work, args.width, args.frames, args.samples)
+        print(f"{args.width}x{args.width * 9 // 16}, {args.samples} samples, 2 shards x {args.frames} frames")
+        print(f"(a) pipeline {t['pipeline_s'] * 1000:.0f} ms/frame, bare bpy script {t['bare_s'] * 1000:.0f} ms/frame: "
+              f"ratio {t['pipeline_s'] / t['bare_s']:.3f} (goal <= 1.05)")
+        print(f"(b) one fresh Blender process per frame {t['one_off_s'] * 1000:.0f} ms/frame: "
+              f"{t['one_off_s'] / t['pipeline_s']:.1f}x the pipeline")
+        print("(c) samples  denoise  s/frame  PSNR vs 128 spp + denoise (dB)")
+        for row in settings_table(work, args.width):
+            print(f"    {row['samples']:>7}  {str(row['denoise']):>7}  {row['s_per_frame']:7.2f}  {row['psnr_db']:.1f}")
+
+
+if __name__ == "__main__":
+    main()
