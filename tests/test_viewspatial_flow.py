@@ -48,14 +48,14 @@ def compass_word(angle_deg: float) -> str:
     return COMPASS[int(math.floor((angle_deg % 360 + 22.5) / 45)) % 8]
 
 
-def expected_camera_label(v: np.ndarray) -> str:
-    """18-way label with thresholds 30° / 67.5° (the config defaults), from camera-axis components."""
+def expected_camera_label(v: np.ndarray, vertical_min: float, vertical_only: float) -> str:
+    """18-way label from camera-axis components (x right, y down, z forward)."""
     right, up, front = v[0], -v[1], v[2]
     elevation = math.degrees(math.atan2(abs(up), math.hypot(right, front)))
     vert = "above" if up > 0 else "down"
-    if elevation >= 67.5:
+    if elevation >= vertical_only:
         return vert
-    if elevation >= 30:
+    if elevation >= vertical_min:
         if abs(right) >= abs(front):
             return vert + ("-right" if right > 0 else "-left")
         return ("front" if front > 0 else "back") + ("-up" if up > 0 else "-down")
@@ -83,14 +83,16 @@ def test_answers_agree_with_the_room_geometry(built: tuple[Path, dict]) -> None:
     out, _ = built
     qa = pd.read_parquet(out / "viewspatial" / "qa" / "manifest.parquet")
     assert len(qa) >= 20
-    poses = {scene: camera_walk(room, 20) for scene, room in rooms().items()}
+    vs = load_config(None).viewspatial
+    poses = {scene: camera_walk(room, vs.synthetic.frames) for scene, room in rooms().items()}
     for row in qa.itertuples():
         ids, labels = list(row.object_ids), list(row.labels)
         centres = [furniture_centre(row.scene_id, i, label) for i, label in zip(ids, labels)]
         if row.question_type == "Cam-Rel. Dir.":
             pose = poses[row.scene_id][row.frame_ids[0]]
             v_cam = pose[:3, :3].T @ (centres[1] - centres[0])
-            assert row.answer_label == expected_camera_label(v_cam), row.item_id
+            expected = expected_camera_label(v_cam, vs.qa.vertical_min_deg, vs.qa.vertical_only_deg)
+            assert row.answer_label == expected, row.item_id
         else:
             a, b, c = centres
             fx, fy = b[0] - a[0], b[1] - a[1]
@@ -99,6 +101,9 @@ def test_answers_agree_with_the_room_geometry(built: tuple[Path, dict]) -> None:
             angle = math.degrees(math.atan2(vx * fy - vy * fx, vx * fx + vy * fy))
             assert row.answer_label == compass_word(angle), row.item_id
             assert len(set(labels)) == 3
+    # The check covered the vertical labels too, and more than a couple of horizontal ones.
+    assert (~qa["answer_label"].isin(COMPASS)).any()
+    assert qa["answer_label"].isin(COMPASS).sum() >= 10 and qa["answer_label"].nunique() >= 6
 
 
 def test_every_item_obeys_the_distractor_rule(built: tuple[Path, dict]) -> None:
@@ -158,7 +163,7 @@ def test_raw_and_export_layouts_hold_the_same_scan(built: tuple[Path, dict]) -> 
     for a, b in zip(raw.iter_frames(), export.iter_frames()):
         np.testing.assert_array_equal(a.depth_mm, b.depth_mm)
         np.testing.assert_allclose(a.pose, b.pose, atol=1e-6)
-    walk = camera_walk(rooms()[scene_id], 20)
+    walk = camera_walk(rooms()[scene_id], load_config(None).viewspatial.synthetic.frames)
     for fid in raw.frame_ids():
         np.testing.assert_allclose(raw.read_frame(fid).pose, walk[fid], atol=1e-5)
 
