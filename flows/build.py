@@ -11,6 +11,7 @@ from prefect import flow
 from benchfoundry.flows.config import config_dict, config_hash
 from benchfoundry.flows.odi import odi_flow
 from benchfoundry.flows.params import BuildConfig
+from benchfoundry.flows.policy import task_runner
 from benchfoundry.flows.syndor import syndor_flow
 from benchfoundry.flows.viewspatial import viewspatial_flow
 from benchfoundry.tasks.buildinfo import benchmark_outcome, package_versions, utc_now
@@ -25,7 +26,8 @@ BENCHMARKS: dict[str, Callable[..., Any]] = {
 
 
 def _run_benchmark(name: str, config: BuildConfig, out: str) -> dict[str, Any]:
-    state = BENCHMARKS[name](config, out, return_state=True)
+    subflow = BENCHMARKS[name].with_options(task_runner=task_runner(config.runner))
+    state = subflow(config, out, return_state=True)
     if state.is_completed():
         return state.result()
     try:
