@@ -295,8 +295,9 @@ def _skeleton(shape: BodyShape) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     return joints * shape.stature, {k: v * shape.stature for k, v in extra.items()}
 
 
-def _specs(shape: BodyShape) -> list[SweepSpec]:
-    """The tubes of the body for one shape (left limbs are mirrored into right ones)."""
+def _specs(shape: BodyShape, resolution: float = 1.0) -> list[SweepSpec]:
+    """The tubes of the body for one shape (left limbs are mirrored into right ones); `resolution`
+    multiplies the vertices around and along every tube."""
     jt, ex = _skeleton(shape)
     sc, g, lg, hs = shape.stature, shape.girth, shape.limbs * shape.stature, shape.head * shape.stature
     up, fwd, side = np.array([0.0, 1, 0]), np.array([0.0, 0, 1]), np.array([1.0, 0, 0])
@@ -391,7 +392,8 @@ def _specs(shape: BodyShape) -> list[SweepSpec]:
     )
     limbs = [leg, foot, arm, hand]
     mirrored = [_mirror(s, s.part.replace("left_", "right_"), _LEFT_TO_RIGHT) for s in limbs]
-    return [torso, neck, head, nose, *limbs, *mirrored]
+    return [replace(s, n_around=2 * round(s.n_around * resolution / 2), step=s.step / resolution)
+            for s in (torso, neck, head, nose, *limbs, *mirrored)]
 
 
 @dataclass(frozen=True)
@@ -407,26 +409,27 @@ class BodyGeometry:
     landmarks: dict[str, int]
     keypoints: dict[str, int]  # smplx vertex_ids
     part_of_vertex: np.ndarray  # (V,) index into PARTS
+    vertex_u: np.ndarray  # (V,) centreline parameter of each vertex's ring within its part
     joints: np.ndarray  # intended joints (24,3), same frame as `vertices`
 
 
 PARTS: tuple[str, ...] = tuple(UV_ISLANDS)
 
 
-@functools.lru_cache(maxsize=1)
-def _ring_counts() -> dict[str, tuple[int, ...]]:
+@functools.lru_cache(maxsize=4)
+def _ring_counts(resolution: float = 1.0) -> dict[str, tuple[int, ...]]:
     """Rings per stretch of every part, from the template's lengths and each part's step."""
     counts = {}
-    for spec in _specs(BodyShape()):
+    for spec in _specs(BodyShape(), resolution):
         lengths = np.linalg.norm(np.diff(np.asarray(spec.points), axis=0), axis=1)
         counts[spec.part] = tuple(max(1, int(np.ceil(length / spec.step))) for length in lengths)
     return counts
 
 
-def build_geometry(shape: BodyShape = BodyShape()) -> BodyGeometry:
+def build_geometry(shape: BodyShape = BodyShape(), resolution: float = 1.0) -> BodyGeometry:
     """Assemble the tubes of one shape into a single mesh with weights, regressor, UVs, landmarks."""
-    specs = _specs(shape)
-    counts = _ring_counts()
+    specs = _specs(shape, resolution)
+    counts = _ring_counts(resolution)
     sweeps = {spec.part: _sweep(spec, counts[spec.part]) for spec in specs}
     offsets, uv_offsets, v_off, t_off = {}, {}, 0, 0
     for part, sw in sweeps.items():
@@ -439,6 +442,8 @@ def build_geometry(shape: BodyShape = BodyShape()) -> BodyGeometry:
     weights = np.concatenate([sw.weights for sw in sweeps.values()])
     vt = np.concatenate([_to_island(sw.uv, UV_ISLANDS[p]) for p, sw in sweeps.items()])
     part_of_vertex = np.concatenate([np.full(len(sw.vertices), PARTS.index(p)) for p, sw in sweeps.items()])
+    vertex_u = np.concatenate([np.concatenate([np.repeat(sw.ring_u, len(sw.rings[0])), sw.ring_u[[0, -1]]])
+                               for sw in sweeps.values()])
 
     torso = sweeps["torso"]
     _blend_collars(weights, verts, torso, offsets["torso"], len(specs[0].points) - 1)
@@ -502,7 +507,7 @@ def build_geometry(shape: BodyShape = BodyShape()) -> BodyGeometry:
         vertices=verts - pelvis, faces=faces, weights=weights, J_regressor=regressor, vt=vt, ft=ft,
         landmarks={k: landmarks[k] for k in LANDMARK_NAMES},
         keypoints={k: keypoints[k] for k in SMPLX_KEYPOINT_NAMES},
-        part_of_vertex=part_of_vertex, joints=jt - pelvis,
+        part_of_vertex=part_of_vertex, vertex_u=vertex_u, joints=jt - pelvis,
     )
 
 

@@ -16,7 +16,7 @@ class BodyConfig(Section):
 
     `model_path` is a folder holding `smpl/SMPL_<GENDER>.pkl` or `smplx/SMPLX_<GENDER>.npz` (smplx's
     layout), a folder holding that file directly, or the file itself. Without it the project's
-    procedural neutral SMPL-layout body is used.
+    procedural neutral body is used, in the SMPL or SMPL-X file layout as `model_type` says.
     """
 
     model_path: Path | None = None
@@ -28,8 +28,6 @@ class BodyConfig(Section):
     @model_validator(mode="after")
     def _procedural_limits(self) -> "BodyConfig":
         if self.model_path is None:
-            if self.model_type != "smpl":
-                raise ValueError("body.model_type 'smplx' needs body.model_path (the procedural body is SMPL-layout)")
             if self.gender != "neutral":
                 raise ValueError("the procedural body is neutral; set body.model_path for a gendered model")
             if self.uv_path is not None:

@@ -5,7 +5,9 @@ above x = y = 0, the person facing −Y, so their left is +X. SMPL's own frame (
 left +X) maps to it by a +90° rotation about X.
 
 Official files (`body.model_path`) and the procedural body go through the same `smplx.create`
-call; for the procedural body the file is first written, once and atomically, into a cache folder.
+call; for the procedural body the file (SMPL or SMPL-X layout, as `body.model_type` says) is first
+written, once and atomically, into a cache folder. SMPL-X models take the first 21 joints of the
+(23,3) SMPL body pose (SMPL's hand joints 22–23 have no SMPL-X counterpart); hands stay flat.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from benchfoundry.assets import body_model
+from benchfoundry.assets import body_model, body_model_smplx
 from benchfoundry.assets.poses import ACTIONS, action_pose, upright_pose
 from benchfoundry.flows.params_body import BodyConfig
 from benchfoundry.tasks.store import atomic_path
@@ -63,13 +65,21 @@ class _Extras:
     keypoint_ids: dict[str, int] | None  # None: smplx's defaults for official files
 
 
-def procedural_model_dir(cache_dir: Path) -> Path:
-    """Folder (smplx layout: `<dir>/smpl/SMPL_NEUTRAL.pkl`) of the procedural model, written once."""
+def procedural_model_dir(cache_dir: Path, model_type: str = "smpl") -> Path:
+    """Folder of the procedural model in smplx's layout (`<dir>/smpl/SMPL_NEUTRAL.pkl` or
+    `<dir>/smplx/SMPLX_NEUTRAL.npz`), written once."""
     root = Path(cache_dir) / "body_model" / body_model.MODEL_VERSION
-    path = root / "smpl" / "SMPL_NEUTRAL.pkl"
+    path = _procedural_file(root, model_type)
     if not path.exists():
-        body_model.write_smpl_pickle(path)
+        if model_type == "smplx":
+            body_model_smplx.write_smplx_npz(path)
+        else:
+            body_model.write_smpl_pickle(path)
     return root
+
+
+def _procedural_file(root: Path, model_type: str) -> Path:
+    return root / "smplx" / "SMPLX_NEUTRAL.npz" if model_type == "smplx" else root / "smpl" / "SMPL_NEUTRAL.pkl"
 
 
 def _resolve_official(cfg: BodyConfig) -> Path:
@@ -89,7 +99,7 @@ def _resolve_official(cfg: BodyConfig) -> Path:
 
 def _model_file(cfg: BodyConfig, cache_dir: Path) -> Path:
     if cfg.model_path is None:
-        return procedural_model_dir(cache_dir) / "smpl" / "SMPL_NEUTRAL.pkl"
+        return _procedural_file(procedural_model_dir(cache_dir, cfg.model_type), cfg.model_type)
     return _resolve_official(cfg)
 
 
@@ -107,7 +117,7 @@ def _load(path: str, model_type: str, gender: str, n_betas: int, procedural: boo
 
     extras = _procedural_extras(path) if procedural else None
     kwargs: dict[str, Any] = {"gender": gender, "num_betas": max(10, n_betas)}
-    if extras is not None:
+    if extras is not None and extras.keypoint_ids is not None:
         kwargs["vertex_ids"] = extras.keypoint_ids
     if model_type == "smplx":
         kwargs.update(ext="npz", use_pca=False)
@@ -129,11 +139,16 @@ def _load(path: str, model_type: str, gender: str, n_betas: int, procedural: boo
 
 @functools.lru_cache(maxsize=8)
 def _procedural_extras(path: str) -> _Extras:
-    """UVs, landmarks and keypoint ids stored in a procedural model pickle."""
-    with open(path, "rb") as fh:
-        data = pickle.load(fh)
+    """UVs, landmarks and (SMPL layout) keypoint ids stored in a procedural model file."""
+    if path.endswith(".npz"):  # SMPL-X layout: smplx uses its own keypoint ids
+        with np.load(path) as npz:
+            data = {k: npz[k] for k in ("landmark_names", "landmark_vertex_ids", "vt", "ft")}
+        keypoints = None
+    else:
+        with open(path, "rb") as fh:
+            data = pickle.load(fh)
+        keypoints = dict(zip(data["keypoint_names"].tolist(), data["keypoint_vertex_ids"].tolist()))
     landmarks = dict(zip(data["landmark_names"].tolist(), data["landmark_vertex_ids"].tolist()))
-    keypoints = dict(zip(data["keypoint_names"].tolist(), data["keypoint_vertex_ids"].tolist()))
     uv = data["vt"][data["ft"]].astype(np.float32)
     uv.setflags(write=False)  # shared by every BodyMesh of this model
     return _Extras(uv=uv, landmarks=landmarks, keypoint_ids=keypoints)

@@ -169,9 +169,45 @@ def test_missing_official_model_names_the_file(tmp_path: Path) -> None:
         body.load_body_model(cfg, tmp_path)
 
 
-def test_config_rejects_smplx_without_files() -> None:
+def test_config_rejects_gendered_procedural_body() -> None:
     with pytest.raises(ValueError, match="model_path"):
-        BodyConfig(model_type="smplx")
+        BodyConfig(gender="female")
+
+
+def test_procedural_smplx_layout_loads_and_poses_like_the_smpl_layout(cache_dir: Path) -> None:
+    """The SMPL-X-layout file (≥ 9,930 vertices, 55 joints) loads through smplx.SMPLX and, being the
+    same surface sampled more finely, poses like the SMPL-layout body."""
+    import smplx
+    import torch
+
+    cfg = BodyConfig(model_type="smplx")
+    model = body.load_body_model(cfg, cache_dir)
+    assert isinstance(model, smplx.SMPLX)
+    assert model.get_num_verts() >= 9930 and model.J_regressor.shape[0] == 55
+    for action in ("upright", "kicking", "cover_face"):
+        pose = body.upright_pose() if action == "upright" else body.action_pose(action)
+        x = body.posed_body(cfg, pose, cache_dir=cache_dir)
+        s = body.posed_body(BodyConfig(), pose, cache_dir=cache_dir)
+        assert x.height_m == pytest.approx(s.height_m, abs=0.005)
+        assert x.uv is not None and x.uv.shape == (len(x.faces), 3, 2)
+        for name in ("nose", "left_wrist", "right_ankle", "left_knee", "head_top"):
+            gap = np.linalg.norm(x.vertices[x.landmarks[name]] - s.vertices[s.landmarks[name]])
+            assert gap < 0.03, (action, name, gap)
+    # curling the left fingers (hand pose) moves left fingertips only
+    rest = model(return_verts=True).vertices[0].detach().numpy()
+    curl = torch.zeros(1, 45)
+    curl[0, 2::3] = -0.5  # every left finger joint about z: fingers bend down
+    bent = model(left_hand_pose=curl).vertices[0].detach().numpy()
+    moved = np.linalg.norm(bent - rest, axis=1) > 1e-4
+    assert moved.any() and (rest[moved, 0] > 0.6).all()
+
+
+def test_procedural_smplx_file_is_deterministic() -> None:
+    from benchfoundry.assets import body_model_smplx
+
+    first = body_model_smplx.npz_bytes(body_model_smplx.model_arrays())
+    body_model_smplx.model_arrays.cache_clear()
+    assert body_model_smplx.npz_bytes(body_model_smplx.model_arrays()) == first
 
 
 SMPLX_PARENTS = [-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 14, 16, 17, 18, 19, 15, 15, 15,
