@@ -143,10 +143,12 @@ def test_written_model_is_deterministic_and_reloads_identically(tmp_path: Path, 
     other = tmp_path / "again"
     pose = body.action_pose("walking")
     a = body.posed_body(BodyConfig(), pose, cache_dir=cache_dir)
-    body.procedural_model_dir(other)
-    assert (other / "body_model").rglob("SMPL_NEUTRAL.pkl")
+    written = body.procedural_model_dir(other) / "smpl" / "SMPL_NEUTRAL.pkl"
+    assert written.read_bytes() == first
     b = body.posed_body(BodyConfig(), pose, cache_dir=other)
     np.testing.assert_array_equal(a.vertices, b.vertices)
+    loaded = body.load_body_model(BodyConfig(), other)
+    np.testing.assert_array_equal(loaded.v_template.numpy(), body_model.model_arrays()["v_template"].astype(np.float32))
 
 
 def test_uvs_are_per_corner_and_in_range(upright: body.BodyMesh) -> None:
