@@ -155,3 +155,11 @@ def test_killed_worker_fails_the_shard_and_a_retry_completes(rendered: Path, tmp
     assert all((tmp_path / f"f{i}_mask.png").exists() for i in range(8))
     # a fresh process renders the same bytes as the module's worker did for this camera and seed
     assert (tmp_path / "f0.png").read_bytes() == (rendered / f"tiny_{zone}_0.png").read_bytes()
+
+
+def test_shard_over_its_timeout_fails_and_the_worker_is_replaced(rendered: Path) -> None:
+    render_client.render_spec(rendered / "tiny.json", timeout_s=600, shards_per_worker=4)  # this thread's worker
+    before = set(render_client.live_worker_pids())
+    with pytest.raises(render_client.RenderError, match="timed out"):
+        render_client.render_spec(rendered / "calib.json", timeout_s=0.01, shards_per_worker=4)
+    assert before and not set(render_client.live_worker_pids()) & before  # killed, not left running
