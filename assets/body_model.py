@@ -619,7 +619,7 @@ def texture_layout() -> TextureLayout:
     return TextureLayout(
         islands=dict(UV_ISLANDS), margin=UV_MARGIN,
         marks={
-            "torso": {"hips": v_at("torso", 1.0), "waist": v_at("torso", 1.45), "chest": v_at("torso", 3.5)},
+            "torso": {"waist": v_at("torso", 1.45)},
             "arm": {"shoulder": v_at("left_arm", 1.0), "elbow": v_at("left_arm", 2.0), "wrist": v_at("left_arm", 3.0)},
             "leg": {"hip": v_at("left_leg", 1.0), "knee": v_at("left_leg", 2.0), "ankle": v_at("left_leg", 3.0)},
         },
