@@ -1,0 +1,157 @@
+"""The discern stage on a tiny synthetic render manifest: NV images, labels, CV report, rerun, human loop."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pandas as pd
+import pytest
+from prefect import flow
+
+from benchfoundry.flows.config import load_config
+from benchfoundry.flows.params import BuildConfig
+from benchfoundry.tasks import discern_stage as ds
+from benchfoundry.tasks.store import StageStore
+
+H, W = 72, 96
+
+
+def frame_images(rng: np.random.Generator, lighting: str, height: int, contrast: float) -> tuple[np.ndarray, np.ndarray]:
+    """A noisy scene with an upright elliptical 'person' of the given pixel height and contrast."""
+    level = 0.02 if lighting == "night" else 0.3
+    lin = np.clip(level * (1 + 0.2 * rng.standard_normal((H, W, 1))), 0, 1) * np.array([0.8, 0.9, 1.0])
+    mask = np.zeros((H, W), np.uint8)
+    if height:
+        cv2.ellipse(mask, (W // 2, H // 2), (max(height // 6, 1), height // 2), 0, 0, 360, 255, -1)
+    lin[mask > 0] = level * (1 + contrast) * np.array([1.0, 0.8, 0.6])
+    srgb = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * lin ** (1 / 2.4) - 0.055)
+    return (np.clip(srgb, 0, 1) * 255).round().astype(np.uint8), mask
+
+
+def make_render(out: Path, n_night: int = 24, n_day: int = 6, seed: int = 0) -> str:
+    """Images, masks and a render manifest in the render stage's layout."""
+    rng = np.random.default_rng(seed)
+    root = out / "syndor"
+    rows = []
+    for i in range(n_night + n_day):
+        lighting = "night" if i < n_night else "noon_south"
+        zone = ("near", "mid", "far")[i % 3]
+        height = 0 if i == n_night else int(rng.integers(6, 60))
+        contrast = float(rng.uniform(0.0, 1.5))
+        rgb, mask = frame_images(rng, lighting, height, contrast)
+        source = f"SMPLitex_texture_00000_walk_field_{lighting}_{zone}"
+        img_path = f"images/{source}/pose000/raw_images/frame0001_cam{i:03d}.png"
+        mask_path = f"images/{source}/pose000/masks/frame0001_cam{i:03d}.png"
+        (root / img_path).parent.mkdir(parents=True, exist_ok=True)
+        (root / mask_path).parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(root / img_path), cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
+        cv2.imwrite(str(root / mask_path), mask)
+        rows.append({"source_dir": source, "action": "walk", "scene": "field", "lighting": lighting,
+                     "radius": {"near": 5.4, "mid": 10.8, "far": 23.0}[zone], "smplx_texture": "SMPLitex_texture_00000",
+                     "img_path": img_path, "mask_path": mask_path, "img_name": Path(img_path).name, "nv_path": None,
+                     "human_discernable": None, "zone": zone, "shard": f"walk-{lighting}", "render_settings_hash": "x"})
+    manifest = StageStore(out, "syndor", "render").manifest_path
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).astype({"nv_path": "string", "human_discernable": "boolean"}).to_parquet(manifest)
+    return str(manifest)
+
+
+def config(**overrides: object) -> BuildConfig:
+    sets = ["syndor.discern.classifier.rf_trees=20", "syndor.discern.classifier.xgb_trees=20",
+            "syndor.discern.frames_per_shard=10", "syndor.discern.isp.denoiser=nlmeans"]
+    return load_config(None, sets + [f"{k}={v}" for k, v in overrides.items()])
+
+
+@flow(name="discern-test")
+def run_stage(config: BuildConfig, out: str, manifest: str) -> dict:
+    return ds.discern_stage(config, out, manifest)
+
+
+def test_nv_path_sits_beside_the_raw_image():
+    assert ds.nv_relpath("images/a/pose000/raw_images/f.png") == "images/a/pose000/nv_images/f.jpg"
+    assert ds.nv_relpath("x/f.jpg") == "x/nv_images/f.jpg"
+
+
+def test_simulated_build_labels_every_night_and_nv_row_and_reruns_nothing(tmp_path, prefect_server):
+    out = str(tmp_path)
+    manifest = make_render(tmp_path)
+    cfg = config()
+    first = run_stage(cfg, out, manifest)
+    assert first["problems"] == [] and first["frames"] == 30 and first["nv_images"] == 24
+    rows = pd.read_parquet(first["manifest"])
+    night, day = rows[rows["lighting"] == "night"], rows[rows["lighting"] != "night"]
+    assert night["human_discernable"].isin([0, 1]).all() and night["human_discernable_nv"].isin([0, 1]).all()
+    assert set(night["label_source"]) <= {"simulated", "model"} and "simulated" in set(night["label_source"])
+    assert set(night["label_source_nv"]) <= {"simulated", "model"}
+    assert (day["label_source"] == "mask").all()
+    assert day["human_discernable"].tolist() == (day["raw_area_ratio"] > 0).astype(int).tolist()
+    assert all((tmp_path / "syndor" / p).is_file() for p in night["nv_path"])
+    assert day["nv_path"].isna().all()
+    report = json.loads((tmp_path / "report" / "discern_cv.json").read_text())
+    assert report["label_source"] == "simulated" and any("simulated" in n for n in report["notes"])
+    assert {"ensemble", "decision_tree"} <= set(report["cv"]) or report["cv"].get("skipped")
+    assert (tmp_path / "syndor" / "discern" / "model" / "model.joblib").is_file()
+
+    store = StageStore(out, "syndor", "discern_features")
+    markers = {s: store.marker(s)["finished"] for s in store.done_shards()}
+    nv_times = {p: (tmp_path / "syndor" / p).stat().st_mtime_ns for p in night["nv_path"]}
+    second = run_stage(cfg, out, manifest)
+    assert second["shards_processed"] == 0
+    assert {s: store.marker(s)["finished"] for s in store.done_shards()} == markers
+    assert {p: (tmp_path / "syndor" / p).stat().st_mtime_ns for p in night["nv_path"]} == nv_times
+    assert pd.read_parquet(second["manifest"]).equals(rows)
+
+
+def test_corrupt_image_is_reported_and_skipped(tmp_path, prefect_server):
+    manifest = make_render(tmp_path, n_night=8, n_day=2)
+    bad = pd.read_parquet(manifest)["img_path"].iloc[3]
+    (tmp_path / "syndor" / bad).write_bytes(b"not an image")
+    result = run_stage(config(), str(tmp_path), manifest)
+    assert [p["item"] for p in result["problems"]] == [bad]
+    rows = pd.read_parquet(result["manifest"])
+    assert bad not in set(rows["img_path"]) and len(rows) == 9
+
+
+def test_human_mode_stops_after_export_then_continues_after_import(tmp_path, prefect_server):
+    out = str(tmp_path)
+    manifest = make_render(tmp_path, n_night=12, n_day=3)
+    cfg = config(**{"syndor.discern.labels.source": "human"})
+    stopped = run_stage(cfg, out, manifest)
+    assert "label-import" in stopped["stopped"] and "manifest" not in stopped
+    sample = pd.read_csv(stopped["sample"]["csv"])
+    assert len(sample) > 0 and sample["label"].isna().all()
+    sample["label"] = ["yes" if i % 3 else "no" for i in range(len(sample))]
+    sample.loc[0, "image"] = "images/nowhere.png"
+    labelled = tmp_path / "labels.csv"
+    sample.to_csv(labelled, index=False)
+    imported = ds.import_labels(out, cfg, str(labelled))
+    assert [b["line"] for b in imported["bad_rows"]] == [2] and imported["imported"] == len(sample) - 1
+
+    done = run_stage(cfg, out, manifest)
+    assert done["shards_processed"] == 0 and done["label_source"] == "human"
+    rows = pd.read_parquet(done["manifest"])
+    given = dict(zip(sample["image"][1:], (sample["label"][1:] == "yes").astype(int)))
+    raw = rows.set_index("img_path")
+    for image, label in given.items():
+        column = "human_discernable_nv" if "/nv_images/" in image else "human_discernable"
+        key = image if column == "human_discernable" else raw.index[raw["nv_path"] == image][0]
+        assert raw.loc[key, column] == label
+
+
+def test_single_class_sample_does_not_crash(tmp_path, prefect_server):
+    manifest = make_render(tmp_path, n_night=6, n_day=0)
+    cfg = config(**{"syndor.discern.labels.observer_min_height_px": 1000, "syndor.discern.labels.observer_lapse": 0})
+    result = run_stage(cfg, str(tmp_path), manifest)
+    rows = pd.read_parquet(result["manifest"])
+    assert (rows["human_discernable"] == 0).all() and (rows["human_discernable_nv"] == 0).all()
+    assert result["cv_folds"] == 0 and "at least 2" in result["cv_note"]
+    report = json.loads((tmp_path / "report" / "discern_cv.json").read_text())
+    assert any("single-class" in n for n in report["notes"])
+
+
+def test_label_sample_command_needs_features(tmp_path):
+    with pytest.raises(ValueError, match="no features yet"):
+        ds.export_label_sample(str(tmp_path), config())
