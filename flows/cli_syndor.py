@@ -1,0 +1,66 @@
+"""`benchfoundry syndor label-sample BUILD` and `benchfoundry syndor label-import BUILD FILE`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from benchfoundry.flows.params import BuildConfig
+
+
+def _build_config(build: Path, config_path: str | None, overrides: list[str]) -> BuildConfig:
+    """The config of a build: `--config` (with `--set`) when given, else the one in BUILD/build.json."""
+    from benchfoundry.flows.config import load_config
+
+    if config_path is not None:
+        return load_config(config_path, overrides)
+    record = build / "build.json"
+    if not record.is_file():
+        raise ValueError(f"{record}: no build record; pass --config CONFIG (the build's YAML)")
+    return BuildConfig.model_validate(json.loads(record.read_text())["config"])
+
+
+def _cmd_label_sample(args: argparse.Namespace) -> int:
+    from benchfoundry.tasks.discern_stage import export_label_sample
+
+    config = _build_config(Path(args.build), args.config, args.set or [])
+    result = export_label_sample(args.build, config)
+    print(f"{result['sample']} of {result['population']} images to label (Cochran, stratified by zone × lighting)")
+    print(f"CSV (fill the label column with yes/no): {result['csv']}")
+    print(f"Label Studio tasks: {result['label_studio']} (labelling config {result['label_studio_config']})")
+    print(f"then: benchfoundry syndor label-import {args.build} FILE")
+    return 0
+
+
+def _cmd_label_import(args: argparse.Namespace) -> int:
+    from benchfoundry.tasks.discern_stage import import_labels
+
+    config = _build_config(Path(args.build), args.config, args.set or [])
+    try:
+        result = import_labels(args.build, config, args.file)
+    except OSError as exc:
+        print(f"error: {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    for bad in result["bad_rows"]:
+        print(f"{args.file}:{bad['line']}: skipped: {bad['reason']}", file=sys.stderr)
+    print(f"imported {result['imported']} labels ({len(result['bad_rows'])} bad rows skipped) into {result['labels']}")
+    print("rerun the build to train the classifier on them")
+    return 0
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    syndor = subparsers.add_parser("syndor", help="SynDORBench human-label loop")
+    sub = syndor.add_subparsers(dest="syndor_command", required=True, metavar="COMMAND")
+    for name, func, text in (
+        ("label-sample", _cmd_label_sample, "export the Cochran-sized label sample (CSV + Label Studio JSON)"),
+        ("label-import", _cmd_label_import, "import labels from a CSV (image,label) or a Label Studio export"),
+    ):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("build", metavar="BUILD", help="the build's output root")
+        if name == "label-import":
+            p.add_argument("file", metavar="FILE", help="CSV with image,label (yes/no) or Label Studio JSON export")
+        p.add_argument("--config", help="the build's YAML config (default: the config in BUILD/build.json)")
+        p.add_argument("--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (with --config)")
+        p.set_defaults(func=func)
