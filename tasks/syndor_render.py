@@ -360,9 +360,8 @@ def plot_calibration(rows: pd.DataFrame, path: Path) -> Path:
     ax.plot(d, target, "o-", color="tab:blue", label="target (pinhole)")
     measured = rows["measured_ppm"].astype(float).to_numpy()
     ax.plot(d, measured, "x", color="tab:red", markersize=9, label="measured (mask height / body height)")
-    for x, z in zip(d, rows["zone"]):
-        ax.annotate(z, (x, 0), textcoords="offset points", xytext=(0, 4), ha="center", fontsize=7,
-                    xycoords=("data", "axes fraction"))
+    for x, y, z in zip(d, target, rows["zone"]):
+        ax.annotate(z, (x, y), textcoords="offset points", xytext=(6, 6), fontsize=7)
     ax.set_xlabel("camera distance (m)")
     ax.set_ylabel("px/m")
     ax.set_title("DORI calibration")
