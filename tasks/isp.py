@@ -12,6 +12,7 @@ frame's mean level, times the AGC gain.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Callable
 
@@ -32,6 +33,10 @@ OPPONENT = np.array(
 LUMA = np.array([0.2126, 0.7152, 0.0722])
 
 Denoiser = Callable[[np.ndarray, float], np.ndarray]
+
+#: bm4d's native thread pool aborts the process when two threads start it at once; it already
+#: uses every core, so calls from the thread task runner take turns.
+_BM4D_LOCK = threading.Lock()
 
 
 def srgb_to_linear(u8: np.ndarray) -> np.ndarray:
@@ -117,7 +122,8 @@ def denoise_bm4d_luma(lin: np.ndarray, sigma: float, cfg: IspConfig) -> np.ndarr
     import bm4d
 
     opp = to_opponent(lin)
-    luma = np.asarray(bm4d.bm4d(opp[..., 0], sigma, profile=_bm4d_profile(cfg)))[..., 0]
+    with _BM4D_LOCK:
+        luma = np.asarray(bm4d.bm4d(opp[..., 0], sigma, profile=_bm4d_profile(cfg)))[..., 0]
     scale = max(float(np.ptp(luma)), 1e-6)
     guide = luma / scale
     chroma = [guided_filter(guide, opp[..., c], cfg.chroma_radius, cfg.chroma_eps) for c in (1, 2)]
@@ -130,10 +136,11 @@ def denoise_bm4d(lin: np.ndarray, sigma: float, cfg: IspConfig) -> np.ndarray:
 
     opp = to_opponent(lin)
     profile = _bm4d_profile(cfg)
-    luma, matches = bm4d.bm4d(opp[..., 0], sigma, profile=profile, blockmatches=(True, True))
-    channels = [np.asarray(luma)[..., 0]]
-    for c in (1, 2):
-        channels.append(np.asarray(bm4d.bm4d(opp[..., c], sigma, profile=profile, blockmatches=matches))[..., 0])
+    with _BM4D_LOCK:
+        luma, matches = bm4d.bm4d(opp[..., 0], sigma, profile=profile, blockmatches=(True, True))
+        channels = [np.asarray(luma)[..., 0]]
+        for c in (1, 2):
+            channels.append(np.asarray(bm4d.bm4d(opp[..., c], sigma, profile=profile, blockmatches=matches))[..., 0])
     return np.clip(from_opponent(np.stack(channels, axis=-1)), 0.0, None)
 
 

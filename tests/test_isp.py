@@ -123,3 +123,15 @@ def test_noise_free_chain_has_no_noise_and_skips_the_denoiser():
 def test_chain_rejects_a_grey_image():
     with pytest.raises(ValueError, match="H×W×3"):
         isp.run_chain(np.zeros((8, 8), np.uint8), IspConfig(), np.random.default_rng(0))
+
+
+def test_bm4d_denoisers_can_be_called_from_several_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    cfg = IspConfig(denoiser="bm4d-luma")
+    rng = np.random.default_rng(0)
+    frames = [np.clip(0.3 + rng.normal(0, 0.05, (32, 32, 3)), 0, 1) for _ in range(4)]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        together = list(pool.map(lambda f: isp.denoiser(cfg)(f, 0.05), frames))
+    alone = [isp.denoiser(cfg)(f, 0.05) for f in frames]
+    assert all(np.allclose(a, b, atol=1e-4) for a, b in zip(together, alone))
