@@ -142,6 +142,9 @@ def test_evening_can_join_night(tmp_path: Path) -> None:
 
 def test_nv_rows_carry_the_night_vision_label(tmp_path: Path) -> None:
     manifest = make_labelled_build(tmp_path, nv_column=True, bad_rows=False)
+    frame = pd.read_parquet(manifest)
+    frame.astype({"human_discernable_nv": "Int64"}).to_parquet(manifest, index=False)  # the discern stage's dtype
+    assert frame["human_discernable_nv"].isna().any()
     syndor_qa.export_qa(manifest, tmp_path, QaConfig())
     nv = _lines(tmp_path / "syndor" / "index" / "human_detection" / "nv.jsonl")
     assert nv and all(r["human_discernable"] == nv_label(r["radius"]) for r in nv)
