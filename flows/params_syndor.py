@@ -84,14 +84,16 @@ class DaylightConfig(Section):
         default_factory=lambda: {"morning": 12.0, "noon": 60.0, "evening": 6.0})
     sun_strength: float = Field(3.0, ge=0, description="sun lamp irradiance, W/m²")
     sky_strength: float = Field(0.03, ge=0, description="background strength of the sky texture")
-    exposure: float = Field(0.0, description="film exposure, stops")
+    exposure: dict[str, float] = Field(
+        default_factory=lambda: {"morning": 0.0, "noon": -1.5, "evening": 0.5},
+        description="film exposure per time of day, stops (a camera's auto exposure)")
 
-    @field_validator("sun_elevation_deg")
+    @field_validator("sun_elevation_deg", "exposure")
     @classmethod
     def _every_time(cls, values: dict[str, float]) -> dict[str, float]:
         missing = sorted(set(TIMES_OF_DAY) - set(values))
         if missing:
-            raise ValueError(f"missing sun elevation for {missing}")
+            raise ValueError(f"missing value for {missing}")
         return values
 
 

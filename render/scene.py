@@ -48,26 +48,31 @@ def clear_scene() -> None:
 
 def _material(name: str, color_a: tuple, color_b: tuple, *, scale: float, roughness: float,
               bump: float = 0.0, pattern: str = "noise") -> Any:
-    """A principled material mixing two colours by a noise, wave or brick pattern."""
+    """A principled material mixing two colours by a noise, wave or plank pattern; `scale` is
+    per metre of world position."""
     mat = bpy.data.materials.new(f"env_{name}")
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
     bsdf = nodes["Principled BSDF"]
     bsdf.inputs["Roughness"].default_value = roughness
-    coords = nodes.new("ShaderNodeTexCoord")
+    coords = nodes.new("ShaderNodeNewGeometry")
     if pattern == "wave":
         tex = nodes.new("ShaderNodeTexWave")
         tex.inputs["Distortion"].default_value = 4.0
-    elif pattern == "brick":
+    elif pattern == "planks":
         tex = nodes.new("ShaderNodeTexBrick")
-        tex.inputs["Mortar Size"].default_value = 0.01
+        tex.offset = 0.37
+        tex.inputs["Brick Width"].default_value = 3.0
+        tex.inputs["Row Height"].default_value = 0.2
+        tex.inputs["Mortar Size"].default_value = 0.006
         tex.inputs["Color1"].default_value = (*color_a, 1.0)
         tex.inputs["Color2"].default_value = (*color_b, 1.0)
+        tex.inputs["Mortar"].default_value = (0.05, 0.035, 0.02, 1.0)
     else:
         tex = nodes.new("ShaderNodeTexNoise")
         tex.inputs["Detail"].default_value = 6.0
     tex.inputs["Scale"].default_value = scale
-    links.new(coords.outputs["Object"], tex.inputs["Vector"])
-    if pattern == "brick":
+    links.new(coords.outputs["Position"], tex.inputs["Vector"])
+    if pattern == "planks":
         links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
     else:
         ramp = nodes.new("ShaderNodeValToRGB")
@@ -111,8 +116,8 @@ def _prop_spots(rng: np.random.Generator, count: int, r_min: float, r_max: float
 
 
 def _desert(collection: Any, rng: np.random.Generator) -> None:
-    _ground(collection, _material("sand", (0.78, 0.62, 0.40), (0.62, 0.46, 0.28), scale=0.08, roughness=0.9,
-                                  bump=0.3, pattern="wave"))
+    _ground(collection, _material("sand", (0.72, 0.52, 0.30), (0.58, 0.40, 0.22), scale=0.15, roughness=0.9,
+                                  bump=0.2))
     rock = _material("rock", (0.35, 0.28, 0.22), (0.55, 0.45, 0.35), scale=3.0, roughness=0.8, bump=0.5)
     cactus = _material("cactus", (0.15, 0.30, 0.12), (0.25, 0.40, 0.18), scale=8.0, roughness=0.6)
     for x, y, yaw in _prop_spots(rng, 6, 4.0, 40.0):
@@ -147,7 +152,7 @@ def _field(collection: Any, rng: np.random.Generator) -> None:
 def _wharf(collection: Any, rng: np.random.Generator) -> None:
     _ground(collection, _material("water", (0.02, 0.06, 0.09), (0.04, 0.10, 0.13), scale=0.3, roughness=0.08,
                                   bump=0.15, pattern="wave"), z=-1.2)
-    deck = _material("deck", (0.36, 0.25, 0.16), (0.28, 0.19, 0.12), scale=2.0, roughness=0.8, pattern="brick")
+    deck = _material("deck", (0.36, 0.25, 0.16), (0.28, 0.19, 0.12), scale=1.0, roughness=0.8, pattern="planks")
     _add(collection, bpy.ops.mesh.primitive_cube_add, deck, (0.0, 0.0, -0.15), (45.0, 45.0, 0.15))
     iron = _material("iron", (0.08, 0.08, 0.09), (0.18, 0.16, 0.15), scale=6.0, roughness=0.5)
     crate = _material("crate", (0.45, 0.32, 0.18), (0.35, 0.24, 0.13), scale=5.0, roughness=0.85, pattern="wave")

@@ -78,7 +78,7 @@ def lighting_spec(syndor: SyndorConfig, name: str) -> dict[str, Any]:
     day = syndor.lighting.day
     return {"kind": "day", "sun_elevation_deg": day.sun_elevation_deg[time_of_day],
             "sun_bearing_deg": SUN_BEARING_DEG[sun_from], "sun_strength": day.sun_strength,
-            "sky_strength": day.sky_strength, "exposure": day.exposure}
+            "sky_strength": day.sky_strength, "exposure": day.exposure[time_of_day]}
 
 
 def camera_settings(syndor: SyndorConfig) -> dict[str, Any]:
