@@ -30,30 +30,27 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
     calibration = with_runner_policy(syndor_render.calibrate_task, config.runner).submit(config, out)
     shard = with_runner_policy(syndor_render.render_shard_task, config.runner)
     futures = [(p, shard.submit(config, out, p)) for p in todo]
-    problems = list(poses.problems)
+    failed = []
     try:
         for plan, future in futures:
             try:
                 future.result()
             except Exception as exc:  # noqa: BLE001 - a shard that failed all retries is reported, the rest goes on
-                problems.append(problem("render", plan.shard_id, f"{type(exc).__name__}: {exc}"[:2000], kind="failed"))
+                failed.append(problem("render", plan.shard_id, f"{type(exc).__name__}: {exc}"[:2000], kind="failed"))
         calibration_rows = pd.read_parquet(calibration.result())
     finally:
         render_client.close_all()
     done = [p.shard_id for p in plans if store.is_done(p.shard_id, p.spec_hash)]
     manifest = _write_manifest(store, done, calibration_rows)
     plot = syndor_render.plot_calibration(calibration_rows, Path(out) / syndor_render.BENCHMARK / "report" / "calibration.png")
-    frames = int(sum(store.marker(s)["rows"] for s in done))
-    rendered = int(sum(store.marker(p.shard_id)["rows"] for p in todo if p.shard_id in set(done)))
-    failed = [p for p in problems if p["kind"] == "failed"]
     calibration_summary = syndor_render.calibration_summary(calibration_rows, str(plot.relative_to(out)))
-    problems += [problem("calibration", row["zone"], f"measured {row['measured_ppm']} px/m, target {row['target_ppm']}"
-                         + ("" if row["whole_in_frame"] else ": the person is not whole in the frame"), kind="failed")
-                 for row in calibration_summary["distances"] if not row["within_tolerance"]]
     return {
         "manifest": str(manifest), "shards": len(plans), "shards_rendered": len(todo) - len(failed),
-        "shards_failed": len(failed), "frames": frames, "frames_rendered": rendered,
-        "calibration": calibration_summary, "problems": problems + store.problems(done),
+        "shards_failed": len(failed), "frames": int(sum(store.marker(s)["rows"] for s in done)),
+        "frames_rendered": int(sum(store.marker(p.shard_id)["rows"] for p in todo if p.shard_id in set(done))),
+        "calibration": calibration_summary,
+        "problems": [*poses.problems, *failed, *syndor_render.calibration_problems(calibration_summary),
+                     *store.problems(done)],
     }
 
 

@@ -2,8 +2,8 @@
 
 A shard is one (scene, texture, action, pose, lighting) with every camera of the rig, so adding
 a lighting or an action renders only the new shards. Its spec hash (render settings, camera,
-rig, factors, body/pose/texture config, seed) is stored in its marker; a changed setting
-re-renders it. Frames are rendered into the shard's temporary folder and moved into place only
+rig, factors with the pose's joint angles, body and texture config, seed) is stored in its
+marker; a changed setting re-renders the shards it affects. Frames are rendered into the shard's temporary folder and moved into place only
 when the whole shard is done; the shard's index rows are written after that.
 
 Released naming (DESIGN §2.2), under `<out>/syndor/`:
@@ -18,6 +18,7 @@ selected AMASS frame otherwise). Masks are the same path with
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import itertools
 import json
 import os
@@ -35,6 +36,7 @@ from benchfoundry.flows.params_syndor import SyndorConfig
 from benchfoundry.flows.policy import shard_task
 from benchfoundry.tasks import camera_rig, dori, render_client
 from benchfoundry.tasks.amass import PoseSelection, select_poses
+from benchfoundry.tasks.buildinfo import problem
 from benchfoundry.tasks.seeding import item_seed
 from benchfoundry.tasks.store import StageStore, atomic_path, write_json_atomic
 
@@ -47,6 +49,8 @@ SUN_BEARING_DEG = {"north": 0.0, "east": 90.0, "south": 180.0, "west": 270.0}
 CALIBRATION_LIGHTING = "noon_south"
 CALIBRATION_REL_TOL = 0.02
 CALIBRATION_PX_TOL = 1.0
+#: Part of every spec hash: bump it when render/ changes what a frame looks like.
+RENDER_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -88,8 +92,9 @@ def camera_settings(syndor: SyndorConfig) -> dict[str, Any]:
 
 
 def render_settings_hash(syndor: SyndorConfig) -> str:
-    """Hash of what changes pixels apart from the factors: engine settings and camera."""
-    return _sha([syndor.render.engine_settings(), camera_settings(syndor)])
+    """Hash of what changes pixels apart from the factors: engine settings, camera, renderer."""
+    return _sha([syndor.render.engine_settings(), camera_settings(syndor), RENDER_VERSION,
+                 importlib.metadata.version("bpy")])
 
 
 def zones(syndor: SyndorConfig) -> dict[str, float]:
@@ -116,8 +121,8 @@ def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list
     check_distinct_radii(s)
     common = {
         "render": render_settings_hash(s), "zones": zones(s), "rig": s.rig.model_dump(mode="json"),
-        "body": s.body.model_dump(mode="json"), "poses": s.poses.model_dump(mode="json"),
-        "textures": s.textures.model_dump(mode="json"), "seed": config.seed,
+        "body": s.body.model_dump(mode="json"), "textures": s.textures.model_dump(mode="json", exclude={"ids"}),
+        "seed": config.seed,
     }
     action_poses = [(a, k, frame) for a in s.poses.actions for k, frame in enumerate(poses.of(a))]
     plans = []
@@ -380,6 +385,14 @@ def calibration_summary(rows: pd.DataFrame, plot_path: str) -> dict[str, Any]:
     records = json.loads(rows[cols].to_json(orient="records"))
     return {"passed": bool(rows["within_tolerance"].all()), "tolerance": "±2% or ±1 px of height",
             "plot": plot_path, "distances": records}
+
+
+def calibration_problems(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """A problem row for every distance outside the calibration tolerance."""
+    return [problem(CALIBRATION_STAGE, row["zone"],
+                    f"measured {row['measured_ppm']} px/m, target {row['target_ppm']} px/m"
+                    + ("" if row["whole_in_frame"] else ": the person is not whole in the frame"), kind="failed")
+            for row in summary["distances"] if not row["within_tolerance"]]
 
 
 calibrate_task = shard_task(calibrate, name="syndor-calibrate")

@@ -1,0 +1,92 @@
+"""Shard planning, released naming and the calibration measure (no Blender)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from benchfoundry.flows.config import load_config
+from benchfoundry.tasks import camera_rig, dori, syndor_render
+
+BASE = ["syndor.scenes=[desert, wharf]", "syndor.lightings=[noon_north, night]",
+        "syndor.poses.actions=[walking, kicking]", "syndor.textures.ids=[0, 7]"]
+
+
+def _plans(*extra: str) -> dict[str, str]:
+    return {p.shard_id: p.spec_hash for p in syndor_render.plan_shards(load_config(None, [*BASE, *extra]))}
+
+
+def test_one_shard_per_factor_combination() -> None:
+    plans = syndor_render.plan_shards(load_config(None, BASE))
+    combos = {(p.scene, p.texture_id, p.action, p.lighting) for p in plans}
+    assert len(plans) == len(combos) == 2 * 2 * 2 * 2
+    assert len({p.shard_id for p in plans}) == len(plans)
+
+
+def test_only_affected_shards_change() -> None:
+    before = _plans()
+    more_light = _plans("syndor.lightings=[noon_north, night, morning_west]")
+    assert {k: more_light[k] for k in before} == before
+    assert len(more_light) == len(before) * 3 // 2
+    fewer_actions = _plans("syndor.poses.actions=[kicking]")
+    assert all(before[k] == h for k, h in fewer_actions.items())
+    night = _plans("syndor.lighting.night.moon_strength=0.05")
+    changed = {k for k in before if night[k] != before[k]}
+    assert changed == {k for k in before if k.endswith("_night")}
+    samples = _plans("syndor.render.samples=64")
+    assert all(samples[k] != before[k] for k in before)
+    workers = _plans("syndor.render.shards_per_worker=1")
+    assert workers == before  # the worker life cycle does not change pixels
+
+
+def test_released_names() -> None:
+    spec = dori.PRESETS["paper"]
+    cams = camera_rig.rig_cameras(spec, dori.ZONE_MIDPOINTS_PPM, [45.0 * i for i in range(8)],
+                                  [22.5 * i for i in range(4)], np.array([0, 0, 0.9]))
+    pattern = re.compile(r"^images/SMPLitex_texture_00012_walking_field_night_(\d+\.\d)/pose002/raw_images/"
+                         r"frame0001_cam(\d{3})_r(\d+)_phi(\d+)_theta([\d.]+)\.jpg$")
+    seen = set()
+    for cam in cams:
+        names = syndor_render.frame_paths(12, "walking", "field", "night", 2, cam)
+        m = pattern.match(names["img_path"])
+        assert m, names["img_path"]
+        radius, number, r_int, phi, theta = m.groups()
+        assert float(radius) == pytest.approx(cam.distance_m, abs=0.05)
+        assert int(r_int) == int(cam.distance_m)
+        assert int(number) == int(phi) // 45 * 4 + int(float(theta) / 22.5)
+        assert names["mask_path"] == names["img_path"].replace("/raw_images/", "/masks/")[:-4] + ".png"
+        assert names["source_dir"] == names["img_path"].split("/pose002/")[0]
+        seen.add(names["img_path"])
+    assert len(seen) == 96
+    assert {syndor_render.radius_label(c.distance_m) for c in cams} == {"5.4", "10.8", "23.0"}
+
+
+def test_measure_ppm() -> None:
+    mask = np.zeros((360, 640), bool)
+    mask[100:200, 300:320] = True  # 100 px for a 1.75 m person: 57.14 px/m
+    ok = syndor_render.measure_ppm(mask, 1.75, 100 / 1.75 * 1.019)
+    assert ok["mask_height_px"] == 100 and ok["measured_ppm"] == pytest.approx(100 / 1.75)
+    assert ok["within_tolerance"]  # 1.9% off
+    off = syndor_render.measure_ppm(mask, 1.75, 100 / 1.75 * 1.03)
+    assert not off["within_tolerance"]  # 3% and 2.9 px off
+    small = np.zeros((90, 160), bool)
+    small[40:60, 80] = True  # 20 px; 1 px off is 5%, allowed by the 1 px rule
+    assert syndor_render.measure_ppm(small, 1.75, 21 / 1.75)["within_tolerance"]
+    clipped = np.zeros((90, 160), bool)
+    clipped[0:50, 80] = True
+    result = syndor_render.measure_ppm(clipped, 1.75, 50 / 1.75)
+    assert not result["whole_in_frame"] and not result["within_tolerance"]
+    assert syndor_render.measure_ppm(np.zeros((9, 16), bool), 1.75, 40)["measured_ppm"] is None
+
+
+def test_distance_labels_must_differ() -> None:
+    with pytest.raises(ValueError, match="same distance label"):
+        syndor_render.plan_shards(load_config(None, ["syndor.zones_ppm={a: 100, b: 100.2}"]))
+
+
+def test_new_texture_renders_only_its_shards() -> None:
+    before = _plans()
+    more = _plans("syndor.textures.ids=[0, 7, 9]")
+    assert {k: more[k] for k in before} == before and len(more) == len(before) * 3 // 2
