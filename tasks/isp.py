@@ -179,13 +179,14 @@ def lightness(y: np.ndarray) -> np.ndarray:
 
 
 def clahe_lightness(lin: np.ndarray, cfg: IspConfig) -> np.ndarray:
-    """CLAHE on L* over [0, L*(tone_white)]; RGB scaled by the luminance ratio (chroma kept)."""
+    """CLAHE on 8-bit L* over [0, L*(tone_white)]; RGB scaled by the luminance ratio (chroma kept)."""
     y = luminance(lin)
     l_max = float(lightness(np.array(cfg.tone_white)))
     lstar = np.clip(lightness(y), 0.0, l_max)
-    u16 = np.rint(lstar / l_max * 65535.0).astype(np.uint16)
+    # 8-bit L*: OpenCV's clip limit is relative to 256 bins (on 16-bit input it collapses to 1 count)
+    u8 = np.rint(lstar / l_max * 255.0).astype(np.uint8)
     clahe = cv2.createCLAHE(clipLimit=cfg.clahe_clip, tileGridSize=(cfg.clahe_tiles, cfg.clahe_tiles))
-    new_l = clahe.apply(u16).astype(np.float64) / 65535.0 * l_max
+    new_l = clahe.apply(u8).astype(np.float64) / 255.0 * l_max
     new_y = _lab_f_inv((new_l + 16.0) / 116.0)
     ratio = np.where(y > 1e-9, new_y / np.maximum(y, 1e-9), 0.0)
     out = lin * ratio[..., None]
@@ -208,6 +209,8 @@ class IspResult:
     image: np.ndarray
     gain: float
     sigma: float
+    linear: np.ndarray
+    """The gained, denoised linear frame before CLAHE and tone mapping."""
 
 
 def run_chain(
@@ -224,4 +227,4 @@ def run_chain(
     amplified = signal * gain
     if cfg.noise and sigma > 0:
         amplified = (denoise or denoiser(cfg))(amplified, sigma)
-    return IspResult(tone_map(clahe_lightness(amplified, cfg), cfg), gain, sigma)
+    return IspResult(tone_map(clahe_lightness(amplified, cfg), cfg), gain, sigma, amplified)
