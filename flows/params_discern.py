@@ -46,7 +46,7 @@ class FeatureConfig(Section):
 
     ring_width: int = Field(15, ge=1, description="background ring around the mask, px")
     sw_projections: int = Field(64, ge=1, description="sliced Wasserstein: random directions")
-    sw_max_samples: int = Field(4096, ge=16, description="sliced Wasserstein: pixels per side (seeded subsample)")
+    sw_max_samples: int = Field(2048, ge=16, description="sliced Wasserstein: pixels per side (seeded subsample)")
     edge_threshold: float = Field(8.0, gt=0, description="strong edge: Sobel magnitude of Lab L, L units/px")
     edge_band: int = Field(2, ge=1, description="half width of the mask's contour band and of the dilation, px")
 
