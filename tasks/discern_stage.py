@@ -394,4 +394,5 @@ def discern_stage(config: BuildConfig, out: str, render_manifest: str) -> dict[s
     return {**summary, "manifest": result["manifest"], "label_source": result["label_source"],
             "population": result["population"], "sample": result["sample"], "cv_folds": cv.get("folds_used", 0),
             "cv": figures, "cv_note": cv.get("note") or cv.get("skipped"), "label_sources": result["label_sources"],
-            "report": str(Path(out) / "report" / "discern_cv.json"), "problems": problems}
+            "report": str(Path(out) / "report" / "discern_cv.json"), "labels_reused": bool(result.get("skipped")),
+            "problems": problems}

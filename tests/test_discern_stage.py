@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 from prefect import flow
 
-from benchfoundry.flows.config import load_config
+from benchfoundry.flows import cli
+from benchfoundry.flows.config import config_dict, load_config
 from benchfoundry.flows.params import BuildConfig
 from benchfoundry.tasks import discern_stage as ds
 from benchfoundry.tasks.store import StageStore
@@ -99,7 +100,7 @@ def test_simulated_build_labels_every_night_and_nv_row_and_reruns_nothing(tmp_pa
     markers = {s: store.marker(s)["finished"] for s in store.done_shards()}
     nv_times = {p: (tmp_path / "syndor" / p).stat().st_mtime_ns for p in night["nv_path"]}
     second = run_stage(cfg, out, manifest)
-    assert second["shards_processed"] == 0
+    assert second["shards_processed"] == 0 and second["labels_reused"] and not first["labels_reused"]
     assert {s: store.marker(s)["finished"] for s in store.done_shards()} == markers
     assert {p: (tmp_path / "syndor" / p).stat().st_mtime_ns for p in night["nv_path"]} == nv_times
     assert pd.read_parquet(second["manifest"]).equals(rows)
@@ -115,7 +116,7 @@ def test_corrupt_image_is_reported_and_skipped(tmp_path, prefect_server):
     assert bad not in set(rows["img_path"]) and len(rows) == 9
 
 
-def test_human_mode_stops_after_export_then_continues_after_import(tmp_path, prefect_server):
+def test_human_mode_stops_after_export_then_continues_after_import(tmp_path, prefect_server, capsys):
     out = str(tmp_path)
     manifest = make_render(tmp_path, n_night=12, n_day=3)
     cfg = config(**{"syndor.discern.labels.source": "human"})
@@ -123,12 +124,19 @@ def test_human_mode_stops_after_export_then_continues_after_import(tmp_path, pre
     assert "label-import" in stopped["stopped"] and "manifest" not in stopped
     sample = pd.read_csv(stopped["sample"]["csv"])
     assert len(sample) > 0 and sample["label"].isna().all()
+    exported = sample["image"].tolist()
     sample["label"] = ["yes" if i % 3 else "no" for i in range(len(sample))]
     sample.loc[0, "image"] = "images/nowhere.png"
     labelled = tmp_path / "labels.csv"
     sample.to_csv(labelled, index=False)
-    imported = ds.import_labels(out, cfg, str(labelled))
-    assert [b["line"] for b in imported["bad_rows"]] == [2] and imported["imported"] == len(sample) - 1
+    (tmp_path / "build.json").write_text(json.dumps({"config": config_dict(cfg)}))
+    assert cli.main(["syndor", "label-sample", out]) == 0
+    assert pd.read_csv(stopped["sample"]["csv"])["image"].tolist() == exported
+    capsys.readouterr()
+    assert cli.main(["syndor", "label-import", out, str(labelled)]) == 0
+    printed = capsys.readouterr()
+    assert f"{labelled}:2: skipped: unknown image" in printed.err
+    assert f"imported {len(sample) - 1} labels (1 bad rows skipped)" in printed.out
 
     done = run_stage(cfg, out, manifest)
     assert done["shards_processed"] == 0 and done["label_source"] == "human"
