@@ -1,9 +1,10 @@
 """Render throughput: the pipeline against a bare bpy script, and the price of render settings.
 
 Run: `nice -n 10 .venv/bin/python bench/render.py [--frames N] [--width W]`. Prints
-(a) ms per frame of the pipeline (two shards of N frames through `render_shard`: person
-    preparation, worker process, spec files, file moves, index rows) ÷ ms per frame of a bare
-    bpy script rendering the same frames in one process (goal ≤ 1.05);
+(a) ms per frame of the pipeline (two shards of N frames through `render_shard`: posing the
+    body, a new worker process, spec files, file moves, index rows) ÷ ms per frame of a bare
+    bpy script rendering the same frames in one new process (goal ≤ 1.05); medians of
+    alternating repetitions, since the machine is shared;
 (b) one fresh Blender process per frame (the one-off script pattern) ÷ the pipeline;
 (c) seconds per frame and the noise left (PSNR against a 128-sample denoised reference) for
     several sample counts, with and without OpenImageDenoise.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -86,27 +88,34 @@ def _bare_process(spec_paths: list[Path], only: int | None = None) -> float:
     return time.perf_counter() - start
 
 
-def pipeline_vs_bare(work: Path, width: int, frames: int, samples: int) -> dict[str, float]:
+def pipeline_vs_bare(work: Path, width: int, frames: int, samples: int, reps: int) -> dict[str, float]:
+    """Median over `reps` alternating runs of both sides, after one warm-up of the pipeline
+    process (torch, smplx and the body model load once per build, not per shard)."""
     from benchfoundry.tasks import render_client, syndor_render
 
     config = _config(width, frames, [f"syndor.render.samples={samples}", "syndor.render.denoise=false"])
     plans = syndor_render.plan_shards(config)
-    start = time.perf_counter()
-    for plan in plans:
-        syndor_render.render_shard(config, str(work / "pipeline"), plan)
-    render_client.close_all()
-    pipeline = (time.perf_counter() - start) / (len(plans) * frames)
+    out = work / "pipeline"
     specs = []
     for plan in plans:
-        tmp = work / "specs" / plan.shard_id / "tmp"
         (work / "specs" / plan.shard_id / "bare").mkdir(parents=True, exist_ok=True)
-        spec, _, _ = syndor_render.shard_frames(config, work / "pipeline", plan, tmp)
+        spec, _, _ = syndor_render.shard_frames(config, out, plan, work / "specs" / plan.shard_id / "tmp")
         path = work / "specs" / f"{plan.shard_id}.json"
         path.write_text(json.dumps(spec))
         specs.append(path)
-    bare = _bare_process(specs) / (len(plans) * frames)
-    one_off = statistics.mean(_bare_process(specs, only=i) for i in range(min(3, frames)))
-    return {"pipeline_s": pipeline, "bare_s": bare, "one_off_s": one_off}
+    n = len(plans) * frames
+    pipeline, bare = [], []
+    for _ in range(reps):
+        for stage_dir in ("shards", "_done"):
+            shutil.rmtree(out / "syndor" / "render" / stage_dir, ignore_errors=True)
+        start = time.perf_counter()
+        for plan in plans:
+            syndor_render.render_shard(config, str(out), plan)
+        render_client.close_all()
+        pipeline.append((time.perf_counter() - start) / n)
+        bare.append(_bare_process(specs) / n)
+    one_off = statistics.median(_bare_process(specs, only=i) for i in range(min(3, frames)))
+    return {"pipeline_s": statistics.median(pipeline), "bare_s": statistics.median(bare), "one_off_s": one_off}
 
 
 def _psnr(a: np.ndarray, b: np.ndarray) -> float:
@@ -159,10 +168,11 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=8, help="frames per shard (two shards)")
     parser.add_argument("--width", type=int, default=320, help="image width; height is 9/16 of it")
     parser.add_argument("--samples", type=int, default=8, help="samples of the (a)/(b) renders")
+    parser.add_argument("--reps", type=int, default=3, help="alternating repetitions of (a)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-render-") as tmp:
         work = Path(tmp)
-        t = pipeline_vs_bare(work, args.width, args.frames, args.samples)
+        t = pipeline_vs_bare(work, args.width, args.frames, args.samples, args.reps)
         print(f"{args.width}x{args.width * 9 // 16}, {args.samples} samples, 2 shards x {args.frames} frames")
         print(f"(a) pipeline {t['pipeline_s'] * 1000:.0f} ms/frame, bare bpy script {t['bare_s'] * 1000:.0f} ms/frame: "
               f"ratio {t['pipeline_s'] / t['bare_s']:.3f} (goal <= 1.05)")

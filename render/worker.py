@@ -85,9 +85,11 @@ class Worker:
                 "frame_seconds": frame_seconds}
 
     def _reset(self) -> None:
-        self.bpy.ops.wm.read_factory_settings(use_empty=True)
-        self.scene = self.bpy.context.scene
-        self.built = {}
+        """Back to an empty file, unless nothing has been built since the last reset."""
+        if self.built:
+            self.bpy.ops.wm.read_factory_settings(use_empty=True)
+            self.scene = self.bpy.context.scene
+            self.built = {}
 
     def _apply_settings(self, settings: dict[str, Any]) -> None:
         """Cycles on the configured device, samples, denoiser, bounces."""

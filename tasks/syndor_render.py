@@ -176,7 +176,7 @@ def prepare_person(config: BuildConfig, out: Path, pose_name: str, body_pose: np
     mesh_npz = cache / f"{pose_name}_{mesh_sha}.npz"
     if not mesh_npz.exists():
         write_body_mesh(body, mesh_npz)
-    tex_png = cache / f"texture_{texture_id:05d}_{_sha(s.textures.model_dump(mode='json'))}.png"
+    tex_png = cache / f"texture_{texture_id:05d}_{_sha(s.textures.model_dump(mode='json', exclude={'ids'}))}.png"
     if not tex_png.exists():
         from PIL import Image
 
