@@ -30,7 +30,7 @@ class IspConfig(Section):
     )
     denoise_strength: float = Field(1.0, gt=0, description="multiplies the noise sigma the denoiser is given")
     bm4d_fft_size: int = Field(16, ge=4, description="bm4d FFT domain for noise variances (2-D: n×n×1)")
-    bm4d_step: int = Field(3, ge=1, description="bm4d reference-block step, px")
+    bm4d_step: int = Field(4, ge=1, description="bm4d reference-block step, px (3 is bm4d's own; 4: same PSNR, ~2× faster)")
     bm4d_search: int = Field(7, ge=1, description="bm4d half search window, px")
     chroma_radius: int = Field(4, ge=1, description="bm4d-luma: guided-filter radius on chroma, px")
     chroma_eps: float = Field(1e-3, gt=0, description="bm4d-luma: guided-filter regularisation")
@@ -83,7 +83,6 @@ class ClassifierConfig(Section):
 class DiscernConfig(Section):
     """Night-vision ISP, features, human-label sample and classifier."""
 
-    enabled: bool = True
     frames_per_shard: int = Field(64, ge=1, description="frames per ISP/feature task")
     model_lighting: list[str] = Field(
         default_factory=lambda: ["night"],

@@ -17,6 +17,7 @@ from benchfoundry.flows.policy import task_runner, with_runner_policy
 from benchfoundry.tasks import render_client, syndor_render
 from benchfoundry.tasks.amass import select_poses
 from benchfoundry.tasks.buildinfo import benchmark_outcome, problem
+from benchfoundry.tasks.discern_stage import discern_stage
 from benchfoundry.tasks.store import StageStore, write_parquet_atomic
 
 
@@ -64,6 +65,10 @@ def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: p
     return write_parquet_atomic(store.manifest_path, rows)
 
 
+#: Night vision, features, labels and classifier (tasks/discern_stage.py) as a subflow with the build's runner.
+discern_flow = flow(name="syndor-discern")(discern_stage)
+
+
 @flow(name="syndor")
 def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     """Renders → night vision → discernibility labels → QA."""
@@ -75,6 +80,15 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     stages["render"] = render
     if render["shards_failed"]:
         return benchmark_outcome("failed", f"{render['shards_failed']} render shard(s) failed",
+                                 stages=stages, problems=problems, calibration=calibration)
+    discern = discern_flow.with_options(task_runner=runner)(config, out, render["manifest"])
+    problems += discern.pop("problems")
+    stages["discern"] = discern
+    if "stopped" in discern:
+        return benchmark_outcome("stopped", discern["stopped"], stages=stages, problems=problems,
+                                 calibration=calibration)
+    if discern["shards_failed"]:
+        return benchmark_outcome("failed", f"{discern['shards_failed']} night-vision/feature shard(s) failed",
                                  stages=stages, problems=problems, calibration=calibration)
     return benchmark_outcome(
         "built", f"{render['frames']} frames ({render['frames_rendered']} rendered now)",
