@@ -8,8 +8,15 @@ Then one labelling task:
   labelling units are the raw frames of `model_lighting` families and every night-vision image;
   a Cochran-sized stratified sample (zone × lighting group) is labelled by people (imported with
   `benchfoundry syndor label-import`) or by the simulated observer; the RF + XGBoost ensemble is
-  cross-validated and fitted on it, saved, and labels every unit; other frames are discernible
-  where their mask is non-empty → `OUT/syndor/discern/manifest.parquet`, `OUT/report/discern_cv.json`.
+  cross-validated and fitted on it, saved, and labels every other unit (labelled units keep their
+  label; the model's answer for every unit is in `model_human_discernable[_nv]`); other frames are
+  discernible where their mask is non-empty → `OUT/syndor/discern/manifest.parquet`,
+  `OUT/report/discern_cv.json` (+ `.png`).
+
+Labelled index columns added to the render rows: `nv_path`, `human_discernable` / `label_source`
+(raw image: human, simulated, model or mask), `human_discernable_nv` / `label_source_nv` (the
+night-vision image; null without one), `raw_*` / `nv_*` features and observer cues, `isp_gain`,
+`isp_sigma`.
 When `labels.source` is "human" and no labels are imported, the sample is exported and the stage
 stops; a rerun continues from the finished shards.
 """
