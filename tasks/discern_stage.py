@@ -313,7 +313,9 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
     cv = discern_model.cross_validate(x, y, d.classifier, seed) if len(y) else {"rows": 0, "skipped": "no labelled units"}
     notes = []
     if source == "simulated":
-        notes.append("labels come from the simulated observer (tasks/labels.py rule), not from people")
+        notes.append("labels come from the simulated observer (tasks/labels.py rule), not from people: "
+                     f"person height >= {d.labels.observer_min_height_px} px and Michelson contrast >= "
+                     f"{d.labels.observer_min_contrast}, lapse rate {d.labels.observer_lapse}")
     model_info: dict[str, Any] = {}
     units["model"] = 0
     if len(y):

@@ -160,6 +160,25 @@ def test_single_class_sample_does_not_crash(tmp_path, prefect_server):
     assert any("single-class" in n for n in report["notes"])
 
 
+def test_evening_frames_get_night_vision_only_when_configured(tmp_path):
+    manifest = make_render(tmp_path, n_night=0, n_day=1)
+    row = pd.read_parquet(manifest).iloc[0].to_dict() | {"lighting": "evening_west"}
+    root = tmp_path / "syndor"
+    plain = ds.process_frame(config(), root, row)
+    assert plain["nv_path"] is None and np.isnan(plain["nv_area_ratio"])
+    evening = ds.process_frame(config(**{"syndor.discern.isp.apply_to": "[night, evening]"}), root, row)
+    assert (root / evening["nv_path"]).is_file() and evening["nv_area_ratio"] == evening["raw_area_ratio"]
+
+
+def test_feature_shards_cover_every_frame_once_in_valid_chunks(tmp_path):
+    render = pd.read_parquet(make_render(tmp_path, n_night=25, n_day=5))
+    plans = ds.plan_feature_shards(render, config().syndor.discern)
+    paths = [p for chunk in plans.values() for p in chunk]
+    assert sorted(paths) == sorted(render["img_path"]) and max(map(len, plans.values())) <= 10
+    assert all(StageStore(tmp_path, "syndor", "x").shard_path(s) for s in plans)
+    assert ds.plan_feature_shards(render.sample(frac=1, random_state=0), config().syndor.discern) == plans
+
+
 def test_label_sample_command_needs_features(tmp_path):
     with pytest.raises(ValueError, match="no features yet"):
         ds.export_label_sample(str(tmp_path), config())
