@@ -19,6 +19,7 @@ from benchfoundry.tasks.amass import select_poses
 from benchfoundry.tasks.buildinfo import benchmark_outcome, problem
 from benchfoundry.tasks.discern_stage import discern_stage
 from benchfoundry.tasks.store import StageStore, write_parquet_atomic
+from benchfoundry.tasks.syndor_qa import qa_stage
 
 
 @flow(name="syndor-render")
@@ -71,7 +72,7 @@ discern_flow = flow(name="syndor-discern")(discern_stage)
 
 @flow(name="syndor")
 def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
-    """Renders → night vision → discernibility labels → QA."""
+    """Renders → night vision → discernibility labels → QA export and report."""
     stages: dict[str, Any] = {}
     runner = task_runner(config.runner)
     render = render_stage.with_options(task_runner=runner)(config, out)
@@ -90,7 +91,10 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     if discern["shards_failed"]:
         return benchmark_outcome("failed", f"{discern['shards_failed']} night-vision/feature shard(s) failed",
                                  stages=stages, problems=problems, calibration=calibration)
+    qa = qa_stage(config, out, discern["manifest"], calibration)
+    problems += qa.pop("problems")
+    stages["qa"] = qa
     return benchmark_outcome(
-        "built", f"{render['frames']} frames ({render['frames_rendered']} rendered now)",
+        "built", f"{render['frames']} frames ({render['frames_rendered']} rendered now), {qa['rows']} indexed",
         stages=stages, problems=problems, calibration=calibration,
     )
