@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from scipy import ndimage
 
 from benchfoundry.flows.params_discern import FeatureConfig
 from benchfoundry.tasks.seeding import item_rng
@@ -88,9 +89,13 @@ def _crop_box(mask: np.ndarray, margin: int) -> tuple[slice, slice]:
 
 
 def _distances(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Euclidean distance of outside pixels to the mask, and of inside pixels to the background."""
-    outside = cv2.distanceTransform((~mask).astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
-    inside = cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    """Euclidean distance of outside pixels to the mask, and of inside pixels to the background.
+
+    Exact (scipy's EDT): OpenCV's "precise" transform varies in the last bits with its thread
+    count, which flips pixels that lie exactly on the ring's edge and breaks same-seed, same-bytes.
+    """
+    outside = ndimage.distance_transform_edt(~mask) if mask.any() else np.full(mask.shape, np.inf)
+    inside = ndimage.distance_transform_edt(mask)
     return outside, inside
 
 

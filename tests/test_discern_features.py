@@ -121,3 +121,27 @@ def test_mask_filling_the_frame_has_no_ring():
 def test_size_mismatch_is_an_error():
     with pytest.raises(ValueError, match="differ in size"):
         features(np.zeros((10, 10, 3), np.uint8), np.zeros((10, 12), bool))
+
+
+def test_ring_is_exact_euclidean_band_and_independent_of_thread_count():
+    """Pixels exactly ring_width from the mask are in the ring whatever OpenCV's thread count."""
+    import cv2
+
+    yy, xx = np.mgrid[:240, :320]
+    mask = (yy - 120) ** 2 / 60**2 + (xx - 160) ** 2 / 25**2 <= 1
+    rng = np.random.default_rng(3)
+    rgb = rng.integers(0, 255, (240, 320, 3), dtype=np.uint8)
+    outside, _ = df._distances(mask)
+    inside_pts = np.argwhere(mask)
+    sample = np.argwhere(~mask)[::997]
+    brute = np.sqrt(((sample[:, None, :] - inside_pts[None, :, :]) ** 2).sum(-1).min(1))
+    assert np.array_equal(outside[tuple(sample.T)], brute)
+    threads = cv2.getNumThreads()
+    try:
+        cv2.setNumThreads(1)
+        single = features(rgb, mask)
+        cv2.setNumThreads(max(threads, 2))
+        multi = features(rgb, mask)
+    finally:
+        cv2.setNumThreads(threads)
+    assert single == multi
