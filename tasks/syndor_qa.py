@@ -331,12 +331,15 @@ def report_task(out: str, qa: QaConfig, seed: int, calibration: Any = None) -> s
     return str(write_report(out, qa, seed=seed, calibration=calibration))
 
 
-def qa_stage(config: BuildConfig, out: str, labelled_manifest: str, calibration: Any = None) -> dict[str, Any]:
+def qa_stage(config: BuildConfig, out: str, labelled_manifest: str | None, calibration: Any = None) -> dict[str, Any]:
     """The last SynDORBench stage: QA files, then `report/index.html`; returns the stage's summary.
 
-    `calibration` (optional) is the render stage's target-vs-measured rows, tabulated in the report.
+    `calibration` (optional) is the render stage's calibration summary, shown in the report;
+    with no labelled manifest (a build without frames) nothing is written.
     """
     qa = config.syndor.qa
+    if labelled_manifest is None:
+        return {"rows": 0, "skipped": "no labelled manifest: the discern stage had no frames", "problems": []}
     summary = with_runner_policy(export_task, config.runner)(str(labelled_manifest), str(out), qa)
     summary["report"] = with_runner_policy(report_task, config.runner)(str(out), qa, config.seed, calibration)
     return summary
