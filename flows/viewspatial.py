@@ -54,9 +54,9 @@ def synthetic_scan_task(out: str, root: str, split: str, settings: dict[str, Any
     h = spec_hash(root, split, settings)
     if not store.is_done(scene_id, h):
         summary = make_synthetic_scan(root, split, RenderSettings(**settings))
-        store.write_shard(scene_id, pd.DataFrame([summary]), spec_hash=h)
-    row = store.shard_rows(scene_id).iloc[0]
-    return {"scene_id": scene_id, "render_s": float(row["render_s"])}
+        render_s = summary.pop("render_s")
+        store.write_shard(scene_id, pd.DataFrame([summary]), spec_hash=h, info={"render_s": render_s})
+    return {"scene_id": scene_id, "render_s": float(store.marker(scene_id)["render_s"])}
 
 
 def _select_stage(out: str, scan: Any, vs: ViewSpatialConfig, h: str) -> list[int]:

@@ -76,21 +76,36 @@ def build_scene(spec: dict[str, Any]) -> bpy.types.Object:
     return camera
 
 
-def depth_output(out_dir: Path) -> bpy.types.Node:
-    """Compositor: Render Layers' Depth → File Output (32-bit EXR)."""
+def _file_output(tree: bpy.types.NodeTree, out_dir: Path, file_format: str, item: str, socket: str) -> bpy.types.Node:
+    node = tree.nodes.new("CompositorNodeOutputFile")
+    node.directory = str(out_dir) + "/"
+    node.format.media_type = "IMAGE"
+    node.format.file_format = file_format
+    node.file_output_items.new(socket, item)
+    return node
+
+
+def frame_outputs(out_dir: Path) -> tuple[bpy.types.Node, bpy.types.Node]:
+    """Compositor: Render Layers' Image → 8-bit PNG and Depth → 32-bit EXR.
+
+    File Output nodes and no stamps: no date or render-time metadata, so the same frame gives the same bytes.
+    """
     scene = bpy.context.scene
+    for name in dir(scene.render):
+        if name.startswith("use_stamp"):
+            setattr(scene.render, name, False)
     scene.view_layers[0].use_pass_z = True
-    tree = bpy.data.node_groups.new("depth", "CompositorNodeTree")
+    tree = bpy.data.node_groups.new("frame outputs", "CompositorNodeTree")
     scene.compositing_node_group = tree
     layers = tree.nodes.new("CompositorNodeRLayers")
-    out = tree.nodes.new("CompositorNodeOutputFile")
-    out.directory = str(out_dir) + "/"
-    out.format.media_type = "IMAGE"
-    out.format.file_format = "OPEN_EXR"
-    out.format.color_depth = "32"
-    out.file_output_items.new("FLOAT", "depth")
-    tree.links.new(layers.outputs["Depth"], out.inputs[0])
-    return out
+    depth = _file_output(tree, out_dir, "OPEN_EXR", "depth", "FLOAT")
+    depth.format.color_depth = "32"
+    tree.links.new(layers.outputs["Depth"], depth.inputs[0])
+    color = _file_output(tree, out_dir, "PNG", "color", "RGBA")
+    color.format.color_mode = "RGB"
+    color.format.color_depth = "8"
+    tree.links.new(layers.outputs["Image"], color.inputs[0])
+    return color, depth
 
 
 def read_depth_exr(path: Path, stride: int) -> np.ndarray:
@@ -109,22 +124,21 @@ def render(spec_path: Path, out_dir: Path) -> None:
     spec = json.loads(spec_path.read_text())
     out_dir.mkdir(parents=True, exist_ok=True)
     camera = build_scene(spec)
-    node = depth_output(out_dir)
-    scene = bpy.context.scene
+    nodes = frame_outputs(out_dir)
     stride = int(spec["depth_stride"])
     for frame in spec["frames"]:
         fid = int(frame["frame_id"])
         base = out_dir / f"frame-{fid:06d}"
         camera.matrix_world = Matrix((np.asarray(frame["pose_c2w"]) @ BLENDER_TO_OPENCV).tolist())
-        node.file_name = f".tmp-{fid:06d}-"
-        scene.render.filepath = str(base) + ".color.tmp.png"
-        bpy.ops.render.render(write_still=True)
+        for node in nodes:
+            node.file_name = f".tmp-{fid:06d}-"
+        bpy.ops.render.render(write_still=False)
         exr = out_dir / f".tmp-{fid:06d}-depth.exr"
         depth = read_depth_exr(exr, stride)
         exr.unlink()
         np.save(str(base) + ".depth.tmp.npy", depth)
         Path(str(base) + ".depth.tmp.npy").replace(str(base) + ".depth.npy")
-        Path(str(base) + ".color.tmp.png").replace(str(base) + ".color.png")
+        (out_dir / f".tmp-{fid:06d}-color.png").replace(str(base) + ".color.png")
 
 
 def main(argv: list[str]) -> int:
