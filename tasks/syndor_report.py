@@ -158,13 +158,14 @@ def plot_presence(groups: Sequence[dict[str, Any]], threshold: float, path: Path
     return path
 
 
-def thumbnail(src: Path, thumbs: Path, px: int) -> Path | None:
-    """A JPEG thumbnail of `src` in `thumbs/` (name from the source path); None when unreadable."""
+def thumbnail(src: Path, thumbs: Path, px: int, rel: str) -> Path | None:
+    """A JPEG thumbnail of `src` in `thumbs/`, named by its dataset-relative path `rel` and its
+    content (the same build gives the same names wherever it lies); None when unreadable."""
     from PIL import Image, UnidentifiedImageError
 
-    stat = src.stat()
-    key = f"{src.as_posix()}|{stat.st_size}|{stat.st_mtime_ns}|{px}"
-    name = hashlib.blake2b(key.encode(), digest_size=10).hexdigest() + ".jpg"
+    digest = hashlib.blake2b(src.read_bytes(), digest_size=10)
+    digest.update(f"|{rel}|{px}".encode())
+    name = digest.hexdigest() + ".jpg"
     target = thumbs / name
     if target.exists():
         return target
@@ -208,7 +209,7 @@ class _Page:
     def thumb(self, image_rel: str, alt: str) -> str:
         """A thumbnail linking to the full image, or a note when the image cannot be read."""
         src = self.out / "syndor" / image_rel
-        made = thumbnail(src, self.thumbs, self.qa.thumb_px) if src.is_file() else None
+        made = thumbnail(src, self.thumbs, self.qa.thumb_px, image_rel) if src.is_file() else None
         if made is None:
             self.missing.append(image_rel)
             return f'<span class="warn">[{html.escape(image_rel)} unreadable]</span>'
