@@ -52,9 +52,10 @@ class QaConfig(Section):
     evening_group: Literal["day", "night"] = Field(
         "day", description="which raw-image split the evening frames join (their NV images always go to nv)"
     )
-    empty_scene_negatives: bool = Field(
-        False,
-        description="add empty-scene renders (rows with empty_scene true) to human_detection as 0 answers",
+    empty_scene_negatives: bool | None = Field(
+        None,
+        description="add empty-scene renders (rows with empty_scene true) to human_detection as 0 answers; "
+        "None follows syndor.empty_scenes (off for a QaConfig on its own), false keeps them out",
     )
     embedding: EmbeddingConfig = EmbeddingConfig()
     deployable_accuracy: float = Field(0.8, ge=0, le=1, description="the paper's deployability threshold")

@@ -148,6 +148,9 @@ class SyndorConfig(Section):
     textures: TextureConfig = TextureConfig()
     discern: DiscernConfig = DiscernConfig()
     qa: QaConfig = QaConfig()
+    empty_scenes: bool = Field(
+        False, description="also render, per (scene, lighting), the rig's cameras with no person: presence "
+        "negatives labelled 0 by construction (tasks/syndor_render.plan_empty_shards)")
 
     @field_validator("lightings")
     @classmethod
@@ -167,6 +170,13 @@ class SyndorConfig(Section):
         unknown = sorted(set(self.rig.zones or []) - set(self.zones_ppm))
         if unknown:
             raise ValueError(f"rig.zones {unknown} not in zones_ppm {sorted(self.zones_ppm)}")
+        return self
+
+    @model_validator(mode="after")
+    def _negatives_follow_empty_scenes(self) -> "SyndorConfig":
+        """`qa.empty_scene_negatives` unset (None) follows `empty_scenes`."""
+        if self.qa.empty_scene_negatives is None:
+            self.qa.empty_scene_negatives = self.empty_scenes
         return self
 
 

@@ -47,7 +47,8 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
     plot = syndor_render.plot_calibration(calibration_rows, Path(out) / syndor_render.BENCHMARK / "report" / "calibration.png")
     calibration_summary = syndor_render.calibration_summary(calibration_rows, str(plot.relative_to(out)))
     return {
-        "manifest": str(manifest), "shards": len(plans), "shards_rendered": len(todo) - len(failed),
+        "manifest": str(manifest), "shards": len(plans), "empty_scene_shards": sum(p.empty_scene for p in plans),
+        "shards_rendered": len(todo) - len(failed),
         "shards_failed": len(failed), "frames": int(sum(store.marker(s)["rows"] for s in done)),
         "frames_rendered": int(sum(store.marker(p.shard_id)["rows"] for p in todo if p.shard_id in set(done))),
         "calibration": calibration_summary,
@@ -57,10 +58,12 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
 
 
 def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: pd.DataFrame) -> Path:
-    """The current shards' rows with the measured px/m of their distance."""
+    """The current shards' rows with the measured px/m of their distance; `empty_scene` false
+    for person rows written before that column existed."""
     store.write_manifest(shard_ids)
     rows = store.read_manifest()
     if len(rows):
+        rows[syndor_render.EMPTY_SCENE_COLUMN] = syndor_render.empty_scene_rows(rows)
         measured = dict(zip(calibration_rows["zone"], calibration_rows["measured_ppm"]))
         rows["measured_ppm"] = rows["zone"].map(measured).astype(float)
     return write_parquet_atomic(store.manifest_path, rows)

@@ -4,8 +4,9 @@ Protocol: one JSON request per line on stdin — `{"op": "render", "spec": PATH}
 `{"op": "quit"}` — and one JSON reply per line on the process's original stdout
 (`{"ok": true, "frames": N, "seconds": …}` or `{"ok": false, "error": …}`). Blender's own output
 goes to stderr. A shard spec (written by tasks/syndor_render.py) names the scene, the person
-mesh and texture, the camera intrinsics, the render settings and the frames; the scene and the
-person are rebuilt only when they differ from the previous shard's.
+mesh and texture (a null mesh: an empty scene, no person), the camera intrinsics, the render
+settings and the frames; the scene and the person are rebuilt only when they differ from the
+previous shard's.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ class Worker:
         person_key = [spec["person"]["mesh"], spec["person"]["texture"], spec["person"]["mesh_sha"]]
         if self.built.get("person") != person_key:
             remove_person()
-            add_person(self.scene, spec["person"]["mesh"], spec["person"]["texture"], spec["person"]["pass_index"])
+            if spec["person"]["mesh"] is not None:
+                add_person(self.scene, spec["person"]["mesh"], spec["person"]["texture"], spec["person"]["pass_index"])
             self.built["person"] = person_key
         image_file, mask_file = self.outputs  # type: ignore[misc]
         frame_seconds = []

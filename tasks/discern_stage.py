@@ -5,7 +5,9 @@ After rendering, for each shard of frames (one task each):
   (`.../raw_images/x.jpg` → `.../nv_images/x.jpg`), and the four features are computed on the raw
   and the night-vision image → `OUT/syndor/discern_features/` (shards, manifest last).
 Then one labelling task:
-  labelling units are the raw frames of `model_lighting` families and every night-vision image;
+  labelling units are the raw frames of `model_lighting` families and every night-vision image,
+  of person frames only (an empty-scene frame is 0 by construction, on both images, with
+  label source `empty`, and never enters the sample or the model);
   a Cochran-sized stratified sample (zone × lighting group) is labelled by people (imported with
   `benchfoundry syndor label-import`) or by the simulated observer; the RF + XGBoost ensemble is
   cross-validated and fitted on it, saved, and labels every other unit (labelled units keep their
@@ -14,7 +16,7 @@ Then one labelling task:
   `OUT/report/discern_cv.json` (+ `.png`).
 
 Labelled index columns added to the render rows: `nv_path`, `human_discernable` / `label_source`
-(raw image: human, simulated, model or mask), `human_discernable_nv` / `label_source_nv` (the
+(raw image: human, simulated, model, mask or empty), `human_discernable_nv` / `label_source_nv` (the
 night-vision image; null without one), `raw_*` / `nv_*` features and observer cues, `isp_gain`,
 `isp_sigma`.
 When `labels.source` is "human" and no labels are imported, the sample is exported and the stage
@@ -40,6 +42,7 @@ from benchfoundry.tasks import discern_features, discern_model, isp, labels
 from benchfoundry.tasks.buildinfo import problem
 from benchfoundry.tasks.seeding import item_rng, item_seed
 from benchfoundry.tasks.store import StageStore, atomic_path, write_bytes_atomic, write_json_atomic
+from benchfoundry.tasks.syndor_render import empty_scene_rows
 
 BENCHMARK = "syndor"
 FEATURE_STAGE = "discern_features"
@@ -48,6 +51,8 @@ NV_DIR = "nv_images"
 NV_LABEL_COLUMN = "human_discernable_nv"
 VALUE_COLUMNS = discern_features.FEATURES + discern_features.CUES
 STRATA = ("zone", "lighting_group")
+#: `label_source` of an empty-scene frame: 0 by construction, no observer and no model.
+EMPTY_LABEL_SOURCE = "empty"
 
 
 def _sha(obj: Any) -> str:
@@ -179,8 +184,10 @@ feature_shard_task = shard_task(feature_shard, name="syndor-discern-features")
 
 
 def labelling_units(features: pd.DataFrame, cfg: DiscernConfig) -> pd.DataFrame:
-    """One row per image the classifier labels: raw frames of `model_lighting`, every NV image."""
+    """One row per image the classifier labels: raw frames of `model_lighting`, every NV image,
+    of person frames (empty scenes are labelled by construction)."""
     parts = []
+    features = features[~empty_scene_rows(features)]
     raw = features[features["lighting"].map(family).isin(cfg.model_lighting)]
     nv = features[features["nv_path"].notna()]
     for variant, rows, image_col in (("raw", raw, "img_path"), ("nv", nv, "nv_path")):
@@ -341,6 +348,10 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
     if len(units):
         _assign(frame, units, "raw", "human_discernable", "label_source")
         _assign(frame, units, "nv", NV_LABEL_COLUMN, "label_source_nv")
+    empty = empty_scene_rows(frame)
+    frame.loc[empty, ["human_discernable", "label_source"]] = [0, EMPTY_LABEL_SOURCE]
+    empty_nv = empty & frame["nv_path"].notna()
+    frame.loc[empty_nv, [NV_LABEL_COLUMN, "label_source_nv"]] = [0, EMPTY_LABEL_SOURCE]
     frame = frame.astype({"human_discernable": "int64", NV_LABEL_COLUMN: "Int64", "label_source": "string",
                           "label_source_nv": "string", "model_human_discernable": "Int64",
                           f"model_{NV_LABEL_COLUMN}": "Int64"})
@@ -348,7 +359,8 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
     manifest = store.write_manifest(["labels"])
     report = {
         "label_source": source, "notes": notes, "population": int(len(units)),
-        "sample": int(len(labelled)), "features": list(discern_features.FEATURES), "cv": cv,
+        "sample": int(len(labelled)), "empty_scene_frames": int(empty.sum()),
+        "features": list(discern_features.FEATURES), "cv": cv,
         "label_sources": {f"{col}={k}": int(v) for col in ("label_source", "label_source_nv")
                           for k, v in frame[col].value_counts().items()},
         "model": model_info, "manifest": str(manifest),

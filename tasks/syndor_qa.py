@@ -158,7 +158,7 @@ def master_rows(frame: pd.DataFrame, root: Path, qa: QaConfig) -> tuple[list[dic
             **{c: text[c] for c in ("smplx_texture", "img_path", "mask_path", "img_name")},
             "nv_path": nv_path,
             "human_discernable": label,
-            "_nv_label": label if nv_label is None else nv_label,
+            "_nv_label": 0 if empty else label if nv_label is None else nv_label,
             "_empty": empty,
         })
     rows.sort(key=lambda r: r["img_path"])
@@ -264,12 +264,17 @@ def write_imagefolder(root: Path, files: dict[tuple[str, str], list[dict[str, An
 
 
 def presence_balance(files: dict[tuple[str, str], list[dict[str, Any]]], rows: list[dict[str, Any]], qa: QaConfig) -> dict[str, Any]:
-    """Counts of presence answers 1 / 0 per split and per distance × split, and the empty-scene status."""
-    per_split: dict[str, dict[str, int]] = {}
+    """Counts of presence answers 1 / 0 per split (with the empty-scene renders among the 0s and
+    the share of 0s) and per distance × split, and the empty-scene status."""
+    per_split: dict[str, dict[str, Any]] = {}
     per_cell: list[dict[str, Any]] = []
+    empty_per_split = Counter(split_of(r, qa.evening_group) for r in rows if r["_empty"])
+    empty_per_split["nv"] = sum(1 for r in rows if r["_empty"] and r["nv_path"] is not None)
     for split in SPLITS:
         labels = [r["human_discernable"] for r in files[("human_detection", split)]]
-        per_split[split] = {"1": labels.count(1), "0": labels.count(0), "total": len(labels)}
+        per_split[split] = {"1": labels.count(1), "0": labels.count(0), "total": len(labels),
+                            "empty_scene": empty_per_split[split],
+                            "share_0": round(labels.count(0) / len(labels), 4) if labels else None}
         by_radius: dict[float, Counter[int]] = {}
         for r in files[("human_detection", split)]:
             by_radius.setdefault(r["radius"], Counter())[r["human_discernable"]] += 1
@@ -281,15 +286,15 @@ def presence_balance(files: dict[tuple[str, str], list[dict[str, Any]]], rows: l
     if not qa.empty_scene_negatives:
         note = "empty-scene negatives are off (qa.empty_scene_negatives); negatives are non-discernible frames only"
     elif empty_rows == 0:
-        note = ("qa.empty_scene_negatives is on, but the render stage produces no empty-scene renders yet: "
-                "negatives are non-discernible frames only")
+        note = ("qa.empty_scene_negatives is on, but the labelled manifest has no empty-scene renders "
+                "(syndor.empty_scenes off?): negatives are non-discernible frames only")
     else:
         note = f"{empty_rows} empty-scene renders added as 0 answers"
     return {
         "task": "human_detection",
         "per_split": per_split,
         "per_distance_split": per_cell,
-        "empty_scene_negatives": qa.empty_scene_negatives,
+        "empty_scene_negatives": bool(qa.empty_scene_negatives),
         "empty_scene_rows": empty_rows,
         "note": note,
     }

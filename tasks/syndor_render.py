@@ -13,6 +13,12 @@ in metres with one decimal (5.4, 10.8, 23.0 for the paper camera) and `{pose}` i
 the k-th pose of the action (tasks/amass.select_poses: 0 for a built-in action, the k-th
 selected AMASS frame otherwise). Masks are the same path with
 `raw_images` → `masks` and a `.png` suffix.
+
+Empty scenes (`syndor.empty_scenes`): one more shard per (scene, lighting), `{scene}_empty_{lighting}`,
+renders the same cameras with no person (empty masks). Its frames are
+`images/SMPLitex_texture_none_empty_{scene}_{lighting}_{radius}/pose000/raw_images/...`, and its rows
+have `empty_scene` true, `action` and `smplx_texture` "none", `texture_id` and `pose_frame` null.
+Person shards keep their ids and spec hashes whether the option is on or off.
 """
 
 from __future__ import annotations
@@ -51,20 +57,25 @@ CALIBRATION_REL_TOL = 0.02
 CALIBRATION_PX_TOL = 1.0
 #: Part of every spec hash: bump it when render/ changes what a frame looks like.
 RENDER_VERSION = 1
+#: Render-manifest column: true for a frame rendered without a person.
+EMPTY_SCENE_COLUMN = "empty_scene"
+#: `action`, `smplx_texture` and `pose_source` of an empty-scene row (no person, nothing to recognise).
+EMPTY_ACTION = "none"
 
 
 @dataclass(frozen=True)
 class ShardPlan:
     shard_id: str
     scene: str
-    texture_id: int
+    texture_id: int | None  # None for an empty scene
     action: str
     pose_index: int  # k-th pose of the action
     pose_source: str  # "builtin" or the AMASS sequence (BABEL feat_p)
-    pose_frame: int  # frame of that sequence
-    body_pose: tuple[float, ...]  # (23·3) SMPL axis-angle
+    pose_frame: int | None  # frame of that sequence
+    body_pose: tuple[float, ...]  # (23·3) SMPL axis-angle; () for an empty scene
     lighting: str
     spec_hash: str
+    empty_scene: bool = False
 
 
 def _sha(obj: Any) -> str:
@@ -114,8 +125,9 @@ def check_distinct_radii(syndor: SyndorConfig) -> None:
 
 
 def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list[ShardPlan]:
-    """Every (scene, texture, action, pose, lighting) shard of the configured factors; `poses`
-    defaults to tasks/amass.select_poses (built-in poses, or AMASS frames)."""
+    """Every (scene, texture, action, pose, lighting) shard of the configured factors, then the
+    empty-scene shards when `syndor.empty_scenes` is on; `poses` defaults to
+    tasks/amass.select_poses (built-in poses, or AMASS frames)."""
     s = config.syndor
     poses = select_poses(s.poses) if poses is None else poses
     check_distinct_radii(s)
@@ -136,14 +148,40 @@ def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list
             pose_index=k, pose_source=pose.source, pose_frame=pose.frame, body_pose=body_pose, lighting=lighting,
             spec_hash=_sha({**common, **factors}),
         ))
-    return plans
+    return plans + (plan_empty_shards(config) if s.empty_scenes else [])
 
 
-def frame_paths(texture_id: int, action: str, scene: str, lighting: str, pose_index: int,
+def plan_empty_shards(config: BuildConfig) -> list[ShardPlan]:
+    """One shard per (scene, lighting) rendering the rig with no person. The cameras aim where
+    they aim at the upright body, so the body config is part of the hash; textures are not."""
+    s = config.syndor
+    common = {"render": render_settings_hash(s), "zones": zones(s), "rig": s.rig.model_dump(mode="json"),
+              "body": s.body.model_dump(mode="json"), "seed": config.seed, "empty_scene": True}
+    return [ShardPlan(shard_id=f"{scene}_empty_{lighting}", scene=scene, texture_id=None, action=EMPTY_ACTION,
+                      pose_index=0, pose_source=EMPTY_ACTION, pose_frame=None, body_pose=(), lighting=lighting,
+                      spec_hash=_sha({**common, "scene": scene, "lighting": lighting,
+                                      "light": lighting_spec(s, lighting)}),
+                      empty_scene=True)
+            for scene, lighting in itertools.product(s.scenes, s.lightings)]
+
+
+def empty_scene_rows(frame: pd.DataFrame) -> pd.Series:
+    """True for the rows rendered without a person; rows without the column (older shards) are not."""
+    if EMPTY_SCENE_COLUMN not in frame.columns:
+        return pd.Series(False, index=frame.index, dtype=bool)
+    return frame[EMPTY_SCENE_COLUMN].astype("boolean").fillna(False).astype(bool)
+
+
+def frame_paths(texture_id: int | None, action: str, scene: str, lighting: str, pose_index: int,
                 cam: camera_rig.RigCamera, ext: str = ".jpg") -> dict[str, str]:
-    """Released names of one frame, relative to `<out>/syndor/`."""
+    """Released names of one frame, relative to `<out>/syndor/`.
+
+    `texture_id` None is an empty-scene frame: `SMPLitex_texture_none_empty_{scene}_{lighting}_{radius}`
+    (`action` is not used). A person's texture slot is always five digits, so the two never collide.
+    """
     radius = radius_label(cam.distance_m)
-    source_dir = f"images/SMPLitex_texture_{texture_id:05d}_{action}_{scene}_{lighting}_{radius}"
+    person = "none_empty" if texture_id is None else f"{texture_id:05d}_{action}"
+    source_dir = f"images/SMPLitex_texture_{person}_{scene}_{lighting}_{radius}"
     img_name = (f"frame0001_cam{cam.cam_index:03d}_r{int(cam.distance_m)}"
                 f"_phi{cam.azimuth_deg:g}_theta{cam.elevation_deg:g}")
     pose = f"pose{pose_index:03d}"
@@ -186,13 +224,24 @@ def prepare_person(config: BuildConfig, out: Path, pose_name: str, body_pose: np
     return PersonFiles(mesh_npz, tex_png, mesh_sha, tuple(v.min(0)), tuple(v.max(0)))
 
 
-def shard_spec(config: BuildConfig, person: PersonFiles, scene: str, frames: list[dict[str, Any]]) -> dict[str, Any]:
-    """The worker's input (render/worker.py)."""
+def empty_scene_target(config: BuildConfig, out: Path) -> np.ndarray:
+    """Where the cameras of an empty scene aim: the centre of the upright body's bounding box."""
+    from benchfoundry.tasks.body import posed_body, upright_pose
+
+    body = posed_body(config.syndor.body, upright_pose(), cache_dir=out / BENCHMARK / STAGE / "_person" / "model")
+    v = body.vertices.astype(float)
+    return (v.min(0) + v.max(0)) / 2
+
+
+def shard_spec(config: BuildConfig, person: PersonFiles | None, scene: str, frames: list[dict[str, Any]]
+               ) -> dict[str, Any]:
+    """The worker's input (render/worker.py); `person` None renders the scene without one."""
     s = config.syndor
     return {
         "scene": {"name": scene, "seed": config.seed},
-        "person": {"mesh": str(person.mesh_npz), "texture": str(person.texture_png), "mesh_sha": person.mesh_sha,
-                   "pass_index": PERSON_PASS_INDEX},
+        "person": {"mesh": None if person is None else str(person.mesh_npz),
+                   "texture": None if person is None else str(person.texture_png),
+                   "mesh_sha": None if person is None else person.mesh_sha, "pass_index": PERSON_PASS_INDEX},
         "camera": camera_settings(s),
         "render": {**s.render.engine_settings(), "threads": s.render.threads},
         "frames": frames,
@@ -223,9 +272,13 @@ def shard_frames(config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path
     the shard's index rows."""
     s = config.syndor
     bench_dir = root / BENCHMARK
-    body_pose = np.array(plan.body_pose).reshape(23, 3)
-    person = prepare_person(config, root, f"{plan.action}_p{plan.pose_index:03d}", body_pose, plan.texture_id)
-    target = (np.array(person.vertices_min) + np.array(person.vertices_max)) / 2
+    person: PersonFiles | None = None
+    if plan.empty_scene:
+        target = empty_scene_target(config, root)
+    else:
+        body_pose = np.array(plan.body_pose).reshape(23, 3)
+        person = prepare_person(config, root, f"{plan.action}_p{plan.pose_index:03d}", body_pose, plan.texture_id)
+        target = (np.array(person.vertices_min) + np.array(person.vertices_max)) / 2
     cameras = camera_rig.rig_cameras(s.camera.spec(), zones(s), s.rig.azimuths_deg, s.rig.elevations_deg, target)
     ext = ".jpg" if s.render.image_format == "JPEG" else ".png"
     light = lighting_spec(s, plan.lighting)
@@ -242,14 +295,15 @@ def shard_frames(config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path
         rows.append({
             "source_dir": names["source_dir"], "action": plan.action, "scene": plan.scene,
             "lighting": plan.lighting, "radius": radius_label(cam.distance_m),
-            "smplx_texture": f"SMPLitex_texture_{plan.texture_id:05d}", "img_path": names["img_path"],
+            "smplx_texture": EMPTY_ACTION if plan.texture_id is None else f"SMPLitex_texture_{plan.texture_id:05d}",
+            "img_path": names["img_path"],
             "mask_path": names["mask_path"], "img_name": names["img_name"], "nv_path": None,
             "human_discernable": None, "zone": cam.zone, "target_ppm": cam.target_ppm, "distance_m": cam.distance_m,
             "azimuth": cam.azimuth_deg, "elevation": cam.elevation_deg, "cam": cam.cam_index, "pose": plan.pose_index,
             "pose_source": plan.pose_source, "pose_frame": plan.pose_frame,
             "texture_id": plan.texture_id, "seed": seed, "render_settings_hash": settings_hash,
-            "shard": plan.shard_id, "body_path": str(person.mesh_npz.relative_to(bench_dir)),
-            "camera_matrix": [x for row in cam.matrix_world for x in row],
+            "shard": plan.shard_id, "body_path": None if person is None else str(person.mesh_npz.relative_to(bench_dir)),
+            "camera_matrix": [x for row in cam.matrix_world for x in row], EMPTY_SCENE_COLUMN: plan.empty_scene,
         })
     return shard_spec(config, person, plan.scene, frames), finals, rows
 
@@ -263,7 +317,8 @@ def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:
     tmp = _fresh_dir(store.dir / "_tmp" / plan.shard_id)
     spec, finals, rows = shard_frames(config, root, plan, tmp)
     reply = run_shard(config, spec, tmp, finals)
-    frame = pd.DataFrame(rows).astype({"nv_path": "string", "human_discernable": "boolean"})
+    frame = pd.DataFrame(rows).astype({"nv_path": "string", "human_discernable": "boolean", "texture_id": "Int64",
+                                       "pose_frame": "Int64", "body_path": "string"})
     store.write_shard(plan.shard_id, frame, spec_hash=plan.spec_hash,
                       info={"render_seconds": round(reply["seconds"], 3)})
     shutil.rmtree(tmp, ignore_errors=True)

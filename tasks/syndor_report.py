@@ -333,8 +333,8 @@ def _section_balance(page: _Page, balance: dict[str, Any] | None) -> None:
         page.add('<p class="warn">No index/balance.json.</p>')
         return
     page.add(f"<p>{html.escape(balance['note'])}</p>")
-    page.add(table(["split", "answer 1", "answer 0", "total"],
-                   [(s, c["1"], c["0"], c["total"]) for s, c in balance["per_split"].items()]))
+    page.add(table(["split", "answer 1", "answer 0", "of which empty scene", "total"],
+                   [(s, c["1"], c["0"], c.get("empty_scene", 0), c["total"]) for s, c in balance["per_split"].items()]))
     cells = balance["per_distance_split"]
     page.add(table(["distance (m)", "split", "answer 1", "answer 0"], [(c["radius"], c["split"], c["1"], c["0"]) for c in cells]))
     if cells:

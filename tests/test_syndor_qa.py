@@ -212,14 +212,15 @@ def test_balance_counts_and_empty_scene_note(built: tuple[Path, dict], tmp_path:
     balance = json.loads((out / "syndor" / "index" / "balance.json").read_text())
     per = len(ACTIONS) * len(VIEWS)
     night_ones = per  # only the nearest distance is discernible at night
-    assert balance["per_split"]["night"] == {"1": night_ones, "0": 2 * per, "total": 3 * per}
-    assert balance["per_split"]["day"] == {"1": 6 * per, "0": 0, "total": 6 * per}
+    assert balance["per_split"]["night"] == {"1": night_ones, "0": 2 * per, "total": 3 * per, "empty_scene": 0,
+                                             "share_0": round(2 / 3, 4)}
+    assert balance["per_split"]["day"] == {"1": 6 * per, "0": 0, "total": 6 * per, "empty_scene": 0, "share_0": 0}
     far_night = [c for c in balance["per_distance_split"] if c["split"] == "night" and c["radius"] == RADII[2]]
     assert far_night == [{"radius": RADII[2], "split": "night", "1": 0, "0": per, "total": per}]
     assert balance["empty_scene_rows"] == 0 and "off" in balance["note"]
     manifest = out / "syndor" / "discern" / "manifest.parquet"
     on = syndor_qa.export_qa(manifest, out, QaConfig(empty_scene_negatives=True))
-    assert "produces no empty-scene renders yet" in on["balance"]["note"]
+    assert "has no empty-scene renders" in on["balance"]["note"]
 
 
 def test_empty_scene_rows_are_presence_negatives_only(tmp_path: Path) -> None:
