@@ -5,7 +5,8 @@ Under the dataset root `OUT/syndor/`:
     index/master_index.{jsonl,parquet}                  the released columns, one row per raw frame
     index/{human_detection,action_recognition}/{day,night,nv}.{jsonl,parquet}
                                                         master-index rows plus `prompt` and `task`
-    index/balance.json                                  presence answers (1/0) per split and distance
+    index/balance.json                                  presence answers (1/0) per split and distance,
+                                                        empty-scene renders among the 0s
     hf/{task}/{split}/metadata.jsonl                    Hugging Face `imagefolder` layout (hard links)
 
 Splits: `day` holds the raw images of daylight frames (and of evening frames while
