@@ -17,7 +17,6 @@ import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 WORKER_MODULE = "benchfoundry.render.worker"

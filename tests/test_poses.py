@@ -6,7 +6,6 @@ Checks read the posed procedural body in the world frame (+Z up, person facing â
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -123,7 +123,7 @@ def test_task_files_have_prompts_and_the_right_frames(built: tuple[Path, dict]) 
     per_view = len(ACTIONS) * len(RADII) * len(VIEWS)
     for task, prompt in (("human_detection", HPC), ("action_recognition", ACTION)):
         files = {s: _lines(index / task / f"{s}.jsonl") for s in ("day", "night", "nv")}
-        for split, rows in files.items():
+        for rows in files.values():
             assert all(r["prompt"] == prompt and r["task"] == task for r in rows)
             assert all(list(r) == [*syndor_qa.MASTER_COLUMNS, "prompt", "task"] for r in rows)
         assert {r["lighting"] for r in files["day"]} == {"noon_south", "evening_east"}  # evening joins day
