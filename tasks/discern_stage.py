@@ -29,7 +29,7 @@ import hashlib
 import json
 import re
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -302,7 +302,7 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
     spec = label_spec_hash(config, out, features_manifest)
     report_path = Path(out) / "report" / "discern_cv.json"
     if store.is_done("labels", spec) and report_path.exists():
-        return {**json.loads(report_path.read_text()), "skipped": True}
+        return {**_report_paths(json.loads(report_path.read_text()), lambda p: str(Path(out) / p)), "skipped": True}
     features = pd.read_parquet(features_manifest)
     units = labelling_units(features, d)
     found = _labelled_units(units, config, out) if len(units) else (units.assign(label=0).iloc[0:0], d.labels.source)
@@ -367,8 +367,18 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
     }
     if "ensemble" in cv:
         report["plot"] = str(_plot_cv(cv, report_path.with_suffix(".png")))
-    write_json_atomic(report_path, report)
+    write_json_atomic(report_path, _report_paths(report, lambda p: Path(p).relative_to(out).as_posix()))
     return report
+
+
+def _report_paths(report: dict[str, Any], convert: Callable[[str], str]) -> dict[str, Any]:
+    """The report with its file paths converted: relative to the output root on disk (so a build
+    gives the same bytes wherever it lies), usable paths in memory."""
+    converted = {**report, "manifest": convert(report["manifest"]),
+                 "model": {k: convert(v) for k, v in report["model"].items()}}
+    if "plot" in report:
+        converted["plot"] = convert(report["plot"])
+    return converted
 
 
 label_task = shard_task(label_and_classify, name="syndor-discern-labels")

@@ -93,6 +93,8 @@ def test_simulated_build_labels_every_night_and_nv_row_and_reruns_nothing(tmp_pa
     assert day["nv_path"].isna().all()
     report = json.loads((tmp_path / "report" / "discern_cv.json").read_text())
     assert report["label_source"] == "simulated" and any("simulated" in n for n in report["notes"])
+    on_disk = [report["manifest"], *report["model"].values()]
+    assert all(not Path(p).is_absolute() and (tmp_path / p).is_file() for p in on_disk)  # relocatable build
     assert {"ensemble", "decision_tree"} <= set(report["cv"]) or report["cv"].get("skipped")
     assert (tmp_path / "syndor" / "discern" / "model" / "model.joblib").is_file()
 
