@@ -99,9 +99,15 @@ def _distances(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return outside, inside
 
 
-def edge_iou(lightness: np.ndarray, mask: np.ndarray, threshold: float, band: int) -> float:
-    """IoU of strong Sobel edges inside the dilated mask with the mask's contour band."""
-    outside, inside = _distances(mask)
+def edge_iou(
+    lightness: np.ndarray, mask: np.ndarray, threshold: float, band: int,
+    distances: tuple[np.ndarray, np.ndarray] | None = None,
+) -> float:
+    """IoU of strong Sobel edges inside the dilated mask with the mask's contour band.
+
+    `distances` is `_distances(mask)` when the caller has it already.
+    """
+    outside, inside = _distances(mask) if distances is None else distances
     gx = cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3)
     strong = np.hypot(gx, gy) / 8.0 >= threshold
@@ -129,7 +135,8 @@ def image_features(
     crop_mask = mask[rows, cols]
     rgb01 = rgb[rows, cols].astype(np.float32) / 255.0
     lab = cv2.cvtColor(rgb01, cv2.COLOR_RGB2Lab)
-    outside, _ = _distances(crop_mask)
+    distances = _distances(crop_mask)
+    outside = distances[0]
     ring = ~crop_mask & (outside <= cfg.ring_width)
     features = empty_features()
     features["area_ratio"] = count / mask.size
@@ -144,7 +151,9 @@ def image_features(
         _subsample(ring_lab[:, 1:], cfg.sw_max_samples, rng),
         directions.astype(np.float32),
     )
-    features["edge_iou"] = edge_iou(np.ascontiguousarray(lab[..., 0]), crop_mask, cfg.edge_threshold, cfg.edge_band)
+    features["edge_iou"] = edge_iou(
+        np.ascontiguousarray(lab[..., 0]), crop_mask, cfg.edge_threshold, cfg.edge_band, distances
+    )
     linear = np.where(rgb01 <= 0.04045, rgb01 / 12.92, ((rgb01 + 0.055) / 1.055) ** 2.4) @ _LUMA
     yp, yb = float(linear[crop_mask].mean()), float(linear[ring].mean())
     features["michelson_contrast"] = abs(yp - yb) / (yp + yb) if yp + yb > 0 else 0.0
