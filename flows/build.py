@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 from prefect import flow
 
-from benchfoundry.flows.config import config_dict, config_hash
+from benchfoundry.flows.config import config_dict, config_hash, load_config
 from benchfoundry.flows.odi import odi_flow
 from benchfoundry.flows.params import BuildConfig
 from benchfoundry.flows.policy import task_runner
@@ -75,7 +75,5 @@ def build_from_config(
     overrides: list[str] | None = None,
 ) -> dict[str, Any]:
     """Deployment entry point: JSON-friendly parameters (a config path and `--set` strings)."""
-    from benchfoundry.flows.config import load_config
-
     config = load_config(config_path, overrides or [])
     return build(config, out or str(config.output_root), only)

@@ -11,7 +11,12 @@ from typing import Sequence
 from benchfoundry.tasks import dori
 
 #: Modules that add their own subcommands through `add_commands(subparsers)`.
-COMMAND_MODULES: tuple[str, ...] = ("benchfoundry.flows.cli_scannet", "benchfoundry.flows.cli_sphere", "benchfoundry.flows.cli_score", "benchfoundry.flows.cli_syndor")
+COMMAND_MODULES: tuple[str, ...] = (
+    "benchfoundry.flows.cli_scannet",
+    "benchfoundry.flows.cli_sphere",
+    "benchfoundry.flows.cli_score",
+    "benchfoundry.flows.cli_syndor",
+)
 
 
 def _cmd_build(args: argparse.Namespace) -> int:

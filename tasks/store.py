@@ -17,11 +17,12 @@ import json
 import os
 import re
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 import pandas as pd
+
+from benchfoundry.tasks.buildinfo import utc_now
 
 _SHARD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=+-]{0,199}$")
 
@@ -113,7 +114,7 @@ class StageStore:
             "rows": int(len(rows)),
             "spec_hash": spec_hash,
             "problems": list(problems),
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "finished": utc_now(),
             **(info or {}),
         }
         write_json_atomic(self.marker_path(shard_id), marker)
