@@ -12,12 +12,15 @@ from typing import Any
 from benchfoundry.flows.params_qa import TASK_PROMPTS, QaConfig
 
 
-def _build_settings(build: Path) -> tuple[QaConfig, int]:
-    """The build's QA config and seed from its build.json (defaults when there is none)."""
+def _build_record(build: Path) -> dict[str, Any]:
+    """The build's build.json ({} when there is none)."""
     record_path = build / "build.json"
-    if not record_path.is_file():
-        return QaConfig(), 0
-    config = json.loads(record_path.read_text()).get("config", {})
+    return json.loads(record_path.read_text()) if record_path.is_file() else {}
+
+
+def _build_settings(record: dict[str, Any]) -> tuple[QaConfig, int]:
+    """The build's QA config and seed from its build record (defaults when there is none)."""
+    config = record.get("config", {})
     return QaConfig.model_validate(config.get("syndor", {}).get("qa", {})), int(config.get("seed", 0))
 
 
@@ -50,7 +53,8 @@ def _cmd_score_syndor(args: argparse.Namespace) -> int:
 
     build, predictions = Path(args.build), Path(args.predictions)
     try:
-        qa, seed = _build_settings(build)
+        record = _build_record(build)
+        qa, seed = _build_settings(record)
         key = syndor_qa.answer_key(syndor_qa.index_dir(build))
         raw = predictions.read_bytes()
     except (OSError, ValueError) as exc:
@@ -88,17 +92,13 @@ def _cmd_score_syndor(args: argparse.Namespace) -> int:
     if (build / "report" / "index.html").is_file():
         from benchfoundry.tasks.syndor_report import write_report
 
-        print(f"report updated: {write_report(build, qa, seed=seed, calibration=_calibration(build))}")
+        print(f"report updated: {write_report(build, qa, seed=seed, calibration=_calibration(record))}")
     return 0
 
 
-def _calibration(build: Path) -> Any:
-    """The render stage's calibration rows recorded in build.json, if any."""
-    record_path = build / "build.json"
-    if not record_path.is_file():
-        return None
-    syndor = json.loads(record_path.read_text()).get("benchmarks", {}).get("syndor", {})
-    return syndor.get("calibration")
+def _calibration(record: dict[str, Any]) -> Any:
+    """The render stage's calibration rows recorded in the build record, if any."""
+    return record.get("benchmarks", {}).get("syndor", {}).get("calibration")
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
