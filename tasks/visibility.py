@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-import cv2
 import numpy as np
 import pandas as pd
 
+from benchfoundry.tasks.scannet_io import encode_jpeg
 from benchfoundry.tasks.store import write_bytes_atomic
 
 #: NYU40 ids never asked about: unlabelled, wall, floor, ceiling, other structure/furniture/prop.
@@ -188,8 +188,5 @@ def scan_visibility(
         per_frame[int(fid)] = frame_visibility(
             boxes, frame.pose, intr.color, intr.color_size, frame.depth_mm, intr.depth, intr.depth_shift, occlusion_m)
         if image_dir is not None:
-            ok, buf = cv2.imencode(".jpg", cv2.cvtColor(frame.color, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 95])
-            if not ok:
-                raise ValueError(f"frame {fid}: JPEG encoding failed")
-            write_bytes_atomic(image_dir / f"{int(fid)}.jpg", buf.tobytes())
+            write_bytes_atomic(image_dir / f"{int(fid)}.jpg", encode_jpeg(frame.color, 95))
     return visibility_table(scan.scene_id, per_frame), skipped
