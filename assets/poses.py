@@ -177,15 +177,21 @@ def _stepping_over(p: PoseBuilder) -> None:
     p.aim("right_shoulder", "right_elbow", (-0.5, -0.7, 0.5)).aim("right_elbow", "right_wrist", (-0.3, -0.3, 0.9))
 
 
+def _hands_at(p: PoseBuilder, target: np.ndarray, wrist, pole, hand) -> None:
+    """Both wrists at `target` + `wrist` (mirrored for the right), elbows towards `pole`, palms
+    turned in and the hands pointing at `target` + `hand`."""
+    for side, sign in (("left", 1.0), ("right", -1.0)):
+        w = target + _side(wrist, sign)
+        p.reach(f"{side}_shoulder", f"{side}_elbow", f"{side}_wrist", w, _side(pole, sign))
+        p.aim(f"{side}_wrist", f"{side}_hand", target + _side(hand, sign) - w, palm=(0.0, 0.0, -1.0))
+
+
 def _cover_face(p: PoseBuilder) -> None:
     p.turn("spine1", (0.1, 0, 0)).turn("neck", (0.2, 0, 0)).turn("head", (0.1, 0, 0))
     _leg(p, "left", (0.01, -0.77, 0.05))
     _leg(p, "right", (-0.01, -0.77, 0.05))
     face = p.point(J["head"], (0.0, 0.065, 0.10))
-    for side, sign in (("left", 1.0), ("right", -1.0)):
-        wrist = face + _side((0.045, -0.10, 0.07), sign)
-        p.reach(f"{side}_shoulder", f"{side}_elbow", f"{side}_wrist", wrist, _side((0.4, -1.0, -0.2), sign))
-        p.aim(f"{side}_wrist", f"{side}_hand", face + _side((0.025, 0.06, 0.03), sign) - wrist, palm=(0.0, 0.0, -1.0))
+    _hands_at(p, face, wrist=(0.045, -0.10, 0.07), pole=(0.4, -1.0, -0.2), hand=(0.025, 0.06, 0.03))
 
 
 def _choking(p: PoseBuilder) -> None:
@@ -193,10 +199,7 @@ def _choking(p: PoseBuilder) -> None:
     _leg(p, "left", (0.02, -0.77, 0.06))
     _leg(p, "right", (-0.02, -0.76, -0.15))
     throat = p.point(J["neck"], (0.0, 0.02, 0.06))
-    for side, sign in (("left", 1.0), ("right", -1.0)):
-        wrist = throat + _side((0.09, -0.07, 0.05), sign)
-        p.reach(f"{side}_shoulder", f"{side}_elbow", f"{side}_wrist", wrist, _side((1.0, -0.7, -0.3), sign))
-        p.aim(f"{side}_wrist", f"{side}_hand", throat + _side((0.03, 0.02, 0.0), sign) - wrist, palm=(0.0, 0.0, -1.0))
+    _hands_at(p, throat, wrist=(0.09, -0.07, 0.05), pole=(1.0, -0.7, -0.3), hand=(0.03, 0.02, 0.0))
 
 
 def _dodging(p: PoseBuilder) -> None:
