@@ -34,7 +34,7 @@ from benchfoundry.flows.params_qa import TASK_PROMPTS, QaConfig
 from benchfoundry.flows.policy import shard_task, with_runner_policy
 from benchfoundry.tasks.buildinfo import problem
 from benchfoundry.tasks.store import atomic_path, write_json_atomic, write_parquet_atomic
-from benchfoundry.tasks.syndor_report import write_report
+from benchfoundry.tasks.syndor_report import read_jsonl, write_report
 
 STAGE = "qa"
 
@@ -208,10 +208,6 @@ def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
     with atomic_path(path) as tmp:
         tmp.write_bytes(jsonl_bytes(rows))
     return path
-
-
-def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def write_table(path: Path, rows: list[dict[str, Any]], columns: tuple[str, ...]) -> Path:

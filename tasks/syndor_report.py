@@ -38,8 +38,8 @@ def report_dir(out: str | os.PathLike[str]) -> Path:
     return Path(out) / "report"
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def _fmt(value: Any) -> str:
@@ -228,7 +228,7 @@ def _split_rows(index: Path) -> dict[str, list[dict[str, Any]]]:
     split: dict[str, list[dict[str, Any]]] = {}
     for name in SPLITS:
         path = index / "human_detection" / f"{name}.jsonl"
-        split[name] = _read_jsonl(path) if path.is_file() else []
+        split[name] = read_jsonl(path) if path.is_file() else []
     return split
 
 
@@ -377,7 +377,7 @@ def write_report(out: str | os.PathLike[str], qa: QaConfig, seed: int = 0, calib
     master_path = root / "syndor" / "index" / "master_index.jsonl"
     if not master_path.is_file():
         raise FileNotFoundError(f"{master_path}: no master index; run the QA export first")
-    rows = _read_jsonl(master_path)
+    rows = read_jsonl(master_path)
     balance_path = root / "syndor" / "index" / "balance.json"
     balance = json.loads(balance_path.read_text()) if balance_path.is_file() else None
     split_rows = _split_rows(root / "syndor" / "index")
