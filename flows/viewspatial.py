@@ -9,8 +9,6 @@ The COCO person-orientation half (DESIGN §4.2) is not built.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,7 @@ from benchfoundry.tasks.buildinfo import benchmark_outcome, problem
 from benchfoundry.tasks.coverage import select_frames
 from benchfoundry.tasks.scannet_io import ScanFormatError, open_scan, read_label_map, read_split
 from benchfoundry.tasks.scannet_synth import SYNTHETIC_SCENES, RenderSettings, make_synthetic_scan, write_root_files
-from benchfoundry.tasks.store import StageStore, write_json_atomic
+from benchfoundry.tasks.store import StageStore, spec_hash, write_json_atomic
 from benchfoundry.tasks.viewspatial_qa import (
     QASettings,
     benchmark_records,
@@ -41,17 +39,12 @@ BENCHMARK_JSON = "ViewSpatial-Bench.json"
 SFT_JSON = "ViewSpatial-SFT.json"
 
 
-def spec_hash(*parts: Any) -> str:
-    text = json.dumps(parts, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
 @shard_task
 def synthetic_scan_task(out: str, root: str, split: str, settings: dict[str, Any]) -> dict[str, Any]:
     """Render and write one synthetic scan unless its marker says it is made with these settings."""
     store = StageStore(out, BENCHMARK, "synthetic")
     scene_id = SYNTHETIC_SCENES[split][0]
-    h = spec_hash(root, split, settings)
+    h = spec_hash([root, split, settings])
     if not store.is_done(scene_id, h):
         summary = make_synthetic_scan(root, split, RenderSettings(**settings))
         render_s = summary.pop("render_s")
@@ -106,9 +99,9 @@ def scan_task(out: str, scan_dir: str, split: str, layout: str | None, nyu40_of:
     A scan whose QA marker matches is skipped without opening it.
     """
     scene = Path(scan_dir).name
-    h_frames = spec_hash(scan_dir, vs.coverage.model_dump())
-    h_vis = spec_hash(h_frames, vs.qa.occlusion_m, nyu40_of)
-    h_qa = spec_hash(h_vis, split, seed, vs.qa.model_dump())
+    h_frames = spec_hash([scan_dir, vs.coverage.model_dump()])
+    h_vis = spec_hash([h_frames, vs.qa.occlusion_m, nyu40_of])
+    h_qa = spec_hash([h_vis, split, seed, vs.qa.model_dump()])
     qa = StageStore(out, BENCHMARK, "qa")
     if qa.is_done(scene, h_qa):
         return {"scene_id": scene, "done": True, "items": qa.marker(scene)["rows"], "problems": []}
