@@ -96,9 +96,10 @@ def plan_feature_shards(render: pd.DataFrame, cfg: DiscernConfig) -> dict[str, l
     return plans
 
 
-def feature_spec_hash(config: BuildConfig, render: pd.DataFrame, paths: list[str]) -> str:
+def feature_spec_hash(config: BuildConfig, by_path: pd.DataFrame, paths: list[str]) -> str:
+    """The settings of one feature shard; `by_path` is the render manifest indexed by img_path."""
     d = config.syndor.discern
-    rows = render.set_index("img_path").loc[paths]
+    rows = by_path.loc[paths]
     settings = rows["render_settings_hash"].astype(str).tolist() if "render_settings_hash" in rows else []
     return _sha({"seed": config.seed, "isp": d.isp.model_dump(), "features": d.features.model_dump(),
                  "paths": paths, "lighting": rows["lighting"].astype(str).tolist(), "render": settings})
@@ -396,7 +397,8 @@ def discern_stage(config: BuildConfig, out: str, render_manifest: str) -> dict[s
     render = pd.read_parquet(render_manifest)
     plans = plan_feature_shards(render, config.syndor.discern) if len(render) else {}
     store = StageStore(out, BENCHMARK, FEATURE_STAGE)
-    specs = {sid: feature_spec_hash(config, render, paths) for sid, paths in plans.items()}
+    by_path = render.set_index("img_path")
+    specs = {sid: feature_spec_hash(config, by_path, paths) for sid, paths in plans.items()}
     todo = [sid for sid in plans if not store.is_done(sid, specs[sid])]
     task = with_runner_policy(feature_shard_task, config.runner)
     futures = [(sid, task.submit(config, out, render_manifest, sid, plans[sid], specs[sid])) for sid in todo]
