@@ -26,7 +26,7 @@ class IspConfig(Section):
     denoiser: Literal["bm4d-luma", "bm4d", "nlmeans", "none"] = Field(
         "bm4d-luma",
         description="bm4d-luma: bm4d on luminance + edge-aware chroma filter; bm4d: bm4d on all three "
-        "opponent channels; nlmeans: OpenCV fastNlMeansDenoisingColored; none",
+        "opponent channels; nlmeans: OpenCV non-local means on 16-bit linear RGB; none: no denoising",
     )
     denoise_strength: float = Field(1.0, gt=0, description="multiplies the noise sigma the denoiser is given")
     bm4d_fft_size: int = Field(16, ge=4, description="bm4d FFT domain for noise variances (2-D: n×n×1)")
