@@ -426,6 +426,16 @@ def read_split(path: str | Path) -> list[str]:
 
 # --- scans -------------------------------------------------------------------------------------
 
+def scan_file_names(scene_id: str) -> dict[str, str]:
+    """ScanNet's file names of a scan: mesh, segments, aggregation and `.sens`."""
+    return {
+        "ply": f"{scene_id}_vh_clean_2.ply",
+        "segs": f"{scene_id}_vh_clean_2.0.010000.segs.json",
+        "aggregation": f"{scene_id}.aggregation.json",
+        "sens": f"{scene_id}.sens",
+    }
+
+
 @dataclass
 class _SensEntry:
     offset: int
@@ -447,15 +457,15 @@ class Scan(ABC):
 
     @property
     def ply_path(self) -> Path:
-        return self.scan_dir / f"{self.scene_id}_vh_clean_2.ply"
+        return self.scan_dir / scan_file_names(self.scene_id)["ply"]
 
     @property
     def segs_path(self) -> Path:
-        return self.scan_dir / f"{self.scene_id}_vh_clean_2.0.010000.segs.json"
+        return self.scan_dir / scan_file_names(self.scene_id)["segs"]
 
     @property
     def aggregation_path(self) -> Path:
-        return self.scan_dir / f"{self.scene_id}.aggregation.json"
+        return self.scan_dir / scan_file_names(self.scene_id)["aggregation"]
 
     def frame_ids(self) -> list[int]:
         """Ids of the frames `iter_frames` yields (finite poses), ascending."""

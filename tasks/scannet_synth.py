@@ -25,6 +25,7 @@ import numpy as np
 from benchfoundry.tasks.scannet_io import (
     ScanFrame,
     ScanIntrinsics,
+    scan_file_names,
     write_aggregation_json,
     write_export_layout,
     write_label_map,
@@ -294,15 +295,6 @@ def rendered_frames(render_dir: str | Path, poses: Sequence[np.ndarray]) -> Iter
         if bgr is None:
             raise FileNotFoundError(f"{color_path}: rendered colour frame missing or unreadable")
         yield ScanFrame(frame_id, cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), np.load(depth_path), np.asarray(pose))
-
-
-def scan_file_names(scene_id: str) -> dict[str, str]:
-    return {
-        "ply": f"{scene_id}_vh_clean_2.ply",
-        "segs": f"{scene_id}_vh_clean_2.0.010000.segs.json",
-        "aggregation": f"{scene_id}.aggregation.json",
-        "sens": f"{scene_id}.sens",
-    }
 
 
 def write_scan_annotations(scan_dir: str | Path, scene_id: str, mesh: RoomMesh) -> None:
