@@ -123,6 +123,14 @@ def check_distinct_radii(syndor: SyndorConfig) -> None:
         raise ValueError(f"syndor.zones_ppm: two zones give the same distance label {labels}")
 
 
+def _rig_spec(config: BuildConfig) -> dict[str, Any]:
+    """The part of every render shard's spec hash that is not a factor: render settings, zones,
+    rig, body and seed."""
+    s = config.syndor
+    return {"render": render_settings_hash(s), "zones": zones(s), "rig": s.rig.model_dump(mode="json"),
+            "body": s.body.model_dump(mode="json"), "seed": config.seed}
+
+
 def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list[ShardPlan]:
     """Every (scene, texture, action, pose, lighting) shard of the configured factors, then the
     empty-scene shards when `syndor.empty_scenes` is on; `poses` defaults to
@@ -130,11 +138,7 @@ def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list
     s = config.syndor
     poses = select_poses(s.poses) if poses is None else poses
     check_distinct_radii(s)
-    common = {
-        "render": render_settings_hash(s), "zones": zones(s), "rig": s.rig.model_dump(mode="json"),
-        "body": s.body.model_dump(mode="json"), "textures": s.textures.model_dump(mode="json", exclude={"ids"}),
-        "seed": config.seed,
-    }
+    common = {**_rig_spec(config), "textures": s.textures.model_dump(mode="json", exclude={"ids"})}
     action_poses = [(a, k, frame) for a in s.poses.actions for k, frame in enumerate(poses.of(a))]
     plans = []
     for scene, tex, (action, k, pose), lighting in itertools.product(s.scenes, s.textures.ids, action_poses,
@@ -154,8 +158,7 @@ def plan_empty_shards(config: BuildConfig) -> list[ShardPlan]:
     """One shard per (scene, lighting) rendering the rig with no person. The cameras aim where
     they aim at the upright body, so the body config is part of the hash; textures are not."""
     s = config.syndor
-    common = {"render": render_settings_hash(s), "zones": zones(s), "rig": s.rig.model_dump(mode="json"),
-              "body": s.body.model_dump(mode="json"), "seed": config.seed, "empty_scene": True}
+    common = {**_rig_spec(config), "empty_scene": True}
     return [ShardPlan(shard_id=f"{scene}_empty_{lighting}", scene=scene, texture_id=None, action=EMPTY_ACTION,
                       pose_index=0, pose_source=EMPTY_ACTION, pose_frame=None, body_pose=(), lighting=lighting,
                       spec_hash=_sha({**common, "scene": scene, "lighting": lighting,
@@ -199,6 +202,11 @@ class PersonFiles:
     vertices_min: tuple[float, float, float]
     vertices_max: tuple[float, float, float]
 
+    @property
+    def aim(self) -> np.ndarray:
+        """Where the cameras aim: the centre of the posed mesh's bounding box (camera_rig.aim_point)."""
+        return (np.array(self.vertices_min) + np.array(self.vertices_max)) / 2
+
 
 def prepare_person(config: BuildConfig, out: Path, pose_name: str, body_pose: np.ndarray,
                    texture_id: int) -> PersonFiles:
@@ -228,8 +236,7 @@ def empty_scene_target(config: BuildConfig, out: Path) -> np.ndarray:
     from benchfoundry.tasks.body import posed_body, upright_pose
 
     body = posed_body(config.syndor.body, upright_pose(), cache_dir=out / BENCHMARK / STAGE / "_person" / "model")
-    v = body.vertices.astype(float)
-    return (v.min(0) + v.max(0)) / 2
+    return camera_rig.aim_point(body.vertices)
 
 
 def shard_spec(config: BuildConfig, person: PersonFiles | None, scene: str, frames: list[dict[str, Any]]
@@ -277,7 +284,7 @@ def shard_frames(config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path
     else:
         body_pose = np.array(plan.body_pose).reshape(23, 3)
         person = prepare_person(config, root, f"{plan.action}_p{plan.pose_index:03d}", body_pose, plan.texture_id)
-        target = (np.array(person.vertices_min) + np.array(person.vertices_max)) / 2
+        target = person.aim
     cameras = camera_rig.rig_cameras(s.camera.spec(), zones(s), s.rig.azimuths_deg, s.rig.elevations_deg, target)
     ext = ".jpg" if s.render.image_format == "JPEG" else ".png"
     light = lighting_spec(s, plan.lighting)
@@ -378,7 +385,7 @@ def calibrate(config: BuildConfig, out: str) -> str:
     person = prepare_person(config, root, "upright", upright_pose(), s.textures.ids[0])
     lo, hi = np.array(person.vertices_min), np.array(person.vertices_max)
     height_m = float(hi[2] - lo[2])
-    cameras = camera_rig.rig_cameras(s.camera.spec(), zones(s), [0.0], [0.0], (lo + hi) / 2)
+    cameras = camera_rig.rig_cameras(s.camera.spec(), zones(s), [0.0], [0.0], person.aim)
     tmp = _fresh_dir(store.dir / "_tmp")
     frames, finals, rows = [], [], []
     for cam in cameras:
