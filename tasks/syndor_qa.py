@@ -119,7 +119,6 @@ def master_rows(frame: pd.DataFrame, root: Path, qa: QaConfig) -> tuple[list[dic
     problems: list[dict[str, Any]] = []
     seen: set[str] = set()
     conflicting = _conflicting_duplicates(frame)
-    has_nv = "nv_path" in frame.columns
     for record in frame.to_dict("records"):
         item = str(record.get("img_path"))
         empty = _label(record.get(EMPTY_SCENE_COLUMN)) == 1
@@ -147,11 +146,11 @@ def master_rows(frame: pd.DataFrame, root: Path, qa: QaConfig) -> tuple[list[dic
         if not math.isfinite(radius) or label is None:
             problems.append(problem(STAGE, item, f"bad radius {record['radius']!r} or human_discernable {record['human_discernable']!r}"))
             continue
-        nv_path = None if not has_nv or _blank(record["nv_path"]) else str(record["nv_path"])
+        nv_path = None if _blank(record.get("nv_path")) else str(record["nv_path"])
         if nv_path is not None and (not _relative_ok(nv_path) or not (root / nv_path).is_file()):
             problems.append(problem(STAGE, item, "night-vision image missing; row kept without nv_path", path=str(root / nv_path)))
             nv_path = None
-        nv_label = _label(record.get(NV_LABEL_COLUMN)) if NV_LABEL_COLUMN in frame.columns else None
+        nv_label = _label(record.get(NV_LABEL_COLUMN))
         seen.add(item)
         rows.append({
             **{c: text[c] for c in ("source_dir", "action", "scene", "lighting")},
