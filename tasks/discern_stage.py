@@ -214,12 +214,17 @@ def label_sample(units: pd.DataFrame, config: BuildConfig) -> pd.DataFrame:
     return labels.stratified_sample(units, STRATA, n, config.seed)
 
 
-def export_label_sample(out: str, config: BuildConfig) -> dict[str, Any]:
-    """Write the sample for annotation from the finished features manifest (`label-sample` command)."""
+def _built_units(out: str, config: BuildConfig) -> pd.DataFrame:
+    """The labelling units of a build's finished features manifest (the label commands need one)."""
     store = StageStore(out, BENCHMARK, FEATURE_STAGE)
     if not store.manifest_path.exists():
         raise ValueError(f"{store.manifest_path}: no features yet; build the syndor benchmark first")
-    units = labelling_units(store.read_manifest(), config.syndor.discern)
+    return labelling_units(store.read_manifest(), config.syndor.discern)
+
+
+def export_label_sample(out: str, config: BuildConfig) -> dict[str, Any]:
+    """Write the sample for annotation from the finished features manifest (`label-sample` command)."""
+    units = _built_units(out, config)
     sample = label_sample(units, config)
     paths = labels.export_sample(sample, labels.labels_dir(out), config.syndor.discern.labels)
     return {"population": len(units), "sample": len(sample), **paths}
@@ -227,10 +232,7 @@ def export_label_sample(out: str, config: BuildConfig) -> dict[str, Any]:
 
 def import_labels(out: str, config: BuildConfig, file: str) -> dict[str, Any]:
     """Read a CSV or Label Studio export into the build's imported labels (`label-import` command)."""
-    store = StageStore(out, BENCHMARK, FEATURE_STAGE)
-    if not store.manifest_path.exists():
-        raise ValueError(f"{store.manifest_path}: no features yet; build the syndor benchmark first")
-    units = labelling_units(store.read_manifest(), config.syndor.discern)
+    units = _built_units(out, config)
     result = labels.read_labels(file, set(units["image"]), config.syndor.discern.labels)
     path = labels.store_imported(labels.labels_dir(out), result.labels)
     return {"imported": len(result.labels), "bad_rows": result.bad_rows, "labels": str(path)}
