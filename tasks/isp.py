@@ -220,8 +220,7 @@ def run_chain(
     if srgb_u8.ndim != 3 or srgb_u8.shape[2] != 3:
         raise ValueError(f"expected an H×W×3 image, got shape {srgb_u8.shape}")
     lin = srgb_to_linear(srgb_u8)
-    exposed = np.clip(lin * cfg.exposure, 0.0, None)
-    signal = add_sensor_noise(lin, cfg, rng) if cfg.noise else exposed
+    signal = add_sensor_noise(lin, cfg, rng) if cfg.noise else np.clip(lin * cfg.exposure, 0.0, None)
     gain = agc_gain(signal, cfg)
     sigma = noise_sigma(float(luminance(signal).mean()), cfg) * gain * cfg.denoise_strength
     amplified = signal * gain
