@@ -73,9 +73,10 @@ def noise_sigma(mean_signal: float, cfg: IspConfig) -> float:
     return float(np.sqrt(variance))
 
 
-def agc_gain(lin: np.ndarray, cfg: IspConfig) -> float:
-    """Gain that brings mean luminance to the target, capped at `agc_max_gain`."""
-    mean = float(luminance(lin).mean())
+def agc_gain(lin: np.ndarray, cfg: IspConfig, mean: float | None = None) -> float:
+    """Gain that brings mean luminance (`mean`, when the caller has it) to the target, capped at `agc_max_gain`."""
+    if mean is None:
+        mean = float(luminance(lin).mean())
     if mean <= 0:
         return float(cfg.agc_max_gain)
     return float(min(cfg.agc_target_mean / mean, cfg.agc_max_gain))
@@ -221,8 +222,9 @@ def run_chain(
         raise ValueError(f"expected an H×W×3 image, got shape {srgb_u8.shape}")
     lin = srgb_to_linear(srgb_u8)
     signal = add_sensor_noise(lin, cfg, rng) if cfg.noise else np.clip(lin * cfg.exposure, 0.0, None)
-    gain = agc_gain(signal, cfg)
-    sigma = noise_sigma(float(luminance(signal).mean()), cfg) * gain * cfg.denoise_strength
+    mean = float(luminance(signal).mean())
+    gain = agc_gain(signal, cfg, mean)
+    sigma = noise_sigma(mean, cfg) * gain * cfg.denoise_strength
     amplified = signal * gain
     if cfg.noise and sigma > 0:
         amplified = (denoise or denoiser(cfg))(amplified, sigma)
