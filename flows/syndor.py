@@ -43,14 +43,15 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
     finally:
         render_client.close_all()
     done = [p.shard_id for p in plans if store.is_done(p.shard_id, p.spec_hash)]
+    frames = {s: store.marker(s)["rows"] for s in done}
     manifest = _write_manifest(store, done, calibration_rows)
     plot = syndor_render.plot_calibration(calibration_rows, Path(out) / syndor_render.BENCHMARK / "report" / "calibration.png")
     calibration_summary = syndor_render.calibration_summary(calibration_rows, str(plot.relative_to(out)))
     return {
         "manifest": str(manifest), "shards": len(plans), "empty_scene_shards": sum(p.empty_scene for p in plans),
         "shards_rendered": len(todo) - len(failed),
-        "shards_failed": len(failed), "frames": int(sum(store.marker(s)["rows"] for s in done)),
-        "frames_rendered": int(sum(store.marker(p.shard_id)["rows"] for p in todo if p.shard_id in set(done))),
+        "shards_failed": len(failed), "frames": int(sum(frames.values())),
+        "frames_rendered": int(sum(frames[p.shard_id] for p in todo if p.shard_id in frames)),
         "calibration": calibration_summary,
         "problems": [*poses.problems, *failed, *syndor_render.calibration_problems(calibration_summary),
                      *store.problems(done)],
