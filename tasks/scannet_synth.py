@@ -322,18 +322,20 @@ def make_synthetic_scan(root: str | Path, split: str, settings: RenderSettings) 
     spec_path = write_json_atomic(render_dir / "spec.json", render_spec(room, mesh, poses, settings))
     spec_hash = hashlib.sha256(spec_path.read_bytes()).hexdigest()
     done = render_dir / "rendered.json"
-    if not done.exists() or json.loads(done.read_text()).get("spec_hash") != spec_hash:
+    rendered = json.loads(done.read_text()) if done.exists() else {}
+    if rendered.get("spec_hash") != spec_hash:
         started = time.monotonic()
         run_render_worker(spec_path, render_dir)
-        write_json_atomic(done, {"spec_hash": spec_hash, "render_s": round(time.monotonic() - started, 2)})
+        rendered = {"spec_hash": spec_hash, "render_s": round(time.monotonic() - started, 2)}
+        write_json_atomic(done, rendered)
     raw_dir, export_dir = root / "scans" / scene_id, root / "scans_export" / scene_id
     write_sens(raw_dir / scan_file_names(scene_id)["sens"], intrinsics, rendered_frames(render_dir, poses))
     write_export_layout(export_dir, intrinsics, rendered_frames(render_dir, poses))
     for d in (raw_dir, export_dir):
         write_scan_annotations(d, scene_id, mesh)
     invalid = [i for i, p in enumerate(poses) if not np.isfinite(p).all()]
-    render_s = json.loads(done.read_text())["render_s"]
-    return {"scene_id": scene_id, "split": split, "frames": len(poses), "invalid_frames": invalid, "render_s": render_s}
+    return {"scene_id": scene_id, "split": split, "frames": len(poses), "invalid_frames": invalid,
+            "render_s": rendered["render_s"]}
 
 
 def write_root_files(root: str | Path) -> None:
