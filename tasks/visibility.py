@@ -89,6 +89,12 @@ def project(points_cam: np.ndarray, intrinsic: np.ndarray) -> np.ndarray:
     return (points_cam[:, :2] / z) @ k[:2, :2].T + k[:2, 2]
 
 
+def _in_image(uv: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Whether pixel coordinates (..., 2) fall inside an image of `size` (w, h); NaN is outside."""
+    w, h = size
+    return (uv[..., 0] >= -0.5) & (uv[..., 0] < w - 0.5) & (uv[..., 1] >= -0.5) & (uv[..., 1] < h - 0.5)
+
+
 def corner_visibility(
     corners_cam: np.ndarray,
     color_intrinsic: np.ndarray,
@@ -98,12 +104,11 @@ def corner_visibility(
     occlusion_m: float = 0.1,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per corner: (in front and inside the colour image, visible, pixel coordinates)."""
-    w, h = color_size
     z = corners_cam[:, 2]
     front = z > 1e-6
     uv = np.full((len(z), 2), np.nan)
     uv[front] = project(corners_cam[front], color_intrinsic)
-    inside = front & (uv[:, 0] >= -0.5) & (uv[:, 0] < w - 0.5) & (uv[:, 1] >= -0.5) & (uv[:, 1] < h - 0.5)
+    inside = front & _in_image(uv, color_size)
     visible = np.zeros(len(z), dtype=bool)
     if inside.any():
         dh, dw = depth_m.shape
@@ -135,8 +140,7 @@ def frame_visibility(
         centre_cam = world_to_camera(box.center[None], pose_c2w)[0]
         centre_in = False
         if centre_cam[2] > 1e-6:
-            cu, cv = project(centre_cam[None], color_intrinsic)[0]
-            centre_in = bool(-0.5 <= cu < w - 0.5 and -0.5 <= cv < h - 0.5)
+            centre_in = bool(_in_image(project(centre_cam[None], color_intrinsic)[0], color_size))
         front = ~np.isnan(uv[:, 0])
         if front.any():
             pts = np.clip(uv[front], [0.0, 0.0], [w - 1.0, h - 1.0])
