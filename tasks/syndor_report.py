@@ -87,20 +87,24 @@ def _natural(value: str) -> tuple[int, float, str]:
         return (1, 0.0, value)
 
 
-def _save_figure(fig: Any, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=80, metadata={"Software": None})
-    plt.close(fig)
-
-
-def plot_counts(counts: dict[str, Counter[str]], path: Path) -> Path:
+def _pyplot() -> Any:
+    """matplotlib.pyplot on the Agg backend (imported on first use: the report may draw nothing)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _save_figure(fig: Any, path: Path) -> None:
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=80, metadata={"Software": None})
+    _pyplot().close(fig)
+
+
+def plot_counts(counts: dict[str, Counter[str]], path: Path) -> Path:
+    plt = _pyplot()
     cols = min(4, len(counts))
     rows = -(-len(counts) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3 * rows), squeeze=False)
@@ -117,11 +121,7 @@ def plot_counts(counts: dict[str, Counter[str]], path: Path) -> Path:
 
 
 def plot_balance(balance: dict[str, Any], path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     cells = balance["per_distance_split"]
     labels = [f"{c['radius']:g} m {c['split']}" for c in cells]
     fig, ax = plt.subplots(figsize=(max(4, 0.6 * len(cells) + 2), 3))
@@ -138,11 +138,7 @@ def plot_balance(balance: dict[str, Any], path: Path) -> Path:
 
 def plot_presence(groups: Sequence[dict[str, Any]], threshold: float, path: Path) -> Path:
     """Accuracy against distance, one line per split, with the deployability threshold."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(4.5, 3))
     for split in SPLITS:
         cells = sorted((g["distance"], g["accuracy"]) for g in groups if g["split"] == split and g["distance"] != "all")
