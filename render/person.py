@@ -13,13 +13,14 @@ PERSON_NAME = "person"
 
 def add_person(scene: Any, mesh_npz: str, texture_png: str, pass_index: int) -> Any:
     """Build the mesh (vertices, faces, per-corner uv) with an image-textured material."""
-    data = np.load(mesh_npz)
-    vertices, faces = data["vertices"].astype(np.float64), data["faces"].astype(np.int64)
+    with np.load(mesh_npz) as data:
+        vertices, faces = data["vertices"].astype(np.float64), data["faces"].astype(np.int64)
+        uv = data["uv"].astype(np.float32) if "uv" in data.files else None
     mesh = bpy.data.meshes.new(PERSON_NAME)
     mesh.from_pydata(vertices.tolist(), [], faces.tolist())
-    if "uv" in data.files:
+    if uv is not None:
         layer = mesh.uv_layers.new(name="uv")
-        layer.data.foreach_set("uv", data["uv"].astype(np.float32).reshape(-1))
+        layer.data.foreach_set("uv", uv.reshape(-1))
     mesh.update()
     mesh.shade_smooth()
     mesh.materials.append(_skin_material(texture_png))
