@@ -58,11 +58,6 @@ def _bands(z: np.ndarray, centre: float, half_width: float, n: int) -> np.ndarra
     return np.clip((t * n).astype(int), 0, n - 1)
 
 
-def _smoothstep(x: np.ndarray) -> np.ndarray:
-    x = np.clip(x, 0.0, 1.0)
-    return x * x * (3.0 - 2.0 * x)
-
-
 def _regressor_and_weights(geo: bm.BodyGeometry) -> tuple[np.ndarray, np.ndarray]:
     """SMPL-X J_regressor (55,V) and weights (V,55) from the SMPL-layout ones."""
     v = geo.vertices
@@ -81,7 +76,7 @@ def _regressor_and_weights(geo: bm.BodyGeometry) -> tuple[np.ndarray, np.ndarray
         regressor[J[f"{side}_eye_smplhf"], ids] = 1.0 / len(ids)
 
     head = geo.part_of_vertex == bm.PARTS.index("head")
-    lower_front = _smoothstep((head_c[1] - 0.04 - v[:, 1]) / 0.03) * _smoothstep((v[:, 2] - head_c[2]) / 0.04)
+    lower_front = bm._smoothstep((head_c[1] - 0.04 - v[:, 1]) / 0.03) * bm._smoothstep((v[:, 2] - head_c[2]) / 0.04)
     jaw = np.where(head, lower_front, 0.0)
     weights[:, J["jaw"]] = jaw * weights[:, bm.J["head"]]
     weights[:, bm.J["head"]] *= 1.0 - jaw
@@ -104,7 +99,7 @@ def _regressor_and_weights(geo: bm.BodyGeometry) -> tuple[np.ndarray, np.ndarray
         share = np.where(hand, geo.weights[:, bm.J[f"{side}_hand"]], 0.0)
         band = _bands(v[:, 2], centre, half, 4)
         u = geo.vertex_u
-        second, third = _smoothstep((u - 1.4) / 0.2), _smoothstep((u - 1.7) / 0.2)
+        second, third = bm._smoothstep((u - 1.4) / 0.2), bm._smoothstep((u - 1.7) / 0.2)
         for k, finger in enumerate(FINGERS):
             mine = share * (band == k)
             weights[:, J[f"{side}_{finger}1"]] += mine * (1 - second)
