@@ -139,11 +139,11 @@ def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list
     poses = select_poses(s.poses) if poses is None else poses
     check_distinct_radii(s)
     common = {**_rig_spec(config), "textures": s.textures.model_dump(mode="json", exclude={"ids"})}
-    action_poses = [(a, k, frame) for a in s.poses.actions for k, frame in enumerate(poses.of(a))]
+    action_poses = [(a, k, frame, tuple(float(x) for x in np.asarray(frame.body_pose, dtype=np.float64).reshape(-1)))
+                    for a in s.poses.actions for k, frame in enumerate(poses.of(a))]
     plans = []
-    for scene, tex, (action, k, pose), lighting in itertools.product(s.scenes, s.textures.ids, action_poses,
-                                                                     s.lightings):
-        body_pose = tuple(float(x) for x in np.asarray(pose.body_pose, dtype=np.float64).reshape(-1))
+    for scene, tex, (action, k, pose, body_pose), lighting in itertools.product(s.scenes, s.textures.ids, action_poses,
+                                                                                s.lightings):
         factors = {"scene": scene, "texture": tex, "action": action, "pose": [k, pose.source, pose.frame, body_pose],
                    "lighting": lighting, "light": lighting_spec(s, lighting)}
         plans.append(ShardPlan(
