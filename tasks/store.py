@@ -13,6 +13,7 @@ so a rerun skips it; the manifest is rebuilt from shard files and never holds a 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -57,6 +58,12 @@ def write_parquet_atomic(path: str | os.PathLike[str], frame: pd.DataFrame) -> P
     with atomic_path(path) as tmp:
         frame.to_parquet(tmp, index=False)
     return Path(path)
+
+
+def spec_hash(spec: Any) -> str:
+    """A short, stable hash of a shard's settings (canonical JSON), recorded in its marker."""
+    canonical = json.dumps(spec, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
 def check_shard_id(shard_id: str) -> str:

@@ -97,3 +97,11 @@ def test_problems_are_kept_in_markers(tmp_path: Path) -> None:
 def test_shard_ids_that_are_not_file_names_are_rejected(bad: str) -> None:
     with pytest.raises(ValueError, match="shard id"):
         check_shard_id(bad)
+
+
+def test_spec_hash_ignores_key_order_and_sees_every_value() -> None:
+    from benchfoundry.tasks.store import spec_hash
+
+    base = {"samples": 16, "lighting": "night", "rig": {"azimuths": [0, 45]}}
+    assert spec_hash(base) == spec_hash({"rig": {"azimuths": [0, 45]}, "lighting": "night", "samples": 16})
+    assert len({spec_hash(base), spec_hash({**base, "samples": 17}), spec_hash({**base, "rig": {"azimuths": [45, 0]}})}) == 3
