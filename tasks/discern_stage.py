@@ -41,7 +41,7 @@ from benchfoundry.flows.policy import shard_task, with_runner_policy
 from benchfoundry.tasks import discern_features, discern_model, isp, labels
 from benchfoundry.tasks.buildinfo import problem
 from benchfoundry.tasks.seeding import item_rng, item_seed
-from benchfoundry.tasks.store import StageStore, atomic_path, write_bytes_atomic, write_json_atomic
+from benchfoundry.tasks.store import StageStore, atomic_path, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.syndor_render import empty_scene_rows
 
 BENCHMARK = "syndor"
@@ -53,10 +53,6 @@ VALUE_COLUMNS = discern_features.FEATURES + discern_features.CUES
 STRATA = ("zone", "lighting_group")
 #: `label_source` of an empty-scene frame: 0 by construction, no observer and no model.
 EMPTY_LABEL_SOURCE = "empty"
-
-
-def _sha(obj: Any) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def family(lighting: str) -> str:
@@ -101,8 +97,8 @@ def feature_spec_hash(config: BuildConfig, by_path: pd.DataFrame, paths: list[st
     d = config.syndor.discern
     rows = by_path.loc[paths]
     settings = rows["render_settings_hash"].astype(str).tolist() if "render_settings_hash" in rows else []
-    return _sha({"seed": config.seed, "isp": d.isp.model_dump(), "features": d.features.model_dump(),
-                 "paths": paths, "lighting": rows["lighting"].astype(str).tolist(), "render": settings})
+    return spec_hash({"seed": config.seed, "isp": d.isp.model_dump(), "features": d.features.model_dump(),
+                      "paths": paths, "lighting": rows["lighting"].astype(str).tolist(), "render": settings})
 
 
 def _read_rgb(path: Path) -> np.ndarray | None:
@@ -285,9 +281,10 @@ def _file_hash(path: Path) -> str | None:
 def label_spec_hash(config: BuildConfig, out: str, features_manifest: str) -> str:
     d = config.syndor.discern
     imported = labels.labels_dir(out) / labels.IMPORTED
-    return _sha({"seed": config.seed, "features": _file_hash(Path(features_manifest)), "model_lighting": d.model_lighting,
-                 "labels": d.labels.model_dump(), "classifier": d.classifier.model_dump(),
-                 "imported": _file_hash(imported) if d.labels.source == "human" else None})
+    return spec_hash({"seed": config.seed, "features": _file_hash(Path(features_manifest)),
+                      "model_lighting": d.model_lighting, "labels": d.labels.model_dump(),
+                      "classifier": d.classifier.model_dump(),
+                      "imported": _file_hash(imported) if d.labels.source == "human" else None})
 
 
 def _assign(frame: pd.DataFrame, units: pd.DataFrame, variant: str, label: str, source: str) -> None:

@@ -43,7 +43,7 @@ from benchfoundry.tasks import camera_rig, dori, render_client
 from benchfoundry.tasks.amass import PoseSelection, select_poses
 from benchfoundry.tasks.buildinfo import problem
 from benchfoundry.tasks.seeding import item_seed
-from benchfoundry.tasks.store import StageStore, atomic_path, write_json_atomic
+from benchfoundry.tasks.store import StageStore, atomic_path, spec_hash, write_json_atomic
 
 BENCHMARK = "syndor"
 STAGE = "render"
@@ -77,10 +77,6 @@ class ShardPlan:
     empty_scene: bool = False
 
 
-def _sha(obj: Any) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
 def lighting_spec(syndor: SyndorConfig, name: str) -> dict[str, Any]:
     """What the worker needs to light one of the named lightings."""
     if name == "night":
@@ -103,8 +99,8 @@ def camera_settings(syndor: SyndorConfig) -> dict[str, Any]:
 
 def render_settings_hash(syndor: SyndorConfig) -> str:
     """Hash of what changes pixels apart from the factors: engine settings, camera, renderer."""
-    return _sha([syndor.render.engine_settings(), camera_settings(syndor), RENDER_VERSION,
-                 importlib.metadata.version("bpy")])
+    return spec_hash([syndor.render.engine_settings(), camera_settings(syndor), RENDER_VERSION,
+                      importlib.metadata.version("bpy")])
 
 
 def zones(syndor: SyndorConfig) -> dict[str, float]:
@@ -149,7 +145,7 @@ def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list
         plans.append(ShardPlan(
             shard_id=f"{scene}_t{tex:05d}_{action}_p{k:03d}_{lighting}", scene=scene, texture_id=tex, action=action,
             pose_index=k, pose_source=pose.source, pose_frame=pose.frame, body_pose=body_pose, lighting=lighting,
-            spec_hash=_sha({**common, **factors}),
+            spec_hash=spec_hash({**common, **factors}),
         ))
     return plans + (plan_empty_shards(config) if s.empty_scenes else [])
 
@@ -161,7 +157,7 @@ def plan_empty_shards(config: BuildConfig) -> list[ShardPlan]:
     common = {**_rig_spec(config), "empty_scene": True}
     return [ShardPlan(shard_id=f"{scene}_empty_{lighting}", scene=scene, texture_id=None, action=EMPTY_ACTION,
                       pose_index=0, pose_source=EMPTY_ACTION, pose_frame=None, body_pose=(), lighting=lighting,
-                      spec_hash=_sha({**common, "scene": scene, "lighting": lighting,
+                      spec_hash=spec_hash({**common, "scene": scene, "lighting": lighting,
                                       "light": lighting_spec(s, lighting)}),
                       empty_scene=True)
             for scene, lighting in itertools.product(s.scenes, s.lightings)]
@@ -221,7 +217,7 @@ def prepare_person(config: BuildConfig, out: Path, pose_name: str, body_pose: np
     mesh_npz = cache / f"{pose_name}_{mesh_sha}.npz"
     if not mesh_npz.exists():
         write_body_mesh(body, mesh_npz)
-    tex_png = cache / f"texture_{texture_id:05d}_{_sha(s.textures.model_dump(mode='json', exclude={'ids'}))}.png"
+    tex_png = cache / f"texture_{texture_id:05d}_{spec_hash(s.textures.model_dump(mode='json', exclude={'ids'}))}.png"
     if not tex_png.exists():
         from PIL import Image
 
@@ -364,9 +360,9 @@ def measure_ppm(mask: np.ndarray, height_m: float, target_ppm: float) -> dict[st
 
 def calibration_hash(config: BuildConfig) -> str:
     s = config.syndor
-    return _sha({"render": render_settings_hash(s), "zones": zones(s), "body": s.body.model_dump(mode="json"),
-                 "textures": s.textures.model_dump(mode="json"), "scene": s.scenes[0], "seed": config.seed,
-                 "light": lighting_spec(s, CALIBRATION_LIGHTING)})
+    return spec_hash({"render": render_settings_hash(s), "zones": zones(s), "body": s.body.model_dump(mode="json"),
+                      "textures": s.textures.model_dump(mode="json"), "scene": s.scenes[0], "seed": config.seed,
+                      "light": lighting_spec(s, CALIBRATION_LIGHTING)})
 
 
 def calibrate(config: BuildConfig, out: str) -> str:
@@ -379,8 +375,8 @@ def calibrate(config: BuildConfig, out: str) -> str:
     s = config.syndor
     root = Path(out)
     store = StageStore(root, BENCHMARK, CALIBRATION_STAGE)
-    shard, spec_hash = "calibration", calibration_hash(config)
-    if store.is_done(shard, spec_hash):
+    shard, spec = "calibration", calibration_hash(config)
+    if store.is_done(shard, spec):
         return str(store.shard_path(shard))
     person = prepare_person(config, root, "upright", upright_pose(), s.textures.ids[0])
     lo, hi = np.array(person.vertices_min), np.array(person.vertices_max)
@@ -405,7 +401,7 @@ def calibrate(config: BuildConfig, out: str) -> str:
     for row in rows:
         mask = np.array(Image.open(root / BENCHMARK / row["mask_path"]))
         row.update(measure_ppm(mask, height_m, row["target_ppm"]))
-    store.write_shard(shard, pd.DataFrame(rows), spec_hash=spec_hash)
+    store.write_shard(shard, pd.DataFrame(rows), spec_hash=spec)
     shutil.rmtree(tmp, ignore_errors=True)
     return str(store.shard_path(shard))
 
