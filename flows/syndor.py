@@ -61,8 +61,7 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
 def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: pd.DataFrame) -> Path:
     """The current shards' rows with the measured px/m of their distance; `empty_scene` false
     for person rows written before that column existed."""
-    store.write_manifest(shard_ids)
-    rows = store.read_manifest()
+    rows = store.collect_rows(shard_ids)
     if len(rows):
         rows[syndor_render.EMPTY_SCENE_COLUMN] = syndor_render.empty_scene_rows(rows)
         measured = dict(zip(calibration_rows["zone"], calibration_rows["measured_ppm"]))

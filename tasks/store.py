@@ -146,20 +146,19 @@ class StageStore:
                 found.extend(marker.get("problems", []))
         return found
 
-    def write_manifest(self, shard_ids: Sequence[str] | None = None) -> Path:
-        """Concatenate the rows of `shard_ids` (default: every finished shard) into the manifest.
-
-        Shards are read in sorted id order, so the manifest's bytes do not depend on the order
-        in which shards ran.
-        """
+    def collect_rows(self, shard_ids: Sequence[str] | None = None) -> pd.DataFrame:
+        """The rows of `shard_ids` (default: every finished shard), read in sorted id order, so
+        the result does not depend on the order in which shards ran."""
         ids = sorted(set(self.done_shards() if shard_ids is None else shard_ids))
         missing = [s for s in ids if not self.is_done(s)]
         if missing:
             raise FileNotFoundError(f"{self.dir}: shards not finished: {', '.join(missing[:5])}")
-        frames = [self.shard_rows(s) for s in ids]
-        frames = [f for f in frames if len(f)]
-        frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-        return write_parquet_atomic(self.manifest_path, frame)
+        frames = [f for f in (self.shard_rows(s) for s in ids) if len(f)]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def write_manifest(self, shard_ids: Sequence[str] | None = None) -> Path:
+        """The manifest: `collect_rows(shard_ids)`, written atomically."""
+        return write_parquet_atomic(self.manifest_path, self.collect_rows(shard_ids))
 
     def read_manifest(self) -> pd.DataFrame:
         return pd.read_parquet(self.manifest_path)
