@@ -32,6 +32,11 @@ class IspConfig(Section):
     bm4d_fft_size: int = Field(16, ge=4, description="bm4d FFT domain for noise variances (2-D: n×n×1)")
     bm4d_step: int = Field(4, ge=1, description="bm4d reference-block step, px (3 is bm4d's own; 4: same PSNR, ~2× faster)")
     bm4d_search: int = Field(7, ge=1, description="bm4d half search window, px")
+    bm4d_threads: int = Field(
+        1, ge=0,
+        description="bm4d threads per frame: 1 gives the same bytes on every run (frames run in parallel across "
+        "the task runner); 0 uses every core on one frame, faster alone but not bit-reproducible",
+    )
     chroma_radius: int = Field(4, ge=1, description="bm4d-luma: guided-filter radius on chroma, px")
     chroma_eps: float = Field(1e-3, gt=0, description="bm4d-luma: guided-filter regularisation")
     nlmeans_h: float = Field(1.0, gt=0, description="nlmeans: filter strength per 8-bit noise sigma")

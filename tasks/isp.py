@@ -13,6 +13,7 @@ frame's mean level, times the AGC gain.
 from __future__ import annotations
 
 import threading
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Callable
 
@@ -34,9 +35,9 @@ LUMA = np.array([0.2126, 0.7152, 0.0722])
 
 Denoiser = Callable[[np.ndarray, float], np.ndarray]
 
-#: bm4d's native thread pool aborts the process when two threads start it at once; it already
-#: uses every core, so calls from the thread task runner take turns.
-_BM4D_LOCK = threading.Lock()
+#: bm4d's native thread pool aborts the process when two threads start it at once; with more than
+#: one bm4d thread per frame (it then uses every core) calls from the thread task runner take turns.
+_BM4D_POOL_LOCK = threading.Lock()
 
 
 def srgb_to_linear(u8: np.ndarray) -> np.ndarray:
@@ -100,7 +101,13 @@ def _bm4d_profile(cfg: IspConfig):  # noqa: ANN202 - bm4d's profile class
     profile.step_wiener = (cfg.bm4d_step, cfg.bm4d_step, 1)
     profile.search_window_ht = (cfg.bm4d_search, cfg.bm4d_search, 1)
     profile.search_window_wiener = (cfg.bm4d_search, cfg.bm4d_search, 1)
+    profile.num_threads = cfg.bm4d_threads
     return profile
+
+
+def _bm4d_turn(cfg: IspConfig) -> AbstractContextManager:
+    """Single-threaded bm4d runs alongside other frames; its native thread pool runs one at a time."""
+    return nullcontext() if cfg.bm4d_threads == 1 else _BM4D_POOL_LOCK
 
 
 def guided_filter(guide: np.ndarray, src: np.ndarray, radius: int, eps: float) -> np.ndarray:
@@ -123,7 +130,7 @@ def denoise_bm4d_luma(lin: np.ndarray, sigma: float, cfg: IspConfig) -> np.ndarr
     import bm4d
 
     opp = to_opponent(lin)
-    with _BM4D_LOCK:
+    with _bm4d_turn(cfg):
         luma = np.asarray(bm4d.bm4d(opp[..., 0], sigma, profile=_bm4d_profile(cfg)))[..., 0]
     scale = max(float(np.ptp(luma)), 1e-6)
     guide = luma / scale
@@ -137,7 +144,7 @@ def denoise_bm4d(lin: np.ndarray, sigma: float, cfg: IspConfig) -> np.ndarray:
 
     opp = to_opponent(lin)
     profile = _bm4d_profile(cfg)
-    with _BM4D_LOCK:
+    with _bm4d_turn(cfg):
         luma, matches = bm4d.bm4d(opp[..., 0], sigma, profile=profile, blockmatches=(True, True))
         channels = [np.asarray(luma)[..., 0]]
         for c in (1, 2):
