@@ -256,7 +256,7 @@ def _plot_cv(report: dict[str, Any], path: Path) -> Path:
         ax.set_title(f"{name}: F1 {report[name]['macro_f1']:.3f}, acc {report[name]['accuracy']:.3f}", fontsize=8)
     fig.tight_layout()
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=80)
+        fig.savefig(tmp, format="png", dpi=80, metadata={"Software": None})
     plt.close(fig)
     return path
 

@@ -430,7 +430,7 @@ def plot_calibration(rows: pd.DataFrame, path: Path) -> Path:
     ax.legend(fontsize=8)
     fig.tight_layout()
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png")
+        fig.savefig(tmp, format="png", metadata={"Software": None})
     plt.close(fig)
     return path
 

@@ -184,3 +184,14 @@ def test_feature_shards_cover_every_frame_once_in_valid_chunks(tmp_path):
 def test_label_sample_command_needs_features(tmp_path):
     with pytest.raises(ValueError, match="no features yet"):
         ds.export_label_sample(str(tmp_path), config())
+
+
+def test_cv_plot_carries_no_library_version(tmp_path):
+    """The plot's bytes depend on the labels only, not on which matplotlib wrote them."""
+    import matplotlib
+    from PIL import Image
+
+    scores = {"confusion_matrix": [[3, 1], [0, 4]], "macro_f1": 0.87, "accuracy": 0.875}
+    path = ds._plot_cv({"ensemble": scores, "decision_tree": scores}, tmp_path / "cv.png")
+    text = " ".join(str(v) for v in Image.open(path).info.values())
+    assert matplotlib.__version__ not in text and "matplotlib" not in text.lower()
