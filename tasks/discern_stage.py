@@ -158,8 +158,7 @@ def feature_shard(config: BuildConfig, out: str, render_manifest: str, shard_id:
     store = StageStore(out, BENCHMARK, FEATURE_STAGE)
     if store.is_done(shard_id, spec_hash):
         return str(store.shard_path(shard_id))
-    render = pd.read_parquet(render_manifest)
-    rows = render[render["img_path"].astype(str).isin(set(paths))].sort_values("img_path")
+    rows = pd.read_parquet(render_manifest, filters=[("img_path", "in", list(paths))]).sort_values("img_path")
     root = dataset_root(out)
     done, problems = [], []
     for row in rows.to_dict("records"):
