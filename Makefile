@@ -6,15 +6,16 @@ STAMP := $(VENV)/.installed
 CONFIG ?= configs/smoke.yaml
 OUT ?= out/smoke
 
-.PHONY: venv demo test bench clean
+.PHONY: venv demo test bench lock clean
 
 venv: $(STAMP)
 
-# Reinstalls only when pyproject.toml changed; the project is installed editable.
-$(STAMP): pyproject.toml
+# Reinstalls only when pyproject.toml or constraints.txt changed; the project is installed editable,
+# every dependency at the version in constraints.txt.
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/pip install --quiet -e ".[test,bench]"
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[test,bench]"
 	touch $(STAMP)
 
 demo: venv
@@ -25,6 +26,13 @@ test: venv
 
 bench: venv
 	@set -e; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
+
+# Re-resolves the newest versions pyproject.toml allows into constraints.txt; run make test after it.
+lock:
+	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/pip install --quiet -e ".[test,bench]"
+	{ sed -n 1,2p constraints.txt; .venv-lock/bin/pip freeze --exclude-editable | sed 's/+cpu$$//'; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt && rm -rf .venv-lock
 
 clean:
 	rm -rf $(VENV) out
