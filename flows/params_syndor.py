@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -22,6 +22,8 @@ TIMES_OF_DAY = ("morning", "noon", "evening")
 SUN_FROM = ("north", "south", "east", "west")
 #: The 13 released lightings: `{time}_{direction}` by day, and `night`.
 ALL_LIGHTINGS = tuple(f"{t}_{d}" for t in TIMES_OF_DAY for d in SUN_FROM) + ("night",)
+#: A zone's pixel density: finite and above 0 (0 would put the camera infinitely far away).
+PixelsPerMetre = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 _LIGHTING = re.compile(r"^(?:(morning|noon|evening)_(north|south|east|west)|night)$")
 
 
@@ -91,6 +93,9 @@ class DaylightConfig(Section):
     @field_validator("sun_elevation_deg", "exposure")
     @classmethod
     def _every_time(cls, values: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(values) - set(TIMES_OF_DAY))
+        if unknown:
+            raise ValueError(f"unknown time of day {unknown}; use {list(TIMES_OF_DAY)}")
         missing = sorted(set(TIMES_OF_DAY) - set(values))
         if missing:
             raise ValueError(f"missing value for {missing}")
@@ -137,7 +142,7 @@ class SyndorConfig(Section):
 
     enabled: bool = True
     camera: CameraConfig = CameraConfig()
-    zones_ppm: dict[str, float] = Field(default_factory=lambda: dict(dori.ZONE_MIDPOINTS_PPM))
+    zones_ppm: dict[str, PixelsPerMetre] = Field(default_factory=lambda: dict(dori.ZONE_MIDPOINTS_PPM))
     rig: RigConfig = RigConfig()
     scenes: list[Literal["desert", "field", "wharf"]] = Field(default_factory=lambda: list(SCENES))
     lightings: list[str] = Field(default_factory=lambda: list(ALL_LIGHTINGS))

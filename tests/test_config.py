@@ -59,3 +59,24 @@ def test_missing_file_is_named(tmp_path: Path) -> None:
 def test_unknown_camera_preset_is_rejected() -> None:
     with pytest.raises(ConfigError, match=r"syndor\.camera"):
         load_config(None, ["syndor.camera.preset=webcam"])
+
+
+@pytest.mark.parametrize("ppm", ["0", "-25", ".inf"])
+def test_zone_pixel_density_must_be_positive_and_finite(ppm: str) -> None:
+    with pytest.raises(ConfigError, match=r"syndor\.zones_ppm\.near"):
+        load_config(None, [f"syndor.zones_ppm={{near: {ppm}, far: 25}}"])
+
+
+def test_positive_zone_pixel_density_is_kept() -> None:
+    assert load_config(None, ["syndor.zones_ppm={near: 0.5}"]).syndor.zones_ppm == {"near": 0.5}
+
+
+@pytest.mark.parametrize("field", ["sun_elevation_deg", "exposure"])
+def test_daylight_rejects_an_unknown_time_of_day_by_name(field: str) -> None:
+    with pytest.raises(ConfigError, match=rf"syndor\.lighting\.day\.{field}.*'nite'"):
+        load_config(None, [f"syndor.lighting.day.{field}={{morning: 1, noon: 2, evening: 3, nite: 4}}"])
+
+
+def test_daylight_still_needs_every_time_of_day() -> None:
+    with pytest.raises(ConfigError, match=r"syndor\.lighting\.day\.exposure.*evening"):
+        load_config(None, ["syndor.lighting.day.exposure={morning: 1, noon: 2}"])
