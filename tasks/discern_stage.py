@@ -10,15 +10,17 @@ Then one labelling task:
   label source `empty`, and never enters the sample or the model);
   a Cochran-sized stratified sample (zone × lighting group) is labelled by people (imported with
   `benchfoundry syndor label-import`) or by the simulated observer; the RF + XGBoost ensemble is
-  cross-validated and fitted on it, saved, and labels every other unit (labelled units keep their
-  label; the model's answer for every unit is in `model_human_discernable[_nv]`); other frames are
-  discernible where their mask is non-empty → `OUT/syndor/discern/manifest.parquet`,
-  `OUT/report/discern_cv.json` (+ `.png`).
+  cross-validated and fitted on it, saved, and labels every unit, sampled ones included (DESIGN
+  §2.4: the model labels every night and night-vision image); other frames are discernible where
+  their mask is non-empty → `OUT/syndor/discern/manifest.parquet`, `OUT/report/discern_cv.json`
+  (+ `.png`).
 
-Labelled index columns added to the render rows: `nv_path`, `human_discernable` / `label_source`
-(raw image: human, simulated, model, mask or empty), `human_discernable_nv` / `label_source_nv` (the
-night-vision image; null without one), `raw_*` / `nv_*` features and observer cues, `isp_gain`,
-`isp_sigma`.
+Labelled index columns added to the render rows: `nv_path`; `human_discernable` (raw image: the
+model's label for a unit, else from the mask; 0 for an empty scene) with `label_source` (human or
+simulated for a unit of the labelled sample, model for another unit, mask or empty) and
+`sample_label` (the sample's given label, null outside the sample); `human_discernable_nv`,
+`label_source_nv`, `sample_label_nv` the same for the night-vision image (null without one);
+`raw_*` / `nv_*` features and observer cues, `isp_gain`, `isp_sigma`.
 When `labels.source` is "human" and no labels are imported, the sample is exported and the stage
 stops; a rerun continues from the finished shards.
 """
@@ -49,6 +51,10 @@ FEATURE_STAGE = "discern_features"
 STAGE = "discern"
 NV_DIR = "nv_images"
 NV_LABEL_COLUMN = "human_discernable_nv"
+#: The labelled sample's given (human or simulated) label of a unit; `human_discernable` is the model's.
+SAMPLE_LABEL_COLUMN = "sample_label"
+#: Part of the labels' spec hash: bump it when the labelled index's columns change meaning.
+LABELS_VERSION = 2
 VALUE_COLUMNS = discern_features.FEATURES + discern_features.CUES
 STRATA = ("zone", "lighting_group")
 #: `label_source` of an empty-scene frame: 0 by construction, no observer and no model.
@@ -280,18 +286,22 @@ def _file_hash(path: Path) -> str | None:
 def label_spec_hash(config: BuildConfig, out: str, features_manifest: str) -> str:
     d = config.syndor.discern
     imported = labels.labels_dir(out) / labels.IMPORTED
-    return spec_hash({"seed": config.seed, "features": _file_hash(Path(features_manifest)),
+    return spec_hash({"version": LABELS_VERSION, "seed": config.seed, "features": _file_hash(Path(features_manifest)),
                       "model_lighting": d.model_lighting, "labels": d.labels.model_dump(),
                       "classifier": d.classifier.model_dump(),
                       "imported": _file_hash(imported) if d.labels.source == "human" else None})
 
 
-def _assign(frame: pd.DataFrame, units: pd.DataFrame, variant: str, label: str, source: str) -> None:
+def _assign(frame: pd.DataFrame, units: pd.DataFrame, variant: str, columns: tuple[str, str, str]) -> None:
+    """Copy the units' model label, label source and sample label (null outside the sample) of one
+    variant into `columns` (label, source, sample label) of the frame rows they belong to."""
+    label, source, given = columns
     chosen = units[units["variant"] == variant].set_index("img_path")
     hit = frame["img_path"].isin(chosen.index)
-    frame.loc[hit, label] = frame.loc[hit, "img_path"].map(chosen["final"]).astype(int).to_numpy()
-    frame.loc[hit, source] = frame.loc[hit, "img_path"].map(chosen["final_source"]).to_numpy()
-    frame.loc[hit, f"model_{label}"] = frame.loc[hit, "img_path"].map(chosen["model"]).astype(int).to_numpy()
+    paths = frame.loc[hit, "img_path"]
+    frame.loc[hit, label] = paths.map(chosen["model"]).astype(int).to_numpy()
+    frame.loc[hit, source] = paths.map(chosen["label_source"]).to_numpy()
+    frame.loc[hit, given] = paths.map(chosen["sample_label"]).to_numpy()
 
 
 def label_and_classify(config: BuildConfig, out: str, features_manifest: str) -> dict[str, Any]:
@@ -334,31 +344,32 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
             units["model"] = model.predict(units[list(discern_features.FEATURES)].to_numpy(dtype=float)).astype(int)
     elif len(units):
         notes.append("no labelled units: nothing to train on")
-    given = dict(zip(labelled["image"], labelled["label"]))
-    units["final"] = [given.get(img, m) for img, m in zip(units["image"], units["model"])]
-    units["final_source"] = [source if img in given else "model" for img in units["image"]]
+    given = dict(zip(labelled["image"], labelled["label"].astype(int)))
+    units["sample_label"] = units["image"].map(given).astype("Int64")
+    units["label_source"] = np.where(units["sample_label"].notna(), source, "model")
     frame = features.copy()
     frame["human_discernable"] = (frame["raw_area_ratio"] > 0).astype(int)
     frame["label_source"] = "mask"
     frame[NV_LABEL_COLUMN] = pd.NA
     frame["label_source_nv"] = pd.NA
-    frame["model_human_discernable"] = pd.NA
-    frame[f"model_{NV_LABEL_COLUMN}"] = pd.NA
+    frame[SAMPLE_LABEL_COLUMN] = pd.NA
+    frame[f"{SAMPLE_LABEL_COLUMN}_nv"] = pd.NA
     if len(units):
-        _assign(frame, units, "raw", "human_discernable", "label_source")
-        _assign(frame, units, "nv", NV_LABEL_COLUMN, "label_source_nv")
+        _assign(frame, units, "raw", ("human_discernable", "label_source", SAMPLE_LABEL_COLUMN))
+        _assign(frame, units, "nv", (NV_LABEL_COLUMN, "label_source_nv", f"{SAMPLE_LABEL_COLUMN}_nv"))
     empty = empty_scene_rows(frame)
     frame.loc[empty, ["human_discernable", "label_source"]] = [0, EMPTY_LABEL_SOURCE]
     empty_nv = empty & frame["nv_path"].notna()
     frame.loc[empty_nv, [NV_LABEL_COLUMN, "label_source_nv"]] = [0, EMPTY_LABEL_SOURCE]
     frame = frame.astype({"human_discernable": "int64", NV_LABEL_COLUMN: "Int64", "label_source": "string",
-                          "label_source_nv": "string", "model_human_discernable": "Int64",
-                          f"model_{NV_LABEL_COLUMN}": "Int64"})
+                          "label_source_nv": "string", SAMPLE_LABEL_COLUMN: "Int64",
+                          f"{SAMPLE_LABEL_COLUMN}_nv": "Int64"})
     store.write_shard("labels", frame, spec_hash=spec)
     manifest = store.write_manifest(["labels"])
     report = {
         "label_source": source, "notes": notes, "population": int(len(units)),
         "sample": int(len(labelled)), "empty_scene_frames": int(empty.sum()),
+        "model_agrees_with_sample": _agreement(units),
         "features": list(discern_features.FEATURES), "cv": cv,
         "label_sources": {f"{col}={k}": int(v) for col in ("label_source", "label_source_nv")
                           for k, v in frame[col].value_counts().items()},
@@ -368,6 +379,12 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
         report["plot"] = str(_plot_cv(cv, report_path.with_suffix(".png")))
     write_json_atomic(report_path, _report_paths(report, lambda p: Path(p).relative_to(out).as_posix()))
     return report
+
+
+def _agreement(units: pd.DataFrame) -> dict[str, int]:
+    """How many sampled units the fitted model labels as their given sample label."""
+    sampled = units[units["sample_label"].notna()]
+    return {"units": int(len(sampled)), "agree": int((sampled["model"] == sampled["sample_label"]).sum())}
 
 
 def _report_paths(report: dict[str, Any], convert: Callable[[str], str]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from prefect import flow
 from benchfoundry.flows import cli
 from benchfoundry.flows.config import config_dict, load_config
 from benchfoundry.flows.params import BuildConfig
+from benchfoundry.tasks import discern_model
 from benchfoundry.tasks import discern_stage as ds
 from benchfoundry.tasks.store import StageStore, check_shard_id
 
@@ -87,15 +88,28 @@ def test_simulated_build_labels_every_night_and_nv_row_and_reruns_nothing(tmp_pa
     assert night["human_discernable"].isin([0, 1]).all() and night["human_discernable_nv"].isin([0, 1]).all()
     assert set(night["label_source"]) <= {"simulated", "model"} and "simulated" in set(night["label_source"])
     assert set(night["label_source_nv"]) <= {"simulated", "model"}
+    # DESIGN §2.4: the saved model labels every night and NV image, sampled ones included
+    model, names = discern_model.load_model(tmp_path / "syndor" / "discern" / "model")
+    for prefix, label in (("raw", "human_discernable"), ("nv", "human_discernable_nv")):
+        predicted = model.predict(night[[f"{prefix}_{n}" for n in names]].to_numpy(dtype=float))
+        assert night[label].astype(int).tolist() == predicted.astype(int).tolist()
+    # the sample's given labels are kept beside the model's, and only for the sampled rows
+    for suffix in ("", "_nv"):
+        sampled = night[f"label_source{suffix}"] == "simulated"
+        assert night.loc[sampled, f"sample_label{suffix}"].isin([0, 1]).all()
+        assert night.loc[~sampled, f"sample_label{suffix}"].isna().all()
+    sampled_units = int((night["label_source"] == "simulated").sum() + (night["label_source_nv"] == "simulated").sum())
+    assert day["sample_label"].isna().all()
     assert (day["label_source"] == "mask").all()
     assert day["human_discernable"].tolist() == (day["raw_area_ratio"] > 0).astype(int).tolist()
     assert all((tmp_path / "syndor" / p).is_file() for p in night["nv_path"])
     assert day["nv_path"].isna().all()
     report = json.loads((tmp_path / "report" / "discern_cv.json").read_text())
     assert report["label_source"] == "simulated" and any("simulated" in n for n in report["notes"])
+    assert report["sample"] == sampled_units == report["model_agrees_with_sample"]["units"]
     on_disk = [report["manifest"], *report["model"].values()]
     assert all(not Path(p).is_absolute() and (tmp_path / p).is_file() for p in on_disk)  # relocatable build
-    assert {"ensemble", "decision_tree"} <= set(report["cv"]) or report["cv"].get("skipped")
+    assert {"ensemble", "decision_tree"} <= set(report["cv"]) and "skipped" not in report["cv"]
     assert (tmp_path / "syndor" / "discern" / "model" / "model.joblib").is_file()
 
     store = StageStore(out, "syndor", "discern_features")
@@ -146,9 +160,12 @@ def test_human_mode_stops_after_export_then_continues_after_import(tmp_path, pre
     given = dict(zip(sample["image"][1:], (sample["label"][1:] == "yes").astype(int)))
     raw = rows.set_index("img_path")
     for image, label in given.items():
-        column = "human_discernable_nv" if "/nv_images/" in image else "human_discernable"
-        key = image if column == "human_discernable" else raw.index[raw["nv_path"] == image][0]
-        assert raw.loc[key, column] == label
+        suffix = "_nv" if "/nv_images/" in image else ""
+        key = raw.index[raw["nv_path"] == image][0] if suffix else image
+        assert raw.loc[key, f"sample_label{suffix}"] == label and raw.loc[key, f"label_source{suffix}"] == "human"
+    night = rows[rows["lighting"] == "night"]
+    assert night["human_discernable"].isin([0, 1]).all() and night["human_discernable_nv"].isin([0, 1]).all()
+    assert int(night["sample_label"].notna().sum() + night["sample_label_nv"].notna().sum()) == len(given)
 
 
 def test_single_class_sample_does_not_crash(tmp_path, prefect_server):

@@ -93,7 +93,7 @@ def test_empty_rows_are_labelled_zero_and_stay_out_of_the_classifier(tmp_path: P
     assert (empty["human_discernable"] == 0).all() and (empty["label_source"] == "empty").all()
     assert empty["nv_path"].notna().all()
     assert (empty["human_discernable_nv"] == 0).all() and (empty["label_source_nv"] == "empty").all()
-    assert empty["model_human_discernable"].isna().all() and empty["model_human_discernable_nv"].isna().all()
+    assert empty["sample_label"].isna().all() and empty["sample_label_nv"].isna().all()
     # the population is the person frames' night raw and NV images only
     assert result["population"] == 2 * 12
     units = ds.labelling_units(StageStore(tmp_path, "syndor", "discern_features").read_manifest(), discern_config().syndor.discern)
