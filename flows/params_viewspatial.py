@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from benchfoundry.flows.params_base import Section
 from benchfoundry.flows.params_scannet import CoverageConfig
+from benchfoundry.tasks.visibility import EXCLUDED_LABELS, EXCLUDED_NYU40
 
 
 class SyntheticScanConfig(Section):
@@ -57,7 +58,18 @@ class ViewSpatialConfig(Section):
         default_factory=lambda: {"val": "scannetv2_val.txt", "train": "scannetv2_train.txt"},
         description="split → scene list (relative to the root); val is the benchmark, train the SFT data",
     )
-    label_map: str = Field("scannetv2-labels.combined.tsv", description="raw_category → nyu40id TSV under the root")
+    label_map: str | None = Field(
+        "scannetv2-labels.combined.tsv",
+        description="raw_category → nyu40id TSV under the root; None or a missing file: exclude by raw name",
+    )
+    excluded_nyu40: list[int] = Field(
+        default_factory=lambda: sorted(EXCLUDED_NYU40),
+        description="NYU40 ids never asked about (used with the label map)",
+    )
+    excluded_labels: list[str] = Field(
+        default_factory=lambda: sorted(EXCLUDED_LABELS),
+        description="raw category names never asked about when there is no label map (case-insensitive)",
+    )
     max_scans: int | None = Field(None, ge=1, description="first N scans of each split list")
     synthetic: SyntheticScanConfig = SyntheticScanConfig()
     coverage: CoverageConfig = CoverageConfig()

@@ -3,7 +3,9 @@
 Without `viewspatial.scannet_root` the embedded synthetic scans are rendered first (once: a
 store marker records them). One task per scan runs its three stages (frame selection,
 visibility, QA), each committed by a store marker, so a rerun skips finished scans. The val
-split becomes `viewspatial/ViewSpatial-Bench.json`, the train split `viewspatial/ViewSpatial-SFT.json`.
+split becomes `viewspatial/ViewSpatial-Bench.json`, the train split the SFT chat files
+`viewspatial/ViewSpatial-SFT.json` (one image per record) and `ViewSpatial-SFT-multi.json` (several).
+Without the label map TSV, objects are excluded by raw category name (`viewspatial.excluded_labels`).
 The COCO person-orientation half (DESIGN §4.2) is not built.
 """
 
@@ -13,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from prefect import flow
+from prefect import flow, get_run_logger
 
 from benchfoundry.flows.params import BuildConfig
 from benchfoundry.flows.params_viewspatial import ViewSpatialConfig
@@ -30,6 +32,7 @@ from benchfoundry.tasks.viewspatial_qa import (
     qa_table,
     scene_sim_items,
     sft_records,
+    split_by_image_count,
 )
 from benchfoundry.tasks.visibility import scan_boxes, scan_visibility
 
@@ -37,6 +40,7 @@ BENCHMARK = "viewspatial"
 STAGES = ("frames", "visibility", "qa")
 BENCHMARK_JSON = "ViewSpatial-Bench.json"
 SFT_JSON = "ViewSpatial-SFT.json"
+SFT_MULTI_JSON = "ViewSpatial-SFT-multi.json"
 
 
 @shard_task
@@ -92,15 +96,17 @@ def _qa_stage(out: str, scan: Any, split: str, boxes: list, selected: list[int],
 
 
 @shard_task
-def scan_task(out: str, scan_dir: str, split: str, layout: str | None, nyu40_of: dict[str, int],
+def scan_task(out: str, scan_dir: str, split: str, layout: str | None, nyu40_of: dict[str, int] | None,
               vs: ViewSpatialConfig, seed: int) -> dict[str, Any]:
     """Frame selection, visibility and QA of one scan; a scan that cannot be read is reported.
 
-    A scan whose QA marker matches is skipped without opening it.
+    A scan whose QA marker matches is skipped without opening it; `nyu40_of` None: no label map.
     """
     scene = Path(scan_dir).name
     h_frames = spec_hash([scan_dir, vs.coverage.model_dump()])
-    h_vis = spec_hash([h_frames, vs.qa.occlusion_m, nyu40_of])
+    excluded_ids = frozenset(vs.excluded_nyu40)
+    excluded_labels = frozenset(s.strip().lower() for s in vs.excluded_labels)
+    h_vis = spec_hash([h_frames, vs.qa.occlusion_m, nyu40_of, sorted(excluded_ids), sorted(excluded_labels)])
     h_qa = spec_hash([h_vis, split, seed, vs.qa.model_dump()])
     qa = StageStore(out, BENCHMARK, "qa")
     if qa.is_done(scene, h_qa):
@@ -110,7 +116,7 @@ def scan_task(out: str, scan_dir: str, split: str, layout: str | None, nyu40_of:
         scan = open_scan(scan_dir, layout)
         if scan.scene_id != scene:
             raise ScanFormatError(f"{scan_dir}: holds scan {scan.scene_id!r}, not {scene!r}")
-        boxes = scan_boxes(scan, nyu40_of)
+        boxes = scan_boxes(scan, nyu40_of, excluded_ids, excluded_labels)
         selected = _select_stage(out, scan, vs, h_frames)
         stage = "visibility"
         table = _visibility_stage(out, scan, boxes, selected, vs, h_vis)
@@ -118,6 +124,15 @@ def scan_task(out: str, scan_dir: str, split: str, layout: str | None, nyu40_of:
         return {"scene_id": scene, "done": False, "problems": [problem(stage, scene, str(exc), path=scan_dir)]}
     n_items = _qa_stage(out, scan, split, boxes, selected, table, vs, seed, h_qa)
     return {"scene_id": scene, "done": True, "items": n_items, "problems": []}
+
+
+def _label_map(root: Path, vs: ViewSpatialConfig) -> tuple[dict[str, int] | None, str]:
+    """The label map (None when not configured or not found) and a sentence saying which rule excludes objects."""
+    if vs.label_map is not None and (root / vs.label_map).exists():
+        return read_label_map(root / vs.label_map), f"NYU40 ids excluded through the label map {root / vs.label_map}"
+    where = "not set" if vs.label_map is None else f"{root / vs.label_map} not found"
+    return None, (f"no label map (viewspatial.label_map: {where}): objects excluded by raw category name "
+                  f"({', '.join(sorted(vs.excluded_labels))})")
 
 
 def _scan_list(root: Path, vs: ViewSpatialConfig) -> list[tuple[str, str]]:
@@ -154,10 +169,10 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     else:
         root = Path(vs.scannet_root)
         scans_dir, layout, source = root / vs.scans_dir, None, f"ScanNet at {root}"
-    label_path = root / vs.label_map
-    if not label_path.exists():
-        raise FileNotFoundError(f"{label_path}: label map (viewspatial.label_map) not found")
-    nyu40_of = read_label_map(label_path)
+    nyu40_of, label_rule = _label_map(root, vs)
+    if nyu40_of is None:
+        get_run_logger().warning(label_rule)
+    extra["label_map"] = None if nyu40_of is None else str(root / str(vs.label_map))
     scans = _scan_list(root, vs)
     task = with_runner_policy(scan_task, config.runner)
     futures = [task.submit(out, str(scans_dir / scene), split, layout, nyu40_of, vs, config.seed)
@@ -174,12 +189,13 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     val = qa[qa["split"] == "val"] if len(qa) else qa
     train = qa[qa["split"] != "val"] if len(qa) else qa
     stages["benchmark"] = str(write_json_atomic(bench_dir / BENCHMARK_JSON, benchmark_records(val)))
-    stages["sft"] = str(write_json_atomic(
-        bench_dir / SFT_JSON, sft_records(train, vs.qa.mc_instruction, vs.qa.direct_instruction)))
+    single, multi = split_by_image_count(sft_records(train, vs.qa.mc_instruction, vs.qa.direct_instruction))
+    stages["sft"] = str(write_json_atomic(bench_dir / SFT_JSON, single))
+    stages["sft_multi"] = str(write_json_atomic(bench_dir / SFT_MULTI_JSON, multi))
     counts = qa.groupby(["split", "question_type"]).size().to_dict() if len(qa) else {}
     detail = (
         f"{len(done)}/{len(scans)} scans from {source}; {len(val)} benchmark items, {len(train)} SFT items "
-        f"({', '.join(f'{s} {t}: {n}' for (s, t), n in counts.items()) or 'none'}). "
+        f"({', '.join(f'{s} {t}: {n}' for (s, t), n in counts.items()) or 'none'}); {label_rule}. "
         "COCO person orientation (Cam-Obj. Ori., Per-Obj. Ori., Per-Rel. Dir.) is not built yet."
     )
     return benchmark_outcome("built", detail, stages=stages, problems=problems, **extra)

@@ -3,8 +3,8 @@
 Inputs are the scan's per-frame visibility table, its selected frames and its object boxes;
 output rows follow the released schema (`question_type`, `image_path`, `question`, `answer`
 "A. right", `choices`) plus the geometry each answer came from. The benchmark JSON (val) and
-the SFT chat JSON (train; LLaVA/ShareGPT style, multiple-choice and direct-answer forms) are
-written from those rows.
+the SFT chat JSON (train; LLaVA/ShareGPT style read by LLaVA-1.5 and LLaMA-Factory, multiple-choice
+and direct-answer forms) are written from those rows.
 """
 
 from __future__ import annotations
@@ -168,10 +168,15 @@ def benchmark_records(rows: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def sft_records(rows: pd.DataFrame, mc_instruction: str, direct_instruction: str) -> list[dict[str, Any]]:
-    """LLaVA/ShareGPT chat records: a multiple-choice and a direct-answer conversation per item."""
+    """LLaVA/ShareGPT chat records: a multiple-choice and a direct-answer conversation per item.
+
+    `image` is a path string for one image (LLaVA-1.5) and a list for several (LLaVA-NeXT style);
+    `images` is always a list (LLaMA-Factory's sharegpt `images` column). The human turn starts
+    with one `<image>` token per image.
+    """
     out = []
     for r in rows.itertuples():
-        images = list(r.image_path)
+        images = [str(p) for p in r.image_path]
         prefix = "<image>\n" * len(images)
         forms = (
             ("mc", f"{prefix}{r.question}\n{r.choices}\n{mc_instruction}", r.answer),
@@ -179,7 +184,17 @@ def sft_records(rows: pd.DataFrame, mc_instruction: str, direct_instruction: str
         )
         for form, prompt, reply in forms:
             out.append({
-                "id": f"{r.item_id}:{form}", "image": images,
+                "id": f"{r.item_id}:{form}", "image": images[0] if len(images) == 1 else images, "images": images,
                 "conversations": [{"from": "human", "value": prompt}, {"from": "gpt", "value": reply}],
             })
     return out
+
+
+def split_by_image_count(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(one-image records, several-image records): each file then has one type per field.
+
+    Loaders that read JSON through Arrow (Hugging Face `datasets`, so LLaMA-Factory) reject a
+    field that is a string in one record and a list in another.
+    """
+    single = [r for r in records if len(r["images"]) == 1]
+    return single, [r for r in records if len(r["images"]) != 1]

@@ -4,7 +4,8 @@ An object's axis-aligned 3D box (from its mesh segments) is projected into a fra
 colour intrinsics; a corner counts as visible when it is in front of the camera, inside the
 image and not occluded (depth present and z − depth ≤ 0.1 m, depth looked up through the depth
 intrinsics). One row per frame and object: visibility ratio, 2D box centre, 3D centre in
-camera coordinates.
+camera coordinates. Objects are excluded by NYU40 id through the label map TSV, or, when no
+label map is given, by raw category name (structure: wall, floor, ceiling, …).
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ from benchfoundry.tasks.store import write_bytes_atomic
 
 #: NYU40 ids never asked about: unlabelled, wall, floor, ceiling, other structure/furniture/prop.
 EXCLUDED_NYU40: frozenset[int] = frozenset({0, 1, 2, 22, 38, 39, 40})
+#: Raw category names excluded when no label map is given: the names of the NYU40 classes above.
+EXCLUDED_LABELS: frozenset[str] = frozenset({
+    "unlabeled", "unlabelled", "wall", "floor", "ceiling", "otherstructure", "otherfurniture", "otherprop",
+})
+#: The `nyu40_id` of every object when no label map is given (not a NYU40 id: unknown).
+NO_NYU40 = -1
 VISIBILITY_COLUMNS = (
     "scene_id", "frame_id", "object_id", "label", "nyu40_id", "n_visible", "visibility",
     "center_in_image", "u_center", "v_center", "x_cam", "y_cam", "z_cam",
@@ -47,17 +54,32 @@ class ObjectBox:
         return np.array([[(hi if (i >> k) & 1 else lo)[k] for k in range(3)] for i in range(8)])
 
 
+def object_class(
+    label: str,
+    nyu40_of: Mapping[str, int] | None,
+    excluded: frozenset[int] = EXCLUDED_NYU40,
+    excluded_labels: frozenset[str] = EXCLUDED_LABELS,
+) -> tuple[int, bool]:
+    """(NYU40 id, excluded?) of a raw label.
+
+    With a label map an unmapped label is 0 (and so excluded); without one (`nyu40_of` None) the
+    id is `NO_NYU40` and the label is excluded when its lower-cased name is in `excluded_labels`.
+    """
+    if nyu40_of is None:
+        return NO_NYU40, label.strip().lower() in excluded_labels
+    nyu40 = int(nyu40_of.get(label, 0))
+    return nyu40, nyu40 in excluded
+
+
 def object_boxes(
     vertices: np.ndarray,
     seg_indices: Sequence[int],
     groups: Sequence[Mapping[str, Any]],
-    nyu40_of: Mapping[str, int],
+    nyu40_of: Mapping[str, int] | None,
     excluded: frozenset[int] = EXCLUDED_NYU40,
+    excluded_labels: frozenset[str] = EXCLUDED_LABELS,
 ) -> list[ObjectBox]:
-    """Boxes of the aggregation's objects: vertices whose segment belongs to the object.
-
-    `nyu40_of` maps raw labels to NYU40 ids; an unmapped label is 0 (and so excluded).
-    """
+    """Boxes of the aggregation's non-excluded objects: vertices whose segment belongs to the object."""
     verts = np.asarray(vertices, dtype=float)[:, :3]
     segs = np.asarray(seg_indices)
     if len(segs) != len(verts):
@@ -65,8 +87,8 @@ def object_boxes(
     boxes = []
     for group in groups:
         label = str(group["label"])
-        nyu40 = int(nyu40_of.get(label, 0))
-        if nyu40 in excluded:
+        nyu40, skip = object_class(label, nyu40_of, excluded, excluded_labels)
+        if skip:
             continue
         mask = np.isin(segs, np.asarray(group["segments"]))
         if not mask.any():
@@ -103,7 +125,10 @@ def corner_visibility(
     depth_intrinsic: np.ndarray,
     occlusion_m: float = 0.1,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per corner: (in front and inside the colour image, visible, pixel coordinates)."""
+    """Per corner: (in front and inside the colour image, visible, pixel coordinates).
+
+    A corner whose depth-image pixel falls outside the depth image has no depth: not visible.
+    """
     z = corners_cam[:, 2]
     front = z > 1e-6
     uv = np.full((len(z), 2), np.nan)
@@ -113,8 +138,9 @@ def corner_visibility(
     if inside.any():
         dh, dw = depth_m.shape
         duv = np.rint(project(corners_cam[inside], depth_intrinsic)).astype(int)
-        du, dv = np.clip(duv[:, 0], 0, dw - 1), np.clip(duv[:, 1], 0, dh - 1)
-        d = depth_m[dv, du]
+        has = (duv[:, 0] >= 0) & (duv[:, 0] < dw) & (duv[:, 1] >= 0) & (duv[:, 1] < dh)
+        d = np.zeros(len(duv))
+        d[has] = depth_m[duv[has, 1], duv[has, 0]]
         visible[inside] = (d > 0) & (z[inside] - d <= occlusion_m)
     return inside, visible, uv
 
@@ -164,10 +190,15 @@ def visibility_table(scene_id: str, per_frame: Mapping[int, list[dict[str, Any]]
     return table.sort_values(["frame_id", "object_id"], kind="stable").reset_index(drop=True)
 
 
-def scan_boxes(scan: Any, nyu40_of: Mapping[str, int], excluded: frozenset[int] = EXCLUDED_NYU40) -> list[ObjectBox]:
-    """Object boxes of a `scannet_io.Scan` from its mesh, segments and aggregation."""
+def scan_boxes(
+    scan: Any,
+    nyu40_of: Mapping[str, int] | None,
+    excluded: frozenset[int] = EXCLUDED_NYU40,
+    excluded_labels: frozenset[str] = EXCLUDED_LABELS,
+) -> list[ObjectBox]:
+    """Object boxes of a `scannet_io.Scan` from its mesh, segments and aggregation (`nyu40_of` None: no label map)."""
     vertices, _, _ = scan.mesh()
-    return object_boxes(vertices, scan.segments(), scan.aggregation(), nyu40_of, excluded)
+    return object_boxes(vertices, scan.segments(), scan.aggregation(), nyu40_of, excluded, excluded_labels)
 
 
 def scan_visibility(

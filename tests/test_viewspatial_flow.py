@@ -68,8 +68,15 @@ def test_flow_builds_both_splits(built: tuple[Path, dict]) -> None:
     assert "COCO" in outcome["detail"] and "not built" in outcome["detail"]
     bench = json.loads((out / "viewspatial" / "ViewSpatial-Bench.json").read_text())
     sft = json.loads((out / "viewspatial" / "ViewSpatial-SFT.json").read_text())
+    multi = json.loads((out / "viewspatial" / "ViewSpatial-SFT-multi.json").read_text())
     assert {r["question_type"] for r in bench} == {"Cam-Rel. Dir.", "Per-Sce. Sim."}
-    assert sft and len(sft) % 2 == 0
+    assert sft and len(sft) % 2 == 0 and len(multi) % 2 == 0
+    assert all(isinstance(r["image"], str) and r["images"] == [r["image"]] for r in sft)
+    assert all(len(r["images"]) > 1 and r["image"] == r["images"] for r in multi)
+    for record in sft + multi:
+        for path in record["images"]:
+            assert (out / "viewspatial" / path).is_file()
+    assert outcome["label_map"] and "label map" in outcome["detail"]
     for record in bench:
         assert set(record) == {"question_type", "image_path", "question", "answer", "choices"}
         for path in record["image_path"]:
@@ -110,6 +117,7 @@ def test_every_item_obeys_the_distractor_rule(built: tuple[Path, dict]) -> None:
     out, _ = built
     bench = json.loads((out / "viewspatial" / "ViewSpatial-Bench.json").read_text())
     sft = json.loads((out / "viewspatial" / "ViewSpatial-SFT.json").read_text())
+    sft += json.loads((out / "viewspatial" / "ViewSpatial-SFT-multi.json").read_text())
     mc_turns = [r["conversations"] for r in sft if r["id"].endswith(":mc")]
     records = [(r["choices"], r["answer"]) for r in bench]
     records += [("\n".join(t[0]["value"].split("\n")[-5:-1]), t[1]["value"]) for t in mc_turns]
@@ -174,12 +182,12 @@ def test_rerun_skips_finished_scans_and_duplicates_nothing(built: tuple[Path, di
     markers = {p: p.read_text() for p in vs.glob("*/_done/*.json")}
     assert {p.parent.parent.name for p in markers} == {"synthetic", "frames", "visibility", "qa"}
     bench_before = (vs / "ViewSpatial-Bench.json").read_bytes()
-    sft_before = (vs / "ViewSpatial-SFT.json").read_bytes()
+    sft_before = (vs / "ViewSpatial-SFT.json").read_bytes() + (vs / "ViewSpatial-SFT-multi.json").read_bytes()
     second = viewspatial_flow(load_config(None), str(out))
     assert second["status"] == "built"
     assert {p: p.read_text() for p in vs.glob("*/_done/*.json")} == markers  # nothing redone
     assert (vs / "ViewSpatial-Bench.json").read_bytes() == bench_before
-    assert (vs / "ViewSpatial-SFT.json").read_bytes() == sft_before
+    assert (vs / "ViewSpatial-SFT.json").read_bytes() + (vs / "ViewSpatial-SFT-multi.json").read_bytes() == sft_before
     qa = pd.read_parquet(vs / "qa" / "manifest.parquet")
     assert not qa["item_id"].duplicated().any()
 
@@ -206,3 +214,26 @@ def test_scannet_root_with_a_missing_scan_reports_it_and_builds_the_rest(
     old = pd.read_parquet(out / "viewspatial" / "qa" / "manifest.parquet")
     assert list(new["item_id"]) == list(old["item_id"])
     assert list(new["answer"]) == list(old["answer"])
+
+
+def test_without_the_label_map_structure_is_excluded_by_raw_name(built: tuple[Path, dict], tmp_path: Path) -> None:
+    out, _ = built
+    root = out / "viewspatial" / "synthetic"
+    (tmp_path / "val.txt").write_text(f"{SYNTHETIC_SCENES['val'][0]}\n")
+    (tmp_path / "train.txt").write_text(f"{SYNTHETIC_SCENES['train'][0]}\n")
+    config = load_config(None, [
+        f"viewspatial.scannet_root={root}", "viewspatial.label_map=no-such-labels.tsv",
+        f"viewspatial.split_lists={{val: {tmp_path / 'val.txt'}, train: {tmp_path / 'train.txt'}}}",
+    ])
+    outcome = viewspatial_flow(config, str(tmp_path / "build"))
+    assert outcome["status"] == "built" and outcome["label_map"] is None
+    assert outcome["detail"].startswith("2/2 scans")
+    assert "no label map" in outcome["detail"] and "no-such-labels.tsv" in outcome["detail"]
+    vs = tmp_path / "build" / "viewspatial"
+    vis = pd.read_parquet(vs / "visibility" / "manifest.parquet")
+    # Every piece of furniture has rows (the otherprop trash can too); walls, floor, ceiling none.
+    assert set(vis["label"]) == {f.label for room in rooms().values() for f in room.furniture}
+    assert not set(vis["label"]) & {"wall", "floor", "ceiling"}
+    qa = pd.read_parquet(vs / "qa" / "manifest.parquet")
+    assert set(qa["split"]) == {"val", "train"}
+    assert json.loads((vs / "ViewSpatial-Bench.json").read_text())

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import math
+from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from benchfoundry.tasks.directions import CAMERA_LABELS, HORIZONTAL_LABELS
@@ -19,7 +22,9 @@ from benchfoundry.tasks.viewspatial_qa import (
     qa_table,
     scene_sim_items,
     sft_records,
+    split_by_image_count,
 )
+from benchfoundry.tasks.store import write_json_atomic
 from benchfoundry.tasks.visibility import ObjectBox
 
 S = QASettings(
@@ -144,7 +149,7 @@ def test_exports_follow_the_released_schema_and_chat_format() -> None:
     sft = sft_records(rows, "Pick a letter.", "Say a direction.")
     assert [r["id"].rsplit(":", 1)[1] for r in sft] == ["mc", "direct"]
     mc, direct = sft
-    assert mc["image"] == record["image_path"]
+    assert mc["image"] == record["image_path"][0] and mc["images"] == record["image_path"]
     assert mc["conversations"][0]["value"].startswith("<image>\n" + record["question"])
     assert record["choices"] in mc["conversations"][0]["value"]
     assert mc["conversations"][1] == {"from": "gpt", "value": record["answer"]}
@@ -152,9 +157,40 @@ def test_exports_follow_the_released_schema_and_chat_format() -> None:
     assert record["choices"] not in direct["conversations"][0]["value"]
 
 
+def sft_rows(image_counts: list[int]) -> pd.DataFrame:
+    return pd.DataFrame([
+        {"item_id": f"x{k}", "image_path": [f"images/s/{i}.jpg" for i in range(n)], "question": "q",
+         "choices": "A. a\nB. b\nC. c\nD. d", "answer": "A. a", "answer_label": "a"}
+        for k, n in enumerate(image_counts)
+    ])
+
+
 @pytest.mark.parametrize("n_images", [1, 3])
 def test_one_image_token_per_image(n_images: int) -> None:
-    rows = pd.DataFrame([{"item_id": "x", "image_path": [f"images/s/{i}.jpg" for i in range(n_images)],
-                          "question": "q", "choices": "A. a\nB. b\nC. c\nD. d", "answer": "A. a", "answer_label": "a"}])
-    for record in sft_records(rows, "m", "d"):
+    for record in sft_records(sft_rows([n_images]), "m", "d"):
         assert record["conversations"][0]["value"].count("<image>") == n_images
+
+
+def test_written_sft_json_reads_as_llava_and_as_llama_factory_sharegpt(tmp_path: Path) -> None:
+    records = sft_records(sft_rows([1, 3, 1, 2]), "m", "d")
+    single, multi = split_by_image_count(records)
+    assert sorted(r["id"] for r in single + multi) == sorted(r["id"] for r in records)
+    for name, part in (("single.json", single), ("multi.json", multi)):
+        path = write_json_atomic(tmp_path / name, part)
+        loaded = json.loads(path.read_text())
+        assert loaded == part and loaded
+        # Hugging Face `datasets` (LLaMA-Factory's loader) builds an Arrow table from the records.
+        table = pa.Table.from_pylist(loaded)
+        assert table.num_rows == len(part)
+        for r in loaded:
+            human, gpt = r["conversations"]
+            # LLaMA-Factory sharegpt: `conversations` of from/value, human first; `images` a list
+            # with exactly one <image> token per image.
+            assert (human["from"], gpt["from"]) == ("human", "gpt") and "<image>" not in gpt["value"]
+            assert isinstance(r["images"], list) and human["value"].count("<image>") == len(r["images"])
+            # LLaVA: `image` a path string for one image (LLaVA-1.5), the token opening the turn.
+            if len(r["images"]) == 1:
+                assert r["image"] == r["images"][0] and isinstance(r["image"], str)
+                assert human["value"].startswith("<image>\n") and name == "single.json"
+            else:
+                assert r["image"] == r["images"] and name == "multi.json"

@@ -11,6 +11,7 @@ from benchfoundry.tasks.scannet_io import ScanFormatError, ScanFrame, ScanIntrin
 from benchfoundry.tasks.scannet_synth import look_at, room_mesh, synthetic_room
 from benchfoundry.tasks.visibility import (
     EXCLUDED_NYU40,
+    NO_NYU40,
     ObjectBox,
     frame_visibility,
     object_boxes,
@@ -85,6 +86,28 @@ def test_half_resolution_depth_with_its_own_intrinsics_gives_the_same_answer() -
         assert full["n_visible"] == half["n_visible"]
 
 
+def test_corners_outside_the_depth_images_field_of_view_have_no_depth() -> None:
+    # The depth camera has twice the focal length: it sees only the central half of the colour view.
+    k_narrow = K.copy()
+    k_narrow[0, 0] = k_narrow[1, 1] = 2 * FX
+    b = box((0.0, -0.1, 2.0), (1.2, 0.1, 2.5))
+    corners = [(x, y, z) for x in (0.0, 1.2) for y in (-0.1, 0.1) for z in (2.0, 2.5)]
+
+    def within(k: np.ndarray, size: tuple[int, int], x: float, y: float, z: float) -> bool:
+        u, v = round(k[0, 0] * x / z + k[0, 2]), round(k[1, 1] * y / z + k[1, 2])
+        return 0 <= u < size[0] and 0 <= v < size[1]
+
+    in_colour = [c for c in corners if within(K, (W, H), *c)]
+    in_depth = [c for c in in_colour if within(k_narrow, (W, H), *c)]
+    assert len(in_colour) == 8 and len(in_depth) == 4  # the geometry does what the test is about
+    (row,) = frame_visibility([b], IDENTITY, K, (W, H), flat_depth_mm(5.0), k_narrow)
+    assert row["n_visible"] == len(in_depth)
+    # A depth image cropped to its left 70 columns (same intrinsics) loses the corners beyond them.
+    crop = flat_depth_mm(5.0)[:, :70]
+    (row,) = frame_visibility([b], IDENTITY, K, (W, H), crop, K)
+    assert row["n_visible"] == sum(within(K, (70, H), *c) for c in corners) == 0
+
+
 def test_camera_coordinates_follow_the_pose() -> None:
     eye, target = np.array([1.0, -2.0, 1.5]), np.array([1.0, 3.0, 1.5])
     pose = look_at(eye, target)  # looking along +y with z up: camera x = world +x, camera y = world −z
@@ -108,6 +131,24 @@ def test_object_boxes_of_the_synthetic_room_match_its_furniture_and_exclude_stru
         np.testing.assert_allclose(b.hi, np.array(f.center) + np.array(f.size) / 2, atol=1e-9)
     # An unmapped label is NYU40 0, and so excluded.
     assert not object_boxes(mesh.vertices, mesh.seg_indices, mesh.groups, {})
+
+
+def test_without_a_label_map_structure_is_excluded_by_raw_name_and_the_rest_kept() -> None:
+    room = synthetic_room("scene0900_00")
+    mesh = room_mesh(room)
+    structure = {"wall", "floor", "ceiling"}
+    assert structure <= {str(g["label"]) for g in mesh.groups}
+    boxes = object_boxes(mesh.vertices, mesh.seg_indices, mesh.groups, None)
+    # Every piece of furniture (the otherprop trash can too: its raw name is not a structure name).
+    assert [b.label for b in boxes] == [f.label for f in room.furniture]
+    assert all(b.nyu40_id == NO_NYU40 for b in boxes)
+    for b, f in zip(boxes, room.furniture):
+        np.testing.assert_allclose(b.lo, f.lo, atol=1e-9)
+    # Names match case-insensitively; the list is the caller's.
+    shouting = [{**g, "label": str(g["label"]).upper()} for g in mesh.groups]
+    assert len(object_boxes(mesh.vertices, mesh.seg_indices, shouting, None)) == len(room.furniture)
+    only_beds = object_boxes(mesh.vertices, mesh.seg_indices, mesh.groups, None, excluded_labels=frozenset({"bed"}))
+    assert {b.label for b in only_beds} == structure | {f.label for f in room.furniture} - {"bed"}
 
 
 def test_table_has_one_row_per_frame_and_object() -> None:
