@@ -1,4 +1,9 @@
-"""`benchfoundry sphere …`: cube faces, the six Omni-CoT views and an Omni-CoT crop of one panorama."""
+"""`benchfoundry sphere …`: cube faces, the six Omni-CoT views and an Omni-CoT crop of one panorama.
+
+Options left off the command line take their values from `odi.sphere` of the build config given
+with `--config FILE` and `--set KEY.PATH=VALUE` (as `benchfoundry build`; without `--config`, from
+the config defaults); options given on the command line win.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +14,34 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from benchfoundry.flows.config import load_config
 from benchfoundry.flows.params_odi import SphereConfig
 from benchfoundry.tasks import sphere
 
+#: Per command, the options whose default is a field of `odi.sphere` (option dest → SphereConfig field).
+CONFIG_FIELDS: dict[str, dict[str, str]] = {
+    "cubemap": {"face_width": "face_width", "interpolation": "interpolation"},
+    "views": {"size": "view_size", "fov": "view_fov_deg", "interpolation": "interpolation"},
+    "crop": {"size": "crop_size", "margin": "crop_margin_deg", "min_fov": "crop_min_fov_deg",
+             "max_fov": "crop_max_fov_deg", "interpolation": "interpolation"},
+}
 
-def _reporting_os_errors(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """An unwritable output (a file where a folder should be, no permission) is an error line and exit 2."""
+
+def with_config_defaults(args: argparse.Namespace) -> argparse.Namespace:
+    """`args` with each option left unset filled from `odi.sphere` of `--config` / `--set` (ConfigError if bad)."""
+    section = load_config(args.config, args.set or []).odi.sphere
+    filled = {dest: getattr(section, field) for dest, field in CONFIG_FIELDS[args.sphere_command].items()
+              if getattr(args, dest) is None}
+    return argparse.Namespace(**{**vars(args), **filled})
+
+
+def _sphere_command(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Fill config defaults; an unwritable output (a file where a folder should be, no permission) is an
+    error line and exit 2."""
 
     @functools.wraps(command)
     def run(args: argparse.Namespace) -> int:
+        args = with_config_defaults(args)
         try:
             return command(args)
         except OSError as exc:
@@ -31,7 +55,7 @@ def _out_path(outdir: Path, name: str, source: Path, ext: str | None) -> Path:
     return outdir / f"{name}{ext or source.suffix}"
 
 
-@_reporting_os_errors
+@_sphere_command
 def _cmd_cubemap(args: argparse.Namespace) -> int:
     erp = sphere.read_erp(args.erp)
     faces = sphere.erp_to_cubemap(erp, args.face_width, args.interpolation)
@@ -48,7 +72,7 @@ def _cmd_cubemap(args: argparse.Namespace) -> int:
     return 0
 
 
-@_reporting_os_errors
+@_sphere_command
 def _cmd_views(args: argparse.Namespace) -> int:
     erp = sphere.read_erp(args.erp)
     views = sphere.omnicot_views(erp, args.size, args.fov, args.interpolation)
@@ -67,7 +91,7 @@ def _parse_box(text: str) -> tuple[float, float, float, float]:
     return values  # type: ignore[return-value]
 
 
-@_reporting_os_errors
+@_sphere_command
 def _cmd_crop(args: argparse.Namespace) -> int:
     erp = sphere.read_erp(args.erp)
     image, view = sphere.omnicot_crop(erp, args.box, args.size, args.margin, args.min_fov, args.max_fov,
@@ -78,8 +102,11 @@ def _cmd_crop(args: argparse.Namespace) -> int:
     return 0
 
 
+def _config_default(field: str) -> str:
+    return f"default: odi.sphere.{field} of --config, else {getattr(SphereConfig(), field)}"
+
+
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    defaults = SphereConfig()
     parser = subparsers.add_parser("sphere", help="cube faces, Omni-CoT views and crops of an ERP panorama")
     sub = parser.add_subparsers(dest="sphere_command", required=True, metavar="SPHERE_COMMAND")
 
@@ -88,19 +115,22 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         if with_outdir:
             p.add_argument("outdir", help="output folder")
             p.add_argument("--ext", help="output file extension, e.g. .png (default: the input's)")
-        p.add_argument("--interpolation", choices=("bilinear", "nearest"), default=defaults.interpolation)
+        p.add_argument("--interpolation", choices=("bilinear", "nearest"), help=_config_default("interpolation"))
+        p.add_argument("--config", metavar="FILE", help="YAML build config whose odi.sphere supplies the defaults")
+        p.add_argument("--set", action="append", metavar="KEY.PATH=VALUE",
+                       help="override a config value, e.g. odi.sphere.face_width=512 (repeatable)")
 
     p = sub.add_parser("cubemap", help="six cube faces: front, right, back, left, up, down")
     common(p)
-    p.add_argument("--face-width", type=int, default=defaults.face_width, help="face side, px")
+    p.add_argument("--face-width", type=int, help=f"face side, px ({_config_default('face_width')})")
     p.add_argument("--layout", choices=("faces", "strip", "both"), default="faces",
                    help="one file per face, a 6w × w strip (F R B L U D), or both")
     p.set_defaults(func=_cmd_cubemap)
 
     p = sub.add_parser("views", help="the six Omni-CoT views: front, right, back, left, top, bottom")
     common(p)
-    p.add_argument("--size", type=int, default=defaults.view_size, help="view side, px")
-    p.add_argument("--fov", type=float, default=defaults.view_fov_deg, help="field of view, degrees")
+    p.add_argument("--size", type=int, help=f"view side, px ({_config_default('view_size')})")
+    p.add_argument("--fov", type=float, help=f"field of view, degrees ({_config_default('view_fov_deg')})")
     p.set_defaults(func=_cmd_views)
 
     p = sub.add_parser("crop", help="the Omni-CoT crop of a box normalised to the ERP (DESIGN §3.3)")
@@ -108,8 +138,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--box", type=_parse_box, required=True, metavar="x1,y1,x2,y2",
                    help="box normalised to [0, 1]; x1 > x2 wraps across θ = ±180°")
     p.add_argument("out", help="output image file")
-    p.add_argument("--size", type=int, default=defaults.crop_size, help="crop side, px")
-    p.add_argument("--margin", type=float, default=defaults.crop_margin_deg, help="margin, degrees")
-    p.add_argument("--min-fov", type=float, default=defaults.crop_min_fov_deg, help="degrees")
-    p.add_argument("--max-fov", type=float, default=defaults.crop_max_fov_deg, help="degrees")
+    p.add_argument("--size", type=int, help=f"crop side, px ({_config_default('crop_size')})")
+    p.add_argument("--margin", type=float, help=f"margin, degrees ({_config_default('crop_margin_deg')})")
+    p.add_argument("--min-fov", type=float, help=f"degrees ({_config_default('crop_min_fov_deg')})")
+    p.add_argument("--max-fov", type=float, help=f"degrees ({_config_default('crop_max_fov_deg')})")
     p.set_defaults(func=_cmd_crop)

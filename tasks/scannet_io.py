@@ -6,6 +6,9 @@ A scan folder holds either the raw layout (`<scene>.sens`) or the export layout 
 (DESIGN §4.1). Frames are read lazily, one at a time. ScanNet stores poses and intrinsics as
 float32 in the `.sens`; both readers return them at that precision (as float64 arrays), and the
 export writer prints them with 9 significant digits so that the export is lossless against the `.sens`.
+A frame whose colour or depth image is truncated or corrupt raises ScanFormatError naming the file
+(and frame) when it is read; readers report and skip it. The export layout takes the image sizes
+from the headers of its first readable frame.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from typing import Any, BinaryIO, Iterable, Iterator, Sequence
 
 import cv2
 import numpy as np
+from PIL import Image
 
+from benchfoundry.tasks.image_decode import decode_bytes, decode_file
 from benchfoundry.tasks.store import atomic_path, write_bytes_atomic, write_json_atomic
 
 SENS_VERSION = 4
@@ -99,21 +104,28 @@ def encode_png16(depth_mm: np.ndarray) -> bytes:
 
 
 def _decode_color(data: bytes, where: str) -> np.ndarray:
-    img = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), cv2.IMREAD_COLOR)
-    if img is None:
-        raise ScanFormatError(f"{where}: colour image cannot be decoded")
-    return cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
+    """RGB of an encoded colour image; truncated or corrupt data raise ScanFormatError naming `where`."""
+    return cv2.cvtColor(decode_bytes(data, where, cv2.IMREAD_COLOR, ScanFormatError), cv2.COLOR_BGR2RGB)
 
 
 def _read_color_file(path: Path) -> np.ndarray:
-    return _decode_color(path.read_bytes(), str(path))
+    return cv2.cvtColor(decode_file(path, cv2.IMREAD_COLOR, ScanFormatError), cv2.COLOR_BGR2RGB)
 
 
 def _read_depth_file(path: Path) -> np.ndarray:
-    img = cv2.imdecode(np.frombuffer(path.read_bytes(), dtype=np.uint8), cv2.IMREAD_UNCHANGED)
-    if img is None or img.ndim != 2 or img.dtype != np.uint16:
+    img = decode_file(path, cv2.IMREAD_UNCHANGED, ScanFormatError)
+    if img.ndim != 2 or img.dtype != np.uint16:
         raise ScanFormatError(f"{path}: not a 16-bit single-channel depth PNG")
     return img
+
+
+def image_size(path: Path) -> tuple[int, int]:
+    """(w, h) from an image file's header, without decoding the pixels."""
+    try:
+        with Image.open(path) as image:
+            return image.size
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise ScanFormatError(f"{path}: cannot read the image header ({exc})") from None
 
 
 # --- matrices as text --------------------------------------------------------------------------
@@ -627,6 +639,20 @@ def open_sens(sens_path: str | Path, scan_dir: str | Path | None = None) -> Sens
     )
 
 
+def _export_sizes(scan_dir: Path, frame_ids: list[int]
+                  ) -> tuple[tuple[int, int], tuple[int, int], list[dict[str, Any]]]:
+    """Colour and depth (w, h) from the headers of the first frame whose headers read, and the frames
+    before it as skipped entries; (0, 0) sizes when no frame has readable headers."""
+    unreadable: list[dict[str, Any]] = []
+    for fid in frame_ids:
+        try:
+            return (image_size(scan_dir / "color" / f"{fid}.jpg"), image_size(scan_dir / "depth" / f"{fid}.png"),
+                    unreadable)
+        except ScanFormatError as exc:
+            unreadable.append({"frame": fid, "reason": str(exc)})
+    return (0, 0), (0, 0), unreadable
+
+
 def _open_export(scan_dir: Path, scene_id: str) -> ExportScan:
     for sub in ("color", "depth", "pose", "intrinsic"):
         if not (scan_dir / sub).is_dir():
@@ -647,11 +673,9 @@ def _open_export(scan_dir: Path, scene_id: str) -> ExportScan:
             valid.append(fid)
     k_color = read_matrix(scan_dir / "intrinsic" / "intrinsic_color.txt")
     k_depth = read_matrix(scan_dir / "intrinsic" / "intrinsic_depth.txt")
-    color_size = depth_size = (0, 0)
-    if valid:
-        c = _read_color_file(scan_dir / "color" / f"{valid[0]}.jpg")
-        d = _read_depth_file(scan_dir / "depth" / f"{valid[0]}.png")
-        color_size, depth_size = (c.shape[1], c.shape[0]), (d.shape[1], d.shape[0])
+    color_size, depth_size, unreadable = _export_sizes(scan_dir, valid)
+    valid = valid[len(unreadable):]
+    skipped = sorted(skipped + unreadable, key=lambda s: s["frame"])
     intr = ScanIntrinsics(k_color, k_depth, color_size, depth_size, 1000.0)
     return ExportScan(scan_dir=scan_dir, scene_id=scene_id, layout="export", intrinsics=intr,
                       skipped=skipped, _valid=valid, _ids=ids)

@@ -26,6 +26,7 @@ os.environ.setdefault("OPENCV_IO_ENABLE_OPENEXR", "1")
 import cv2  # noqa: E402  (the EXR switch must be set before OpenCV loads)
 
 from benchfoundry.tasks import sphere_maps as sm  # noqa: E402
+from benchfoundry.tasks.image_decode import decode_file  # noqa: E402
 from benchfoundry.tasks.store import write_bytes_atomic  # noqa: E402
 
 Interpolation = Literal["bilinear", "nearest"]
@@ -34,6 +35,8 @@ BILINEAR_DTYPES = (np.uint8, np.uint16, np.int16, np.float32, np.float64)
 MAX_FACE_WIDTH = (sm.REMAP_LIMIT - 1) // 3 - 2
 #: Extensions OpenCV writes float images to without rounding them to 8 bits.
 FLOAT_FORMATS = (".exr", ".hdr", ".pfm", ".tif", ".tiff")
+#: Extensions that hold 8 bits per channel only: OpenCV would saturate other integer images (30000 → 255).
+EIGHT_BIT_FORMATS = (".bmp", ".dib", ".jpe", ".jpeg", ".jpg", ".ras", ".sr", ".webp")
 _CV_INTERP = {"bilinear": cv2.INTER_LINEAR, "nearest": cv2.INTER_NEAREST}
 #: OpenCV-native stand-ins, by item size, for copying any dtype exactly with nearest sampling.
 _NEAREST_AS = {1: np.uint8, 2: np.uint16, 4: np.int32}
@@ -208,13 +211,9 @@ def strip_to_faces_list(strip: np.ndarray) -> list[np.ndarray]:
 
 
 def read_erp(path: str | os.PathLike[str]) -> np.ndarray:
-    """Read an equirectangular panorama (any format OpenCV reads, EXR included) and check it is 2:1."""
+    """Read an equirectangular panorama (EXR included; truncated JPEG / PNG refused) and check it is 2:1."""
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such file")
-    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-    if image is None:
-        raise ValueError(f"{path}: cannot decode the image (corrupt or unsupported format)")
+    image = decode_file(path)
     height, width = image.shape[:2]
     if width != 2 * height:
         raise ValueError(f"{path}: {width}×{height} is not an equirectangular panorama "
@@ -227,6 +226,9 @@ def write_image(path: str | os.PathLike[str], image: np.ndarray) -> Path:
     path = Path(path)
     if image.dtype.kind == "f" and path.suffix.lower() not in FLOAT_FORMATS:
         raise ValueError(f"{path}: a {image.dtype} image needs one of {FLOAT_FORMATS}, not {path.suffix!r}")
+    if image.dtype != np.uint8 and path.suffix.lower() in EIGHT_BIT_FORMATS:
+        raise ValueError(f"{path}: {path.suffix!r} holds 8 bits per channel, a {image.dtype} image would be "
+                         "clipped; write .png or .tif (16-bit) or .exr instead")
     ok, data = cv2.imencode(path.suffix, image)
     if not ok:
         raise ValueError(f"{path}: OpenCV cannot encode a {image.dtype} image as {path.suffix!r}")

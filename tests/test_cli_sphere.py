@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from benchfoundry.flows.cli import main, make_parser
+from benchfoundry.flows.cli_sphere import with_config_defaults
 from benchfoundry.tasks import sphere, sphere_maps as sm
 
 
@@ -107,6 +108,65 @@ def test_sphere_config_feeds_the_cli_defaults(tmp_path: Path, repo_root: Path) -
     with pytest.raises(ValidationError):
         SphereConfig(face_width=20000)  # three padded faces would pass OpenCV's remap limit
     args = make_parser().parse_args(["sphere", "crop", "p.png", "--box", "0,0,1,1", str(tmp_path / "c.png")])
+    args = with_config_defaults(args)
     defaults = SphereConfig()
-    assert (args.size, args.margin, args.min_fov, args.max_fov) == (
-        defaults.crop_size, defaults.crop_margin_deg, defaults.crop_min_fov_deg, defaults.crop_max_fov_deg)
+    assert (args.size, args.margin, args.min_fov, args.max_fov, args.interpolation) == (
+        defaults.crop_size, defaults.crop_margin_deg, defaults.crop_min_fov_deg, defaults.crop_max_fov_deg,
+        defaults.interpolation)
+
+
+def write_config(path: Path, sphere_section: str) -> Path:
+    path.write_text("odi:\n  sphere:\n" + "".join(f"    {line}\n" for line in sphere_section.splitlines()))
+    return path
+
+
+def test_config_file_supplies_defaults_and_flags_win(erp_png: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(tmp_path / "c.yaml", "face_width: 16\nview_size: 12\ncrop_size: 20\ncrop_margin_deg: 4")
+    cube = tmp_path / "cube"
+    assert main(["sphere", "cubemap", str(erp_png), str(cube), "--config", str(config)]) == 0
+    assert imread(cube / "front.png").shape == (16, 16, 3)
+    assert main(["sphere", "cubemap", str(erp_png), str(cube), "--config", str(config), "--face-width", "8"]) == 0
+    assert imread(cube / "front.png").shape == (8, 8, 3)
+    assert main(["sphere", "cubemap", str(erp_png), str(cube), "--config", str(config),
+                 "--set", "odi.sphere.face_width=24"]) == 0
+    assert imread(cube / "front.png").shape == (24, 24, 3)
+    assert main(["sphere", "views", str(erp_png), str(tmp_path / "views"), "--set", "odi.sphere.view_size=10"]) == 0
+    assert imread(tmp_path / "views" / "top.png").shape == (10, 10, 3)
+    capsys.readouterr()
+    # the box spans 0.1 of 360° = 36° across and 18° down: fov = 36° + margin (DESIGN §3.3)
+    crop = tmp_path / "crop.png"
+    assert main(["sphere", "crop", str(erp_png), "--box", "0.25,0.4,0.35,0.5", str(crop), "--config", str(config)]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["fov_deg"] == pytest.approx(40.0) and record["size"] == 20
+    assert imread(crop).shape == (20, 20, 3)
+    assert main(["sphere", "crop", str(erp_png), "--box", "0.25,0.4,0.35,0.5", str(crop), "--config", str(config),
+                 "--margin", "0"]) == 0
+    assert json.loads(capsys.readouterr().out)["fov_deg"] == pytest.approx(36.0)
+
+
+def test_bad_config_exits_2_naming_file_and_field(erp_png: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(tmp_path / "bad.yaml", "face_width: 1")
+    assert main(["sphere", "cubemap", str(erp_png), str(tmp_path / "o"), "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.yaml" in err and "odi.sphere.face_width" in err
+    assert main(["sphere", "views", str(erp_png), str(tmp_path / "o"), "--set", "odi.sphere.colour=1"]) == 2
+    assert "odi.sphere.colour: unknown key" in capsys.readouterr().err
+    assert main(["sphere", "views", str(erp_png), str(tmp_path / "o"), "--config", str(tmp_path / "none.yaml")]) == 2
+    assert "none.yaml" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_truncated_panorama_exits_2_naming_the_file(erp_png: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    jpeg = sphere.write_image(tmp_path / "pano.jpg", imread(erp_png))
+    data = jpeg.read_bytes()
+    (tmp_path / "half.jpg").write_bytes(data[: len(data) // 2])
+    assert main(["sphere", "cubemap", str(tmp_path / "half.jpg"), str(tmp_path / "o"), "--face-width", "8"]) == 2
+    err = capsys.readouterr().err
+    assert "half.jpg" in err and "truncated JPEG" in err
+    assert not (tmp_path / "o").exists()
+    (tmp_path / "padded.jpg").write_bytes(data + b"\x00" * 16 + b"\n")
+    assert main(["sphere", "cubemap", str(tmp_path / "padded.jpg"), str(tmp_path / "o"), "--face-width", "8"]) == 0
+    assert imread(tmp_path / "o" / "front.jpg").shape == (8, 8, 3)

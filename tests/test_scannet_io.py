@@ -6,6 +6,7 @@ import shutil
 import struct
 import zlib
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -188,6 +189,69 @@ def test_export_missing_file_is_skipped_and_reported(tmp_path: Path) -> None:
     assert scan.frame_ids() == [0, 1, 4]
     reasons = {s["frame"]: s["reason"] for s in scan.skipped}
     assert "depth/3.png" in reasons[3] and "non-finite" in reasons[2]
+
+
+def truncating_jpeg(frame_id: int) -> Callable[[np.ndarray, int], bytes]:
+    """`encode_jpeg` that cuts the JPEG of tiny frame `frame_id` (blue = 40 × id) at half its length."""
+    encode = sio.encode_jpeg
+
+    def cut(rgb: np.ndarray, quality: int = 95) -> bytes:
+        data = encode(rgb, quality)
+        return data[: len(data) // 2] if rgb[0, 0, 2] == 40 * frame_id else data
+
+    return cut
+
+
+def read_each(scan: sio.Scan) -> tuple[list[int], dict[int, str]]:
+    """Frames read one at a time as the readers of a scan do: (ids read, {id: error} of those that fail)."""
+    read, failed = [], {}
+    for fid in scan.frame_ids():
+        try:
+            read.append(scan.read_frame(fid).frame_id)
+        except sio.ScanFormatError as exc:
+            failed[fid] = str(exc)
+    return read, failed
+
+
+@pytest.mark.parametrize("layout, where", [("raw", rf"{SCENE}\.sens: frame 1"), ("export", r"color/1\.jpg")])
+def test_truncated_colour_frame_fails_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            layout: str, where: str) -> None:
+    monkeypatch.setattr(sio, "encode_jpeg", truncating_jpeg(1))
+    scan = sio.open_scan(make_tiny_scan(tmp_path / layout, layout))
+    monkeypatch.undo()
+    assert scan.frame_ids() == [0, 1, 3, 4]
+    with pytest.raises(sio.ScanFormatError, match=rf"{where}: .*truncated JPEG"):
+        scan.read_frame(1)
+    read, failed = read_each(scan)
+    assert read == [0, 3, 4] and list(failed) == [1]
+    expected = {f.frame_id: f.depth_mm for f in tiny_frames()}
+    for fid, depth, _ in scan.iter_depth():  # depth does not need the colour image
+        np.testing.assert_array_equal(depth, expected[fid])
+
+
+def test_export_sizes_survive_a_bad_first_frame(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A truncated first JPEG still has its header: both layouts open alike and fail on that frame only."""
+    monkeypatch.setattr(sio, "encode_jpeg", truncating_jpeg(0))
+    raw = sio.open_scan(make_tiny_scan(tmp_path / "raw", "raw"))
+    exp_dir = make_tiny_scan(tmp_path / "exp", "export")
+    monkeypatch.undo()
+    exp = sio.open_scan(exp_dir)
+    intr = _intrinsics()
+    for scan in (raw, exp):
+        assert (scan.intrinsics.color_size, scan.intrinsics.depth_size) == (intr.color_size, intr.depth_size)
+        assert scan.frame_ids() == [0, 1, 3, 4] and [s["frame"] for s in scan.skipped] == [2]
+        assert read_each(scan)[0] == [1, 3, 4]
+    (exp_dir / "color" / "0.jpg").write_bytes(b"not an image")  # no header: reported at open, sizes from frame 1
+    exp = sio.open_scan(exp_dir)
+    assert (exp.intrinsics.color_size, exp.intrinsics.depth_size) == (intr.color_size, intr.depth_size)
+    assert exp.frame_ids() == [1, 3, 4]
+    reasons = {s["frame"]: s["reason"] for s in exp.skipped}
+    assert list(reasons) == [0, 2] and "color/0.jpg" in reasons[0]
+    for fid in (1, 3, 4):
+        (exp_dir / "depth" / f"{fid}.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    exp = sio.open_scan(exp_dir)
+    assert exp.frame_ids() == [] and exp.intrinsics.color_size == (0, 0)
+    assert [s["frame"] for s in exp.skipped] == [0, 1, 2, 3, 4]
 
 
 def test_raw_layout_preferred_and_explicit(tmp_path: Path) -> None:

@@ -454,3 +454,29 @@ def test_read_and_write(tmp_path: Path, real_panorama: np.ndarray) -> None:
     sphere.write_image(tmp_path / "square.png", np.zeros((8, 8), np.uint8))
     with pytest.raises(ValueError, match="square.png.*twice the height"):
         sphere.read_erp(tmp_path / "square.png")
+
+
+def test_truncated_panorama_is_refused_naming_the_file(tmp_path: Path) -> None:
+    """OpenCV's imread decodes half a JPEG into a full image with grey rows; read_erp must refuse it."""
+    erp = np.clip(smooth_erp(256), 0, 255).astype(np.uint8)
+    for ext in (".jpg", ".png"):
+        whole = sphere.write_image(tmp_path / f"whole{ext}", erp)
+        data = whole.read_bytes()
+        (tmp_path / f"half{ext}").write_bytes(data[: len(data) // 2])
+        with pytest.raises(ValueError, match=rf"half\{ext}: .*truncated"):
+            sphere.read_erp(tmp_path / f"half{ext}")
+    (tmp_path / "padded.jpg").write_bytes((tmp_path / "whole.jpg").read_bytes() + b"\x00" * 64)
+    np.testing.assert_array_equal(sphere.read_erp(tmp_path / "padded.jpg"), sphere.read_erp(tmp_path / "whole.jpg"))
+
+
+def test_eight_bit_formats_refuse_wider_integers(tmp_path: Path) -> None:
+    deep = np.full((8, 16, 3), 30000, np.uint16)
+    for ext in (".jpg", ".JPEG", ".webp", ".bmp"):
+        with pytest.raises(ValueError, match=rf"pano{ext}.*8 bits.*\.png"):
+            sphere.write_image(tmp_path / f"pano{ext}", deep)
+        assert not (tmp_path / f"pano{ext}").exists()
+    with pytest.raises(ValueError, match="int16"):
+        sphere.write_image(tmp_path / "pano.jpg", deep.astype(np.int16))
+    np.testing.assert_array_equal(sphere.read_erp(sphere.write_image(tmp_path / "pano.png", deep)), deep)
+    eight = np.full((8, 16, 3), 200, np.uint8)
+    assert sphere.read_erp(sphere.write_image(tmp_path / "pano.bmp", eight)).max() == 200
