@@ -65,6 +65,11 @@ def test_presence_negatives_follow_the_render_option() -> None:
     assert kept_out.syndor.qa.empty_scene_negatives is False
 
 
+def _raw_path(row: dict) -> str:
+    """The raw frame of a task-file row (an nv row may show the night-vision image in img_path)."""
+    return row.get("raw_img_path", row["img_path"])
+
+
 def _add_empty_rows(out: Path, manifest: str) -> list[str]:
     """Copy night frames (their person and mask included) as empty-scene rows: a label taken
     from the mask, the observer or the model would call many of them discernible."""
@@ -104,12 +109,12 @@ def test_empty_rows_are_labelled_zero_and_stay_out_of_the_classifier(tmp_path: P
     index = tmp_path / "syndor" / "index"
     for split in ("night", "nv"):
         hpc = [json.loads(line) for line in (index / "human_detection" / f"{split}.jsonl").read_text().splitlines()]
-        answers = {r["img_path"]: r["human_discernable"] for r in hpc}
+        answers = {_raw_path(r): r["human_discernable"] for r in hpc}
         assert all(answers[p] == 0 for p in empty_paths)
         assert summary["balance"]["per_split"][split]["empty_scene"] == len(empty_paths)
         assert summary["balance"]["per_split"][split]["0"] >= len(empty_paths)
-        actions = (index / "action_recognition" / f"{split}.jsonl").read_text()
-        assert not any(p in actions for p in empty_paths)
+        actions = [json.loads(x) for x in (index / "action_recognition" / f"{split}.jsonl").read_text().splitlines()]
+        assert not set(map(_raw_path, actions)) & set(empty_paths)
     assert summary["balance"]["empty_scene_rows"] == len(empty_paths)
 
 
@@ -175,9 +180,9 @@ def test_flow_adds_empty_scenes_without_rerendering_persons(tmp_path: Path, pref
     hpc = {s: [json.loads(x) for x in (qa_index / "human_detection" / f"{s}.jsonl").read_text().splitlines()]
            for s in ("day", "night", "nv")}
     for split, expected in (("day", cams), ("night", cams), ("nv", cams)):
-        negatives = [r for r in hpc[split] if r["img_path"] in shown]
+        negatives = [r for r in hpc[split] if _raw_path(r) in shown]
         assert len(negatives) == expected and all(r["human_discernable"] == 0 for r in negatives)
-        assert not shown & {json.loads(x)["img_path"] for x in
+        assert not shown & {_raw_path(json.loads(x)) for x in
                             (qa_index / "action_recognition" / f"{split}.jsonl").read_text().splitlines()}
     balance = json.loads((qa_index / "balance.json").read_text())
     assert balance["empty_scene_rows"] == 2 * cams
