@@ -64,8 +64,14 @@ def bare_render(spec_paths: list[str], only: int | None) -> None:
         place_camera(camera, frame["matrix_world"])
         scene.cycles.seed = frame["seed"]
         bpy.ops.render.render()
-        move_output(image, frame["rgb"].replace("/tmp/", "/bare/"))
-        move_output(mask, frame["mask"].replace("/tmp/", "/bare/"))
+        move_output(image, _beside(frame["rgb"]))
+        move_output(mask, _beside(frame["mask"]))
+
+
+def _beside(path: str) -> str:
+    """The bare script's copy of a pipeline output: `…/<shard>/tmp/NAME` → `…/<shard>/bare/NAME`."""
+    p = Path(path)
+    return str(p.parent.parent / "bare" / p.name)
 
 
 def _config(width: int, frames: int, extra: list[str]) -> Any:
