@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from benchfoundry.flows.params_base import Section
 
@@ -40,10 +40,19 @@ class IspConfig(Section):
     chroma_radius: int = Field(4, ge=1, description="bm4d-luma: guided-filter radius on chroma, px")
     chroma_eps: float = Field(1e-3, gt=0, description="bm4d-luma: guided-filter regularisation")
     nlmeans_h: float = Field(1.0, gt=0, description="nlmeans: filter strength per 8-bit noise sigma")
+    nlmeans_template: int = Field(7, ge=1, description="nlmeans: patch size, px (odd)")
+    nlmeans_search: int = Field(21, ge=1, description="nlmeans: search window, px (odd)")
     clahe_clip: float = Field(2.0, gt=0, description="CLAHE clip limit on Lab L")
     clahe_tiles: int = Field(8, ge=1, description="CLAHE tile grid (n × n)")
     tone_white: float = Field(4.0, gt=0, description="tone map: linear value mapped to display white (Reinhard)")
     jpeg_quality: int = Field(95, ge=1, le=100)
+
+    @field_validator("nlmeans_template", "nlmeans_search")
+    @classmethod
+    def _odd(cls, value: int) -> int:
+        if value % 2 == 0:
+            raise ValueError(f"must be odd (a window centred on the pixel), got {value}")
+        return value
 
 
 class FeatureConfig(Section):

@@ -156,7 +156,8 @@ def denoise_nlmeans(lin: np.ndarray, sigma: float, cfg: IspConfig) -> np.ndarray
     """OpenCV non-local means on 16-bit linear RGB (L1 patch norm)."""
     u16 = np.clip(np.rint(lin * 65535.0), 0, 65535).astype(np.uint16)
     h = float(cfg.nlmeans_h * sigma * 65535.0)
-    out = cv2.fastNlMeansDenoising(u16, h=[h], templateWindowSize=7, searchWindowSize=21, normType=cv2.NORM_L1)
+    out = cv2.fastNlMeansDenoising(u16, h=[h], templateWindowSize=cfg.nlmeans_template,
+                                   searchWindowSize=cfg.nlmeans_search, normType=cv2.NORM_L1)
     return out.astype(np.float64) / 65535.0
 
 
