@@ -21,14 +21,26 @@ def _dotted(loc: tuple[Any, ...]) -> str:
     return ".".join(str(part) for part in loc) or "<root>"
 
 
-def format_validation_error(err: ValidationError, source: str) -> str:
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _overrides_for(where: str, overridden: Iterable[str]) -> list[str]:
+    """The `--set` keys that touched this field: the field itself, a section above it or keys below it."""
+    return [key for key in overridden
+            if key == where or where.startswith(key + ".") or key.startswith(where + ".") or where == "<root>"]
+
+
+def format_validation_error(err: ValidationError, source: str, overridden: Iterable[str] = ()) -> str:
+    """One line per bad field: its dotted path, the reason, the value, and the `--set` that gave it, if any."""
+    overridden = list(overridden)
     lines = [f"{source}: invalid config"]
     for item in err.errors():
         where = _dotted(item["loc"])
-        if item["type"] == "extra_forbidden":
-            lines.append(f"  {where}: unknown key")
-        else:
-            lines.append(f"  {where}: {item['msg']} (got {item.get('input')!r})")
+        reason = "unknown key" if item["type"] == "extra_forbidden" else f"{item['msg']} (got {_short(item.get('input'))})"
+        keys = _overrides_for(where, overridden)
+        lines.append(f"  {where}: {reason}" + (f" [from --set {', '.join(keys)}]" if keys else ""))
     return "\n".join(lines)
 
 
@@ -70,12 +82,15 @@ def load_config(path: str | Path | None, overrides: Iterable[str] = ()) -> Build
         if loaded is not None and not isinstance(loaded, dict):
             raise ConfigError(f"{source}: the top level must be a mapping")
         data = loaded or {}
+    overridden = []
     for text in overrides:
-        apply_override(data, *parse_override(text))
+        path_parts, value = parse_override(text)
+        apply_override(data, path_parts, value)
+        overridden.append(".".join(path_parts))
     try:
         return BuildConfig.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(format_validation_error(err, source)) from None
+        raise ConfigError(format_validation_error(err, source, overridden)) from None
 
 
 def config_dict(config: BuildConfig) -> dict[str, Any]:
