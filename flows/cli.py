@@ -44,14 +44,19 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _given(value: float | None, default: float) -> float:
+    """A flag's value when given (0 included, so that it is rejected, not replaced), else the preset's."""
+    return default if value is None else value
+
+
 def _cmd_dori(args: argparse.Namespace) -> int:
     explicit = (args.resolution, args.focal_mm, args.sensor_height_mm)
     if any(v is not None for v in explicit):
         base = dori.PRESETS[args.preset or "paper"]
         spec = dori.CameraSpec(
-            resolution_h=args.resolution or base.resolution_h,
-            focal_mm=args.focal_mm or base.focal_mm,
-            sensor_height_mm=args.sensor_height_mm or base.sensor_height_mm,
+            resolution_h=_given(args.resolution, base.resolution_h),
+            focal_mm=_given(args.focal_mm, base.focal_mm),
+            sensor_height_mm=_given(args.sensor_height_mm, base.sensor_height_mm),
         )
     else:
         spec = dori.PRESETS[args.preset or "paper"]

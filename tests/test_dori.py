@@ -74,3 +74,10 @@ def test_cli_explicit_camera_spec() -> None:
     for row in json.loads(result.stdout):
         assert row["distance_m"] == pytest.approx(_distance_via_fov(720, 4.0, 2.4, row["ppm"]))
         assert row["vfov_deg"] == pytest.approx(math.degrees(2 * math.atan(1.2 / 4.0)))
+
+
+@pytest.mark.parametrize("flag", ["--resolution", "--focal-mm", "--sensor-height-mm"])
+def test_cli_rejects_a_zero_value_instead_of_using_the_preset(flag: str) -> None:
+    result = _cli("dori", flag, "0", "--json")
+    assert result.returncode == 2
+    assert "must be positive" in result.stderr and not result.stdout
