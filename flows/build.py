@@ -15,7 +15,7 @@ from benchfoundry.flows.policy import task_runner
 from benchfoundry.flows.syndor import syndor_flow
 from benchfoundry.flows.viewspatial import viewspatial_flow
 from benchfoundry.tasks.buildinfo import benchmark_outcome, package_versions, utc_now
-from benchfoundry.tasks.store import write_json_atomic
+from benchfoundry.tasks.store import sweep_stale_temporaries, write_json_atomic
 
 #: The benchmarks a build can run, in order, with the config section that switches each on.
 BENCHMARKS: dict[str, Callable[..., Any]] = {
@@ -47,10 +47,12 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None) -> d
         "name": config.name,
         "config": config_dict(config),
         "config_hash": config_hash(config),
+        "out": str(root.resolve()),
         "versions": package_versions(),
         "started": utc_now(),
         "benchmarks": {},
         "problems": [],
+        "swept_temporaries": [str(p.relative_to(root)) for p in sweep_stale_temporaries(root)],
     }
     for name in BENCHMARKS:
         section = getattr(config, name)

@@ -18,6 +18,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -41,6 +42,22 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         os.replace(tmp, final)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+#: Temporary files of `atomic_path` look like `.NAME.RANDOM.tmp`.
+_TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
+
+
+def sweep_stale_temporaries(root: str | os.PathLike[str], older_than_s: float = 3600.0) -> list[Path]:
+    """Delete `atomic_path` temporaries under `root` left by a killed process (not touched for
+    `older_than_s`, so a write in progress elsewhere is never removed); return what was deleted."""
+    cutoff = time.time() - older_than_s
+    swept = []
+    for path in sorted(Path(root).rglob(".*.tmp")):
+        if _TEMPORARY.match(path.name) and path.is_file() and path.stat().st_mtime < cutoff:
+            path.unlink(missing_ok=True)
+            swept.append(path)
+    return swept
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,11 +24,17 @@ def _write_config(tmp_path: Path, text: str) -> Path:
 def test_build_with_nothing_selected_writes_build_json(tmp_path: Path, cli_env: dict[str, str]) -> None:
     cfg = _write_config(tmp_path, "name: t\nseed: 3\nsyndor: {enabled: false}\nodi: {enabled: false}\nviewspatial: {enabled: false}\n")
     out = tmp_path / "out"
+    stale = out / "syndor" / "render" / ".manifest.parquet.k1ll3d.tmp"  # left by a killed build
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"partial")
+    os.utime(stale, (0, 0))
     result = _run(["build", str(cfg), "--out", str(out), "--set", "seed=5"], cli_env)
     assert result.returncode == 0, result.stderr
     record = json.loads((out / "build.json").read_text())
     assert record["config"]["seed"] == 5
     assert record["config_hash"] == config_hash(load_config(cfg, ["seed=5"]))
+    assert Path(record["out"]) == out.resolve()
+    assert record["swept_temporaries"] == ["syndor/render/.manifest.parquet.k1ll3d.tmp"] and not stale.exists()
     assert record["versions"]["numpy"] and record["versions"]["prefect"]
     assert record["started"] <= record["finished"]
     assert {name: o["status"] for name, o in record["benchmarks"].items()} == {

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchfoundry.tasks.store import StageStore, atomic_path, check_shard_id, write_json_atomic
+from benchfoundry.tasks.store import StageStore, atomic_path, check_shard_id, sweep_stale_temporaries, write_json_atomic
 
 
 def test_interrupted_write_leaves_no_partial_file(tmp_path: Path) -> None:
@@ -105,3 +105,31 @@ def test_spec_hash_ignores_key_order_and_sees_every_value() -> None:
     base = {"samples": 16, "lighting": "night", "rig": {"azimuths": [0, 45]}}
     assert spec_hash(base) == spec_hash({"rig": {"azimuths": [0, 45]}, "lighting": "night", "samples": 16})
     assert len({spec_hash(base), spec_hash({**base, "samples": 17}), spec_hash({**base, "rig": {"azimuths": [45, 0]}})}) == 3
+
+
+def test_a_killed_writer_leaves_only_a_temporary_which_the_next_build_sweeps(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    target = tmp_path / "stage" / "manifest.parquet"
+    script = (
+        "import os, signal, sys\n"
+        "from benchfoundry.tasks.store import atomic_path\n"
+        "with atomic_path(sys.argv[1]) as tmp:\n"
+        "    tmp.write_bytes(b'half a file')\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script, str(target)])
+    assert result.returncode == -signal.SIGKILL
+    assert not target.exists()
+    (left,) = target.parent.glob(".*.tmp")
+    fresh = tmp_path / "stage" / ".other.parquet.abc123.tmp"  # another writer, still busy
+    fresh.write_bytes(b"in progress")
+    unrelated = tmp_path / "stage" / "notes.tmp"  # not ours: no leading dot
+    unrelated.write_bytes(b"keep")
+    old = left.stat().st_mtime - 7200
+    os.utime(left, (old, old))
+    assert sweep_stale_temporaries(tmp_path) == [left]
+    assert not left.exists() and fresh.exists() and unrelated.exists()
