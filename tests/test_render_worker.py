@@ -163,3 +163,19 @@ def test_shard_over_its_timeout_fails_and_the_worker_is_replaced(rendered: Path)
     with pytest.raises(render_client.RenderError, match="timed out"):
         render_client.render_spec(rendered / "calib.json", timeout_s=0.01, shards_per_worker=4)
     assert before and not set(render_client.live_worker_pids()) & before  # killed, not left running
+
+
+def test_worker_is_replaced_after_shards_per_worker_shards(rendered: Path, tmp_path: Path) -> None:
+    """Shards 1–2 run on one process, shard 3 on a fresh one (shards_per_worker=2)."""
+    target = camera_rig.aim_point(np.load(rendered / "box.npz")["vertices"])
+    matrix = np.asarray(camera_rig.rig_cameras(TINY, {"near": 187.5}, [0.0], [0.0], target)[0].matrix_world)
+    render_client.close_all()
+    pids = []
+    for i in range(3):
+        spec = _spec(rendered, TINY, 160, [_frame(tmp_path, f"shard{i}", matrix)])
+        write_json_atomic(tmp_path / f"shard{i}.json", spec)
+        assert render_client.render_spec(tmp_path / f"shard{i}.json", timeout_s=600, shards_per_worker=2)["ok"]
+        (pid,) = render_client.live_worker_pids()
+        pids.append(pid)
+    assert pids[0] == pids[1] != pids[2]
+    assert (tmp_path / "shard0.png").read_bytes() == (tmp_path / "shard2.png").read_bytes()
