@@ -75,16 +75,25 @@ discern_flow = flow(name="syndor-discern")(discern_stage)
 
 @flow(name="syndor")
 def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
-    """Renders → night vision → discernibility labels → QA export and report."""
+    """Renders → night vision → discernibility labels → QA export and report.
+
+    A failed render shard or a distance outside the calibration tolerance (issue 3 item 8) fails the
+    benchmark after the render stage; its frames, calibration rows and plot stay on disk.
+    """
     stages: dict[str, Any] = {}
     runner = task_runner(config.runner)
     render = render_stage.with_options(task_runner=runner)(config, out)
     problems = render.pop("problems")
     calibration = render.pop("calibration")
     stages["render"] = render
-    if render["shards_failed"]:
-        return benchmark_outcome("failed", f"{render['shards_failed']} render shard(s) failed",
-                                 stages=stages, problems=problems, calibration=calibration)
+    failures = [f"{render['shards_failed']} render shard(s) failed"] if render["shards_failed"] else []
+    calibration_failed = syndor_render.calibration_failure(calibration)
+    if calibration_failed:
+        failures.append(calibration_failed)
+    if failures:
+        return benchmark_outcome("failed", "; ".join(failures) + " (rendered frames, calibration rows and plot "
+                                 "are kept on disk)", stages=stages, problems=problems,
+                                 calibration=calibration)
     discern = discern_flow.with_options(task_runner=runner)(config, out, render["manifest"])
     problems += discern.pop("problems")
     stages["discern"] = discern

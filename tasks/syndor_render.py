@@ -452,4 +452,19 @@ def calibration_problems(summary: dict[str, Any]) -> list[dict[str, Any]]:
             for row in summary["distances"] if not row["within_tolerance"]]
 
 
+def calibration_failure(summary: dict[str, Any]) -> str | None:
+    """Why the calibration fails (each zone outside tolerance with its measured and target px/m),
+    or None when every distance passes."""
+    bad = []
+    for row in summary["distances"]:
+        if row["within_tolerance"]:
+            continue
+        measured = "no person in the mask" if row["measured_ppm"] is None else f"{row['measured_ppm']:.2f}"
+        clipped = "" if row["whole_in_frame"] or row["measured_ppm"] is None else ", person not whole in the frame"
+        bad.append(f"{row['zone']} measured {measured} vs target {row['target_ppm']:.2f} px/m{clipped}")
+    if not bad:
+        return None
+    return f"calibration outside {summary['tolerance']}: " + "; ".join(bad)
+
+
 calibrate_task = shard_task(calibrate, name="syndor-calibrate")

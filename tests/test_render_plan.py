@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from benchfoundry.flows.config import load_config
@@ -90,3 +91,34 @@ def test_new_texture_renders_only_its_shards() -> None:
     before = _plans()
     more = _plans("syndor.textures.ids=[0, 7, 9]")
     assert {k: more[k] for k in before} == before and len(more) == len(before) * 3 // 2
+
+
+def _summary(masks: dict[str, tuple[np.ndarray, float]], height_m: float = 1.75) -> dict:
+    rows = pd.DataFrame([{"zone": zone, "distance_m": 10.0 + i, "target_ppm": target, "target_height_px": target * height_m,
+                          "body_height_m": height_m, **syndor_render.measure_ppm(mask, height_m, target)}
+                         for i, (zone, (mask, target)) in enumerate(masks.items())])
+    return syndor_render.calibration_summary(rows, "report/calibration.png")
+
+
+def _person(rows: int, top: int = 10, shape: tuple[int, int] = (360, 640)) -> np.ndarray:
+    mask = np.zeros(shape, bool)
+    mask[top:top + rows, 300:320] = True
+    return mask
+
+
+def test_calibration_failure_names_each_zone_outside_tolerance() -> None:
+    # 100 px for 1.75 m = 57.14 px/m: 1% off passes; 5% (≈5 px) off fails; a clipped person fails
+    summary = _summary({"near": (_person(100), 100 / 1.75 * 1.01), "mid": (_person(100), 100 / 1.75 * 1.05),
+                        "far": (_person(100, top=0), 100 / 1.75)})
+    reason = syndor_render.calibration_failure(summary)
+    assert not summary["passed"] and reason is not None
+    assert "near" not in reason
+    assert f"mid measured {100 / 1.75:.2f} vs target {100 / 1.75 * 1.05:.2f} px/m" in reason
+    assert f"far measured {100 / 1.75:.2f} vs target {100 / 1.75:.2f} px/m, person not whole in the frame" in reason
+
+
+def test_calibration_failure_is_none_when_every_distance_passes() -> None:
+    summary = _summary({"near": (_person(100), 100 / 1.75), "far": (_person(20), 21 / 1.75)})
+    assert summary["passed"] and syndor_render.calibration_failure(summary) is None
+    empty = _summary({"near": (np.zeros((90, 160), bool), 40.0)})
+    assert "near measured no person in the mask vs target 40.00 px/m" in syndor_render.calibration_failure(empty)

@@ -14,11 +14,21 @@ import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
+from prefect import flow
+from test_syndor_report import assert_no_broken_links
 
+from benchfoundry.flows import cli, syndor
 from benchfoundry.flows.config import load_config
-from benchfoundry.tasks import render_client
+from benchfoundry.tasks import render_client, syndor_render
+from benchfoundry.tasks import discern_stage as ds
+from benchfoundry.tasks.store import StageStore
 
-pytestmark = pytest.mark.blender
+#: DESIGN §2.5, verbatim (not taken from the code under test).
+PROMPTS = {
+    "human_detection": "Respond only with 1 or 0. Respond with 1 if a person is visible in the image, and 0 if not. "
+                       "Is there a person visible in the image?",
+    "action_recognition": "Respond only with the name of the action. What action is the person performing in the image?",
+}
 
 # 160×90 with an 8.4 mm lens: 40 and 25 px/m are 6.3 and 10.1 m away, the whole person in frame.
 TINY = [
@@ -28,6 +38,9 @@ TINY = [
     "syndor.poses.actions=[walking, kicking]", "syndor.textures.ids=[3]", "syndor.textures.size=64",
     "syndor.rig.azimuths_deg=[0, 180]", "syndor.rig.elevations_deg=[0, 45]",
     "syndor.render.samples=2", "syndor.render.denoise=false", "syndor.render.max_bounces=2",
+    # the observer sees the near person (≈70 px tall at elevation 0) and not the far one (≈44 px):
+    # the labelled sample holds both classes, so cross-validation runs
+    "syndor.discern.labels.observer_min_height_px=50",
     "odi.enabled=false", "viewspatial.enabled=false",
 ]
 
@@ -62,6 +75,7 @@ def first_build(tmp_path_factory: pytest.TempPathFactory, prefect_server: None) 
     return out, record, killed
 
 
+@pytest.mark.blender
 def test_index_has_every_combination_once(first_build: tuple[Path, dict, list[int]]) -> None:
     out, record, killed = first_build
     assert killed, "the watcher did not catch a worker mid-shard"
@@ -85,6 +99,58 @@ def test_index_has_every_combination_once(first_build: tuple[Path, dict, list[in
         round(d["measured_ppm"], 6) for d in outcome["calibration"]["distances"]}
 
 
+@pytest.mark.blender
+def test_discernibility_report_and_labels(first_build: tuple[Path, dict, list[int]]) -> None:
+    """Issue 4's checks on the build: CV figures for both models, simulated labels flagged, every
+    night and night-vision row labelled."""
+    out, record, _ = first_build
+    config = load_config(None, TINY)
+    report = json.loads((out / "report" / "discern_cv.json").read_text())
+    for model in ("ensemble", "decision_tree"):
+        figures = report["cv"][model]
+        assert 0 <= figures["macro_f1"] <= 1 and 0 <= figures["accuracy"] <= 1
+        assert np.array(figures["confusion_matrix"]).sum() == report["sample"]
+    assert report["label_source"] == "simulated" and any("simulated observer" in n for n in report["notes"])
+    rows = pd.read_parquet(record["benchmarks"]["syndor"]["stages"]["discern"]["manifest"])
+    night = rows[rows["lighting"] == "night"]
+    assert len(night) == 16 and night["nv_path"].notna().all()
+    assert night["human_discernable"].isin([0, 1]).all() and night["human_discernable_nv"].isin([0, 1]).all()
+    # the rows of the labelled sample are exactly those marked simulated, with the observer's label beside
+    units = ds.labelling_units(StageStore(out, "syndor", "discern_features").read_manifest(), config.syndor.discern)
+    sample = set(ds.label_sample(units, config)["image"])
+    marked = {*night.loc[night["label_source"] == "simulated", "img_path"],
+              *night.loc[night["label_source_nv"] == "simulated", "nv_path"]}
+    assert marked == sample and len(sample) == report["sample"]
+    assert set(night["label_source"]) | set(night["label_source_nv"]) <= {"simulated", "model"}
+    for suffix in ("", "_nv"):
+        simulated = night[f"label_source{suffix}"] == "simulated"
+        assert night.loc[simulated, f"sample_label{suffix}"].isin([0, 1]).all()
+        assert night.loc[~simulated, f"sample_label{suffix}"].isna().all()
+
+
+@pytest.mark.blender
+def test_task_files_carry_the_exact_prompts_and_report_links_resolve(
+        first_build: tuple[Path, dict, list[int]]) -> None:
+    out, record, _ = first_build
+    rows = pd.read_parquet(record["benchmarks"]["syndor"]["stages"]["discern"]["manifest"])
+    expected = {"day": int((rows["lighting"] != "night").sum()), "night": int((rows["lighting"] == "night").sum()),
+                "nv": int(rows["nv_path"].notna().sum())}
+    assert all(expected.values())  # the build has rows of every split
+    for task, prompt in PROMPTS.items():
+        for split, count in expected.items():
+            lines = (out / "syndor" / "index" / task / f"{split}.jsonl").read_text().splitlines()
+            task_rows = [json.loads(line) for line in lines]
+            assert len(task_rows) == count, (task, split)
+            assert all(r["prompt"] == prompt and r["task"] == task for r in task_rows), (task, split)
+            if task == "human_detection" and split != "day":
+                assert {r["human_discernable"] for r in task_rows} <= {0, 1}
+    page = Path(record["benchmarks"]["syndor"]["stages"]["qa"]["report"])
+    assert page == out / "report" / "index.html"
+    links = assert_no_broken_links(page)
+    assert any("calibration" in link for link in links)
+
+
+@pytest.mark.blender
 def test_calibration_in_build_json(first_build: tuple[Path, dict, list[int]]) -> None:
     out, _, _ = first_build
     recorded = json.loads((out / "build.json").read_text())["benchmarks"]["syndor"]["calibration"]
@@ -97,6 +163,7 @@ def test_calibration_in_build_json(first_build: tuple[Path, dict, list[int]]) ->
     assert (out / recorded["plot"]).stat().st_size > 1000
 
 
+@pytest.mark.blender
 def test_rerun_renders_nothing_and_new_lighting_renders_only_its_shards(
         first_build: tuple[Path, dict, list[int]]) -> None:
     out, _, _ = first_build
@@ -112,3 +179,39 @@ def test_rerun_renders_nothing_and_new_lighting_renders_only_its_shards(
     assert len(index) == len(before) * 3 // 2
     assert not index["img_path"].duplicated().any()
     assert set(index["lighting"]) == {"noon_north", "night", "evening_west"}
+
+
+def test_failed_calibration_fails_the_build_and_keeps_the_renders(
+        tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A render stage whose far distance measures 5% short (no Blender: the stage is replaced):
+    the syndor outcome fails naming the zone, discernibility does not run, the CLI exits 1."""
+    manifest = tmp_path / "rendered.parquet"
+    pd.DataFrame({"img_path": ["images/a.jpg"]}).to_parquet(manifest)
+    mask = np.zeros((90, 160), bool)
+    mask[10:80, 80] = True  # 70 px for 1.75 m: 40 px/m
+    rows = pd.DataFrame([{"zone": zone, "distance_m": d, "target_ppm": target, "target_height_px": target * 1.75,
+                          "body_height_m": 1.75, **syndor_render.measure_ppm(mask, 1.75, target)}
+                         for zone, d, target in (("near", 6.3, 40.0), ("far", 10.1, 40.0 / 0.95))])
+
+    @flow(name="syndor-render-fake")
+    def fake_render(config: object, out: str) -> dict:
+        return {"manifest": str(manifest), "shards": 1, "empty_scene_shards": 0, "shards_rendered": 1,
+                "shards_failed": 0, "frames": 1, "frames_rendered": 1, "problems": [],
+                "calibration": syndor_render.calibration_summary(rows, "syndor/report/calibration.png")}
+
+    @flow(name="syndor-discern-must-not-run")
+    def no_discern(*args: object) -> dict:
+        raise AssertionError("discernibility ran after a failed calibration")
+
+    monkeypatch.setattr(syndor, "render_stage", fake_render)
+    monkeypatch.setattr(syndor, "discern_flow", no_discern)
+    config = tmp_path / "c.yaml"
+    config.write_text("seed: 0\nodi: {enabled: false}\nviewspatial: {enabled: false}\n")
+    out = tmp_path / "out"
+    assert cli.main(["build", str(config), "--out", str(out), "--only", "syndor"]) == 1
+    outcome = json.loads((out / "build.json").read_text())["benchmarks"]["syndor"]
+    assert outcome["status"] == "failed" and "discern" not in outcome["stages"]
+    assert f"far measured 40.00 vs target {40 / 0.95:.2f} px/m" in outcome["detail"]
+    assert "near" not in outcome["detail"] and not outcome["calibration"]["passed"]
+    assert outcome["stages"]["render"]["manifest"] == str(manifest) and manifest.is_file()
+    assert "syndor: failed (calibration outside" in capsys.readouterr().out
