@@ -24,6 +24,21 @@ def _build_settings(record: dict[str, Any]) -> tuple[QaConfig, int]:
     return QaConfig.model_validate(config.get("syndor", {}).get("qa", {})), int(config.get("seed", 0))
 
 
+def _embedding_override(qa: QaConfig, path: str | None, name: str | None) -> QaConfig:
+    """`qa` with the `--embed-path` / `--embed-name` flags applied.
+
+    A path given without a name takes the model id recorded in the folder's config.json, so the
+    score file names the model used and E5 models get their prefix (ValueError when it records none).
+    """
+    if path is None:
+        update: dict[str, Any] = {} if name is None else {"name": name}
+    else:
+        from benchfoundry.tasks.text_embed import folder_model_name
+
+        update = {"path": Path(path), "name": folder_model_name(path) if name is None else name}
+    return qa.model_copy(update={"embedding": qa.embedding.model_copy(update=update)})
+
+
 def _cell(value: Any, width: int) -> str:
     if isinstance(value, float):
         return f"{value:>{width}.3f}"
@@ -55,14 +70,12 @@ def _cmd_score_syndor(args: argparse.Namespace) -> int:
     try:
         record = _build_record(build)
         qa, seed = _build_settings(record)
+        qa = _embedding_override(qa, args.embed_path, args.embed_name)
         key = syndor_qa.answer_key(syndor_qa.index_dir(build))
         raw = predictions.read_bytes()
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.embed_path or args.embed_name:
-        qa.embedding = qa.embedding.model_copy(update={k: v for k, v in {
-            "path": Path(args.embed_path) if args.embed_path else None, "name": args.embed_name}.items() if v is not None})
     prompts = {prompt: task for task, prompt in TASK_PROMPTS.items()}
     matched, problems = scoring.match_predictions(raw.decode("utf-8", errors="replace").splitlines(), key, prompts)
     for p in problems:
@@ -109,5 +122,6 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--build", required=True, metavar="DIR", help="the build's output root (holds syndor/index/)")
     p.add_argument("--out", metavar="FILE", help="score JSON (default DIR/report/scores/<predictions name>.json)")
     p.add_argument("--embed-path", metavar="DIR", help="local folder of the embedding model (default: the build's config)")
-    p.add_argument("--embed-name", metavar="NAME", help="its name, e.g. intfloat/e5-large-v2")
+    p.add_argument("--embed-name", metavar="NAME",
+                   help="its name, e.g. intfloat/e5-large-v2 (default with --embed-path: _name_or_path in its config.json)")
     p.set_defaults(func=_cmd_score_syndor)

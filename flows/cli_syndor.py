@@ -46,8 +46,18 @@ def _cmd_label_import(args: argparse.Namespace) -> int:
     for bad in result["bad_rows"]:
         print(f"{args.file}:{bad['line']}: skipped: {bad['reason']}", file=sys.stderr)
     print(f"imported {result['imported']} labels ({len(result['bad_rows'])} bad rows skipped) into {result['labels']}")
-    print("rerun the build to train the classifier on them")
+    if config.syndor.discern.labels.source == "human":
+        print("rerun the build to train the classifier on them")
+    else:
+        print(_ignored_labels_warning(config.syndor.discern.labels.source), file=sys.stderr)
     return 0
+
+
+def _ignored_labels_warning(source: str) -> str:
+    """Why a rerun would ignore imported labels, and the setting that uses them."""
+    return (f"warning: this build's syndor.discern.labels.source is {source!r}, so a rerun trains the classifier "
+            "on simulated labels and ignores the imported ones; rerun the build with "
+            "--set syndor.discern.labels.source=human (or set it in the config YAML) to train on them")
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:

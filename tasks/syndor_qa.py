@@ -4,16 +4,20 @@ Under the dataset root `OUT/syndor/`:
 
     index/master_index.{jsonl,parquet}                  the released columns, one row per raw frame
     index/{human_detection,action_recognition}/{day,night,nv}.{jsonl,parquet}
-                                                        master-index rows plus `prompt` and `task`
+                                                        master-index rows plus `raw_img_path`,
+                                                        `prompt` and `task`
     index/balance.json                                  presence answers (1/0) per split and distance,
                                                         empty-scene renders among the 0s
     hf/{task}/{split}/metadata.jsonl                    Hugging Face `imagefolder` layout (hard links)
 
 Splits: `day` holds the raw images of daylight frames (and of evening frames while
 `qa.evening_group` is "day"), `night` the raw images of night frames (and evening when
-configured), `nv` every frame that has a night-vision image; a model shown an `nv` row sees
-`nv_path`, and in the imagefolder layout `file_name` is that image. Rows are sorted by image path
-and keys keep one order, so the files' bytes depend only on the labelled manifest.
+configured), `nv` every frame that has a night-vision image. In every task file `img_path` is the
+image the model is shown (in `nv` rows the night-vision image, equal to `nv_path`) and
+`raw_img_path` the raw render of the frame (the master index's `img_path`), so a harness that
+echoes a row's `img_path` into its predictions is scored against that row's answer; in the
+imagefolder layout `file_name` is the shown image too. Rows are sorted by image path and keys keep
+one order, so the files' bytes depend only on the labelled manifest.
 """
 
 from __future__ import annotations
@@ -43,8 +47,8 @@ MASTER_COLUMNS: tuple[str, ...] = (
     "source_dir", "action", "scene", "lighting", "radius", "smplx_texture",
     "img_path", "mask_path", "img_name", "nv_path", "human_discernable",
 )
-#: Columns a task file adds to a master-index row.
-TASK_COLUMNS: tuple[str, ...] = (*MASTER_COLUMNS, "prompt", "task")
+#: Task-file columns: a master-index row whose `img_path` is the shown image, the raw frame, prompt, task.
+TASK_COLUMNS: tuple[str, ...] = (*MASTER_COLUMNS, "raw_img_path", "prompt", "task")
 SPLITS: tuple[str, ...] = ("day", "night", "nv")
 TASKS: tuple[str, ...] = tuple(TASK_PROMPTS)
 #: Optional manifest column: the night-vision image's own label, when the discern stage gives one.
@@ -174,25 +178,26 @@ def split_of(row: dict[str, Any], evening_group: str) -> str:
     return lighting_group(row["lighting"], evening_group)
 
 
+def task_row(row: dict[str, Any], task: str, night_vision: bool) -> dict[str, Any]:
+    """A task-file row: `img_path` is the shown image (the night-vision one when `night_vision`),
+    `raw_img_path` the raw frame; nv rows carry the night-vision image's label."""
+    shown = {"img_path": row["nv_path"], "human_discernable": row["_nv_label"]} if night_vision else {}
+    return {**released(row), **shown, "raw_img_path": row["img_path"], "prompt": TASK_PROMPTS[task], "task": task}
+
+
 def task_files(rows: list[dict[str, Any]], qa: QaConfig) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    """(task, split) → task-file rows; nv rows carry the night-vision image's label."""
+    """(task, split) → task-file rows sorted by the shown image's path."""
     files: dict[tuple[str, str], list[dict[str, Any]]] = {(t, s): [] for t in TASKS for s in SPLITS}
-    for task, prompt in TASK_PROMPTS.items():
+    for task in TASKS:
         for row in rows:
             if row["_empty"] and task != "human_detection":
                 continue
-            extra = {"prompt": prompt, "task": task}
-            files[(task, split_of(row, qa.evening_group))].append({**released(row), **extra})
+            files[(task, split_of(row, qa.evening_group))].append(task_row(row, task, night_vision=False))
             if row["nv_path"] is not None:
-                files[(task, "nv")].append({**released(row), "human_discernable": row["_nv_label"], **extra})
-    for key in files:
-        files[key].sort(key=lambda r: shown_path(r, key[1]))
+                files[(task, "nv")].append(task_row(row, task, night_vision=True))
+    for task_rows in files.values():
+        task_rows.sort(key=lambda r: r["img_path"])
     return files
-
-
-def shown_path(row: dict[str, Any], split: str) -> str:
-    """The image a model is shown for a task-file row: `nv_path` in the nv split, else `img_path`."""
-    return row["nv_path"] if split == "nv" else row["img_path"]
 
 
 def answer(row: dict[str, Any], task: str) -> int | str:
@@ -229,7 +234,7 @@ def _link(src: Path, dst: Path) -> None:
 
 
 def write_imagefolder(root: Path, files: dict[tuple[str, str], list[dict[str, Any]]]) -> Path:
-    """`root/hf/{task}/{split}/` with `metadata.jsonl` and the shown images at their released paths.
+    """`root/hf/{task}/{split}/` with `metadata.jsonl` and the shown images (`img_path`) at their released paths.
 
     `file_name` is relative to the metadata file's folder (the imagefolder convention); a missing
     `nv_path` is written as "" so every column keeps one Arrow type in every split. Built beside
@@ -245,7 +250,7 @@ def write_imagefolder(root: Path, files: dict[tuple[str, str], list[dict[str, An
             folder.mkdir(parents=True, exist_ok=True)
             meta = []
             for row in rows:
-                name = shown_path(row, split)
+                name = row["img_path"]
                 _link(root / name, folder / name)
                 meta.append({"file_name": name, **row, "nv_path": row["nv_path"] or "", "answer": answer(row, task)})
             (folder / "metadata.jsonl").write_bytes(jsonl_bytes(meta))
@@ -347,7 +352,11 @@ def qa_stage(config: BuildConfig, out: str, labelled_manifest: str | None, calib
 
 
 def answer_key(index: str | os.PathLike[str]) -> dict[tuple[str, str], dict[str, Any]]:
-    """(task, shown image path) → {truth, radius, split}, from the task files under `index/`."""
+    """(task, shown image path = task-file `img_path`) → {truth, radius, split}, from the task files under `index/`.
+
+    Task files written before `img_path` became the shown image (no `raw_img_path`) are an error:
+    their nv rows name the raw night frame.
+    """
     key: dict[tuple[str, str], dict[str, Any]] = {}
     for task in TASKS:
         for split in SPLITS:
@@ -355,5 +364,7 @@ def answer_key(index: str | os.PathLike[str]) -> dict[tuple[str, str], dict[str,
             if not path.is_file():
                 raise FileNotFoundError(f"{path}: task file missing; run the QA export first")
             for row in read_jsonl(path):
-                key[(task, shown_path(row, split))] = {"truth": answer(row, task), "radius": row["radius"], "split": split}
+                if "raw_img_path" not in row:
+                    raise ValueError(f"{path}: rows lack raw_img_path (written by an older export); rerun the build to rewrite the QA files")
+                key[(task, row["img_path"])] = {"truth": answer(row, task), "radius": row["radius"], "split": split}
     return key

@@ -220,7 +220,7 @@ class _Page:
 
 
 def _split_rows(index: Path) -> dict[str, list[dict[str, Any]]]:
-    """The frames of each split, as the human-detection task files list them."""
+    """The frames of each split, as the human-detection task files list them (`img_path` is the shown image)."""
     split: dict[str, list[dict[str, Any]]] = {}
     for name in SPLITS:
         path = index / "human_detection" / f"{name}.jsonl"
@@ -276,8 +276,7 @@ def _section_thumbs(page: _Page, split_rows: dict[str, list[dict[str, Any]]]) ->
         for split in SPLITS:
             rows = [r for r in split_rows[split] if r["radius"] == radius]
             picked = _sample(rows, page.qa.thumbs_per_cell, page.seed, f"{radius}|{split}")
-            key = "nv_path" if split == "nv" else "img_path"
-            cells.append('<td class="grid">' + "".join(page.thumb(r[key], f"{split} {radius:g} m") for r in picked) + "</td>")
+            cells.append('<td class="grid">' + "".join(page.thumb(r["img_path"], f"{split} {radius:g} m") for r in picked) + "</td>")
         body.append(f'<tr><td class="l">{radius:g} m</td>{"".join(cells)}</tr>')
     page.add(f'<table><tr><th class="l">distance</th>{header}</tr>{"".join(body)}</table>')
 
@@ -291,13 +290,21 @@ def _section_pairs(page: _Page, split_rows: dict[str, list[dict[str, Any]]]) -> 
         return
     rows = [
         f'<tr><td class="l">{r["radius"]:g} m, {html.escape(r["lighting"])}</td>'
-        f'<td>{page.thumb(r["img_path"], "raw")}</td><td>{page.thumb(r["nv_path"], "night vision")}</td></tr>'
+        f'<td>{page.thumb(r["raw_img_path"], "raw")}</td><td>{page.thumb(r["img_path"], "night vision")}</td></tr>'
         for r in picked
     ]
     page.add(f'<table><tr><th class="l">frame</th><th>raw</th><th>night vision</th></tr>{"".join(rows)}</table>')
 
 
+def _is_matrix(value: Any) -> bool:
+    """A non-empty list of equally long, non-empty lists of numbers (a confusion matrix)."""
+    return (isinstance(value, list) and bool(value) and all(isinstance(r, list) and r for r in value)
+            and len({len(r) for r in value}) == 1
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for r in value for v in r))
+
+
 def _flat(prefix: str, value: Any) -> list[tuple[str, Any]]:
+    """Scalar figures of a nested report as (dotted key, value); matrices are left to `_matrices`."""
     if isinstance(value, dict):
         return [kv for k in sorted(value) for kv in _flat(f"{prefix}.{k}" if prefix else str(k), value[k])]
     if isinstance(value, (int, float, str, bool)) or value is None:
@@ -305,6 +312,19 @@ def _flat(prefix: str, value: Any) -> list[tuple[str, Any]]:
     if isinstance(value, list) and all(isinstance(v, (int, float, str)) for v in value):
         return [(prefix, ", ".join(_fmt(v) for v in value))]
     return []
+
+
+def _matrices(prefix: str, value: Any) -> list[tuple[str, list[list[Any]]]]:
+    """The matrices (lists of lists of numbers) of a nested report as (dotted key, matrix)."""
+    if isinstance(value, dict):
+        return [kv for k in sorted(value) for kv in _matrices(f"{prefix}.{k}" if prefix else str(k), value[k])]
+    return [(prefix, value)] if _is_matrix(value) else []
+
+
+def matrix_table(name: str, matrix: Sequence[Sequence[Any]]) -> str:
+    """A confusion matrix as a small table: rows are the label (class 0, 1, …), columns the prediction."""
+    header = [f"{name}: label \\ predicted", *(str(j) for j in range(len(matrix[0])))]
+    return table(header, [(str(i), *row) for i, row in enumerate(matrix)])
 
 
 def _section_discern(page: _Page) -> None:
@@ -319,6 +339,7 @@ def _section_discern(page: _Page) -> None:
             page.add(f'<p class="warn">{html.escape(path.name)} is not readable JSON.</p>')
             continue
         page.add(f"<h3>{html.escape(path.name)}</h3>" + table(["figure", "value"], _flat("", data)))
+        page.add("".join(matrix_table(name, matrix) for name, matrix in _matrices("", data)))
         for image in sorted(path.parent.glob(f"{path.stem}*.png")):
             page.add(_img(page.rel(image), image.stem))
 

@@ -8,7 +8,9 @@ in `qa.embedding.path`, or by default the all-MiniLM-L6-v2 copy shipped inside t
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -18,6 +20,8 @@ import numpy as np
 from benchfoundry.flows.params_qa import SHIPPED_EMBEDDING_MODEL, EmbeddingConfig
 
 E5_PREFIX = "query: "
+#: A Hugging Face model id: `name` or `owner/name`.
+_MODEL_ID = re.compile(r"[\w.-]+(/[\w.-]+)?")
 
 
 def shipped_minilm_path() -> Path:
@@ -29,6 +33,23 @@ def shipped_minilm_path() -> Path:
 
 def default_prefix(name: str) -> str:
     return E5_PREFIX if "e5" in name.lower().rsplit("/", 1)[-1] else ""
+
+
+def folder_model_name(path: str | os.PathLike[str]) -> str:
+    """The model id a local model folder records in its config.json (`_name_or_path`).
+
+    A ValueError naming the folder when config.json is missing or unreadable, or when the recorded
+    name is empty or a file-system path rather than a model id.
+    """
+    config = Path(path) / "config.json"
+    try:
+        name = json.loads(config.read_text(encoding="utf-8")).get("_name_or_path", "")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ValueError(f"qa.embedding.path: {config} is not a readable model config ({exc})") from exc
+    if not isinstance(name, str) or not _MODEL_ID.fullmatch(name) or name.startswith("."):
+        raise ValueError(f"qa.embedding.path: {config} records no model id (_name_or_path {name!r}); "
+                         "give the model's name (--embed-name or qa.embedding.name)")
+    return name
 
 
 def mean_pool(hidden: Any, mask: Any) -> Any:
@@ -93,10 +114,17 @@ def load_embedder(config: EmbeddingConfig) -> TextEmbedder:
             f"qa.embedding.path: {path} is not a model folder (no config.json); "
             f"download {config.name} beforehand and point qa.embedding.path at it"
         )
-    from transformers import AutoModel, AutoTokenizer
+    try:
+        from transformers import AutoModel, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-    model = AutoModel.from_pretrained(str(path), local_files_only=True).to(config.device).eval()
+        tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        model = AutoModel.from_pretrained(str(path), local_files_only=True).to(config.device).eval()
+    except (ImportError, OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        raise ValueError(
+            f"qa.embedding.path: cannot load {config.name} from {path} (it needs config.json, the tokenizer "
+            f"files and the weights): {reason}"
+        ) from exc
     prefix = default_prefix(config.name) if config.prefix is None else config.prefix
     return TextEmbedder(
         name=config.name, path=path, prefix=prefix, tokenizer=tokenizer, model=model,

@@ -128,3 +128,27 @@ def test_imported_labels_merge_newest_wins(tmp_path):
     labels.store_imported(tmp_path, pd.DataFrame({"image": ["b", "c"], "label": [1, 1]}))
     merged = labels.load_imported(tmp_path)
     assert dict(zip(merged["image"], merged["label"])) == {"a": 1, "b": 1, "c": 1}
+
+
+@pytest.mark.parametrize("source", ["simulated", "human"])
+def test_label_import_warns_when_the_build_ignores_human_labels(tmp_path, monkeypatch, capsys, source):
+    from benchfoundry.flows.cli import main
+    from benchfoundry.flows.params import BuildConfig
+    from benchfoundry.tasks import discern_stage
+
+    config = BuildConfig().model_dump(mode="json")
+    config["syndor"]["discern"]["labels"]["source"] = source
+    (tmp_path / "build.json").write_text(json.dumps({"config": config}))
+    seen = []
+
+    def fake_import(out, build_config, file):
+        seen.append(build_config.syndor.discern.labels.source)
+        return {"imported": 2, "bad_rows": [], "labels": str(tmp_path / "labels" / "imported.parquet")}
+
+    monkeypatch.setattr(discern_stage, "import_labels", fake_import)
+    assert main(["syndor", "label-import", str(tmp_path), str(tmp_path / "labels.csv")]) == 0
+    captured = capsys.readouterr()
+    assert seen == [source] and "imported 2 labels" in captured.out
+    warned = "syndor.discern.labels.source" in captured.err and "--set syndor.discern.labels.source=human" in captured.err
+    assert warned == (source == "simulated")
+    assert ("rerun the build to train the classifier on them" in captured.out) == (source == "human")

@@ -125,12 +125,21 @@ def test_task_files_have_prompts_and_the_right_frames(built: tuple[Path, dict]) 
         files = {s: _lines(index / task / f"{s}.jsonl") for s in ("day", "night", "nv")}
         for rows in files.values():
             assert all(r["prompt"] == prompt and r["task"] == task for r in rows)
-            assert all(list(r) == [*syndor_qa.MASTER_COLUMNS, "prompt", "task"] for r in rows)
+            assert all(list(r) == [*syndor_qa.MASTER_COLUMNS, "raw_img_path", "prompt", "task"] for r in rows)
         assert {r["lighting"] for r in files["day"]} == {"noon_south", "evening_east"}  # evening joins day
         assert {r["lighting"] for r in files["night"]} == {"night"}
         assert len(files["day"]) == 2 * per_view and len(files["night"]) == per_view
         assert len(files["nv"]) == 2 * per_view and all(r["nv_path"] for r in files["nv"])
         assert len(pd.read_parquet(index / task / "nv.parquet")) == len(files["nv"])
+        master = {r["img_path"]: r for r in _lines(index / "master_index.jsonl")}
+        for split, rows in files.items():
+            # img_path is the image shown: the night-vision image in nv, the raw frame elsewhere
+            for row in rows:
+                raw = master[row["raw_img_path"]]
+                assert row["img_path"] == (raw["nv_path"] if split == "nv" else raw["img_path"])
+                assert ("/nv_images/" if split == "nv" else "/raw_images/") in row["img_path"]
+            assert [r["img_path"] for r in rows] == sorted(r["img_path"] for r in rows)
+        assert not {r["img_path"] for r in files["nv"]} & {r["img_path"] for r in files["night"] + files["day"]}
 
 
 def test_evening_can_join_night(tmp_path: Path) -> None:
@@ -200,7 +209,7 @@ def test_imagefolder_layout(built: tuple[Path, dict]) -> None:
             expected = _lines(out / "syndor" / "index" / task / f"{split}.jsonl")
             assert len(rows) == len(expected)
             for row in rows:
-                assert row["file_name"] == (row["nv_path"] if split == "nv" else row["img_path"])
+                assert row["file_name"] == row["img_path"] == (row["nv_path"] if split == "nv" else row["raw_img_path"])
                 want = row["human_discernable"] if task == "human_detection" else row["action"]
                 assert row["answer"] == want
                 assert (hf / task / split / row["file_name"]).read_bytes() == (out / "syndor" / row["file_name"]).read_bytes()
@@ -265,6 +274,15 @@ def test_render_stage_dtypes(tmp_path: Path) -> None:
     assert {r["radius"] for r in rows} == {5.4, 10.8, 23.0}
     assert {r["human_discernable"] for r in rows} == {0, 1}
     assert sum(r["nv_path"] is None for r in rows) == frame["nv_path"].isna().sum() > 0
+
+
+def test_answer_key_refuses_task_files_without_raw_img_path(built: tuple[Path, dict]) -> None:
+    out, _ = built
+    path = out / "syndor" / "index" / "human_detection" / "nv.jsonl"
+    old = [{k: v for k, v in row.items() if k != "raw_img_path"} for row in _lines(path)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in old))
+    with pytest.raises(ValueError, match=r"nv\.jsonl.*raw_img_path"):
+        syndor_qa.answer_key(out / "syndor" / "index")
 
 
 def test_missing_column_names_file_and_column(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
@@ -59,6 +60,9 @@ def test_report_without_optional_inputs_has_no_broken_links(tmp_path: Path) -> N
     with Image.open(page.parent / thumbs[0]) as im:
         assert max(im.size) == 20 and im.format == "JPEG"
     assert not any("calibration" in link for link in links)
+    # full-size links: day and night grids show raw frames, nv grid night-vision images, each pair one of each
+    assert sum("/raw_images/" in link and link.startswith("../") for link in links) == 2 * 3 * 2 + 3
+    assert sum("/nv_images/" in link and link.startswith("../") for link in links) == 3 * 2 + 3
     text = " ".join(parse(page).text)
     assert "No calibration plot" in text and "No discernibility report" in text and "No predictions scored" in text
     assert "coverage.png" in links and "balance.png" in links
@@ -93,6 +97,28 @@ def test_report_links_calibration_discern_and_scores_when_present(tmp_path: Path
     assert "ensemble.macro_f1" in text and "0.81" in text and "0.8, 0.82" in text and "target_ppm" in text
     assert "../syndor/report/discern_cv_confusion.png" in links
     assert "broken.json is not a score file" in text and "0.75" in text
+
+
+def _tables(page: Path) -> list[list[list[str]]]:
+    """Every table of the page as rows of cell texts."""
+    text = page.read_text(encoding="utf-8")
+    return [[re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row) for row in re.findall(r"<tr>(.*?)</tr>", t)]
+            for t in re.findall(r"<table>(.*?)</table>", text)]
+
+
+def test_discern_confusion_matrices_are_tables(tmp_path: Path) -> None:
+    qa = QaConfig(thumbs_per_cell=1, nv_pairs=1)
+    out = _build(tmp_path, qa)
+    (out / "report").mkdir(exist_ok=True)
+    ensemble, tree = [[17, 3], [5, 29]], [[15, 5], [8, 26]]
+    (out / "report" / "discern_cv.json").write_text(json.dumps({
+        "ensemble": {"macro_f1": 0.8, "confusion_matrix": ensemble}, "decision_tree": {"confusion_matrix": tree}}))
+    page = syndor_report.write_report(out, qa, seed=0)
+    found = {t[0][0]: t[1:] for t in _tables(page) if t and t[0] and "confusion_matrix" in t[0][0]}
+    for name, matrix in (("ensemble", ensemble), ("decision_tree", tree)):
+        (rows,) = [v for k, v in found.items() if k.startswith(f"{name}.confusion_matrix")]
+        assert rows == [[str(i), *(str(v) for v in row)] for i, row in enumerate(matrix)]
+    assert "ensemble.macro_f1" in " ".join(parse(page).text)
 
 
 def test_rerender_prunes_unused_thumbnails(tmp_path: Path) -> None:

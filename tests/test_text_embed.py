@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import json
+import shutil
+
 import numpy as np
 import pytest
 import torch
@@ -17,11 +20,11 @@ def minilm() -> text_embed.TextEmbedder:
     return text_embed.load_embedder(EmbeddingConfig())
 
 
-@pytest.fixture(scope="module")
-def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def save_tiny_bert(folder: Path, name_or_path: str | None = None) -> Path:
+    """A random one-layer BERT with a tiny vocabulary saved in `folder`; `name_or_path` goes into its config.json."""
     from transformers import BertConfig, BertModel, BertTokenizer
 
-    folder = tmp_path_factory.mktemp("tiny-e5")
+    folder.mkdir(parents=True, exist_ok=True)
     words = ["walking", "kicking", "running", "a", "man", "is", "person", "the"]
     (folder / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "query", ":", *words]) + "\n")
     BertTokenizer(str(folder / "vocab.txt")).save_pretrained(folder)
@@ -29,7 +32,15 @@ def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config = BertConfig(vocab_size=15, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                         intermediate_size=32, max_position_embeddings=64)
     BertModel(config).save_pretrained(folder)
+    if name_or_path is not None:
+        record = json.loads((folder / "config.json").read_text())
+        (folder / "config.json").write_text(json.dumps({**record, "_name_or_path": name_or_path}))
     return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return save_tiny_bert(tmp_path_factory.mktemp("tiny-e5"))
 
 
 def test_mean_pool_ignores_padding() -> None:
@@ -61,6 +72,38 @@ def test_missing_model_folder_is_a_clear_error(tmp_path: Path) -> None:
         text_embed.load_embedder(EmbeddingConfig(name="intfloat/e5-large-v2", path=tmp_path / "nothing"))
     with pytest.raises(ValueError, match="needs a local model folder"):
         text_embed.load_embedder(EmbeddingConfig(name="intfloat/e5-large-v2"))
+
+
+@pytest.mark.parametrize("remove", ["weights", "tokenizer"])
+def test_incomplete_model_folder_names_the_field_and_folder(tiny_bert_dir: Path, tmp_path: Path, remove: str) -> None:
+    folder = tmp_path / "broken"
+    shutil.copytree(tiny_bert_dir, folder)
+    doomed = ["model.safetensors"] if remove == "weights" else [p.name for p in folder.iterdir() if p.name != "config.json"]
+    for name in doomed:
+        (folder / name).unlink()
+    assert (folder / "config.json").is_file()
+    with pytest.raises(ValueError, match="qa.embedding.path") as caught:
+        text_embed.load_embedder(EmbeddingConfig(name="intfloat/e5-large-v2", path=folder))
+    assert str(folder) in str(caught.value)
+
+
+@pytest.mark.parametrize("recorded,ok", [
+    ("intfloat/e5-large-v2", True), ("all-MiniLM-L6-v2", True), ("", False), ("/home/me/ckpt", False),
+    ("./ckpt", False), ("tmp/", False), (None, False),
+])
+def test_folder_model_name_reads_name_or_path(tmp_path: Path, recorded: str | None, ok: bool) -> None:
+    (tmp_path / "config.json").write_text(json.dumps({} if recorded is None else {"_name_or_path": recorded}))
+    if ok:
+        assert text_embed.folder_model_name(tmp_path) == recorded
+    else:
+        with pytest.raises(ValueError, match="qa.embedding.path.*_name_or_path") as caught:
+            text_embed.folder_model_name(tmp_path)
+        assert str(tmp_path) in str(caught.value)
+
+
+def test_folder_model_name_without_config_names_the_file(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"qa\.embedding\.path.*config\.json"):
+        text_embed.folder_model_name(tmp_path)
 
 
 def test_shipped_minilm_is_found_offline(minilm: text_embed.TextEmbedder) -> None:
