@@ -156,6 +156,10 @@ class SyndorConfig(Section):
     empty_scenes: bool = Field(
         False, description="also render, per (scene, lighting), the rig's cameras with no person: presence "
         "negatives labelled 0 by construction (tasks/syndor_render.plan_empty_shards)")
+    empty_scene_share: float | None = Field(
+        None, gt=0, lt=1, description="with empty_scenes: the least share of empty-scene frames among each "
+        "(scene, lighting)'s frames; repeats of the empty shard (props placed by another seed) are added until it "
+        "is reached. None: one empty shard per (scene, lighting)")
 
     @field_validator("lightings")
     @classmethod
@@ -175,6 +179,12 @@ class SyndorConfig(Section):
         unknown = sorted(set(self.rig.zones or []) - set(self.zones_ppm))
         if unknown:
             raise ValueError(f"rig.zones {unknown} not in zones_ppm {sorted(self.zones_ppm)}")
+        return self
+
+    @model_validator(mode="after")
+    def _share_needs_empty_scenes(self) -> "SyndorConfig":
+        if self.empty_scene_share is not None and not self.empty_scenes:
+            raise ValueError("empty_scene_share is set but empty_scenes is false; set syndor.empty_scenes: true")
         return self
 
     @model_validator(mode="after")

@@ -49,6 +49,9 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
     calibration_summary = syndor_render.calibration_summary(calibration_rows, str(plot.relative_to(out)))
     return {
         "manifest": str(manifest), "shards": len(plans), "empty_scene_shards": sum(p.empty_scene for p in plans),
+        "empty_scene_frames": int(sum(frames[p.shard_id] for p in plans if p.empty_scene and p.shard_id in frames)),
+        "empty_scene_share": syndor_render.empty_scene_share(plans, frames),
+        "empty_scene_share_target": config.syndor.empty_scene_share,
         "shards_rendered": len(todo) - len(failed),
         "shards_failed": len(failed), "frames": int(sum(frames.values())),
         "frames_rendered": int(sum(frames[p.shard_id] for p in todo if p.shard_id in frames)),
@@ -106,7 +109,8 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     qa = qa_stage(config, out, discern["manifest"], calibration)
     problems += qa.pop("problems")
     stages["qa"] = qa
+    empty = f", {render['empty_scene_share']:.1%} empty scenes" if render["empty_scene_frames"] else ""
     return benchmark_outcome(
-        "built", f"{render['frames']} frames ({render['frames_rendered']} rendered now), {qa['rows']} indexed",
+        "built", f"{render['frames']} frames{empty} ({render['frames_rendered']} rendered now), {qa['rows']} indexed",
         stages=stages, problems=problems, calibration=calibration,
     )

@@ -18,7 +18,10 @@ Empty scenes (`syndor.empty_scenes`): one more shard per (scene, lighting), `{sc
 renders the same cameras with no person (empty masks). Its frames are
 `images/SMPLitex_texture_none_empty_{scene}_{lighting}_{radius}/pose000/raw_images/...`, and its rows
 have `empty_scene` true, `action` and `smplx_texture` "none", `texture_id` and `pose_frame` null.
-Person shards keep their ids and spec hashes whether the option is on or off.
+`syndor.empty_scene_share` sizes them: repeat k ≥ 1 of the empty shard, `{scene}_empty_{lighting}_r{k:03d}`,
+places the scene's props with its own seed and writes under `pose{k:03d}`, and as many repeats are
+planned as the least count whose frames reach that share of the (scene, lighting)'s frames.
+Person shards keep their ids and spec hashes whether the option is on or off, and so does repeat 0.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ class ShardPlan:
     lighting: str
     spec_hash: str
     empty_scene: bool = False
+    scene_seed: int | None = None  # the seed placing the scene's props; None: the build seed
 
 
 def lighting_spec(syndor: SyndorConfig, name: str) -> dict[str, Any]:
@@ -147,20 +151,52 @@ def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list
             pose_index=k, pose_source=pose.source, pose_frame=pose.frame, body_pose=body_pose, lighting=lighting,
             spec_hash=spec_hash({**common, **factors}),
         ))
-    return plans + (plan_empty_shards(config) if s.empty_scenes else [])
+    if not s.empty_scenes:
+        return plans
+    repeats = empty_scene_repeats(s.empty_scene_share, len(s.textures.ids) * len(action_poses))
+    return plans + plan_empty_shards(config, repeats)
 
 
-def plan_empty_shards(config: BuildConfig) -> list[ShardPlan]:
-    """One shard per (scene, lighting) rendering the rig with no person. The cameras aim where
-    they aim at the upright body, so the body config is part of the hash; textures are not."""
+def empty_scene_repeats(share: float | None, person_shards: int) -> int:
+    """The least number of empty shards per (scene, lighting) whose frames make at least `share` of
+    that (scene, lighting)'s frames next to `person_shards` person shards (every shard has the same
+    cameras); 1 when `share` is None."""
+    repeats = 1
+    while share is not None and repeats / (repeats + person_shards) < share:
+        repeats += 1
+    return repeats
+
+
+def empty_shard_id(scene: str, lighting: str, repeat: int) -> str:
+    return f"{scene}_empty_{lighting}" + (f"_r{repeat:03d}" if repeat else "")
+
+
+def plan_empty_shards(config: BuildConfig, repeats: int = 1) -> list[ShardPlan]:
+    """`repeats` shards per (scene, lighting) rendering the rig with no person. The cameras aim where
+    they aim at the upright body, so the body config is part of the hash; textures are not. Repeat
+    k ≥ 1 places the props by its own seed (repeat 0 by the build seed, as the person shards)."""
     s = config.syndor
     common = {**_rig_spec(config), "empty_scene": True}
-    return [ShardPlan(shard_id=f"{scene}_empty_{lighting}", scene=scene, texture_id=None, action=EMPTY_ACTION,
-                      pose_index=0, pose_source=EMPTY_ACTION, pose_frame=None, body_pose=(), lighting=lighting,
-                      spec_hash=spec_hash({**common, "scene": scene, "lighting": lighting,
-                                      "light": lighting_spec(s, lighting)}),
-                      empty_scene=True)
-            for scene, lighting in itertools.product(s.scenes, s.lightings)]
+    plans = []
+    for scene, lighting, k in itertools.product(s.scenes, s.lightings, range(repeats)):
+        shard_id = empty_shard_id(scene, lighting, k)
+        scene_seed = item_seed(config.seed, "empty-scene", shard_id) if k else None
+        extra = {"repeat": k, "scene_seed": scene_seed} if k else {}
+        plans.append(ShardPlan(
+            shard_id=shard_id, scene=scene, texture_id=None, action=EMPTY_ACTION, pose_index=k,
+            pose_source=EMPTY_ACTION, pose_frame=None, body_pose=(), lighting=lighting,
+            spec_hash=spec_hash({**common, "scene": scene, "lighting": lighting, "light": lighting_spec(s, lighting),
+                                 **extra}),
+            empty_scene=True, scene_seed=scene_seed))
+    return plans
+
+
+def empty_scene_share(plans: list[ShardPlan], frames: dict[str, int]) -> float | None:
+    """Share of empty-scene frames among the frames of the finished shards (`frames`: shard id →
+    frame count); None without frames."""
+    total = sum(frames.get(p.shard_id, 0) for p in plans)
+    empty = sum(frames.get(p.shard_id, 0) for p in plans if p.empty_scene)
+    return round(empty / total, 4) if total else None
 
 
 def empty_scene_rows(frame: pd.DataFrame) -> pd.Series:
@@ -235,12 +271,13 @@ def empty_scene_target(config: BuildConfig, out: Path) -> np.ndarray:
     return camera_rig.aim_point(body.vertices)
 
 
-def shard_spec(config: BuildConfig, person: PersonFiles | None, scene: str, frames: list[dict[str, Any]]
-               ) -> dict[str, Any]:
-    """The worker's input (render/worker.py); `person` None renders the scene without one."""
+def shard_spec(config: BuildConfig, person: PersonFiles | None, scene: str, frames: list[dict[str, Any]],
+               scene_seed: int | None = None) -> dict[str, Any]:
+    """The worker's input (render/worker.py); `person` None renders the scene without one; the
+    scene's props are placed by `scene_seed` (None: the build seed)."""
     s = config.syndor
     return {
-        "scene": {"name": scene, "seed": config.seed},
+        "scene": {"name": scene, "seed": config.seed if scene_seed is None else scene_seed},
         "person": {"mesh": None if person is None else str(person.mesh_npz),
                    "texture": None if person is None else str(person.texture_png),
                    "mesh_sha": None if person is None else person.mesh_sha, "pass_index": PERSON_PASS_INDEX},
@@ -307,7 +344,7 @@ def shard_frames(config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path
             "shard": plan.shard_id, "body_path": None if person is None else str(person.mesh_npz.relative_to(bench_dir)),
             "camera_matrix": [x for row in cam.matrix_world for x in row], EMPTY_SCENE_COLUMN: plan.empty_scene,
         })
-    return shard_spec(config, person, plan.scene, frames), finals, rows
+    return shard_spec(config, person, plan.scene, frames, plan.scene_seed), finals, rows
 
 
 def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:

@@ -14,7 +14,7 @@ from PIL import Image
 from test_discern_stage import config as discern_config
 from test_discern_stage import make_render, run_stage
 
-from benchfoundry.flows.config import load_config
+from benchfoundry.flows.config import ConfigError, load_config
 from benchfoundry.tasks import camera_rig, dori, syndor_qa, syndor_render
 from benchfoundry.tasks import discern_stage as ds
 from benchfoundry.tasks.store import StageStore
@@ -154,6 +154,7 @@ def test_flow_adds_empty_scenes_without_rerendering_persons(tmp_path: Path, pref
     cams = 2 * 2  # zones × azimuths
     assert render["empty_scene_shards"] == 2 and render["shards_rendered"] == 3  # night person, two empty
     assert render["frames_rendered"] == 3 * cams and render["frames"] == 4 * cams
+    assert render["empty_scene_frames"] == 2 * cams and render["empty_scene_share"] == 0.5
 
     root = tmp_path / "syndor"
     index = pd.read_parquet(render["manifest"])
@@ -190,3 +191,50 @@ def test_flow_adds_empty_scenes_without_rerendering_persons(tmp_path: Path, pref
         counts = balance["per_split"][split]
         assert counts["empty_scene"] == cams and counts["total"] == len(hpc[split])
         assert counts["0"] == sum(r["human_discernable"] == 0 for r in hpc[split]) >= cams
+
+
+@pytest.mark.parametrize("share", [0.05, 0.2, 0.3, 0.5, 0.75])
+def test_share_plans_the_fewest_repeats_that_reach_it(share: float) -> None:
+    plans = list(_plans("syndor.empty_scenes=true", f"syndor.empty_scene_share={share}").values())
+    person = 2 * 2  # textures × actions per (scene, lighting)
+    for scene in ("desert", "wharf"):
+        for lighting in ("noon_north", "night", "evening_east"):
+            cell = [p for p in plans if p.scene == scene and p.lighting == lighting]
+            empty = sum(p.empty_scene for p in cell)
+            assert len(cell) - empty == person
+            # every shard renders the same cameras, so the frame share is the shard share
+            assert empty / len(cell) >= share
+            assert empty == 1 or (empty - 1) / (len(cell) - 1) < share
+    frames = {p.shard_id: 12 for p in plans}
+    empty_total = sum(p.empty_scene for p in plans)
+    assert syndor_render.empty_scene_share(plans, frames) == round(empty_total / len(plans), 4)
+    assert syndor_render.empty_scene_share(plans, {}) is None
+
+
+def test_repeats_are_new_scenes_and_keep_the_first_empty_shard() -> None:
+    single = _plans("syndor.empty_scenes=true")
+    repeated = _plans("syndor.empty_scenes=true", "syndor.empty_scene_share=0.5")
+    assert {k: repeated[k].spec_hash for k in single} == {k: p.spec_hash for k, p in single.items()}
+    assert all(single[k].scene_seed is None for k in single)
+    extra = [p for k, p in repeated.items() if k not in single]
+    assert len(extra) == 2 * 3 * 3 and all(p.empty_scene for p in extra)  # 4 repeats per cell: 3 new
+    assert len({p.scene_seed for p in extra}) == len(extra) and None not in {p.scene_seed for p in extra}
+    assert len({p.spec_hash for p in repeated.values()}) == len(repeated)
+    config = load_config(None, [*BASE, "syndor.empty_scenes=true", "syndor.empty_scene_share=0.5"])
+    assert syndor_render.shard_spec(config, None, "desert", [], extra[0].scene_seed)["scene"]["seed"] == extra[0].scene_seed
+    assert syndor_render.shard_spec(config, None, "desert", [])["scene"]["seed"] == config.seed
+    # each repeat writes under its own pose folder: no two empty frames share a path
+    cams = camera_rig.rig_cameras(dori.PRESETS["paper"], dori.ZONE_MIDPOINTS_PPM, [0.0, 45.0], [0.0],
+                                  np.array([0, 0, 0.9]))
+    paths = [syndor_render.frame_paths(None, p.action, p.scene, p.lighting, p.pose_index, c)["img_path"]
+             for p in repeated.values() if p.empty_scene for c in cams]
+    assert len(set(paths)) == len(paths)
+
+
+def test_share_is_checked_by_config() -> None:
+    with pytest.raises(ConfigError, match=r"syndor.*empty_scenes: true"):
+        load_config(None, ["syndor.empty_scene_share=0.5"])
+    for bad in ("0", "1", "-0.2"):
+        with pytest.raises(ConfigError, match=r"syndor\.empty_scene_share"):
+            load_config(None, ["syndor.empty_scenes=true", f"syndor.empty_scene_share={bad}"])
+    assert len(_plans("syndor.empty_scenes=true")) == len(_plans()) + 2 * 3
