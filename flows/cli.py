@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from typing import Sequence
 
@@ -20,6 +21,8 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
+    # Prefect's temporary server would try to send usage data at start; build machines are often offline.
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from benchfoundry.flows.build import BENCHMARKS, build
     from benchfoundry.flows.config import ConfigError, load_config
 
