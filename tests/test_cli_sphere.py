@@ -170,3 +170,20 @@ def test_truncated_panorama_exits_2_naming_the_file(erp_png: Path, tmp_path: Pat
     (tmp_path / "padded.jpg").write_bytes(data + b"\x00" * 16 + b"\n")
     assert main(["sphere", "cubemap", str(tmp_path / "padded.jpg"), str(tmp_path / "o"), "--face-width", "8"]) == 0
     assert imread(tmp_path / "o" / "front.jpg").shape == (8, 8, 3)
+
+
+def test_exr_output_of_an_eight_bit_panorama(erp_png: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`crop … out.exr` and `cubemap --ext .exr` from a uint8 PNG write float32 EXR of the same values."""
+    erp = sphere.read_erp(erp_png)
+    assert main(["sphere", "cubemap", str(erp_png), str(tmp_path / "cube"), "--face-width", "16", "--ext", ".exr"]) == 0
+    faces = sphere.erp_to_cubemap(erp, 16)
+    for name in sm.FACES:
+        face = imread(tmp_path / "cube" / f"{name}.exr")
+        assert face.dtype == np.float32
+        np.testing.assert_array_equal(face, faces[name].astype(np.float32))
+    deep = sphere.write_image(tmp_path / "deep.png", erp.astype(np.uint16) * 257)
+    assert main(["sphere", "crop", str(deep), str(tmp_path / "crop.exr"), "--box", "0.4,0.4,0.6,0.6",
+                 "--size", "16"]) == 0
+    crop = imread(tmp_path / "crop.exr")
+    assert crop.dtype == np.float32 and crop.shape == (16, 16, 3) and crop.max() > 255
+    capsys.readouterr()

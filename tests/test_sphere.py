@@ -480,3 +480,25 @@ def test_eight_bit_formats_refuse_wider_integers(tmp_path: Path) -> None:
     np.testing.assert_array_equal(sphere.read_erp(sphere.write_image(tmp_path / "pano.png", deep)), deep)
     eight = np.full((8, 16, 3), 200, np.uint8)
     assert sphere.read_erp(sphere.write_image(tmp_path / "pano.bmp", eight)).max() == 200
+
+
+def test_exr_stores_integer_images_as_float32_of_the_same_values(tmp_path: Path) -> None:
+    """OpenCV's EXR writer takes only float: uint8 / uint16 / int16 panoramas come back as float32, values kept."""
+    rng = np.random.default_rng(3)
+    for dtype, top in ((np.uint8, 255), (np.uint16, 65535), (np.int16, 32767)):
+        image = rng.integers(0, top + 1, (8, 16, 3)).astype(dtype)
+        back = sphere.read_erp(sphere.write_image(tmp_path / f"{np.dtype(dtype).name}.exr", image))
+        assert back.dtype == np.float32
+        np.testing.assert_array_equal(back, image.astype(np.float64))
+    wide = np.full((8, 16), 2**24 + 1, np.int32)
+    with pytest.raises(ValueError, match=r"ids\.exr: .*int32.*\.tif"):
+        sphere.write_image(tmp_path / "ids.exr", wide)
+    assert not (tmp_path / "ids.exr").exists()
+
+
+def test_unencodable_combination_is_a_value_error_naming_the_path(tmp_path: Path) -> None:
+    """Radiance HDR holds 1, 3 or 4 channels: two channels must be a ValueError, not a cv2.error."""
+    with pytest.raises(ValueError, match=r"two\.hdr: OpenCV cannot encode"):
+        sphere.write_image(tmp_path / "two.hdr", np.zeros((8, 16, 2), np.float32))
+    with pytest.raises(ValueError, match=r"pano\.jpg: a float32 image needs \.tif or \.exr"):
+        sphere.write_image(tmp_path / "pano.jpg", np.zeros((8, 16), np.float32))
