@@ -42,6 +42,7 @@ from benchfoundry.flows.params_discern import DiscernConfig
 from benchfoundry.flows.policy import shard_task, with_runner_policy
 from benchfoundry.tasks import discern_features, discern_model, isp, labels
 from benchfoundry.tasks.buildinfo import problem
+from benchfoundry.tasks.image_decode import decode_file
 from benchfoundry.tasks.seeding import item_rng, item_seed
 from benchfoundry.tasks.store import StageStore, atomic_path, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.syndor_render import empty_scene_rows
@@ -107,15 +108,14 @@ def feature_spec_hash(config: BuildConfig, by_path: pd.DataFrame, paths: list[st
                       "paths": paths, "lighting": rows["lighting"].astype(str).tolist(), "render": settings})
 
 
-def _read_rgb(path: Path) -> np.ndarray | None:
-    bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    return None if bgr is None else cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+def _read_rgb(path: Path) -> np.ndarray:
+    """The frame as RGB; a missing, truncated or corrupt file is a ValueError naming it."""
+    return cv2.cvtColor(decode_file(path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
 
 
-def _read_mask(path: Path) -> np.ndarray | None:
-    mask = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-    if mask is None:
-        return None
+def _read_mask(path: Path) -> np.ndarray:
+    """The person mask as booleans (any channel above 0); a missing, truncated or corrupt file is a ValueError naming it."""
+    mask = decode_file(path, cv2.IMREAD_UNCHANGED)
     return (mask.max(axis=2) if mask.ndim == 3 else mask) > 0
 
 
@@ -135,11 +135,7 @@ def process_frame(config: BuildConfig, root: Path, row: dict[str, Any]) -> dict[
     d = config.syndor.discern
     img_path = str(row["img_path"])
     rgb = _read_rgb(root / img_path)
-    if rgb is None:
-        raise ValueError(f"{root / img_path}: not a readable image")
     mask = _read_mask(root / str(row["mask_path"]))
-    if mask is None:
-        raise ValueError(f"{root / str(row['mask_path'])}: not a readable mask")
     if mask.shape != rgb.shape[:2]:
         raise ValueError(f"{root / str(row['mask_path'])}: mask {mask.shape} differs from image {rgb.shape[:2]}")
     out = {**row, **_features(rgb, mask, config, img_path, "raw")}

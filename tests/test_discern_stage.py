@@ -212,3 +212,27 @@ def test_cv_plot_carries_no_library_version(tmp_path):
     path = ds._plot_cv({"ensemble": scores, "decision_tree": scores}, tmp_path / "cv.png")
     text = " ".join(str(v) for v in Image.open(path).info.values())
     assert matplotlib.__version__ not in text and "matplotlib" not in text.lower()
+
+
+def test_truncated_render_and_mask_are_reported_not_featured(tmp_path):
+    """A night JPEG cut to a third (OpenCV would fill it with grey) and a PNG mask cut in half are
+    problems naming their files; no night-vision image is made from them and the other frames go on."""
+    manifest = make_render(tmp_path, n_night=4, n_day=0)
+    render = pd.read_parquet(manifest)
+    root = tmp_path / "syndor"
+    png = root / render.loc[0, "img_path"]
+    jpeg = cv2.imencode(".jpg", cv2.imread(str(png)))[1].tobytes()
+    render.loc[0, "img_path"] = str(Path(render.loc[0, "img_path"]).with_suffix(".jpg"))
+    (root / render.loc[0, "img_path"]).write_bytes(jpeg[: len(jpeg) // 3])
+    mask = root / render.loc[1, "mask_path"]
+    mask.write_bytes(mask.read_bytes()[: mask.stat().st_size // 2])
+    render.to_parquet(manifest)
+    paths = render["img_path"].tolist()
+    ds.feature_shard(config(), str(tmp_path), manifest, "s0", paths, "spec")
+    store = StageStore(tmp_path, "syndor", ds.FEATURE_STAGE)
+    found = {p["item"]: p["reason"] for p in store.problems(["s0"])}
+    assert set(found) == {paths[0], paths[1]}
+    assert str(root / paths[0]) in found[paths[0]] and "truncated JPEG" in found[paths[0]]
+    assert str(mask) in found[paths[1]] and "truncated PNG" in found[paths[1]]
+    assert sorted(store.shard_rows("s0")["img_path"]) == sorted(paths[2:])
+    assert not (root / ds.nv_relpath(paths[0])).exists()
