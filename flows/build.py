@@ -24,10 +24,21 @@ BENCHMARKS: dict[str, Callable[..., Any]] = {
     "viewspatial": viewspatial_flow,
 }
 
+#: Benchmarks whose own flow submits shard tasks, so it runs them on the build's runner. The others
+#: submit nothing themselves (syndor's render and discern stages are subflows with their own runner)
+#: and keep Prefect's default thread runner: no second, nested Dask cluster.
+SUBMITS_TASKS = frozenset({"viewspatial"})
+
+
+def _subflow(name: str, config: BuildConfig) -> Callable[..., Any]:
+    """The benchmark's flow, with the build's task runner only when it submits tasks itself."""
+    if name in SUBMITS_TASKS:
+        return BENCHMARKS[name].with_options(task_runner=task_runner(config.runner))
+    return BENCHMARKS[name]
+
 
 def _run_benchmark(name: str, config: BuildConfig, out: str) -> dict[str, Any]:
-    subflow = BENCHMARKS[name].with_options(task_runner=task_runner(config.runner))
-    state = subflow(config, out, return_state=True)
+    state = _subflow(name, config)(config, out, return_state=True)
     if state.is_completed():
         return state.result()
     try:
@@ -40,14 +51,18 @@ def _run_benchmark(name: str, config: BuildConfig, out: str) -> dict[str, Any]:
 
 @flow(name="build")
 def build(config: BuildConfig, out: str, only: Sequence[str] | None = None) -> dict[str, Any]:
-    """Run the selected benchmarks' subflows and write `OUT/build.json`."""
-    root = Path(out)
+    """Run the selected benchmarks' subflows and write `OUT/build.json`.
+
+    Subflows and their tasks get the absolute output root: a Dask worker on another machine
+    would resolve a relative one against its own working directory.
+    """
+    root = Path(out).resolve()
     root.mkdir(parents=True, exist_ok=True)
     record: dict[str, Any] = {
         "name": config.name,
         "config": config_dict(config),
         "config_hash": config_hash(config),
-        "out": str(root.resolve()),
+        "out": str(root),
         "versions": package_versions(),
         "started": utc_now(),
         "benchmarks": {},

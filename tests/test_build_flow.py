@@ -42,3 +42,28 @@ def test_only_selects_benchmarks(tmp_path: Path, prefect_server: None, monkeypat
     assert record["problems"] == [{"benchmark": "viewspatial", "stage": "s", "item": "x", "kind": "skipped", "reason": "corrupt"}]
     assert record["benchmarks"]["odi"] == {"status": "not built", "detail": "not selected with --only", "stages": {}, "problems": []}
     assert record["benchmarks"]["syndor"]["detail"] == "not selected with --only"
+
+
+def test_subflows_get_the_absolute_output_root(tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+
+    @flow(name="recording")
+    def _recording(config, out):  # type: ignore[no-untyped-def]
+        seen.append(out)
+        return {"status": "built", "detail": "", "stages": {}, "problems": []}
+
+    monkeypatch.setitem(build_module.BENCHMARKS, "viewspatial", _recording)
+    monkeypatch.chdir(tmp_path)
+    record = build_module.build(load_config(None), "rel/out", ["viewspatial"])
+    assert seen == [str(tmp_path.resolve() / "rel" / "out")]
+    assert record["out"] == seen[0]
+    assert (tmp_path / "rel" / "out" / "build.json").is_file()
+
+
+def test_only_subflows_that_submit_tasks_get_the_dask_runner() -> None:
+    from prefect_dask import DaskTaskRunner
+
+    config = load_config(None, ["runner.kind=dask"])
+    assert isinstance(build_module._subflow("viewspatial", config).task_runner, DaskTaskRunner)
+    for name in ("syndor", "odi"):  # they only call subflows (which bring their own runner) or nothing
+        assert not isinstance(build_module._subflow(name, config).task_runner, DaskTaskRunner)
