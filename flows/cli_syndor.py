@@ -45,6 +45,10 @@ def _cmd_label_import(args: argparse.Namespace) -> int:
         return 2
     for bad in result["bad_rows"]:
         print(f"{args.file}:{bad['line']}: skipped: {bad['reason']}", file=sys.stderr)
+    if result["labels"] is None:
+        print(f"error: {args.file}: no usable label ({len(result['bad_rows'])} bad rows); nothing imported, "
+              "earlier imports are kept", file=sys.stderr)
+        return 1
     print(f"imported {result['imported']} labels ({len(result['bad_rows'])} bad rows skipped) into {result['labels']}")
     if config.syndor.discern.labels.source == "human":
         print("rerun the build to train the classifier on them")

@@ -228,11 +228,29 @@ def export_label_sample(out: str, config: BuildConfig) -> dict[str, Any]:
 
 
 def import_labels(out: str, config: BuildConfig, file: str) -> dict[str, Any]:
-    """Read a CSV or Label Studio export into the build's imported labels (`label-import` command)."""
+    """Read a CSV or Label Studio export into the build's imported labels (`label-import` command).
+
+    With no usable row nothing is stored (earlier imports are kept) and `labels` is None; otherwise
+    the bad rows are kept beside the labels for the next build's problems.
+    """
     units = _built_units(out, config)
     result = labels.read_labels(file, set(units["image"]), config.syndor.discern.labels)
-    path = labels.store_imported(labels.labels_dir(out), result.labels)
+    if not len(result.labels):
+        return {"imported": 0, "bad_rows": result.bad_rows, "labels": None}
+    directory = labels.labels_dir(out)
+    path = labels.store_imported(directory, result.labels)
+    labels.store_import_problems(directory, file, result.bad_rows)
     return {"imported": len(result.labels), "bad_rows": result.bad_rows, "labels": str(path)}
+
+
+def import_problems(out: str) -> list[dict[str, Any]]:
+    """The last label import's bad rows as build problems (item `FILE:LINE`)."""
+    found = labels.load_import_problems(labels.labels_dir(out))
+    if found is None:
+        return []
+    file = str(found.get("file", ""))
+    return [problem("label-import", f"{file}:{row.get('line')}", str(row.get("reason")), path=file)
+            for row in found["bad_rows"] if isinstance(row, dict)]
 
 
 # ---------------------------------------------------------------- classifier and labelled index
@@ -429,6 +447,8 @@ def discern_stage(config: BuildConfig, out: str, render_manifest: str) -> dict[s
         return {**summary, "frames": 0, "problems": problems, "manifest": None}
     summary["frames"] = int(len(features))
     summary["nv_images"] = int(features["nv_path"].notna().sum())
+    if config.syndor.discern.labels.source == "human":
+        problems += import_problems(out)
     result = with_runner_policy(label_task, config.runner).submit(config, out, str(features_manifest)).result()
     if "stopped" in result:
         return {**summary, "stopped": result["stopped"], "sample": result["sample"], "problems": problems}

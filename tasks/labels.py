@@ -15,6 +15,7 @@ image), as lapse rates do in psychometric functions.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from dataclasses import dataclass, field
@@ -34,6 +35,8 @@ SAMPLE_CSV = "sample.csv"
 SAMPLE_LS_JSON = "label_studio_tasks.json"
 LS_CONFIG_XML = "label_studio_config.xml"
 IMPORTED = "imported.parquet"
+#: The last `label-import`'s bad rows, beside IMPORTED (the discern stage lists them in build.json).
+IMPORT_PROBLEMS = "import_problems.json"
 
 LABEL_STUDIO_CONFIG = f"""<View>
   <Image name="image" value="$image"/>
@@ -137,17 +140,31 @@ class ImportResult:
     bad_rows: list[dict[str, Any]] = field(default_factory=list)
 
 
+#: One row of a label file: line (CSV) or position (JSON), image, raw label, and why it is unusable (or None).
+Row = tuple[int, str, Any, str | None]
+
+
 def _label_value(raw: Any) -> int | None:
     return LABEL_VALUES.get(str(raw).strip().lower()) if raw is not None else None
 
 
-def _csv_rows(path: Path) -> list[tuple[int, str, Any]]:
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
+def _read_text(path: Path, what: str) -> str:
+    """The file as UTF-8 text (a leading BOM dropped); other bytes are a ValueError naming the file."""
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the {what} as UTF-8") from None
+
+
+def _csv_rows(path: Path) -> list[Row]:
+    reader = csv.DictReader(io.StringIO(_read_text(path, "CSV"), newline=""))
+    try:
         missing = {"image", "label"} - set(reader.fieldnames or [])
         if missing:
             raise ValueError(f"{path}: CSV lacks column(s) {sorted(missing)}; expected 'image' and 'label'")
-        return [(reader.line_num, (row.get("image") or "").strip(), row.get("label")) for row in reader]
+        return [(reader.line_num, (row.get("image") or "").strip(), row.get("label"), None) for row in reader]
+    except csv.Error as exc:
+        raise ValueError(f"{path}:{reader.line_num}: not a readable CSV ({exc})") from None
 
 
 def _task_image(data: dict[str, Any], prefix: str) -> str:
@@ -155,8 +172,23 @@ def _task_image(data: dict[str, Any], prefix: str) -> str:
     return image[len(prefix):] if prefix and image.startswith(prefix) else image
 
 
+def _shape_error(task: dict[str, Any]) -> str | None:
+    """Why a Label Studio task's `annotations` do not have the export's shape, or None when they do:
+    a list of objects, each with a `result` list of objects whose `value` is an object."""
+    annotations = task.get("annotations") or []
+    if not isinstance(annotations, list) or not all(isinstance(a, dict) for a in annotations):
+        return "'annotations' is not a list of objects"
+    for annotation in annotations:
+        results = annotation.get("result") or []
+        if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+            return "an annotation's 'result' is not a list of objects"
+        if not all(isinstance(r.get("value") or {}, dict) for r in results):
+            return "an annotation result's 'value' is not an object"
+    return None
+
+
 def _task_choice(task: dict[str, Any]) -> Any:
-    """The yes/no of a Label Studio export task (full export), or of a JSON-MIN row."""
+    """The yes/no of a Label Studio export task (full export, shape checked by `_shape_error`), or of a JSON-MIN row."""
     if CHOICE_NAME in task:
         return task[CHOICE_NAME]
     for annotation in reversed(task.get("annotations") or []):
@@ -164,48 +196,86 @@ def _task_choice(task: dict[str, Any]) -> Any:
             continue
         for result in annotation.get("result") or []:
             choices = (result.get("value") or {}).get("choices") or []
-            if result.get("from_name", CHOICE_NAME) == CHOICE_NAME and len(choices) == 1:
+            if result.get("from_name", CHOICE_NAME) == CHOICE_NAME and isinstance(choices, list) and len(choices) == 1:
                 return choices[0]
     return None
 
 
-def _json_rows(path: Path, prefix: str) -> list[tuple[int, str, Any]]:
+def _json_task(number: int, task: Any, prefix: str) -> Row:
+    """One Label Studio task as a row; a task of the wrong shape is a row with its reason."""
+    if not isinstance(task, dict):
+        return (number, "", None, f"task is a JSON {type(task).__name__}, not an object")
+    data = task.get("data") if isinstance(task.get("data"), dict) else task
+    image = _task_image(data, prefix)
+    reason = None if CHOICE_NAME in task else _shape_error(task)
+    return (number, image, None if reason else _task_choice(task), reason)
+
+
+def _json_rows(path: Path, prefix: str) -> list[Row]:
     try:
-        tasks = json.loads(path.read_text(encoding="utf-8"))
+        tasks = json.loads(_read_text(path, "JSON export"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON: {exc}") from exc
     if not isinstance(tasks, list):
         raise ValueError(f"{path}: expected a Label Studio export (a JSON list of tasks)")
-    rows = []
-    for number, task in enumerate(tasks, start=1):
-        if not isinstance(task, dict):
-            rows.append((number, "", None))
-            continue
-        data = task.get("data") if isinstance(task.get("data"), dict) else task
-        rows.append((number, _task_image(data, prefix), _task_choice(task)))
-    return rows
+    return [_json_task(number, task, prefix) for number, task in enumerate(tasks, start=1)]
+
+
+def _conflicts(good: list[tuple[int, str, int]]) -> dict[str, list[tuple[int, int]]]:
+    """Images given both yes and no: image → its (line, label) rows."""
+    seen: dict[str, list[tuple[int, int]]] = {}
+    for line, image, value in good:
+        seen.setdefault(image, []).append((line, value))
+    return {image: rows for image, rows in seen.items() if len({v for _, v in rows}) > 1}
 
 
 def read_labels(path: str | Path, known_images: set[str], cfg: LabelConfig) -> ImportResult:
     """Labels from a CSV (`image,label`) or a Label Studio JSON export; bad rows reported and skipped.
 
-    A row is bad when its image is not one of `known_images` or its label is not yes/no; for a
-    JSON export the "line" is the task's position in the list (1-based).
+    A row is bad when its image is not one of `known_images`, its label is not yes/no, or (JSON) the
+    task is not shaped like a Label Studio export task; for a JSON export the "line" is the task's
+    position in the list (1-based). An image given both yes and no is refused on every one of its
+    rows (neither label is imported); repeating the same label is harmless.
     """
     source = Path(path)
     rows = _json_rows(source, cfg.image_url_prefix) if source.suffix.lower() == ".json" else _csv_rows(source)
-    kept: dict[str, int] = {}
+    good: list[tuple[int, str, int]] = []
     bad: list[dict[str, Any]] = []
-    for line, image, raw in rows:
+    for line, image, raw, reason in rows:
         value = _label_value(raw)
-        if image not in known_images:
+        if reason is not None:
+            bad.append({"line": line, "image": image, "reason": reason})
+        elif image not in known_images:
             bad.append({"line": line, "image": image, "reason": f"unknown image {image!r}"})
         elif value is None:
             bad.append({"line": line, "image": image, "reason": f"label {raw!r} is not yes/no"})
         else:
-            kept[image] = value
+            good.append((line, image, value))
+    conflicts = _conflicts(good)
+    for line, image, value in good:
+        if image in conflicts:
+            given = ", ".join(f"{'yes' if v else 'no'} on line {n}" for n, v in conflicts[image])
+            bad.append({"line": line, "image": image,
+                        "reason": f"conflicting labels for {image!r} ({given}): both refused"})
+    bad.sort(key=lambda row: row["line"])
+    kept = {image: value for _, image, value in good if image not in conflicts}
     frame = pd.DataFrame({"image": list(kept), "label": list(kept.values())}, columns=["image", "label"])
     return ImportResult(frame.astype({"label": int}), bad)
+
+
+def store_import_problems(directory: Path, file: str | Path, bad_rows: list[dict[str, Any]]) -> Path:
+    """Keep the last import's bad rows (and its file) beside the imported labels, for the build report."""
+    return write_json_atomic(directory / IMPORT_PROBLEMS, {"file": str(file), "bad_rows": bad_rows})
+
+
+def load_import_problems(directory: Path) -> dict[str, Any] | None:
+    """The last import's `{"file", "bad_rows"}`, or None before any import (or when the file is unreadable)."""
+    path = directory / IMPORT_PROBLEMS
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) and isinstance(found.get("bad_rows"), list) else None
 
 
 def store_imported(directory: Path, labels: pd.DataFrame) -> Path:

@@ -156,6 +156,7 @@ def test_human_mode_stops_after_export_then_continues_after_import(tmp_path, pre
 
     done = run_stage(cfg, out, manifest)
     assert done["shards_processed"] == 0 and done["label_source"] == "human"
+    assert [(p["stage"], p["item"]) for p in done["problems"]] == [("label-import", f"{labelled}:2")]
     rows = pd.read_parquet(done["manifest"])
     given = dict(zip(sample["image"][1:], (sample["label"][1:] == "yes").astype(int)))
     raw = rows.set_index("img_path")

@@ -152,3 +152,94 @@ def test_label_import_warns_when_the_build_ignores_human_labels(tmp_path, monkey
     warned = "syndor.discern.labels.source" in captured.err and "--set syndor.discern.labels.source=human" in captured.err
     assert warned == (source == "simulated")
     assert ("rerun the build to train the classifier on them" in captured.out) == (source == "human")
+
+
+def test_label_studio_tasks_of_the_wrong_shape_are_bad_rows(tmp_path):
+    """Hand-edited or foreign exports: each malformed task is a bad row by position, the rest imports."""
+    cfg = LabelConfig()
+    good = {"data": {"image_path": "a.jpg"},
+            "annotations": [{"result": [{"from_name": "discernible", "value": {"choices": ["yes"]}}]}]}
+    export = [
+        good,
+        {"data": {"image_path": "b.jpg"}, "annotations": {"result": []}},
+        {"data": {"image_path": "b.jpg"}, "annotations": ["yes"]},
+        {"data": {"image_path": "b.jpg"}, "annotations": [{"result": {"value": {"choices": ["no"]}}}]},
+        {"data": {"image_path": "b.jpg"}, "annotations": [{"result": ["no"]}]},
+        {"data": {"image_path": "b.jpg"}, "annotations": [{"result": [{"value": ["no"]}]}]},
+        "b.jpg",
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export))
+    result = labels.read_labels(path, {"a.jpg", "b.jpg"}, cfg)
+    assert dict(zip(result.labels["image"], result.labels["label"])) == {"a.jpg": 1}
+    assert [b["line"] for b in result.bad_rows] == [2, 3, 4, 5, 6, 7]
+    reasons = [b["reason"] for b in result.bad_rows]
+    assert "annotations" in reasons[0] and "annotations" in reasons[1]
+    assert "result" in reasons[2] and "result" in reasons[3] and "value" in reasons[4] and "str" in reasons[5]
+
+
+def test_csv_that_is_not_utf8_names_the_file(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes("image,label\nbüro.jpg,yes\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"latin1\.csv: not UTF-8"):
+        labels.read_labels(path, {"büro.jpg"}, LabelConfig())
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes("image,label\nbüro.jpg,yes\n".encode("utf-8-sig"))
+    assert labels.read_labels(bom, {"büro.jpg"}, LabelConfig()).labels["image"].tolist() == ["büro.jpg"]
+
+
+def test_conflicting_duplicates_are_refused_on_both_rows(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text("image,label\na.jpg,yes\nb.jpg,no\na.jpg,no\nb.jpg,no\nc.jpg,yes\n")
+    result = labels.read_labels(path, {"a.jpg", "b.jpg", "c.jpg"}, LabelConfig())
+    assert dict(zip(result.labels["image"], result.labels["label"])) == {"b.jpg": 0, "c.jpg": 1}
+    assert [(b["line"], b["image"]) for b in result.bad_rows] == [(2, "a.jpg"), (4, "a.jpg")]
+    assert all("conflicting" in b["reason"] and "line 2" in b["reason"] and "line 4" in b["reason"]
+               for b in result.bad_rows)
+
+
+def _label_build(tmp_path, monkeypatch):
+    """A build record whose labelling units are a.jpg and b.jpg (the features manifest is faked)."""
+    from benchfoundry.flows.params import BuildConfig
+    from benchfoundry.tasks import discern_stage
+
+    config = BuildConfig().model_dump(mode="json")
+    config["syndor"]["discern"]["labels"]["source"] = "human"
+    (tmp_path / "build.json").write_text(json.dumps({"config": config}))
+    monkeypatch.setattr(discern_stage, "_built_units", lambda out, cfg: pd.DataFrame({"image": ["a.jpg", "b.jpg"]}))
+    return discern_stage
+
+
+def test_label_import_keeps_bad_rows_for_the_build_and_refuses_an_all_bad_file(tmp_path, monkeypatch, capsys):
+    from benchfoundry.flows.cli import main
+
+    discern_stage = _label_build(tmp_path, monkeypatch)
+    first = tmp_path / "first.csv"
+    first.write_text("image,label\na.jpg,yes\nzzz.jpg,no\n")
+    assert main(["syndor", "label-import", str(tmp_path), str(first)]) == 0
+    directory = labels.labels_dir(tmp_path)
+    stored = (directory / labels.IMPORTED).read_bytes()
+    kept_problems = (directory / labels.IMPORT_PROBLEMS).read_bytes()
+    found = discern_stage.import_problems(str(tmp_path))
+    assert [(p["stage"], p["item"], p["path"]) for p in found] == [("label-import", f"{first}:3", str(first))]
+    assert "zzz.jpg" in found[0]["reason"]
+    capsys.readouterr()
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("image,label\na.jpg,maybe\nqqq.jpg,yes\n")
+    assert main(["syndor", "label-import", str(tmp_path), str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert f"error: {bad}: no usable label (2 bad rows)" in err and "earlier imports are kept" in err
+    assert (directory / labels.IMPORTED).read_bytes() == stored
+    assert (directory / labels.IMPORT_PROBLEMS).read_bytes() == kept_problems
+
+
+def test_label_import_of_a_non_utf8_csv_exits_2_naming_it(tmp_path, monkeypatch, capsys):
+    from benchfoundry.flows.cli import main
+
+    _label_build(tmp_path, monkeypatch)
+    path = tmp_path / "latin1.csv"
+    path.write_bytes("image,label\nb\xfcro.jpg,yes\n".encode("latin-1"))
+    assert main(["syndor", "label-import", str(tmp_path), str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: not UTF-8" in err and "Traceback" not in err
