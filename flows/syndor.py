@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from prefect import flow
+from prefect import Flow, flow
 
 from benchfoundry.flows.params import BuildConfig
 from benchfoundry.flows.policy import task_runner, with_runner_policy
@@ -20,6 +20,7 @@ from benchfoundry.tasks.buildinfo import benchmark_outcome, problem
 from benchfoundry.tasks.discern_stage import discern_stage
 from benchfoundry.tasks.store import StageStore, write_parquet_atomic
 from benchfoundry.tasks.syndor_qa import qa_stage
+from benchfoundry.tasks.syndor_report import report_problems
 
 
 @flow(name="syndor-render")
@@ -76,16 +77,25 @@ def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: p
 discern_flow = flow(name="syndor-discern")(discern_stage)
 
 
+def _with_runner(stage: Flow, config: BuildConfig) -> Flow:
+    """The stage subflow with the build's task runner: only flows that submit tasks carry one."""
+    return stage.with_options(task_runner=task_runner(config.runner))
+
+
 @flow(name="syndor")
 def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     """Renders → night vision → discernibility labels → QA export and report.
+
+    It submits no task itself (the QA stage calls its two tasks in the flow's thread): the render and
+    discern subflows each carry the build's task runner, so this flow needs none; given one, a lazy
+    runner (threads, prefect-dask's DaskTaskRunner) starts no workers for it. Images the report could
+    not read for thumbnails are listed in the outcome's problems.
 
     A failed render shard or a distance outside the calibration tolerance (issue 3 item 8) fails the
     benchmark after the render stage; its frames, calibration rows and plot stay on disk.
     """
     stages: dict[str, Any] = {}
-    runner = task_runner(config.runner)
-    render = render_stage.with_options(task_runner=runner)(config, out)
+    render = _with_runner(render_stage, config)(config, out)
     problems = render.pop("problems")
     calibration = render.pop("calibration")
     stages["render"] = render
@@ -97,7 +107,7 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         return benchmark_outcome("failed", "; ".join(failures) + " (rendered frames, calibration rows and plot "
                                  "are kept on disk)", stages=stages, problems=problems,
                                  calibration=calibration)
-    discern = discern_flow.with_options(task_runner=runner)(config, out, render["manifest"])
+    discern = _with_runner(discern_flow, config)(config, out, render["manifest"])
     problems += discern.pop("problems")
     stages["discern"] = discern
     if "stopped" in discern:
@@ -108,6 +118,8 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
                                  stages=stages, problems=problems, calibration=calibration)
     qa = qa_stage(config, out, discern["manifest"], calibration)
     problems += qa.pop("problems")
+    if "report" in qa:
+        problems += report_problems(out)
     stages["qa"] = qa
     empty = f", {render['empty_scene_share']:.1%} empty scenes" if render["empty_scene_frames"] else ""
     return benchmark_outcome(

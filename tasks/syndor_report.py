@@ -17,10 +17,13 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from benchfoundry.flows.params_qa import QaConfig
+from benchfoundry.tasks.buildinfo import problem
 from benchfoundry.tasks.seeding import item_rng
-from benchfoundry.tasks.store import atomic_path, write_bytes_atomic
+from benchfoundry.tasks.store import atomic_path, write_bytes_atomic, write_json_atomic
 
 SPLITS = ("day", "night", "nv")
+#: Beside index.html: the dataset-relative images the report could not read (a JSON list, sorted).
+UNREADABLE_JSON = "unreadable_images.json"
 FACTORS = ("action", "scene", "lighting", "radius", "smplx_texture", "azimuth", "elevation")
 _VIEW = re.compile(r"phi(?P<azimuth>-?\d+(?:\.\d+)?)_theta(?P<elevation>-?\d+(?:\.\d+)?)")
 _STYLE = """
@@ -39,7 +42,33 @@ def report_dir(out: str | os.PathLike[str]) -> Path:
 
 
 def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    """The JSON rows of a JSONL file; a line that is not JSON is a ValueError naming the file and line."""
+    rows = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+    return rows
+
+
+def unreadable_path(out: str | os.PathLike[str]) -> Path:
+    """Where `write_report` lists the images it could not read for thumbnails (dataset-relative paths)."""
+    return report_dir(out) / UNREADABLE_JSON
+
+
+def report_problems(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The last report's unreadable thumbnail images as build problems (stage `report`)."""
+    path = unreadable_path(out)
+    try:
+        images = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    root = Path(out) / "syndor"
+    return [problem("report", str(image), "image unreadable: no thumbnail in the report", path=str(root / str(image)))
+            for image in images] if isinstance(images, list) else []
 
 
 def _fmt(value: Any) -> str:
@@ -388,7 +417,11 @@ def _section_scores(page: _Page) -> None:
 
 
 def write_report(out: str | os.PathLike[str], qa: QaConfig, seed: int = 0, calibration: Any = None) -> Path:
-    """Render `OUT/report/index.html` from the build's files; returns its path."""
+    """Render `OUT/report/index.html` from the build's files; returns its path.
+
+    The images it could not read for thumbnails go to `report/unreadable_images.json` (`report_problems`
+    turns them into build problems); a JSONL line that is not JSON is a ValueError naming file and line.
+    """
     root = Path(out)
     page = _Page(root, qa, seed)
     master_path = root / "syndor" / "index" / "master_index.jsonl"
@@ -409,6 +442,7 @@ def write_report(out: str | os.PathLike[str], qa: QaConfig, seed: int = 0, calib
     if page.missing:
         page.add(f'<p class="warn">{len(page.missing)} images could not be read for thumbnails.</p>')
     page.prune_thumbs()
+    write_json_atomic(unreadable_path(root), sorted(set(page.missing)))
     text = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>SynDORBench build report</title>'
             f"<style>{_STYLE}</style></head><body>\n" + "\n".join(page.parts) + "\n</body></html>\n")
     return write_bytes_atomic(page.dir / "index.html", text.encode("utf-8"))
