@@ -7,19 +7,29 @@ goes to stderr. A shard spec (written by tasks/syndor_render.py) names the scene
 mesh and texture (a null mesh: an empty scene, no person), the camera intrinsics, the render
 settings and the frames; the scene and the person are rebuilt only when they differ from the
 previous shard's.
+
+The worker also quits after `BENCHFOUNDRY_RENDER_IDLE_S` seconds (default 600; 0: never) without a
+request, so a worker left behind on a long-lived process (a Dask worker) does not hold Blender and its
+GPU memory. With `BENCHFOUNDRY_GPU_INDEX=i` set, a GPU render enables only the i-th device of the
+configured type (modulo their count) instead of all of them.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import sys
 import tempfile
 import time
 import traceback
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Iterator, Mapping, Sequence, TextIO
+
+GPU_INDEX_ENV = "BENCHFOUNDRY_GPU_INDEX"
+IDLE_ENV = "BENCHFOUNDRY_RENDER_IDLE_S"
+DEFAULT_IDLE_S = 600.0
 
 
 def _protocol_stream() -> TextIO:
@@ -118,15 +128,36 @@ class Worker:
             scene.render.threads = settings["threads"]
 
 
+def devices_to_use(types: Sequence[str], device_type: str, index: int | None) -> list[bool]:
+    """Which of Blender's devices (by type) to enable: all of `device_type`, or only the `index`-th of them."""
+    matching = [i for i, t in enumerate(types) if t == device_type]
+    if not matching:
+        raise RuntimeError(f"render.device {device_type}: Blender finds no such device")
+    chosen = set(matching) if index is None else {matching[index % len(matching)]}
+    return [i in chosen for i in range(len(types))]
+
+
+def gpu_index(environ: Mapping[str, str]) -> int | None:
+    """The device slot this worker is pinned to (`BENCHFOUNDRY_GPU_INDEX`), or None for every device."""
+    value = environ.get(GPU_INDEX_ENV, "").strip()
+    return int(value) if value else None
+
+
+def idle_seconds(environ: Mapping[str, str]) -> float | None:
+    """Seconds without a request after which the worker quits (`BENCHFOUNDRY_RENDER_IDLE_S`); None: never."""
+    value = environ.get(IDLE_ENV, "").strip()
+    seconds = float(value) if value else DEFAULT_IDLE_S
+    return seconds if seconds > 0 else None
+
+
 def _enable_gpu(bpy: Any, device_type: str) -> None:
     prefs = bpy.context.preferences.addons["cycles"].preferences
     prefs.compute_device_type = device_type
     prefs.get_devices()
-    found = [d for d in prefs.devices if d.type == device_type]
-    if not found:
-        raise RuntimeError(f"render.device {device_type}: Blender finds no such device")
-    for device in prefs.devices:
-        device.use = device.type == device_type
+    devices = list(prefs.devices)
+    use = devices_to_use([d.type for d in devices], device_type, gpu_index(os.environ))
+    for device, on in zip(devices, use):
+        device.use = on
 
 
 def main() -> int:
@@ -140,8 +171,22 @@ def main() -> int:
     return 0
 
 
+def requests(fd: int, idle_s: float | None) -> Iterator[str]:
+    """Request lines read from `fd`, until end of file or `idle_s` seconds without input."""
+    pending = b""
+    while True:
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            yield line.decode()
+        ready, _, _ = select.select([fd], [], [], idle_s)
+        chunk = os.read(fd, 65536) if ready else b""
+        if not chunk:
+            return
+        pending += chunk
+
+
 def _serve(worker: Worker, proto: TextIO) -> None:
-    for line in sys.stdin:
+    for line in requests(sys.stdin.fileno(), idle_seconds(os.environ)):
         if not line.strip():
             continue
         request = json.loads(line)

@@ -4,11 +4,19 @@ Each thread gets its own worker (Blender is not thread-safe); a worker renders o
 request, is replaced after `shards_per_worker` shards, and is killed when a shard exceeds its
 timeout. A crash, a timeout or an error reply raises `RenderError`, so the shard's task fails
 and is retried with a fresh worker.
+
+Workers do not outlive their process's use of them: all are closed at exit, a thread's worker is
+closed once that thread has ended (the next worker started in the process reaps it), and a worker
+quits by itself after `BENCHFOUNDRY_RENDER_IDLE_S` idle seconds (render/worker.py) — on a long-lived
+Dask worker, neither exit nor thread end may come. With `BENCHFOUNDRY_GPU_PER_WORKER=1` (and no
+`BENCHFOUNDRY_GPU_INDEX` given), each thread's worker gets its own slot (0, 1, … among this
+process's live rendering threads) as `BENCHFOUNDRY_GPU_INDEX`, so its Blender uses one GPU.
 """
 
 from __future__ import annotations
 
 import atexit
+import itertools
 import json
 import os
 import select
@@ -17,8 +25,11 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any
+from typing import Any, Mapping
 
+from benchfoundry.render.worker import GPU_INDEX_ENV
+
+GPU_PER_WORKER_ENV = "BENCHFOUNDRY_GPU_PER_WORKER"
 WORKER_MODULE = "benchfoundry.render.worker"
 STARTUP_TIMEOUT_S = 120.0
 
@@ -30,12 +41,13 @@ class RenderError(RuntimeError):
 class RenderWorker:
     """One `python -m benchfoundry.render.worker` process."""
 
-    def __init__(self) -> None:
+    def __init__(self, slot: int = 0) -> None:
         self.log = tempfile.TemporaryFile(mode="w+b")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", WORKER_MODULE],
+            [sys.executable, "-m", WORKER_MODULE], env=worker_env(os.environ, slot),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True, bufsize=1,
         )
+        self.owner = threading.current_thread()
         self.shards = 0
         self._read_reply(STARTUP_TIMEOUT_S, "starting")
         _LIVE.add(self)
@@ -108,8 +120,45 @@ class RenderWorker:
         self.log.close()
 
 
+def worker_env(environ: Mapping[str, str], slot: int) -> dict[str, str]:
+    """The worker's environment: pinned to GPU `slot` when GPUs are shared per worker and no index is given."""
+    env = dict(environ)
+    if environ.get(GPU_PER_WORKER_ENV, "").strip() not in ("", "0") and not environ.get(GPU_INDEX_ENV, "").strip():
+        env[GPU_INDEX_ENV] = str(slot)
+    return env
+
+
+def free_slot(holders: Mapping[int, threading.Thread]) -> int:
+    """The lowest slot not held by a live thread."""
+    return next(i for i in itertools.count() if i not in holders or not holders[i].is_alive())
+
+
 _LIVE: set[RenderWorker] = set()
 _LOCAL = threading.local()
+_SLOTS: dict[int, threading.Thread] = {}
+_SLOTS_LOCK = threading.Lock()
+
+
+def _thread_slot() -> int:
+    """This thread's slot, taken on first use and kept for the thread's life."""
+    slot: int | None = getattr(_LOCAL, "slot", None)
+    if slot is None:
+        with _SLOTS_LOCK:
+            slot = free_slot(_SLOTS)
+            _SLOTS[slot] = threading.current_thread()
+        _LOCAL.slot = slot
+    return slot
+
+
+def _close_orphans() -> None:
+    """Close the workers of threads that have ended (their task runner shut down)."""
+    for worker in list(_LIVE):
+        if not worker.owner.is_alive():
+            try:
+                _LIVE.remove(worker)  # atomic: only one thread closes it
+            except KeyError:
+                continue
+            worker.close()
 
 
 def render_spec(spec_path: str | os.PathLike[str], *, timeout_s: float, shards_per_worker: int) -> dict[str, Any]:
@@ -119,7 +168,8 @@ def render_spec(spec_path: str | os.PathLike[str], *, timeout_s: float, shards_p
         worker.close()
         worker = None
     if worker is None:
-        worker = RenderWorker()
+        _close_orphans()
+        worker = RenderWorker(_thread_slot())
         _LOCAL.worker = worker
     try:
         return worker.render(spec_path, timeout_s)
@@ -135,6 +185,7 @@ def live_worker_pids() -> list[int]:
 
 
 def close_all() -> None:
+    """Close every worker of this process (at exit, and when a flow's render stage ends)."""
     for worker in list(_LIVE):
         worker.close()
 

@@ -179,3 +179,58 @@ def test_worker_is_replaced_after_shards_per_worker_shards(rendered: Path, tmp_p
         pids.append(pid)
     assert pids[0] == pids[1] != pids[2]
     assert (tmp_path / "shard0.png").read_bytes() == (tmp_path / "shard2.png").read_bytes()
+
+
+def test_gpu_choice_pins_one_device_of_the_type_or_uses_all() -> None:
+    from benchfoundry.render.worker import devices_to_use, gpu_index
+
+    types = ["CPU", "OPTIX", "CUDA", "OPTIX"]
+    assert devices_to_use(types, "OPTIX", None) == [False, True, False, True]
+    assert devices_to_use(types, "OPTIX", 0) == [False, True, False, False]
+    assert devices_to_use(types, "OPTIX", 1) == [False, False, False, True]
+    assert devices_to_use(types, "OPTIX", 2) == devices_to_use(types, "OPTIX", 0)  # more slots than GPUs: round robin
+    with pytest.raises(RuntimeError, match="no such device"):
+        devices_to_use(["CPU"], "OPTIX", 0)
+    assert gpu_index({}) is None and gpu_index({"BENCHFOUNDRY_GPU_INDEX": "3"}) == 3
+
+
+def test_gpu_slot_goes_to_the_worker_only_when_asked() -> None:
+    assert "BENCHFOUNDRY_GPU_INDEX" not in render_client.worker_env({"PATH": "/bin"}, 2)
+    assert render_client.worker_env({"BENCHFOUNDRY_GPU_PER_WORKER": "1"}, 2)["BENCHFOUNDRY_GPU_INDEX"] == "2"
+    given = {"BENCHFOUNDRY_GPU_PER_WORKER": "1", "BENCHFOUNDRY_GPU_INDEX": "0"}
+    assert render_client.worker_env(given, 2)["BENCHFOUNDRY_GPU_INDEX"] == "0"  # a process pinned by hand stays
+
+
+def test_a_slot_is_freed_when_its_thread_ends() -> None:
+    ended = threading.Thread(target=lambda: None)
+    ended.start()
+    ended.join()
+    assert render_client.free_slot({}) == 0
+    assert render_client.free_slot({0: threading.current_thread(), 1: ended}) == 1
+    assert render_client.free_slot({0: threading.current_thread()}) == 1
+
+
+def test_requests_end_at_end_of_file_or_when_idle() -> None:
+    from benchfoundry.render.worker import idle_seconds, requests
+
+    read, write = os.pipe()
+    try:
+        os.write(write, b'{"op": "render"}\n{"op": "quit"}\n')
+        assert list(requests(read, 0.05)) == ['{"op": "render"}', '{"op": "quit"}']  # the pipe stays open: idle end
+        os.write(write, b"last\n")
+        os.close(write)
+        write = -1
+        assert list(requests(read, None)) == ["last"]
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)
+    assert idle_seconds({}) == 600 and idle_seconds({"BENCHFOUNDRY_RENDER_IDLE_S": "0"}) is None
+
+
+def test_an_idle_worker_quits_by_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BENCHFOUNDRY_RENDER_IDLE_S", "1")
+    idle = render_client.RenderWorker()
+    assert idle.proc.wait(timeout=120) == 0  # no request came: it quit, cleanly
+    idle.close()
+    assert idle.pid not in render_client.live_worker_pids()
