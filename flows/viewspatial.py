@@ -2,7 +2,11 @@
 
 Without `viewspatial.scannet_root` the embedded synthetic scans are rendered first (once: a
 store marker records them). One task per scan runs its three stages (frame selection,
-visibility, QA), each committed by a store marker, so a rerun skips finished scans. The val
+visibility, QA), each committed by a store marker, so a rerun skips finished scans; the markers'
+spec hashes hold a fingerprint of the scan's files (names relative to the scan folder, sizes,
+hashes: `scannet_io.scan_fingerprint`) and the synthetic settings, so a changed scan is redone and a
+moved build or ScanNet root is not. A scan that cannot be read, or whose task fails, is reported
+in the problems and the other scans are still built. The val
 split becomes `viewspatial/ViewSpatial-Bench.json`, the train split the SFT chat files
 `viewspatial/ViewSpatial-SFT.json` (one image per record) and `ViewSpatial-SFT-multi.json` (several).
 Without the label map TSV, objects are excluded by raw category name (`viewspatial.excluded_labels`).
@@ -16,13 +20,14 @@ from typing import Any
 
 import pandas as pd
 from prefect import flow, get_run_logger
+from prefect.futures import PrefectFuture
 
 from benchfoundry.flows.params import BuildConfig
 from benchfoundry.flows.params_viewspatial import ViewSpatialConfig
 from benchfoundry.flows.policy import shard_task, with_runner_policy
 from benchfoundry.tasks.buildinfo import benchmark_outcome, problem
 from benchfoundry.tasks.coverage import select_frames
-from benchfoundry.tasks.scannet_io import ScanFormatError, open_scan, read_label_map, read_split
+from benchfoundry.tasks.scannet_io import ScanFormatError, open_scan, read_label_map, read_split, scan_fingerprint
 from benchfoundry.tasks.scannet_synth import SYNTHETIC_SCENES, RenderSettings, make_synthetic_scan, write_root_files
 from benchfoundry.tasks.store import StageStore, spec_hash, write_json_atomic
 from benchfoundry.tasks.viewspatial_qa import (
@@ -48,7 +53,7 @@ def synthetic_scan_task(out: str, root: str, split: str, settings: dict[str, Any
     """Render and write one synthetic scan unless its marker says it is made with these settings."""
     store = StageStore(out, BENCHMARK, "synthetic")
     scene_id = SYNTHETIC_SCENES[split][0]
-    h = spec_hash([root, split, settings])
+    h = spec_hash([split, settings])
     if not store.is_done(scene_id, h):
         summary = make_synthetic_scan(root, split, RenderSettings(**settings))
         render_s = summary.pop("render_s")
@@ -101,9 +106,11 @@ def scan_task(out: str, scan_dir: str, split: str, layout: str | None, nyu40_of:
     """Frame selection, visibility and QA of one scan; a scan that cannot be read is reported.
 
     A scan whose QA marker matches is skipped without opening it; `nyu40_of` None: no label map.
+    The spec hashes hold the scan's file fingerprint, not its path.
     """
     scene = Path(scan_dir).name
-    h_frames = spec_hash([scan_dir, vs.coverage.model_dump()])
+    synthetic = vs.synthetic.model_dump() if vs.scannet_root is None else None
+    h_frames = spec_hash([scene, layout, scan_fingerprint(scan_dir, scene), synthetic, vs.coverage.model_dump()])
     excluded_ids = frozenset(vs.excluded_nyu40)
     excluded_labels = frozenset(s.strip().lower() for s in vs.excluded_labels)
     h_vis = spec_hash([h_frames, vs.qa.occlusion_m, nyu40_of, sorted(excluded_ids), sorted(excluded_labels)])
@@ -124,6 +131,17 @@ def scan_task(out: str, scan_dir: str, split: str, layout: str | None, nyu40_of:
         return {"scene_id": scene, "done": False, "problems": [problem(stage, scene, str(exc), path=scan_dir)]}
     n_items = _qa_stage(out, scan, split, boxes, selected, table, vs, seed, h_qa)
     return {"scene_id": scene, "done": True, "items": n_items, "problems": []}
+
+
+def _collect(futures: list[tuple[str, str, PrefectFuture]], stage: str) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Results of (item, path, future) triples, and a failed problem for each task that raised after its retries."""
+    results, failed = [], []
+    for item, path, future in futures:
+        try:
+            results.append(future.result())
+        except Exception as exc:  # noqa: BLE001 - one failed scan is reported, the other scans are still built
+            failed.append(problem(stage, item, f"{type(exc).__name__}: {exc}"[:2000], kind="failed", path=path))
+    return results, failed
 
 
 def _label_map(root: Path, vs: ViewSpatialConfig) -> tuple[dict[str, int] | None, str]:
@@ -153,14 +171,16 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     vs = config.viewspatial
     bench_dir = Path(out) / BENCHMARK
     extra: dict[str, Any] = {}
+    problems: list[dict[str, Any]] = []
     if vs.scannet_root is None:
         root = bench_dir / "synthetic"
         write_root_files(root)
         settings = vs.synthetic.model_dump(exclude={"layout"})
         settings["seed"] = config.seed
-        made = [with_runner_policy(synthetic_scan_task, config.runner).submit(out, str(root), split, settings)
-                for split in SYNTHETIC_SCENES]
-        extra["synthetic_render_s"] = {r["scene_id"]: r["render_s"] for r in (f.result() for f in made)}
+        render = with_runner_policy(synthetic_scan_task, config.runner)
+        made, problems = _collect([(scene, str(root / "render" / scene), render.submit(out, str(root), split, settings))
+                                   for split, (scene, _) in SYNTHETIC_SCENES.items()], "synthetic")
+        extra["synthetic_render_s"] = {r["scene_id"]: r["render_s"] for r in made}
         extra["synthetic_manifest"] = str(StageStore(out, BENCHMARK, "synthetic").write_manifest(
             sorted(extra["synthetic_render_s"])))
         scans_dir = root / ("scans" if vs.synthetic.layout == "raw" else "scans_export")
@@ -174,12 +194,14 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         get_run_logger().warning(label_rule)
     extra["label_map"] = None if nyu40_of is None else str(root / str(vs.label_map))
     scans = _scan_list(root, vs)
+    unmade = {p["item"] for p in problems}
     task = with_runner_policy(scan_task, config.runner)
-    futures = [task.submit(out, str(scans_dir / scene), split, layout, nyu40_of, vs, config.seed)
-               for split, scene in scans]
-    results = [f.result() for f in futures]
+    results, failed = _collect([
+        (scene, str(scans_dir / scene),
+         task.submit(out, str(scans_dir / scene), split, layout, nyu40_of, vs, config.seed))
+        for split, scene in scans if scene not in unmade], "scan")
     done = sorted(r["scene_id"] for r in results if r["done"])
-    problems = [p for r in results for p in r["problems"]]
+    problems += failed + [p for r in results for p in r["problems"]]
     stages = {}
     for stage in STAGES:
         store = StageStore(out, BENCHMARK, stage)

@@ -6,14 +6,17 @@ A scan folder holds either the raw layout (`<scene>.sens`) or the export layout 
 (DESIGN §4.1). Frames are read lazily, one at a time. ScanNet stores poses and intrinsics as
 float32 in the `.sens`; both readers return them at that precision (as float64 arrays), and the
 export writer prints them with 9 significant digits so that the export is lossless against the `.sens`.
-A frame whose colour or depth image is truncated or corrupt raises ScanFormatError naming the file
-(and frame) when it is read; readers report and skip it. The export layout takes the image sizes
-from the headers of its first readable frame.
+A frame whose colour or depth image is truncated, corrupt or not of the intrinsics' size raises
+ScanFormatError naming the file (and frame) when it is read; readers report and skip it. The export
+layout takes the image sizes from the headers of its first readable frame. A truncated or malformed
+mesh, segments or aggregation file raises ScanFormatError naming it. `scan_fingerprint` sums up a
+scan folder's contents (relative names, sizes, hashes) for the stage spec hashes.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 from abc import ABC, abstractmethod
 import struct
@@ -40,6 +43,11 @@ _SEGS_PARAMS = {
 
 
 _NO_COLOR = np.zeros((0, 0, 3), dtype=np.uint8)
+#: (folder, extension) of an export frame's files.
+_EXPORT_FRAME_FILES = (("color", "jpg"), ("depth", "png"), ("pose", "txt"))
+#: Files hashed whole by `scan_fingerprint`; others (frames, `.sens`) by size and their first and last block.
+_HASHED_WHOLE = {".ply", ".json", ".txt"}
+_FINGERPRINT_BLOCK = 4096
 
 
 class ScanFormatError(ValueError):
@@ -119,6 +127,14 @@ def _read_depth_file(path: Path) -> np.ndarray:
     return img
 
 
+def check_image_size(image: np.ndarray, size: tuple[int, int], where: str) -> np.ndarray:
+    """`image` when its (w, h) is `size`, else ScanFormatError naming `where`."""
+    h, w = image.shape[:2]
+    if (w, h) != tuple(size):
+        raise ScanFormatError(f"{where}: image is {w}x{h}, the intrinsics say {size[0]}x{size[1]}")
+    return image
+
+
 def image_size(path: Path) -> tuple[int, int]:
     """(w, h) from an image file's header, without decoding the pixels."""
     try:
@@ -177,19 +193,24 @@ def write_export_layout(
     """Write frames as `color/<i>.jpg`, `depth/<i>.png` (16-bit mm), `pose/<i>.txt`, and `intrinsic/`.
 
     Returns the number of frames written. Frames with non-finite poses are written as they are
-    (ScanNet's export keeps their `-inf` pose files).
+    (ScanNet's export keeps their `-inf` pose files). Frame files of an earlier export that are not
+    in this one are removed, so a rewrite with fewer frames leaves no stale frame.
     """
     root = Path(scan_dir)
     write_intrinsics(root / "intrinsic", intrinsics)
-    count = 0
+    written: set[int] = set()
     for frame in frames:
         _check_frame(frame, intrinsics)
         i = int(frame.frame_id)
         write_bytes_atomic(root / "color" / f"{i}.jpg", encode_jpeg(frame.color, jpeg_quality))
         write_bytes_atomic(root / "depth" / f"{i}.png", encode_png16(frame.depth_mm))
         write_bytes_atomic(root / "pose" / f"{i}.txt", _format_matrix(frame.pose).encode())
-        count += 1
-    return count
+        written.add(i)
+    for sub, ext in _EXPORT_FRAME_FILES:
+        for path in (root / sub).glob(f"*.{ext}"):
+            if path.stem.isdigit() and int(path.stem) not in written:
+                path.unlink()
+    return len(written)
 
 
 def _pack_mat(m: np.ndarray) -> bytes:
@@ -278,10 +299,36 @@ def write_ply(path: str | Path, vertices: np.ndarray, faces: np.ndarray, colors:
     return write_bytes_atomic(path, data)
 
 
+def _read_records(fh: BinaryIO, dtype: np.dtype, count: int, path: Path, name: str) -> np.ndarray:
+    """`count` records of `dtype`; fewer bytes than that raise ScanFormatError naming the file."""
+    data = fh.read(dtype.itemsize * count)
+    if len(data) != dtype.itemsize * count:
+        raise ScanFormatError(
+            f"{path}: truncated in element {name!r} ({len(data) // dtype.itemsize} of {count} records)")
+    return np.frombuffer(data, dtype=dtype)
+
+
+def _ply_dtype(path: Path, end: str, fields: list[tuple[Any, ...]]) -> np.dtype:
+    """The numpy record type of PLY properties; an unknown property type raises ScanFormatError."""
+    try:
+        return np.dtype([(name, end + _PLY_TYPES[t], *shape) for name, t, *shape in fields])
+    except KeyError as exc:
+        raise ScanFormatError(f"{path}: unknown PLY property type {exc}") from None
+
+
 def read_ply(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(vertices (N,3) float64, faces (M,3) int64, colours (N,3) uint8 or None) of a binary PLY
-    with triangle faces."""
+    with triangle faces; a truncated or malformed file raises ScanFormatError naming it."""
     path = Path(path)
+    try:
+        return _read_ply(path)
+    except ScanFormatError:
+        raise
+    except (ValueError, IndexError) as exc:
+        raise ScanFormatError(f"{path}: malformed PLY ({exc})") from exc
+
+
+def _read_ply(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     with open(path, "rb") as fh:
         if fh.readline().strip() != b"ply":
             raise ScanFormatError(f"{path}: not a PLY file")
@@ -309,18 +356,15 @@ def read_ply(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | Non
         for name, count, props in elements:
             lists = [p for p in props if p[0] == "list"]
             if not lists:
-                dtype = np.dtype([(p[1], end + _PLY_TYPES[p[0]]) for p in props])
-                arr = np.frombuffer(fh.read(dtype.itemsize * count), dtype=dtype)
+                arr = _read_records(fh, _ply_dtype(path, end, [(p[1], p[0]) for p in props]), count, path, name)
             elif len(props) == 1:
                 _, count_t, item_t, pname = props[0]
-                dtype = np.dtype([("n", end + _PLY_TYPES[count_t]), (pname, end + _PLY_TYPES[item_t], (3,))])
-                arr = np.frombuffer(fh.read(dtype.itemsize * count), dtype=dtype)
-                if len(arr) == count and count and not (arr["n"] == 3).all():
+                dtype = _ply_dtype(path, end, [("n", count_t), (pname, item_t, (3,))])
+                arr = _read_records(fh, dtype, count, path, name)
+                if count and not (arr["n"] == 3).all():
                     raise ScanFormatError(f"{path}: element {name!r} has non-triangle faces")
             else:
                 raise ScanFormatError(f"{path}: element {name!r} mixes list and scalar properties")
-            if len(arr) != count:
-                raise ScanFormatError(f"{path}: truncated in element {name!r} ({len(arr)} of {count})")
             if name == "vertex":
                 vertex = arr
             elif name == "face":
@@ -380,7 +424,13 @@ def read_segs_json(path: str | Path) -> np.ndarray:
     data = _load_json(path)
     if not isinstance(data, dict) or "segIndices" not in data:
         raise ScanFormatError(f"{path}: no 'segIndices'")
-    return np.asarray(data["segIndices"], dtype=np.int64)
+    try:
+        segs = np.asarray(data["segIndices"], dtype=np.int64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ScanFormatError(f"{path}: 'segIndices' is not a list of integers ({exc})") from None
+    if segs.ndim != 1:
+        raise ScanFormatError(f"{path}: 'segIndices' is not a flat list (shape {segs.shape})")
+    return segs
 
 
 def read_aggregation_json(path: str | Path) -> list[dict[str, Any]]:
@@ -552,7 +602,7 @@ class SensScan(Scan):
             w, h = self.intrinsics.color_size
             rgb = np.frombuffer(color, dtype=np.uint8).reshape(h, w, 3).copy()
         else:
-            rgb = _decode_color(color, where)
+            rgb = check_image_size(_decode_color(color, where), self.intrinsics.color_size, f"{where}: colour")
         try:
             raw = zlib.decompress(depth) if self.depth_compression == "zlib_ushort" else depth
         except zlib.error as exc:
@@ -577,8 +627,10 @@ class ExportScan(Scan):
         for fid in frame_ids:
             fid = int(fid)
             pose = read_matrix(self.scan_dir / "pose" / f"{fid}.txt")
-            color = _read_color_file(self.scan_dir / "color" / f"{fid}.jpg") if with_color else _NO_COLOR
-            depth = _read_depth_file(self.scan_dir / "depth" / f"{fid}.png")
+            color_path, depth_path = self.scan_dir / "color" / f"{fid}.jpg", self.scan_dir / "depth" / f"{fid}.png"
+            color = check_image_size(_read_color_file(color_path), self.intrinsics.color_size,
+                                     str(color_path)) if with_color else _NO_COLOR
+            depth = check_image_size(_read_depth_file(depth_path), self.intrinsics.depth_size, str(depth_path))
             yield ScanFrame(fid, color, depth, pose)
 
 
@@ -701,3 +753,34 @@ def open_scan(scan_dir: str | Path, layout: str | None = None) -> Scan:
             raise ScanFormatError(f"{scan_dir}: expected one .sens file, found {len(sens)}")
         return open_sens(sens[0], scan_dir)
     return _open_export(scan_dir, _scene_id_from_files(scan_dir))
+
+
+def _file_digest(path: Path, size: int) -> str:
+    """sha256 of a whole annotation file, or of a large file's first and last block."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        if path.suffix in _HASHED_WHOLE or size <= 2 * _FINGERPRINT_BLOCK:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        else:
+            digest.update(fh.read(_FINGERPRINT_BLOCK))
+            fh.seek(size - _FINGERPRINT_BLOCK)
+            digest.update(fh.read(_FINGERPRINT_BLOCK))
+    return digest.hexdigest()
+
+
+def scan_fingerprint(scan_dir: str | Path, scene_id: str) -> list[list[Any]]:
+    """[relative path, size, digest] of each input file of a scan (either layout), sorted by path.
+
+    A content summary that ignores where the folder is and its timestamps: mesh, segments,
+    aggregation, poses and intrinsics are hashed whole; images and the `.sens` by their size and
+    their first and last 4 KiB (the `.sens` header holds the intrinsics). Missing files are left out.
+    """
+    root = Path(scan_dir)
+    files = [root / name for name in scan_file_names(scene_id).values()]
+    files += [p for sub in ("color", "depth", "pose", "intrinsic") for p in (root / sub).glob("*")]
+    rows = []
+    for path in sorted((p for p in files if p.is_file()), key=lambda p: p.relative_to(root).as_posix()):
+        size = path.stat().st_size
+        rows.append([path.relative_to(root).as_posix(), size, _file_digest(path, size)])
+    return rows

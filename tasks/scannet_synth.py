@@ -22,7 +22,9 @@ from typing import Any, Iterator, Sequence
 import cv2
 import numpy as np
 
+from benchfoundry.tasks.image_decode import decode_file
 from benchfoundry.tasks.scannet_io import (
+    ScanFormatError,
     ScanFrame,
     ScanIntrinsics,
     scan_file_names,
@@ -287,14 +289,26 @@ def run_render_worker(spec_path: str | Path, render_dir: str | Path, timeout_s: 
         raise RuntimeError(f"{spec_path}: Blender worker exited {proc.returncode}: {proc.stderr[-2000:]}")
 
 
+def _rendered_depth(path: Path) -> np.ndarray:
+    """A worker's uint16 depth `.npy`; a missing, truncated or wrong-typed file raises ScanFormatError naming it."""
+    try:
+        depth = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise ScanFormatError(f"{path}: rendered depth frame missing or unreadable ({exc})") from None
+    if depth.ndim != 2 or depth.dtype != np.uint16:
+        raise ScanFormatError(f"{path}: rendered depth is {depth.dtype} {depth.shape}, expected 2-D uint16")
+    return depth
+
+
 def rendered_frames(render_dir: str | Path, poses: Sequence[np.ndarray]) -> Iterator[ScanFrame]:
-    """The worker's frames, read one at a time, with the walk's poses (including `-inf` ones)."""
+    """The worker's frames, read one at a time, with the walk's poses (including `-inf` ones).
+
+    A missing, truncated or corrupt frame file raises ScanFormatError naming it.
+    """
     for frame_id, pose in enumerate(poses):
         color_path, depth_path = frame_paths(render_dir, frame_id)
-        bgr = cv2.imread(str(color_path), cv2.IMREAD_COLOR)
-        if bgr is None:
-            raise FileNotFoundError(f"{color_path}: rendered colour frame missing or unreadable")
-        yield ScanFrame(frame_id, cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), np.load(depth_path), np.asarray(pose))
+        bgr = decode_file(color_path, cv2.IMREAD_COLOR, ScanFormatError)
+        yield ScanFrame(frame_id, cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), _rendered_depth(depth_path), np.asarray(pose))
 
 
 def write_scan_annotations(scan_dir: str | Path, scene_id: str, mesh: RoomMesh) -> None:

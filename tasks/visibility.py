@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from benchfoundry.tasks.scannet_io import encode_jpeg
+from benchfoundry.tasks.scannet_io import ScanFormatError, encode_jpeg
 from benchfoundry.tasks.store import write_bytes_atomic
 
 #: NYU40 ids never asked about: unlabelled, wall, floor, ceiling, other structure/furniture/prop.
@@ -196,9 +196,16 @@ def scan_boxes(
     excluded: frozenset[int] = EXCLUDED_NYU40,
     excluded_labels: frozenset[str] = EXCLUDED_LABELS,
 ) -> list[ObjectBox]:
-    """Object boxes of a `scannet_io.Scan` from its mesh, segments and aggregation (`nyu40_of` None: no label map)."""
+    """Object boxes of a `scannet_io.Scan` from its mesh, segments and aggregation (`nyu40_of` None: no label map).
+
+    Segments that do not match the mesh raise ScanFormatError naming the segments file.
+    """
     vertices, _, _ = scan.mesh()
-    return object_boxes(vertices, scan.segments(), scan.aggregation(), nyu40_of, excluded, excluded_labels)
+    segs = scan.segments()
+    if len(segs) != len(vertices):
+        raise ScanFormatError(f"{scan.segs_path}: segIndices has {len(segs)} entries for the "
+                              f"{len(vertices)} vertices of {scan.ply_path.name}")
+    return object_boxes(vertices, segs, scan.aggregation(), nyu40_of, excluded, excluded_labels)
 
 
 def scan_visibility(
@@ -210,7 +217,7 @@ def scan_visibility(
 ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """The per-frame table of `frame_ids`, read one frame at a time; a frame that cannot be read
     is reported as {"frame", "reason"} and skipped. With `image_dir`, each frame's colour image
-    is written there as `<frame_id>.jpg`."""
+    is written there as `<frame_id>.jpg`, and other `.jpg` files there (an earlier selection's) are removed."""
     intr = scan.intrinsics
     per_frame: dict[int, list[dict[str, Any]]] = {}
     skipped: list[dict[str, Any]] = []
@@ -224,4 +231,7 @@ def scan_visibility(
             boxes, frame.pose, intr.color, intr.color_size, frame.depth_mm, intr.depth, intr.depth_shift, occlusion_m)
         if image_dir is not None:
             write_bytes_atomic(image_dir / f"{int(fid)}.jpg", encode_jpeg(frame.color, 95))
+    if image_dir is not None:
+        for stale in set(Path(image_dir).glob("*.jpg")) - {Path(image_dir) / f"{fid}.jpg" for fid in per_frame}:
+            stale.unlink()
     return visibility_table(scan.scene_id, per_frame), skipped

@@ -311,3 +311,57 @@ def test_write_sens_rejects_non_positional_ids(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="positions"):
         sio.write_sens(tmp_path / "x.sens", _intrinsics(), frames)
     assert not (tmp_path / "x.sens").exists()
+
+
+@pytest.mark.parametrize("keep", [0.3, 0.5, 0.97])
+def test_truncated_ply_names_the_file(tmp_path: Path, keep: float) -> None:
+    scan = sio.open_scan(make_tiny_scan(tmp_path / "scan", "export"))
+    data = scan.ply_path.read_bytes()
+    scan.ply_path.write_bytes(data[: int(len(data) * keep)])  # cut anywhere, not only at record boundaries
+    with pytest.raises(sio.ScanFormatError, match=rf"{scan.ply_path.name}: truncated in element"):
+        scan.mesh()
+
+
+def test_malformed_segments_and_ply_header_name_the_file(tmp_path: Path) -> None:
+    scan = sio.open_scan(make_tiny_scan(tmp_path / "scan", "export"))
+    scan.segs_path.write_text('{"segIndices": [1, "x", 3]}')
+    with pytest.raises(sio.ScanFormatError, match=rf"{scan.segs_path.name}: 'segIndices'"):
+        scan.segments()
+    data = scan.ply_path.read_bytes()
+    scan.ply_path.write_bytes(data.replace(b"property float x", b"property quad x", 1))
+    with pytest.raises(sio.ScanFormatError, match=rf"{scan.ply_path.name}: unknown PLY property type"):
+        scan.mesh()
+
+
+@pytest.mark.parametrize("sub, ext", [("color", "jpg"), ("depth", "png")])
+def test_export_frame_of_the_wrong_size_fails_alone(tmp_path: Path, sub: str, ext: str) -> None:
+    scan_dir = make_tiny_scan(tmp_path / "exp", "export")
+    frame = tiny_frames()[1]
+    small = sio.encode_jpeg(frame.color[:-2, :-4]) if sub == "color" else sio.encode_png16(frame.depth_mm[:, :-1])
+    (scan_dir / sub / f"1.{ext}").write_bytes(small)
+    scan = sio.open_scan(scan_dir)
+    read, failed = read_each(scan)
+    assert read == [0, 3, 4] and list(failed) == [1]
+    assert f"{sub}/1.{ext}" in failed[1] and "the intrinsics say" in failed[1]
+
+
+def test_export_rewrite_with_fewer_frames_leaves_no_stale_frame(tmp_path: Path) -> None:
+    scan_dir = make_tiny_scan(tmp_path / "exp", "export")
+    assert sio.write_export_layout(scan_dir, _intrinsics(), tiny_frames()[:2]) == 2
+    for sub in ("color", "depth", "pose"):
+        assert sorted(p.stem for p in (scan_dir / sub).iterdir()) == ["0", "1"]
+    assert sio.open_scan(scan_dir).all_frame_ids() == [0, 1]
+
+
+@pytest.mark.parametrize("layout", ["raw", "export"])
+def test_fingerprint_follows_contents_not_place_or_time(tmp_path: Path, layout: str) -> None:
+    scan_dir = make_tiny_scan(tmp_path / "a", layout)
+    before = sio.scan_fingerprint(scan_dir, SCENE)
+    moved = tmp_path / "b"
+    shutil.copytree(scan_dir, moved)  # new path and new mtimes
+    assert sio.scan_fingerprint(moved, SCENE) == before
+    names = {row[0] for row in before}
+    assert f"{SCENE}_vh_clean_2.ply" in names and (f"{SCENE}.sens" in names) == (layout == "raw")
+    agg = moved / f"{SCENE}.aggregation.json"
+    agg.write_text(agg.read_text().replace('"picture"', '"poster!"'))  # same size, other content
+    assert sio.scan_fingerprint(moved, SCENE) != before

@@ -1,12 +1,24 @@
-"""The synthetic ScanNet room's Blender worker: the same spec gives the same bytes."""
+"""The synthetic ScanNet room's Blender worker: the same spec gives the same bytes; bad frame files name the file."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
-from benchfoundry.tasks.scannet_synth import RenderSettings, camera_walk, render_spec, room_mesh, run_render_worker, synthetic_room
+from benchfoundry.tasks.scannet_io import ScanFormatError
+from benchfoundry.tasks.scannet_synth import (
+    RenderSettings,
+    camera_walk,
+    frame_paths,
+    render_spec,
+    rendered_frames,
+    room_mesh,
+    run_render_worker,
+    synthetic_room,
+)
 from benchfoundry.tasks.store import write_json_atomic
 
 
@@ -22,3 +34,28 @@ def test_two_renders_of_one_spec_are_byte_identical(tmp_path: Path) -> None:
     assert sorted(outputs[0]) == ["frame-000000.color.png", "frame-000000.depth.npy",
                                   "frame-000001.color.png", "frame-000001.depth.npy"]
     assert outputs[0] == outputs[1]
+
+
+def _write_frames(render_dir: Path, n: int) -> None:
+    """`n` worker frames (a grey colour PNG and a uint16 depth `.npy`) without Blender."""
+    render_dir.mkdir(parents=True, exist_ok=True)
+    for fid in range(n):
+        color, depth = frame_paths(render_dir, fid)
+        cv2.imwrite(str(color), np.full((6, 8, 3), 40 * fid, np.uint8))
+        np.save(depth, np.full((3, 4), 1000 + fid, np.uint16))
+
+
+@pytest.mark.parametrize("bad, cut", [("color", True), ("depth", True), ("depth", False)])
+def test_a_bad_rendered_frame_names_its_file(tmp_path: Path, bad: str, cut: bool) -> None:
+    _write_frames(tmp_path, 3)
+    poses = [np.eye(4)] * 3
+    assert [f.depth_mm[0, 0] for f in rendered_frames(tmp_path, poses)] == [1000, 1001, 1002]
+    path = frame_paths(tmp_path, 1)[0 if bad == "color" else 1]
+    if cut:
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    else:
+        path.unlink()
+    frames = rendered_frames(tmp_path, poses)
+    assert next(frames).frame_id == 0
+    with pytest.raises(ScanFormatError, match=path.name):
+        next(frames)

@@ -1,25 +1,26 @@
 """The viewspatial subflow on the synthetic scans, checked against the room's known geometry.
 
-The flow renders the two synthetic scans once (module fixture); answers are recomputed here
-from the room description (furniture centres) and the camera walk with plain vector maths.
+The flow renders the two synthetic scans once (module fixture, Blender tests); answers are recomputed
+here from the room description (furniture centres) and the camera walk with plain vector maths.
+The scan task's failure handling and rerun rules are checked without Blender on tiny scans.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from test_scannet_io import SCENE, make_tiny_scan
 
 from benchfoundry.flows.config import load_config
-from benchfoundry.flows.viewspatial import viewspatial_flow
-from benchfoundry.tasks.scannet_io import open_scan
+from benchfoundry.flows.viewspatial import _collect, scan_task, viewspatial_flow
+from benchfoundry.tasks.scannet_io import open_scan, scan_file_names
 from benchfoundry.tasks.scannet_synth import SYNTHETIC_SCENES, camera_walk, synthetic_room
-
-pytestmark = pytest.mark.blender
 
 #: Objects of the synthetic aggregation before the furniture: floor, ceiling, four walls.
 N_STRUCTURE = 6
@@ -62,6 +63,7 @@ def expected_camera_label(v: np.ndarray, vertical_min: float, vertical_only: flo
     return compass_word(math.degrees(math.atan2(right, front)))
 
 
+@pytest.mark.blender
 def test_flow_builds_both_splits(built: tuple[Path, dict]) -> None:
     out, outcome = built
     assert outcome["status"] == "built", outcome
@@ -86,6 +88,7 @@ def test_flow_builds_both_splits(built: tuple[Path, dict]) -> None:
     assert sorted(p["item"] for p in skipped) == sorted(f"{s}:3" for s, _ in SYNTHETIC_SCENES.values())
 
 
+@pytest.mark.blender
 def test_answers_agree_with_the_room_geometry(built: tuple[Path, dict]) -> None:
     out, _ = built
     qa = pd.read_parquet(out / "viewspatial" / "qa" / "manifest.parquet")
@@ -113,6 +116,7 @@ def test_answers_agree_with_the_room_geometry(built: tuple[Path, dict]) -> None:
     assert qa["answer_label"].isin(COMPASS).sum() >= 10 and qa["answer_label"].nunique() >= 6
 
 
+@pytest.mark.blender
 def test_every_item_obeys_the_distractor_rule(built: tuple[Path, dict]) -> None:
     out, _ = built
     bench = json.loads((out / "viewspatial" / "ViewSpatial-Bench.json").read_text())
@@ -142,6 +146,7 @@ def _ray_box_depth(origins: np.ndarray, dirs: np.ndarray, lo: np.ndarray, hi: np
     return np.where(hit, np.where(t_near > 0, t_near, t_far), np.inf)
 
 
+@pytest.mark.blender
 def test_rendered_depth_is_planar_depth_of_the_known_room(built: tuple[Path, dict]) -> None:
     out, _ = built
     scene_id = SYNTHETIC_SCENES["val"][0]
@@ -162,6 +167,7 @@ def test_rendered_depth_is_planar_depth_of_the_known_room(built: tuple[Path, dic
         assert np.mean(err < 0.02) > 0.95, frame.frame_id
 
 
+@pytest.mark.blender
 def test_raw_and_export_layouts_hold_the_same_scan(built: tuple[Path, dict]) -> None:
     out, _ = built
     scene_id = SYNTHETIC_SCENES["train"][0]
@@ -176,6 +182,7 @@ def test_raw_and_export_layouts_hold_the_same_scan(built: tuple[Path, dict]) -> 
         np.testing.assert_allclose(raw.read_frame(fid).pose, walk[fid], atol=1e-5)
 
 
+@pytest.mark.blender
 def test_rerun_skips_finished_scans_and_duplicates_nothing(built: tuple[Path, dict]) -> None:
     out, first = built
     vs = out / "viewspatial"
@@ -192,6 +199,7 @@ def test_rerun_skips_finished_scans_and_duplicates_nothing(built: tuple[Path, di
     assert not qa["item_id"].duplicated().any()
 
 
+@pytest.mark.blender
 def test_scannet_root_with_a_missing_scan_reports_it_and_builds_the_rest(
     built: tuple[Path, dict], tmp_path: Path
 ) -> None:
@@ -216,6 +224,7 @@ def test_scannet_root_with_a_missing_scan_reports_it_and_builds_the_rest(
     assert list(new["answer"]) == list(old["answer"])
 
 
+@pytest.mark.blender
 def test_without_the_label_map_structure_is_excluded_by_raw_name(built: tuple[Path, dict], tmp_path: Path) -> None:
     out, _ = built
     root = out / "viewspatial" / "synthetic"
@@ -237,3 +246,123 @@ def test_without_the_label_map_structure_is_excluded_by_raw_name(built: tuple[Pa
     qa = pd.read_parquet(vs / "qa" / "manifest.parquet")
     assert set(qa["split"]) == {"val", "train"}
     assert json.loads((vs / "ViewSpatial-Bench.json").read_text())
+
+
+@pytest.mark.blender
+def test_a_corrupt_mesh_fails_its_scan_only_and_a_new_selection_leaves_no_stale_image(
+    built: tuple[Path, dict], tmp_path: Path
+) -> None:
+    out, _ = built
+    val_scene, train_scene = SYNTHETIC_SCENES["val"][0], SYNTHETIC_SCENES["train"][0]
+    root = tmp_path / "scannet"
+    shutil.copytree(out / "viewspatial" / "synthetic" / "scans_export", root / "scans")
+    shutil.copy(out / "viewspatial" / "synthetic" / "scannetv2-labels.combined.tsv", root)
+    (root / "val.txt").write_text(f"{val_scene}\n")
+    (root / "train.txt").write_text(f"{train_scene}\n")
+    ply = root / "scans" / train_scene / scan_file_names(train_scene)["ply"]
+    ply.write_bytes(ply.read_bytes()[:-1001])
+    overrides = [f"viewspatial.scannet_root={root}", "viewspatial.split_lists={val: val.txt, train: train.txt}"]
+    build = tmp_path / "build" / "viewspatial"
+    outcome = viewspatial_flow(load_config(None, overrides), str(build.parent))
+    assert outcome["status"] == "built" and outcome["detail"].startswith("1/2 scans")
+    [bad] = [p for p in outcome["problems"] if p["item"] == train_scene]
+    assert str(ply) in bad["reason"] and "truncated" in bad["reason"]
+    bench = json.loads((build / "ViewSpatial-Bench.json").read_text())
+    assert bench and all(val_scene in path for r in bench for path in r["image_path"])
+    assert json.loads((build / "ViewSpatial-SFT.json").read_text()) == []
+    # A smaller frame budget selects fewer frames: the images folder holds exactly the new ones.
+    images = build / "images" / val_scene
+    before = {p.name for p in images.glob("*.jpg")}
+    viewspatial_flow(load_config(None, [*overrides, "viewspatial.coverage.budget=2"]), str(build.parent))
+    vis = pd.read_parquet(build / "visibility" / "manifest.parquet")
+    after = {p.name for p in images.glob("*.jpg")}
+    assert after == {f"{fid}.jpg" for fid in set(vis["frame_id"])} and len(after) <= 2 < len(before)
+
+
+# --- the scan task without Blender: tiny export-layout scans ---------------------------------------
+
+OTHER = "scene0001_00"
+
+
+def tiny_scans(root: Path) -> dict[str, Path]:
+    """Two tiny scans under `root` (the second a copy of the first under another scene id)."""
+    first = make_tiny_scan(root / SCENE, "export")
+    second = root / OTHER
+    shutil.copytree(first, second)
+    for kind, name in scan_file_names(SCENE).items():
+        if (second / name).exists():
+            (second / name).rename(second / scan_file_names(OTHER)[kind])
+    return {SCENE: first, OTHER: second}
+
+
+def run_scans(out: Path, scans: dict[str, Path]) -> dict[str, dict]:
+    vs = load_config(None, ["viewspatial.coverage.depth_stride=1"]).viewspatial
+    return {scene: scan_task.fn(str(out), str(d), "val", "export", None, vs, 0) for scene, d in scans.items()}
+
+
+def markers(out: Path, scene: str) -> dict[str, tuple[int, int, str]]:
+    """(inode, mtime, spec hash) of a scan's stage markers: a rewritten marker is a new file."""
+    found = {}
+    for stage in ("frames", "visibility", "qa"):
+        path = out / "viewspatial" / stage / "_done" / f"{scene}.json"
+        found[stage] = (path.stat().st_ino, path.stat().st_mtime_ns, json.loads(path.read_text())["spec_hash"])
+    return found
+
+
+@pytest.mark.parametrize("bad_file", ["ply", "segs"])
+def test_a_corrupt_scan_is_reported_by_file_and_the_other_scan_is_built(tmp_path: Path, bad_file: str) -> None:
+    scans = tiny_scans(tmp_path / "scans")
+    bad = scans[OTHER] / scan_file_names(OTHER)[bad_file]
+    bad.write_bytes(bad.read_bytes()[: bad.stat().st_size // 3])
+    results = run_scans(tmp_path / "out", scans)
+    assert results[SCENE]["done"] and results[SCENE]["problems"] == []
+    assert len(markers(tmp_path / "out", SCENE)) == 3
+    assert not results[OTHER]["done"]
+    [found] = results[OTHER]["problems"]
+    assert found["item"] == OTHER and found["path"] == str(scans[OTHER])
+    assert str(bad) in found["reason"]
+    assert not (tmp_path / "out" / "viewspatial" / "qa" / "_done" / f"{OTHER}.json").exists()
+
+
+def test_a_task_that_raises_is_reported_and_the_other_results_kept() -> None:
+    class Future:
+        def __init__(self, value: object) -> None:
+            self.value = value
+
+        def result(self) -> object:
+            if isinstance(self.value, Exception):
+                raise self.value
+            return self.value
+
+    results, failed = _collect([("a", "/scans/a", Future({"scene_id": "a"})),
+                                ("b", "/scans/b", Future(RuntimeError("boom"))),
+                                ("c", "/scans/c", Future({"scene_id": "c"}))], "scan")
+    assert results == [{"scene_id": "a"}, {"scene_id": "c"}]
+    assert [(p["item"], p["kind"], p["path"]) for p in failed] == [("b", "failed", "/scans/b")]
+    assert "RuntimeError: boom" in failed[0]["reason"]
+
+
+def test_a_changed_scan_is_redone_and_an_untouched_or_moved_one_is_not(tmp_path: Path) -> None:
+    scans = tiny_scans(tmp_path / "scans")
+    out = tmp_path / "out"
+    run_scans(out, scans)
+    first = {scene: markers(out, scene) for scene in scans}
+    assert all(r["done"] for r in run_scans(out, scans).values())
+    assert {scene: markers(out, scene) for scene in scans} == first
+    # A moved ScanNet root and a copied build: same contents, nothing redone.
+    shutil.copytree(tmp_path / "scans", tmp_path / "moved")
+    shutil.copytree(out, tmp_path / "copy")
+    hashes = {scene: {k: v[2] for k, v in m.items()} for scene, m in first.items()}
+    copied = {scene: markers(tmp_path / "copy", scene) for scene in scans}
+    run_scans(tmp_path / "copy", {scene: tmp_path / "moved" / scene for scene in scans})
+    assert {scene: markers(tmp_path / "copy", scene) for scene in scans} == copied
+    assert {scene: {k: v[2] for k, v in m.items()} for scene, m in copied.items()} == hashes
+    # One changed pose: that scan's stages are redone, the other scan's are not.
+    pose = scans[OTHER] / "pose" / "0.txt"
+    matrix = np.loadtxt(pose)
+    matrix[0, 3] += 0.25
+    np.savetxt(pose, matrix)
+    run_scans(out, scans)
+    assert markers(out, SCENE) == first[SCENE]
+    changed = markers(out, OTHER)
+    assert all(changed[stage][2] != first[OTHER][stage][2] for stage in changed)

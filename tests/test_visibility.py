@@ -6,8 +6,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_scannet_io import make_tiny_scan
 
-from benchfoundry.tasks.scannet_io import ScanFormatError, ScanFrame, ScanIntrinsics
+from benchfoundry.tasks.scannet_io import (
+    ScanFormatError,
+    ScanFrame,
+    ScanIntrinsics,
+    open_scan,
+    read_segs_json,
+    write_segs_json,
+)
 from benchfoundry.tasks.scannet_synth import look_at, room_mesh, synthetic_room
 from benchfoundry.tasks.visibility import (
     EXCLUDED_NYU40,
@@ -15,6 +23,7 @@ from benchfoundry.tasks.visibility import (
     ObjectBox,
     frame_visibility,
     object_boxes,
+    scan_boxes,
     scan_visibility,
     visibility_table,
 )
@@ -179,3 +188,17 @@ def test_scan_visibility_skips_an_unreadable_frame_and_writes_the_others(tmp_pat
     assert [s["frame"] for s in skipped] == [5] and "frame 5" in skipped[0]["reason"]
     assert list(table["frame_id"]) == [4, 6] and (table["visibility"] == 1.0).all()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["4.jpg", "6.jpg"]
+
+
+def test_scan_visibility_removes_images_of_an_earlier_selection(tmp_path: Path) -> None:
+    b = box((-0.3, -0.3, 2.0), (0.3, 0.3, 2.6))
+    scan_visibility(_FakeScan(), [b], [1, 2, 4], image_dir=tmp_path)
+    scan_visibility(_FakeScan(), [b], [4, 5, 6], image_dir=tmp_path)  # frame 5 cannot be read
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["4.jpg", "6.jpg"]
+
+
+def test_segments_that_do_not_match_the_mesh_name_the_segments_file(tmp_path: Path) -> None:
+    scan = open_scan(make_tiny_scan(tmp_path / "scan", "export"))
+    write_segs_json(scan.segs_path, scan.scene_id, read_segs_json(scan.segs_path)[:-5])
+    with pytest.raises(ScanFormatError, match=rf"{scan.segs_path.name}: segIndices has \d+ entries"):
+        scan_boxes(scan, None)
