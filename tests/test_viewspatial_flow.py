@@ -199,6 +199,13 @@ def test_rerun_skips_finished_scans_and_duplicates_nothing(built: tuple[Path, di
     assert not qa["item_id"].duplicated().any()
 
 
+def _split_lists(folder: Path, val: list[str], train: list[str]) -> str:
+    """Write split lists into `folder`; the `--set` that points the build at them."""
+    for split, scenes in (("val", val), ("train", train)):
+        (folder / f"{split}.txt").write_text("".join(f"{scene}\n" for scene in scenes))
+    return f"viewspatial.split_lists={{val: {folder / 'val.txt'}, train: {folder / 'train.txt'}}}"
+
+
 @pytest.mark.blender
 def test_scannet_root_with_a_missing_scan_reports_it_and_builds_the_rest(
     built: tuple[Path, dict], tmp_path: Path
@@ -206,11 +213,9 @@ def test_scannet_root_with_a_missing_scan_reports_it_and_builds_the_rest(
     out, _ = built
     root = out / "viewspatial" / "synthetic"
     val_scene, train_scene = SYNTHETIC_SCENES["val"][0], SYNTHETIC_SCENES["train"][0]
-    (tmp_path / "val.txt").write_text(f"{val_scene}\nscene0999_00\n")
-    (tmp_path / "train.txt").write_text(f"{train_scene}\n")
     config = load_config(None, [
         f"viewspatial.scannet_root={root}", "viewspatial.scans_dir=scans_export",
-        f"viewspatial.split_lists={{val: {tmp_path / 'val.txt'}, train: {tmp_path / 'train.txt'}}}",
+        _split_lists(tmp_path, [val_scene, "scene0999_00"], [train_scene]),
     ])
     outcome = viewspatial_flow(config, str(tmp_path / "build"))
     assert outcome["status"] == "built"
@@ -228,11 +233,9 @@ def test_scannet_root_with_a_missing_scan_reports_it_and_builds_the_rest(
 def test_without_the_label_map_structure_is_excluded_by_raw_name(built: tuple[Path, dict], tmp_path: Path) -> None:
     out, _ = built
     root = out / "viewspatial" / "synthetic"
-    (tmp_path / "val.txt").write_text(f"{SYNTHETIC_SCENES['val'][0]}\n")
-    (tmp_path / "train.txt").write_text(f"{SYNTHETIC_SCENES['train'][0]}\n")
     config = load_config(None, [
         f"viewspatial.scannet_root={root}", "viewspatial.label_map=no-such-labels.tsv",
-        f"viewspatial.split_lists={{val: {tmp_path / 'val.txt'}, train: {tmp_path / 'train.txt'}}}",
+        _split_lists(tmp_path, [SYNTHETIC_SCENES["val"][0]], [SYNTHETIC_SCENES["train"][0]]),
     ])
     outcome = viewspatial_flow(config, str(tmp_path / "build"))
     assert outcome["status"] == "built" and outcome["label_map"] is None
