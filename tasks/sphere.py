@@ -37,6 +37,8 @@ MAX_FACE_WIDTH = (sm.REMAP_LIMIT - 1) // 3 - 2
 FLOAT_FORMATS = (".exr", ".hdr", ".pfm", ".tif", ".tiff")
 #: Extensions that hold 8 bits per channel only: OpenCV would saturate other integer images (30000 → 255).
 EIGHT_BIT_FORMATS = (".bmp", ".dib", ".jpe", ".jpeg", ".jpg", ".ras", ".sr", ".webp")
+#: Extensions OpenCV writes as float only, rescaling integer images (Radiance HDR: uint16 300 reads back as 1.17).
+FLOAT_ONLY_FORMATS = (".hdr",)
 #: Integer dtypes whose every value float32 holds exactly (written to .exr as float32).
 EXACT_IN_FLOAT32 = (np.uint8, np.int8, np.uint16, np.int16)
 _CV_INTERP = {"bilinear": cv2.INTER_LINEAR, "nearest": cv2.INTER_NEAREST}
@@ -226,13 +228,13 @@ def read_erp(path: str | os.PathLike[str]) -> np.ndarray:
 def exr_ready(path: Path, image: np.ndarray) -> np.ndarray:
     """The image as OpenEXR stores it: float32 of the same values (EXR is linear float, nothing is rescaled).
 
-    uint8, int8, uint16 and int16 become float32 exactly (a uint8 200 reads back from `read_erp` as
-    200.0); float64 is rounded to float32; float16 and float32 are kept. Wider integers (int32 / int64
-    instance ids) would lose precision in float32 and are a ValueError naming the path.
+    uint8, int8, uint16, int16 and float16 become float32 exactly (a uint8 200 reads back from `read_erp`
+    as 200.0); float64 is rounded to float32; float32 is kept. Wider integers (int32 / int64 instance ids)
+    would lose precision in float32 and are a ValueError naming the path.
     """
-    if image.dtype in (np.float16, np.float32):
+    if image.dtype == np.float32:
         return image
-    if image.dtype == np.float64 or image.dtype in EXACT_IN_FLOAT32:
+    if image.dtype in (np.float16, np.float64) or image.dtype in EXACT_IN_FLOAT32:
         return image.astype(np.float32)
     raise ValueError(f"{path}: a {image.dtype} image does not fit OpenEXR's float32 exactly; "
                      "write .tif instead (it keeps 32-bit integers)")
@@ -248,6 +250,9 @@ def write_image(path: str | os.PathLike[str], image: np.ndarray) -> Path:
     suffix = path.suffix.lower()
     if image.dtype.kind == "f" and suffix not in FLOAT_FORMATS:
         raise ValueError(f"{path}: a {image.dtype} image needs .tif or .exr (or .hdr / .pfm), not {path.suffix!r}")
+    if image.dtype.kind != "f" and suffix in FLOAT_ONLY_FORMATS:
+        raise ValueError(f"{path}: {path.suffix!r} stores floats only; a {image.dtype} image would be rescaled, "
+                         "write .png or .tif (integers) instead")
     if image.dtype != np.uint8 and suffix in EIGHT_BIT_FORMATS:
         raise ValueError(f"{path}: {path.suffix!r} holds 8 bits per channel, a {image.dtype} image would be "
                          "clipped; write .png or .tif (16-bit integers) or .tif / .exr (float) instead")

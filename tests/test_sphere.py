@@ -485,7 +485,7 @@ def test_eight_bit_formats_refuse_wider_integers(tmp_path: Path) -> None:
 def test_exr_stores_integer_images_as_float32_of_the_same_values(tmp_path: Path) -> None:
     """OpenCV's EXR writer takes only float: uint8 / uint16 / int16 panoramas come back as float32, values kept."""
     rng = np.random.default_rng(3)
-    for dtype, top in ((np.uint8, 255), (np.uint16, 65535), (np.int16, 32767)):
+    for dtype, top in ((np.uint8, 255), (np.uint16, 65535), (np.int16, 32767), (np.float16, 2048)):
         image = rng.integers(0, top + 1, (8, 16, 3)).astype(dtype)
         back = sphere.read_erp(sphere.write_image(tmp_path / f"{np.dtype(dtype).name}.exr", image))
         assert back.dtype == np.float32
@@ -494,6 +494,12 @@ def test_exr_stores_integer_images_as_float32_of_the_same_values(tmp_path: Path)
     with pytest.raises(ValueError, match=r"ids\.exr: .*int32.*\.tif"):
         sphere.write_image(tmp_path / "ids.exr", wide)
     assert not (tmp_path / "ids.exr").exists()
+
+
+def test_radiance_hdr_refuses_integer_images_it_would_rescale(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"pano\.hdr: .*floats only"):
+        sphere.write_image(tmp_path / "pano.hdr", np.full((8, 16, 3), 300, np.uint16))
+    assert not (tmp_path / "pano.hdr").exists()
 
 
 def test_unencodable_combination_is_a_value_error_naming_the_path(tmp_path: Path) -> None:
