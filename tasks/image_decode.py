@@ -52,6 +52,9 @@ def check_complete(data: bytes, where: str, error: ErrorType = ValueError) -> No
             image.load()
     except UnidentifiedImageError:
         raise error(f"{where}: cannot decode the image (corrupt or unsupported format)") from None
+    except Image.DecompressionBombError:
+        raise error(f"{where}: {kind} data without an end marker (truncated?) and too large for PIL to check "
+                    f"(over {Image.MAX_IMAGE_PIXELS * 2} pixels)") from None
     except (OSError, SyntaxError, ValueError) as exc:
         raise error(f"{where}: cannot decode the image: truncated {kind} (no end marker; {exc})") from None
 

@@ -84,3 +84,14 @@ def test_other_formats_and_bad_files(tmp_path: Path) -> None:
     (tmp_path / "junk.jpg").write_bytes(b"\xff\xd8\xff not really a jpeg")
     with pytest.raises(ValueError, match="junk.jpg: cannot decode the image"):
         image_decode.decode_file(tmp_path / "junk.jpg")
+
+
+def test_an_image_too_large_for_pils_check_is_an_error_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without an end marker the data must be checked; when PIL refuses its size, say so instead of raising PIL's error."""
+    from PIL import Image
+
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 1000)  # the 96×192 test image is then over twice the limit
+    data = encoded(".jpg", gradient())
+    with pytest.raises(ValueError, match=r"big\.jpg: JPEG data without an end marker .*too large"):
+        image_decode.decode_bytes(data[: len(data) // 2], "big.jpg")
+    assert image_decode.decode_bytes(data, "big.jpg").shape == (96, 192, 3)  # complete data: fast path, no PIL
