@@ -31,7 +31,8 @@ bench: venv
 lock:
 	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
 	.venv-lock/bin/pip install --quiet -e ".[test,bench]"
-	{ sed -n 1,2p constraints.txt; .venv-lock/bin/pip freeze --exclude-editable | sed 's/+cpu$$//'; } > constraints.txt.new
+	.venv-lock/bin/pip freeze --exclude-editable > .venv-lock/freeze.txt
+	{ sed -n 1,2p constraints.txt; sed 's/+cpu$$//' .venv-lock/freeze.txt; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt && rm -rf .venv-lock
 
 clean:
