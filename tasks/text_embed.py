@@ -102,6 +102,18 @@ class TextEmbedder:
         }
 
 
+def _reason(exc: BaseException) -> str:
+    return " ".join(f"{type(exc).__name__}: {exc}".split())
+
+
+def _on_device(model: Any, device: str) -> Any:
+    """The loaded model moved to `device`; a device torch does not know or cannot use names the field."""
+    try:
+        return model.to(device)
+    except (RuntimeError, AssertionError, ValueError, TypeError) as exc:
+        raise ValueError(f"qa.embedding.device: cannot move the model to device {device!r}: {_reason(exc)}") from exc
+
+
 def load_embedder(config: EmbeddingConfig) -> TextEmbedder:
     """Load the configured model from its local folder (the shipped MiniLM when `path` is None)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -118,13 +130,13 @@ def load_embedder(config: EmbeddingConfig) -> TextEmbedder:
         from transformers import AutoModel, AutoTokenizer
 
         tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-        model = AutoModel.from_pretrained(str(path), local_files_only=True).to(config.device).eval()
+        model = AutoModel.from_pretrained(str(path), local_files_only=True)
     except (ImportError, OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
-        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
         raise ValueError(
             f"qa.embedding.path: cannot load {config.name} from {path} (it needs config.json, the tokenizer "
-            f"files and the weights): {reason}"
+            f"files and the weights): {_reason(exc)}"
         ) from exc
+    model = _on_device(model, config.device).eval()
     prefix = default_prefix(config.name) if config.prefix is None else config.prefix
     return TextEmbedder(
         name=config.name, path=path, prefix=prefix, tokenizer=tokenizer, model=model,

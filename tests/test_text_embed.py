@@ -118,3 +118,13 @@ def test_e5score_identical_is_one_and_unrelated_is_lower(minilm: text_embed.Text
     assert scores[0] == pytest.approx(1.0, abs=1e-5)
     assert scores[2] < scores[1]
     assert np.all(scores <= 1.0 + 1e-5)
+
+
+@pytest.mark.parametrize("device", ["no-such-device", "cuda:99"])
+def test_unusable_device_names_the_device_field_not_the_model_files(tiny_bert_dir: Path, device: str) -> None:
+    """A model folder that loads on the CPU: the failure is the device's, so the message names
+    qa.embedding.device and the device, and says nothing about missing files."""
+    with pytest.raises(ValueError, match="qa.embedding.device") as caught:
+        text_embed.load_embedder(EmbeddingConfig(name="intfloat/e5-large-v2", path=tiny_bert_dir, device=device))
+    assert repr(device) in str(caught.value)
+    assert "config.json" not in str(caught.value) and "qa.embedding.path" not in str(caught.value)
