@@ -30,6 +30,7 @@ import hashlib
 import importlib.metadata
 import itertools
 import json
+import math
 import os
 import shutil
 from dataclasses import dataclass
@@ -158,12 +159,20 @@ def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list
 
 
 def empty_scene_repeats(share: float | None, person_shards: int) -> int:
-    """The least number of empty shards per (scene, lighting) whose frames make at least `share` of
-    that (scene, lighting)'s frames next to `person_shards` person shards (every shard has the same
-    cameras); 1 when `share` is None."""
-    repeats = 1
-    while share is not None and repeats / (repeats + person_shards) < share:
-        repeats += 1
+    """The least number r ≥ 1 of empty shards per (scene, lighting) whose frames make at least `share`
+    of that (scene, lighting)'s frames next to `person_shards` person shards (every shard has the same
+    cameras); 1 when `share` is None.
+
+    r / (r + p) ≥ share ⇔ r ≥ share·p / (1 − share) for 0 < share < 1; the rounded-up bound is then
+    moved by one where floating point puts it on the wrong side of the share.
+    """
+    if share is None:
+        return 1
+    repeats = max(1, math.ceil(share * person_shards / (1 - share)))
+    if repeats / (repeats + person_shards) < share:
+        return repeats + 1
+    if repeats > 1 and (repeats - 1) / (repeats - 1 + person_shards) >= share:
+        return repeats - 1
     return repeats
 
 
@@ -171,7 +180,7 @@ def empty_shard_id(scene: str, lighting: str, repeat: int) -> str:
     return f"{scene}_empty_{lighting}" + (f"_r{repeat:03d}" if repeat else "")
 
 
-def plan_empty_shards(config: BuildConfig, repeats: int = 1) -> list[ShardPlan]:
+def plan_empty_shards(config: BuildConfig, repeats: int) -> list[ShardPlan]:
     """`repeats` shards per (scene, lighting) rendering the rig with no person. The cameras aim where
     they aim at the upright body, so the body config is part of the hash; textures are not. Repeat
     k ≥ 1 places the props by its own seed (repeat 0 by the build seed, as the person shards)."""

@@ -66,8 +66,8 @@ def test_presence_negatives_follow_the_render_option() -> None:
 
 
 def _raw_path(row: dict) -> str:
-    """The raw frame of a task-file row (an nv row may show the night-vision image in img_path)."""
-    return row.get("raw_img_path", row["img_path"])
+    """The raw frame of a task-file row (an nv row shows the night-vision image in img_path)."""
+    return row["raw_img_path"]
 
 
 def _add_empty_rows(out: Path, manifest: str) -> list[str]:
@@ -209,6 +209,24 @@ def test_share_plans_the_fewest_repeats_that_reach_it(share: float) -> None:
     empty_total = sum(p.empty_scene for p in plans)
     assert syndor_render.empty_scene_share(plans, frames) == round(empty_total / len(plans), 4)
     assert syndor_render.empty_scene_share(plans, {}) is None
+
+
+def _brute_force_repeats(share: float, person_shards: int) -> int:
+    """Count up from one empty shard until the empty shards reach the share of the cell's shards."""
+    repeats = 1
+    while repeats / (repeats + person_shards) < share:
+        repeats += 1
+    return repeats
+
+
+def test_repeats_match_counting_up_for_many_shares_and_cells() -> None:
+    rng = np.random.default_rng(0)
+    shares = [*np.round(np.arange(0.01, 1.0, 0.01), 2), *rng.uniform(0.001, 0.99, 300), 1 / 3, 2 / 3, 0.1 + 0.2]
+    for share in shares:
+        for person_shards in (0, 1, 2, 3, 4, 7, 10, 12, 48, 99, 100, 360):
+            assert syndor_render.empty_scene_repeats(float(share), person_shards) == \
+                _brute_force_repeats(float(share), person_shards), (share, person_shards)
+    assert syndor_render.empty_scene_repeats(None, 12) == 1
 
 
 def test_repeats_are_new_scenes_and_keep_the_first_empty_shard() -> None:
