@@ -8,9 +8,10 @@ float32 in the `.sens`; both readers return them at that precision (as float64 a
 export writer prints them with 9 significant digits so that the export is lossless against the `.sens`.
 A frame whose colour or depth image is truncated, corrupt or not of the intrinsics' size raises
 ScanFormatError naming the file (and frame) when it is read; readers report and skip it. The export
-layout takes the image sizes from the headers of its first readable frame. A truncated or malformed
-mesh, segments or aggregation file raises ScanFormatError naming it. `scan_fingerprint` sums up a
-scan folder's contents (relative names, sizes, hashes) for the stage spec hashes.
+layout takes the image sizes from the headers of its first few readable frames (the most common size,
+so one odd frame fails alone). A truncated or malformed mesh, segments or aggregation file raises
+ScanFormatError naming it. `scan_fingerprint` sums up a scan folder's contents (relative names,
+sizes, hashes) for the stage spec hashes without opening the frame images.
 """
 
 from __future__ import annotations
@@ -43,11 +44,16 @@ _SEGS_PARAMS = {
 
 
 _NO_COLOR = np.zeros((0, 0, 3), dtype=np.uint8)
-#: (folder, extension) of an export frame's files.
+#: (folder, extension) of an export frame's files; the first two are its images.
 _EXPORT_FRAME_FILES = (("color", "jpg"), ("depth", "png"), ("pose", "txt"))
-#: Files hashed whole by `scan_fingerprint`; others (frames, `.sens`) by size and their first and last block.
-_HASHED_WHOLE = {".ply", ".json", ".txt"}
+_EXPORT_IMAGE_FILES = _EXPORT_FRAME_FILES[:2]
+#: Readable frames whose header sizes `_export_sizes` compares.
+_SIZE_SAMPLE = 5
+#: Files hashed whole by `scan_fingerprint`; the `.sens` by its size and its first and last block.
+_HASHED_WHOLE = {".ply", ".json"}
 _FINGERPRINT_BLOCK = 4096
+#: Export folders of small text files that `scan_fingerprint` hashes as one stream.
+_FINGERPRINT_TEXT_DIRS = ("pose", "intrinsic")
 
 
 class ScanFormatError(ValueError):
@@ -691,18 +697,35 @@ def open_sens(sens_path: str | Path, scan_dir: str | Path | None = None) -> Sens
     )
 
 
+def most_common_size(sizes: Sequence[tuple[tuple[int, int], tuple[int, int]]]
+                     ) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The most common (colour, depth) size pair; a tie goes to the pair seen first."""
+    counts: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
+    for pair in sizes:
+        counts[pair] = counts.get(pair, 0) + 1
+    return max(counts, key=lambda pair: counts[pair])  # max keeps the first of equal counts
+
+
 def _export_sizes(scan_dir: Path, frame_ids: list[int]
                   ) -> tuple[tuple[int, int], tuple[int, int], list[dict[str, Any]]]:
-    """Colour and depth (w, h) from the headers of the first frame whose headers read, and the frames
-    before it as skipped entries; (0, 0) sizes when no frame has readable headers."""
+    """Colour and depth (w, h): the most common pair among the first `_SIZE_SAMPLE` frames whose headers
+    read, and the unreadable frames before the first readable one as skipped entries; (0, 0) sizes when
+    no frame has readable headers. (Unreadable frames among the sample fail when they are read.)"""
     unreadable: list[dict[str, Any]] = []
+    sizes: list[tuple[tuple[int, int], tuple[int, int]]] = []
     for fid in frame_ids:
         try:
-            return (image_size(scan_dir / "color" / f"{fid}.jpg"), image_size(scan_dir / "depth" / f"{fid}.png"),
-                    unreadable)
+            color, depth = (image_size(scan_dir / sub / f"{fid}.{ext}") for sub, ext in _EXPORT_IMAGE_FILES)
         except ScanFormatError as exc:
-            unreadable.append({"frame": fid, "reason": str(exc)})
-    return (0, 0), (0, 0), unreadable
+            if not sizes:
+                unreadable.append({"frame": fid, "reason": str(exc)})
+            continue
+        sizes.append((color, depth))
+        if len(sizes) == _SIZE_SAMPLE:
+            break
+    if not sizes:
+        return (0, 0), (0, 0), unreadable
+    return (*most_common_size(sizes), unreadable)
 
 
 def _open_export(scan_dir: Path, scene_id: str) -> ExportScan:
@@ -712,7 +735,7 @@ def _open_export(scan_dir: Path, scene_id: str) -> ExportScan:
     ids = sorted(int(p.stem) for p in (scan_dir / "pose").glob("*.txt") if p.stem.isdigit())
     skipped, valid = [], []
     for fid in ids:
-        missing = [f"{sub}/{fid}.{ext}" for sub, ext in (("color", "jpg"), ("depth", "png"))
+        missing = [f"{sub}/{fid}.{ext}" for sub, ext in _EXPORT_IMAGE_FILES
                    if not (scan_dir / sub / f"{fid}.{ext}").exists()]
         try:
             reason = f"missing {', '.join(missing)}" if missing else pose_problem(
@@ -756,7 +779,7 @@ def open_scan(scan_dir: str | Path, layout: str | None = None) -> Scan:
 
 
 def _file_digest(path: Path, size: int) -> str:
-    """sha256 of a whole annotation file, or of a large file's first and last block."""
+    """sha256 of a whole annotation file, or of a large file's (the `.sens`) first and last block."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         if path.suffix in _HASHED_WHOLE or size <= 2 * _FINGERPRINT_BLOCK:
@@ -769,18 +792,41 @@ def _file_digest(path: Path, size: int) -> str:
     return digest.hexdigest()
 
 
-def scan_fingerprint(scan_dir: str | Path, scene_id: str) -> list[list[Any]]:
-    """[relative path, size, digest] of each input file of a scan (either layout), sorted by path.
+def _relative_files(root: Path, subs: Iterable[str]) -> list[tuple[str, Path]]:
+    """(path relative to `root`, path) of the files in the folders `subs` of `root`, sorted by relative path."""
+    files = [p for sub in subs for p in (root / sub).glob("*") if p.is_file()]
+    return sorted((p.relative_to(root).as_posix(), p) for p in files)
 
-    A content summary that ignores where the folder is and its timestamps: mesh, segments,
-    aggregation, poses and intrinsics are hashed whole; images and the `.sens` by their size and
-    their first and last 4 KiB (the `.sens` header holds the intrinsics). Missing files are left out.
+
+def _text_stream_row(root: Path) -> list[Any] | None:
+    """One [folders, total size, sha256] row over the pose and intrinsic files (name, length and bytes
+    of each, in path order); None when there are none (the raw layout)."""
+    digest, total, files = hashlib.sha256(), 0, _relative_files(root, _FINGERPRINT_TEXT_DIRS)
+    for name, path in files:
+        data = path.read_bytes()
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
+        total += len(data)
+    return ["+".join(_FINGERPRINT_TEXT_DIRS), total, digest.hexdigest()] if files else None
+
+
+def scan_fingerprint(scan_dir: str | Path, scene_id: str) -> list[list[Any]]:
+    """[relative path, size, digest] rows summing up a scan's input files (either layout), sorted by path.
+
+    A content summary that ignores where the folder is and its timestamps, cheap enough to compute on
+    every run of a large ScanNet on a network filesystem: mesh, segments and aggregation are hashed
+    whole, the `.sens` by its size and its first and last 4 KiB (its header holds the intrinsics);
+    the export layout's colour and depth images by name and size only ([path, size, None], not opened),
+    its poses and intrinsics as one hashed stream (one row). Missing files are left out.
     """
     root = Path(scan_dir)
-    files = [root / name for name in scan_file_names(scene_id).values()]
-    files += [p for sub in ("color", "depth", "pose", "intrinsic") for p in (root / sub).glob("*")]
-    rows = []
-    for path in sorted((p for p in files if p.is_file()), key=lambda p: p.relative_to(root).as_posix()):
-        size = path.stat().st_size
-        rows.append([path.relative_to(root).as_posix(), size, _file_digest(path, size)])
-    return rows
+    rows: list[list[Any]] = []
+    for name in scan_file_names(scene_id).values():
+        path = root / name
+        if path.is_file():
+            size = path.stat().st_size
+            rows.append([name, size, _file_digest(path, size)])
+    rows += [[name, path.stat().st_size, None]
+             for name, path in _relative_files(root, (sub for sub, _ in _EXPORT_IMAGE_FILES))]
+    text = _text_stream_row(root)
+    return sorted(rows + ([text] if text else []), key=lambda row: row[0])

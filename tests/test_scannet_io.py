@@ -365,3 +365,71 @@ def test_fingerprint_follows_contents_not_place_or_time(tmp_path: Path, layout: 
     agg = moved / f"{SCENE}.aggregation.json"
     agg.write_text(agg.read_text().replace('"picture"', '"poster!"'))  # same size, other content
     assert sio.scan_fingerprint(moved, SCENE) != before
+
+
+def test_export_fingerprint_reads_no_image_and_hashes_poses(tmp_path: Path) -> None:
+    scan_dir = make_tiny_scan(tmp_path / "exp", "export")
+    before = sio.scan_fingerprint(scan_dir, SCENE)
+    rows = {row[0]: row for row in before}
+    images = sorted(p.relative_to(scan_dir).as_posix() for sub in ("color", "depth") for p in (scan_dir / sub).iterdir())
+    assert images and all(rows[name] == [name, (scan_dir / name).stat().st_size, None] for name in images)
+    assert not any(name.startswith(("pose/", "intrinsic/")) for name in rows)  # one stream row, not one per file
+    # An image is judged by name and size: same-size other bytes go unnoticed, another size does not.
+    color = scan_dir / "color" / "1.jpg"
+    data = color.read_bytes()
+    color.write_bytes(data[:-1] + bytes([data[-1] ^ 0xFF]))
+    assert sio.scan_fingerprint(scan_dir, SCENE) == before
+    color.write_bytes(data + b"\0")
+    assert sio.scan_fingerprint(scan_dir, SCENE) != before
+    color.write_bytes(data)
+    # A pose or intrinsic file with other bytes of the same length changes it.
+    for name in ("pose/0.txt", "intrinsic/intrinsic_depth.txt"):
+        path = scan_dir / name
+        text = path.read_bytes()
+        path.write_bytes(text.replace(b"0", b"1", 1))
+        assert sio.scan_fingerprint(scan_dir, SCENE) != before, name
+        path.write_bytes(text)
+    assert sio.scan_fingerprint(scan_dir, SCENE) == before
+    # Moving bytes from one pose file to the next (same total) changes it too.
+    a, b = scan_dir / "pose" / "0.txt", scan_dir / "pose" / "1.txt"
+    ta, tb = a.read_bytes(), b.read_bytes()
+    a.write_bytes(ta + tb[:1])
+    b.write_bytes(tb[1:])
+    assert sio.scan_fingerprint(scan_dir, SCENE) != before
+
+
+def test_export_fingerprint_opens_no_frame_image(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scan_dir = make_tiny_scan(tmp_path / "exp", "export")
+    opened: list[str] = []
+    real_open = open
+
+    def spy(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(Path(path).relative_to(scan_dir).as_posix())
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", spy)
+    monkeypatch.setattr("io.open", spy)  # pathlib's read_bytes
+    sio.scan_fingerprint(scan_dir, SCENE)
+    monkeypatch.undo()
+    assert "pose/0.txt" in opened and not [name for name in opened if name.startswith(("color/", "depth/"))]
+
+
+def test_most_common_size_ties_go_to_the_earliest() -> None:
+    a, b, c = ((8, 6), (4, 3)), ((8, 6), (8, 6)), ((2, 2), (4, 3))
+    assert sio.most_common_size([a, b, b, a, b]) == b
+    assert sio.most_common_size([b, a, a, b]) == b
+    assert sio.most_common_size([c, a, b]) == c
+    assert sio.most_common_size([a]) == a
+
+
+@pytest.mark.parametrize("sub, ext", [("color", "jpg"), ("depth", "png")])
+def test_an_odd_first_frame_does_not_set_the_export_sizes(tmp_path: Path, sub: str, ext: str) -> None:
+    scan_dir = make_tiny_scan(tmp_path / "exp", "export")
+    frame = tiny_frames()[0]
+    small = sio.encode_jpeg(frame.color[:-2, :-4]) if sub == "color" else sio.encode_png16(frame.depth_mm[:, :-1])
+    (scan_dir / sub / f"0.{ext}").write_bytes(small)
+    scan = sio.open_scan(scan_dir)
+    intr = _intrinsics()
+    assert (scan.intrinsics.color_size, scan.intrinsics.depth_size) == (intr.color_size, intr.depth_size)
+    read, failed = read_each(scan)
+    assert read == [1, 3, 4] and list(failed) == [0] and f"{sub}/0.{ext}" in failed[0]
