@@ -9,7 +9,9 @@ moved build or ScanNet root is not. A scan that cannot be read, or whose task fa
 in the problems and the other scans are still built. The val
 split becomes `viewspatial/ViewSpatial-Bench.json`, the train split the SFT chat files
 `viewspatial/ViewSpatial-SFT.json` (one image per record) and `ViewSpatial-SFT-multi.json` (several).
-Without the label map TSV, objects are excluded by raw category name (`viewspatial.excluded_labels`).
+Without the label map TSV (`viewspatial.label_map: null`, or left at its default and not found),
+objects are excluded by raw category name (`viewspatial.excluded_labels`); a label map set explicitly
+in the config that does not exist fails the benchmark.
 The COCO person-orientation half (DESIGN §4.2) is not built.
 """
 
@@ -145,9 +147,14 @@ def _collect(futures: list[tuple[str, str, PrefectFuture]], stage: str) -> tuple
 
 
 def _label_map(root: Path, vs: ViewSpatialConfig) -> tuple[dict[str, int] | None, str]:
-    """The label map (None when not configured or not found) and a sentence saying which rule excludes objects."""
+    """The label map (None when null, or left at its default and not found) and a sentence saying which rule
+    excludes objects; a label map set explicitly (YAML or `--set`) that does not exist is an error."""
     if vs.label_map is not None and (root / vs.label_map).exists():
         return read_label_map(root / vs.label_map), f"NYU40 ids excluded through the label map {root / vs.label_map}"
+    if vs.label_map is not None and "label_map" in vs.model_fields_set:
+        raise FileNotFoundError(
+            f"{root / vs.label_map}: label map of viewspatial.label_map not found "
+            "(set viewspatial.label_map: null to exclude objects by raw category name instead)")
     where = "not set" if vs.label_map is None else f"{root / vs.label_map} not found"
     return None, (f"no label map (viewspatial.label_map: {where}): objects excluded by raw category name "
                   f"({', '.join(sorted(vs.excluded_labels))})")

@@ -18,7 +18,7 @@ import pytest
 from test_scannet_io import SCENE, make_tiny_scan
 
 from benchfoundry.flows.config import load_config
-from benchfoundry.flows.viewspatial import _collect, scan_task, viewspatial_flow
+from benchfoundry.flows.viewspatial import _collect, _label_map, scan_task, viewspatial_flow
 from benchfoundry.tasks.scannet_io import open_scan, scan_file_names
 from benchfoundry.tasks.scannet_synth import SYNTHETIC_SCENES, camera_walk, synthetic_room
 
@@ -234,13 +234,13 @@ def test_without_the_label_map_structure_is_excluded_by_raw_name(built: tuple[Pa
     out, _ = built
     root = out / "viewspatial" / "synthetic"
     config = load_config(None, [
-        f"viewspatial.scannet_root={root}", "viewspatial.label_map=no-such-labels.tsv",
+        f"viewspatial.scannet_root={root}", "viewspatial.label_map=null",
         _split_lists(tmp_path, [SYNTHETIC_SCENES["val"][0]], [SYNTHETIC_SCENES["train"][0]]),
     ])
     outcome = viewspatial_flow(config, str(tmp_path / "build"))
     assert outcome["status"] == "built" and outcome["label_map"] is None
     assert outcome["detail"].startswith("2/2 scans")
-    assert "no label map" in outcome["detail"] and "no-such-labels.tsv" in outcome["detail"]
+    assert "no label map" in outcome["detail"] and "not set" in outcome["detail"]
     vs = tmp_path / "build" / "viewspatial"
     vis = pd.read_parquet(vs / "visibility" / "manifest.parquet")
     # Every piece of furniture has rows (the otherprop trash can too); walls, floor, ceiling none.
@@ -325,6 +325,28 @@ def test_a_corrupt_scan_is_reported_by_file_and_the_other_scan_is_built(tmp_path
     assert found["item"] == OTHER and found["path"] == str(scans[OTHER])
     assert str(bad) in found["reason"]
     assert not (tmp_path / "out" / "viewspatial" / "qa" / "_done" / f"{OTHER}.json").exists()
+
+
+def test_an_explicit_label_map_that_is_missing_fails_the_benchmark(prefect_server: None, tmp_path: Path) -> None:
+    config = load_config(None, [f"viewspatial.scannet_root={tmp_path}", "viewspatial.label_map=no-such-labels.tsv"])
+    with pytest.raises(FileNotFoundError) as err:
+        viewspatial_flow(config, str(tmp_path / "build"))
+    message = str(err.value)
+    assert "viewspatial.label_map" in message and str(tmp_path / "no-such-labels.tsv") in message
+    assert "label_map: null" in message
+
+
+def test_a_default_label_map_that_is_missing_falls_back_to_raw_names(tmp_path: Path) -> None:
+    """Left at its default, a missing label map excludes by raw name; the same path set explicitly fails."""
+    default = load_config(None).viewspatial
+    assert default.label_map and not (tmp_path / default.label_map).exists()
+    nyu40_of, rule = _label_map(tmp_path, default)
+    assert nyu40_of is None and "no label map" in rule and "not found" in rule
+    explicit = load_config(None, [f"viewspatial.label_map={default.label_map}"]).viewspatial
+    with pytest.raises(FileNotFoundError, match="viewspatial.label_map"):
+        _label_map(tmp_path, explicit)
+    nyu40_of, rule = _label_map(tmp_path, load_config(None, ["viewspatial.label_map=null"]).viewspatial)
+    assert nyu40_of is None and "not set" in rule
 
 
 def test_a_task_that_raises_is_reported_and_the_other_results_kept() -> None:
