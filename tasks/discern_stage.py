@@ -230,16 +230,18 @@ def export_label_sample(out: str, config: BuildConfig) -> dict[str, Any]:
 def import_labels(out: str, config: BuildConfig, file: str) -> dict[str, Any]:
     """Read a CSV or Label Studio export into the build's imported labels (`label-import` command).
 
-    With no usable row nothing is stored (earlier imports are kept) and `labels` is None; otherwise
-    the bad rows are kept beside the labels for the next build's problems.
+    With no usable row and no image given conflicting labels nothing is stored (earlier imports are
+    kept) and `labels` is None. Otherwise the bad rows are kept (with the file's resolved path) for the
+    next build's problems, written before the labels so that no stored labels go without their
+    import's problems, and the labels are merged in (a conflicting image loses its earlier label).
     """
     units = _built_units(out, config)
     result = labels.read_labels(file, set(units["image"]), config.syndor.discern.labels)
-    if not len(result.labels):
+    if not len(result.labels) and not result.refused:
         return {"imported": 0, "bad_rows": result.bad_rows, "labels": None}
     directory = labels.labels_dir(out)
-    path = labels.store_imported(directory, result.labels)
-    labels.store_import_problems(directory, file, result.bad_rows)
+    labels.store_import_problems(directory, Path(file).resolve(), result.bad_rows)
+    path = labels.store_imported(directory, result.labels, result.refused)
     return {"imported": len(result.labels), "bad_rows": result.bad_rows, "labels": str(path)}
 
 
@@ -347,6 +349,8 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
                      f"person height >= {d.labels.observer_min_height_px} px and Michelson contrast >= "
                      f"{d.labels.observer_min_contrast}, lapse rate {d.labels.observer_lapse}")
     model_info: dict[str, Any] = {}
+    # y is empty only with no units at all: the sample of N ≥ 1 units holds ≥ 1 (labels.cochran_size),
+    # and human mode with no imported unit stops above, so no unit gets a label from an absent model.
     units["model"] = 0
     if len(y):
         model = discern_model.fit_model(x, y, d.classifier, seed)
@@ -354,10 +358,7 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
             notes.append(f"single-class sample (all {int(y[0])}): every unit gets that class")
         model_info = discern_model.save_model(model, store.dir / "model", discern_features.FEATURES,
                                               {"seed": seed, "trained_rows": int(len(y)), "label_source": source})
-        if len(units):
-            units["model"] = model.predict(units[list(discern_features.FEATURES)].to_numpy(dtype=float)).astype(int)
-    elif len(units):
-        notes.append("no labelled units: nothing to train on")
+        units["model"] = model.predict(units[list(discern_features.FEATURES)].to_numpy(dtype=float)).astype(int)
     given = dict(zip(labelled["image"], labelled["label"].astype(int)))
     units["sample_label"] = units["image"].map(given).astype("Int64")
     units["label_source"] = np.where(units["sample_label"].notna(), source, "model")

@@ -20,7 +20,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import numpy as np
 import pandas as pd
@@ -60,12 +60,13 @@ def cochran_n0(z: float, p: float, margin: float) -> float:
 
 
 def cochran_size(population: int, cfg: LabelConfig) -> int:
-    """Sample size for `population` units: ceil(n0), or ceil(n0 / (1 + (n0 − 1)/N)) with FPC; ≤ N."""
+    """Sample size for `population` units: ceil(n0), or ceil(n0 / (1 + (n0 − 1)/N)) with FPC; ≤ N,
+    and at least 1 unit of a population (a loose z or margin cannot leave the classifier nothing to train on)."""
     if population <= 0:
         return 0
     n0 = cochran_n0(cfg.z, cfg.p, cfg.margin)
     n = n0 / (1 + (n0 - 1) / population) if cfg.finite_population else n0
-    return min(math.ceil(n - 1e-9), population)
+    return min(max(1, math.ceil(n - 1e-9)), population)
 
 
 def allocate(sizes: dict[str, int], n: int) -> dict[str, int]:
@@ -138,6 +139,8 @@ def export_sample(sample: pd.DataFrame, directory: Path, cfg: LabelConfig) -> di
 class ImportResult:
     labels: pd.DataFrame
     bad_rows: list[dict[str, Any]] = field(default_factory=list)
+    #: Images given both yes and no: no label of theirs is kept, an earlier imported one included.
+    refused: frozenset[str] = frozenset()
 
 
 #: One row of a label file: line (CSV) or position (JSON), image, raw label, and why it is unusable (or None).
@@ -235,7 +238,8 @@ def read_labels(path: str | Path, known_images: set[str], cfg: LabelConfig) -> I
     A row is bad when its image is not one of `known_images`, its label is not yes/no, or (JSON) the
     task is not shaped like a Label Studio export task; for a JSON export the "line" is the task's
     position in the list (1-based). An image given both yes and no is refused on every one of its
-    rows (neither label is imported); repeating the same label is harmless.
+    rows (neither label is imported, and `store_imported` drops a label imported earlier for it);
+    repeating the same label is harmless.
     """
     source = Path(path)
     rows = _json_rows(source, cfg.image_url_prefix) if source.suffix.lower() == ".json" else _csv_rows(source)
@@ -256,11 +260,12 @@ def read_labels(path: str | Path, known_images: set[str], cfg: LabelConfig) -> I
         if image in conflicts:
             given = ", ".join(f"{'yes' if v else 'no'} on line {n}" for n, v in conflicts[image])
             bad.append({"line": line, "image": image,
-                        "reason": f"conflicting labels for {image!r} ({given}): both refused"})
+                        "reason": f"conflicting labels for {image!r} ({given}): both refused, and a label "
+                                  "imported earlier for it is dropped"})
     bad.sort(key=lambda row: row["line"])
     kept = {image: value for _, image, value in good if image not in conflicts}
     frame = pd.DataFrame({"image": list(kept), "label": list(kept.values())}, columns=["image", "label"])
-    return ImportResult(frame.astype({"label": int}), bad)
+    return ImportResult(frame.astype({"label": int}), bad, frozenset(conflicts))
 
 
 def store_import_problems(directory: Path, file: str | Path, bad_rows: list[dict[str, Any]]) -> Path:
@@ -278,12 +283,14 @@ def load_import_problems(directory: Path) -> dict[str, Any] | None:
     return found if isinstance(found, dict) and isinstance(found.get("bad_rows"), list) else None
 
 
-def store_imported(directory: Path, labels: pd.DataFrame) -> Path:
-    """Merge newly imported labels into the build's imported labels (a newer label wins)."""
+def store_imported(directory: Path, labels: pd.DataFrame, refused: Collection[str] = ()) -> Path:
+    """Merge newly imported labels into the build's imported labels (a newer label wins); the
+    `refused` images (given conflicting labels) lose any label imported earlier."""
     path = directory / IMPORTED
     if path.exists():
         old = pd.read_parquet(path)
-        labels = pd.concat([old[~old["image"].isin(labels["image"])], labels], ignore_index=True)
+        stale = old["image"].isin(labels["image"]) | old["image"].isin(list(refused))
+        labels = pd.concat([old[~stale], labels], ignore_index=True)
     return write_parquet_atomic(path, labels.sort_values("image").reset_index(drop=True))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,16 @@ def test_finite_population_correction_matches_published_tables(population, publi
 
 def test_sample_never_exceeds_a_small_population():
     assert labels.cochran_size(12, LabelConfig()) <= 12
+    assert labels.cochran_size(0, LabelConfig()) == 0
+
+
+@pytest.mark.parametrize("finite", [True, False])
+def test_any_population_gets_at_least_one_and_at_most_all_units(finite):
+    """A tiny z or a wide margin makes n0 far below one unit: a population still gets a unit to label."""
+    for z, margin in ((1e-6, 0.99), (0.01, 0.5), (1.96, 0.05), (3.0, 0.01)):
+        cfg = LabelConfig(z=z, margin=margin, finite_population=finite)
+        for population in (1, 2, 5, 37, 1000, 10**6):
+            assert 1 <= labels.cochran_size(population, cfg) <= population, (z, margin, population)
     assert labels.cochran_size(0, LabelConfig()) == 0
 
 
@@ -232,6 +243,53 @@ def test_label_import_keeps_bad_rows_for_the_build_and_refuses_an_all_bad_file(t
     assert f"error: {bad}: no usable label (2 bad rows)" in err and "earlier imports are kept" in err
     assert (directory / labels.IMPORTED).read_bytes() == stored
     assert (directory / labels.IMPORT_PROBLEMS).read_bytes() == kept_problems
+
+
+def test_conflicting_labels_drop_the_label_imported_earlier(tmp_path, monkeypatch):
+    from benchfoundry.flows.params import BuildConfig
+
+    discern_stage = _label_build(tmp_path, monkeypatch)
+    first = tmp_path / "first.csv"
+    first.write_text("image,label\na.jpg,yes\nb.jpg,no\n")
+    discern_stage.import_labels(str(tmp_path), BuildConfig(), str(first))
+    second = tmp_path / "second.csv"
+    second.write_text("image,label\na.jpg,no\na.jpg,yes\n")
+    result = discern_stage.import_labels(str(tmp_path), BuildConfig(), str(second))
+    stored = labels.load_imported(labels.labels_dir(tmp_path))
+    # a.jpg's yes from the first file is gone with both of the second file's answers; b.jpg is untouched
+    assert dict(zip(stored["image"], stored["label"])) == {"b.jpg": 0}
+    assert result["imported"] == 0 and result["labels"] is not None
+    found = discern_stage.import_problems(str(tmp_path))
+    assert sorted(p["item"] for p in found) == [f"{second.resolve()}:2", f"{second.resolve()}:3"]
+    assert all("conflicting" in p["reason"] and "earlier" in p["reason"] and "dropped" in p["reason"] for p in found)
+
+
+def test_import_problems_point_at_the_resolved_file_and_are_written_before_the_labels(tmp_path, monkeypatch):
+    from benchfoundry.flows.params import BuildConfig
+
+    discern_stage = _label_build(tmp_path, monkeypatch)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "rel.csv").write_text("image,label\na.jpg,yes\nzzz.jpg,no\n")
+    monkeypatch.chdir(tmp_path / "in")
+    discern_stage.import_labels(str(tmp_path), BuildConfig(), "rel.csv")
+    found = discern_stage.import_problems(str(tmp_path))
+    assert [p["path"] for p in found] == [str((tmp_path / "in" / "rel.csv").resolve())]
+    assert Path(found[0]["path"]).is_absolute() and Path(found[0]["path"]).is_file()
+
+    directory = labels.labels_dir(tmp_path)
+    stored = (directory / labels.IMPORTED).read_bytes()
+    (tmp_path / "in" / "next.csv").write_text("image,label\nb.jpg,no\nqqq.jpg,yes\n")
+
+    def disk_full(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(labels, "store_imported", disk_full)
+    with pytest.raises(OSError):
+        discern_stage.import_labels(str(tmp_path), BuildConfig(), "next.csv")
+    # the new problems are on disk though the labels could not be written; the labels are unchanged
+    assert [p["item"] for p in discern_stage.import_problems(str(tmp_path))] == [
+        f"{(tmp_path / 'in' / 'next.csv').resolve()}:3"]
+    assert (directory / labels.IMPORTED).read_bytes() == stored
 
 
 def test_label_import_of_a_non_utf8_csv_exits_2_naming_it(tmp_path, monkeypatch, capsys):
