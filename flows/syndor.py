@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 from prefect import Flow, flow
+from prefect.futures import PrefectFuture
 
 from benchfoundry.flows.params import BuildConfig
 from benchfoundry.flows.policy import task_runner, with_runner_policy
@@ -40,14 +41,17 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
                 future.result()
             except Exception as exc:  # noqa: BLE001 - a shard that failed all retries is reported, the rest goes on
                 failed.append(problem("render", plan.shard_id, f"{type(exc).__name__}: {exc}"[:2000], kind="failed"))
-        calibration_rows = pd.read_parquet(calibration.result())
+        calibration_rows, calibration_error = _calibration_rows(calibration)
     finally:
         render_client.close_all()
     done = [p.shard_id for p in plans if store.is_done(p.shard_id, p.spec_hash)]
     frames = {s: store.marker(s)["rows"] for s in done}
     manifest = _write_manifest(store, done, calibration_rows)
-    plot = syndor_render.plot_calibration(calibration_rows, Path(out) / syndor_render.BENCHMARK / "report" / "calibration.png")
-    calibration_summary = syndor_render.calibration_summary(calibration_rows, str(plot.relative_to(out)))
+    if calibration_rows is None:
+        calibration_summary = syndor_render.calibration_error_summary(calibration_error)
+    else:
+        plot = syndor_render.plot_calibration(calibration_rows, Path(out) / syndor_render.BENCHMARK / "report" / "calibration.png")
+        calibration_summary = syndor_render.calibration_summary(calibration_rows, str(plot.relative_to(out)))
     return {
         "manifest": str(manifest), "shards": len(plans), "empty_scene_shards": sum(p.empty_scene for p in plans),
         "empty_scene_frames": int(sum(frames[p.shard_id] for p in plans if p.empty_scene and p.shard_id in frames)),
@@ -62,13 +66,22 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
     }
 
 
-def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: pd.DataFrame) -> Path:
-    """The current shards' rows with the measured px/m of their distance; `empty_scene` false
-    for person rows written before that column existed."""
+def _calibration_rows(calibration: PrefectFuture) -> tuple[pd.DataFrame | None, str]:
+    """The calibration task's rows, or None and why the task failed or left no readable rows."""
+    try:
+        return pd.read_parquet(calibration.result()), ""
+    except Exception as exc:  # noqa: BLE001 - a failed calibration fails the benchmark after the manifest is written
+        return None, f"{type(exc).__name__}: {exc}"[:2000]
+
+
+def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: pd.DataFrame | None) -> Path:
+    """The current shards' rows with the measured px/m of their distance (null without calibration
+    rows); `empty_scene` false for person rows written before that column existed."""
     rows = store.collect_rows(shard_ids)
     if len(rows):
         rows[syndor_render.EMPTY_SCENE_COLUMN] = syndor_render.empty_scene_rows(rows)
-        measured = dict(zip(calibration_rows["zone"], calibration_rows["measured_ppm"]))
+        measured = {} if calibration_rows is None else dict(zip(calibration_rows["zone"],
+                                                                calibration_rows["measured_ppm"]))
         rows["measured_ppm"] = rows["zone"].map(measured).astype(float)
     return write_parquet_atomic(store.manifest_path, rows)
 
@@ -91,8 +104,9 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     runner (threads, prefect-dask's DaskTaskRunner) starts no workers for it. Images the report could
     not read for thumbnails are listed in the outcome's problems.
 
-    A failed render shard or a distance outside the calibration tolerance (issue 3 item 8) fails the
-    benchmark after the render stage; its frames, calibration rows and plot stay on disk.
+    A failed render shard, a failed calibration task or a distance outside the calibration tolerance
+    (issue 3 item 8) fails the benchmark after the render stage; the manifest of the finished shards,
+    their frames and whatever calibration rows and plot were written stay on disk.
     """
     stages: dict[str, Any] = {}
     render = _with_runner(render_stage, config)(config, out)
@@ -104,8 +118,8 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     if calibration_failed:
         failures.append(calibration_failed)
     if failures:
-        return benchmark_outcome("failed", "; ".join(failures) + " (rendered frames, calibration rows and plot "
-                                 "are kept on disk)", stages=stages, problems=problems,
+        return benchmark_outcome("failed", "; ".join(failures) + " (the rendered frames and their manifest, and "
+                                 "any calibration rows and plot, are kept on disk)", stages=stages, problems=problems,
                                  calibration=calibration)
     discern = _with_runner(discern_flow, config)(config, out, render["manifest"])
     problems += discern.pop("problems")

@@ -490,9 +490,15 @@ def calibration_summary(rows: pd.DataFrame, plot_path: str) -> dict[str, Any]:
             "plot": plot_path, "distances": records}
 
 
+def calibration_error_summary(error: str) -> dict[str, Any]:
+    """What build.json records when the calibration task failed or left no rows: no distance, no plot."""
+    return {"passed": False, "tolerance": "±2% or ±1 px of height", "plot": None, "distances": [], "error": error}
+
+
 def calibration_problems(summary: dict[str, Any]) -> list[dict[str, Any]]:
-    """A problem row for every distance outside the calibration tolerance."""
-    return [problem(CALIBRATION_STAGE, row["zone"],
+    """A problem row for a failed calibration task, and for every distance outside the tolerance."""
+    failed = [problem(CALIBRATION_STAGE, "calibration", summary["error"], kind="failed")] if "error" in summary else []
+    return failed + [problem(CALIBRATION_STAGE, row["zone"],
                     f"measured {row['measured_ppm']} px/m, target {row['target_ppm']} px/m"
                     + ("" if row["whole_in_frame"] else ": the person is not whole in the frame"), kind="failed")
             for row in summary["distances"] if not row["within_tolerance"]]
@@ -500,7 +506,9 @@ def calibration_problems(summary: dict[str, Any]) -> list[dict[str, Any]]:
 
 def calibration_failure(summary: dict[str, Any]) -> str | None:
     """Why the calibration fails (each zone outside tolerance with its measured and target px/m),
-    or None when every distance passes."""
+    or None when every distance passes; a failed calibration task is a failure with its error."""
+    if "error" in summary:
+        return f"calibration task failed: {summary['error']}"
     bad = []
     for row in summary["distances"]:
         if row["within_tolerance"]:

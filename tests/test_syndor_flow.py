@@ -19,6 +19,7 @@ from test_syndor_report import assert_no_broken_links
 
 from benchfoundry.flows import cli, syndor
 from benchfoundry.flows.config import load_config
+from benchfoundry.flows.policy import shard_task
 from benchfoundry.tasks import render_client, syndor_render
 from benchfoundry.tasks import discern_stage as ds
 from benchfoundry.tasks.store import StageStore
@@ -181,7 +182,7 @@ def test_rerun_renders_nothing_and_new_lighting_renders_only_its_shards(
     assert set(index["lighting"]) == {"noon_north", "night", "evening_west"}
 
 
-def test_failed_calibration_fails_the_build_and_keeps_the_renders(
+def test_calibration_outside_tolerance_fails_the_build_before_discernibility(
         tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A render stage whose far distance measures 5% short (no Blender: the stage is replaced):
     the syndor outcome fails naming the zone, discernibility does not run, the CLI exits 1."""
@@ -213,5 +214,50 @@ def test_failed_calibration_fails_the_build_and_keeps_the_renders(
     assert outcome["status"] == "failed" and "discern" not in outcome["stages"]
     assert f"far measured 40.00 vs target {40 / 0.95:.2f} px/m" in outcome["detail"]
     assert "near" not in outcome["detail"] and not outcome["calibration"]["passed"]
-    assert outcome["stages"]["render"]["manifest"] == str(manifest) and manifest.is_file()
+    assert outcome["stages"]["render"]["manifest"] == str(manifest)
     assert "syndor: failed (calibration outside" in capsys.readouterr().out
+
+
+def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names_the_error(
+        tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No Blender: the render shard task writes two rows per shard and fails on the night shards, the
+    calibration task raises. The render stage still writes the manifest of the finished shards and
+    the build fails naming both, with each as a problem."""
+    written: list[str] = []
+
+    def fake_shard(config: object, out: str, plan: syndor_render.ShardPlan) -> str:
+        if plan.lighting == "night":
+            raise RuntimeError(f"worker died on {plan.shard_id}")
+        store = StageStore(out, "syndor", "render")
+        paths = [f"{plan.shard_id}/{zone}.jpg" for zone in ("near", "far")]
+        store.write_shard(plan.shard_id, pd.DataFrame({"img_path": paths, "zone": ["near", "far"]}),
+                          spec_hash=plan.spec_hash)
+        written.extend(paths)
+        return str(store.shard_path(plan.shard_id))
+
+    def fake_calibrate(config: object, out: str) -> str:
+        raise RuntimeError("blender crashed while calibrating")
+
+    @flow(name="syndor-discern-must-not-run")
+    def no_discern(*args: object) -> dict:
+        raise AssertionError("discernibility ran after a failed calibration")
+
+    monkeypatch.setattr(syndor_render, "render_shard_task", shard_task(fake_shard, name="fake-render-shard"))
+    monkeypatch.setattr(syndor_render, "calibrate_task", shard_task(fake_calibrate, name="fake-calibrate"))
+    monkeypatch.setattr(syndor, "discern_flow", no_discern)
+    out = tmp_path / "out"
+    record = _build(out)
+    outcome = record["benchmarks"]["syndor"]
+    assert outcome["status"] == "failed" and "discern" not in outcome["stages"]
+    # TINY: 1 scene × 1 texture × 2 actions × 2 lightings; the 2 night shards fail
+    assert "2 render shard(s) failed" in outcome["detail"]
+    assert "calibration task failed: RuntimeError: blender crashed while calibrating" in outcome["detail"]
+    manifest = pd.read_parquet(out / "syndor" / "render" / "manifest.parquet")
+    assert len(written) == 4 and sorted(manifest["img_path"]) == sorted(written)
+    assert manifest["measured_ppm"].isna().all() and not outcome["calibration"]["passed"]
+    failed = {(p["stage"], p["item"]) for p in outcome["problems"] if p["kind"] == "failed"}
+    assert ("calibration", "calibration") in failed
+    assert {item for stage, item in failed if stage == "render"} == {
+        f"field_t00003_{action}_p000_night" for action in ("walking", "kicking")}
+    recorded = json.loads((out / "build.json").read_text())["benchmarks"]["syndor"]["problems"]
+    assert any(p["stage"] == "calibration" and "blender crashed while calibrating" in p["reason"] for p in recorded)
