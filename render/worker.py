@@ -10,7 +10,7 @@ previous shard's.
 
 The worker also quits after `BENCHFOUNDRY_RENDER_IDLE_S` seconds (default 600; 0: never) without a
 request, so a worker left behind on a long-lived process (a Dask worker) does not hold Blender and its
-GPU memory. With `BENCHFOUNDRY_GPU_INDEX=i` set, a GPU render enables only the i-th device of the
+GPU memory (the client, tasks/render_client.py, stops sending to a worker shortly before that). With `BENCHFOUNDRY_GPU_INDEX=i` set, a GPU render enables only the i-th device of the
 configured type (modulo their count) instead of all of them.
 """
 

@@ -8,9 +8,15 @@ and is retried with a fresh worker.
 Workers do not outlive their process's use of them: all are closed at exit, a thread's worker is
 closed once that thread has ended (the next worker started in the process reaps it), and a worker
 quits by itself after `BENCHFOUNDRY_RENDER_IDLE_S` idle seconds (render/worker.py) — on a long-lived
-Dask worker, neither exit nor thread end may come. With `BENCHFOUNDRY_GPU_PER_WORKER=1` (and no
-`BENCHFOUNDRY_GPU_INDEX` given), each thread's worker gets its own slot (0, 1, … among this
-process's live rendering threads) as `BENCHFOUNDRY_GPU_INDEX`, so its Blender uses one GPU.
+Dask worker, neither exit nor thread end may come. So that a request never meets a worker that is
+just quitting, the client itself replaces a worker that has been idle for `IDLE_MARGIN_S` (at most
+half the idle time) less than that limit, read from the same variable.
+
+With `BENCHFOUNDRY_GPU_PER_WORKER=1` (and no `BENCHFOUNDRY_GPU_INDEX` given), each thread's worker
+gets its own slot (0, 1, … among this process's live rendering threads) plus
+`BENCHFOUNDRY_GPU_SLOT_OFFSET` (default 0) as `BENCHFOUNDRY_GPU_INDEX`, so its Blender uses one GPU.
+Slots are numbered per process: several rendering processes on one machine all start at slot 0,
+so give each its own offset (e.g. 0, 4, 8 for four threads each) or they share the first GPUs.
 """
 
 from __future__ import annotations
@@ -27,9 +33,12 @@ import threading
 import time
 from typing import Any, Mapping
 
-from benchfoundry.render.worker import GPU_INDEX_ENV
+from benchfoundry.render.worker import GPU_INDEX_ENV, idle_seconds
 
 GPU_PER_WORKER_ENV = "BENCHFOUNDRY_GPU_PER_WORKER"
+GPU_SLOT_OFFSET_ENV = "BENCHFOUNDRY_GPU_SLOT_OFFSET"
+#: Seconds before the worker's own idle exit at which the client stops reusing it.
+IDLE_MARGIN_S = 30.0
 WORKER_MODULE = "benchfoundry.render.worker"
 STARTUP_TIMEOUT_S = 120.0
 
@@ -50,6 +59,7 @@ class RenderWorker:
         self.owner = threading.current_thread()
         self.shards = 0
         self._read_reply(STARTUP_TIMEOUT_S, "starting")
+        self.last_reply = time.monotonic()
         _LIVE.add(self)
 
     @property
@@ -59,6 +69,10 @@ class RenderWorker:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def near_idle_exit(self, now: float, idle_s: float | None) -> bool:
+        """Whether the worker has been idle long enough (see `reuse_limit_s`) that it may quit any moment."""
+        return idle_s is not None and now - self.last_reply >= reuse_limit_s(idle_s)
+
     def render(self, spec_path: str | os.PathLike[str], timeout_s: float) -> dict[str, Any]:
         """Render one shard spec; returns the worker's reply."""
         try:
@@ -67,6 +81,7 @@ class RenderWorker:
         except BrokenPipeError:
             raise RenderError(f"render worker {self.pid} is gone: {self._log_tail()}") from None
         reply = self._read_reply(timeout_s, f"rendering {spec_path}")
+        self.last_reply = time.monotonic()
         self.shards += 1
         if not reply.get("ok"):
             raise RenderError(f"render worker {self.pid} failed on {spec_path}: {reply.get('error')}\n"
@@ -120,11 +135,29 @@ class RenderWorker:
         self.log.close()
 
 
+def reuse_limit_s(idle_s: float) -> float:
+    """Idle seconds after which the client no longer reuses a worker that quits after `idle_s`."""
+    return idle_s - min(IDLE_MARGIN_S, idle_s / 2)
+
+
+def slot_device(slot: int, environ: Mapping[str, str]) -> int:
+    """The GPU index of this process's `slot`: the slot plus `BENCHFOUNDRY_GPU_SLOT_OFFSET` (default 0)."""
+    value = environ.get(GPU_SLOT_OFFSET_ENV, "").strip()
+    try:
+        offset = int(value) if value else 0
+    except ValueError:
+        raise ValueError(f"{GPU_SLOT_OFFSET_ENV}={value!r}: not an integer") from None
+    if offset < 0:
+        raise ValueError(f"{GPU_SLOT_OFFSET_ENV}={value!r}: must not be negative")
+    return slot + offset
+
+
 def worker_env(environ: Mapping[str, str], slot: int) -> dict[str, str]:
-    """The worker's environment: pinned to GPU `slot` when GPUs are shared per worker and no index is given."""
+    """The worker's environment: pinned to GPU `slot_device(slot)` when GPUs are shared per worker and no
+    index is given."""
     env = dict(environ)
     if environ.get(GPU_PER_WORKER_ENV, "").strip() not in ("", "0") and not environ.get(GPU_INDEX_ENV, "").strip():
-        env[GPU_INDEX_ENV] = str(slot)
+        env[GPU_INDEX_ENV] = str(slot_device(slot, environ))
     return env
 
 
@@ -140,7 +173,11 @@ _SLOTS_LOCK = threading.Lock()
 
 
 def _thread_slot() -> int:
-    """This thread's slot, taken on first use and kept for the thread's life."""
+    """This thread's slot, taken on first use and kept for the thread's life.
+
+    Slots count this process's rendering threads only; other processes on the machine number theirs
+    from 0 too (`BENCHFOUNDRY_GPU_SLOT_OFFSET` shifts a process's GPU indices, `slot_device`).
+    """
     slot: int | None = getattr(_LOCAL, "slot", None)
     if slot is None:
         with _SLOTS_LOCK:
@@ -162,9 +199,11 @@ def _close_orphans() -> None:
 
 
 def render_spec(spec_path: str | os.PathLike[str], *, timeout_s: float, shards_per_worker: int) -> dict[str, Any]:
-    """Render a shard spec on this thread's worker, starting or recycling it as needed."""
+    """Render a shard spec on this thread's worker, starting or recycling it as needed (a worker that has
+    done `shards_per_worker` shards, has quit or is near its idle exit is replaced first)."""
     worker: RenderWorker | None = getattr(_LOCAL, "worker", None)
-    if worker is not None and (not worker.alive() or worker.shards >= shards_per_worker):
+    if worker is not None and (not worker.alive() or worker.shards >= shards_per_worker
+                               or worker.near_idle_exit(time.monotonic(), idle_seconds(os.environ))):
         worker.close()
         worker = None
     if worker is None:

@@ -234,3 +234,35 @@ def test_an_idle_worker_quits_by_itself(monkeypatch: pytest.MonkeyPatch) -> None
     assert idle.proc.wait(timeout=120) == 0  # no request came: it quit, cleanly
     idle.close()
     assert idle.pid not in render_client.live_worker_pids()
+
+
+def test_gpu_slot_offset_shifts_the_device_of_every_slot() -> None:
+    assert [render_client.slot_device(slot, {}) for slot in range(3)] == [0, 1, 2]
+    offset = {"BENCHFOUNDRY_GPU_SLOT_OFFSET": " 4 "}
+    assert [render_client.slot_device(slot, offset) for slot in range(3)] == [4, 5, 6]
+    env = render_client.worker_env({"BENCHFOUNDRY_GPU_PER_WORKER": "1", **offset}, 1)
+    assert env["BENCHFOUNDRY_GPU_INDEX"] == "5"
+    for bad in ("two", "-1"):
+        with pytest.raises(ValueError, match="BENCHFOUNDRY_GPU_SLOT_OFFSET"):
+            render_client.slot_device(0, {"BENCHFOUNDRY_GPU_SLOT_OFFSET": bad})
+
+
+@pytest.mark.parametrize("idle_s", [0.5, 2.0, 60.0, 600.0])
+def test_reuse_stops_before_the_idle_exit(idle_s: float) -> None:
+    limit = render_client.reuse_limit_s(idle_s)
+    assert idle_s / 2 <= limit < idle_s and idle_s - limit <= render_client.IDLE_MARGIN_S
+
+
+def test_a_worker_near_its_idle_exit_is_replaced_not_reused(rendered: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Idle 4 s: reused at once; after 2.5 s (past the client's limit, before the worker's exit) replaced."""
+    monkeypatch.setenv("BENCHFOUNDRY_RENDER_IDLE_S", "4")
+    render_client.close_all()
+    assert render_client.render_spec(rendered / "tiny.json", timeout_s=600, shards_per_worker=10)["ok"]
+    (first,) = render_client.live_worker_pids()
+    assert render_client.render_spec(rendered / "tiny.json", timeout_s=600, shards_per_worker=10)["ok"]
+    assert render_client.live_worker_pids() == [first]
+    time.sleep(2.5)
+    assert render_client.render_spec(rendered / "tiny.json", timeout_s=600, shards_per_worker=10)["ok"]
+    (second,) = render_client.live_worker_pids()
+    assert second != first
+    render_client.close_all()
