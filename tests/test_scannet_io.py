@@ -333,12 +333,18 @@ def test_malformed_segments_and_ply_header_name_the_file(tmp_path: Path) -> None
         scan.mesh()
 
 
+def _export_scan_with_a_smaller_frame(tmp_path: Path, sub: str, ext: str, frame_id: int) -> Path:
+    """A tiny export-layout scan whose frame `frame_id` has a colour or depth image smaller than the intrinsics say."""
+    scan_dir = make_tiny_scan(tmp_path / "exp", "export")
+    frame = tiny_frames()[frame_id]
+    small = sio.encode_jpeg(frame.color[:-2, :-4]) if sub == "color" else sio.encode_png16(frame.depth_mm[:, :-1])
+    (scan_dir / sub / f"{frame_id}.{ext}").write_bytes(small)
+    return scan_dir
+
+
 @pytest.mark.parametrize("sub, ext", [("color", "jpg"), ("depth", "png")])
 def test_export_frame_of_the_wrong_size_fails_alone(tmp_path: Path, sub: str, ext: str) -> None:
-    scan_dir = make_tiny_scan(tmp_path / "exp", "export")
-    frame = tiny_frames()[1]
-    small = sio.encode_jpeg(frame.color[:-2, :-4]) if sub == "color" else sio.encode_png16(frame.depth_mm[:, :-1])
-    (scan_dir / sub / f"1.{ext}").write_bytes(small)
+    scan_dir = _export_scan_with_a_smaller_frame(tmp_path, sub, ext, 1)
     scan = sio.open_scan(scan_dir)
     read, failed = read_each(scan)
     assert read == [0, 3, 4] and list(failed) == [1]
@@ -424,10 +430,7 @@ def test_most_common_size_ties_go_to_the_earliest() -> None:
 
 @pytest.mark.parametrize("sub, ext", [("color", "jpg"), ("depth", "png")])
 def test_an_odd_first_frame_does_not_set_the_export_sizes(tmp_path: Path, sub: str, ext: str) -> None:
-    scan_dir = make_tiny_scan(tmp_path / "exp", "export")
-    frame = tiny_frames()[0]
-    small = sio.encode_jpeg(frame.color[:-2, :-4]) if sub == "color" else sio.encode_png16(frame.depth_mm[:, :-1])
-    (scan_dir / sub / f"0.{ext}").write_bytes(small)
+    scan_dir = _export_scan_with_a_smaller_frame(tmp_path, sub, ext, 0)
     scan = sio.open_scan(scan_dir)
     intr = _intrinsics()
     assert (scan.intrinsics.color_size, scan.intrinsics.depth_size) == (intr.color_size, intr.depth_size)
