@@ -104,7 +104,7 @@ def feature_spec_hash(config: BuildConfig, by_path: pd.DataFrame, paths: list[st
     d = config.syndor.discern
     rows = by_path.loc[paths]
     settings = rows["render_settings_hash"].astype(str).tolist() if "render_settings_hash" in rows else []
-    return spec_hash({"seed": config.seed, "isp": d.isp.model_dump(), "features": d.features.model_dump(),
+    return spec_hash({"seed": config.seed, "isp": isp.effective_settings(d.isp), "features": d.features.model_dump(),
                       "paths": paths, "lighting": rows["lighting"].astype(str).tolist(), "render": settings})
 
 

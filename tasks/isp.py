@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -159,6 +159,19 @@ def denoise_nlmeans(lin: np.ndarray, sigma: float, cfg: IspConfig) -> np.ndarray
     out = cv2.fastNlMeansDenoising(u16, h=[h], templateWindowSize=cfg.nlmeans_template,
                                    searchWindowSize=cfg.nlmeans_search, normType=cv2.NORM_L1)
     return out.astype(np.float64) / 65535.0
+
+
+#: Field prefixes of IspConfig that only one denoiser family reads.
+_DENOISER_FIELDS = {"bm4d-luma": ("bm4d_", "chroma_"), "bm4d": ("bm4d_",), "nlmeans": ("nlmeans_",), "none": ()}
+_ANY_DENOISER_FIELD = ("bm4d_", "chroma_", "nlmeans_")
+
+
+def effective_settings(cfg: IspConfig) -> dict[str, Any]:
+    """The settings that shape this chain's output: the other denoisers' parameters are left out,
+    so tuning one denoiser does not redo frames built with another."""
+    own = _DENOISER_FIELDS[cfg.denoiser]
+    return {name: value for name, value in cfg.model_dump(mode="json").items()
+            if not name.startswith(_ANY_DENOISER_FIELD) or (own and name.startswith(own))}
 
 
 def denoiser(cfg: IspConfig) -> Denoiser:
