@@ -38,8 +38,12 @@ class RigCamera:
 
 def cam_index(azimuth_deg: float, elevation_deg: float, azimuth_step: float = 45.0,
               elevation_step: float = 22.5, n_elevations: int = 4) -> int:
-    """The released camera number `az_idx·4 + el_idx`."""
-    return int(round(azimuth_deg / azimuth_step)) * n_elevations + int(round(elevation_deg / elevation_step))
+    """The released camera number `az_idx·4 + el_idx`; angles off the 45° / 22.5° grid have none (ValueError)."""
+    az_idx, el_idx = azimuth_deg / azimuth_step, elevation_deg / elevation_step
+    if not (az_idx.is_integer() and el_idx.is_integer() and 0 <= el_idx < n_elevations):
+        raise ValueError(f"camera at azimuth {azimuth_deg}°, elevation {elevation_deg}° is off the released "
+                         f"{azimuth_step}° × {elevation_step}° grid: no camera number")
+    return int(az_idx) * n_elevations + int(el_idx)
 
 
 def camera_position(target: np.ndarray, distance_m: float, azimuth_deg: float, elevation_deg: float) -> np.ndarray:

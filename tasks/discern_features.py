@@ -14,7 +14,8 @@ person's size rather than the frame's:
 Observer cues (not model features): ``person_height_px`` (mask rows spanned) and
 ``michelson_contrast`` (|Yp − Yb| / (Yp + Yb) of mean linear luminance of person and ring).
 
-An empty mask (or an empty ring) gives 0 for every feature and cue: nothing to see.
+An empty mask gives 0 for every feature and cue: nothing to see. An empty ring (the person fills
+the frame) keeps `area_ratio` and `person_height_px` and gives 0 for the comparisons with the ring.
 """
 
 from __future__ import annotations

@@ -72,3 +72,10 @@ def test_released_camera_numbers() -> None:
 def test_vertical_view_rejected() -> None:
     with pytest.raises(ValueError, match="vertical"):
         camera_rig.look_at(np.array([0, 0, 5.0]), np.zeros(3))
+
+
+def test_angles_off_the_released_grid_have_no_camera_number() -> None:
+    """`round()` would give 30° and 45° the same number; off-grid angles are refused instead."""
+    for az, el in ((30.0, 0.0), (45.0, 20.0), (0.0, 90.0)):
+        with pytest.raises(ValueError, match="off the released"):
+            camera_rig.cam_index(az, el)
