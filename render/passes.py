@@ -8,7 +8,9 @@ write no render-time metadata, so the same input gives the same bytes.
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +58,18 @@ def setup_outputs(scene: Any, scratch_dir: str, pass_index: int, image_format: s
 
 
 def move_output(written: Path, dest: str) -> None:
-    """Move a file the compositor just wrote to the frame's path."""
+    """Move a file the compositor just wrote to the frame's path; across filesystems (a scratch folder
+    in /tmp, the output root a network or bind mount) by a copy beside `dest`, then a rename."""
     if not written.exists():
         raise RuntimeError(f"the compositor wrote nothing at {written}")
-    Path(dest).parent.mkdir(parents=True, exist_ok=True)
-    os.replace(written, dest)
+    target = Path(dest)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(written, target)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        staged = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        shutil.copyfile(written, staged)
+        os.replace(staged, target)
+        written.unlink()

@@ -111,6 +111,12 @@ class Worker:
         for name in dir(scene.render):
             if name.startswith("use_stamp"):
                 setattr(scene.render, name, False)  # no date or timing metadata: same input, same bytes
+        # Pinned, not left to Blender's factory default: the frames are the camera's display-referred
+        # output (AgX tone curve, sRGB display), which the night-vision chain linearises with inverse sRGB.
+        scene.display_settings.display_device = "sRGB"
+        scene.view_settings.view_transform = "AgX"
+        scene.view_settings.look = "None"
+        scene.view_settings.gamma = 1.0
         cycles = scene.cycles
         if settings["device"] == "CPU":
             cycles.device = "CPU"
