@@ -32,6 +32,9 @@ class BodyConfig(Section):
                 raise ValueError("the procedural body is neutral; set body.model_path for a gendered model")
             if self.uv_path is not None:
                 raise ValueError("body.uv_path is for official models; the procedural body carries its own UVs")
+        elif self.uv_path is None:
+            raise ValueError("body.model_path is set but body.uv_path is not: an official model needs an .obj "
+                             "with its UV layout (e.g. SMPL's smpl_uv.obj)")
         if len(self.betas) > 300:
             raise ValueError(f"body.betas: {len(self.betas)} values, at most 300")
         return self
@@ -123,3 +126,17 @@ class TextureConfig(Section):
         if name == pattern or "/" in name:
             raise ValueError(f"textures.file_pattern {pattern!r} must contain {{id}} and no '/'")
         return pattern
+
+
+def check_person(body: BodyConfig, textures: TextureConfig) -> None:
+    """Body and textures must share a UV layout: SMPLitex maps (`textures.smplitex_dir`) are drawn on
+    SMPL's layout, so they need an official SMPL model (`body.model_path`, `body.model_type: smpl`)
+    and its UVs (`body.uv_path`). Raises ValueError naming the fields."""
+    if textures.smplitex_dir is None:
+        return
+    if body.model_path is None:
+        raise ValueError("textures.smplitex_dir needs body.model_path (an official SMPL model) and body.uv_path: "
+                         "SMPLitex maps use SMPL's UV layout, not the procedural body's")
+    if body.model_type != "smpl":
+        raise ValueError(f"textures.smplitex_dir needs body.model_type smpl (SMPLitex maps use SMPL's UV layout), "
+                         f"not {body.model_type}")

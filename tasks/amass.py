@@ -1,6 +1,7 @@
 """Pose source: the built-in actions, or AMASS frames whose BABEL labels match the configured actions.
 
-AMASS sequences are `.npz` files with `poses` (T,72) SMPL, (T,156) SMPL+H or (T,165) SMPL-X,
+AMASS sequences are `.npz` files (SMPL+H release: `*_poses.npz`, as BABEL's `feat_p` names them; SMPL-X
+release: `*_stageii.npz`, tried when the former is missing) with `poses` (T,72) SMPL, (T,156) SMPL+H or (T,165) SMPL-X,
 `trans`, `betas` and `mocap_framerate` (`mocap_frame_rate` in SMPL-X releases). BABEL files are JSON
 objects `{babel_sid: {"feat_p": "CMU/CMU/86/86_05_poses.npz", "dur": s, "seq_ann": {"labels": [...]},
 "frame_ann": {"labels": [...]} | null}}`; a label has `proc_label`, `act_cat` (a list) and, in
@@ -146,15 +147,26 @@ def babel_segments(babel: dict[str, dict[str, Any]], actions: list[str], synonym
     return found
 
 
+def feat_p_names(feat_p: str) -> list[str]:
+    """The names a BABEL `feat_p` may have under an AMASS root: as given (SMPL+H release,
+    `*_poses.npz`), then the SMPL-X release's `*_stageii.npz`."""
+    stem = feat_p[: -len("_poses.npz")] if feat_p.endswith("_poses.npz") else None
+    return [feat_p] if stem is None else [feat_p, f"{stem}_stageii.npz"]
+
+
 def resolve_feat_p(amass_root: Path, feat_p: str) -> Path:
-    """The AMASS file of a BABEL `feat_p` ("CMU/CMU/86/86_05_poses.npz"): under the root as given,
-    or with leading folders dropped (roots that already include them)."""
-    parts = Path(feat_p).parts
-    for i in range(len(parts)):
-        candidate = Path(amass_root, *parts[i:])
-        if candidate.is_file():
-            return candidate
-    return Path(amass_root, feat_p)
+    """The AMASS file of a BABEL `feat_p` ("CMU/CMU/86/86_05_poses.npz"): each of `feat_p_names`
+    under the root as given, or with leading folders dropped (roots that already include them).
+    FileNotFoundError naming both names when neither is there."""
+    names = feat_p_names(feat_p)
+    for name in names:
+        parts = Path(name).parts
+        for i in range(len(parts)):
+            candidate = Path(amass_root, *parts[i:])
+            if candidate.is_file():
+                return candidate
+    tried = " or ".join(Path(n).name for n in names)
+    raise FileNotFoundError(f"no {tried} under {amass_root} (at {Path(feat_p).parent} or with leading folders dropped)")
 
 
 def _read_sequence(path: Path) -> tuple[np.ndarray, float]:
@@ -181,8 +193,9 @@ def select_amass_poses(cfg: PoseConfig) -> PoseSelection:
     candidates: dict[str, dict[tuple[str, int], str]] = {a: {} for a in cfg.actions}
     for seg in segments:
         if seg.feat_p not in sequences:
-            path = resolve_feat_p(cfg.amass_root, seg.feat_p)  # type: ignore[arg-type]
+            path = Path(cfg.amass_root, seg.feat_p)  # type: ignore[arg-type]
             try:
+                path = resolve_feat_p(cfg.amass_root, seg.feat_p)  # type: ignore[arg-type]
                 sequences[seg.feat_p] = _read_sequence(path)
             except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
                 sequences[seg.feat_p] = None

@@ -4,9 +4,11 @@ World frame of every `BodyMesh`: metres, +Z up, feet on z = 0 (the lowest vertex
 above x = y = 0, the person facing −Y, so their left is +X. SMPL's own frame (+Y up, facing +Z,
 left +X) maps to it by a +90° rotation about X.
 
-Official files (`body.model_path`) and the procedural body go through the same `smplx.create`
-call; for the procedural body the file (SMPL or SMPL-X layout, as `body.model_type` says) is first
-written, once and atomically, into a cache folder. SMPL-X models take the first 21 joints of the
+Official files (`body.model_path`) and the procedural body load the same way, as `body.model_type`
+says (never guessed from the file name, so official names such as `basicmodel_neutral_lbs_10_207_0_v1.1.0.pkl`
+work): SMPL pickles are read here, chumpy arrays turned into numpy arrays without importing chumpy,
+and handed to `smplx.SMPL` as arrays; SMPL-X files go to `smplx.SMPLX` by path. The procedural file
+(SMPL or SMPL-X layout) is first written, once and atomically, into a cache folder. SMPL-X models take the first 21 joints of the
 (23,3) SMPL body pose (SMPL's hand joints 22–23 have no SMPL-X counterpart); hands stay flat.
 """
 
@@ -28,7 +30,8 @@ from benchfoundry.tasks.store import atomic_path
 
 __all__ = [
     "ACTIONS", "BodyMesh", "action_pose", "upright_pose", "load_body_model", "posed_body",
-    "procedural_model_dir", "SMPL_TO_WORLD", "read_body_mesh", "write_body_mesh",
+    "procedural_model_dir", "SMPL_TO_WORLD", "read_body_mesh", "read_obj_uv", "read_smpl_pickle",
+    "write_body_mesh",
 ]
 
 #: SMPL frame (+Y up, facing +Z) → world frame (+Z up, facing −Y): +90° about X.
@@ -83,7 +86,7 @@ def _procedural_file(root: Path, model_type: str) -> Path:
 
 
 def _resolve_official(cfg: BodyConfig) -> Path:
-    """The path smplx.create gets for official files; a clear error when nothing is there."""
+    """The official model file; a clear error when nothing is there."""
     path = Path(cfg.model_path).expanduser()  # type: ignore[arg-type]
     ext = "pkl" if cfg.model_type == "smpl" else "npz"
     name = f"{cfg.model_type.upper()}_{cfg.gender.upper()}.{ext}"
@@ -111,29 +114,75 @@ def load_body_model(cfg: BodyConfig, cache_dir: Path) -> Any:
 _LOCK = threading.Lock()
 
 
+#: Arrays smplx.SMPL reads from a model pickle.
+SMPL_KEYS = ("v_template", "shapedirs", "posedirs", "J_regressor", "weights", "kintree_table", "f")
+
+
+class _ChumpyStub:
+    """Stands in for any chumpy class while unpickling: keeps the pickled state (a leaf `Ch`
+    stores its array under `x`)."""
+
+    def __setstate__(self, state: Any) -> None:
+        self.state = state
+
+
+class _ModelUnpickler(pickle.Unpickler):
+    """Unpickles SMPL model files without chumpy: every `chumpy.*` class becomes `_ChumpyStub`."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "chumpy" or module.startswith("chumpy."):
+            return _ChumpyStub
+        return super().find_class(module, name)
+
+
+def _chumpy_array(value: _ChumpyStub) -> np.ndarray | None:
+    """The array a pickled chumpy object stores (`x`), or None (a chumpy expression without one)."""
+    state = value.state[0] if isinstance(value.state, tuple) else value.state
+    x = state.get("x") if isinstance(state, dict) else None
+    return None if x is None else np.asarray(x)
+
+
+def read_smpl_pickle(path: Path) -> dict[str, Any]:
+    """An SMPL model pickle (official, possibly with chumpy arrays, or procedural) as plain values.
+
+    chumpy objects become the numpy arrays they store; ones storing none are dropped, and a missing
+    `SMPL_KEYS` entry is an error naming the file and the key.
+    """
+    with open(path, "rb") as fh:
+        raw = _ModelUnpickler(fh, encoding="latin1").load()
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: an SMPL model pickle holds a dict, not {type(raw).__name__}")
+    data = {k: _chumpy_array(v) if isinstance(v, _ChumpyStub) else v for k, v in raw.items()}
+    data = {k: v for k, v in data.items() if v is not None}
+    missing = [k for k in SMPL_KEYS if k not in data]
+    if missing:
+        raise ValueError(f"{path}: no {missing} array(s) (chumpy expressions without stored values?)")
+    return data
+
+
+_LOCK = threading.Lock()
+
+
 @functools.lru_cache(maxsize=8)
 def _load(path: str, model_type: str, gender: str, n_betas: int, procedural: bool) -> Any:
     import smplx
+    from smplx.utils import Struct
 
-    extras = _procedural_extras(path) if procedural else None
     kwargs: dict[str, Any] = {"gender": gender, "num_betas": max(10, n_betas)}
-    if extras is not None and extras.keypoint_ids is not None:
-        kwargs["vertex_ids"] = extras.keypoint_ids
-    if model_type == "smplx":
-        kwargs.update(ext="npz", use_pca=False)
-    else:
-        kwargs["ext"] = "pkl"
     try:
+        if model_type == "smplx":
+            ext = Path(path).suffix.lstrip(".")
+            if ext not in ("npz", "pkl"):
+                raise ValueError(f"an SMPL-X model file is .npz or .pkl, not .{ext}")
+            with _LOCK:
+                return smplx.SMPLX(model_path=path, ext=ext, use_pca=False, **kwargs)
+        extras = _procedural_extras(path) if procedural else None
+        if extras is not None and extras.keypoint_ids is not None:
+            kwargs["vertex_ids"] = extras.keypoint_ids
+        data = Struct(**read_smpl_pickle(Path(path)))
         with _LOCK:
-            return smplx.create(path, model_type=model_type, **kwargs)
-    except ModuleNotFoundError as exc:
-        if exc.name == "chumpy":
-            raise RuntimeError(
-                f"{path}: official SMPL pickles store chumpy arrays; install chumpy or convert the file to "
-                "plain numpy arrays (e.g. with SMPL's 'remove chumpy' script)"
-            ) from exc
-        raise
-    except (pickle.UnpicklingError, EOFError, ValueError, KeyError, AttributeError) as exc:
+            return smplx.SMPL(model_path=path, data_struct=data, **kwargs)
+    except (pickle.UnpicklingError, ImportError, EOFError, ValueError, KeyError, AttributeError, IndexError) as exc:
         raise RuntimeError(f"{path}: not a readable {model_type.upper()} model file: {exc}") from exc
 
 
@@ -166,18 +215,20 @@ def _official_extras(model: Any, model_type: str, uv_path: str | None) -> _Extra
     for name, joint in _JOINT_LANDMARKS.items():
         landmarks[name] = int(np.argmax(regressor[joint]))
     landmarks["head_top"] = int(np.argmax(model.v_template.detach().cpu().numpy()[:, 1]))
-    uv = None if uv_path is None else read_obj_uv(Path(uv_path), n_faces=len(model.faces))
+    uv = None if uv_path is None else read_obj_uv(Path(uv_path), np.asarray(model.faces))
     if uv is not None:
         uv.setflags(write=False)  # shared by every BodyMesh of this model
     return _Extras(uv=uv, landmarks=landmarks, keypoint_ids=None)
 
 
-def read_obj_uv(path: Path, n_faces: int) -> np.ndarray:
-    """Per-corner UVs (F,3,2) from an .obj (`vt` lines and `f v/vt …` triangles in model face order)."""
+def read_obj_uv(path: Path, faces: np.ndarray) -> np.ndarray:
+    """Per-corner UVs (F,3,2) from an .obj (`vt` lines and `f v/vt …` triangles); its faces must be
+    the model's `faces` (same vertices, same order), else the UVs belong to another layout."""
     if not path.is_file():
         raise FileNotFoundError(f"body.uv_path {path}: no such file")
     vts: list[tuple[float, float]] = []
     corners: list[list[int]] = []
+    vertex_ids: list[list[int]] = []
     try:
         for line in path.read_text().splitlines():
             parts = line.split()
@@ -186,12 +237,25 @@ def read_obj_uv(path: Path, n_faces: int) -> np.ndarray:
             if parts[0] == "vt":
                 vts.append((float(parts[1]), float(parts[2])))
             elif parts[0] == "f":
-                corners.append([int(p.split("/")[1]) - 1 for p in parts[1:4]])
+                refs = [p.split("/") for p in parts[1:4]]
+                vertex_ids.append([int(r[0]) - 1 for r in refs])
+                corners.append([int(r[1]) - 1 for r in refs])
     except (ValueError, IndexError, UnicodeDecodeError) as exc:
         raise ValueError(f"body.uv_path {path}: malformed vt/f line ({exc})") from None
-    if len(corners) != n_faces:
-        raise ValueError(f"body.uv_path {path}: {len(corners)} faces, the model has {n_faces}")
-    return np.asarray(vts, dtype=np.float32)[np.asarray(corners)]
+    faces = np.asarray(faces).reshape(-1, 3)
+    if len(corners) != len(faces):
+        raise ValueError(f"body.uv_path {path}: {len(corners)} faces, the model has {len(faces)}")
+    differ = np.flatnonzero((np.asarray(vertex_ids, dtype=np.int64).reshape(-1, 3) != faces).any(axis=1))
+    if len(differ):
+        i = int(differ[0])
+        raise ValueError(
+            f"body.uv_path {path}: {len(differ)} face(s) differ from the model's (first: face {i} has vertices "
+            f"{[v + 1 for v in vertex_ids[i]]}, the model {[int(v) + 1 for v in faces[i]]}, 1-based): another UV layout"
+        )
+    try:
+        return np.asarray(vts, dtype=np.float32)[np.asarray(corners)]
+    except IndexError:
+        raise ValueError(f"body.uv_path {path}: a face refers to a vt past the {len(vts)} given") from None
 
 
 def _extras(cfg: BodyConfig, cache_dir: Path, model: Any) -> _Extras:

@@ -126,3 +126,38 @@ def test_missing_root_is_a_clear_error(tmp_path: Path) -> None:
     cfg = PoseConfig(amass_root=tmp_path, babel_root=tmp_path / "nowhere")
     with pytest.raises(FileNotFoundError, match="poses.babel_root .*nowhere"):
         amass.select_poses(cfg)
+
+
+def test_smplx_release_stageii_files_are_found_for_poses_names(tmp_path: Path) -> None:
+    """BABEL names the SMPL+H file (`*_poses.npz`); an SMPL-X release root holds `*_stageii.npz`
+    (165-wide poses, `mocap_frame_rate`): its frames are used."""
+    amass_root, babel_root = tmp_path / "amass", tmp_path / "babel"
+    path = amass_root / "CMU" / "05" / "05_01_stageii.npz"
+    path.parent.mkdir(parents=True)
+    poses = np.zeros((20, 165), np.float32)
+    poses[:, 3] = np.arange(20) + 500.0
+    np.savez(path, poses=poses, trans=np.zeros((20, 3)), betas=np.zeros(16), mocap_frame_rate=np.array(10.0))
+    babel_root.mkdir()
+    (babel_root / "train.json").write_text(json.dumps({"1": {
+        "feat_p": "CMU/CMU/05/05_01_poses.npz", "dur": 2.0, "frame_ann": None,
+        "seq_ann": {"labels": [{"proc_label": "kick"}]}}}))
+    cfg = PoseConfig(actions=["kicking"], amass_root=amass_root, babel_root=babel_root, max_frames_per_action=2)
+    sel = amass.select_poses(cfg)
+    assert sel.problems == []
+    assert [(f.frame, float(f.body_pose[0, 0])) for f in sel.of("kicking")] == [(0, 500.0), (19, 519.0)]
+
+
+def test_poses_name_is_preferred_and_a_missing_file_names_both(tmp_path: Path) -> None:
+    _sequence(tmp_path / "CMU" / "06" / "06_01_poses.npz", frames=3, fps=10.0, marker=1.0)
+    _sequence(tmp_path / "CMU" / "06" / "06_01_stageii.npz", frames=3, fps=10.0, marker=2.0)
+    assert amass.resolve_feat_p(tmp_path, "CMU/CMU/06/06_01_poses.npz").name == "06_01_poses.npz"
+    with pytest.raises(FileNotFoundError, match="07_01_poses.npz or 07_01_stageii.npz"):
+        amass.resolve_feat_p(tmp_path, "CMU/CMU/07/07_01_poses.npz")
+    assert amass.feat_p_names("CMU/x/a_b.npz") == ["CMU/x/a_b.npz"]  # no _poses suffix: no other name
+
+
+def test_missing_sequence_problem_names_both_release_names(roots: tuple[Path, Path]) -> None:
+    amass_root, babel_root = roots
+    sel = amass.select_poses(PoseConfig(actions=["dodging"], amass_root=amass_root, babel_root=babel_root))
+    reason = {p["item"]: p for p in sel.problems}["CMU/CMU/04/missing_poses.npz"]["reason"]
+    assert "missing_poses.npz" in reason and "missing_stageii.npz" in reason

@@ -166,7 +166,7 @@ def test_body_mesh_file_roundtrip(tmp_path: Path, upright: body.BodyMesh) -> Non
 
 
 def test_missing_official_model_names_the_file(tmp_path: Path) -> None:
-    cfg = BodyConfig(model_path=tmp_path / "models")
+    cfg = BodyConfig(model_path=tmp_path / "models", uv_path=tmp_path / "smpl_uv.obj")
     with pytest.raises(FileNotFoundError, match="SMPL_NEUTRAL.pkl"):
         body.load_body_model(cfg, tmp_path)
 
@@ -287,10 +287,115 @@ def test_official_smplx_layout_file_uses_its_21_body_joints(tmp_path: Path, arra
         hands_meanl=np.zeros(45), hands_meanr=np.zeros(45), lmk_faces_idx=np.zeros(51, np.int64),
         lmk_bary_coords=np.tile([1.0, 0.0, 0.0], (51, 1)),
     )
-    cfg = BodyConfig(model_path=tmp_path, model_type="smplx")
+    _write_obj_uv(tmp_path / "smplx_uv.obj", arrays)
+    cfg = BodyConfig(model_path=tmp_path, model_type="smplx", uv_path=tmp_path / "smplx_uv.obj")
     assert isinstance(body.load_body_model(cfg, cache_dir), smplx.SMPLX)
     pose = body.action_pose("guard_up")
     got = body.posed_body(cfg, pose, cache_dir=cache_dir)
     want = body.posed_body(BodyConfig(), pose, cache_dir=cache_dir)
     np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
-    assert got.uv is None and set(got.landmarks) == set(body_model.LANDMARK_NAMES)
+    np.testing.assert_allclose(got.uv, want.uv, atol=1e-6)
+    assert set(got.landmarks) == set(body_model.LANDMARK_NAMES)
+
+
+@pytest.mark.parametrize("name, gender", [
+    ("basicmodel_neutral_lbs_10_207_0_v1.1.0.pkl", "neutral"), ("basicModel_f_lbs_10_207_0_v1.0.0.pkl", "female")])
+def test_official_smpl_file_names_load_as_smpl(tmp_path: Path, arrays: dict, cache_dir: Path, name: str, gender: str) -> None:
+    """Official SMPL names do not start with "SMPL": the type comes from body.model_type, not the name."""
+    import smplx
+
+    with open(tmp_path / name, "wb") as fh:
+        pickle.dump(_padded(arrays, 6890), fh)
+    _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
+    cfg = BodyConfig(model_path=tmp_path / name, gender=gender, uv_path=tmp_path / "smpl_uv.obj")
+    assert isinstance(body.load_body_model(cfg, cache_dir), smplx.SMPL)
+    got = body.posed_body(cfg, body.action_pose("walking"), cache_dir=cache_dir)
+    want = body.posed_body(BodyConfig(), body.action_pose("walking"), cache_dir=cache_dir)
+    np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
+
+
+def test_smplx_type_wins_over_an_smpl_looking_name(tmp_path: Path, cache_dir: Path) -> None:
+    """An SMPL-X .npz named SMPL_* loads as SMPL-X when body.model_type says so."""
+    import smplx
+
+    from benchfoundry.assets import body_model_smplx
+
+    path = body_model_smplx.write_smplx_npz(tmp_path / "SMPL_renamed.npz")
+    with np.load(path) as npz:
+        _write_obj_uv(tmp_path / "uv.obj", {k: npz[k] for k in ("v_template", "vt", "f", "ft")})
+    cfg = BodyConfig(model_path=path, model_type="smplx", uv_path=tmp_path / "uv.obj")
+    model = body.load_body_model(cfg, cache_dir)
+    assert isinstance(model, smplx.SMPLX) and model.J_regressor.shape[0] == 55
+
+
+def _fake_chumpy_pickle(monkeypatch: pytest.MonkeyPatch, data: dict, wrap: tuple[str, ...]) -> bytes:
+    """`data` pickled with `wrap` keys as leaf Ch objects of a stand-in module `chumpy.ch` (array in
+    `__dict__['x']`, as chumpy stores it) and `J` as a Ch expression storing no array; the stand-in
+    module is gone again when this returns."""
+    import types
+
+    module = types.ModuleType("chumpy.ch")
+
+    class Ch:
+        def __init__(self, x: np.ndarray | None) -> None:
+            if x is not None:
+                self.x = x
+            self._dirty_vars: set = set()
+
+    Ch.__module__, Ch.__qualname__ = "chumpy.ch", "Ch"
+    module.Ch = Ch  # type: ignore[attr-defined]
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "chumpy", types.ModuleType("chumpy"))
+        m.setitem(sys.modules, "chumpy.ch", module)
+        wrapped = {k: Ch(v) if k in wrap else v for k, v in data.items()} | {"J": Ch(None)}
+        raw = pickle.dumps(wrapped, protocol=2)
+    assert b"chumpy.ch" in raw
+    return raw
+
+
+def test_chumpy_arrays_are_read_without_chumpy(tmp_path: Path, arrays: dict, monkeypatch: pytest.MonkeyPatch,
+                                               cache_dir: Path) -> None:
+    plain = _padded(arrays, 6890)
+    chumpy_keys = ("v_template", "shapedirs", "posedirs", "weights")
+    path = tmp_path / "basicmodel_m_lbs_10_207_0_v1.1.0.pkl"
+    path.write_bytes(_fake_chumpy_pickle(monkeypatch, plain, chumpy_keys))
+    assert "chumpy" not in sys.modules
+    data = body.read_smpl_pickle(path)
+    assert set(data) == set(plain)  # the array-less expression J is dropped
+    for key, value in plain.items():
+        np.testing.assert_array_equal(data[key], value)
+    _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
+    cfg = BodyConfig(model_path=path, gender="male", uv_path=tmp_path / "smpl_uv.obj")
+    got = body.posed_body(cfg, body.upright_pose(), cache_dir=cache_dir)
+    want = body.posed_body(BodyConfig(), body.upright_pose(), cache_dir=cache_dir)
+    np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
+    assert "chumpy" not in sys.modules
+
+
+def test_chumpy_expression_in_a_needed_key_names_file_and_key(tmp_path: Path, arrays: dict,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = _padded(arrays, 6890)
+    plain.pop("posedirs")
+    path = tmp_path / "basicModel_f.pkl"
+    path.write_bytes(_fake_chumpy_pickle(monkeypatch, plain, ("v_template",)))
+    with pytest.raises(ValueError, match=r"basicModel_f\.pkl.*posedirs"):
+        body.read_smpl_pickle(path)
+    cfg = BodyConfig(model_path=path, gender="female", uv_path=tmp_path / "uv.obj")
+    with pytest.raises(RuntimeError, match=r"basicModel_f\.pkl.*posedirs"):
+        body.load_body_model(cfg, tmp_path)
+
+
+def test_uv_obj_with_other_face_vertices_is_rejected(tmp_path: Path, arrays: dict) -> None:
+    path = tmp_path / "uv.obj"
+    _write_obj_uv(path, arrays)
+    np.testing.assert_array_equal(body.read_obj_uv(path, arrays["f"]), arrays["vt"][arrays["ft"]].astype(np.float32))
+    other = dict(arrays, f=arrays["f"].copy())
+    other["f"][7] = other["f"][7, ::-1]  # same count, one face wound the other way
+    _write_obj_uv(path, other)
+    with pytest.raises(ValueError, match=r"body\.uv_path .*uv\.obj: 1 face\(s\) differ.*face 7"):
+        body.read_obj_uv(path, arrays["f"])
+
+
+def test_official_model_needs_uv_path(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"body\.model_path .*body\.uv_path"):
+        BodyConfig(model_path=tmp_path)

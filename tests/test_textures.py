@@ -157,3 +157,17 @@ def test_blender_shows_the_texture_where_the_uvs_say(tmp_path: Path) -> None:
         col, row = int(50 + centre[face, 0] * 100), int(100 - (centre[face, 2] - 0.9) * 100)
         got = image[row - 1 : row + 2, col - 1 : col + 2].reshape(-1, 3)
         assert np.abs(got - expected).sum(1).min() < 30, (target, got.mean(0), expected)
+
+
+def test_smplitex_textures_need_an_official_smpl_model_with_uvs(tmp_path: Path) -> None:
+    from benchfoundry.flows.params_body import BodyConfig, check_person
+
+    smplitex = TextureConfig(smplitex_dir=tmp_path)
+    with pytest.raises(ValueError, match=r"textures\.smplitex_dir needs body\.model_path .*body\.uv_path"):
+        check_person(BodyConfig(), smplitex)
+    smplx_body = BodyConfig(model_path=tmp_path, model_type="smplx", uv_path=tmp_path / "uv.obj")
+    with pytest.raises(ValueError, match=r"textures\.smplitex_dir needs body\.model_type smpl"):
+        check_person(smplx_body, smplitex)
+    check_person(BodyConfig(model_path=tmp_path, uv_path=tmp_path / "uv.obj"), smplitex)
+    check_person(BodyConfig(), TextureConfig())  # procedural textures on the procedural body
+    check_person(smplx_body, TextureConfig())
