@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from benchfoundry.flows.params_base import Section
-from benchfoundry.flows.params_body import BodyConfig, PoseConfig, TextureConfig
+from benchfoundry.flows.params_body import BodyConfig, PoseConfig, TextureConfig, check_person
 from benchfoundry.flows.params_discern import DiscernConfig
 from benchfoundry.flows.params_qa import QaConfig
 from benchfoundry.tasks import dori
@@ -179,6 +179,11 @@ class SyndorConfig(Section):
         unknown = sorted(set(self.rig.zones or []) - set(self.zones_ppm))
         if unknown:
             raise ValueError(f"rig.zones {unknown} not in zones_ppm {sorted(self.zones_ppm)}")
+        return self
+
+    @model_validator(mode="after")
+    def _body_and_textures_share_a_uv_layout(self) -> "SyndorConfig":
+        check_person(self.body, self.textures)
         return self
 
     @model_validator(mode="after")

@@ -80,3 +80,10 @@ def test_daylight_rejects_an_unknown_time_of_day_by_name(field: str) -> None:
 def test_daylight_still_needs_every_time_of_day() -> None:
     with pytest.raises(ConfigError, match=r"syndor\.lighting\.day\.exposure.*evening"):
         load_config(None, ["syndor.lighting.day.exposure={morning: 1, noon: 2}"])
+
+
+def test_smplitex_textures_without_an_official_smpl_model_are_refused() -> None:
+    with pytest.raises(ConfigError, match=r"syndor: .*textures\.smplitex_dir needs body\.model_path"):
+        load_config(None, ["syndor.textures.smplitex_dir=/data/smplitex"])
+    config = load_config(Path(__file__).parents[1] / "configs" / "syndorbench.yaml")  # official SMPL + UVs + SMPLitex
+    assert config.syndor.textures.smplitex_dir is not None and config.syndor.body.model_type == "smpl"
