@@ -111,28 +111,41 @@ def load_body_model(cfg: BodyConfig, cache_dir: Path) -> Any:
     return _load(str(_model_file(cfg, cache_dir)), cfg.model_type, cfg.gender, len(cfg.betas), cfg.model_path is None)
 
 
-_LOCK = threading.Lock()
-
-
 #: Arrays smplx.SMPL reads from a model pickle.
 SMPL_KEYS = ("v_template", "shapedirs", "posedirs", "J_regressor", "weights", "kintree_table", "f")
 
 
 class _ChumpyStub:
     """Stands in for any chumpy class while unpickling: keeps the pickled state (a leaf `Ch`
-    stores its array under `x`)."""
+    stores its array under `x`); constructor arguments, if a pickle passes any, are ignored."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.state: Any = None
 
     def __setstate__(self, state: Any) -> None:
         self.state = state
 
 
+#: What SMPL model pickles may reference besides chumpy: numpy arrays, scipy sparse matrices
+#: (`J_regressor`), plain builtin containers and the object reconstructor; anything else (a callable a
+#: crafted file could run) is refused.
+_PICKLE_MODULES = ("numpy", "scipy.sparse")
+_SAFE_BUILTINS = {"object", "set", "frozenset", "list", "dict", "tuple", "slice", "complex", "bytearray",
+                  "int", "float", "bool", "str", "bytes"}
+_PICKLE_GLOBALS = {("copy_reg", "_reconstructor"), ("copyreg", "_reconstructor"), ("_codecs", "encode"),
+                   *((m, n) for m in ("__builtin__", "builtins") for n in _SAFE_BUILTINS)}
+
+
 class _ModelUnpickler(pickle.Unpickler):
-    """Unpickles SMPL model files without chumpy: every `chumpy.*` class becomes `_ChumpyStub`."""
+    """Unpickles SMPL model files without chumpy (every `chumpy.*` class becomes `_ChumpyStub`),
+    allowing only the globals model files use."""
 
     def find_class(self, module: str, name: str) -> Any:
         if module == "chumpy" or module.startswith("chumpy."):
             return _ChumpyStub
-        return super().find_class(module, name)
+        if (module, name) in _PICKLE_GLOBALS or any(module == m or module.startswith(m + ".") for m in _PICKLE_MODULES):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"an SMPL model file does not reference {module}.{name}")
 
 
 def _chumpy_array(value: _ChumpyStub) -> np.ndarray | None:
@@ -182,7 +195,8 @@ def _load(path: str, model_type: str, gender: str, n_betas: int, procedural: boo
         data = Struct(**read_smpl_pickle(Path(path)))
         with _LOCK:
             return smplx.SMPL(model_path=path, data_struct=data, **kwargs)
-    except (pickle.UnpicklingError, ImportError, EOFError, ValueError, KeyError, AttributeError, IndexError) as exc:
+    except (pickle.UnpicklingError, ImportError, EOFError, ValueError, KeyError, AttributeError, IndexError,
+            TypeError) as exc:
         raise RuntimeError(f"{path}: not a readable {model_type.upper()} model file: {exc}") from exc
 
 

@@ -399,3 +399,15 @@ def test_uv_obj_with_other_face_vertices_is_rejected(tmp_path: Path, arrays: dic
 def test_official_model_needs_uv_path(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"body\.model_path .*body\.uv_path"):
         BodyConfig(model_path=tmp_path)
+
+
+def test_a_model_pickle_cannot_call_arbitrary_functions(tmp_path: Path) -> None:
+    """The chumpy-free unpickler allows numpy, scipy.sparse and plain containers only."""
+    class Payload:
+        def __reduce__(self):  # noqa: ANN204 - pickle protocol
+            return (print, ("a crafted model file ran code",))
+
+    path = tmp_path / "SMPL_NEUTRAL.pkl"
+    path.write_bytes(pickle.dumps({"v_template": Payload()}, protocol=2))
+    with pytest.raises(pickle.UnpicklingError, match=r"does not reference (__builtin__|builtins)\.print"):
+        body.read_smpl_pickle(path)
