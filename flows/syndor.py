@@ -69,9 +69,13 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
 def _calibration_rows(calibration: PrefectFuture) -> tuple[pd.DataFrame | None, str]:
     """The calibration task's rows, or None and why the task failed or left no readable rows."""
     try:
-        return pd.read_parquet(calibration.result()), ""
+        rows = pd.read_parquet(calibration.result())
     except Exception as exc:  # noqa: BLE001 - a failed calibration fails the benchmark after the manifest is written
         return None, f"{type(exc).__name__}: {exc}"[:2000]
+    missing = sorted({"zone", "measured_ppm", "within_tolerance"} - set(rows.columns))
+    if not len(rows) or missing:
+        return None, "the calibration task left no rows" + (f" with {missing}" if missing else "")
+    return rows, ""
 
 
 def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: pd.DataFrame | None) -> Path:

@@ -70,6 +70,9 @@ def move_output(written: Path, dest: str) -> None:
         if exc.errno != errno.EXDEV:
             raise
         staged = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        shutil.copyfile(written, staged)
-        os.replace(staged, target)
+        try:
+            shutil.copyfile(written, staged)
+            os.replace(staged, target)
+        finally:
+            staged.unlink(missing_ok=True)
         written.unlink()

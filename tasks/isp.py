@@ -170,8 +170,11 @@ def effective_settings(cfg: IspConfig) -> dict[str, Any]:
     """The settings that shape this chain's output: the other denoisers' parameters are left out,
     so tuning one denoiser does not redo frames built with another."""
     own = _DENOISER_FIELDS[cfg.denoiser]
-    return {name: value for name, value in cfg.model_dump(mode="json").items()
-            if not name.startswith(_ANY_DENOISER_FIELD) or (own and name.startswith(own))}
+    settings = {name: value for name, value in cfg.model_dump(mode="json").items()
+                if not name.startswith(_ANY_DENOISER_FIELD) or (own and name.startswith(own))}
+    if cfg.denoiser == "none":
+        del settings["denoise_strength"]
+    return settings
 
 
 def denoiser(cfg: IspConfig) -> Denoiser:

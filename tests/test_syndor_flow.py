@@ -261,3 +261,21 @@ def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names
         f"field_t00003_{action}_p000_night" for action in ("walking", "kicking")}
     recorded = json.loads((out / "build.json").read_text())["benchmarks"]["syndor"]["problems"]
     assert any(p["stage"] == "calibration" and "blender crashed while calibrating" in p["reason"] for p in recorded)
+
+
+@pytest.mark.parametrize("frame, reason", [
+    (pd.DataFrame({"zone": [], "measured_ppm": [], "within_tolerance": []}), "left no rows"),
+    (pd.DataFrame({"zone": ["near"], "measured_ppm": [90.0]}), "['within_tolerance']"),
+])
+def test_calibration_rows_that_cannot_be_judged_fail_instead_of_passing(
+        tmp_path: Path, frame: pd.DataFrame, reason: str) -> None:
+    """No rows would make `within_tolerance.all()` true: an empty or incomplete table is a failure."""
+    path = tmp_path / "calibration.parquet"
+    frame.to_parquet(path)
+
+    class Finished:
+        def result(self) -> str:
+            return str(path)
+
+    rows, error = syndor._calibration_rows(Finished())
+    assert rows is None and reason in error
