@@ -11,7 +11,7 @@ from prefect import flow
 from benchfoundry.flows.config import config_dict, config_hash, load_config
 from benchfoundry.flows.odi import odi_flow
 from benchfoundry.flows.params import BuildConfig
-from benchfoundry.flows.policy import task_runner
+from benchfoundry.flows.policy import on_runner
 from benchfoundry.flows.syndor import syndor_flow
 from benchfoundry.flows.viewspatial import viewspatial_flow
 from benchfoundry.tasks.buildinfo import benchmark_outcome, package_versions, utc_now
@@ -33,7 +33,7 @@ SUBMITS_TASKS = frozenset({"viewspatial"})
 def _subflow(name: str, config: BuildConfig) -> Callable[..., Any]:
     """The benchmark's flow, with the build's task runner only when it submits tasks itself."""
     if name in SUBMITS_TASKS:
-        return BENCHMARKS[name].with_options(task_runner=task_runner(config.runner))
+        return on_runner(BENCHMARKS[name], config.runner)
     return BENCHMARKS[name]
 
 

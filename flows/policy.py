@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, TypeVar
 
-from prefect import Task, task
+from prefect import Flow, Task, task
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
@@ -46,3 +46,8 @@ def task_runner(runner: RunnerConfig) -> TaskRunner:
             return DaskTaskRunner(address=runner.dask_address)
         return DaskTaskRunner(cluster_kwargs={"n_workers": runner.dask_workers, "threads_per_worker": 1})
     return ThreadPoolTaskRunner(max_workers=runner.max_workers)
+
+
+def on_runner(stage: Flow, runner: RunnerConfig) -> Flow:
+    """A (sub)flow that submits shard tasks, set to run them on the build's task runner."""
+    return stage.with_options(task_runner=task_runner(runner))

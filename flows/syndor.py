@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from prefect import Flow, flow
+from prefect import flow
 from prefect.futures import PrefectFuture
 
 from benchfoundry.flows.params import BuildConfig
-from benchfoundry.flows.policy import task_runner, with_runner_policy
+from benchfoundry.flows.policy import on_runner, with_runner_policy
 from benchfoundry.tasks import render_client, syndor_render
 from benchfoundry.tasks.amass import select_poses
 from benchfoundry.tasks.buildinfo import benchmark_outcome, problem
@@ -94,11 +94,6 @@ def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: p
 discern_flow = flow(name="syndor-discern")(discern_stage)
 
 
-def _with_runner(stage: Flow, config: BuildConfig) -> Flow:
-    """The stage subflow with the build's task runner: only flows that submit tasks carry one."""
-    return stage.with_options(task_runner=task_runner(config.runner))
-
-
 @flow(name="syndor")
 def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     """Renders → night vision → discernibility labels → QA export and report.
@@ -113,7 +108,7 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     their frames and whatever calibration rows and plot were written stay on disk.
     """
     stages: dict[str, Any] = {}
-    render = _with_runner(render_stage, config)(config, out)
+    render = on_runner(render_stage, config.runner)(config, out)
     problems = render.pop("problems")
     calibration = render.pop("calibration")
     stages["render"] = render
@@ -125,7 +120,7 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         return benchmark_outcome("failed", "; ".join(failures) + " (the rendered frames and their manifest, and "
                                  "any calibration rows and plot, are kept on disk)", stages=stages, problems=problems,
                                  calibration=calibration)
-    discern = _with_runner(discern_flow, config)(config, out, render["manifest"])
+    discern = on_runner(discern_flow, config.runner)(config, out, render["manifest"])
     problems += discern.pop("problems")
     stages["discern"] = discern
     if "stopped" in discern:
