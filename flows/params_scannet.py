@@ -1,10 +1,19 @@
-"""Config of ScanNet frame selection (DESIGN §4.1); ViewSpatialConfig holds it as `coverage`."""
+"""Config of ScanNet frame selection (DESIGN §4.1), held by ViewSpatialConfig as `coverage`, and the
+object classes ViewSpatial never asks about."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
 from benchfoundry.flows.params_base import Section
+
+
+#: NYU40 ids never asked about: unlabelled, wall, floor, ceiling, other structure/furniture/prop.
+EXCLUDED_NYU40: frozenset[int] = frozenset({0, 1, 2, 22, 38, 39, 40})
+#: Raw category names excluded when no label map is given: the names of the NYU40 classes above.
+EXCLUDED_LABELS: frozenset[str] = frozenset({
+    "unlabeled", "unlabelled", "wall", "floor", "ceiling", "otherstructure", "otherfurniture", "otherprop",
+})
 
 
 class CoverageConfig(Section):

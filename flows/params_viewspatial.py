@@ -7,8 +7,7 @@ from pathlib import Path
 from pydantic import Field, model_validator
 
 from benchfoundry.flows.params_base import Section
-from benchfoundry.flows.params_scannet import CoverageConfig
-from benchfoundry.tasks.visibility import EXCLUDED_LABELS, EXCLUDED_NYU40
+from benchfoundry.flows.params_scannet import EXCLUDED_LABELS, EXCLUDED_NYU40, CoverageConfig
 
 
 class SyntheticScanConfig(Section):

@@ -17,15 +17,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from benchfoundry.flows.params_scannet import EXCLUDED_LABELS, EXCLUDED_NYU40
 from benchfoundry.tasks.scannet_io import ScanFormatError, encode_jpeg
 from benchfoundry.tasks.store import write_bytes_atomic
 
-#: NYU40 ids never asked about: unlabelled, wall, floor, ceiling, other structure/furniture/prop.
-EXCLUDED_NYU40: frozenset[int] = frozenset({0, 1, 2, 22, 38, 39, 40})
-#: Raw category names excluded when no label map is given: the names of the NYU40 classes above.
-EXCLUDED_LABELS: frozenset[str] = frozenset({
-    "unlabeled", "unlabelled", "wall", "floor", "ceiling", "otherstructure", "otherfurniture", "otherprop",
-})
 #: The `nyu40_id` of every object when no label map is given (not a NYU40 id: unknown).
 NO_NYU40 = -1
 VISIBILITY_COLUMNS = (
@@ -232,6 +227,6 @@ def scan_visibility(
         if image_dir is not None:
             write_bytes_atomic(image_dir / f"{int(fid)}.jpg", encode_jpeg(frame.color, 95))
     if image_dir is not None:
-        for stale in set(Path(image_dir).glob("*.jpg")) - {Path(image_dir) / f"{fid}.jpg" for fid in per_frame}:
+        for stale in set(image_dir.glob("*.jpg")) - {image_dir / f"{fid}.jpg" for fid in per_frame}:
             stale.unlink()
     return visibility_table(scan.scene_id, per_frame), skipped
