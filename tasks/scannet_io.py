@@ -19,9 +19,11 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-from abc import ABC, abstractmethod
+import os
 import struct
 import zlib
+from abc import ABC, abstractmethod
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, Sequence
@@ -700,10 +702,7 @@ def open_sens(sens_path: str | Path, scan_dir: str | Path | None = None) -> Sens
 def most_common_size(sizes: Sequence[tuple[tuple[int, int], tuple[int, int]]]
                      ) -> tuple[tuple[int, int], tuple[int, int]]:
     """The most common (colour, depth) size pair; a tie goes to the pair seen first."""
-    counts: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
-    for pair in sizes:
-        counts[pair] = counts.get(pair, 0) + 1
-    return max(counts, key=lambda pair: counts[pair])  # max keeps the first of equal counts
+    return Counter(sizes).most_common(1)[0][0]  # equal counts keep the order first met
 
 
 def _export_sizes(scan_dir: Path, frame_ids: list[int]
@@ -792,17 +791,22 @@ def _file_digest(path: Path, size: int) -> str:
     return digest.hexdigest()
 
 
-def _relative_files(root: Path, subs: Iterable[str]) -> list[tuple[str, Path]]:
-    """(path relative to `root`, path) of the files in the folders `subs` of `root`, sorted by relative path."""
-    files = [p for sub in subs for p in (root / sub).glob("*") if p.is_file()]
-    return sorted((p.relative_to(root).as_posix(), p) for p in files)
+def _relative_files(root: Path, subs: Iterable[str]) -> list[tuple[str, Path, int]]:
+    """(path relative to `root`, path, size) of the files in the folders `subs` of `root`, sorted by
+    relative path; one directory listing per folder and one stat per file."""
+    found: list[tuple[str, Path, int]] = []
+    for sub in subs:
+        if (root / sub).is_dir():
+            with os.scandir(root / sub) as entries:
+                found += [(f"{sub}/{e.name}", Path(e.path), e.stat().st_size) for e in entries if e.is_file()]
+    return sorted(found)
 
 
 def _text_stream_row(root: Path) -> list[Any] | None:
     """One [folders, total size, sha256] row over the pose and intrinsic files (name, length and bytes
     of each, in path order); None when there are none (the raw layout)."""
     digest, total, files = hashlib.sha256(), 0, _relative_files(root, _FINGERPRINT_TEXT_DIRS)
-    for name, path in files:
+    for name, path, _ in files:
         data = path.read_bytes()
         digest.update(f"{name}\0{len(data)}\0".encode())
         digest.update(data)
@@ -826,7 +830,6 @@ def scan_fingerprint(scan_dir: str | Path, scene_id: str) -> list[list[Any]]:
         if path.is_file():
             size = path.stat().st_size
             rows.append([name, size, _file_digest(path, size)])
-    rows += [[name, path.stat().st_size, None]
-             for name, path in _relative_files(root, (sub for sub, _ in _EXPORT_IMAGE_FILES))]
+    rows += [[name, size, None] for name, _, size in _relative_files(root, (sub for sub, _ in _EXPORT_IMAGE_FILES))]
     text = _text_stream_row(root)
     return sorted(rows + ([text] if text else []), key=lambda row: row[0])
