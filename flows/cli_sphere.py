@@ -102,8 +102,11 @@ def _cmd_crop(args: argparse.Namespace) -> int:
     return 0
 
 
+_DEFAULTS = SphereConfig()
+
+
 def _config_default(field: str) -> str:
-    return f"default: odi.sphere.{field} of --config, else {getattr(SphereConfig(), field)}"
+    return f"default: odi.sphere.{field} of --config, else {getattr(_DEFAULTS, field)}"
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:

@@ -163,7 +163,7 @@ def denoise_nlmeans(lin: np.ndarray, sigma: float, cfg: IspConfig) -> np.ndarray
 
 #: Field prefixes of IspConfig that only one denoiser family reads.
 _DENOISER_FIELDS = {"bm4d-luma": ("bm4d_", "chroma_"), "bm4d": ("bm4d_",), "nlmeans": ("nlmeans_",), "none": ()}
-_ANY_DENOISER_FIELD = ("bm4d_", "chroma_", "nlmeans_")
+_ANY_DENOISER_FIELD = tuple(sorted({prefix for prefixes in _DENOISER_FIELDS.values() for prefix in prefixes}))
 
 
 def effective_settings(cfg: IspConfig) -> dict[str, Any]:
@@ -171,7 +171,7 @@ def effective_settings(cfg: IspConfig) -> dict[str, Any]:
     so tuning one denoiser does not redo frames built with another."""
     own = _DENOISER_FIELDS[cfg.denoiser]
     settings = {name: value for name, value in cfg.model_dump(mode="json").items()
-                if not name.startswith(_ANY_DENOISER_FIELD) or (own and name.startswith(own))}
+                if not name.startswith(_ANY_DENOISER_FIELD) or name.startswith(own)}
     if cfg.denoiser == "none":
         del settings["denoise_strength"]
     return settings

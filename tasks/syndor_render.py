@@ -481,18 +481,22 @@ def plot_calibration(rows: pd.DataFrame, path: Path) -> Path:
     return path
 
 
+#: How build.json states the calibration tolerance (issue 3 item 8).
+CALIBRATION_TOLERANCE = "±2% or ±1 px of height"
+
+
 def calibration_summary(rows: pd.DataFrame, plot_path: str) -> dict[str, Any]:
     """What build.json records: per-distance target and measured px/m, and whether all pass."""
     cols = ["zone", "distance_m", "target_ppm", "measured_ppm", "rel_error", "px_error", "mask_height_px",
             "target_height_px", "body_height_m", "whole_in_frame", "within_tolerance"]
     records = json.loads(rows[cols].to_json(orient="records"))
-    return {"passed": bool(rows["within_tolerance"].all()), "tolerance": "±2% or ±1 px of height",
+    return {"passed": bool(rows["within_tolerance"].all()), "tolerance": CALIBRATION_TOLERANCE,
             "plot": plot_path, "distances": records}
 
 
 def calibration_error_summary(error: str) -> dict[str, Any]:
     """What build.json records when the calibration task failed or left no rows: no distance, no plot."""
-    return {"passed": False, "tolerance": "±2% or ±1 px of height", "plot": None, "distances": [], "error": error}
+    return {"passed": False, "tolerance": CALIBRATION_TOLERANCE, "plot": None, "distances": [], "error": error}
 
 
 def calibration_problems(summary: dict[str, Any]) -> list[dict[str, Any]]:
