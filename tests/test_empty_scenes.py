@@ -205,9 +205,11 @@ def test_share_plans_the_fewest_repeats_that_reach_it(share: float) -> None:
             # every shard renders the same cameras, so the frame share is the shard share
             assert empty / len(cell) >= share
             assert empty == 1 or (empty - 1) / (len(cell) - 1) < share
-    frames = {p.shard_id: 12 for p in plans}
+    # frame-weighted: empty shards of 30 frames, person shards of 10
+    frames = {p.shard_id: 30 if p.empty_scene else 10 for p in plans}
     empty_total = sum(p.empty_scene for p in plans)
-    assert syndor_render.empty_scene_share(plans, frames) == round(empty_total / len(plans), 4)
+    weighted = 30 * empty_total / (30 * empty_total + 10 * (len(plans) - empty_total))
+    assert syndor_render.empty_scene_share(plans, frames) == pytest.approx(weighted, abs=1e-4)
     assert syndor_render.empty_scene_share(plans, {}) is None
 
 

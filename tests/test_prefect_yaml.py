@@ -38,7 +38,7 @@ def test_entrypoint_loads_and_parameters_validate(deployment: DeploymentConfig, 
     params = flow.validate_parameters(deployment.parameters)
     config = load_config(params["config_path"], params.get("overrides") or [])
     assert set(params.get("only") or []) <= {"syndor", "odi", "viewspatial"}
-    assert config.name
+    assert config.name == yaml.safe_load((REPO / params["config_path"]).read_text())["name"]
 
 
 def test_deployments_sharing_an_output_root_never_overlap(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -81,7 +81,6 @@ def test_incomplete_model_folder_names_the_field_and_folder(tiny_bert_dir: Path,
     doomed = ["model.safetensors"] if remove == "weights" else [p.name for p in folder.iterdir() if p.name != "config.json"]
     for name in doomed:
         (folder / name).unlink()
-    assert (folder / "config.json").is_file()
     with pytest.raises(ValueError, match="qa.embedding.path") as caught:
         text_embed.load_embedder(EmbeddingConfig(name="intfloat/e5-large-v2", path=folder))
     assert str(folder) in str(caught.value)
