@@ -1,1 +1,1 @@
-"""assets of benchfoundry."""
+"""Embedded defaults: built-in poses, the procedural body, textures, generators of synthetic fixtures."""

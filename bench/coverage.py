@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from benchfoundry.tasks.coverage import greedy_lazy, greedy_plain
-from benchfoundry.tasks.seeding import item_rng
+from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.tasks.viewspatial.coverage import greedy_lazy, greedy_plain
 
 
 def camera_walk(rng: np.random.Generator, n_frames: int, grid: int) -> np.ndarray:

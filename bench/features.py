@@ -1,4 +1,4 @@
-"""Discernibility features: ms per 1920×1080 image, vectorised (tasks/discern_features) vs a plain anchor.
+"""Discernibility features: ms per 1920×1080 image, vectorised (tasks/syndor/discern_features) vs a plain anchor.
 
 The anchor is the straightforward version: whole-frame Lab (scikit-image), whole-frame distance
 transform and Sobel (scipy.ndimage), `scipy.stats.ks_2samp`, and one `scipy.stats.wasserstein_distance`
@@ -22,9 +22,9 @@ import numpy as np
 from scipy import ndimage, stats
 from skimage.color import rgb2lab
 
-from benchfoundry.flows.params_discern import FeatureConfig
-from benchfoundry.tasks import discern_features as df
-from benchfoundry.tasks.seeding import item_rng
+from benchfoundry.configs.discern import FeatureConfig
+from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.tasks.syndor import discern_features as df
 
 HEIGHTS_PX = (337, 169, 79)
 GOAL_MS = 50.0

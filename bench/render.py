@@ -75,7 +75,7 @@ def _beside(path: str) -> str:
 
 
 def _config(width: int, frames: int, extra: list[str]) -> Any:
-    from benchfoundry.flows.config import load_config
+    from benchfoundry.configs.loader import load_config
 
     height = width * 9 // 16
     azimuths = [45.0 * (i % 8) for i in range(frames)]
@@ -97,15 +97,16 @@ def _bare_process(spec_paths: list[Path], only: int | None = None) -> float:
 def pipeline_vs_bare(work: Path, width: int, frames: int, samples: int, reps: int) -> dict[str, float]:
     """Median over `reps` alternating runs of both sides, after one warm-up of the pipeline
     process (torch, smplx and the body model load once per build, not per shard)."""
-    from benchfoundry.tasks import render_client, syndor_render
+    from benchfoundry.tasks.common import render_client
+    from benchfoundry.tasks.syndor import render_plan, render_shards
 
     config = _config(width, frames, [f"syndor.render.samples={samples}", "syndor.render.denoise=false"])
-    plans = syndor_render.plan_shards(config)
+    plans = render_plan.plan_shards(config)
     out = work / "pipeline"
     specs = []
     for plan in plans:
         (work / "specs" / plan.shard_id / "bare").mkdir(parents=True, exist_ok=True)
-        spec, _, _ = syndor_render.shard_frames(config, out, plan, work / "specs" / plan.shard_id / "tmp")
+        spec, _, _ = render_shards.shard_frames(config, out, plan, work / "specs" / plan.shard_id / "tmp")
         path = work / "specs" / f"{plan.shard_id}.json"
         path.write_text(json.dumps(spec))
         specs.append(path)
@@ -116,7 +117,7 @@ def pipeline_vs_bare(work: Path, width: int, frames: int, samples: int, reps: in
             shutil.rmtree(out / "syndor" / "render" / stage_dir, ignore_errors=True)
         start = time.perf_counter()
         for plan in plans:
-            syndor_render.render_shard(config, str(out), plan)
+            render_shards.render_shard(config, str(out), plan)
         render_client.close_all()
         pipeline.append((time.perf_counter() - start) / n)
         bare.append(_bare_process(specs) / n)
@@ -133,13 +134,14 @@ def settings_table(work: Path, width: int) -> list[dict[str, Any]]:
     """Seconds per frame (median of 3 warm frames) and PSNR against a 128-sample reference."""
     from PIL import Image
 
-    from benchfoundry.tasks import render_client, syndor_render
+    from benchfoundry.tasks.common import render_client
+    from benchfoundry.tasks.syndor import render_plan, render_shards
 
     config = _config(width, 1, [])
-    plan = syndor_render.plan_shards(config)[0]
+    plan = render_plan.plan_shards(config)[0]
     tmp = work / "settings"
     tmp.mkdir(parents=True, exist_ok=True)
-    base, _, _ = syndor_render.shard_frames(config, work / "pipeline", plan, tmp)
+    base, _, _ = render_shards.shard_frames(config, work / "pipeline", plan, tmp)
     frame = base["frames"][0]
 
     def run(samples: int, denoise: bool) -> tuple[float, np.ndarray]:

@@ -3,7 +3,7 @@
 Run: `.venv/bin/python bench/sphere.py [--reps N]`. Prints ms per call for py360convert (the
 anchor) and for benchfoundry in the same run, the ratio anchor / ours, and the largest
 difference of the outputs. Both run on py360convert's sampling grid (`align_corners=True`,
-see tasks/sphere_maps.py) so the outputs are comparable pixel for pixel. "cold" is the
+see tasks/odi/sphere_maps.py) so the outputs are comparable pixel for pixel. "cold" is the
 first call for a size or view (the remap grid is built), "warm" a repeated call.
 
 Exits 1 (with a message on stderr) when an output of ours differs from py360convert's by more than
@@ -25,8 +25,8 @@ from typing import Callable
 import numpy as np
 import py360convert
 
-from benchfoundry.tasks import sphere, sphere_maps
-from benchfoundry.tasks.seeding import item_rng
+from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.tasks.odi import sphere, sphere_maps
 
 ERP_H, ERP_W = 4096, 8192
 FACE_W = 2048

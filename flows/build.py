@@ -8,14 +8,14 @@ from typing import Any, Callable, Sequence
 
 from prefect import flow
 
-from benchfoundry.flows.config import config_dict, config_hash, load_config
+from benchfoundry.configs.build import BuildConfig
+from benchfoundry.configs.loader import config_dict, config_hash, load_config
 from benchfoundry.flows.odi import odi_flow
-from benchfoundry.flows.params import BuildConfig
 from benchfoundry.flows.policy import on_runner
 from benchfoundry.flows.syndor import syndor_flow
 from benchfoundry.flows.viewspatial import viewspatial_flow
-from benchfoundry.tasks.buildinfo import benchmark_outcome, package_versions, utc_now
-from benchfoundry.tasks.store import sweep_stale_temporaries, write_json_atomic
+from benchfoundry.tasks.common.buildinfo import benchmark_outcome, package_versions, utc_now
+from benchfoundry.tasks.common.store import sweep_stale_temporaries, write_json_atomic
 
 #: The benchmarks a build can run, in order, with the config section that switches each on.
 BENCHMARKS: dict[str, Callable[..., Any]] = {

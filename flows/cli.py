@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Sequence
 
-from benchfoundry.tasks import dori
+from benchfoundry.tasks.syndor import dori
 
 #: Modules that add their own subcommands through `add_commands(subparsers)`.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -23,8 +23,8 @@ COMMAND_MODULES: tuple[str, ...] = (
 def _cmd_build(args: argparse.Namespace) -> int:
     # Prefect's temporary server would try to send usage data at start; build machines are often offline.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    from benchfoundry.configs.loader import ConfigError, load_config
     from benchfoundry.flows.build import BENCHMARKS, build
-    from benchfoundry.flows.config import ConfigError, load_config
 
     try:
         config = load_config(args.config, args.set or [])
@@ -80,7 +80,7 @@ def make_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("build", help="build the benchmarks a config describes")
-    p.add_argument("config", help="YAML build config, e.g. configs/smoke.yaml")
+    p.add_argument("config", help="YAML build config: a file, or a preset name (e.g. smoke)")
     p.add_argument("--out", help="output root (default: the config's output_root)")
     p.add_argument("--only", help="comma-separated subset of: syndor,odi,viewspatial")
     p.add_argument("--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (repeatable)")

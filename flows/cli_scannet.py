@@ -6,11 +6,11 @@ import argparse
 import json
 import sys
 
-from benchfoundry.flows.params_scannet import CoverageConfig
+from benchfoundry.configs.scannet import CoverageConfig
 
 
 def _cmd_select(args: argparse.Namespace) -> int:
-    from benchfoundry.tasks.coverage import select_frames
+    from benchfoundry.tasks.viewspatial.coverage import select_frames
 
     cfg = CoverageConfig(**{k: v for k, v in {
         "voxel_m": args.voxel, "budget": args.budget, "min_gain": args.min_gain,

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.flows.params_qa import TASK_PROMPTS, QaConfig
+from benchfoundry.configs.qa import TASK_PROMPTS, QaConfig
 
 
 def _build_record(build: Path) -> dict[str, Any]:
@@ -33,7 +33,7 @@ def _embedding_override(qa: QaConfig, path: str | None, name: str | None) -> QaC
     if path is None:
         update: dict[str, Any] = {} if name is None else {"name": name}
     else:
-        from benchfoundry.tasks.text_embed import folder_model_name
+        from benchfoundry.tasks.syndor.text_embed import folder_model_name
 
         update = {"path": Path(path), "name": folder_model_name(path) if name is None else name}
     return qa.model_copy(update={"embedding": qa.embedding.model_copy(update=update)})
@@ -63,15 +63,15 @@ def format_tables(score: dict[str, Any]) -> str:
 
 
 def _cmd_score_syndor(args: argparse.Namespace) -> int:
-    from benchfoundry.tasks import scoring, syndor_qa
-    from benchfoundry.tasks.store import write_json_atomic
+    from benchfoundry.tasks.common.store import write_json_atomic
+    from benchfoundry.tasks.syndor import qa_export, scoring
 
     build, predictions = Path(args.build), Path(args.predictions)
     try:
         record = _build_record(build)
         qa, seed = _build_settings(record)
         qa = _embedding_override(qa, args.embed_path, args.embed_name)
-        key = syndor_qa.answer_key(syndor_qa.index_dir(build))
+        key = qa_export.answer_key(qa_export.index_dir(build))
         raw = predictions.read_bytes()
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -85,7 +85,7 @@ def _cmd_score_syndor(args: argparse.Namespace) -> int:
         return 2
     embedder = None
     if any(i["prediction"].strip() for i in matched.get("action_recognition", [])):
-        from benchfoundry.tasks.text_embed import load_embedder
+        from benchfoundry.tasks.syndor.text_embed import load_embedder
 
         embedder = load_embedder(qa.embedding)
     result = scoring.score_predictions(matched, key, embedder, qa.deployable_accuracy)
@@ -103,7 +103,7 @@ def _cmd_score_syndor(args: argparse.Namespace) -> int:
     print(format_tables(score))
     print(f"\nscore file: {target}" + (f" ({len(problems)} bad lines skipped)" if problems else ""))
     if (build / "report" / "index.html").is_file():
-        from benchfoundry.tasks.syndor_report import write_report
+        from benchfoundry.tasks.syndor.report import write_report
 
         print(f"report updated: {write_report(build, qa, seed=seed, calibration=_calibration(record))}")
     return 0

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from benchfoundry.flows.config import load_config
-from benchfoundry.flows.params_odi import SphereConfig
-from benchfoundry.tasks import sphere
+from benchfoundry.configs.loader import load_config
+from benchfoundry.configs.odi import SphereConfig
+from benchfoundry.tasks.odi import sphere
 
 #: Per command, the options whose default is a field of `odi.sphere` (option dest → SphereConfig field).
 CONFIG_FIELDS: dict[str, dict[str, str]] = {

@@ -7,12 +7,12 @@ import json
 import sys
 from pathlib import Path
 
-from benchfoundry.flows.params import BuildConfig
+from benchfoundry.configs.build import BuildConfig
 
 
 def _build_config(build: Path, config_path: str | None, overrides: list[str]) -> BuildConfig:
     """The config of a build: `--config` (with `--set`) when given, else the one in BUILD/build.json."""
-    from benchfoundry.flows.config import load_config
+    from benchfoundry.configs.loader import load_config
 
     if config_path is not None:
         return load_config(config_path, overrides)
@@ -23,7 +23,7 @@ def _build_config(build: Path, config_path: str | None, overrides: list[str]) ->
 
 
 def _cmd_label_sample(args: argparse.Namespace) -> int:
-    from benchfoundry.tasks.discern_stage import export_label_sample
+    from benchfoundry.tasks.syndor.discernibility import export_label_sample
 
     config = _build_config(Path(args.build), args.config, args.set or [])
     result = export_label_sample(args.build, config)
@@ -35,7 +35,7 @@ def _cmd_label_sample(args: argparse.Namespace) -> int:
 
 
 def _cmd_label_import(args: argparse.Namespace) -> int:
-    from benchfoundry.tasks.discern_stage import import_labels
+    from benchfoundry.tasks.syndor.discernibility import import_labels
 
     config = _build_config(Path(args.build), args.config, args.set or [])
     try:

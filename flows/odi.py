@@ -6,8 +6,8 @@ from typing import Any
 
 from prefect import flow
 
-from benchfoundry.flows.params import BuildConfig
-from benchfoundry.tasks.buildinfo import benchmark_outcome
+from benchfoundry.configs.build import BuildConfig
+from benchfoundry.tasks.common.buildinfo import benchmark_outcome
 
 
 @flow(name="odi")

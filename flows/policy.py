@@ -1,35 +1,11 @@
-"""Task retry and caching policy, and the task runner, set in one place for every flow.
-
-Shard tasks are not cached by Prefect: completion lives in the artifact store's markers
-(tasks/store.py), which survive a new Prefect database and a move to another cluster.
-"""
+"""The build's task runner and the retry count of its shard tasks, set in one place for every flow."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
-
-from prefect import Flow, Task, task
-from prefect.cache_policies import NO_CACHE
+from prefect import Flow, Task
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
-from benchfoundry.flows.params import RunnerConfig
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-SHARD_TASK_OPTIONS: dict[str, Any] = {
-    "retries": 2,
-    "retry_delay_seconds": 5,
-    "cache_policy": NO_CACHE,
-    "persist_result": False,
-}
-
-
-def shard_task(fn: F | None = None, **overrides: Any) -> Any:
-    """`@task` with the house policy: retried, uncached, results not persisted."""
-    options = {**SHARD_TASK_OPTIONS, **overrides}
-    if fn is None:
-        return lambda f: task(f, **options)
-    return task(fn, **options)
+from benchfoundry.configs.build import RunnerConfig
 
 
 def with_runner_policy(shard: Task, runner: RunnerConfig) -> Task:

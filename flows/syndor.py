@@ -1,7 +1,8 @@
-"""SynDORBench subflow (DESIGN §2): renders → night vision → discernibility labels → QA.
+"""SynDORBench flow (DESIGN §2): renders → night vision → discernibility labels → QA.
 
-Each stage is a call that takes the previous stage's manifest and returns its own summary
-(with `manifest`, the path the next stage reads).
+Each stage is a subflow (or, for QA, a call) that takes the previous stage's manifest and returns
+its own summary (with `manifest`, the path the next stage reads); the stage logic and the shard
+tasks live in tasks/syndor/.
 """
 
 from __future__ import annotations
@@ -13,63 +14,59 @@ import pandas as pd
 from prefect import flow
 from prefect.futures import PrefectFuture
 
-from benchfoundry.flows.params import BuildConfig
+from benchfoundry.configs.build import BuildConfig
+from benchfoundry.flows.collect import collect_shards
 from benchfoundry.flows.policy import on_runner, with_runner_policy
-from benchfoundry.tasks import render_client, syndor_render
-from benchfoundry.tasks.amass import select_poses
-from benchfoundry.tasks.buildinfo import benchmark_outcome, problem
-from benchfoundry.tasks.discern_stage import discern_stage
-from benchfoundry.tasks.store import StageStore, write_parquet_atomic
-from benchfoundry.tasks.syndor_qa import qa_stage
-from benchfoundry.tasks.syndor_report import report_problems
+from benchfoundry.tasks.common import render_client
+from benchfoundry.tasks.common.buildinfo import benchmark_outcome
+from benchfoundry.tasks.common.store import StageStore, write_parquet_atomic
+from benchfoundry.tasks.syndor import calibration, discernibility, render_plan, render_shards
+from benchfoundry.tasks.syndor.pose_selection import select_poses
+from benchfoundry.tasks.syndor.qa_export import export_task, report_task
+from benchfoundry.tasks.syndor.report import report_problems
 
 
 @flow(name="syndor-render")
 def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
     """Calibration and every render shard not yet finished; the manifest last."""
     poses = select_poses(config.syndor.poses)
-    plans = syndor_render.plan_shards(config, poses)
-    store = StageStore(out, syndor_render.BENCHMARK, syndor_render.STAGE)
+    plans = render_plan.plan_shards(config, poses)
+    store = StageStore(out, render_plan.BENCHMARK, render_plan.STAGE)
     todo = [p for p in plans if not store.is_done(p.shard_id, p.spec_hash)]
-    calibration = with_runner_policy(syndor_render.calibrate_task, config.runner).submit(config, out)
-    shard = with_runner_policy(syndor_render.render_shard_task, config.runner)
-    futures = [(p, shard.submit(config, out, p)) for p in todo]
-    failed = []
+    calibrating = with_runner_policy(calibration.calibrate_task, config.runner).submit(config, out)
+    shard = with_runner_policy(render_shards.render_shard_task, config.runner)
     try:
-        for plan, future in futures:
-            try:
-                future.result()
-            except Exception as exc:  # noqa: BLE001 - a shard that failed all retries is reported, the rest goes on
-                failed.append(problem("render", plan.shard_id, f"{type(exc).__name__}: {exc}"[:2000], kind="failed"))
-        calibration_rows, calibration_error = _calibration_rows(calibration)
+        _, failed = collect_shards("render", [(p.shard_id, shard.submit(config, out, p)) for p in todo])
+        calibration_rows, calibration_error = _calibration_rows(calibrating)
     finally:
         render_client.close_all()
     done = [p.shard_id for p in plans if store.is_done(p.shard_id, p.spec_hash)]
     frames = {s: store.marker(s)["rows"] for s in done}
     manifest = _write_manifest(store, done, calibration_rows)
     if calibration_rows is None:
-        calibration_summary = syndor_render.calibration_error_summary(calibration_error)
+        calibration_summary = calibration.calibration_error_summary(calibration_error)
     else:
-        plot = syndor_render.plot_calibration(calibration_rows, Path(out) / syndor_render.BENCHMARK / "report" / "calibration.png")
-        calibration_summary = syndor_render.calibration_summary(calibration_rows, str(plot.relative_to(out)))
+        plot = calibration.plot_calibration(calibration_rows,
+                                            Path(out) / render_plan.BENCHMARK / "report" / "calibration.png")
+        calibration_summary = calibration.calibration_summary(calibration_rows, str(plot.relative_to(out)))
     return {
         "manifest": str(manifest), "shards": len(plans), "empty_scene_shards": sum(p.empty_scene for p in plans),
         "empty_scene_frames": int(sum(frames[p.shard_id] for p in plans if p.empty_scene and p.shard_id in frames)),
-        "empty_scene_share": syndor_render.empty_scene_share(plans, frames),
+        "empty_scene_share": render_plan.empty_scene_share(plans, frames),
         "empty_scene_share_target": config.syndor.empty_scene_share,
         "shards_rendered": len(todo) - len(failed),
         "shards_failed": len(failed), "frames": int(sum(frames.values())),
         "frames_rendered": int(sum(frames[p.shard_id] for p in todo if p.shard_id in frames)),
         "calibration": calibration_summary,
-        "problems": [*poses.problems, *failed, *syndor_render.calibration_problems(calibration_summary),
+        "problems": [*poses.problems, *failed, *calibration.calibration_problems(calibration_summary),
                      *store.problems(done)],
     }
 
 
-def _calibration_rows(calibration: PrefectFuture) -> tuple[pd.DataFrame | None, str]:
+def _calibration_rows(calibrating: PrefectFuture) -> tuple[pd.DataFrame | None, str]:
     """The calibration task's rows, or None and why the task failed or left no readable rows."""
     try:
-        rows = pd.read_parquet(calibration.result())
+        rows = pd.read_parquet(calibrating.result())
     except Exception as exc:  # noqa: BLE001 - a failed calibration fails the benchmark after the manifest is written
         return None, f"{type(exc).__name__}: {exc}"[:2000]
     missing = sorted({"zone", "measured_ppm", "within_tolerance"} - set(rows.columns))
@@ -83,15 +80,67 @@ def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: p
     rows); `empty_scene` false for person rows written before that column existed."""
     rows = store.collect_rows(shard_ids)
     if len(rows):
-        rows[syndor_render.EMPTY_SCENE_COLUMN] = syndor_render.empty_scene_rows(rows)
+        rows[render_plan.EMPTY_SCENE_COLUMN] = render_plan.empty_scene_rows(rows)
         measured = {} if calibration_rows is None else dict(zip(calibration_rows["zone"],
                                                                 calibration_rows["measured_ppm"]))
         rows["measured_ppm"] = rows["zone"].map(measured).astype(float)
     return write_parquet_atomic(store.manifest_path, rows)
 
 
-#: Night vision, features, labels and classifier (tasks/discern_stage.py) as a subflow with the build's runner.
-discern_flow = flow(name="syndor-discern")(discern_stage)
+@flow(name="syndor-discern")
+def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[str, Any]:
+    """Night vision + features per shard, then labels and classifier (tasks/syndor/discernibility.py).
+
+    Returns the stage summary (`manifest`, counts, CV figures, `problems`), with `stopped` set to
+    a message when human labels must be imported first.
+    """
+    render = pd.read_parquet(render_manifest)
+    plans = discernibility.plan_feature_shards(render, config.syndor.discern) if len(render) else {}
+    store = StageStore(out, discernibility.BENCHMARK, discernibility.FEATURE_STAGE)
+    by_path = render.set_index("img_path")
+    specs = {sid: discernibility.feature_spec_hash(config, by_path, paths) for sid, paths in plans.items()}
+    todo = [sid for sid in plans if not store.is_done(sid, specs[sid])]
+    task = with_runner_policy(discernibility.feature_shard_task, config.runner)
+    _, failed = collect_shards(discernibility.FEATURE_STAGE, [
+        (sid, task.submit(config, out, render_manifest, sid, plans[sid], specs[sid])) for sid in todo])
+    done = [sid for sid in plans if store.is_done(sid, specs[sid])]
+    features_manifest = store.write_manifest(done)
+    problems = failed + store.problems(done)
+    summary: dict[str, Any] = {"features_manifest": str(features_manifest), "shards": len(plans),
+                               "shards_processed": len(todo) - len(failed), "shards_failed": len(failed)}
+    features = pd.read_parquet(features_manifest)
+    if not len(features):
+        return {**summary, "frames": 0, "problems": problems, "manifest": None}
+    summary["frames"] = int(len(features))
+    summary["nv_images"] = int(features["nv_path"].notna().sum())
+    if config.syndor.discern.labels.source == "human":
+        problems += discernibility.import_problems(out)
+    labelling = with_runner_policy(discernibility.label_task, config.runner)
+    result = labelling.submit(config, out, str(features_manifest)).result()
+    if "stopped" in result:
+        return {**summary, "stopped": result["stopped"], "sample": result["sample"], "problems": problems}
+    cv = result["cv"]
+    figures = {name: {k: cv[name][k] for k in ("macro_f1", "accuracy")} for name in ("ensemble", "decision_tree")
+               if name in cv}
+    return {**summary, "manifest": result["manifest"], "label_source": result["label_source"],
+            "population": result["population"], "sample": result["sample"], "cv_folds": cv.get("folds_used", 0),
+            "cv": figures, "cv_note": cv.get("note") or cv.get("skipped"), "label_sources": result["label_sources"],
+            "report": str(Path(out) / "report" / "discern_cv.json"), "labels_reused": bool(result.get("skipped")),
+            "problems": problems}
+
+
+def qa_stage(config: BuildConfig, out: str, labelled_manifest: str | None, calibration: Any = None) -> dict[str, Any]:
+    """The last SynDORBench stage: QA files, then `report/index.html`; returns the stage's summary.
+
+    `calibration` (optional) is the render stage's calibration summary, shown in the report;
+    with no labelled manifest (a build without frames) nothing is written.
+    """
+    qa = config.syndor.qa
+    if labelled_manifest is None:
+        return {"rows": 0, "skipped": "no labelled manifest: the discern stage had no frames", "problems": []}
+    summary = with_runner_policy(export_task, config.runner)(str(labelled_manifest), str(out), qa)
+    summary["report"] = with_runner_policy(report_task, config.runner)(str(out), qa, config.seed, calibration)
+    return summary
 
 
 @flow(name="syndor")
@@ -110,26 +159,26 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     stages: dict[str, Any] = {}
     render = on_runner(render_stage, config.runner)(config, out)
     problems = render.pop("problems")
-    calibration = render.pop("calibration")
+    calibrated = render.pop("calibration")
     stages["render"] = render
     failures = [f"{render['shards_failed']} render shard(s) failed"] if render["shards_failed"] else []
-    calibration_failed = syndor_render.calibration_failure(calibration)
+    calibration_failed = calibration.calibration_failure(calibrated)
     if calibration_failed:
         failures.append(calibration_failed)
     if failures:
         return benchmark_outcome("failed", "; ".join(failures) + " (the rendered frames and their manifest, and "
                                  "any calibration rows and plot, are kept on disk)", stages=stages, problems=problems,
-                                 calibration=calibration)
+                                 calibration=calibrated)
     discern = on_runner(discern_flow, config.runner)(config, out, render["manifest"])
     problems += discern.pop("problems")
     stages["discern"] = discern
     if "stopped" in discern:
         return benchmark_outcome("stopped", discern["stopped"], stages=stages, problems=problems,
-                                 calibration=calibration)
+                                 calibration=calibrated)
     if discern["shards_failed"]:
         return benchmark_outcome("failed", f"{discern['shards_failed']} night-vision/feature shard(s) failed",
-                                 stages=stages, problems=problems, calibration=calibration)
-    qa = qa_stage(config, out, discern["manifest"], calibration)
+                                 stages=stages, problems=problems, calibration=calibrated)
+    qa = qa_stage(config, out, discern["manifest"], calibrated)
     problems += qa.pop("problems")
     if "report" in qa:
         problems += report_problems(out)
@@ -137,5 +186,5 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     empty = f", {render['empty_scene_share']:.1%} empty scenes" if render["empty_scene_frames"] else ""
     return benchmark_outcome(
         "built", f"{render['frames']} frames{empty} ({render['frames_rendered']} rendered now), {qa['rows']} indexed",
-        stages=stages, problems=problems, calibration=calibration,
+        stages=stages, problems=problems, calibration=calibrated,
     )

@@ -1,1 +1,1 @@
-"""render of benchfoundry."""
+"""Everything that runs inside Blender (bpy), reached only through the render worker process."""

@@ -1,7 +1,7 @@
 """Day and night lighting: a physical sky with a matching sun lamp, or moon/starlight.
 
 Compass bearings: 0 = north = +Y, 90 = east = +X (the person faces −Y, i.e. south).
-A lighting dict comes from tasks/syndor_render.lighting_spec.
+A lighting dict comes from tasks/syndor/render_plan.lighting_spec.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The person: a posed body mesh (npz from tasks/syndor_render) with its UV texture, as one object
+"""The person: a posed body mesh (npz from tasks/syndor/render_shards) with its UV texture, as one object
 whose pass index marks it in the object-index pass."""
 
 from __future__ import annotations

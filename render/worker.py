@@ -3,14 +3,14 @@
 Protocol: one JSON request per line on stdin — `{"op": "render", "spec": PATH}` or
 `{"op": "quit"}` — and one JSON reply per line on the process's original stdout
 (`{"ok": true, "frames": N, "seconds": …}` or `{"ok": false, "error": …}`). Blender's own output
-goes to stderr. A shard spec (written by tasks/syndor_render.py) names the scene, the person
+goes to stderr. A shard spec (written by tasks/syndor/render_shards.py) names the scene, the person
 mesh and texture (a null mesh: an empty scene, no person), the camera intrinsics, the render
 settings and the frames; the scene and the person are rebuilt only when they differ from the
 previous shard's.
 
 The worker also quits after `BENCHFOUNDRY_RENDER_IDLE_S` seconds (default 600; 0: never) without a
 request, so a worker left behind on a long-lived process (a Dask worker) does not hold Blender and its
-GPU memory (the client, tasks/render_client.py, stops sending to a worker shortly before that). With `BENCHFOUNDRY_GPU_INDEX=i` set, a GPU render enables only the i-th device of the
+GPU memory (the client, tasks/common/render_client.py, stops sending to a worker shortly before that). With `BENCHFOUNDRY_GPU_INDEX=i` set, a GPU render enables only the i-th device of the
 configured type (modulo their count) instead of all of them.
 """
 

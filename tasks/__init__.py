@@ -1,1 +1,1 @@
-"""tasks of benchfoundry."""
+"""Stage logic, grouped per benchmark (common/, syndor/, viewspatial/, odi/): pure functions and thin `@task` wrappers."""

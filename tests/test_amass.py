@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.flows.params_body import PoseConfig
-from benchfoundry.tasks import amass
-from benchfoundry.tasks.body import action_pose
+from benchfoundry.configs.body import PoseConfig
+from benchfoundry.tasks.syndor import pose_selection
+from benchfoundry.tasks.syndor.body import action_pose
 
 
 def _sequence(path: Path, frames: int, fps: float, width: int = 156, marker: float = 0.0) -> np.ndarray:
@@ -56,7 +56,7 @@ def test_frames_come_from_matching_labels_only(roots: tuple[Path, Path]) -> None
     amass_root, babel_root = roots
     cfg = PoseConfig(actions=["kicking", "walking", "sneak", "dodging"], amass_root=amass_root,
                      babel_root=babel_root, max_frames_per_action=3)
-    sel = amass.select_poses(cfg)
+    sel = pose_selection.select_poses(cfg)
     kicks = sel.of("kicking")
     # kick ball labelled 2.0–3.0 s at 10 fps: frames 20…30; picks spread over them, ends included
     assert [f.frame for f in kicks] == [20, 25, 30]
@@ -74,14 +74,14 @@ def test_frames_come_from_matching_labels_only(roots: tuple[Path, Path]) -> None
 def test_extra_split_annotation_lists_are_read(roots: tuple[Path, Path]) -> None:
     amass_root, babel_root = roots
     cfg = PoseConfig(actions=["guard_up"], amass_root=amass_root, babel_root=babel_root, max_frames_per_action=10)
-    guards = amass.select_poses(cfg).of("guard_up")
+    guards = pose_selection.select_poses(cfg).of("guard_up")
     assert [(f.source, f.frame) for f in guards] == [("CMU/CMU/02/02_01_poses.npz", i) for i in (10, 11, 12)]
 
 
 def test_corrupt_and_missing_inputs_are_reported_and_skipped(roots: tuple[Path, Path]) -> None:
     amass_root, babel_root = roots
     cfg = PoseConfig(actions=["kicking", "dodging"], amass_root=amass_root, babel_root=babel_root)
-    sel = amass.select_poses(cfg)
+    sel = pose_selection.select_poses(cfg)
     items = {p["item"]: p for p in sel.problems}
     assert "zz_corrupt.json" in items
     assert "CMU/CMU/03/broken_poses.npz" in items
@@ -93,26 +93,26 @@ def test_corrupt_and_missing_inputs_are_reported_and_skipped(roots: tuple[Path, 
 def test_label_matching_is_case_insensitive_and_whole_word() -> None:
     syn = {"kicking": ["kick"], "walking": ["walk"], "cover_face": ["cover face"]}
     actions = list(syn)
-    assert amass.label_action({"proc_label": "KICK the ball"}, actions, syn) == "kicking"
-    assert amass.label_action({"proc_label": "x", "act_cat": ["Walk"]}, actions, syn) == "walking"
-    assert amass.label_action({"proc_label": "sidewalk stroll"}, actions, syn) is None
-    assert amass.label_action({"proc_label": "cover   face with hands"}, actions, syn) == "cover_face"
-    assert amass.label_action({"proc_label": "stand"}, actions, syn) is None
+    assert pose_selection.label_action({"proc_label": "KICK the ball"}, actions, syn) == "kicking"
+    assert pose_selection.label_action({"proc_label": "x", "act_cat": ["Walk"]}, actions, syn) == "walking"
+    assert pose_selection.label_action({"proc_label": "sidewalk stroll"}, actions, syn) is None
+    assert pose_selection.label_action({"proc_label": "cover   face with hands"}, actions, syn) == "cover_face"
+    assert pose_selection.label_action({"proc_label": "stand"}, actions, syn) is None
 
 
 def test_body_pose_widths() -> None:
     for width, joints in ((72, 23), (156, 21), (165, 21)):
         row = np.arange(width, dtype=np.float32)
-        pose = amass.amass_body_pose(row)
+        pose = pose_selection.amass_body_pose(row)
         assert pose.shape == (23, 3)
         np.testing.assert_array_equal(pose[:joints].reshape(-1), row[3 : 3 + 3 * joints])
         assert not pose[joints:].any()
     with pytest.raises(ValueError, match="72, 156 or 165"):
-        amass.amass_body_pose(np.zeros(10))
+        pose_selection.amass_body_pose(np.zeros(10))
 
 
 def test_builtin_source_without_amass() -> None:
-    sel = amass.select_poses(PoseConfig(actions=["walking", "guard_up"]))
+    sel = pose_selection.select_poses(PoseConfig(actions=["walking", "guard_up"]))
     assert [(f.action, f.source, f.frame) for f in sel.frames] == [("walking", "builtin", 0), ("guard_up", "builtin", 0)]
     np.testing.assert_array_equal(sel.frames[0].body_pose, action_pose("walking"))
 
@@ -125,7 +125,7 @@ def test_config_requires_both_roots(tmp_path: Path) -> None:
 def test_missing_root_is_a_clear_error(tmp_path: Path) -> None:
     cfg = PoseConfig(amass_root=tmp_path, babel_root=tmp_path / "nowhere")
     with pytest.raises(FileNotFoundError, match="poses.babel_root .*nowhere"):
-        amass.select_poses(cfg)
+        pose_selection.select_poses(cfg)
 
 
 def test_smplx_release_stageii_files_are_found_for_poses_names(tmp_path: Path) -> None:
@@ -142,7 +142,7 @@ def test_smplx_release_stageii_files_are_found_for_poses_names(tmp_path: Path) -
         "feat_p": "CMU/CMU/05/05_01_poses.npz", "dur": 2.0, "frame_ann": None,
         "seq_ann": {"labels": [{"proc_label": "kick"}]}}}))
     cfg = PoseConfig(actions=["kicking"], amass_root=amass_root, babel_root=babel_root, max_frames_per_action=2)
-    sel = amass.select_poses(cfg)
+    sel = pose_selection.select_poses(cfg)
     assert sel.problems == []
     assert [(f.frame, float(f.body_pose[0, 0])) for f in sel.of("kicking")] == [(0, 500.0), (19, 519.0)]
 
@@ -150,14 +150,14 @@ def test_smplx_release_stageii_files_are_found_for_poses_names(tmp_path: Path) -
 def test_poses_name_is_preferred_and_a_missing_file_names_both(tmp_path: Path) -> None:
     _sequence(tmp_path / "CMU" / "06" / "06_01_poses.npz", frames=3, fps=10.0, marker=1.0)
     _sequence(tmp_path / "CMU" / "06" / "06_01_stageii.npz", frames=3, fps=10.0, marker=2.0)
-    assert amass.resolve_feat_p(tmp_path, "CMU/CMU/06/06_01_poses.npz").name == "06_01_poses.npz"
+    assert pose_selection.resolve_feat_p(tmp_path, "CMU/CMU/06/06_01_poses.npz").name == "06_01_poses.npz"
     with pytest.raises(FileNotFoundError, match="07_01_poses.npz or 07_01_stageii.npz"):
-        amass.resolve_feat_p(tmp_path, "CMU/CMU/07/07_01_poses.npz")
-    assert amass.feat_p_names("CMU/x/a_b.npz") == ["CMU/x/a_b.npz"]  # no _poses suffix: no other name
+        pose_selection.resolve_feat_p(tmp_path, "CMU/CMU/07/07_01_poses.npz")
+    assert pose_selection.feat_p_names("CMU/x/a_b.npz") == ["CMU/x/a_b.npz"]  # no _poses suffix: no other name
 
 
 def test_missing_sequence_problem_names_both_release_names(roots: tuple[Path, Path]) -> None:
     amass_root, babel_root = roots
-    sel = amass.select_poses(PoseConfig(actions=["dodging"], amass_root=amass_root, babel_root=babel_root))
+    sel = pose_selection.select_poses(PoseConfig(actions=["dodging"], amass_root=amass_root, babel_root=babel_root))
     reason = {p["item"]: p for p in sel.problems}["CMU/CMU/04/missing_poses.npz"]["reason"]
     assert "missing_poses.npz" in reason and "missing_stageii.npz" in reason

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from benchfoundry.assets import body_model
-from benchfoundry.flows.params_body import BodyConfig
-from benchfoundry.tasks import body
+from benchfoundry.configs.body import BodyConfig
+from benchfoundry.tasks.syndor import body
 
 MIRROR = np.array([-1.0, 1.0, 1.0])
 PAIRS = [(i, body_model.JOINT_NAMES.index(n.replace("left_", "right_")))

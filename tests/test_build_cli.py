@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchfoundry.flows.config import config_hash, load_config
+from benchfoundry.configs.loader import config_hash, load_config
 
 
 def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from prefect import flow
 
+from benchfoundry.configs.loader import load_config
 from benchfoundry.flows import build as build_module
-from benchfoundry.flows.config import load_config
 
 
 @flow(name="quiet")

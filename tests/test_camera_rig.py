@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from benchfoundry.tasks import camera_rig, dori
+from benchfoundry.tasks.syndor import camera_rig, dori
 
 SPEC = dori.PRESETS["paper"]
 TARGET = np.array([0.1, -0.05, 0.9])

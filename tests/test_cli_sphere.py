@@ -13,7 +13,8 @@ import pytest
 
 from benchfoundry.flows.cli import main, make_parser
 from benchfoundry.flows.cli_sphere import with_config_defaults
-from benchfoundry.tasks import sphere, sphere_maps as sm
+from benchfoundry.tasks.odi import sphere
+from benchfoundry.tasks.odi import sphere_maps as sm
 
 
 def imread(path: Path) -> np.ndarray:
@@ -97,8 +98,8 @@ def test_console_script_reports_a_corrupt_file(tmp_path: Path) -> None:
 def test_sphere_config_feeds_the_cli_defaults(tmp_path: Path, repo_root: Path) -> None:
     from pydantic import ValidationError
 
-    from benchfoundry.flows.config import load_config
-    from benchfoundry.flows.params_odi import SphereConfig
+    from benchfoundry.configs.loader import load_config
+    from benchfoundry.configs.odi import SphereConfig
 
     overrides = ["odi.sphere.face_width=256", "odi.sphere.crop_margin_deg=5"]
     config = load_config(repo_root / "configs" / "smoke.yaml", overrides)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchfoundry.flows.config import ConfigError, config_hash, load_config
+from benchfoundry.configs.loader import ConfigError, config_hash, load_config
 
 CONFIGS = sorted((Path(__file__).resolve().parent.parent / "configs").glob("*.yaml"))
 

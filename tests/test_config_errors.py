@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchfoundry.flows.config import ConfigError, load_config
+from benchfoundry.configs.loader import ConfigError, load_config
 
 
 def test_a_bad_override_is_named_as_the_source_of_the_error(tmp_path):

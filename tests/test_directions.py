@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from benchfoundry.tasks.directions import (
+from benchfoundry.tasks.viewspatial.directions import (
     CAMERA_LABELS,
     HORIZONTAL_LABELS,
     boundary_margin,

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchfoundry.flows.params_discern import FeatureConfig
-from benchfoundry.tasks import discern_features as df
+from benchfoundry.configs.discern import FeatureConfig
+from benchfoundry.tasks.syndor import discern_features as df
 
 
 def rect_mask(h: int, w: int, top: int, left: int, rh: int, rw: int) -> np.ndarray:

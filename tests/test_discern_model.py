@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from benchfoundry.flows.params_discern import ClassifierConfig
-from benchfoundry.tasks import discern_model as dm
+from benchfoundry.configs.discern import ClassifierConfig
+from benchfoundry.tasks.syndor import discern_model as dm
 
 CFG = ClassifierConfig(rf_trees=30, xgb_trees=30)
 

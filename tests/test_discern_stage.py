@@ -9,14 +9,13 @@ import cv2
 import numpy as np
 import pandas as pd
 import pytest
-from prefect import flow
 
-from benchfoundry.flows import cli
-from benchfoundry.flows.config import config_dict, load_config
-from benchfoundry.flows.params import BuildConfig
-from benchfoundry.tasks import discern_model
-from benchfoundry.tasks import discern_stage as ds
-from benchfoundry.tasks.store import StageStore, check_shard_id
+from benchfoundry.configs.build import BuildConfig
+from benchfoundry.configs.loader import config_dict, load_config
+from benchfoundry.flows import cli, syndor
+from benchfoundry.tasks.common.store import StageStore, check_shard_id
+from benchfoundry.tasks.syndor import discern_model
+from benchfoundry.tasks.syndor import discernibility as ds
 
 H, W = 72, 96
 
@@ -67,9 +66,8 @@ def config(**overrides: object) -> BuildConfig:
     return load_config(None, sets + [f"{k}={v}" for k, v in overrides.items()])
 
 
-@flow(name="discern-test")
 def run_stage(config: BuildConfig, out: str, manifest: str) -> dict:
-    return ds.discern_stage(config, out, manifest)
+    return syndor.discern_flow(config, out, manifest)
 
 
 def test_nv_path_sits_beside_the_raw_image():

@@ -14,17 +14,17 @@ from PIL import Image
 from test_discern_stage import config as discern_config
 from test_discern_stage import make_render, run_stage
 
-from benchfoundry.flows.config import ConfigError, load_config
-from benchfoundry.tasks import camera_rig, dori, syndor_qa, syndor_render
-from benchfoundry.tasks import discern_stage as ds
-from benchfoundry.tasks.store import StageStore
+from benchfoundry.configs.loader import ConfigError, load_config
+from benchfoundry.tasks.common.store import StageStore
+from benchfoundry.tasks.syndor import camera_rig, dori, qa_export, render_plan, render_shards
+from benchfoundry.tasks.syndor import discernibility as ds
 
 BASE = ["syndor.scenes=[desert, wharf]", "syndor.lightings=[noon_north, night, evening_east]",
         "syndor.poses.actions=[walking, kicking]", "syndor.textures.ids=[0, 7]"]
 
 
-def _plans(*extra: str) -> dict[str, syndor_render.ShardPlan]:
-    return {p.shard_id: p for p in syndor_render.plan_shards(load_config(None, [*BASE, *extra]))}
+def _plans(*extra: str) -> dict[str, render_plan.ShardPlan]:
+    return {p.shard_id: p for p in render_plan.plan_shards(load_config(None, [*BASE, *extra]))}
 
 
 def test_option_adds_one_shard_per_scene_and_lighting_and_keeps_person_shards() -> None:
@@ -48,9 +48,9 @@ def test_option_adds_one_shard_per_scene_and_lighting_and_keeps_person_shards() 
 def test_empty_names_are_released_style_and_never_collide() -> None:
     cams = camera_rig.rig_cameras(dori.PRESETS["paper"], dori.ZONE_MIDPOINTS_PPM, [45.0 * i for i in range(8)],
                                   [22.5 * i for i in range(4)], np.array([0, 0, 0.9]))
-    person = {syndor_render.frame_paths(t, a, "field", "night", 0, c)["img_path"]
+    person = {render_plan.frame_paths(t, a, "field", "night", 0, c)["img_path"]
               for t in (0, 99999) for a in ("walking", "guard_up") for c in cams}
-    empty = [syndor_render.frame_paths(None, "none", "field", "night", 0, c) for c in cams]
+    empty = [render_plan.frame_paths(None, "none", "field", "night", 0, c) for c in cams]
     pattern = re.compile(r"^images/SMPLitex_texture_none_empty_field_night_(\d+\.\d)/pose000/raw_images/"
                          r"frame0001_cam\d{3}_r\d+_phi\d+_theta[\d.]+\.jpg$")
     assert all(pattern.match(n["img_path"]) for n in empty)
@@ -105,7 +105,7 @@ def test_empty_rows_are_labelled_zero_and_stay_out_of_the_classifier(tmp_path: P
     assert not set(units["img_path"]) & set(empty_paths)
 
     qa = discern_config().syndor.qa.model_copy(update={"empty_scene_negatives": True})
-    summary = syndor_qa.export_qa(result["manifest"], tmp_path, qa)
+    summary = qa_export.export_qa(result["manifest"], tmp_path, qa)
     index = tmp_path / "syndor" / "index"
     for split in ("night", "nv"):
         hpc = [json.loads(line) for line in (index / "human_detection" / f"{split}.jsonl").read_text().splitlines()]
@@ -209,8 +209,8 @@ def test_share_plans_the_fewest_repeats_that_reach_it(share: float) -> None:
     frames = {p.shard_id: 30 if p.empty_scene else 10 for p in plans}
     empty_total = sum(p.empty_scene for p in plans)
     weighted = 30 * empty_total / (30 * empty_total + 10 * (len(plans) - empty_total))
-    assert syndor_render.empty_scene_share(plans, frames) == pytest.approx(weighted, abs=1e-4)
-    assert syndor_render.empty_scene_share(plans, {}) is None
+    assert render_plan.empty_scene_share(plans, frames) == pytest.approx(weighted, abs=1e-4)
+    assert render_plan.empty_scene_share(plans, {}) is None
 
 
 def _brute_force_repeats(share: float, person_shards: int) -> int:
@@ -226,9 +226,9 @@ def test_repeats_match_counting_up_for_many_shares_and_cells() -> None:
     shares = [*np.round(np.arange(0.01, 1.0, 0.01), 2), *rng.uniform(0.001, 0.99, 300), 1 / 3, 2 / 3, 0.1 + 0.2]
     for share in shares:
         for person_shards in (0, 1, 2, 3, 4, 7, 10, 12, 48, 99, 100, 360):
-            assert syndor_render.empty_scene_repeats(float(share), person_shards) == \
+            assert render_plan.empty_scene_repeats(float(share), person_shards) == \
                 _brute_force_repeats(float(share), person_shards), (share, person_shards)
-    assert syndor_render.empty_scene_repeats(None, 12) == 1
+    assert render_plan.empty_scene_repeats(None, 12) == 1
 
 
 def test_repeats_are_new_scenes_and_keep_the_first_empty_shard() -> None:
@@ -241,12 +241,12 @@ def test_repeats_are_new_scenes_and_keep_the_first_empty_shard() -> None:
     assert len({p.scene_seed for p in extra}) == len(extra) and None not in {p.scene_seed for p in extra}
     assert len({p.spec_hash for p in repeated.values()}) == len(repeated)
     config = load_config(None, [*BASE, "syndor.empty_scenes=true", "syndor.empty_scene_share=0.5"])
-    assert syndor_render.shard_spec(config, None, "desert", [], extra[0].scene_seed)["scene"]["seed"] == extra[0].scene_seed
-    assert syndor_render.shard_spec(config, None, "desert", [])["scene"]["seed"] == config.seed
+    assert render_shards.shard_spec(config, None, "desert", [], extra[0].scene_seed)["scene"]["seed"] == extra[0].scene_seed
+    assert render_shards.shard_spec(config, None, "desert", [])["scene"]["seed"] == config.seed
     # each repeat writes under its own pose folder: no two empty frames share a path
     cams = camera_rig.rig_cameras(dori.PRESETS["paper"], dori.ZONE_MIDPOINTS_PPM, [0.0, 45.0], [0.0],
                                   np.array([0, 0, 0.9]))
-    paths = [syndor_render.frame_paths(None, p.action, p.scene, p.lighting, p.pose_index, c)["img_path"]
+    paths = [render_plan.frame_paths(None, p.action, p.scene, p.lighting, p.pose_index, c)["img_path"]
              for p in repeated.values() if p.empty_scene for c in cams]
     assert len(set(paths)) == len(paths)
 

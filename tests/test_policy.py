@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from prefect import flow
 
-from benchfoundry.flows.params import RunnerConfig
-from benchfoundry.flows.policy import shard_task, task_runner, with_runner_policy
+from benchfoundry.configs.build import RunnerConfig
+from benchfoundry.flows.policy import task_runner, with_runner_policy
+from benchfoundry.tasks.common.policy import shard_task
 
 
 @shard_task

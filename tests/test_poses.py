@@ -10,8 +10,8 @@ import itertools
 import numpy as np
 import pytest
 
-from benchfoundry.flows.params_body import BodyConfig, PoseConfig
-from benchfoundry.tasks import body
+from benchfoundry.configs.body import BodyConfig, PoseConfig
+from benchfoundry.tasks.syndor import body
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import yaml
 from prefect.cli.deploy._models import DeploymentConfig, PrefectYamlModel
 from prefect.flows import load_flow_from_entrypoint
 
-from benchfoundry.flows.config import load_config
+from benchfoundry.configs.loader import load_config
 
 REPO = Path(__file__).resolve().parent.parent
 RAW: dict[str, Any] = yaml.safe_load((REPO / "prefect.yaml").read_text())

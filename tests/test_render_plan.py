@@ -8,19 +8,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchfoundry.flows.config import load_config
-from benchfoundry.tasks import camera_rig, dori, syndor_render
+from benchfoundry.configs.loader import load_config
+from benchfoundry.tasks.syndor import calibration, camera_rig, dori, render_plan
 
 BASE = ["syndor.scenes=[desert, wharf]", "syndor.lightings=[noon_north, night]",
         "syndor.poses.actions=[walking, kicking]", "syndor.textures.ids=[0, 7]"]
 
 
 def _plans(*extra: str) -> dict[str, str]:
-    return {p.shard_id: p.spec_hash for p in syndor_render.plan_shards(load_config(None, [*BASE, *extra]))}
+    return {p.shard_id: p.spec_hash for p in render_plan.plan_shards(load_config(None, [*BASE, *extra]))}
 
 
 def test_one_shard_per_factor_combination() -> None:
-    plans = syndor_render.plan_shards(load_config(None, BASE))
+    plans = render_plan.plan_shards(load_config(None, BASE))
     combos = {(p.scene, p.texture_id, p.action, p.lighting) for p in plans}
     assert len(plans) == len(combos) == 2 * 2 * 2 * 2
     assert len({p.shard_id for p in plans}) == len(plans)
@@ -50,7 +50,7 @@ def test_released_names() -> None:
                          r"frame0001_cam(\d{3})_r(\d+)_phi(\d+)_theta([\d.]+)\.jpg$")
     seen = set()
     for cam in cams:
-        names = syndor_render.frame_paths(12, "walking", "field", "night", 2, cam)
+        names = render_plan.frame_paths(12, "walking", "field", "night", 2, cam)
         m = pattern.match(names["img_path"])
         assert m, names["img_path"]
         radius, number, r_int, phi, theta = m.groups()
@@ -61,30 +61,30 @@ def test_released_names() -> None:
         assert names["source_dir"] == names["img_path"].split("/pose002/")[0]
         seen.add(names["img_path"])
     assert len(seen) == 96
-    assert {syndor_render.radius_label(c.distance_m) for c in cams} == {"5.4", "10.8", "23.0"}
+    assert {render_plan.radius_label(c.distance_m) for c in cams} == {"5.4", "10.8", "23.0"}
 
 
 def test_measure_ppm() -> None:
     mask = np.zeros((360, 640), bool)
     mask[100:200, 300:320] = True  # 100 px for a 1.75 m person: 57.14 px/m
-    ok = syndor_render.measure_ppm(mask, 1.75, 100 / 1.75 * 1.019)
+    ok = calibration.measure_ppm(mask, 1.75, 100 / 1.75 * 1.019)
     assert ok["mask_height_px"] == 100 and ok["measured_ppm"] == pytest.approx(100 / 1.75)
     assert ok["within_tolerance"]  # 1.9% off
-    off = syndor_render.measure_ppm(mask, 1.75, 100 / 1.75 * 1.03)
+    off = calibration.measure_ppm(mask, 1.75, 100 / 1.75 * 1.03)
     assert not off["within_tolerance"]  # 3% and 2.9 px off
     small = np.zeros((90, 160), bool)
     small[40:60, 80] = True  # 20 px; 1 px off is 5%, allowed by the 1 px rule
-    assert syndor_render.measure_ppm(small, 1.75, 21 / 1.75)["within_tolerance"]
+    assert calibration.measure_ppm(small, 1.75, 21 / 1.75)["within_tolerance"]
     clipped = np.zeros((90, 160), bool)
     clipped[0:50, 80] = True
-    result = syndor_render.measure_ppm(clipped, 1.75, 50 / 1.75)
+    result = calibration.measure_ppm(clipped, 1.75, 50 / 1.75)
     assert not result["whole_in_frame"] and not result["within_tolerance"]
-    assert syndor_render.measure_ppm(np.zeros((9, 16), bool), 1.75, 40)["measured_ppm"] is None
+    assert calibration.measure_ppm(np.zeros((9, 16), bool), 1.75, 40)["measured_ppm"] is None
 
 
 def test_distance_labels_must_differ() -> None:
     with pytest.raises(ValueError, match="same distance label"):
-        syndor_render.plan_shards(load_config(None, ["syndor.zones_ppm={a: 100, b: 100.2}"]))
+        render_plan.plan_shards(load_config(None, ["syndor.zones_ppm={a: 100, b: 100.2}"]))
 
 
 def test_new_texture_renders_only_its_shards() -> None:
@@ -95,9 +95,9 @@ def test_new_texture_renders_only_its_shards() -> None:
 
 def _summary(masks: dict[str, tuple[np.ndarray, float]], height_m: float = 1.75) -> dict:
     rows = pd.DataFrame([{"zone": zone, "distance_m": 10.0 + i, "target_ppm": target, "target_height_px": target * height_m,
-                          "body_height_m": height_m, **syndor_render.measure_ppm(mask, height_m, target)}
+                          "body_height_m": height_m, **calibration.measure_ppm(mask, height_m, target)}
                          for i, (zone, (mask, target)) in enumerate(masks.items())])
-    return syndor_render.calibration_summary(rows, "report/calibration.png")
+    return calibration.calibration_summary(rows, "report/calibration.png")
 
 
 def _person(rows: int, top: int = 10, shape: tuple[int, int] = (360, 640)) -> np.ndarray:
@@ -110,7 +110,7 @@ def test_calibration_failure_names_each_zone_outside_tolerance() -> None:
     # 100 px for 1.75 m = 57.14 px/m: 1% off passes; 5% (≈5 px) off fails; a clipped person fails
     summary = _summary({"near": (_person(100), 100 / 1.75 * 1.01), "mid": (_person(100), 100 / 1.75 * 1.05),
                         "far": (_person(100, top=0), 100 / 1.75)})
-    reason = syndor_render.calibration_failure(summary)
+    reason = calibration.calibration_failure(summary)
     assert not summary["passed"] and reason is not None
     assert "near" not in reason
     assert f"mid measured {100 / 1.75:.2f} vs target {100 / 1.75 * 1.05:.2f} px/m" in reason
@@ -119,6 +119,6 @@ def test_calibration_failure_names_each_zone_outside_tolerance() -> None:
 
 def test_calibration_failure_is_none_when_every_distance_passes() -> None:
     summary = _summary({"near": (_person(100), 100 / 1.75), "far": (_person(20), 21 / 1.75)})
-    assert summary["passed"] and syndor_render.calibration_failure(summary) is None
+    assert summary["passed"] and calibration.calibration_failure(summary) is None
     empty = _summary({"near": (np.zeros((90, 160), bool), 40.0)})
-    assert "near measured no person in the mask vs target 40.00 px/m" in syndor_render.calibration_failure(empty)
+    assert "near measured no person in the mask vs target 40.00 px/m" in calibration.calibration_failure(empty)

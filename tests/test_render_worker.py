@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from benchfoundry.tasks import camera_rig, dori, render_client, syndor_render
-from benchfoundry.tasks.store import write_json_atomic
+from benchfoundry.tasks.common import render_client
+from benchfoundry.tasks.common.store import write_json_atomic
+from benchfoundry.tasks.syndor import calibration, camera_rig, dori
 
 pytestmark = pytest.mark.blender
 
@@ -96,7 +97,7 @@ def test_calibration_at_each_distance(rendered: Path, zone: str) -> None:
     expected_px = 2 * f_px * (HEIGHT / 2) / (d - HALF_DEPTH)
     rows = np.flatnonzero(mask.any(axis=1))
     assert abs((rows[-1] - rows[0] + 1) - expected_px) <= 1.0
-    measured = syndor_render.measure_ppm(mask, HEIGHT, ppm)
+    measured = calibration.measure_ppm(mask, HEIGHT, ppm)
     assert measured["whole_in_frame"] and measured["within_tolerance"], measured
     # the box is centred horizontally: columns symmetric about the image centre
     cols = np.flatnonzero(mask.any(axis=0))

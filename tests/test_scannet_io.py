@@ -11,7 +11,8 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from benchfoundry.tasks import scannet_io as sio
+from benchfoundry.tasks.viewspatial import scannet_read as sio
+from benchfoundry.tasks.viewspatial import scannet_write as sw
 
 WALL_Y = 2.05  # the wall plane y = 2.05 m (away from 0.1 m voxel boundaries)
 SCENE = "scene0000_00"
@@ -85,14 +86,14 @@ def make_tiny_scan(root: Path, layout: str) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     intr = _intrinsics()
     if layout == "raw":
-        sio.write_sens(root / f"{SCENE}.sens", intr, tiny_frames())
+        sw.write_sens(root / f"{SCENE}.sens", intr, tiny_frames())
     else:
-        sio.write_export_layout(root, intr, tiny_frames())
+        sw.write_export_layout(root, intr, tiny_frames())
     verts, faces, segs = wall_mesh()
     colors = np.full(verts.shape, 200, dtype=np.uint8)
-    sio.write_ply(root / f"{SCENE}_vh_clean_2.ply", verts, faces, colors)
-    sio.write_segs_json(root / f"{SCENE}_vh_clean_2.0.010000.segs.json", SCENE, segs)
-    sio.write_aggregation_json(root / f"{SCENE}.aggregation.json", SCENE, [
+    sw.write_ply(root / f"{SCENE}_vh_clean_2.ply", verts, faces, colors)
+    sw.write_segs_json(root / f"{SCENE}_vh_clean_2.0.010000.segs.json", SCENE, segs)
+    sw.write_aggregation_json(root / f"{SCENE}.aggregation.json", SCENE, [
         {"objectId": 0, "label": "wall", "segments": [7]},
         {"objectId": 1, "label": "picture", "segments": [8]},
     ])
@@ -193,7 +194,7 @@ def test_export_missing_file_is_skipped_and_reported(tmp_path: Path) -> None:
 
 def truncating_jpeg(frame_id: int) -> Callable[[np.ndarray, int], bytes]:
     """`encode_jpeg` that cuts the JPEG of tiny frame `frame_id` (blue = 40 × id) at half its length."""
-    encode = sio.encode_jpeg
+    encode = sw.encode_jpeg
 
     def cut(rgb: np.ndarray, quality: int = 95) -> bytes:
         data = encode(rgb, quality)
@@ -216,7 +217,7 @@ def read_each(scan: sio.Scan) -> tuple[list[int], dict[int, str]]:
 @pytest.mark.parametrize("layout, where", [("raw", rf"{SCENE}\.sens: frame 1"), ("export", r"color/1\.jpg")])
 def test_truncated_colour_frame_fails_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             layout: str, where: str) -> None:
-    monkeypatch.setattr(sio, "encode_jpeg", truncating_jpeg(1))
+    monkeypatch.setattr(sw, "encode_jpeg", truncating_jpeg(1))
     scan = sio.open_scan(make_tiny_scan(tmp_path / layout, layout))
     monkeypatch.undo()
     assert scan.frame_ids() == [0, 1, 3, 4]
@@ -231,7 +232,7 @@ def test_truncated_colour_frame_fails_alone(tmp_path: Path, monkeypatch: pytest.
 
 def test_export_sizes_survive_a_bad_first_frame(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A truncated first JPEG still has its header: both layouts open alike and fail on that frame only."""
-    monkeypatch.setattr(sio, "encode_jpeg", truncating_jpeg(0))
+    monkeypatch.setattr(sw, "encode_jpeg", truncating_jpeg(0))
     raw = sio.open_scan(make_tiny_scan(tmp_path / "raw", "raw"))
     exp_dir = make_tiny_scan(tmp_path / "exp", "export")
     monkeypatch.undo()
@@ -274,7 +275,7 @@ def test_mesh_segments_aggregation(tmp_path: Path) -> None:
 
 
 def test_ply_layout_is_scannet_binary(tmp_path: Path) -> None:
-    path = sio.write_ply(tmp_path / "m.ply", np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0.5]]), np.array([[0, 1, 2]]),
+    path = sw.write_ply(tmp_path / "m.ply", np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0.5]]), np.array([[0, 1, 2]]),
                          np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]]))
     data = path.read_bytes()
     head, body = data.split(b"end_header\n")
@@ -284,7 +285,7 @@ def test_ply_layout_is_scannet_binary(tmp_path: Path) -> None:
     assert struct.unpack_from("<Biii", body, 3 * 16) == (3, 0, 1, 2)
     v, f, c = sio.read_ply(path)
     assert v.shape == (3, 3) and f.tolist() == [[0, 1, 2]] and c.tolist()[1] == [4, 5, 6]
-    v2, f2, c2 = sio.read_ply(sio.write_ply(tmp_path / "n.ply", v, f))
+    v2, f2, c2 = sio.read_ply(sw.write_ply(tmp_path / "n.ply", v, f))
     assert c2 is None and np.array_equal(v2, v)
 
 
@@ -295,7 +296,7 @@ def test_label_map_and_split(tmp_path: Path) -> None:
                    "2\tchair\tchair\t4646\t5\t4\tchair\tchair\n"
                    "3\tkitchen cabinets\tkitchen cabinet\t310\t3\t6\tcabinet\tcabinet\n")
     assert sio.read_label_map(tsv) == {"wall": 1, "chair": 5, "kitchen cabinets": 3}
-    written = sio.write_label_map(tmp_path / "mine.tsv", [{"raw_category": "sofa", "nyu40id": 6}])
+    written = sw.write_label_map(tmp_path / "mine.tsv", [{"raw_category": "sofa", "nyu40id": 6}])
     assert sio.read_label_map(written) == {"sofa": 6}
     bad = tmp_path / "bad.tsv"
     bad.write_text("id\tname\n1\twall\n")
@@ -309,7 +310,7 @@ def test_label_map_and_split(tmp_path: Path) -> None:
 def test_write_sens_rejects_non_positional_ids(tmp_path: Path) -> None:
     frames = tiny_frames()[1:]
     with pytest.raises(ValueError, match="positions"):
-        sio.write_sens(tmp_path / "x.sens", _intrinsics(), frames)
+        sw.write_sens(tmp_path / "x.sens", _intrinsics(), frames)
     assert not (tmp_path / "x.sens").exists()
 
 
@@ -337,7 +338,7 @@ def _export_scan_with_a_smaller_frame(tmp_path: Path, sub: str, ext: str, frame_
     """A tiny export-layout scan whose frame `frame_id` has a colour or depth image smaller than the intrinsics say."""
     scan_dir = make_tiny_scan(tmp_path / "exp", "export")
     frame = tiny_frames()[frame_id]
-    small = sio.encode_jpeg(frame.color[:-2, :-4]) if sub == "color" else sio.encode_png16(frame.depth_mm[:, :-1])
+    small = sw.encode_jpeg(frame.color[:-2, :-4]) if sub == "color" else sw.encode_png16(frame.depth_mm[:, :-1])
     (scan_dir / sub / f"{frame_id}.{ext}").write_bytes(small)
     return scan_dir
 
@@ -353,7 +354,7 @@ def test_export_frame_of_the_wrong_size_fails_alone(tmp_path: Path, sub: str, ex
 
 def test_export_rewrite_with_fewer_frames_leaves_no_stale_frame(tmp_path: Path) -> None:
     scan_dir = make_tiny_scan(tmp_path / "exp", "export")
-    assert sio.write_export_layout(scan_dir, _intrinsics(), tiny_frames()[:2]) == 2
+    assert sw.write_export_layout(scan_dir, _intrinsics(), tiny_frames()[:2]) == 2
     for sub in ("color", "depth", "pose"):
         assert sorted(p.stem for p in (scan_dir / sub).iterdir()) == ["0", "1"]
     assert sio.open_scan(scan_dir).all_frame_ids() == [0, 1]

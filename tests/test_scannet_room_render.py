@@ -8,8 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.tasks.scannet_io import ScanFormatError
-from benchfoundry.tasks.scannet_synth import (
+from benchfoundry.tasks.common.store import write_json_atomic
+from benchfoundry.tasks.viewspatial.scannet_read import ScanFormatError
+from benchfoundry.tasks.viewspatial.synthetic_scan import (
     RenderSettings,
     camera_walk,
     frame_paths,
@@ -19,7 +20,6 @@ from benchfoundry.tasks.scannet_synth import (
     run_render_worker,
     synthetic_room,
 )
-from benchfoundry.tasks.store import write_json_atomic
 
 
 @pytest.mark.blender

@@ -10,8 +10,9 @@ import numpy as np
 import py360convert
 import pytest
 
-from benchfoundry.tasks import sphere, sphere_maps as sm
-from benchfoundry.tasks.seeding import item_rng
+from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.tasks.odi import sphere
+from benchfoundry.tasks.odi import sphere_maps as sm
 
 PY360_KEYS = dict(zip("FRBLUD", sm.FACES))
 

@@ -17,12 +17,13 @@ from PIL import Image
 from prefect import flow
 from test_syndor_report import assert_no_broken_links
 
+from benchfoundry.configs.loader import load_config
 from benchfoundry.flows import cli, syndor
-from benchfoundry.flows.config import load_config
-from benchfoundry.flows.policy import shard_task
-from benchfoundry.tasks import render_client, syndor_render
-from benchfoundry.tasks import discern_stage as ds
-from benchfoundry.tasks.store import StageStore
+from benchfoundry.tasks.common import render_client
+from benchfoundry.tasks.common.policy import shard_task
+from benchfoundry.tasks.common.store import StageStore
+from benchfoundry.tasks.syndor import calibration, render_plan, render_shards
+from benchfoundry.tasks.syndor import discernibility as ds
 
 #: DESIGN §2.5, verbatim (not taken from the code under test).
 PROMPTS = {
@@ -191,14 +192,14 @@ def test_calibration_outside_tolerance_fails_the_build_before_discernibility(
     mask = np.zeros((90, 160), bool)
     mask[10:80, 80] = True  # 70 px for 1.75 m: 40 px/m
     rows = pd.DataFrame([{"zone": zone, "distance_m": d, "target_ppm": target, "target_height_px": target * 1.75,
-                          "body_height_m": 1.75, **syndor_render.measure_ppm(mask, 1.75, target)}
+                          "body_height_m": 1.75, **calibration.measure_ppm(mask, 1.75, target)}
                          for zone, d, target in (("near", 6.3, 40.0), ("far", 10.1, 40.0 / 0.95))])
 
     @flow(name="syndor-render-fake")
     def fake_render(config: object, out: str) -> dict:
         return {"manifest": str(manifest), "shards": 1, "empty_scene_shards": 0, "shards_rendered": 1,
                 "shards_failed": 0, "frames": 1, "frames_rendered": 1, "problems": [],
-                "calibration": syndor_render.calibration_summary(rows, "syndor/report/calibration.png")}
+                "calibration": calibration.calibration_summary(rows, "syndor/report/calibration.png")}
 
     @flow(name="syndor-discern-must-not-run")
     def no_discern(*args: object) -> dict:
@@ -225,7 +226,7 @@ def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names
     the build fails naming both, with each as a problem."""
     written: list[str] = []
 
-    def fake_shard(config: object, out: str, plan: syndor_render.ShardPlan) -> str:
+    def fake_shard(config: object, out: str, plan: render_plan.ShardPlan) -> str:
         if plan.lighting == "night":
             raise RuntimeError(f"worker died on {plan.shard_id}")
         store = StageStore(out, "syndor", "render")
@@ -242,8 +243,8 @@ def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names
     def no_discern(*args: object) -> dict:
         raise AssertionError("discernibility ran after a failed calibration")
 
-    monkeypatch.setattr(syndor_render, "render_shard_task", shard_task(fake_shard, name="fake-render-shard"))
-    monkeypatch.setattr(syndor_render, "calibrate_task", shard_task(fake_calibrate, name="fake-calibrate"))
+    monkeypatch.setattr(render_shards, "render_shard_task", shard_task(fake_shard, name="fake-render-shard"))
+    monkeypatch.setattr(calibration, "calibrate_task", shard_task(fake_calibrate, name="fake-calibrate"))
     monkeypatch.setattr(syndor, "discern_flow", no_discern)
     out = tmp_path / "out"
     record = _build(out)

@@ -13,8 +13,9 @@ import pytest
 from PIL import Image
 from test_syndor_qa import RADII, make_labelled_build
 
-from benchfoundry.flows.params_qa import QaConfig
-from benchfoundry.tasks import syndor_qa, syndor_report
+from benchfoundry.configs.qa import QaConfig
+from benchfoundry.tasks.syndor import qa_export
+from benchfoundry.tasks.syndor import report as syndor_report
 
 
 class _Links(HTMLParser):
@@ -46,7 +47,7 @@ def assert_no_broken_links(page: Path) -> list[str]:
 
 def _build(tmp_path: Path, qa: QaConfig) -> Path:
     manifest = make_labelled_build(tmp_path)
-    syndor_qa.export_qa(manifest, tmp_path, qa)
+    qa_export.export_qa(manifest, tmp_path, qa)
     return tmp_path
 
 
@@ -134,7 +135,7 @@ def test_rerender_prunes_unused_thumbnails(tmp_path: Path) -> None:
 def test_empty_build_still_renders(tmp_path: Path) -> None:
     manifest = make_labelled_build(tmp_path, bad_rows=False)
     pd.read_parquet(manifest).iloc[:0].to_parquet(manifest, index=False)
-    summary = syndor_qa.export_qa(manifest, tmp_path, QaConfig())
+    summary = qa_export.export_qa(manifest, tmp_path, QaConfig())
     assert summary["rows"] == 0
     page = syndor_report.write_report(tmp_path, QaConfig())
     assert not [link for link in assert_no_broken_links(page) if link.startswith("thumbs/")]

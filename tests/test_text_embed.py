@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from benchfoundry.flows.params_qa import EmbeddingConfig
-from benchfoundry.tasks import scoring, text_embed
+from benchfoundry.configs.qa import EmbeddingConfig
+from benchfoundry.tasks.syndor import scoring, text_embed
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 
 from benchfoundry.assets import body_model
 from benchfoundry.assets.textures import load_texture, procedural_texture
-from benchfoundry.flows.params_body import TextureConfig
+from benchfoundry.configs.body import TextureConfig
 
 
 def test_deterministic_per_id_and_different_between_ids() -> None:
@@ -135,8 +135,8 @@ def test_blender_shows_the_texture_where_the_uvs_say(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from benchfoundry.flows.params_body import BodyConfig
-    from benchfoundry.tasks import body
+    from benchfoundry.configs.body import BodyConfig
+    from benchfoundry.tasks.syndor import body
 
     mesh = body.posed_body(BodyConfig(), body.upright_pose(), cache_dir=tmp_path / "cache")
     body.write_body_mesh(mesh, tmp_path / "mesh.npz")
@@ -160,7 +160,7 @@ def test_blender_shows_the_texture_where_the_uvs_say(tmp_path: Path) -> None:
 
 
 def test_smplitex_textures_need_an_official_smpl_model_with_uvs(tmp_path: Path) -> None:
-    from benchfoundry.flows.params_body import BodyConfig, check_person
+    from benchfoundry.configs.body import BodyConfig, check_person
 
     smplitex = TextureConfig(smplitex_dir=tmp_path)
     with pytest.raises(ValueError, match=r"textures\.smplitex_dir needs body\.model_path .*body\.uv_path"):

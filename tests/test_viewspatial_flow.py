@@ -17,10 +17,11 @@ import pandas as pd
 import pytest
 from test_scannet_io import SCENE, make_tiny_scan
 
-from benchfoundry.flows.config import load_config
-from benchfoundry.flows.viewspatial import _collect, _label_map, scan_task, viewspatial_flow
-from benchfoundry.tasks.scannet_io import open_scan, scan_file_names
-from benchfoundry.tasks.scannet_synth import SYNTHETIC_SCENES, camera_walk, synthetic_room
+from benchfoundry.configs.loader import load_config
+from benchfoundry.flows.viewspatial import viewspatial_flow
+from benchfoundry.tasks.viewspatial.scan_stages import label_map_rule, scan_task
+from benchfoundry.tasks.viewspatial.scannet_read import open_scan, scan_file_names
+from benchfoundry.tasks.viewspatial.synthetic_scan import SYNTHETIC_SCENES, camera_walk, synthetic_room
 
 #: Objects of the synthetic aggregation before the furniture: floor, ceiling, four walls.
 N_STRUCTURE = 6
@@ -340,31 +341,13 @@ def test_a_default_label_map_that_is_missing_falls_back_to_raw_names(tmp_path: P
     """Left at its default, a missing label map excludes by raw name; the same path set explicitly fails."""
     default = load_config(None).viewspatial
     assert default.label_map and not (tmp_path / default.label_map).exists()
-    nyu40_of, rule = _label_map(tmp_path, default)
+    nyu40_of, rule = label_map_rule(tmp_path, default)
     assert nyu40_of is None and "no label map" in rule and "not found" in rule
     explicit = load_config(None, [f"viewspatial.label_map={default.label_map}"]).viewspatial
     with pytest.raises(FileNotFoundError, match="viewspatial.label_map"):
-        _label_map(tmp_path, explicit)
-    nyu40_of, rule = _label_map(tmp_path, load_config(None, ["viewspatial.label_map=null"]).viewspatial)
+        label_map_rule(tmp_path, explicit)
+    nyu40_of, rule = label_map_rule(tmp_path, load_config(None, ["viewspatial.label_map=null"]).viewspatial)
     assert nyu40_of is None and "not set" in rule
-
-
-def test_a_task_that_raises_is_reported_and_the_other_results_kept() -> None:
-    class Future:
-        def __init__(self, value: object) -> None:
-            self.value = value
-
-        def result(self) -> object:
-            if isinstance(self.value, Exception):
-                raise self.value
-            return self.value
-
-    results, failed = _collect([("a", "/scans/a", Future({"scene_id": "a"})),
-                                ("b", "/scans/b", Future(RuntimeError("boom"))),
-                                ("c", "/scans/c", Future({"scene_id": "c"}))], "scan")
-    assert results == [{"scene_id": "a"}, {"scene_id": "c"}]
-    assert [(p["item"], p["kind"], p["path"]) for p in failed] == [("b", "failed", "/scans/b")]
-    assert "RuntimeError: boom" in failed[0]["reason"]
 
 
 def test_a_changed_scan_is_redone_and_an_untouched_or_moved_one_is_not(tmp_path: Path) -> None:

@@ -12,8 +12,9 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from benchfoundry.tasks.directions import CAMERA_LABELS, HORIZONTAL_LABELS
-from benchfoundry.tasks.viewspatial_qa import (
+from benchfoundry.tasks.common.store import write_json_atomic
+from benchfoundry.tasks.viewspatial.directions import CAMERA_LABELS, HORIZONTAL_LABELS
+from benchfoundry.tasks.viewspatial.questions import (
     CAM_REL,
     SCENE_SIM,
     QASettings,
@@ -24,8 +25,7 @@ from benchfoundry.tasks.viewspatial_qa import (
     sft_records,
     split_by_image_count,
 )
-from benchfoundry.tasks.store import write_json_atomic
-from benchfoundry.tasks.visibility import ObjectBox
+from benchfoundry.tasks.viewspatial.visibility import ObjectBox
 
 S = QASettings(
     min_visibility=0.5, vertical_min_deg=30.0, vertical_only_deg=67.5, margin_deg=5.0, min_distance_m=0.3,

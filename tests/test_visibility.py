@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 from test_scannet_io import make_tiny_scan
 
-from benchfoundry.tasks.scannet_io import (
+from benchfoundry.tasks.viewspatial.scannet_read import (
     ScanFormatError,
     ScanFrame,
     ScanIntrinsics,
     open_scan,
     read_segs_json,
-    write_segs_json,
 )
-from benchfoundry.tasks.scannet_synth import look_at, room_mesh, synthetic_room
-from benchfoundry.tasks.visibility import (
+from benchfoundry.tasks.viewspatial.scannet_write import write_segs_json
+from benchfoundry.tasks.viewspatial.synthetic_scan import look_at, room_mesh, synthetic_room
+from benchfoundry.tasks.viewspatial.visibility import (
     EXCLUDED_NYU40,
     NO_NYU40,
     ObjectBox,

@@ -1,0 +1,142 @@
+"""Config of SynDORBench's person: body model, poses and textures (DESIGN §2.2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from benchfoundry.assets.actions import ACTIONS, DEFAULT_SYNONYMS
+from benchfoundry.configs.base import Section
+
+
+class BodyConfig(Section):
+    """Body model: official SMPL/SMPL-X files by path, or the procedural default.
+
+    `model_path` is a folder holding `smpl/SMPL_<GENDER>.pkl` or `smplx/SMPLX_<GENDER>.npz` (smplx's
+    layout), a folder holding that file directly, or the file itself. Without it the project's
+    procedural neutral body is used, in the SMPL or SMPL-X file layout as `model_type` says.
+    """
+
+    model_path: Path | None = None
+    model_type: Literal["smpl", "smplx"] = "smpl"
+    gender: Literal["neutral", "female", "male"] = "neutral"
+    betas: list[float] = Field(default_factory=list, description="shape coefficients; missing ones are 0")
+    uv_path: Path | None = Field(None, description="an .obj with the official model's UVs (vt + f v/vt)")
+
+    @model_validator(mode="after")
+    def _procedural_limits(self) -> "BodyConfig":
+        if self.model_path is None:
+            if self.gender != "neutral":
+                raise ValueError("the procedural body is neutral; set body.model_path for a gendered model")
+            if self.uv_path is not None:
+                raise ValueError("body.uv_path is for official models; the procedural body carries its own UVs")
+        elif self.uv_path is None:
+            raise ValueError("body.model_path is set but body.uv_path is not: an official model needs an .obj "
+                             "with its UV layout (e.g. SMPL's smpl_uv.obj)")
+        if len(self.betas) > 300:
+            raise ValueError(f"body.betas: {len(self.betas)} values, at most 300")
+        return self
+
+
+def _normalise(action: str) -> str:
+    return action.strip().lower().replace(" ", "_").replace("-", "_")
+
+
+class PoseConfig(Section):
+    """Actions: built-in joint rotations, or AMASS sequences selected by BABEL labels.
+
+    Action slugs: kicking, sneak, stepping_over, walking, cover_face, choking, dodging, guard_up.
+    With `amass_root` and `babel_root` set, frames of AMASS sequences whose BABEL labels match an
+    action's synonyms (case-insensitive, whole words, on `proc_label` or an `act_cat` entry) are used.
+    """
+
+    actions: list[str] = Field(default_factory=lambda: list(ACTIONS))
+    amass_root: Path | None = None
+    babel_root: Path | None = None
+    synonyms: dict[str, list[str]] = Field(default_factory=lambda: {k: list(v) for k, v in DEFAULT_SYNONYMS.items()})
+    max_frames_per_action: int = Field(4, ge=1, description="AMASS frames kept per action, evenly spread")
+
+    @field_validator("actions")
+    @classmethod
+    def _known_actions(cls, actions: list[str]) -> list[str]:
+        names = [_normalise(a) for a in actions]
+        unknown = [a for a in names if a not in ACTIONS]
+        if unknown:
+            raise ValueError(f"unknown action(s) {unknown}; known: {list(ACTIONS)}")
+        if not names:
+            raise ValueError(f"poses.actions is empty; known: {list(ACTIONS)}")
+        if len(set(names)) != len(names):
+            raise ValueError(f"poses.actions lists an action twice: {names}")
+        return names
+
+    @field_validator("synonyms")
+    @classmethod
+    def _known_synonym_keys(cls, synonyms: dict[str, list[str]]) -> dict[str, list[str]]:
+        unknown = [a for a in synonyms if a not in ACTIONS]
+        if unknown:
+            raise ValueError(f"poses.synonyms: unknown action(s) {unknown}; known: {list(ACTIONS)}")
+        return {a: [s.strip().lower() for s in words if s.strip()] for a, words in synonyms.items()}
+
+    @model_validator(mode="after")
+    def _amass_pair(self) -> "PoseConfig":
+        if (self.amass_root is None) != (self.babel_root is None):
+            raise ValueError("poses.amass_root and poses.babel_root go together: set both or neither")
+        if self.amass_root is not None:
+            missing = [a for a in self.actions if not self.synonyms.get(a)]
+            if missing:
+                raise ValueError(f"poses.synonyms has no words for action(s) {missing}")
+        return self
+
+    @property
+    def uses_amass(self) -> bool:
+        return self.amass_root is not None
+
+
+class TextureConfig(Section):
+    """SMPLitex UV textures from a directory, or procedural clothing textures.
+
+    Texture `id` is read from `smplitex_dir / file_pattern.format(id=id)` when `smplitex_dir` is
+    set (SMPLitex maps use SMPL's UV layout: pair them with official SMPL files and `body.uv_path`);
+    otherwise it is the procedural clothing texture `id` drawn on the procedural body's UV atlas.
+    """
+
+    smplitex_dir: Path | None = None
+    file_pattern: str = "SMPLitex_texture_{id:05d}.png"
+    ids: list[int] = Field(default_factory=lambda: [0])
+    size: int = Field(512, ge=16, le=8192, description="side of procedural textures, px")
+
+    @field_validator("ids")
+    @classmethod
+    def _valid_ids(cls, ids: list[int]) -> list[int]:
+        if not ids:
+            raise ValueError("textures.ids is empty")
+        if any(i < 0 for i in ids) or len(set(ids)) != len(ids):
+            raise ValueError(f"textures.ids must be distinct non-negative integers, got {ids}")
+        return ids
+
+    @field_validator("file_pattern")
+    @classmethod
+    def _pattern_has_id(cls, pattern: str) -> str:
+        try:
+            name = pattern.format(id=7)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"textures.file_pattern {pattern!r} must format with {{id}} only: {exc}") from None
+        if name == pattern or "/" in name:
+            raise ValueError(f"textures.file_pattern {pattern!r} must contain {{id}} and no '/'")
+        return pattern
+
+
+def check_person(body: BodyConfig, textures: TextureConfig) -> None:
+    """Body and textures must share a UV layout: SMPLitex maps (`textures.smplitex_dir`) are drawn on
+    SMPL's layout, so they need an official SMPL model (`body.model_path`, `body.model_type: smpl`)
+    and its UVs (`body.uv_path`). Raises ValueError naming the fields."""
+    if textures.smplitex_dir is None:
+        return
+    if body.model_path is None:
+        raise ValueError("textures.smplitex_dir needs body.model_path (an official SMPL model) and body.uv_path: "
+                         "SMPLitex maps use SMPL's UV layout, not the procedural body's")
+    if body.model_type != "smpl":
+        raise ValueError(f"textures.smplitex_dir needs body.model_type smpl (SMPLitex maps use SMPL's UV layout), "
+                         f"not {body.model_type}")

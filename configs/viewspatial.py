@@ -1,0 +1,75 @@
+"""Config of the ViewSpatial-Bench build (DESIGN §4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, model_validator
+
+from benchfoundry.configs.base import Section
+from benchfoundry.configs.scannet import EXCLUDED_LABELS, EXCLUDED_NYU40, CoverageConfig
+
+
+class SyntheticScanConfig(Section):
+    """The embedded default: two synthetic rooms (val, train) rendered by Blender (DESIGN §5)."""
+
+    frames: int = Field(20, ge=4, description="frames of each scan's camera walk (one has an -inf pose)")
+    width: int = Field(256, ge=32)
+    height: int = Field(192, ge=24)
+    hfov_deg: float = Field(70.0, gt=10, lt=150)
+    depth_stride: int = Field(2, ge=1, description="depth is the colour grid subsampled by this factor")
+    samples: int = Field(4, ge=1, description="Cycles samples per pixel")
+    layout: str = Field("raw", pattern="^(raw|export)$", description="which written layout the build reads")
+
+
+class DirectionQAConfig(Section):
+    """Cam-Rel.Dir and Per-Sce.Sim question construction (DESIGN §4.1)."""
+
+    min_visibility: float = Field(0.5, ge=0, le=1, description="least visible-corner ratio of an asked object")
+    occlusion_m: float = Field(0.1, gt=0, description="a corner is occluded when z − depth exceeds this")
+    vertical_min_deg: float = Field(30.0, gt=0, lt=90, description="elevation from which a vertical word joins")
+    vertical_only_deg: float = Field(67.5, gt=0, lt=90, description="elevation from which only above/down is said")
+    margin_deg: float = Field(5.0, ge=0, description="skip items this close to a label boundary")
+    min_distance_m: float = Field(0.3, ge=0, description="least distance between the objects of an item")
+    cam_rel_per_scene: int = Field(60, ge=0, description="most Cam-Rel.Dir items per scan")
+    scene_sim_per_scene: int = Field(40, ge=0, description="most Per-Sce.Sim items per scan")
+    cam_rel_template: str = "From the camera's perspective, in which direction is the {b} relative to the {a}?"
+    scene_sim_template: str = (
+        "Imagine you are standing at the {a} and facing the {b}. In which direction is the {c} from you?"
+    )
+    mc_instruction: str = "Answer with the option's letter from the given choices directly."
+    direct_instruction: str = "Answer with one direction, e.g. front-left."
+
+    @model_validator(mode="after")
+    def _ordered_thresholds(self) -> "DirectionQAConfig":
+        if self.vertical_min_deg >= self.vertical_only_deg:
+            raise ValueError("vertical_min_deg must be below vertical_only_deg")
+        return self
+
+
+class ViewSpatialConfig(Section):
+    """ViewSpatial-Bench: ScanNet frames and direction QA (COCO orientation QA is not built yet)."""
+
+    enabled: bool = True
+    scannet_root: Path | None = Field(None, description="ScanNet root; None builds the synthetic scans")
+    scans_dir: str = Field("scans", description="folder of scan folders under the root")
+    split_lists: dict[str, str] = Field(
+        default_factory=lambda: {"val": "scannetv2_val.txt", "train": "scannetv2_train.txt"},
+        description="split → scene list (relative to the root); val is the benchmark, train the SFT data",
+    )
+    label_map: str | None = Field(
+        "scannetv2-labels.combined.tsv",
+        description="raw_category → nyu40id TSV under the root; None or a missing file: exclude by raw name",
+    )
+    excluded_nyu40: list[int] = Field(
+        default_factory=lambda: sorted(EXCLUDED_NYU40),
+        description="NYU40 ids never asked about (used with the label map)",
+    )
+    excluded_labels: list[str] = Field(
+        default_factory=lambda: sorted(EXCLUDED_LABELS),
+        description="raw category names never asked about when there is no label map (case-insensitive)",
+    )
+    max_scans: int | None = Field(None, ge=1, description="first N scans of each split list")
+    synthetic: SyntheticScanConfig = SyntheticScanConfig()
+    coverage: CoverageConfig = CoverageConfig()
+    qa: DirectionQAConfig = DirectionQAConfig()

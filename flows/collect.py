@@ -1,0 +1,23 @@
+"""Waiting on a stage's shard futures: one helper for every flow."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from prefect.futures import PrefectFuture
+
+from benchfoundry.tasks.common.buildinfo import problem
+
+
+def collect_shards(stage: str, futures: Iterable[tuple[str, PrefectFuture]],
+                   paths: Mapping[str, str] | None = None) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The results of the (item, future) pairs that finished, in order, and a `failed` problem naming
+    the item (and its input path, when `paths` has one) for each task that raised after its retries."""
+    results, failed = [], []
+    for item, future in futures:
+        try:
+            results.append(future.result())
+        except Exception as exc:  # noqa: BLE001 - a failed shard is reported, the others go on
+            failed.append(problem(stage, item, f"{type(exc).__name__}: {exc}"[:2000], kind="failed",
+                                  path=(paths or {}).get(item)))
+    return results, failed

@@ -1,0 +1,1 @@
+"""Shared building blocks of every stage: the artifact store, seeding, problems, decoding, the shard-task policy."""

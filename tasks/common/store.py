@@ -1,0 +1,181 @@
+"""The artifact store: atomic writes, per-shard completion markers, one Parquet manifest per stage.
+
+Layout under a build's output root::
+
+    <benchmark>/<stage>/shards/<shard>.parquet   rows of one shard
+    <benchmark>/<stage>/_done/<shard>.json       completion marker, written after the rows
+    <benchmark>/<stage>/manifest.parquet         all current shards' rows, written last
+
+A shard counts as finished only when its marker exists and records the same spec hash,
+so a rerun skips it; the manifest is rebuilt from shard files and never holds a row twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import pandas as pd
+
+from benchfoundry.tasks.common.buildinfo import utc_now
+
+_SHARD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=+-]{0,199}$")
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path beside `path`; rename it into place only if the block succeeds."""
+    final = Path(path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        os.replace(tmp, final)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+#: Temporary files of `atomic_path` look like `.NAME.RANDOM.tmp`.
+_TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
+
+
+def sweep_stale_temporaries(root: str | os.PathLike[str], older_than_s: float = 3600.0) -> list[Path]:
+    """Delete `atomic_path` temporaries under `root` left by a killed process (not touched for
+    `older_than_s`, so a write in progress elsewhere is never removed); return what was deleted."""
+    cutoff = time.time() - older_than_s
+    swept = []
+    for path in sorted(Path(root).rglob(".*.tmp")):
+        if _TEMPORARY.match(path.name) and path.is_file() and path.stat().st_mtime < cutoff:
+            path.unlink(missing_ok=True)
+            swept.append(path)
+    return swept
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+    return Path(path)
+
+
+def write_json_atomic(path: str | os.PathLike[str], obj: Any) -> Path:
+    text = json.dumps(obj, indent=2, sort_keys=True, default=str)
+    return write_bytes_atomic(path, (text + "\n").encode("utf-8"))
+
+
+def write_parquet_atomic(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
+    with atomic_path(path) as tmp:
+        frame.to_parquet(tmp, index=False)
+    return Path(path)
+
+
+def spec_hash(spec: Any) -> str:
+    """A short, stable hash of a shard's settings (canonical JSON), recorded in its marker."""
+    canonical = json.dumps(spec, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def check_shard_id(shard_id: str) -> str:
+    """Shard ids become file names: letters, digits and `_.=+-` only."""
+    if not _SHARD_ID.match(shard_id):
+        raise ValueError(f"invalid shard id {shard_id!r}: use letters, digits and _.=+- only")
+    return shard_id
+
+
+class StageStore:
+    """Shards and the manifest of one stage of one benchmark under a build root."""
+
+    def __init__(self, root: str | os.PathLike[str], benchmark: str, stage: str) -> None:
+        self.root = Path(root)
+        self.benchmark = benchmark
+        self.stage = stage
+        self.dir = self.root / benchmark / stage
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.dir / "manifest.parquet"
+
+    def shard_path(self, shard_id: str) -> Path:
+        return self.dir / "shards" / f"{check_shard_id(shard_id)}.parquet"
+
+    def marker_path(self, shard_id: str) -> Path:
+        return self.dir / "_done" / f"{check_shard_id(shard_id)}.json"
+
+    def marker(self, shard_id: str) -> dict[str, Any] | None:
+        path = self.marker_path(shard_id)
+        if not path.exists():
+            return None
+        return json.loads(path.read_text())
+
+    def is_done(self, shard_id: str, spec_hash: str | None = None) -> bool:
+        """Finished, and (when given) with the same spec hash as now."""
+        marker = self.marker(shard_id)
+        if marker is None or not self.shard_path(shard_id).exists():
+            return False
+        return spec_hash is None or marker.get("spec_hash") == spec_hash
+
+    def write_shard(
+        self,
+        shard_id: str,
+        rows: pd.DataFrame,
+        *,
+        spec_hash: str | None = None,
+        problems: Sequence[dict[str, Any]] = (),
+        info: dict[str, Any] | None = None,
+    ) -> Path:
+        """Write a shard's rows, then its marker (the marker is the commit point)."""
+        write_parquet_atomic(self.shard_path(shard_id), rows)
+        marker = {
+            "shard": shard_id,
+            "rows": int(len(rows)),
+            "spec_hash": spec_hash,
+            "problems": list(problems),
+            "finished": utc_now(),
+            **(info or {}),
+        }
+        write_json_atomic(self.marker_path(shard_id), marker)
+        return self.shard_path(shard_id)
+
+    def shard_rows(self, shard_id: str) -> pd.DataFrame:
+        return pd.read_parquet(self.shard_path(shard_id))
+
+    def done_shards(self) -> list[str]:
+        done = self.dir / "_done"
+        if not done.exists():
+            return []
+        return sorted(p.stem for p in done.glob("*.json") if self.shard_path(p.stem).exists())
+
+    def problems(self, shard_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Items that finished shards reported as skipped or failed."""
+        ids = self.done_shards() if shard_ids is None else shard_ids
+        found: list[dict[str, Any]] = []
+        for shard_id in ids:
+            marker = self.marker(shard_id)
+            if marker:
+                found.extend(marker.get("problems", []))
+        return found
+
+    def collect_rows(self, shard_ids: Sequence[str] | None = None) -> pd.DataFrame:
+        """The rows of `shard_ids` (default: every finished shard), read in sorted id order, so
+        the result does not depend on the order in which shards ran."""
+        ids = sorted(set(self.done_shards() if shard_ids is None else shard_ids))
+        missing = [s for s in ids if not self.is_done(s)]
+        if missing:
+            raise FileNotFoundError(f"{self.dir}: shards not finished: {', '.join(missing[:5])}")
+        frames = [f for f in (self.shard_rows(s) for s in ids) if len(f)]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def write_manifest(self, shard_ids: Sequence[str] | None = None) -> Path:
+        """The manifest: `collect_rows(shard_ids)`, written atomically."""
+        return write_parquet_atomic(self.manifest_path, self.collect_rows(shard_ids))
+
+    def read_manifest(self) -> pd.DataFrame:
+        return pd.read_parquet(self.manifest_path)

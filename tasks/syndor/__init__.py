@@ -1,0 +1,1 @@
+"""SynDORBench stages (DESIGN §2): render planning and shards, calibration, night vision, discernibility, QA, report."""

@@ -1,0 +1,223 @@
+"""SynDORBench render plan: one shard per (scene, texture, action, pose, lighting), released naming.
+
+A shard is one (scene, texture, action, pose, lighting) with every camera of the rig, so adding
+a lighting or an action renders only the new shards. Its spec hash (render settings, camera,
+rig, factors with the pose's joint angles, body and texture config, seed) is stored in its
+marker; a changed setting re-renders the shards it affects.
+
+Released naming (DESIGN §2.2), under `<out>/syndor/`:
+`images/SMPLitex_texture_{id:05d}_{action}_{scene}_{lighting}_{radius}/{pose}/raw_images/
+frame0001_cam{NNN}_r{int radius}_phi{az}_theta{el}.jpg`, where `{radius}` is the camera distance
+in metres with one decimal (5.4, 10.8, 23.0 for the paper camera) and `{pose}` is `pose{k:03d}`,
+the k-th pose of the action (tasks/syndor/pose_selection.select_poses: 0 for a built-in action, the k-th
+selected AMASS frame otherwise). Masks are the same path with
+`raw_images` → `masks` and a `.png` suffix.
+
+Empty scenes (`syndor.empty_scenes`): one more shard per (scene, lighting), `{scene}_empty_{lighting}`,
+renders the same cameras with no person (empty masks). Its frames are
+`images/SMPLitex_texture_none_empty_{scene}_{lighting}_{radius}/pose000/raw_images/...`, and its rows
+have `empty_scene` true, `action` and `smplx_texture` "none", `texture_id` and `pose_frame` null.
+`syndor.empty_scene_share` sizes them: repeat k ≥ 1 of the empty shard, `{scene}_empty_{lighting}_r{k:03d}`,
+places the scene's props with its own seed and writes under `pose{k:03d}`, and as many repeats are
+planned as the least count whose frames reach that share of the (scene, lighting)'s frames.
+Person shards keep their ids and spec hashes whether the option is on or off, and so does repeat 0.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchfoundry.configs.build import BuildConfig
+from benchfoundry.configs.syndor import SyndorConfig
+from benchfoundry.tasks.common.seeding import item_seed
+from benchfoundry.tasks.common.store import spec_hash
+from benchfoundry.tasks.syndor import camera_rig, dori
+from benchfoundry.tasks.syndor.pose_selection import PoseSelection, select_poses
+
+BENCHMARK = "syndor"
+STAGE = "render"
+SUN_BEARING_DEG = {"north": 0.0, "east": 90.0, "south": 180.0, "west": 270.0}
+#: Part of every spec hash: bump it when render/ changes what a frame looks like.
+RENDER_VERSION = 1
+#: Render-manifest column: true for a frame rendered without a person.
+EMPTY_SCENE_COLUMN = "empty_scene"
+#: `action`, `smplx_texture` and `pose_source` of an empty-scene row (no person, nothing to recognise).
+EMPTY_ACTION = "none"
+
+
+@dataclass(frozen=True)
+class ShardPlan:
+    shard_id: str
+    scene: str
+    texture_id: int | None  # None for an empty scene
+    action: str
+    pose_index: int  # k-th pose of the action
+    pose_source: str  # "builtin" or the AMASS sequence (BABEL feat_p)
+    pose_frame: int | None  # frame of that sequence
+    body_pose: tuple[float, ...]  # (23·3) SMPL axis-angle; () for an empty scene
+    lighting: str
+    spec_hash: str
+    empty_scene: bool = False
+    scene_seed: int | None = None  # the seed placing the scene's props; None: the build seed
+
+
+def lighting_spec(syndor: SyndorConfig, name: str) -> dict[str, Any]:
+    """What the worker needs to light one of the named lightings."""
+    if name == "night":
+        night = syndor.lighting.night
+        return {"kind": "night", "moon_strength": night.moon_strength, "moon_elevation_deg": night.moon_elevation_deg,
+                "moon_bearing_deg": night.moon_azimuth_deg, "sky_color": list(night.sky_color),
+                "exposure": night.exposure}
+    time_of_day, sun_from = name.split("_")
+    day = syndor.lighting.day
+    return {"kind": "day", "sun_elevation_deg": day.sun_elevation_deg[time_of_day],
+            "sun_bearing_deg": SUN_BEARING_DEG[sun_from], "sun_strength": day.sun_strength,
+            "sky_strength": day.sky_strength, "exposure": day.exposure[time_of_day]}
+
+
+def camera_settings(syndor: SyndorConfig) -> dict[str, Any]:
+    spec = syndor.camera.spec()
+    return {"focal_mm": spec.focal_mm, "sensor_height_mm": spec.sensor_height_mm,
+            "resolution_w": syndor.camera.resolution_w, "resolution_h": spec.resolution_h}
+
+
+def render_settings_hash(syndor: SyndorConfig) -> str:
+    """Hash of what changes pixels apart from the factors: engine settings, camera, renderer."""
+    return spec_hash([syndor.render.engine_settings(), camera_settings(syndor), RENDER_VERSION,
+                      importlib.metadata.version("bpy")])
+
+
+def zones(syndor: SyndorConfig) -> dict[str, float]:
+    """The configured zones (rig.zones, default all) with their px/m."""
+    names = syndor.rig.zones or list(syndor.zones_ppm)
+    return {z: syndor.zones_ppm[z] for z in names}
+
+
+def radius_label(distance_m: float) -> str:
+    return f"{distance_m:.1f}"
+
+
+def check_distinct_radii(syndor: SyndorConfig) -> None:
+    labels = [radius_label(dori.distance_for_ppm(ppm, syndor.camera.spec())) for ppm in zones(syndor).values()]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"syndor.zones_ppm: two zones give the same distance label {labels}")
+
+
+def _rig_spec(config: BuildConfig) -> dict[str, Any]:
+    """The part of every render shard's spec hash that is not a factor: render settings, zones,
+    rig, body and seed."""
+    s = config.syndor
+    return {"render": render_settings_hash(s), "zones": zones(s), "rig": s.rig.model_dump(mode="json"),
+            "body": s.body.model_dump(mode="json"), "seed": config.seed}
+
+
+def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list[ShardPlan]:
+    """Every (scene, texture, action, pose, lighting) shard of the configured factors, then the
+    empty-scene shards when `syndor.empty_scenes` is on; `poses` defaults to
+    tasks/syndor/pose_selection.select_poses (built-in poses, or AMASS frames)."""
+    s = config.syndor
+    poses = select_poses(s.poses) if poses is None else poses
+    check_distinct_radii(s)
+    common = {**_rig_spec(config), "textures": s.textures.model_dump(mode="json", exclude={"ids"})}
+    action_poses = [(a, k, frame, tuple(float(x) for x in np.asarray(frame.body_pose, dtype=np.float64).reshape(-1)))
+                    for a in s.poses.actions for k, frame in enumerate(poses.of(a))]
+    plans = []
+    for scene, tex, (action, k, pose, body_pose), lighting in itertools.product(s.scenes, s.textures.ids, action_poses,
+                                                                                s.lightings):
+        factors = {"scene": scene, "texture": tex, "action": action, "pose": [k, pose.source, pose.frame, body_pose],
+                   "lighting": lighting, "light": lighting_spec(s, lighting)}
+        plans.append(ShardPlan(
+            shard_id=f"{scene}_t{tex:05d}_{action}_p{k:03d}_{lighting}", scene=scene, texture_id=tex, action=action,
+            pose_index=k, pose_source=pose.source, pose_frame=pose.frame, body_pose=body_pose, lighting=lighting,
+            spec_hash=spec_hash({**common, **factors}),
+        ))
+    if not s.empty_scenes:
+        return plans
+    repeats = empty_scene_repeats(s.empty_scene_share, len(s.textures.ids) * len(action_poses))
+    return plans + plan_empty_shards(config, repeats)
+
+
+def empty_scene_repeats(share: float | None, person_shards: int) -> int:
+    """The least number r ≥ 1 of empty shards per (scene, lighting) whose frames make at least `share`
+    of that (scene, lighting)'s frames next to `person_shards` person shards (every shard has the same
+    cameras); 1 when `share` is None.
+
+    r / (r + p) ≥ share ⇔ r ≥ share·p / (1 − share) for 0 < share < 1; the rounded-up bound is then
+    moved by one where floating point puts it on the wrong side of the share.
+    """
+    if share is None:
+        return 1
+    repeats = max(1, math.ceil(share * person_shards / (1 - share)))
+    if repeats / (repeats + person_shards) < share:
+        return repeats + 1
+    if repeats > 1 and (repeats - 1) / (repeats - 1 + person_shards) >= share:
+        return repeats - 1
+    return repeats
+
+
+def empty_shard_id(scene: str, lighting: str, repeat: int) -> str:
+    return f"{scene}_empty_{lighting}" + (f"_r{repeat:03d}" if repeat else "")
+
+
+def plan_empty_shards(config: BuildConfig, repeats: int) -> list[ShardPlan]:
+    """`repeats` shards per (scene, lighting) rendering the rig with no person. The cameras aim where
+    they aim at the upright body, so the body config is part of the hash; textures are not. Repeat
+    k ≥ 1 places the props by its own seed (repeat 0 by the build seed, as the person shards)."""
+    s = config.syndor
+    common = {**_rig_spec(config), "empty_scene": True}
+    plans = []
+    for scene, lighting, k in itertools.product(s.scenes, s.lightings, range(repeats)):
+        shard_id = empty_shard_id(scene, lighting, k)
+        scene_seed = item_seed(config.seed, "empty-scene", shard_id) if k else None
+        extra = {"repeat": k, "scene_seed": scene_seed} if k else {}
+        plans.append(ShardPlan(
+            shard_id=shard_id, scene=scene, texture_id=None, action=EMPTY_ACTION, pose_index=k,
+            pose_source=EMPTY_ACTION, pose_frame=None, body_pose=(), lighting=lighting,
+            spec_hash=spec_hash({**common, "scene": scene, "lighting": lighting, "light": lighting_spec(s, lighting),
+                                 **extra}),
+            empty_scene=True, scene_seed=scene_seed))
+    return plans
+
+
+def empty_scene_share(plans: list[ShardPlan], frames: dict[str, int]) -> float | None:
+    """Share of empty-scene frames among the frames of the finished shards (`frames`: shard id →
+    frame count); None without frames."""
+    total = sum(frames.get(p.shard_id, 0) for p in plans)
+    empty = sum(frames.get(p.shard_id, 0) for p in plans if p.empty_scene)
+    return round(empty / total, 4) if total else None
+
+
+def empty_scene_rows(frame: pd.DataFrame) -> pd.Series:
+    """True for the rows rendered without a person; rows without the column (older shards) are not."""
+    if EMPTY_SCENE_COLUMN not in frame.columns:
+        return pd.Series(False, index=frame.index, dtype=bool)
+    return frame[EMPTY_SCENE_COLUMN].astype("boolean").fillna(False).astype(bool)
+
+
+def frame_paths(texture_id: int | None, action: str, scene: str, lighting: str, pose_index: int,
+                cam: camera_rig.RigCamera, ext: str = ".jpg") -> dict[str, str]:
+    """Released names of one frame, relative to `<out>/syndor/`.
+
+    `texture_id` None is an empty-scene frame: `SMPLitex_texture_none_empty_{scene}_{lighting}_{radius}`
+    (`action` is not used). A person's texture slot is always five digits, so the two never collide.
+    """
+    radius = radius_label(cam.distance_m)
+    person = "none_empty" if texture_id is None else f"{texture_id:05d}_{action}"
+    source_dir = f"images/SMPLitex_texture_{person}_{scene}_{lighting}_{radius}"
+    img_name = (f"frame0001_cam{cam.cam_index:03d}_r{int(cam.distance_m)}"
+                f"_phi{cam.azimuth_deg:g}_theta{cam.elevation_deg:g}")
+    pose = f"pose{pose_index:03d}"
+    return {
+        "source_dir": source_dir, "img_name": f"{img_name}{ext}",
+        "img_path": f"{source_dir}/{pose}/raw_images/{img_name}{ext}",
+        "mask_path": f"{source_dir}/{pose}/masks/{img_name}.png",
+    }
+
+

@@ -1,0 +1,1 @@
+"""ViewSpatial-Bench stages (DESIGN §4): ScanNet reading and writing, synthetic scans, frame selection, visibility, QA."""

@@ -1,0 +1,200 @@
+"""Cam-Rel.Dir and Per-Sce.Sim question items of one scan (DESIGN §4.1, §4.3), and their exports.
+
+Inputs are the scan's per-frame visibility table, its selected frames and its object boxes;
+output rows follow the released schema (`question_type`, `image_path`, `question`, `answer`
+"A. right", `choices`) plus the geometry each answer came from. The benchmark JSON (val) and
+the SFT chat JSON (train; LLaVA/ShareGPT style read by LLaVA-1.5 and LLaMA-Factory, multiple-choice
+and direct-answer forms) are written from those rows.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.tasks.viewspatial.directions import (
+    CAMERA_LABELS,
+    HORIZONTAL_LABELS,
+    camera_direction,
+    horizontal_direction,
+    multiple_choice,
+)
+from benchfoundry.tasks.viewspatial.visibility import ObjectBox
+
+CAM_REL = "Cam-Rel. Dir."
+SCENE_SIM = "Per-Sce. Sim."
+WORLD_UP = np.array([0.0, 0.0, 1.0])
+QA_COLUMNS = (
+    "item_id", "scene_id", "split", "question_type", "image_path", "question", "answer", "choices",
+    "answer_label", "object_ids", "labels", "frame_ids", "margin_deg",
+)
+
+
+@dataclass(frozen=True)
+class QASettings:
+    """The subset of the QA config the item builders use."""
+
+    min_visibility: float
+    vertical_min_deg: float
+    vertical_only_deg: float
+    margin_deg: float
+    min_distance_m: float
+    cam_rel_per_scene: int
+    scene_sim_per_scene: int
+    cam_rel_template: str
+    scene_sim_template: str
+
+
+def image_path(scene_id: str, frame_id: int) -> str:
+    """Where a selected frame's colour image lies, relative to the benchmark's folder."""
+    return f"images/{scene_id}/{int(frame_id)}.jpg"
+
+
+def unique_categories(boxes: Sequence[ObjectBox]) -> set[str]:
+    """Labels that occur once among the scene's (non-excluded) objects."""
+    counts: dict[str, int] = {}
+    for box in boxes:
+        counts[box.label] = counts.get(box.label, 0) + 1
+    return {label for label, n in counts.items() if n == 1}
+
+
+def _frame_candidates(frame: pd.DataFrame, min_visibility: float) -> pd.DataFrame:
+    """Objects visible enough whose label no other object seen in the frame shares."""
+    seen = frame[(frame["visibility"] > 0) | frame["center_in_image"]]
+    counts = seen["label"].value_counts()
+    keep = (frame["visibility"] >= min_visibility) & frame["label"].map(lambda x: counts.get(x, 0) == 1)
+    return frame[keep].sort_values("object_id")
+
+
+def _sample(items: list[dict[str, Any]], cap: int, rng: np.random.Generator) -> list[dict[str, Any]]:
+    if len(items) <= cap:
+        return items
+    keep = np.sort(rng.choice(len(items), size=cap, replace=False))
+    return [items[i] for i in keep]
+
+
+def _finish(item: dict[str, Any], labels: Sequence[str], seed: int) -> dict[str, Any]:
+    mc = multiple_choice(item["answer_label"], labels, item_rng(seed, "viewspatial.qa.options", item["item_id"]))
+    return {**item, "answer": mc.answer, "choices": mc.choices}
+
+
+def cam_rel_items(
+    scene_id: str, split: str, visibility: pd.DataFrame, selected: Sequence[int], s: QASettings, seed: int,
+) -> list[dict[str, Any]]:
+    """Relative direction of object pairs in one selected frame, from the camera's axes.
+
+    v = centre(B) − centre(A) in camera coordinates; the label is `camera_direction(v)`.
+    """
+    items = []
+    for fid in selected:
+        frame = visibility[visibility["frame_id"] == fid]
+        cands = _frame_candidates(frame, s.min_visibility)
+        for (_, a), (_, b) in itertools.combinations(cands.iterrows(), 2):
+            item_id = f"{scene_id}:cam:{fid}:{a['object_id']}:{b['object_id']}"
+            if item_rng(seed, "viewspatial.qa.order", item_id).random() < 0.5:
+                a, b = b, a
+            v = np.array([b["x_cam"] - a["x_cam"], b["y_cam"] - a["y_cam"], b["z_cam"] - a["z_cam"]])
+            if np.linalg.norm(v) < s.min_distance_m:
+                continue
+            direction = camera_direction(v, s.vertical_min_deg, s.vertical_only_deg)
+            if direction.margin_deg < s.margin_deg:
+                continue
+            items.append({
+                "item_id": item_id, "scene_id": scene_id, "split": split, "question_type": CAM_REL,
+                "image_path": [image_path(scene_id, fid)],
+                "question": s.cam_rel_template.format(a=a["label"], b=b["label"]),
+                "answer_label": direction.label, "object_ids": [int(a["object_id"]), int(b["object_id"])],
+                "labels": [a["label"], b["label"]], "frame_ids": [int(fid)], "margin_deg": direction.margin_deg,
+            })
+    items = _sample(items, s.cam_rel_per_scene, item_rng(seed, "viewspatial.qa.cam_rel", scene_id))
+    return [_finish(item, CAMERA_LABELS, seed) for item in items]
+
+
+def scene_sim_items(
+    scene_id: str, split: str, visibility: pd.DataFrame, selected: Sequence[int], boxes: Sequence[ObjectBox],
+    s: QASettings, seed: int,
+) -> list[dict[str, Any]]:
+    """Stand at A facing B: the horizontal direction of C, for co-visible triples of unique categories.
+
+    Forward f is the horizontal part of centre(B) − centre(A), up is world z; image_path lists
+    the selected frames where all three are visible.
+    """
+    unique = unique_categories(boxes)
+    by_id = {box.object_id: box for box in boxes if box.label in unique}
+    frames_of: dict[tuple[int, int, int], list[int]] = {}
+    for fid in selected:
+        frame = visibility[(visibility["frame_id"] == fid) & (visibility["visibility"] >= s.min_visibility)]
+        ids = sorted(int(o) for o in frame["object_id"] if int(o) in by_id)
+        for triple in itertools.permutations(ids, 3):
+            frames_of.setdefault(triple, []).append(int(fid))
+    items = []
+    for (ia, ib, ic), fids in sorted(frames_of.items()):
+        a, b, c = by_id[ia].center, by_id[ib].center, by_id[ic].center
+        forward = (b - a) * np.array([1.0, 1.0, 0.0])
+        v = (c - a) * np.array([1.0, 1.0, 0.0])
+        if min(np.linalg.norm(forward), np.linalg.norm(v)) < s.min_distance_m:
+            continue
+        direction = horizontal_direction(v, forward, WORLD_UP)
+        if direction.margin_deg < s.margin_deg:
+            continue
+        labels = [by_id[i].label for i in (ia, ib, ic)]
+        items.append({
+            "item_id": f"{scene_id}:sim:{ia}:{ib}:{ic}", "scene_id": scene_id, "split": split,
+            "question_type": SCENE_SIM, "image_path": [image_path(scene_id, f) for f in fids],
+            "question": s.scene_sim_template.format(a=labels[0], b=labels[1], c=labels[2]),
+            "answer_label": direction.label, "object_ids": [ia, ib, ic], "labels": labels,
+            "frame_ids": fids, "margin_deg": direction.margin_deg,
+        })
+    items = _sample(items, s.scene_sim_per_scene, item_rng(seed, "viewspatial.qa.scene_sim", scene_id))
+    return [_finish(item, HORIZONTAL_LABELS, seed) for item in items]
+
+
+def qa_table(items: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(list(items), columns=list(QA_COLUMNS))
+
+
+def benchmark_records(rows: pd.DataFrame) -> list[dict[str, Any]]:
+    """The released schema: question_type, image_path, question, answer, choices."""
+    return [
+        {"question_type": r.question_type, "image_path": list(r.image_path), "question": r.question,
+         "answer": r.answer, "choices": r.choices}
+        for r in rows.itertuples()
+    ]
+
+
+def sft_records(rows: pd.DataFrame, mc_instruction: str, direct_instruction: str) -> list[dict[str, Any]]:
+    """LLaVA/ShareGPT chat records: a multiple-choice and a direct-answer conversation per item.
+
+    `image` is a path string for one image (LLaVA-1.5) and a list for several (LLaVA-NeXT style);
+    `images` is always a list (LLaMA-Factory's sharegpt `images` column). The human turn starts
+    with one `<image>` token per image.
+    """
+    out = []
+    for r in rows.itertuples():
+        images = [str(p) for p in r.image_path]
+        prefix = "<image>\n" * len(images)
+        forms = (
+            ("mc", f"{prefix}{r.question}\n{r.choices}\n{mc_instruction}", r.answer),
+            ("direct", f"{prefix}{r.question}\n{direct_instruction}", r.answer_label),
+        )
+        for form, prompt, reply in forms:
+            out.append({
+                "id": f"{r.item_id}:{form}", "image": images[0] if len(images) == 1 else images, "images": images,
+                "conversations": [{"from": "human", "value": prompt}, {"from": "gpt", "value": reply}],
+            })
+    return out
+
+
+def split_by_image_count(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(one-image records, several-image records): each file then has one type per field.
+
+    Loaders that read JSON through Arrow (Hugging Face `datasets`, so LLaMA-Factory) reject a
+    field that is a string in one record and a list in another.
+    """
+    single = [r for r in records if len(r["images"]) == 1]
+    return single, [r for r in records if len(r["images"]) != 1]

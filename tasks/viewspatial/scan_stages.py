@@ -1,0 +1,173 @@
+"""ViewSpatial-Bench per-scan stages (DESIGN §4.1): synthetic scans, frame selection, visibility, QA, and
+the benchmark and SFT files written from the QA manifest.
+
+One task per scan runs its three stages, each committed by a store marker, so a rerun skips finished
+scans; the markers' spec hashes hold a fingerprint of the scan's files (names relative to the scan
+folder, sizes, hashes: `scannet_read.scan_fingerprint`) and the synthetic settings, so a changed scan
+is redone and a moved build or ScanNet root is not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchfoundry.configs.viewspatial import ViewSpatialConfig
+from benchfoundry.tasks.common.buildinfo import problem
+from benchfoundry.tasks.common.policy import shard_task
+from benchfoundry.tasks.common.store import StageStore, spec_hash, write_json_atomic
+from benchfoundry.tasks.viewspatial.coverage import select_frames
+from benchfoundry.tasks.viewspatial.questions import (
+    QASettings,
+    benchmark_records,
+    cam_rel_items,
+    qa_table,
+    scene_sim_items,
+    sft_records,
+    split_by_image_count,
+)
+from benchfoundry.tasks.viewspatial.scannet_read import (
+    ScanFormatError,
+    open_scan,
+    read_label_map,
+    read_split,
+    scan_fingerprint,
+)
+from benchfoundry.tasks.viewspatial.synthetic_scan import SYNTHETIC_SCENES, RenderSettings, make_synthetic_scan
+from benchfoundry.tasks.viewspatial.visibility import scan_boxes, scan_visibility
+
+BENCHMARK = "viewspatial"
+STAGES = ("frames", "visibility", "qa")
+BENCHMARK_JSON = "ViewSpatial-Bench.json"
+SFT_JSON = "ViewSpatial-SFT.json"
+SFT_MULTI_JSON = "ViewSpatial-SFT-multi.json"
+
+
+@shard_task
+def synthetic_scan_task(out: str, root: str, split: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """Render and write one synthetic scan unless its marker says it is made with these settings."""
+    store = StageStore(out, BENCHMARK, "synthetic")
+    scene_id = SYNTHETIC_SCENES[split][0]
+    h = spec_hash([split, settings])
+    if not store.is_done(scene_id, h):
+        summary = make_synthetic_scan(root, split, RenderSettings(**settings))
+        render_s = summary.pop("render_s")
+        store.write_shard(scene_id, pd.DataFrame([summary]), spec_hash=h, info={"render_s": render_s})
+    return {"scene_id": scene_id, "render_s": float(store.marker(scene_id)["render_s"])}
+
+
+def _select_stage(out: str, scan: Any, vs: ViewSpatialConfig, h: str) -> list[int]:
+    store = StageStore(out, BENCHMARK, "frames")
+    if not store.is_done(scan.scene_id, h):
+        c = vs.coverage
+        sel = select_frames(scan, voxel=c.voxel_m, budget=c.budget, min_gain=c.min_gain,
+                            depth_stride=c.depth_stride, method=c.method)
+        rows = pd.DataFrame({"scene_id": scan.scene_id, "order": range(len(sel.selected)),
+                             "frame_id": sel.selected, "gain": sel.gains})
+        problems = [problem("frames", f"{scan.scene_id}:{s['frame']}", s["reason"]) for s in sel.skipped]
+        store.write_shard(scan.scene_id, rows, spec_hash=h, problems=problems, info={"coverage": sel.coverage})
+    return [int(f) for f in store.shard_rows(scan.scene_id).sort_values("order")["frame_id"]]
+
+
+def _visibility_stage(out: str, scan: Any, boxes: list, selected: list[int], vs: ViewSpatialConfig, h: str) -> pd.DataFrame:
+    store = StageStore(out, BENCHMARK, "visibility")
+    if not store.is_done(scan.scene_id, h):
+        image_dir = Path(out) / BENCHMARK / "images" / scan.scene_id
+        table, skipped = scan_visibility(scan, boxes, selected, vs.qa.occlusion_m, image_dir)
+        problems = [problem("visibility", f"{scan.scene_id}:{s['frame']}", s["reason"]) for s in skipped]
+        store.write_shard(scan.scene_id, table, spec_hash=h, problems=problems)
+    return store.shard_rows(scan.scene_id)
+
+
+def _qa_stage(out: str, scan: Any, split: str, boxes: list, selected: list[int], table: pd.DataFrame,
+              vs: ViewSpatialConfig, seed: int, h: str) -> int:
+    store = StageStore(out, BENCHMARK, "qa")
+    if not store.is_done(scan.scene_id, h):
+        q = vs.qa
+        settings = QASettings(
+            q.min_visibility, q.vertical_min_deg, q.vertical_only_deg, q.margin_deg, q.min_distance_m,
+            q.cam_rel_per_scene, q.scene_sim_per_scene, q.cam_rel_template, q.scene_sim_template)
+        read = set(table["frame_id"])
+        seen = [f for f in selected if f in read]
+        items = cam_rel_items(scan.scene_id, split, table, seen, settings, seed)
+        items += scene_sim_items(scan.scene_id, split, table, seen, boxes, settings, seed)
+        store.write_shard(scan.scene_id, qa_table(items), spec_hash=h)
+    return store.marker(scan.scene_id)["rows"]
+
+
+@shard_task
+def scan_task(out: str, scan_dir: str, split: str, layout: str | None, nyu40_of: dict[str, int] | None,
+              vs: ViewSpatialConfig, seed: int) -> dict[str, Any]:
+    """Frame selection, visibility and QA of one scan; a scan that cannot be read is reported.
+
+    A scan whose QA marker matches is skipped without opening it; `nyu40_of` None: no label map.
+    The spec hashes hold the scan's file fingerprint, not its path.
+    """
+    scene = Path(scan_dir).name
+    synthetic = vs.synthetic.model_dump() if vs.scannet_root is None else None
+    h_frames = spec_hash([scene, layout, scan_fingerprint(scan_dir, scene), synthetic, vs.coverage.model_dump()])
+    excluded_ids = frozenset(vs.excluded_nyu40)
+    excluded_labels = frozenset(s.strip().lower() for s in vs.excluded_labels)
+    h_vis = spec_hash([h_frames, vs.qa.occlusion_m, nyu40_of, sorted(excluded_ids), sorted(excluded_labels)])
+    h_qa = spec_hash([h_vis, split, seed, vs.qa.model_dump()])
+    qa = StageStore(out, BENCHMARK, "qa")
+    if qa.is_done(scene, h_qa):
+        return {"scene_id": scene, "done": True, "items": qa.marker(scene)["rows"], "problems": []}
+    stage = "frames"
+    try:
+        scan = open_scan(scan_dir, layout)
+        if scan.scene_id != scene:
+            raise ScanFormatError(f"{scan_dir}: holds scan {scan.scene_id!r}, not {scene!r}")
+        boxes = scan_boxes(scan, nyu40_of, excluded_ids, excluded_labels)
+        selected = _select_stage(out, scan, vs, h_frames)
+        stage = "visibility"
+        table = _visibility_stage(out, scan, boxes, selected, vs, h_vis)
+    except (ScanFormatError, FileNotFoundError) as exc:
+        return {"scene_id": scene, "done": False, "problems": [problem(stage, scene, str(exc), path=scan_dir)]}
+    n_items = _qa_stage(out, scan, split, boxes, selected, table, vs, seed, h_qa)
+    return {"scene_id": scene, "done": True, "items": n_items, "problems": []}
+
+
+def label_map_rule(root: Path, vs: ViewSpatialConfig) -> tuple[dict[str, int] | None, str]:
+    """The label map (None when null, or left at its default and not found) and a sentence saying which rule
+    excludes objects; a label map set explicitly (YAML or `--set`) that does not exist is an error."""
+    if vs.label_map is not None and (root / vs.label_map).exists():
+        return read_label_map(root / vs.label_map), f"NYU40 ids excluded through the label map {root / vs.label_map}"
+    if vs.label_map is not None and "label_map" in vs.model_fields_set:
+        raise FileNotFoundError(
+            f"{root / vs.label_map}: label map of viewspatial.label_map not found "
+            "(set viewspatial.label_map: null to exclude objects by raw category name instead)")
+    where = "not set" if vs.label_map is None else f"{root / vs.label_map} not found"
+    return None, (f"no label map (viewspatial.label_map: {where}): objects excluded by raw category name "
+                  f"({', '.join(sorted(vs.excluded_labels))})")
+
+
+def scan_list(root: Path, vs: ViewSpatialConfig) -> list[tuple[str, str]]:
+    """(split, scene id) of every configured split list, val (benchmark) first."""
+    scans = []
+    for split, name in sorted(vs.split_lists.items(), key=lambda kv: kv[0] != "val"):
+        path = root / name
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: split list of viewspatial.split_lists.{split} not found")
+        scenes = read_split(path)
+        scans += [(split, s) for s in scenes[: vs.max_scans]]
+    return scans
+
+
+def write_benchmark_files(out: str, vs: ViewSpatialConfig) -> dict[str, Any]:
+    """The val split of the QA manifest as `ViewSpatial-Bench.json`, the train split as the SFT chat files
+    (one image per record, and several); returns their paths and the item counts."""
+    bench_dir = Path(out) / BENCHMARK
+    qa = StageStore(out, BENCHMARK, "qa").read_manifest()
+    val = qa[qa["split"] == "val"] if len(qa) else qa
+    train = qa[qa["split"] != "val"] if len(qa) else qa
+    single, multi = split_by_image_count(sft_records(train, vs.qa.mc_instruction, vs.qa.direct_instruction))
+    return {
+        "benchmark": str(write_json_atomic(bench_dir / BENCHMARK_JSON, benchmark_records(val))),
+        "sft": str(write_json_atomic(bench_dir / SFT_JSON, single)),
+        "sft_multi": str(write_json_atomic(bench_dir / SFT_MULTI_JSON, multi)),
+        "val_items": len(val), "train_items": len(train),
+        "counts": qa.groupby(["split", "question_type"]).size().to_dict() if len(qa) else {},
+    }
