@@ -1,0 +1,40 @@
+"""A model behind an OpenAI-compatible chat-completions endpoint (vLLM, SGLang, a hosted API)."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field, field_validator
+
+from benchfoundry.configs.base import Section
+
+
+class ModelEndpoint(Section):
+    """Where a model is reached and how politely; the API key itself is never part of a config."""
+
+    base_url: str = Field("http://127.0.0.1:8000/v1", description="up to and including the API version, e.g. …/v1")
+    model: str = Field("model", min_length=1)
+    api_key_env: str | None = Field(
+        "OPENAI_API_KEY", description="name of the environment variable that holds the key; null: send none")
+    temperature: float = Field(0.0, ge=0, le=2)
+    max_tokens: int = Field(512, ge=1)
+    timeout_s: float = Field(120.0, gt=0, description="per request")
+    max_retries: int = Field(
+        5, ge=0, description="retries of a 429, a 5xx, a timeout, a dropped connection or a malformed reply")
+    backoff_s: float = Field(1.0, ge=0, description="first retry delay; doubled each retry, with jitter")
+    max_backoff_s: float = Field(60.0, ge=0)
+    concurrency: int = Field(4, ge=1, description="requests in flight at once, per client")
+
+    @field_validator("base_url")
+    @classmethod
+    def _http(cls, value: str) -> str:
+        if not re.match(r"^https?://[^/\s]+", value):
+            raise ValueError(f"not an http(s) URL: {value!r}")
+        return value.rstrip("/")
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_name(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+            raise ValueError(f"not an environment variable name: {value!r} (give the variable's name, not the key)")
+        return value

@@ -1,0 +1,242 @@
+"""One client for every model call: OpenAI-compatible chat completions over HTTP, retried, limited, cached.
+
+A request is keyed by a hash of (model, messages, parameters) and its reply cached on disk under
+`cache_dir/<key[:2]>/<key>.json`, so a rerun, or a run that was interrupted, pays for nothing twice.
+429, 5xx, timeouts, dropped connections and malformed replies are retried with exponential backoff and
+jitter (a 429/503's Retry-After is honoured); other statuses fail at once. A request that ends without
+a usable reply raises ModelError with one line saying why. The API key is read from the environment
+variable the endpoint names, at request time, and written nowhere (not in caches, errors or usage).
+"""
+
+from __future__ import annotations
+
+import base64
+import email.utils
+import hashlib
+import json
+import mimetypes
+import os
+import random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import httpx
+
+from benchfoundry.configs.model import ModelEndpoint
+from benchfoundry.tasks.common.store import write_json_atomic
+
+
+class ModelError(RuntimeError):
+    """A request that ended without a usable reply; the message is one line naming the endpoint and why."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    cached: bool
+    usage: dict[str, int]
+
+
+def image_part(data: bytes, mime: str = "image/jpeg") -> dict[str, Any]:
+    """An image as a base64 data-URL content part."""
+    return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{base64.b64encode(data).decode()}"}}
+
+
+def image_file_part(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A JPEG/PNG/… file as a data-URL content part (type from the file name)."""
+    mime = mimetypes.guess_type(str(path))[0] or "application/octet-stream"
+    return image_part(Path(path).read_bytes(), mime)
+
+
+def user_message(text: str, images: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """A user turn: the images (content parts) first, then the text."""
+    if not images:
+        return {"role": "user", "content": text}
+    return {"role": "user", "content": [*images, {"type": "text", "text": text}]}
+
+
+def request_body(endpoint: ModelEndpoint, messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return {"model": endpoint.model, "messages": list(messages), "temperature": endpoint.temperature,
+            "max_tokens": endpoint.max_tokens}
+
+
+def request_key(endpoint: ModelEndpoint, messages: Sequence[dict[str, Any]]) -> str:
+    """SHA-256 of the request body (model, messages, parameters): not of the URL, and never of the key."""
+    canonical = json.dumps(request_body(endpoint, messages), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """A Retry-After header (seconds, or an HTTP date) as seconds from `now`; None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - now)
+
+
+def retry_delay(attempt: int, endpoint: ModelEndpoint, retry_after: float | None, rng: random.Random) -> float:
+    """The wait before retry `attempt` (0-based): the server's Retry-After when given, else
+    `backoff_s · 2^attempt` scaled by a jitter in [0.5, 1.5); both capped at `max_backoff_s`."""
+    if retry_after is not None:
+        return min(retry_after, endpoint.max_backoff_s)
+    return min(endpoint.max_backoff_s, endpoint.backoff_s * 2**attempt * (0.5 + rng.random()))
+
+
+def reply_text(payload: Any) -> str:
+    """`choices[0].message.content` of a chat-completions reply (text parts joined); ValueError otherwise."""
+    try:
+        content = payload["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        raise ValueError("no choices[0].message.content") from None
+    if isinstance(content, list):
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if not isinstance(content, str):
+        raise ValueError(f"content is {type(content).__name__}, not text")
+    return content
+
+
+def _refusal(endpoint: ModelEndpoint, response: httpx.Response) -> str:
+    """One line for a status that is not retried."""
+    status = response.status_code
+    if status in (401, 403):
+        sent = (f"the key in ${endpoint.api_key_env}" if endpoint.api_key_env and os.environ.get(endpoint.api_key_env)
+                else "no key (set the environment variable named by api_key_env)")
+        return f"HTTP {status}: the server refused {sent}"
+    if status == 404:
+        return f"HTTP 404: model {endpoint.model!r} not found there (or the base URL is wrong)"
+    detail = response.text.strip().replace("\n", " ")[:200]
+    return f"HTTP {status}: {detail or response.reason_phrase}"
+
+
+class ModelClient:
+    """Chat completions against one endpoint, at most `endpoint.concurrency` requests in flight."""
+
+    def __init__(self, endpoint: ModelEndpoint, cache_dir: str | os.PathLike[str] | None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.endpoint = endpoint
+        self.cache_dir = None if cache_dir is None else Path(cache_dir)
+        self._sleep = sleep
+        self._slots = threading.BoundedSemaphore(endpoint.concurrency)
+        self._lock = threading.Lock()
+        self._usage = {"requests": 0, "retries": 0, "cache_hits": 0, "answered": 0, "failed": 0,
+                       "prompt_tokens": 0, "completion_tokens": 0}
+        limits = httpx.Limits(max_connections=endpoint.concurrency, max_keepalive_connections=endpoint.concurrency)
+        self._http = httpx.Client(timeout=endpoint.timeout_s, limits=limits)
+
+    def __enter__(self) -> ModelClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def usage(self) -> dict[str, int]:
+        """Requests sent, retries, cache hits, answered and failed requests, tokens reported by the server."""
+        with self._lock:
+            return dict(self._usage)
+
+    def chat(self, messages: Sequence[dict[str, Any]]) -> Reply:
+        """The model's reply, from the cache when this exact request was answered before."""
+        key = request_key(self.endpoint, messages)
+        cached = self._cached(key)
+        if cached is not None:
+            self._count(cache_hits=1)
+            return Reply(cached["text"], True, cached["usage"])
+        with self._slots:
+            try:
+                text, usage = self._post(messages, key)
+            except ModelError:
+                self._count(failed=1)
+                raise
+        self._count(answered=1, prompt_tokens=usage.get("prompt_tokens", 0),
+                    completion_tokens=usage.get("completion_tokens", 0))
+        if self.cache_dir is not None:
+            write_json_atomic(self._cache_path(key), {"key": key, "model": self.endpoint.model, "text": text,
+                                                      "usage": usage})
+        return Reply(text, False, usage)
+
+    def chat_many(self, requests: Sequence[Sequence[dict[str, Any]]]) -> list[Reply | ModelError]:
+        """Every request's reply, or its ModelError, in order; up to `concurrency` at once."""
+        def one(messages: Sequence[dict[str, Any]]) -> Reply | ModelError:
+            try:
+                return self.chat(messages)
+            except ModelError as exc:
+                return exc
+
+        with ThreadPoolExecutor(max_workers=self.endpoint.concurrency) as pool:
+            return list(pool.map(one, requests))
+
+    def _cache_path(self, key: str) -> Path:
+        assert self.cache_dir is not None
+        return self.cache_dir / key[:2] / f"{key}.json"
+
+    def _cached(self, key: str) -> dict[str, Any] | None:
+        if self.cache_dir is None:
+            return None
+        try:
+            found = json.loads(self._cache_path(key).read_text())
+        except (OSError, ValueError):
+            return None
+        return found if isinstance(found, dict) and isinstance(found.get("text"), str) else None
+
+    def _count(self, **amounts: int) -> None:
+        with self._lock:
+            for name, amount in amounts.items():
+                self._usage[name] += int(amount)
+
+    def _headers(self) -> dict[str, str]:
+        env = self.endpoint.api_key_env
+        key = os.environ.get(env) if env else None
+        return {"Authorization": f"Bearer {key}"} if key else {}
+
+    def _post(self, messages: Sequence[dict[str, Any]], key: str) -> tuple[str, dict[str, int]]:
+        url = f"{self.endpoint.base_url}/chat/completions"
+        body = request_body(self.endpoint, messages)
+        rng = random.Random(key)
+        attempt = 0
+        while True:
+            retry_after = None
+            self._count(requests=1)
+            try:
+                response = self._http.post(url, json=body, headers=self._headers())
+            except httpx.TimeoutException:
+                why = f"no reply within {self.endpoint.timeout_s:g} s"
+            except httpx.TransportError as exc:
+                why = f"connection failed ({type(exc).__name__})"
+            else:
+                if response.status_code == 200:
+                    try:
+                        payload = response.json()
+                        return reply_text(payload), _token_usage(payload)
+                    except ValueError as exc:
+                        why = f"malformed reply ({exc})"
+                elif response.status_code == 429 or response.status_code >= 500:
+                    why = f"HTTP {response.status_code}"
+                    retry_after = retry_after_seconds(response.headers.get("retry-after"), time.time())
+                else:
+                    raise ModelError(f"{url}: {_refusal(self.endpoint, response)}")
+            if attempt == self.endpoint.max_retries:
+                raise ModelError(f"{url}: {why}, after {attempt} retries")
+            self._count(retries=1)
+            self._sleep(retry_delay(attempt, self.endpoint, retry_after, rng))
+            attempt += 1
+
+
+def _token_usage(payload: Any) -> dict[str, int]:
+    usage = payload.get("usage") if isinstance(payload, dict) else None
+    if not isinstance(usage, dict):
+        return {}
+    return {k: int(usage[k]) for k in ("prompt_tokens", "completion_tokens") if isinstance(usage.get(k), int)}
