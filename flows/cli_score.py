@@ -62,27 +62,22 @@ def format_tables(score: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _cmd_score_syndor(args: argparse.Namespace) -> int:
+def score_syndor(build: Path, predictions: Path, out: Path | None = None, embed_path: str | None = None,
+                 embed_name: str | None = None) -> tuple[dict[str, Any], Path]:
+    """Score a predictions file against the build and write the score file (default
+    `BUILD/report/scores/<predictions name>.json`); OSError or ValueError when the input is unusable."""
     from benchfoundry.tasks.common.store import write_json_atomic
     from benchfoundry.tasks.syndor import qa_export, scoring
 
-    build, predictions = Path(args.build), Path(args.predictions)
-    try:
-        record = _build_record(build)
-        qa, seed = _build_settings(record)
-        qa = _embedding_override(qa, args.embed_path, args.embed_name)
-        key = qa_export.answer_key(qa_export.index_dir(build))
-        raw = predictions.read_bytes()
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    record = _build_record(build)
+    qa, _ = _build_settings(record)
+    qa = _embedding_override(qa, embed_path, embed_name)
+    key = qa_export.answer_key(qa_export.index_dir(build))
+    raw = predictions.read_bytes()
     prompts = {prompt: task for task, prompt in TASK_PROMPTS.items()}
     matched, problems = scoring.match_predictions(raw.decode("utf-8", errors="replace").splitlines(), key, prompts)
-    for p in problems:
-        print(f"{predictions}:{p['line']}: skipped: {p['reason']}", file=sys.stderr)
     if not any(matched.values()):
-        print(f"error: {predictions}: no usable prediction", file=sys.stderr)
-        return 2
+        raise ValueError(f"{predictions}: no usable prediction" + (f" ({len(problems)} bad lines)" if problems else ""))
     embedder = None
     if any(i["prediction"].strip() for i in matched.get("action_recognition", [])):
         from benchfoundry.tasks.syndor.text_embed import load_embedder
@@ -98,13 +93,29 @@ def _cmd_score_syndor(args: argparse.Namespace) -> int:
         "problems": problems,
         **result,
     }
-    target = Path(args.out) if args.out else build / "report" / "scores" / f"{predictions.stem}.json"
+    target = out or build / "report" / "scores" / f"{predictions.stem}.json"
     write_json_atomic(target, score)
+    return score, target
+
+
+def _cmd_score_syndor(args: argparse.Namespace) -> int:
+    build, predictions = Path(args.build), Path(args.predictions)
+    try:
+        score, target = score_syndor(build, predictions, Path(args.out) if args.out else None, args.embed_path,
+                                     args.embed_name)
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for p in score["problems"]:
+        print(f"{predictions}:{p['line']}: skipped: {p['reason']}", file=sys.stderr)
     print(format_tables(score))
-    print(f"\nscore file: {target}" + (f" ({len(problems)} bad lines skipped)" if problems else ""))
+    print(f"\nscore file: {target}" + (f" ({len(score['problems'])} bad lines skipped)" if score["problems"] else ""))
     if (build / "report" / "index.html").is_file():
         from benchfoundry.tasks.syndor.report import write_report
 
+        record = _build_record(build)
+        qa, seed = _build_settings(record)
+        qa = _embedding_override(qa, args.embed_path, args.embed_name)
         print(f"report updated: {write_report(build, qa, seed=seed, calibration=_calibration(record))}")
     return 0
 

@@ -1,0 +1,96 @@
+"""`benchfoundry eval {syndor,viewspatial,odi} --build OUT --base-url URL --model NAME`: ask a model every
+item of a built benchmark through an OpenAI-compatible endpoint and score its replies (DESIGN §7)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchfoundry.configs.model import ModelEndpoint
+from benchfoundry.tasks.evaluation.items import BENCHES
+
+
+def _progress(bench: str) -> Any:
+    def show(done: int, total: int, errors: int) -> None:
+        end = "\n" if done == total else ""
+        print(f"\r{bench}: {done}/{total} items, {errors} errors", end=end, file=sys.stderr, flush=True)
+    return show
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from benchfoundry.tasks.common.model_client import ModelClient
+    from benchfoundry.tasks.common.store import write_json_atomic
+    from benchfoundry.tasks.evaluation import run
+    from benchfoundry.tasks.evaluation.items import load_items
+
+    build = Path(args.build)
+    try:
+        endpoint = ModelEndpoint(base_url=args.base_url, model=args.model, api_key_env=args.api_key_env,
+                                 concurrency=args.concurrency, timeout_s=args.timeout_s, max_retries=args.retries)
+    except ValidationError as exc:
+        print("error: " + "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')}: {e['msg']}"
+                                    for e in exc.errors()), file=sys.stderr)
+        return 2
+    try:
+        items = load_items(args.bench, build)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    items = items[: args.limit] if args.limit else items
+    target = run.model_dir(build, args.model)
+    with ModelClient(endpoint, run.eval_dir(build) / "cache") as client:
+        rows = run.ask(client, items, _progress(args.bench))
+        usage = client.usage()
+    predictions = run.write_predictions(target / f"{args.bench}.predictions.jsonl", rows)
+    failed = [r for r in rows if r["error"]]
+    for row in failed[:5]:
+        print(f"{row['id']}: {row['error']}", file=sys.stderr)
+    if len(failed) > 5:
+        print(f"… and {len(failed) - 5} more failed items (see {predictions})", file=sys.stderr)
+    score: dict[str, Any] = {"model": args.model, "bench": args.bench, "base_url": endpoint.base_url,
+                             "predictions": str(predictions), "failed_items": len(failed), "usage": usage}
+    if args.bench == "syndor":
+        score.update(_score_syndor(build, rows, items, target))
+    else:
+        score.update(run.score_choices(items, rows))
+    path = write_json_atomic(target / f"{args.bench}.json", score)
+    if "overall" in score:
+        tasks = ", ".join(f"{t} {a:.3f}" for t, a in score["per_task"].items())
+        print(f"{args.bench}: overall {score['overall']:.3f} over {score['n']} items "
+              f"({score['invalid']} invalid, {len(failed)} failed); {tasks}")
+    print(f"scores: {path}")
+    return 1 if failed and len(failed) == len(rows) else 0
+
+
+def _score_syndor(build: Path, rows: list[dict[str, Any]], items: list[Any], target: Path) -> dict[str, Any]:
+    """The SynD scorer (presence accuracy / F1, action E5Score) over the answered items."""
+    from benchfoundry.flows.cli_score import score_syndor
+    from benchfoundry.tasks.evaluation import run
+
+    by_id = {item.id: item for item in items}
+    answered = [{"img_path": by_id[r["id"]].meta["img_path"], "prompt": by_id[r["id"]].meta["prompt"],
+                 "prediction": r["prediction"]} for r in rows if r["prediction"] is not None]
+    if not answered:
+        return {"n": len(items), "answered": 0}
+    scored = run.write_predictions(target / "syndor.scored-predictions.jsonl", answered)
+    score, _ = score_syndor(build, scored, target / "syndor.scores.json")
+    return {"n": len(items), "answered": len(answered), "presence": score["presence"], "action": score["action"],
+            "coverage": score["coverage"]}
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("eval", help="ask a model behind an OpenAI-compatible endpoint every item of a benchmark")
+    p.add_argument("bench", choices=BENCHES)
+    p.add_argument("--build", required=True, metavar="OUT", help="the build's output root")
+    p.add_argument("--base-url", required=True, help="e.g. http://127.0.0.1:8000/v1")
+    p.add_argument("--model", required=True, help="the model's name at that endpoint")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the key")
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--timeout-s", type=float, default=120.0)
+    p.add_argument("--retries", type=int, default=5)
+    p.add_argument("--limit", type=int, help="only the first N items")
+    p.set_defaults(func=_cmd_eval)

@@ -1,0 +1,1 @@
+"""Evaluation of a model on built benchmarks (DESIGN §7): items, prompts, answer parsing, scores."""

@@ -1,0 +1,92 @@
+"""Asking a model every item of a built benchmark, and scoring its multiple-choice replies.
+
+Predictions go to `OUT/report/eval/<model>/<bench>.predictions.jsonl` (one line per item, with its id,
+the reply or the error), scores to `<bench>.json`. Replies come through the model client's cache
+(`OUT/report/eval/cache/`), so an interrupted run restarts where it stopped and a rerun sends nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from benchfoundry.tasks.common.model_client import ModelClient, ModelError, image_file_part, user_message
+from benchfoundry.tasks.common.store import write_bytes_atomic
+from benchfoundry.tasks.evaluation.choices import letter_of, parse_choice
+from benchfoundry.tasks.evaluation.items import EvalItem
+
+Progress = Callable[[int, int, int], None]
+
+
+def eval_dir(build: Path) -> Path:
+    return build / "report" / "eval"
+
+
+def model_dir(build: Path, model: str) -> Path:
+    """`OUT/report/eval/<model>`, the model's name made a safe folder name (`org/name` → `org__name`)."""
+    return eval_dir(build) / re.sub(r"[^A-Za-z0-9_.+-]", "_", model.replace("/", "__")).lstrip(".")
+
+
+def _request(item: EvalItem) -> list[dict[str, Any]]:
+    return [user_message(item.prompt, [image_file_part(p) for p in item.images])]
+
+
+def ask(client: ModelClient, items: Sequence[EvalItem], progress: Progress | None = None,
+        chunk: int = 64) -> list[dict[str, Any]]:
+    """One prediction row per item, in order: {id, task, prediction, error}; a request or an image that
+    fails is recorded with its error and the run goes on."""
+    rows: list[dict[str, Any]] = []
+    errors = 0
+    for start in range(0, len(items), chunk):
+        batch = items[start: start + chunk]
+        requests, unreadable = [], {}
+        for k, item in enumerate(batch):
+            try:
+                requests.append(_request(item))
+            except OSError as exc:
+                unreadable[k] = f"{exc.filename}: cannot read the image ({exc.strerror})"
+        replies = iter(client.chat_many(requests))
+        for k, item in enumerate(batch):
+            result = ModelError(unreadable[k]) if k in unreadable else next(replies)
+            failed = isinstance(result, ModelError)
+            errors += failed
+            rows.append({"id": item.id, "task": item.task, "prediction": None if failed else result.text,
+                         "error": str(result) if failed else None})
+        if progress is not None:
+            progress(len(rows), len(items), errors)
+    return rows
+
+
+def write_predictions(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
+    return write_bytes_atomic(path, "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
+                                            for r in rows).encode())
+
+
+def score_choices(items: Sequence[EvalItem], rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Accuracy over the multiple-choice items: a failed request and an invalid reply (two options or
+    none) are wrong; `overall` is over all items, not the mean of the task columns."""
+    by_id = {r["id"]: r for r in rows}
+    n, answered, correct = Counter(), Counter(), Counter()
+    invalid = 0
+    for item in items:
+        if not item.options:
+            continue
+        n[item.task] += 1
+        reply = by_id.get(item.id, {}).get("prediction")
+        if reply is None:
+            continue
+        answered[item.task] += 1
+        choice = parse_choice(reply, item.options)
+        invalid += choice is None
+        correct[item.task] += choice is not None and letter_of(choice) == item.answer
+    total = sum(n.values())
+    return {
+        "n": total, "answered": sum(answered.values()), "invalid": invalid, "correct": sum(correct.values()),
+        "overall": sum(correct.values()) / total if total else None,
+        "per_task": {task: correct[task] / n[task] for task in sorted(n)},
+        "per_task_n": dict(sorted(n.items())),
+        "unscored_open_items": sum(1 for item in items if not item.options and item.meta.get("form") == "open"),
+    }

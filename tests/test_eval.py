@@ -1,0 +1,123 @@
+"""`benchfoundry eval`: every item asked once through a faulty loopback model, scores counted independently."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from model_server import ScriptedModel
+from PIL import Image
+from test_syndor_qa import make_labelled_build
+
+from benchfoundry.configs.qa import HPC_PROMPT, QaConfig
+from benchfoundry.flows.cli import main
+from benchfoundry.tasks.evaluation.choices import parse_choice
+from benchfoundry.tasks.evaluation.items import odi_items
+from benchfoundry.tasks.syndor import qa_export
+
+LABELS = ["front", "front-left", "left", "back-left", "back", "back-right", "right", "front-right"]
+
+
+def viewspatial_build(out: Path, n: int = 24) -> list[dict]:
+    """A ViewSpatial-Bench.json in the released schema, answers spread over the letters, and its images."""
+    folder = out / "viewspatial"
+    (folder / "images").mkdir(parents=True)
+    items = []
+    for i in range(n):
+        labels = [LABELS[(i + k) % 8] for k in range(4)]
+        letter = "ABCD"[(i * 7) % 4 if i % 3 else 0]
+        answer = f"{letter}. {labels['ABCD'.index(letter)]}"
+        Image.new("RGB", (8, 8), (i * 10 % 255, 0, 0)).save(folder / "images" / f"{i}.jpg")
+        items.append({"question_type": "Cam-Rel. Dir." if i % 2 else "Per-Sce. Sim.",
+                      "image_path": [f"images/{i}.jpg"], "question": f"Where is object {i}?", "answer": answer,
+                      "choices": "\n".join(f"{x}. {t}" for x, t in zip("ABCD", labels))})
+    (folder / "ViewSpatial-Bench.json").write_text(json.dumps(items))
+    return items
+
+
+def question_of(prompt: str) -> str:
+    return prompt.split("\n", 1)[0]
+
+
+def always_a_with_faults(prompt: str, attempt: int) -> tuple:
+    """Answers "A"; the 1st question meets a 429, the 2nd a 500 and the 3rd a dropped connection first."""
+    faults = {"Where is object 0?": ("status", 429, {"Retry-After": "0"}),
+              "Where is object 1?": ("status", 500, {}), "Where is object 2?": ("drop",)}
+    fault = faults.get(question_of(prompt))
+    return fault if fault and attempt == 0 else ("ok", "A")
+
+
+def run_eval(out: Path, bench: str, url: str, *extra: str) -> int:
+    return main(["eval", bench, "--build", str(out), "--base-url", url, "--model", "org/scripted",
+                 "--api-key-env", "BF_EVAL_KEY", "--concurrency", "3", "--timeout-s", "5", *extra])
+
+
+def test_always_a_scores_the_share_of_a_answers_once_each_and_a_rerun_sends_nothing(tmp_path: Path) -> None:
+    items = viewspatial_build(tmp_path)
+    with ScriptedModel(always_a_with_faults) as server:
+        assert run_eval(tmp_path, "viewspatial", server.base_url) == 0
+        sent = sum(server.requests.values())
+        assert run_eval(tmp_path, "viewspatial", server.base_url) == 0
+        assert sum(server.requests.values()) == sent == len(items) + 3
+    assert set(server.answered.values()) == {1} and len(server.answered) == len(items)
+    score = json.loads((tmp_path / "report" / "eval" / "org__scripted" / "viewspatial.json").read_text())
+    share_a = sum(i["answer"].startswith("A.") for i in items) / len(items)
+    assert 0 < share_a < 1 and score["overall"] == pytest.approx(share_a)
+    for task in ("Cam-Rel. Dir.", "Per-Sce. Sim."):
+        mine = [i for i in items if i["question_type"] == task]
+        assert score["per_task"][task] == pytest.approx(sum(i["answer"].startswith("A.") for i in mine) / len(mine))
+    assert score["n"] == score["answered"] == len(items) and score["invalid"] == 0
+    lines = (tmp_path / "report" / "eval" / "org__scripted" / "viewspatial.predictions.jsonl").read_text().splitlines()
+    assert len(lines) == len(items) and len({json.loads(x)["id"] for x in lines}) == len(items)
+
+
+def test_unreachable_server_fails_every_item_with_one_line_and_exit_1(tmp_path: Path, capsys) -> None:
+    viewspatial_build(tmp_path, n=2)
+    with ScriptedModel(lambda p, a: ("ok", "A")) as server:
+        url = server.base_url
+    assert run_eval(tmp_path, "viewspatial", url, "--retries", "0") == 1
+    err = capsys.readouterr().err
+    assert "connection failed" in err and err.count("viewspatial-0000") == 2
+    score = json.loads((tmp_path / "report" / "eval" / "org__scripted" / "viewspatial.json").read_text())
+    assert score["answered"] == 0 and score["overall"] == 0 and score["failed_items"] == 2
+
+
+def test_a_missing_benchmark_is_exit_2_naming_the_file(tmp_path: Path, capsys) -> None:
+    assert run_eval(tmp_path, "viewspatial", "http://127.0.0.1:9/v1") == 2
+    assert str(tmp_path / "viewspatial" / "ViewSpatial-Bench.json") in capsys.readouterr().err
+
+
+def test_syndor_presence_accuracy_of_a_model_that_always_says_1(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    qa_export.export_qa(make_labelled_build(out), out, QaConfig())
+    # Empty action replies: the action scorer (tested in test_cli_score) needs no embedding model then.
+    with ScriptedModel(lambda p, a: ("ok", "1" if p == HPC_PROMPT else "")) as server:
+        assert run_eval(out, "syndor", server.base_url) == 0
+    rows = [json.loads(x) for split in ("day", "night", "nv")
+            for x in (out / "syndor" / "index" / "human_detection" / f"{split}.jsonl").read_text().splitlines()]
+    truth = [qa_export.answer(r, "human_detection") for r in rows]
+    score = json.loads((out / "report" / "eval" / "org__scripted" / "syndor.json").read_text())
+    overall = next(g for g in score["presence"]["groups"] if g["distance"] == "all" and g["split"] == "all")
+    assert overall["n"] == len(rows) and overall["accuracy"] == pytest.approx(sum(t == 1 for t in truth) / len(rows))
+
+
+def test_odi_closed_items_become_lettered_choices_and_open_items_are_not_scored(tmp_path: Path) -> None:
+    (tmp_path / "odi").mkdir()
+    (tmp_path / "odi" / "ODI-Bench.json").write_text(json.dumps([
+        {"id": "q1", "task": "OA", "form": "closed", "question": "What colour is the chair on my left?",
+         "options": ["blue", "red", "green", "white"], "answer": "green", "image": "p.jpg"},
+        {"id": "q2", "task": "OA", "form": "open", "question": "Describe the chair.", "options": [],
+         "answer": "a green chair", "image": "p.jpg"}]))
+    closed, open_ = odi_items(tmp_path)
+    assert closed.options == ("A. blue", "B. red", "C. green", "D. white") and closed.answer == "C"
+    assert "C. green" in closed.prompt and not open_.options and open_.meta["form"] == "open"
+
+
+@pytest.mark.parametrize(("reply", "expected"), [
+    ("B", 1), ("(C)", 2), ("The answer is D.", 3), ("B: front-left", 1), ("front-left", 1), ("front", 0),
+    ("I think it is back.", 2), ("A person stands in front", 0), ("B or C", None), ("left and back", None),
+    ("", None), ("a dog", None), ("back-left", None),
+])
+def test_parse_choice(reply: str, expected: int | None) -> None:
+    assert parse_choice(reply, ["A. front", "B. front-left", "C. back", "D. left"]) == expected
