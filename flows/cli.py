@@ -13,6 +13,7 @@ from benchfoundry.tasks.syndor import dori
 
 #: Modules that add their own subcommands through `add_commands(subparsers)`.
 COMMAND_MODULES: tuple[str, ...] = (
+    "benchfoundry.flows.cli_coco",
     "benchfoundry.flows.cli_eval",
     "benchfoundry.flows.cli_scannet",
     "benchfoundry.flows.cli_sphere",

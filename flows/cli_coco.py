@@ -1,0 +1,41 @@
+"""`benchfoundry coco label ANNOTATIONS.json --images DIR --json`: orientation labels of one COCO file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from benchfoundry.configs.coco import CocoConfig
+
+
+def _cmd_label(args: argparse.Namespace) -> int:
+    from benchfoundry.tasks.viewspatial.coco_people import label_file
+
+    cfg = CocoConfig(estimator=args.estimator, min_area_ratio=args.min_area_ratio,
+                     min_confidence=args.min_confidence)
+    result = label_file(args.annotations, args.images, cfg)
+    if args.json:
+        json.dump(result, sys.stdout, indent=1)
+        print()
+        return 0
+    kept = [r for r in result["labels"] if r["kept"]]
+    for r in kept:
+        print(f"image {r['image_id']} person {r['annotation_id']}: facing {r['facing']}, head turned "
+              f"{r['head_turn']} (Δ {r['head_delta_deg']:+.1f}°), confidence {r['confidence']:.2f}")
+    print(f"{len(kept)} labelled; rejected: " + (", ".join(f"{k}: {n}" for k, n in result["rejected"].items())
+                                                  or "none"))
+    return 0
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    coco = subparsers.add_parser("coco", help="COCO person orientation (ViewSpatial-Bench)")
+    sub = coco.add_subparsers(dest="coco_command", required=True, metavar="COMMAND")
+    p = sub.add_parser("label", help="facing and head-turn labels of the people in one annotation file")
+    p.add_argument("annotations", metavar="ANNOTATIONS.json", help="COCO person-keypoints JSON")
+    p.add_argument("--images", metavar="DIR", help="the images folder (checked: present, readable, right size)")
+    p.add_argument("--estimator", choices=["keypoints"], default="keypoints")
+    p.add_argument("--min-area-ratio", type=float, default=CocoConfig().min_area_ratio)
+    p.add_argument("--min-confidence", type=float, default=CocoConfig().min_confidence)
+    p.add_argument("--json", action="store_true", help="print {labels, rejected} as JSON")
+    p.set_defaults(func=_cmd_label)
