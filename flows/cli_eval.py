@@ -26,6 +26,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from benchfoundry.tasks.common.store import write_json_atomic
     from benchfoundry.tasks.evaluation import run
     from benchfoundry.tasks.evaluation.items import load_items
+    from benchfoundry.tasks.evaluation.report import write_eval_report
 
     build = Path(args.build)
     try:
@@ -63,6 +64,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"{args.bench}: overall {score['overall']:.3f} over {score['n']} items "
               f"({score['invalid']} invalid, {len(failed)} failed); {tasks}")
     print(f"scores: {path}")
+    print(f"report: {write_eval_report(build, run.eval_dir(build))}")
     return 1 if failed and len(failed) == len(rows) else 0
 
 

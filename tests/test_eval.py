@@ -70,6 +70,8 @@ def test_always_a_scores_the_share_of_a_answers_once_each_and_a_rerun_sends_noth
     assert score["n"] == score["answered"] == len(items) and score["invalid"] == 0
     lines = (tmp_path / "report" / "eval" / "org__scripted" / "viewspatial.predictions.jsonl").read_text().splitlines()
     assert len(lines) == len(items) and len({json.loads(x)["id"] for x in lines}) == len(items)
+    page = (tmp_path / "report" / "eval" / "index.html").read_text()
+    assert f"<td>{100 * share_a:.2f}</td>" in page and "org/scripted" in page and "GPT-4o (published)" in page
 
 
 def test_unreachable_server_fails_every_item_with_one_line_and_exit_1(tmp_path: Path, capsys) -> None:
