@@ -54,7 +54,7 @@ def format_tables(score: dict[str, Any]) -> str:
                                _cell(g["accuracy"], 6), _cell(g["macro_precision"], 6), _cell(g["macro_recall"], 6),
                                _cell(g["macro_f1"], 6)]) + f"  {'yes' if g['deployable'] else 'no'}")
     model = (score.get("embedding_model") or {}).get("name", "none")
-    lines += ["", f"action recognition (E5Score with {model}; z against this file's scores)",
+    lines += ["", f"action recognition (E5Score with {model}; z within each distance range of this file)",
               f"{'distance':>9} {'split':>6} {'n':>5} {'invalid':>7} {'E5Score':>8} {'z':>7}"]
     for g in score["action"]["groups"]:
         lines.append(" ".join([_cell(g["distance"], 9), _cell(g["split"], 6), _cell(g["n"], 5), _cell(g["n_invalid"], 7),

@@ -14,6 +14,7 @@ from benchfoundry.configs.qa import HPC_PROMPT, QaConfig
 from benchfoundry.flows.cli import main
 from benchfoundry.tasks.evaluation.choices import parse_choice
 from benchfoundry.tasks.evaluation.items import odi_items
+from benchfoundry.tasks.evaluation.report import write_eval_report
 from benchfoundry.tasks.syndor import qa_export
 
 LABELS = ["front", "front-left", "left", "back-left", "back", "back-right", "right", "front-right"]
@@ -123,3 +124,18 @@ def test_odi_closed_items_become_lettered_choices_and_open_items_are_not_scored(
 ])
 def test_parse_choice(reply: str, expected: int | None) -> None:
     assert parse_choice(reply, ["A. front", "B. front-left", "C. back", "D. left"]) == expected
+
+
+def test_the_page_shows_action_z_across_the_models_evaluated(tmp_path: Path) -> None:
+    root = tmp_path / "report" / "eval"
+    e5 = {"m1": [0.9, 0.7], "m2": [0.5, 0.5]}
+    for model, values in e5.items():
+        action = {"groups": [{"distance": 5.4, "split": "all", "e5score": sum(values) / 2}],
+                  "items": [{"radius": 5.4, "split": "day", "e5": v} for v in values]}
+        (root / model).mkdir(parents=True)
+        (root / model / "syndor.json").write_text(json.dumps({"model": model, "action": action}))
+    page = write_eval_report(tmp_path, root).read_text()
+    pooled = [0.9, 0.7, 0.5, 0.5]
+    mean = sum(pooled) / 4
+    std = (sum((v - mean) ** 2 for v in pooled) / 4) ** 0.5
+    assert f"<td>0.800 / {(0.8 - mean) / std:+.2f}</td>" in page and f"<td>0.500 / {(0.5 - mean) / std:+.2f}</td>" in page

@@ -110,16 +110,28 @@ def test_zscores_and_action_groups() -> None:
         {"truth": "walking", "prediction": "walking", "radius": 5.4, "split": "day"},
         {"truth": "kicking", "prediction": "kick", "radius": 5.4, "split": "day"},
         {"truth": "kicking", "prediction": "  ", "radius": 23.0, "split": "night"},
+        {"truth": "walking", "prediction": "kick", "radius": 23.0, "split": "day"},
     ]
     result = scoring.score_actions(items, embed)
     groups = {(g["distance"], g["split"]): g for g in result["groups"]}
-    # item scores 1, 0.8, 0 (empty → invalid, 0); mean 0.6, population std sqrt(0.56/3)
+    # item scores: 5.4 m: 1, 0.8 (mean 0.9, std 0.1); 23 m: 0 (empty → invalid), 0.6 (mean 0.3, std 0.3)
     assert groups[(5.4, "day")]["e5score"] == pytest.approx(0.9)
     assert groups[(23.0, "night")]["n_invalid"] == 1 and groups[(23.0, "night")]["e5score"] == 0.0
-    sd = math.sqrt(((1 - 0.6) ** 2 + (0.8 - 0.6) ** 2 + 0.6**2) / 3)
-    assert groups[(23.0, "all")]["z"] == pytest.approx(-0.6 / sd)
-    assert groups[("all", "all")]["z"] == pytest.approx(0.0, abs=1e-12)
-    assert result["z_reference"]["n"] == 3
+    # z within each distance range: the two items of a range sit at −1 and +1
+    assert groups[(23.0, "night")]["z"] == pytest.approx(-1.0) and groups[(23.0, "day")]["z"] == pytest.approx(1.0)
+    assert groups[(5.4, "all")]["z"] == pytest.approx(0.0, abs=1e-12)
+    assert result["z_reference"]["5.4"] == pytest.approx({"mean": 0.9, "std": 0.1, "n": 2})
+    assert [i["e5"] for i in result["items"]] == pytest.approx([1.0, 0.8, 0.0, 0.6])
+
+
+def test_zscores_across_models_pool_every_models_items_per_distance() -> None:
+    a = {"items": [{"radius": 5.4, "e5": 1.0}, {"radius": 5.4, "e5": 0.8}, {"radius": 23.0, "e5": 0.2}]}
+    b = {"items": [{"radius": 5.4, "e5": 0.6}, {"radius": 5.4, "e5": 0.6}, {"radius": 23.0, "e5": 0.2}]}
+    z = scoring.zscores_across_models({"a": a, "b": b})
+    pooled = np.array([1.0, 0.8, 0.6, 0.6])
+    assert z["a"]["5.4"] == pytest.approx((0.9 - pooled.mean()) / pooled.std())
+    assert z["b"]["5.4"] == pytest.approx((0.6 - pooled.mean()) / pooled.std())
+    assert z["a"]["23.0"] is None  # no spread at 23 m
 
 
 def test_match_predictions_reports_bad_lines_by_number() -> None:

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from benchfoundry.tasks.common.store import write_bytes_atomic
 from benchfoundry.tasks.evaluation import published
+from benchfoundry.tasks.syndor.scoring import zscores_across_models
 
 _STYLE = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
           "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td.l,th.l{text-align:left}"
@@ -63,7 +64,25 @@ def _syndor_section(root: Path) -> str:
     head = "".join(f"<th>{d} m acc / F1</th>" for d in published.SYNDOR_DISTANCES)
     body = "".join(f'<tr class="pub"><td class="l">{html.escape(r[0])} (published)</td>'
                    + "".join(f"<td>{c}</td>" for c in r[1:]) + "</tr>" for r in theirs)
-    return mine + f'<table><tr><th class="l">model</th>{head}</tr>{body}</table>'
+    return mine + f'<table><tr><th class="l">model</th>{head}</tr>{body}</table>' + _action_table(scored)
+
+
+def _action_table(scored: list[tuple[str, dict[str, Any]]]) -> str:
+    """Action recognition: each model's E5Score per distance and its z against every model evaluated here."""
+    actions = {s.get("model", name): s["action"] for name, s in scored if isinstance(s.get("action"), dict)}
+    if not actions:
+        return ""
+    z = zscores_across_models(actions)
+    distances = sorted({d for row in z.values() for d in row}, key=float)
+    rows = []
+    for model, action in actions.items():
+        e5 = {str(g["distance"]): g["e5score"] for g in action.get("groups", []) if g["split"] == "all"}
+        cells = "".join(f"<td>{e5[d]:.3f} / {'–' if z[model].get(d) is None else f'{z[model][d]:+.2f}'}</td>"
+                        if d in e5 else "<td>–</td>" for d in distances)
+        rows.append(f'<tr><td class="l">{html.escape(model)}</td>{cells}</tr>')
+    head = "".join(f"<th>{d} m E5Score / z</th>" for d in distances)
+    return ("<h3>Action recognition (z across the models evaluated here, per distance)</h3>"
+            f'<table><tr><th class="l">model</th>{head}</tr>{"".join(rows)}</table>')
 
 
 def write_eval_report(build: Path, eval_root: Path) -> Path:

@@ -7,8 +7,11 @@ recall and F1 average over the classes that occur in the answers or the valid pr
 
 Action: E5Score = cosine similarity of the L2-normalised embeddings of the prediction and of
 the action name (underscores read as spaces); an empty prediction is invalid and scores 0.
-Z-scores standardise each item's E5Score by the mean and (population) standard deviation of
-all E5Scores in the same predictions file; a group's z is the mean of its items' z.
+Z-scores standardise each item's E5Score within its distance range (the seed's "z-score per distance
+range"): by the mean and (population) standard deviation of the E5Scores of that distance in the same
+predictions file; a group's z is the mean of its items' z. Across several models scored on one build,
+`zscores_across_models` standardises each model's mean E5Score per distance by the mean and standard
+deviation of every model's items at that distance.
 """
 
 from __future__ import annotations
@@ -136,7 +139,12 @@ def score_actions(items: list[dict[str, Any]], embed: Embed | None) -> dict[str,
     scores = e5_scores([i["prediction"].strip() for i in valid], [action_text(i["truth"]) for i in valid], embed) if valid else []
     by_id = {id(i): float(s) for i, s in zip(valid, scores)}
     values = [by_id.get(id(i), 0.0) for i in items]
-    z, reference = zscores(values)
+    z = np.full(len(items), np.nan)
+    reference: dict[str, Any] = {}
+    for radius in sorted({i["radius"] for i in items}, key=float):
+        at = [k for k, i in enumerate(items) if i["radius"] == radius]
+        z[at], ref = zscores([values[k] for k in at])
+        reference[str(radius)] = {**ref, "n": len(at)}
     scored = [{**i, "e5": v, "z": float(zv), "invalid": id(i) not in by_id} for i, v, zv in zip(items, values, z)]
 
     def summarise(group: list[dict[str, Any]]) -> dict[str, Any]:
@@ -148,7 +156,32 @@ def score_actions(items: list[dict[str, Any]], embed: Embed | None) -> dict[str,
             "z": float(np.mean(zs)) + 0.0 if zs else None,
         }
 
-    return {"groups": grouped(scored, summarise), "z_reference": {**reference, "n": len(values)}}
+    return {"groups": grouped(scored, summarise), "z_reference": reference,
+            "items": [{"img_path": i.get("img_path"), "radius": i["radius"], "split": i["split"], "e5": i["e5"]}
+                      for i in scored]}
+
+
+def zscores_across_models(actions: dict[str, dict[str, Any]],
+                          tol: float = 1e-6) -> dict[str, dict[str, float | None]]:
+    """Model → {distance: z} from several models' `score_actions` results on one build: a model's mean
+    E5Score at a distance, standardised by the mean and population std of all models' items there
+    (None where the spread is below `tol`)."""
+    pooled: dict[str, list[float]] = {}
+    for result in actions.values():
+        for item in result.get("items", []):
+            pooled.setdefault(str(item["radius"]), []).append(float(item["e5"]))
+    out: dict[str, dict[str, float | None]] = {}
+    for model, result in actions.items():
+        mine: dict[str, list[float]] = {}
+        for item in result.get("items", []):
+            mine.setdefault(str(item["radius"]), []).append(float(item["e5"]))
+        row: dict[str, float | None] = {}
+        for radius, values in mine.items():
+            everyone = np.asarray(pooled[radius])
+            std = float(everyone.std())
+            row[radius] = None if std < tol else (float(np.mean(values)) - float(everyone.mean())) / std
+        out[model] = row
+    return out
 
 
 def parse_prediction_line(text: str) -> dict[str, str] | str:
