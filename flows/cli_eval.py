@@ -41,27 +41,36 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.omni_cot and args.bench != "odi":
+        print("error: --omni-cot is the ODI-Bench two-step; use it with `eval odi`", file=sys.stderr)
+        return 2
     items = items[: args.limit] if args.limit else items
     target = run.model_dir(build, args.model)
+    name = "odi-omnicot" if args.omni_cot else args.bench
     with ModelClient(endpoint, run.eval_dir(build) / "cache") as client:
-        rows = run.ask(client, items, _progress(args.bench))
+        if args.omni_cot:
+            from benchfoundry.tasks.evaluation.omnicot import ask_omnicot
+
+            rows = ask_omnicot(client, items, args.crop_px, _progress(name))
+        else:
+            rows = run.ask(client, items, _progress(args.bench))
         usage = client.usage()
-    predictions = run.write_predictions(target / f"{args.bench}.predictions.jsonl", rows)
+    predictions = run.write_predictions(target / f"{name}.predictions.jsonl", rows)
     failed = [r for r in rows if r["error"]]
     for row in failed[:5]:
         print(f"{row['id']}: {row['error']}", file=sys.stderr)
     if len(failed) > 5:
         print(f"… and {len(failed) - 5} more failed items (see {predictions})", file=sys.stderr)
-    score: dict[str, Any] = {"model": args.model, "bench": args.bench, "base_url": endpoint.base_url,
+    score: dict[str, Any] = {"model": args.model, "bench": name, "base_url": endpoint.base_url,
                              "predictions": str(predictions), "failed_items": len(failed), "usage": usage}
     if args.bench == "syndor":
         score.update(_score_syndor(build, rows, items, target))
     else:
         score.update(run.score_choices(items, rows))
-    path = write_json_atomic(target / f"{args.bench}.json", score)
+    path = write_json_atomic(target / f"{name}.json", score)
     if "overall" in score:
         tasks = ", ".join(f"{t} {a:.3f}" for t, a in score["per_task"].items())
-        print(f"{args.bench}: overall {score['overall']:.3f} over {score['n']} items "
+        print(f"{name}: overall {score['overall']:.3f} over {score['n']} items "
               f"({score['invalid']} invalid, {len(failed)} failed); {tasks}")
     print(f"scores: {path}")
     print(f"report: {write_eval_report(build, run.eval_dir(build))}")
@@ -95,4 +104,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout-s", type=float, default=120.0)
     p.add_argument("--retries", type=int, default=5)
     p.add_argument("--limit", type=int, help="only the first N items")
+    p.add_argument("--omni-cot", action="store_true",
+                   help="ODI: ask for a grounding box first, then answer with its perspective crop")
+    p.add_argument("--crop-px", type=int, default=512, help="side of the Omni-CoT crop")
     p.set_defaults(func=_cmd_eval)

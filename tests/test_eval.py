@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from model_server import ScriptedModel
 from PIL import Image
@@ -139,3 +140,43 @@ def test_the_page_shows_action_z_across_the_models_evaluated(tmp_path: Path) -> 
     mean = sum(pooled) / 4
     std = (sum((v - mean) ** 2 for v in pooled) / 4) ** 0.5
     assert f"<td>0.800 / {(0.8 - mean) / std:+.2f}</td>" in page and f"<td>0.500 / {(0.5 - mean) / std:+.2f}</td>" in page
+
+
+def test_omnicot_answers_with_the_crop_of_the_box_the_model_named(tmp_path: Path) -> None:
+    """A grey panorama with a red patch; the model names the patch's box for one item and no box for the
+    other: the first item's second turn carries a crop that is the patch (red), the other's no image."""
+    import base64
+    import io
+
+    odi = tmp_path / "odi"
+    odi.mkdir()
+    erp = np.full((256, 512, 3), 128, np.uint8)
+    erp[115:141, 358:410] = (220, 20, 20)  # x 0.70–0.80, y 0.45–0.55 of the panorama
+    Image.fromarray(erp).save(odi / "pano.png")
+    (odi / "ODI-Bench.json").write_text(json.dumps([
+        {"id": f"q{i}", "task": "OA", "form": "closed", "question": f"What colour is thing {i}?",
+         "options": ["grey", "blue", "red", "green"], "answer": "red", "image": "pano.png"} for i in (1, 2)]))
+
+    def script(prompt: str, attempt: int) -> tuple:
+        if prompt.startswith("To answer the question"):
+            return ("ok", "0.7, 0.45, 0.8, 0.55" if "thing 1" in prompt else "I cannot tell")
+        return ("ok", "C")
+
+    with ScriptedModel(script) as server:
+        assert run_eval(tmp_path, "odi", server.base_url, "--omni-cot", "--crop-px", "64") == 0
+        sent = sum(server.requests.values())
+        assert run_eval(tmp_path, "odi", server.base_url, "--omni-cot", "--crop-px", "64") == 0
+        assert sum(server.requests.values()) == sent == 4
+    answers = {b["messages"][0]["content"][-1]["text"].split("thing ")[1][0]: b
+               for b in server.bodies if len(b["messages"]) == 3}
+    crop_parts = [p for p in answers["1"]["messages"][2]["content"] if isinstance(p, dict) and p["type"] == "image_url"]
+    (url,) = [p["image_url"]["url"] for p in crop_parts]
+    crop = np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB"), dtype=float)
+    centre = crop[16:48, 16:48].mean(axis=(0, 1))
+    assert centre[0] > 180 and centre[1] < 60 and centre[2] < 60
+    assert isinstance(answers["2"]["messages"][2]["content"], str)  # no box: no crop
+    rows = [json.loads(x) for x in (tmp_path / "report" / "eval" / "org__scripted" / "odi-omnicot.predictions.jsonl")
+            .read_text().splitlines()]
+    assert [r["turns"][0]["box"] for r in rows] == [[0.7, 0.45, 0.8, 0.55], None]
+    score = json.loads((tmp_path / "report" / "eval" / "org__scripted" / "odi-omnicot.json").read_text())
+    assert score["overall"] == 1.0 and score["n"] == 2

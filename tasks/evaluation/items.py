@@ -84,7 +84,7 @@ def odi_items(build: Path) -> list[EvalItem]:
         image = (path.parent / row["image"],)
         if row["form"] != "closed":
             items.append(EvalItem(id=str(row["id"]), task=row["task"], prompt=row["question"], images=image,
-                                  answer=str(row["answer"]), meta={"form": "open"}))
+                                  answer=str(row["answer"]), meta={"form": "open", "question": row["question"]}))
             continue
         texts = [split_option(o)[1] for o in row["options"]]
         answer = split_option(str(row["answer"]))[1]
@@ -94,7 +94,8 @@ def odi_items(build: Path) -> list[EvalItem]:
         items.append(EvalItem(
             id=str(row["id"]), task=row["task"], prompt=MC_TEMPLATE.format(question=row["question"],
                                                                          choices="\n".join(options)),
-            images=image, options=options, answer=letter_of(texts.index(answer)), meta={"form": "closed"}))
+            images=image, options=options, answer=letter_of(texts.index(answer)),
+            meta={"form": "closed", "question": row["question"]}))
     return items
 
 

@@ -32,3 +32,13 @@ SYNDOR = {
     "Qwen2.5-VL-7B-Instruct": ((86.13, 58.41), (84.75, 63.86), (80.24, 64.99)),
     "gpt-4o-mini-2024-07-18": ((82.72, 55.79), (77.87, 58.72), (69.60, 59.03)),
 }
+
+#: ODI-Bench Table 4: closed-form Overall (%) without and with Omni-CoT (the full method: viewpoint
+#: guiding, crop anchoring and crop refinement; `eval --omni-cot` runs the grounding-crop two-step).
+ODI_OMNICOT_COLUMNS = ("baseline", "w/ viewpoint guiding", "w/ full Omni-CoT")
+ODI_OMNICOT = {
+    "o3": (62.62, 68.78, 70.03),
+    "GPT-4o": (55.79, 61.67, 62.08),
+    "Qwen2.5-VL-72B": (56.91, 64.51, 65.41),
+    "InternVL2.5-8B": (52.76, 55.76, 58.04),
+}

@@ -94,7 +94,9 @@ def write_eval_report(build: Path, eval_root: Path) -> Path:
              "<h2>ViewSpatial-Bench</h2>",
              _choice_section(eval_root, "viewspatial", published.VIEWSPATIAL_COLUMNS, published.VIEWSPATIAL),
              "<h2>ODI-Bench (closed form)</h2>",
-             _choice_section(eval_root, "odi", published.ODI_COLUMNS, published.ODI)]
+             _choice_section(eval_root, "odi", published.ODI_COLUMNS, published.ODI),
+             "<h2>ODI-Bench with Omni-CoT (closed form)</h2>",
+             _choice_section(eval_root, "odi-omnicot", published.ODI_OMNICOT_COLUMNS, published.ODI_OMNICOT)]
     text = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Evaluation: {html.escape(build.name)}'
             f"</title><style>{_STYLE}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
     return write_bytes_atomic(eval_root / "index.html", text.encode("utf-8"))
