@@ -51,9 +51,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         if args.omni_cot:
             from benchfoundry.tasks.evaluation.omnicot import ask_omnicot
 
-            rows = ask_omnicot(client, items, args.crop_px, _progress(name))
+            def ask(batch: list[Any], progress: Any = None) -> list[dict[str, Any]]:
+                return ask_omnicot(client, batch, args.crop_px, progress)
         else:
-            rows = run.ask(client, items, _progress(args.bench))
+            def ask(batch: list[Any], progress: Any = None) -> list[dict[str, Any]]:
+                return run.ask(client, batch, progress)
+        rows = ask(items[:1])
+        if rows and rows[0]["error"] and "cannot read the image" not in rows[0]["error"]:
+            print(f"error: {rows[0]['error']} (nothing else sent)", file=sys.stderr)
+            return 2
+        rows += ask(items[1:], _progress(name))
         usage = client.usage()
     predictions = run.write_predictions(target / f"{name}.predictions.jsonl", rows)
     failed = [r for r in rows if r["error"]]

@@ -76,15 +76,32 @@ def test_always_a_scores_the_share_of_a_answers_once_each_and_a_rerun_sends_noth
     assert f"<td>{100 * share_a:.2f}</td>" in page and "org/scripted" in page and "GPT-4o (published)" in page
 
 
-def test_unreachable_server_fails_every_item_with_one_line_and_exit_1(tmp_path: Path, capsys) -> None:
+def test_an_unreachable_server_stops_the_run_at_the_first_item_with_one_line(tmp_path: Path, capsys) -> None:
     viewspatial_build(tmp_path, n=2)
     with ScriptedModel(lambda p, a: ("ok", "A")) as server:
         url = server.base_url
-    assert run_eval(tmp_path, "viewspatial", url, "--retries", "0") == 1
-    err = capsys.readouterr().err
-    assert "connection failed" in err and err.count("viewspatial-0000") == 2
+    assert run_eval(tmp_path, "viewspatial", url, "--retries", "0") == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"error: {url}/chat/completions: connection failed") and "nothing else sent" in line
+
+
+def test_a_wrong_model_name_stops_the_run_naming_it(tmp_path: Path, capsys) -> None:
+    viewspatial_build(tmp_path, n=3)
+    with ScriptedModel(lambda p, a: ("status", 404, {})) as server:
+        assert run_eval(tmp_path, "viewspatial", server.base_url) == 2
+        assert sum(server.requests.values()) == 1
+    assert "model 'org/scripted' not found" in capsys.readouterr().err
+
+
+def test_items_that_fail_are_recorded_and_the_run_goes_on(tmp_path: Path, capsys) -> None:
+    items = viewspatial_build(tmp_path, n=4)
+    script = lambda p, a: ("status", 500, {}) if question_of(p) == "Where is object 3?" else ("ok", "A")  # noqa: E731
+    with ScriptedModel(script) as server:
+        assert run_eval(tmp_path, "viewspatial", server.base_url, "--retries", "1") == 0
+    assert "viewspatial-00003" in capsys.readouterr().err
     score = json.loads((tmp_path / "report" / "eval" / "org__scripted" / "viewspatial.json").read_text())
-    assert score["answered"] == 0 and score["overall"] == 0 and score["failed_items"] == 2
+    expected = sum(i["answer"].startswith("A.") for i in items[:3]) / 4
+    assert score["failed_items"] == 1 and score["answered"] == 3 and score["overall"] == pytest.approx(expected)
 
 
 def test_a_missing_benchmark_is_exit_2_naming_the_file(tmp_path: Path, capsys) -> None:
