@@ -17,3 +17,7 @@ class CocoConfig(Section):
     min_confidence: float = Field(0.5, ge=0, le=1, description="least confidence of both yaw estimates")
     shoulder_ratio: float | None = Field(
         None, gt=0, description="frontal shoulder span / torso length; null: calibrated from the file's people")
+    margin_deg: float = Field(5.0, ge=0, description="skip a question whose estimate is this close to a bin edge")
+    cam_obj_template: str = "From the camera's perspective, which direction is the person facing?"
+    per_obj_template: str = (
+        "From the person's perspective, which direction is their head turned relative to their body?")

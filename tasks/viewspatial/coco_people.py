@@ -114,8 +114,8 @@ def check_image(images: Path, person: Person) -> str | None:
 def label_person(person: Person, cfg: CocoConfig, shoulder_ratio: float) -> dict[str, Any]:
     """The label row of one kept person (kept false with the reason when it is rejected)."""
     row: dict[str, Any] = {"image_id": person.image_id, "annotation_id": person.annotation_id, "kept": False,
-                           "reason": None, "facing": None, "head_delta_deg": None, "head_turn": None,
-                           "confidence": None}
+                           "reason": None, "facing": None, "facing_yaw_deg": None, "head_delta_deg": None,
+                           "head_turn": None, "confidence": None}
     found = ori.orient(person.keypoints, shoulder_ratio)
     if found is None or found.head is None:
         return {**row, "reason": "no hip or face keypoint to estimate from"}
@@ -127,8 +127,8 @@ def label_person(person: Person, cfg: CocoConfig, shoulder_ratio: float) -> dict
         return {**row, "reason": "head turn outside ±90°", "head_delta_deg": round(found.delta, 2),
                 "confidence": confidence}
     facing = found.head if found.head.confidence > found.body.confidence else found.body
-    return {**row, "kept": True, "facing": ori.facing_label(facing.degrees), "head_delta_deg": round(found.delta, 2),
-            "head_turn": turn, "confidence": confidence}
+    return {**row, "kept": True, "facing": ori.facing_label(facing.degrees), "facing_yaw_deg": round(facing.degrees, 2),
+            "head_delta_deg": round(found.delta, 2), "head_turn": turn, "confidence": confidence}
 
 
 def label_file(annotations: str | Path, images: str | Path | None, cfg: CocoConfig) -> dict[str, Any]:
@@ -145,7 +145,7 @@ def label_file(annotations: str | Path, images: str | Path | None, cfg: CocoConf
     ratio = cfg.shoulder_ratio or ori.calibrate_shoulder_ratio([p.keypoints for p in usable])
     labels = [label_person(p, cfg, ratio) for p in usable]
     reasons = Counter(r["reason"] for r in rejected) + Counter(r["reason"] for r in labels if not r["kept"])
-    rows = [{**r, "kept": False, "facing": None, "head_delta_deg": None, "head_turn": None, "confidence": None}
-            for r in rejected] + labels
+    rows = [{**r, "kept": False, "facing": None, "facing_yaw_deg": None, "head_delta_deg": None, "head_turn": None,
+             "confidence": None} for r in rejected] + labels
     return {"labels": sorted(rows, key=lambda r: (r["image_id"] is None, r["image_id"] or 0)),
             "rejected": dict(sorted(reasons.items())), "shoulder_ratio": round(ratio, 4)}

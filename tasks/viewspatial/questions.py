@@ -78,7 +78,9 @@ def _sample(items: list[dict[str, Any]], cap: int, rng: np.random.Generator) -> 
     return [items[i] for i in keep]
 
 
-def _finish(item: dict[str, Any], labels: Sequence[str], seed: int) -> dict[str, Any]:
+def with_options(item: dict[str, Any], labels: Sequence[str], seed: int) -> dict[str, Any]:
+    """The item with its lettered `choices` and `answer`: the answer label and three distractors from
+    `labels` (DESIGN §4.1's rule), shuffled by the item's seed."""
     mc = multiple_choice(item["answer_label"], labels, item_rng(seed, "viewspatial.qa.options", item["item_id"]))
     return {**item, "answer": mc.answer, "choices": mc.choices}
 
@@ -112,7 +114,7 @@ def cam_rel_items(
                 "labels": [a["label"], b["label"]], "frame_ids": [int(fid)], "margin_deg": direction.margin_deg,
             })
     items = _sample(items, s.cam_rel_per_scene, item_rng(seed, "viewspatial.qa.cam_rel", scene_id))
-    return [_finish(item, CAMERA_LABELS, seed) for item in items]
+    return [with_options(item, CAMERA_LABELS, seed) for item in items]
 
 
 def scene_sim_items(
@@ -151,7 +153,7 @@ def scene_sim_items(
             "frame_ids": fids, "margin_deg": direction.margin_deg,
         })
     items = _sample(items, s.scene_sim_per_scene, item_rng(seed, "viewspatial.qa.scene_sim", scene_id))
-    return [_finish(item, HORIZONTAL_LABELS, seed) for item in items]
+    return [with_options(item, HORIZONTAL_LABELS, seed) for item in items]
 
 
 def qa_table(items: Iterable[dict[str, Any]]) -> pd.DataFrame:
