@@ -1,0 +1,167 @@
+"""ODI-Bench questions from known facts (DESIGN §3.2), the offline `template` backend.
+
+A fact is one instance of a panorama: category, colour, material, text (a sign), pose (a person), its
+direction (θ, φ) from the viewer (θ = 0 ahead, +90° on the right) and, when known, its 3D position.
+Questions use first-person wording ("the chair on my left") and refer to an object only where that
+phrase picks exactly one instance. General tasks: object attribute (OA), human attribute (HA),
+existence, counting, panoramic OCR; spatial candidates from geometry: egocentric view orientation
+(EVO), allocentric view orientation (AVO), relative direction (RD) and scene simulation (SS, with 3D
+positions). Each question comes closed (the answer and three distractors, shuffled with the item's
+seed; yes/no and left/right questions have two options) and open. A direction within `margin_deg` of
+a label boundary makes no question. Every item is `source: template`, `verified: false`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.tasks.viewspatial.directions import HORIZONTAL_LABELS, boundary_margin, horizontal_label
+
+COLOURS = ("red", "blue", "green", "yellow", "brown", "black", "white", "grey", "orange", "purple")
+MATERIALS = ("fabric", "wood", "metal", "plastic", "ceramic", "rubber", "stone", "paper", "glass")
+#: Categories asked about in negative existence questions when the panorama lacks them.
+ABSENT_CANDIDATES = ("bicycle", "dog", "car", "bed", "piano", "umbrella", "clock", "horse", "guitar", "bathtub")
+SIGN_WORDS = ("EXIT", "OPEN", "STOP", "PUSH", "CAFE", "HOTEL", "PARKING", "SALE", "ENTRANCE", "TOILET")
+#: Quadrant phrases that pick an object by where it stands around the viewer.
+QUADRANTS = (("in front of me", 0.0), ("on my right", 90.0), ("behind me", 180.0), ("on my left", 270.0))
+GENERAL = ("OA", "HA", "existence", "counting", "OCR")
+SPATIAL = ("EVO", "AVO", "RD", "SS")
+
+
+@dataclass(frozen=True)
+class Fact:
+    instance_id: int
+    category: str
+    theta_deg: float
+    phi_deg: float
+    colour: str | None = None
+    material: str | None = None
+    text: str | None = None
+    pose: str | None = None
+    position_m: tuple[float, float, float] | None = None
+
+
+def signed(angle: float) -> float:
+    """An angle in (−180, 180]."""
+    wrapped = (angle + 180.0) % 360.0 - 180.0
+    return 180.0 if wrapped == -180.0 else wrapped
+
+
+def quadrant(theta: float) -> tuple[str, float]:
+    """The phrase of the 90° sector around the viewer holding θ, and θ's distance to the sector's edge."""
+    for phrase, centre in QUADRANTS:
+        offset = abs(signed(theta - centre))
+        if offset < 45.0:
+            return phrase, 45.0 - offset
+    return QUADRANTS[0][0], 0.0
+
+
+def _plural(category: str) -> str:
+    return category if category.endswith("s") else f"{category}s"
+
+
+class _Builder:
+    """Collects one panorama's items; options are shuffled by each item's own seed."""
+
+    def __init__(self, panorama: str, image: str, seed: int) -> None:
+        self.panorama, self.image, self.seed = panorama, image, seed
+        self.items: list[dict[str, Any]] = []
+
+    def add(self, task: str, key: str, question: str, answer: str, pool: Sequence[str], ids: Sequence[int],
+            n_options: int = 4) -> None:
+        base = {"task": task, "question": question, "answer": answer, "image": self.image,
+                "instance_ids": [int(i) for i in ids], "source": "template", "verified": False}
+        item_id = f"{self.panorama}:{task}:{key}"
+        distractors = sorted({o for o in pool if o != answer and o not in answer and answer not in o})
+        if len(distractors) >= n_options - 1:
+            rng = item_rng(self.seed, "odi.qa.options", item_id)
+            picked = [distractors[i] for i in rng.choice(len(distractors), size=n_options - 1, replace=False)]
+            options = [answer, *picked]
+            self.items.append({"id": f"{item_id}:closed", "form": "closed", **base,
+                               "options": [options[i] for i in rng.permutation(n_options)]})
+        self.items.append({"id": f"{item_id}:open", "form": "open", **base, "options": []})
+
+
+def _unique_phrases(facts: Sequence[Fact], margin: float) -> list[tuple[Fact, str]]:
+    """Facts with the phrase "the {category} {quadrant}" when it names only them."""
+    placed = [(f, *quadrant(f.theta_deg)) for f in facts]
+    counts = Counter((f.category, phrase) for f, phrase, _ in placed)
+    return [(f, f"the {f.category} {phrase}") for f, phrase, m in placed
+            if counts[(f.category, phrase)] == 1 and m >= margin]
+
+
+def general_items(b: _Builder, facts: Sequence[Fact], margin: float) -> None:
+    """OA, HA, existence, counting and OCR questions."""
+    for fact, name in _unique_phrases(facts, margin):
+        ids = [fact.instance_id]
+        if fact.pose is not None:
+            b.add("HA", f"{fact.instance_id}:pose", f"What is {name} doing?", fact.pose.replace("_", " "),
+                  ("standing", "walking", "sitting", "running", "kicking", "dodging", "waving"), ids)
+            continue
+        if fact.colour:
+            b.add("OA", f"{fact.instance_id}:colour", f"What colour is {name}?", fact.colour, COLOURS, ids)
+        if fact.material:
+            b.add("OA", f"{fact.instance_id}:material", f"What is {name} made of?", fact.material, MATERIALS, ids)
+        if fact.text:
+            b.add("OCR", f"{fact.instance_id}:text", f"What does {name} say?", fact.text, SIGN_WORDS, ids)
+    present = Counter(f.category for f in facts)
+    for category in sorted(present):
+        ids = [f.instance_id for f in facts if f.category == category]
+        b.add("existence", f"yes:{category}", f"Is there a {category} around me?", "yes", ("no",), ids, 2)
+        count = present[category]
+        b.add("counting", category, f"How many {_plural(category)} are around me?", str(count),
+              [str(n) for n in range(max(0, count - 3), count + 4)], ids)
+    absent = [c for c in ABSENT_CANDIDATES if c not in present]
+    rng = item_rng(b.seed, "odi.qa.absent", b.panorama)
+    for category in (absent[i] for i in sorted(rng.choice(len(absent), size=min(2, len(absent)), replace=False))):
+        b.add("existence", f"no:{category}", f"Is there a {category} around me?", "no", ("yes",), [], 2)
+
+
+def spatial_items(b: _Builder, facts: Sequence[Fact], margin: float) -> None:
+    """EVO, AVO and RD from directions; SS from 3D positions, for objects whose category is unique."""
+    counts = Counter(f.category for f in facts)
+    unique = [f for f in facts if counts[f.category] == 1 and f.pose is None]
+    for f in unique:
+        if boundary_margin(f.theta_deg) >= margin:
+            b.add("EVO", f"{f.instance_id}", f"In which direction is the {f.category} from me?",
+                  horizontal_label(f.theta_deg), HORIZONTAL_LABELS, [f.instance_id])
+    for a, c in ((a, c) for a in unique for c in unique if a is not c):
+        turned = c.theta_deg - a.theta_deg
+        if boundary_margin(turned) >= margin:
+            b.add("AVO", f"{a.instance_id}:{c.instance_id}",
+                  f"If I turn to face the {a.category}, in which direction is the {c.category} from me?",
+                  horizontal_label(turned), HORIZONTAL_LABELS, [a.instance_id, c.instance_id])
+        side = signed(c.theta_deg - a.theta_deg)
+        if a.instance_id < c.instance_id and margin <= abs(side) <= 90.0 - margin:
+            b.add("RD", f"{a.instance_id}:{c.instance_id}",
+                  f"Looking at the {a.category}, is the {c.category} on my left or on my right?",
+                  "right" if side > 0 else "left", ("left", "right"), [a.instance_id, c.instance_id], 2)
+    placed = [f for f in unique if f.position_m is not None]
+    for a, f, c in ((a, f, c) for a in placed for f in placed for c in placed if len({a.instance_id, f.instance_id,
+                                                                                       c.instance_id}) == 3):
+        forward = np.subtract(f.position_m, a.position_m)[:2]
+        v = np.subtract(c.position_m, a.position_m)[:2]
+        if min(np.linalg.norm(forward), np.linalg.norm(v)) < 0.3:
+            continue
+        angle = math.degrees(math.atan2(forward[0] * v[1] - forward[1] * v[0], float(forward @ v)))
+        turned = -angle  # counter-clockwise (left) is positive for the cross product; labels grow to the right
+        if boundary_margin(turned) >= margin:
+            b.add("SS", f"{a.instance_id}:{f.instance_id}:{c.instance_id}",
+                  f"Imagine I stand at the {a.category} and face the {f.category}. "
+                  f"In which direction is the {c.category} from me?",
+                  horizontal_label(turned), HORIZONTAL_LABELS, [a.instance_id, f.instance_id, c.instance_id])
+
+
+def template_items(panorama: str, image: str, facts: Sequence[Fact], seed: int,
+                   margin_deg: float = 7.5) -> list[dict[str, Any]]:
+    """Every template question of one panorama, general then spatial, in a fixed order."""
+    builder = _Builder(panorama, image, seed)
+    general_items(builder, facts, margin_deg)
+    spatial_items(builder, facts, margin_deg)
+    return builder.items
