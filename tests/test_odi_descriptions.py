@@ -1,0 +1,61 @@
+"""ODI-Bench descriptions: colour naming, template wording, the class/description rule, a VLM on loopback."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from model_server import ScriptedModel
+
+from benchfoundry.configs.model import ModelEndpoint
+from benchfoundry.configs.odi_qa import OdiQaConfig
+from benchfoundry.tasks.common.model_client import ModelClient, ModelError
+from benchfoundry.tasks.odi.descriptions import colour_name, describe_crops, names_class, template_description
+
+SYNONYMS = OdiQaConfig().synonyms
+
+
+@pytest.mark.parametrize(("rgb", "name"), [((210, 25, 20), "red"), ((20, 60, 180), "blue"), ((35, 140, 45), "green"),
+                                           ((250, 250, 245), "white"), ((10, 12, 10), "black"),
+                                           ((125, 130, 128), "grey"), ((235, 150, 30), "orange")])
+def test_colour_name_of_a_noisy_patch(rgb: tuple[int, int, int], name: str) -> None:
+    rng = np.random.default_rng(0)
+    pixels = np.clip(np.array(rgb) + rng.normal(0, 8, (500, 3)), 0, 255).astype(np.uint8)
+    pixels[:40] = 255 - pixels[:40]  # a few outliers (a highlight, the background) do not move the median
+    assert colour_name(pixels) == name
+
+
+def test_template_descriptions() -> None:
+    assert template_description("sofa", "blue", "fabric") == "a blue fabric sofa"
+    assert template_description("umbrella") == "an umbrella"
+    assert template_description("sign", "white", "paper", "EXIT") == 'a white paper sign that reads "EXIT"'
+
+
+@pytest.mark.parametrize(("category", "description", "agrees"), [
+    ("sofa", "A blue couch with two cushions.", True),
+    ("chair", "Two red chairs by the window", True),
+    ("television", "a black TV on a stand", True),
+    ("person", "A man in a grey coat", True),
+    ("chair", "an armchair-like stool", False),  # "chair" only inside a longer word
+    ("lamp", "A yellow vase on the floor", False),
+    ("potted plant", "a green potted plant in a pot", True),
+])
+def test_a_description_must_name_the_class(category: str, description: str, agrees: bool) -> None:
+    assert names_class(category, description, SYNONYMS) is agrees
+
+
+def test_crops_are_described_by_a_model_and_a_failure_stays_with_its_crop(tmp_path) -> None:
+    def script(prompt: str, attempt: int) -> tuple:
+        if "lamp" in prompt:
+            return ("status", 500, {})
+        return ("ok", f"a {prompt.split('Describe the ')[1].split(' in this')[0]} of some colour")
+
+    crops = [np.full((32, 32, 3), v, np.uint8) for v in (10, 120, 250)]
+    with ScriptedModel(script) as server:
+        endpoint = ModelEndpoint(base_url=server.base_url, model="vlm", api_key_env=None, max_retries=1,
+                                 backoff_s=0)
+        with ModelClient(endpoint, tmp_path / "cache") as client:
+            found = describe_crops(client, crops, ["sofa", "lamp", "chair"], OdiQaConfig().describe_prompt)
+    assert found[0] == "a sofa of some colour" and found[2] == "a chair of some colour"
+    assert isinstance(found[1], ModelError)
+    images = [b["messages"][0]["content"][0]["image_url"]["url"] for b in server.bodies]
+    assert all(url.startswith("data:image/jpeg;base64,") for url in images) and len(set(images)) == 3
