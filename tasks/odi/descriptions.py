@@ -26,7 +26,8 @@ NAMED_COLOURS: dict[str, tuple[int, int, int]] = {
 
 
 def _lab(rgb: np.ndarray) -> np.ndarray:
-    return cv2.cvtColor(np.asarray(rgb, dtype=np.uint8).reshape(-1, 1, 3), cv2.COLOR_RGB2LAB).reshape(-1, 3).astype(float)
+    pixels = np.asarray(rgb, dtype=np.uint8).reshape(-1, 1, 3)
+    return cv2.cvtColor(pixels, cv2.COLOR_RGB2LAB).reshape(-1, 3).astype(float)
 
 
 def colour_name(pixels: np.ndarray) -> str:
