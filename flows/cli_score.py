@@ -63,11 +63,13 @@ def format_tables(score: dict[str, Any]) -> str:
 
 
 def _cmd_score_syndor(args: argparse.Namespace) -> int:
+    from benchfoundry.tasks.common.output_root import check_output_file
     from benchfoundry.tasks.common.store import write_json_atomic
     from benchfoundry.tasks.syndor import qa_export, scoring
 
     build, predictions = Path(args.build), Path(args.predictions)
     try:
+        target = check_output_file(args.out or build / "report" / "scores" / f"{predictions.stem}.json")
         record = _build_record(build)
         qa, seed = _build_settings(record)
         qa = _embedding_override(qa, args.embed_path, args.embed_name)
@@ -98,7 +100,6 @@ def _cmd_score_syndor(args: argparse.Namespace) -> int:
         "problems": problems,
         **result,
     }
-    target = Path(args.out) if args.out else build / "report" / "scores" / f"{predictions.stem}.json"
     write_json_atomic(target, score)
     print(format_tables(score))
     print(f"\nscore file: {target}" + (f" ({len(problems)} bad lines skipped)" if problems else ""))

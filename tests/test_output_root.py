@@ -109,7 +109,8 @@ def test_output_paths_that_cannot_be_written_are_refused(tmp_path: Path) -> None
         check_output_dir(a_file / "sub" / "out")
     with pytest.raises(OutputPathError, match="is a folder"):
         check_output_file(tmp_path)
-    assert check_output_file(tmp_path / "new" / "score.json").parent.is_dir()
+    assert check_output_file(tmp_path / "new" / "score.json") == tmp_path / "new" / "score.json"
+    assert not (tmp_path / "new").exists()  # checked, not created
 
 
 def _mount_tmpfs(where: Path, options: str) -> bool:

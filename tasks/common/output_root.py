@@ -40,19 +40,29 @@ class OutputRootBusy(OutputPathError):
     """Another build holds the output root's lock; the message names the holder."""
 
 
-def check_output_dir(path: str | os.PathLike[str]) -> Path:
-    """The absolute folder `path`, created if missing, after checking it is a folder (with no file on the
-    way) that this process can write into; OutputPathError naming it otherwise."""
-    folder = Path(path).absolute()
+def _check_no_file_above(path: Path, folder: Path) -> None:
+    """OutputPathError naming `path` when `folder` or the nearest of its existing parents is not a folder."""
     existing = folder
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
-        where = "is a file" if existing == folder else f"lies under {existing}, which is a file"
-        raise OutputPathError(f"{folder}: {where}, not a folder")
+        where = "is a file, not a folder" if existing == path else f"lies under {existing}, which is a file"
+        raise OutputPathError(f"{path}: {where}")
+
+
+def check_output_dir(path: str | os.PathLike[str], create: bool = True) -> Path:
+    """The absolute folder `path` after checking it is a folder (with no file on the way) that this process
+    can write into, created if missing (or, with `create` False, its nearest existing parent probed
+    instead); OutputPathError naming it otherwise."""
+    folder = Path(path).absolute()
+    _check_no_file_above(folder, folder)
+    probe = folder
+    if not create:
+        while not probe.exists():
+            probe = probe.parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder, prefix=".benchfoundry-probe."):
+        probe.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=probe, prefix=".benchfoundry-probe."):
             pass
     except OSError as exc:
         raise OutputPathError(f"{folder}: cannot write here: {os_reason(exc)}") from None
@@ -60,11 +70,13 @@ def check_output_dir(path: str | os.PathLike[str]) -> Path:
 
 
 def check_output_file(path: str | os.PathLike[str]) -> Path:
-    """The absolute file path `path` after checking it is not a folder and its folder can be written."""
+    """The absolute file path `path` after checking it is not a folder and its folder can be written (its
+    missing folders are not created)."""
     target = Path(path).absolute()
     if target.is_dir():
         raise OutputPathError(f"{target}: is a folder, expected a file name")
-    check_output_dir(target.parent)
+    _check_no_file_above(target, target.parent)
+    check_output_dir(target.parent, create=False)
     return target
 
 
