@@ -93,9 +93,12 @@ def load_config(path: str | Path | None, overrides: Iterable[str] = ()) -> Build
     data: dict[str, Any] = {}
     if path is not None:
         try:
-            text = Path(path).read_text()
+            text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"{source}: cannot read config: {exc.strerror}") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{source}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})"
+                              ) from None
         try:
             loaded = yaml.safe_load(text)
         except yaml.YAMLError as exc:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import traceback
+import contextlib
+import json
+import os
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from prefect import flow
+from prefect import flow, get_run_logger
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, config_hash, load_config
@@ -14,8 +16,9 @@ from benchfoundry.flows.odi import odi_flow
 from benchfoundry.flows.policy import on_runner
 from benchfoundry.flows.syndor import syndor_flow
 from benchfoundry.flows.viewspatial import viewspatial_flow
-from benchfoundry.tasks.common.buildinfo import benchmark_outcome, package_versions, utc_now
-from benchfoundry.tasks.common.store import sweep_stale_temporaries, write_json_atomic
+from benchfoundry.tasks.common.buildinfo import benchmark_outcome, error_line, package_versions, utc_now
+from benchfoundry.tasks.common.output_root import MARKER_NAME, RECORD_NAME, describe_holder, hold_output_root
+from benchfoundry.tasks.common.store import sweep_build_leftovers, write_json_atomic
 
 #: The benchmarks a build can run, in order, with the config section that switches each on.
 BENCHMARKS: dict[str, Callable[..., Any]] = {
@@ -44,44 +47,83 @@ def _run_benchmark(name: str, config: BuildConfig, out: str) -> dict[str, Any]:
     try:
         state.result()
     except BaseException as exc:  # noqa: BLE001 - the failure is recorded, the other benchmarks go on
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return benchmark_outcome("failed", detail)
+        return benchmark_outcome("failed", error_line(exc))
     return benchmark_outcome("failed", f"subflow ended {state.type.value}")
 
 
+def write_build_record(path: Path, record: dict[str, Any]) -> None:
+    """`build.json`, atomically. When that fails (a full disk has no room for the temporary copy) a short
+    failed record is written in place over the old one (or, failing that, the old one is removed), so that
+    it never shows an earlier run as this one; then the OSError is raised."""
+    try:
+        write_json_atomic(path, record)
+    except OSError as exc:
+        short = {key: record.get(key) for key in ("name", "config_hash", "out", "started")}
+        short.update(status="failed", error=error_line(exc), finished=utc_now(),
+                     benchmarks={name: {"status": o.get("status"), "detail": o.get("detail")}
+                                 for name, o in record.get("benchmarks", {}).items()})
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(json.dumps(short, indent=2, sort_keys=True) + "\n")
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        raise
+
+
 @flow(name="build")
-def build(config: BuildConfig, out: str, only: Sequence[str] | None = None) -> dict[str, Any]:
-    """Run the selected benchmarks' subflows and write `OUT/build.json`.
+def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adopt: bool = False) -> dict[str, Any]:
+    """Run the selected benchmarks' subflows, holding the output root's lock, and write `OUT/build.json`:
+    first as `running` (so an earlier run's record never stands for this one), then with the outcome.
+    A build.json that cannot be written (a full disk) makes the build `failed`, with `record_error`.
 
     Subflows and their tasks get the absolute output root: a Dask worker on another machine
-    would resolve a relative one against its own working directory.
+    would resolve a relative one against its own working directory. `adopt` builds into a non-empty
+    folder that is not yet a build (tasks/common/output_root.py).
     """
-    root = Path(out).resolve()
-    root.mkdir(parents=True, exist_ok=True)
-    record: dict[str, Any] = {
-        "name": config.name,
-        "config": config_dict(config),
-        "config_hash": config_hash(config),
-        "out": str(root),
-        "versions": package_versions(),
-        "started": utc_now(),
-        "benchmarks": {},
-        "problems": [],
-        "swept_temporaries": [str(p.relative_to(root)) for p in sweep_stale_temporaries(root)],
-    }
-    for name in BENCHMARKS:
-        section = getattr(config, name)
-        if only is not None and name not in only:
-            outcome = benchmark_outcome("not built", "not selected with --only")
-        elif not section.enabled:
-            outcome = benchmark_outcome("not built", f"{name}.enabled is false")
-        else:
-            outcome = _run_benchmark(name, config, str(root))
-        record["benchmarks"][name] = outcome
-        record["problems"].extend({"benchmark": name, **p} for p in outcome.get("problems", []))
-    record["finished"] = utc_now()
-    write_json_atomic(root / "build.json", record)
-    return record
+    with hold_output_root(out, adopt) as taken_over:
+        root = Path(out).resolve()
+        if taken_over is not None:
+            get_run_logger().warning("took over the lock of a build that did not finish: %s",
+                                     describe_holder(taken_over))
+        swept = sweep_build_leftovers(root, BENCHMARKS, (RECORD_NAME, MARKER_NAME))
+        record: dict[str, Any] = {
+            "name": config.name,
+            "config": config_dict(config),
+            "config_hash": config_hash(config),
+            "out": str(root),
+            "versions": package_versions(),
+            "started": utc_now(),
+            "status": "running",
+            "benchmarks": {},
+            "problems": [],
+            "swept_leftovers": [str(p.relative_to(root)) for p in swept],
+            "lock_taken_over": taken_over,
+        }
+        try:
+            write_build_record(root / RECORD_NAME, record)
+        except OSError as exc:
+            return {**record, "status": "failed", "record_error": error_line(exc)}
+        for name in BENCHMARKS:
+            section = getattr(config, name)
+            if only is not None and name not in only:
+                outcome = benchmark_outcome("not built", "not selected with --only")
+            elif not section.enabled:
+                outcome = benchmark_outcome("not built", f"{name}.enabled is false")
+            else:
+                outcome = _run_benchmark(name, config, str(root))
+            record["benchmarks"][name] = outcome
+            record["problems"].extend({"benchmark": name, **p} for p in outcome.get("problems", []))
+        failed = [name for name, o in record["benchmarks"].items() if o["status"] == "failed"]
+        record["status"] = "failed" if failed else "finished"
+        if failed:
+            record["error"] = "; ".join(f"{name}: {record['benchmarks'][name]['detail']}" for name in failed)
+        record["finished"] = utc_now()
+        try:
+            write_build_record(root / RECORD_NAME, record)
+        except OSError as exc:
+            record.update(status="failed", record_error=error_line(exc))
+        return record
 
 
 @flow(name="build-from-config")
@@ -90,7 +132,8 @@ def build_from_config(
     out: str | None = None,
     only: list[str] | None = None,
     overrides: list[str] | None = None,
+    adopt: bool = False,
 ) -> dict[str, Any]:
     """Deployment entry point: JSON-friendly parameters (a config path and `--set` strings)."""
     config = load_config(config_path, overrides or [])
-    return build(config, out or str(config.output_root), only)
+    return build(config, out or str(config.output_root), only, adopt)

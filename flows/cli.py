@@ -25,28 +25,29 @@ COMMAND_MODULES: tuple[str, ...] = (
 def _cmd_build(args: argparse.Namespace) -> int:
     # Prefect's temporary server would try to send usage data at start; build machines are often offline.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    from benchfoundry.configs.loader import ConfigError, load_config
+    from benchfoundry.configs.loader import load_config
     from benchfoundry.flows.build import BENCHMARKS, build
+    from benchfoundry.tasks.common.output_root import hold_output_root
 
-    try:
-        config = load_config(args.config, args.set or [])
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    config = load_config(args.config, args.set or [])
     only = None
-    if args.only:
+    if args.only is not None:
         only = [name.strip() for name in args.only.split(",") if name.strip()]
         unknown = sorted(set(only) - set(BENCHMARKS))
-        if unknown:
-            print(f"error: --only: unknown benchmark(s) {unknown}; known: {list(BENCHMARKS)}", file=sys.stderr)
-            return 2
+        if unknown or not only:
+            raise ValueError(f"--only {args.only!r}: " + (f"unknown benchmark(s) {unknown}" if unknown else
+                             "names no benchmark") + f"; known: {', '.join(BENCHMARKS)}")
     out = args.out or str(config.output_root)
-    record = build(config, out, only)
-    failed = [name for name, o in record["benchmarks"].items() if o["status"] == "failed"]
+    # The root is checked and locked before Prefect starts: a second build stops at once.
+    with hold_output_root(out, args.adopt_out):
+        record = build(config, out, only, args.adopt_out)
     for name, outcome in record["benchmarks"].items():
         print(f"{name}: {outcome['status']}" + (f" ({outcome['detail']})" if outcome["detail"] else ""))
-    print(f"build record: {out}/build.json")
-    return 1 if failed else 0
+    if "record_error" in record:
+        print(f"error: {record['record_error']}", file=sys.stderr)
+    else:
+        print(f"build record: {out}/build.json")
+    return 1 if record["status"] == "failed" else 0
 
 
 def _given(value: float | None, default: float) -> float:
@@ -86,6 +87,8 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output root (default: the config's output_root)")
     p.add_argument("--only", help="comma-separated subset of: syndor,odi,viewspatial")
     p.add_argument("--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (repeatable)")
+    p.add_argument("--adopt-out", action="store_true",
+                   help="build into a non-empty folder that is not a benchfoundry build (it then owns only what it writes)")
     p.set_defaults(func=_cmd_build)
 
     p = sub.add_parser("dori", help="DORI distances for a camera spec")
@@ -107,6 +110,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        from benchfoundry.tasks.common.buildinfo import error_line
+
+        print(f"error: {error_line(exc)}", file=sys.stderr)
         return 2
 
 

@@ -65,10 +65,13 @@ def format_tables(score: dict[str, Any]) -> str:
 def score_syndor(build: Path, predictions: Path, out: Path | None = None, embed_path: str | None = None,
                  embed_name: str | None = None) -> tuple[dict[str, Any], Path]:
     """Score a predictions file against the build and write the score file (default
-    `BUILD/report/scores/<predictions name>.json`); OSError or ValueError when the input is unusable."""
+    `BUILD/report/scores/<predictions name>.json`); OSError or ValueError when the input or the output
+    path is unusable (checked before anything is read)."""
+    from benchfoundry.tasks.common.output_root import check_output_file
     from benchfoundry.tasks.common.store import write_json_atomic
     from benchfoundry.tasks.syndor import qa_export, scoring
 
+    target = check_output_file(out or build / "report" / "scores" / f"{predictions.stem}.json")
     record = _build_record(build)
     qa, _ = _build_settings(record)
     qa = _embedding_override(qa, embed_path, embed_name)
@@ -93,7 +96,6 @@ def score_syndor(build: Path, predictions: Path, out: Path | None = None, embed_
         "problems": problems,
         **result,
     }
-    target = out or build / "report" / "scores" / f"{predictions.stem}.json"
     write_json_atomic(target, score)
     return score, target
 

@@ -16,6 +16,7 @@ from typing import Callable
 
 from benchfoundry.configs.loader import load_config
 from benchfoundry.configs.odi import SphereConfig
+from benchfoundry.tasks.common.output_root import check_output_dir, check_output_file
 from benchfoundry.tasks.odi import sphere
 
 #: Per command, the options whose default is a field of `odi.sphere` (option dest → SphereConfig field).
@@ -36,12 +37,16 @@ def with_config_defaults(args: argparse.Namespace) -> argparse.Namespace:
 
 
 def _sphere_command(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Fill config defaults; an unwritable output (a file where a folder should be, no permission) is an
-    error line and exit 2."""
+    """Fill config defaults and check the output path up front; an unwritable output (a file where a folder
+    should be, no permission, a read-only disk) is an error line and exit 2."""
 
     @functools.wraps(command)
     def run(args: argparse.Namespace) -> int:
         args = with_config_defaults(args)
+        if "outdir" in vars(args):
+            check_output_dir(args.outdir, create=False)
+        else:
+            check_output_file(args.out)
         try:
             return command(args)
         except OSError as exc:

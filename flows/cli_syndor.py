@@ -23,8 +23,10 @@ def _build_config(build: Path, config_path: str | None, overrides: list[str]) ->
 
 
 def _cmd_label_sample(args: argparse.Namespace) -> int:
+    from benchfoundry.tasks.common.output_root import check_output_dir
     from benchfoundry.tasks.syndor.discernibility import export_label_sample
 
+    check_output_dir(args.build, create=False)
     config = _build_config(Path(args.build), args.config, args.set or [])
     result = export_label_sample(args.build, config)
     print(f"{result['sample']} of {result['population']} images to label (Cochran, stratified by zone × lighting)")
@@ -35,8 +37,10 @@ def _cmd_label_sample(args: argparse.Namespace) -> int:
 
 
 def _cmd_label_import(args: argparse.Namespace) -> int:
+    from benchfoundry.tasks.common.output_root import check_output_dir
     from benchfoundry.tasks.syndor.discernibility import import_labels
 
+    check_output_dir(args.build, create=False)
     config = _build_config(Path(args.build), args.config, args.set or [])
     try:
         result = import_labels(args.build, config, args.file)

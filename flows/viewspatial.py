@@ -4,7 +4,7 @@ Without `viewspatial.scannet_root` the embedded synthetic scans are rendered fir
 store marker records them). One task per scan runs its three stages (frame selection,
 visibility, QA: tasks/viewspatial/scan_stages.py), so a rerun skips finished scans and redoes
 changed ones. A scan that cannot be read, or whose task fails, is reported in the problems and the
-other scans are still built. The val split becomes `viewspatial/ViewSpatial-Bench.json`, the train
+other scans are still built; when no scan is built the benchmark is `failed`. The val split becomes `viewspatial/ViewSpatial-Bench.json`, the train
 split the SFT chat files `viewspatial/ViewSpatial-SFT.json` (one image per record) and
 `ViewSpatial-SFT-multi.json` (several). Without the label map TSV (`viewspatial.label_map: null`, or
 left at its default and not found), objects are excluded by raw category name
@@ -87,4 +87,4 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         f"({', '.join(f'{s} {t}: {n}' for (s, t), n in files['counts'].items()) or 'none'}); {label_rule}. "
         "COCO person orientation (Cam-Obj. Ori., Per-Obj. Ori., Per-Rel. Dir.) is not built yet."
     )
-    return benchmark_outcome("built", detail, stages=stages, problems=problems, **extra)
+    return benchmark_outcome("built" if done else "failed", detail, stages=stages, problems=problems, **extra)

@@ -31,3 +31,10 @@ def test_a_section_level_error_names_the_overrides_below_it_and_stays_short():
     bad = [x for x in str(err.value).splitlines()[1:] if "syndor" in x]
     assert bad and all("syndor.rig.zones" in x and "seed" not in x.split("[from")[-1] for x in bad)
     assert all(len(x) < 400 for x in bad)
+
+
+def test_a_config_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("name: caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match=rf"^{path}: not UTF-8 text \(byte 0xe9 at offset 9\)"):
+        load_config(path)

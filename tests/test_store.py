@@ -11,7 +11,7 @@ from benchfoundry.tasks.common.store import (
     StageStore,
     atomic_path,
     check_shard_id,
-    sweep_stale_temporaries,
+    sweep_build_leftovers,
     write_json_atomic,
 )
 
@@ -114,7 +114,6 @@ def test_spec_hash_ignores_key_order_and_sees_every_value() -> None:
 
 
 def test_a_killed_writer_leaves_only_a_temporary_which_the_next_build_sweeps(tmp_path: Path) -> None:
-    import os
     import signal
     import subprocess
     import sys
@@ -131,11 +130,52 @@ def test_a_killed_writer_leaves_only_a_temporary_which_the_next_build_sweeps(tmp
     assert result.returncode == -signal.SIGKILL
     assert not target.exists()
     (left,) = target.parent.glob(".*.tmp")
-    fresh = tmp_path / "stage" / ".other.parquet.abc123.tmp"  # another writer, still busy
-    fresh.write_bytes(b"in progress")
     unrelated = tmp_path / "stage" / "notes.tmp"  # not ours: no leading dot
     unrelated.write_bytes(b"keep")
-    old = left.stat().st_mtime - 7200
-    os.utime(left, (old, old))
-    assert sweep_stale_temporaries(tmp_path) == [left]
-    assert not left.exists() and fresh.exists() and unrelated.exists()
+    users = tmp_path / ".draft.tmp"  # not under a benchmark folder
+    users.write_bytes(b"keep")
+    assert sweep_build_leftovers(tmp_path, ["stage"], ["build.json"]) == [left]
+    assert not left.exists() and unrelated.exists() and users.exists()
+
+
+def _fill(folder: Path) -> Path:
+    """A file that takes every free byte of `folder`'s filesystem."""
+    filler = folder / "filler"
+    with open(filler, "wb", buffering=0) as fh:
+        try:
+            while True:
+                fh.write(b"\0" * 4096)
+        except OSError:
+            pass
+    return filler
+
+
+def test_a_full_disk_fails_the_shard_naming_it_and_a_rerun_with_space_matches_a_clean_store(tmp_path: Path) -> None:
+    import errno
+    import subprocess
+
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mnt)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    rows = {s: pd.DataFrame({"item": [f"{s}-{i}" for i in range(50)], "value": range(50)}) for s in ("a", "b")}
+    try:
+        store = StageStore(mnt, "bench", "stage")
+        store.write_shard("a", rows["a"], spec_hash="h")
+        filler = _fill(mnt)
+        with pytest.raises(OSError) as err:
+            store.write_shard("b", rows["b"], spec_hash="h")
+        assert err.value.errno == errno.ENOSPC and err.value.filename == str(store.shard_path("b"))
+        assert store.is_done("a", "h") and not store.is_done("b")
+        assert not [p for p in mnt.rglob("*") if p.name.endswith(".tmp")]
+        filler.unlink()
+        store.write_shard("b", rows["b"], spec_hash="h")
+        store.write_manifest()
+        clean = StageStore(tmp_path / "clean", "bench", "stage")
+        for shard, frame in rows.items():
+            clean.write_shard(shard, frame, spec_hash="h")
+        clean.write_manifest()
+        for path in (clean.manifest_path, clean.shard_path("a"), clean.shard_path("b")):
+            assert (mnt / path.relative_to(tmp_path / "clean")).read_bytes() == path.read_bytes()
+    finally:
+        subprocess.run(["umount", "--lazy", str(mnt)], check=True)

@@ -374,3 +374,12 @@ def test_a_changed_scan_is_redone_and_an_untouched_or_moved_one_is_not(tmp_path:
     assert markers(out, SCENE) == first[SCENE]
     changed = markers(out, OTHER)
     assert all(changed[stage][2] != first[OTHER][stage][2] for stage in changed)
+
+
+def test_a_scannet_root_where_every_scan_fails_fails_the_benchmark(prefect_server: None, tmp_path: Path) -> None:
+    (tmp_path / "scans" / "scene0998_00").mkdir(parents=True)  # a scan folder with nothing readable in it
+    config = load_config(None, [f"viewspatial.scannet_root={tmp_path}", "viewspatial.label_map=null",
+                                _split_lists(tmp_path, ["scene0998_00", "scene0999_00"], [])])
+    outcome = viewspatial_flow(config, str(tmp_path / "build"))
+    assert outcome["status"] == "failed" and outcome["detail"].startswith("0/2 scans")
+    assert sorted(p["item"] for p in outcome["problems"]) == ["scene0998_00", "scene0999_00"]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import importlib.metadata
 import platform
 import time
+import traceback
 from typing import Any
 
 #: Distributions whose versions go into every build.json.
@@ -50,3 +52,18 @@ def problem(stage: str, item: str, reason: str, *, kind: str = "skipped", path: 
     if path is not None:
         row["path"] = path
     return row
+
+
+def os_reason(exc: OSError) -> str:
+    """`No space left on device (errno 28 ENOSPC)`: the strerror with the errno number and name."""
+    code = exc.errno
+    name = errno.errorcode.get(code, "?") if code is not None else "?"
+    return f"{exc.strerror or exc} (errno {code} {name})"
+
+
+def error_line(exc: BaseException) -> str:
+    """A failure in one line: an OSError as `PATH: reason (errno N NAME)`, anything else as `Type: message`."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        where = exc.filename if exc.filename is not None else "?"
+        return f"{type(exc).__name__}: {where}: {os_reason(exc)}"
+    return " ".join("".join(traceback.format_exception_only(type(exc), exc)).split("\n")).strip()

@@ -1,4 +1,9 @@
-"""Decoding image files with OpenCV, refusing truncated JPEG and PNG data that OpenCV would half-decode.
+"""Decoding image files with OpenCV: the one guarded path for every image and depth read.
+
+Before anything is decoded, a file is refused when it is empty, larger than `MAX_FILE_BYTES`, or when
+its PNG / JPEG header declares no pixels or more than `MAX_PIXELS` (OpenCV's own limit, which it
+reports only as an assertion naming no file). An OpenCV error while decoding is raised as `error`
+naming the file too.
 
 OpenCV's `imread` turns a JPEG cut short into a full-size image with grey bottom rows (libjpeg only
 warns). `check_complete` catches that cheaply: JPEG data ending (after zero / whitespace padding)
@@ -26,6 +31,13 @@ _PADDING = b"\x00 \t\r\n"
 
 ErrorType = Callable[[str], Exception]
 
+#: OpenCV's default CV_IO_MAX_IMAGE_PIXELS (2^30): a 32,766 × 16,383 panorama fits, a forged header does not.
+MAX_PIXELS = 1 << 30
+#: No image or depth file the pipeline reads comes near this; a larger one is refused before reading.
+MAX_FILE_BYTES = 4 << 30
+#: JPEG start-of-frame markers (baseline, progressive, lossless, …), whose segment holds the size.
+_JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+
 
 def container(data: bytes) -> str | None:
     """"JPEG" or "PNG" from the leading signature, else None."""
@@ -40,6 +52,51 @@ def has_end_marker(data: bytes) -> bool:
     """Whether JPEG / PNG data ends, padding stripped, with its end marker (EOI / IEND)."""
     end = {"JPEG": JPEG_END, "PNG": PNG_END}.get(container(data) or "")
     return end is not None and data.rstrip(_PADDING).endswith(end)
+
+
+def header_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) declared by a PNG's IHDR or a JPEG's start-of-frame segment; None for other formats
+    or when the header is cut short."""
+    kind = container(data)
+    if kind == "PNG":
+        if len(data) < 24 or data[12:16] != b"IHDR":
+            return None
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if kind != "JPEG":
+        return None
+    i = 2
+    while i + 4 <= len(data):
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if marker == 0x01 or 0xD0 <= marker <= 0xD8:  # markers without a length
+            i += 2
+            continue
+        if marker in _JPEG_SOF:
+            if i + 9 > len(data):
+                return None
+            return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
+        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+    return None
+
+
+def check_header(data: bytes, where: str, error: ErrorType = ValueError) -> None:
+    """Raise `error` naming `where` for empty data, or a PNG / JPEG header declaring no pixels or more than
+    `MAX_PIXELS`."""
+    if not data:
+        raise error(f"{where}: empty file (0 bytes)")
+    size = header_size(data)
+    if size is None:
+        return
+    width, height = size
+    if width == 0 or height == 0:
+        raise error(f"{where}: the {container(data)} header declares {width}x{height} pixels")
+    if width * height > MAX_PIXELS:
+        raise error(f"{where}: the {container(data)} header declares {width}x{height} = {width * height} pixels, "
+                    f"over the limit of {MAX_PIXELS}")
 
 
 def check_complete(data: bytes, where: str, error: ErrorType = ValueError) -> None:
@@ -61,9 +118,14 @@ def check_complete(data: bytes, where: str, error: ErrorType = ValueError) -> No
 
 def decode_bytes(data: bytes, where: str, flags: int = cv2.IMREAD_UNCHANGED,
                  error: ErrorType = ValueError) -> np.ndarray:
-    """Decode image bytes with OpenCV after `check_complete`; errors name `where`."""
+    """Decode image bytes with OpenCV after `check_header` and `check_complete`; errors name `where`."""
+    check_header(data, where, error)
     check_complete(data, where, error)
-    image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), flags)
+    try:
+        image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), flags)
+    except cv2.error as exc:
+        reason = next((line for line in str(exc).splitlines() if "error:" in line), str(exc)).strip()
+        raise error(f"{where}: cannot decode the image (OpenCV: {reason})") from None
     if image is None:
         raise error(f"{where}: cannot decode the image (corrupt or unsupported format)")
     return image
@@ -74,6 +136,9 @@ def decode_file(path: str | os.PathLike[str], flags: int = cv2.IMREAD_UNCHANGED,
     """Read and decode an image file; a missing, unreadable, truncated or corrupt file raises `error` naming it."""
     path = Path(path)
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise error(f"{path}: {size} bytes, over the limit of {MAX_FILE_BYTES} for an image")
         data = path.read_bytes()
     except FileNotFoundError:
         raise error(f"{path}: no such file") from None

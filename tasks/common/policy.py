@@ -1,4 +1,4 @@
-"""The house policy of shard tasks: retried, uncached, results not persisted.
+"""The house policy of shard tasks: retried only on errors a retry can fix, uncached, results not persisted.
 
 Completion lives in the artifact store's markers (tasks/common/store.py), which survive a new Prefect
 database and a move to another cluster. Outside flows/, this is the one module that imports prefect.
@@ -6,23 +6,47 @@ database and a move to another cluster. Outside flows/, this is the one module t
 
 from __future__ import annotations
 
+import errno
 from typing import Any, Callable, TypeVar
 
-from prefect import task
+from prefect import Task, task
 from prefect.cache_policies import NO_CACHE
+from prefect.client.schemas.objects import TaskRun
+from prefect.states import State
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: OS errors that the same call meets again a few seconds later.
+DETERMINISTIC_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EACCES, errno.EPERM,
+                                  errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG})
+
+
+def is_deterministic(exc: BaseException) -> bool:
+    """Whether a retry would meet `exc` again: a missing or unwritable file, a full disk, a bad config or
+    input that cannot be decoded (ValueError and its kin: ConfigError, ScanFormatError, …), a file too
+    large to load (MemoryError). A crashed render worker (RenderError) or a timeout is retried."""
+    if isinstance(exc, OSError):
+        return isinstance(exc, FileNotFoundError) or exc.errno in DETERMINISTIC_ERRNOS
+    return isinstance(exc, (ValueError, TypeError, KeyError, MemoryError))
+
+
+def retry_transient(_task: Task, _run: TaskRun, state: State) -> bool:
+    """Prefect's `retry_condition_fn`: retry unless the task raised a deterministic error."""
+    exc = state.data if isinstance(state.data, BaseException) else state.result(raise_on_failure=False)
+    return not (isinstance(exc, BaseException) and is_deterministic(exc))
+
 
 SHARD_TASK_OPTIONS: dict[str, Any] = {
     "retries": 2,
     "retry_delay_seconds": 5,
+    "retry_condition_fn": retry_transient,
     "cache_policy": NO_CACHE,
     "persist_result": False,
 }
 
 
 def shard_task(fn: F | None = None, **overrides: Any) -> Any:
-    """`@task` with the house policy: retried, uncached, results not persisted."""
+    """`@task` with the house policy: retried on transient errors only, uncached, results not persisted."""
     options = {**SHARD_TASK_OPTIONS, **overrides}
     if fn is None:
         return lambda f: task(f, **options)

@@ -17,10 +17,10 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import tempfile
-import time
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import pandas as pd
 
@@ -31,7 +31,8 @@ _SHARD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=+-]{0,199}$")
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path beside `path`; rename it into place only if the block succeeds."""
+    """Yield a temporary path beside `path`; rename it into place only if the block succeeds. An OSError
+    of the block that names no file (a write on a full disk) is raised again naming `path`."""
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
@@ -40,23 +41,48 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     try:
         yield tmp
         os.replace(tmp, final)
+    except OSError as exc:
+        if exc.filename is None:  # a failed write (ENOSPC, EIO) names no file: name the one being written
+            raise OSError(exc.errno, exc.strerror or str(exc), str(final)) from exc
+        raise
     finally:
         tmp.unlink(missing_ok=True)
 
 
-#: Temporary files of `atomic_path` look like `.NAME.RANDOM.tmp`.
-_TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
+#: Temporary files of `atomic_path`: `.NAME.XXXXXXXX.tmp` (mkstemp's eight random characters).
+_TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
+#: Staging folders of stages: `<benchmark>/<stage>/_tmp` (render shards, calibration) and `.hf.*` (the
+#: imagefolder export, tasks/syndor/qa_export.py).
+_STAGING = re.compile(r"^(_tmp|\.hf\..+)$")
 
 
-def sweep_stale_temporaries(root: str | os.PathLike[str], older_than_s: float = 3600.0) -> list[Path]:
-    """Delete `atomic_path` temporaries under `root` left by a killed process (not touched for
-    `older_than_s`, so a write in progress elsewhere is never removed); return what was deleted."""
-    cutoff = time.time() - older_than_s
-    swept = []
-    for path in sorted(Path(root).rglob(".*.tmp")):
-        if _TEMPORARY.match(path.name) and path.is_file() and path.stat().st_mtime < cutoff:
+def sweep_build_leftovers(root: str | os.PathLike[str], owned_dirs: Iterable[str],
+                          owned_files: Iterable[str]) -> list[Path]:
+    """Delete what a killed build left in its output root and return it: temporaries and staging folders
+    under the benchmark folders `owned_dirs`, and temporaries of the root's own files `owned_files`.
+
+    Nothing else is touched: a user's `.draft.tmp` beside the build, or in a folder of their own inside
+    the root, stays. Call it only while holding the root's lock (tasks/common/output_root.py), when no
+    writer of this build can be busy.
+    """
+    root = Path(root)
+    names = set(owned_files)
+    swept = [p for p in sorted(root.glob(".*.tmp")) if _TEMPORARY.match(p.name) and p.is_file()
+             and p.name[1:].rsplit(".", 2)[0] in names]
+    for folder in (root / name for name in sorted(set(owned_dirs))):
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        for dirpath, dirnames, filenames in os.walk(folder):
+            here = Path(dirpath)
+            staged = [d for d in dirnames if _STAGING.match(d)]
+            dirnames[:] = sorted(d for d in dirnames if d not in staged)
+            swept += [here / d for d in sorted(staged)]
+            swept += [here / f for f in sorted(filenames) if _TEMPORARY.match(f)]
+    for path in swept:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
             path.unlink(missing_ok=True)
-            swept.append(path)
     return swept
 
 

@@ -162,12 +162,13 @@ _PLY_TYPES = {
 
 
 def _read_records(fh: BinaryIO, dtype: np.dtype, count: int, path: Path, name: str) -> np.ndarray:
-    """`count` records of `dtype`; fewer bytes than that raise ScanFormatError naming the file."""
-    data = fh.read(dtype.itemsize * count)
-    if len(data) != dtype.itemsize * count:
-        raise ScanFormatError(
-            f"{path}: truncated in element {name!r} ({len(data) // dtype.itemsize} of {count} records)")
-    return np.frombuffer(data, dtype=dtype)
+    """`count` records of `dtype`; a count the rest of the file cannot hold (a truncated file, or a forged
+    header claiming 4e9 vertices) raises ScanFormatError naming the file before anything is allocated."""
+    left = os.fstat(fh.fileno()).st_size - fh.tell()
+    if count < 0 or dtype.itemsize * count > left:
+        raise ScanFormatError(f"{path}: truncated in element {name!r}: the header declares {count} records "
+                              f"({dtype.itemsize * count} bytes), only {left} bytes follow")
+    return np.frombuffer(fh.read(dtype.itemsize * count), dtype=dtype)
 
 
 def _ply_dtype(path: Path, end: str, fields: list[tuple[Any, ...]]) -> np.dtype:
