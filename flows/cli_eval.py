@@ -23,6 +23,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from benchfoundry.tasks.common.model_client import ModelClient
+    from benchfoundry.tasks.common.output_root import check_output_dir
     from benchfoundry.tasks.common.store import write_json_atomic
     from benchfoundry.tasks.evaluation import run
     from benchfoundry.tasks.evaluation.items import load_items
@@ -46,6 +47,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         return 2
     items = items[: args.limit] if args.limit else items
     target = run.model_dir(build, args.model)
+    try:
+        check_output_dir(target)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     name = "odi-omnicot" if args.omni_cot else args.bench
     with ModelClient(endpoint, run.eval_dir(build) / "cache") as client:
         if args.omni_cot:

@@ -197,3 +197,12 @@ def test_omnicot_answers_with_the_crop_of_the_box_the_model_named(tmp_path: Path
     assert [r["turns"][0]["box"] for r in rows] == [[0.7, 0.45, 0.8, 0.55], None]
     score = json.loads((tmp_path / "report" / "eval" / "org__scripted" / "odi-omnicot.json").read_text())
     assert score["overall"] == 1.0 and score["n"] == 2
+
+
+def test_an_output_folder_under_a_file_is_refused_before_anything_is_sent(tmp_path: Path, capsys) -> None:
+    viewspatial_build(tmp_path, n=2)
+    (tmp_path / "report").write_text("not a folder")
+    with ScriptedModel(lambda p, a: ("ok", "A")) as server:
+        assert run_eval(tmp_path, "viewspatial", server.base_url) == 2
+        assert sum(server.requests.values()) == 0
+    assert str(tmp_path / "report") in capsys.readouterr().err
