@@ -10,8 +10,10 @@ from prefect import flow
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, config_hash, load_config
+from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.odi import odi_flow
 from benchfoundry.flows.policy import on_runner
+from benchfoundry.flows.prefect_api import build_api, configured_api_url
 from benchfoundry.flows.syndor import syndor_flow
 from benchfoundry.flows.viewspatial import viewspatial_flow
 from benchfoundry.tasks.common.buildinfo import benchmark_outcome, package_versions, utc_now
@@ -51,7 +53,8 @@ def _run_benchmark(name: str, config: BuildConfig, out: str) -> dict[str, Any]:
 
 @flow(name="build")
 def build(config: BuildConfig, out: str, only: Sequence[str] | None = None) -> dict[str, Any]:
-    """Run the selected benchmarks' subflows and write `OUT/build.json`.
+    """Run the selected benchmarks' subflows on the build's runner (a Dask cluster it starts is closed
+    at the end) and write `OUT/build.json`.
 
     Subflows and their tasks get the absolute output root: a Dask worker on another machine
     would resolve a relative one against its own working directory.
@@ -69,19 +72,28 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None) -> d
         "problems": [],
         "swept_temporaries": [str(p.relative_to(root)) for p in sweep_stale_temporaries(root)],
     }
-    for name in BENCHMARKS:
-        section = getattr(config, name)
-        if only is not None and name not in only:
-            outcome = benchmark_outcome("not built", "not selected with --only")
-        elif not section.enabled:
-            outcome = benchmark_outcome("not built", f"{name}.enabled is false")
-        else:
-            outcome = _run_benchmark(name, config, str(root))
-        record["benchmarks"][name] = outcome
-        record["problems"].extend({"benchmark": name, **p} for p in outcome.get("problems", []))
+    with dask_cluster(config.runner, configured_api_url()) as runner:
+        bound = config.model_copy(update={"runner": runner})
+        for name in BENCHMARKS:
+            section = getattr(config, name)
+            if only is not None and name not in only:
+                outcome = benchmark_outcome("not built", "not selected with --only")
+            elif not section.enabled:
+                outcome = benchmark_outcome("not built", f"{name}.enabled is false")
+            else:
+                outcome = _run_benchmark(name, bound, str(root))
+            record["benchmarks"][name] = outcome
+            record["problems"].extend({"benchmark": name, **p} for p in outcome.get("problems", []))
     record["finished"] = utc_now()
     write_json_atomic(root / "build.json", record)
     return record
+
+
+def run_build(config: BuildConfig, out: str, only: Sequence[str] | None = None) -> dict[str, Any]:
+    """The `build` flow against one Prefect API: for a Dask runner with none configured, a Prefect
+    server started for the build (flows/prefect_api.py)."""
+    with build_api(config.runner):
+        return build(config, out, only)
 
 
 @flow(name="build-from-config")

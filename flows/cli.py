@@ -13,6 +13,7 @@ from benchfoundry.tasks.syndor import dori
 
 #: Modules that add their own subcommands through `add_commands(subparsers)`.
 COMMAND_MODULES: tuple[str, ...] = (
+    "benchfoundry.flows.cli_runner",
     "benchfoundry.flows.cli_scannet",
     "benchfoundry.flows.cli_sphere",
     "benchfoundry.flows.cli_score",
@@ -24,7 +25,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     # Prefect's temporary server would try to send usage data at start; build machines are often offline.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from benchfoundry.configs.loader import ConfigError, load_config
-    from benchfoundry.flows.build import BENCHMARKS, build
+    from benchfoundry.flows.build import BENCHMARKS, run_build
 
     try:
         config = load_config(args.config, args.set or [])
@@ -39,7 +40,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
             print(f"error: --only: unknown benchmark(s) {unknown}; known: {list(BENCHMARKS)}", file=sys.stderr)
             return 2
     out = args.out or str(config.output_root)
-    record = build(config, out, only)
+    record = run_build(config, out, only)
     failed = [name for name, o in record["benchmarks"].items() if o["status"] == "failed"]
     for name, outcome in record["benchmarks"].items():
         print(f"{name}: {outcome['status']}" + (f" ({outcome['detail']})" if outcome["detail"] else ""))
