@@ -3,6 +3,7 @@ scheduler (`dask`); `local` needs none. Every worker gets the build's `PREFECT_A
 
 from __future__ import annotations
 
+import os
 import shlex
 import socket
 from contextlib import contextmanager
@@ -17,6 +18,21 @@ JOB_NAME = "benchfoundry"
 
 def _worker_env(prefect_api_url: str | None) -> dict[str, str]:
     return {"PREFECT_API_URL": prefect_api_url} if prefect_api_url else {}
+
+
+@contextmanager
+def environ(updates: dict[str, str]) -> Iterator[None]:
+    """`os.environ` with `updates` for the duration (processes started meanwhile inherit them), then restored."""
+    previous = {name: os.environ.get(name) for name in updates}
+    os.environ.update(updates)
+    try:
+        yield
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def slurm_options(runner: RunnerConfig, prefect_api_url: str | None) -> dict[str, Any]:
@@ -60,9 +76,10 @@ def dask_cluster(runner: RunnerConfig, prefect_api_url: str | None) -> Iterator[
         from distributed import LocalCluster
 
         resources = {GPU_RESOURCE: runner.worker_gpus} if runner.worker_gpus else None
-        with LocalCluster(n_workers=runner.workers, threads_per_worker=1, processes=True, resources=resources,
-                          env=_worker_env(prefect_api_url), dashboard_address=None,
-                          host="127.0.0.1") as cluster:
+        # worker processes (and the nanny's replacements for dead ones) inherit this environment
+        with environ(_worker_env(prefect_api_url)), LocalCluster(
+                n_workers=runner.workers, threads_per_worker=1, processes=True, resources=resources,
+                dashboard_address=None, host="127.0.0.1") as cluster:
             yield runner.model_copy(update={"dask_address": cluster.scheduler_address})
     elif runner.kind == "slurm":
         from dask_jobqueue import SLURMCluster

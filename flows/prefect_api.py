@@ -18,6 +18,7 @@ from contextlib import ExitStack, contextmanager
 from typing import Iterator
 
 from benchfoundry.configs.build import RunnerConfig
+from benchfoundry.flows.cluster import environ
 
 STARTUP_TIMEOUT_S = 180.0
 
@@ -50,7 +51,8 @@ def prefect_server(host: str = "127.0.0.1", port: int | None = None,
     stops it at exit. Its log goes to a temporary file, quoted when it does not come up."""
     port = port or free_port(host)
     url = f"http://{host}:{port}/api"
-    env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT": "false"}
+    # SQLite under many Dask workers' writes: wait for the lock instead of failing after the default 10 s
+    env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_API_DATABASE_TIMEOUT": "60"}
     env.pop("PREFECT_API_URL", None)
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", host,
@@ -90,14 +92,5 @@ def build_api(runner: RunnerConfig) -> Iterator[str | None]:
         url = stack.enter_context(prefect_server(runner.prefect_host, runner.prefect_port or None))
         print(f"Prefect API for this build: {url} (UI: {url.removesuffix('/api')})", file=sys.stderr, flush=True)
         stack.enter_context(temporary_settings({PREFECT_API_URL: url}))
-        previous = os.environ.get("PREFECT_API_URL")
-        os.environ["PREFECT_API_URL"] = url
-        stack.callback(_restore_env, "PREFECT_API_URL", previous)
+        stack.enter_context(environ({"PREFECT_API_URL": url}))
         yield url
-
-
-def _restore_env(name: str, value: str | None) -> None:
-    if value is None:
-        os.environ.pop(name, None)
-    else:
-        os.environ[name] = value
