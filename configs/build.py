@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from benchfoundry.configs.base import Section
 from benchfoundry.configs.odi import OdiConfig
@@ -13,15 +13,55 @@ from benchfoundry.configs.syndor import SyndorConfig
 from benchfoundry.configs.viewspatial import ViewSpatialConfig
 
 
-class RunnerConfig(Section):
-    """How tasks run: threads on this machine, or a Dask cluster (prefect-dask)."""
+class SlurmConfig(Section):
+    """The SLURM jobs of `runner.kind: slurm` (dask-jobqueue's SLURMCluster); each job runs Dask workers."""
 
-    kind: Literal["local", "dask"] = "local"
+    queue: str | None = Field(None, description="partition (#SBATCH -p)")
+    account: str | None = Field(None, description="account to charge (#SBATCH -A)")
+    cores: int = Field(8, ge=1, description="CPU cores per job")
+    memory: str = Field("32GB", description="memory per job, e.g. 32GB")
+    walltime: str = Field("04:00:00", pattern=r"^(\d+-)?\d{1,2}:\d{2}:\d{2}$", description="[D-]HH:MM:SS")
+    processes: int = Field(1, ge=1, description="Dask worker processes per job")
+    gpus_per_job: int = Field(0, ge=0, description="GPUs per job (#SBATCH --gres=gpu:N), shared by its processes")
+    job_extra_directives: list[str] = Field(default_factory=list, description="more #SBATCH lines, e.g. --constraint=a100")
+    job_script_prologue: list[str] = Field(default_factory=list, description="shell lines before the worker starts")
+    local_directory: str | None = Field(None, description="worker scratch folder on the node, e.g. $TMPDIR")
+    scheduler_port: int = Field(8786, ge=0, le=65535, description="port of the scheduler the build starts (0: any)")
+    interface: str | None = Field(None, description="network interface the nodes reach the scheduler on, e.g. ib0")
+    min_jobs: int = Field(0, ge=0, description="adaptive scaling: fewest jobs")
+    max_jobs: int = Field(4, ge=1, description="adaptive scaling: most jobs")
+
+    @model_validator(mode="after")
+    def _check(self) -> "SlurmConfig":
+        if self.min_jobs > self.max_jobs:
+            raise ValueError(f"min_jobs ({self.min_jobs}) exceeds max_jobs ({self.max_jobs})")
+        if self.gpus_per_job and self.gpus_per_job % self.processes:
+            raise ValueError(f"gpus_per_job ({self.gpus_per_job}) must split evenly over processes ({self.processes})")
+        return self
+
+
+class RunnerConfig(Section):
+    """Where shard tasks run: threads here (`local`), a Dask LocalCluster the build starts and closes
+    (`dask-local`), an existing Dask scheduler (`dask`), or SLURM jobs (`slurm`, dask-jobqueue)."""
+
+    kind: Literal["local", "dask-local", "dask", "slurm"] = "local"
     max_workers: int = Field(2, ge=1, description="threads of the local runner")
-    dask_address: str | None = Field(None, description="scheduler address; None starts a local cluster")
-    dask_workers: int = Field(2, ge=1, description="processes of a local Dask cluster")
+    workers: int = Field(2, ge=1, description="worker processes of dask-local (one thread each)")
+    worker_gpus: int = Field(0, ge=0, description="GPU resource each dask-local worker offers")
+    dask_address: str | None = Field(None, description="scheduler address of kind dask, e.g. tcp://host:8786")
+    slurm: SlurmConfig = SlurmConfig()
+    prefect_host: str = Field("127.0.0.1", description="address of the Prefect server a Dask build starts when "
+                              "no PREFECT_API_URL is set (SLURM: a name the nodes reach)")
+    prefect_port: int = Field(0, ge=0, le=65535, description="port of that server (0: a free one)")
     task_retries: int = Field(2, ge=0)
     retry_delay_s: float = Field(5.0, ge=0)
+
+    @model_validator(mode="after")
+    def _check_address(self) -> "RunnerConfig":
+        if self.kind == "dask" and not self.dask_address:
+            raise ValueError("kind dask needs dask_address (the scheduler, e.g. tcp://host:8786); "
+                             "kind dask-local starts a cluster on this machine")
+        return self
 
 
 class BuildConfig(Section):

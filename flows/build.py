@@ -12,8 +12,10 @@ from prefect import flow, get_run_logger
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, config_hash, load_config
+from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.odi import odi_flow
 from benchfoundry.flows.policy import on_runner
+from benchfoundry.flows.prefect_api import build_api, configured_api_url
 from benchfoundry.flows.syndor import syndor_flow
 from benchfoundry.flows.viewspatial import viewspatial_flow
 from benchfoundry.tasks.common.buildinfo import benchmark_outcome, error_line, package_versions, utc_now
@@ -73,9 +75,10 @@ def write_build_record(path: Path, record: dict[str, Any]) -> None:
 
 @flow(name="build")
 def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adopt: bool = False) -> dict[str, Any]:
-    """Run the selected benchmarks' subflows, holding the output root's lock, and write `OUT/build.json`:
-    first as `running` (so an earlier run's record never stands for this one), then with the outcome.
-    A build.json that cannot be written (a full disk) makes the build `failed`, with `record_error`.
+    """Run the selected benchmarks' subflows on the build's runner (a Dask cluster it starts is closed at
+    the end), holding the output root's lock, and write `OUT/build.json`: first as `running` (so an
+    earlier run's record never stands for this one), then with the outcome. A build.json that cannot be
+    written (a full disk) makes the build `failed`, with `record_error`.
 
     Subflows and their tasks get the absolute output root: a Dask worker on another machine
     would resolve a relative one against its own working directory. `adopt` builds into a non-empty
@@ -104,16 +107,18 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
             write_build_record(root / RECORD_NAME, record)
         except OSError as exc:
             return {**record, "status": "failed", "record_error": error_line(exc)}
-        for name in BENCHMARKS:
-            section = getattr(config, name)
-            if only is not None and name not in only:
-                outcome = benchmark_outcome("not built", "not selected with --only")
-            elif not section.enabled:
-                outcome = benchmark_outcome("not built", f"{name}.enabled is false")
-            else:
-                outcome = _run_benchmark(name, config, str(root))
-            record["benchmarks"][name] = outcome
-            record["problems"].extend({"benchmark": name, **p} for p in outcome.get("problems", []))
+        with dask_cluster(config.runner, configured_api_url()) as runner:
+            bound = config.model_copy(update={"runner": runner})
+            for name in BENCHMARKS:
+                section = getattr(config, name)
+                if only is not None and name not in only:
+                    outcome = benchmark_outcome("not built", "not selected with --only")
+                elif not section.enabled:
+                    outcome = benchmark_outcome("not built", f"{name}.enabled is false")
+                else:
+                    outcome = _run_benchmark(name, bound, str(root))
+                record["benchmarks"][name] = outcome
+                record["problems"].extend({"benchmark": name, **p} for p in outcome.get("problems", []))
         failed = [name for name, o in record["benchmarks"].items() if o["status"] == "failed"]
         record["status"] = "failed" if failed else "finished"
         if failed:
@@ -124,6 +129,14 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
         except OSError as exc:
             record.update(status="failed", record_error=error_line(exc))
         return record
+
+
+def run_build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adopt: bool = False
+              ) -> dict[str, Any]:
+    """The `build` flow against one Prefect API: for a Dask runner with none configured, a Prefect
+    server started for the build (flows/prefect_api.py)."""
+    with build_api(config.runner):
+        return build(config, out, only, adopt)
 
 
 @flow(name="build-from-config")

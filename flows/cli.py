@@ -15,6 +15,7 @@ from benchfoundry.tasks.syndor import dori
 COMMAND_MODULES: tuple[str, ...] = (
     "benchfoundry.flows.cli_coco",
     "benchfoundry.flows.cli_eval",
+    "benchfoundry.flows.cli_runner",
     "benchfoundry.flows.cli_scannet",
     "benchfoundry.flows.cli_sphere",
     "benchfoundry.flows.cli_score",
@@ -26,7 +27,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     # Prefect's temporary server would try to send usage data at start; build machines are often offline.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from benchfoundry.configs.loader import load_config
-    from benchfoundry.flows.build import BENCHMARKS, build
+    from benchfoundry.flows.build import BENCHMARKS, run_build
     from benchfoundry.tasks.common.output_root import hold_output_root
 
     config = load_config(args.config, args.set or [])
@@ -40,7 +41,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     out = args.out or str(config.output_root)
     # The root is checked and locked before Prefect starts: a second build stops at once.
     with hold_output_root(out, args.adopt_out):
-        record = build(config, out, only, args.adopt_out)
+        record = run_build(config, out, only, args.adopt_out)
     for name, outcome in record["benchmarks"].items():
         print(f"{name}: {outcome['status']}" + (f" ({outcome['detail']})" if outcome["detail"] else ""))
     if "record_error" in record:

@@ -6,18 +6,23 @@ from typing import Any, Iterable, Mapping
 
 from prefect.futures import PrefectFuture
 
+from benchfoundry.flows.progress import StageProgress
 from benchfoundry.tasks.common.buildinfo import problem
 
 
 def collect_shards(stage: str, futures: Iterable[tuple[str, PrefectFuture]],
                    paths: Mapping[str, str] | None = None) -> tuple[list[Any], list[dict[str, Any]]]:
     """The results of the (item, future) pairs that finished, in order, and a `failed` problem naming
-    the item (and its input path, when `paths` has one) for each task that raised after its retries."""
+    the item (and its input path, when `paths` has one) for each task that raised after its retries.
+    A progress bar of the stage (shards done / total, failures) goes to the terminal (stderr)."""
     results, failed = [], []
-    for item, future in futures:
+    pairs = list(futures)
+    progress = StageProgress(stage, len(pairs))
+    for item, future in pairs:
         try:
             results.append(future.result())
         except Exception as exc:  # noqa: BLE001 - a failed shard is reported, the others go on
             failed.append(problem(stage, item, f"{type(exc).__name__}: {exc}"[:2000], kind="failed",
                                   path=(paths or {}).get(item)))
+        progress.advance(ok=len(failed) == progress.failed)
     return results, failed

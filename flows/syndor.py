@@ -16,7 +16,7 @@ from prefect.futures import PrefectFuture
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.flows.collect import collect_shards
-from benchfoundry.flows.policy import on_runner, with_runner_policy
+from benchfoundry.flows.policy import gpu_stage, on_runner, with_runner_policy
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.common.buildinfo import benchmark_outcome
 from benchfoundry.tasks.common.store import StageStore, write_parquet_atomic
@@ -33,10 +33,12 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
     plans = render_plan.plan_shards(config, poses)
     store = StageStore(out, render_plan.BENCHMARK, render_plan.STAGE)
     todo = [p for p in plans if not store.is_done(p.shard_id, p.spec_hash)]
-    calibrating = with_runner_policy(calibration.calibrate_task, config.runner).submit(config, out)
     shard = with_runner_policy(render_shards.render_shard_task, config.runner)
+    with gpu_stage(config.runner, config.syndor.render.device != "CPU"):
+        calibrating = with_runner_policy(calibration.calibrate_task, config.runner).submit(config, out)
+        submitted = [(p.shard_id, shard.submit(config, out, p)) for p in todo]
     try:
-        _, failed = collect_shards("render", [(p.shard_id, shard.submit(config, out, p)) for p in todo])
+        _, failed = collect_shards("render", submitted)
         calibration_rows, calibration_error = _calibration_rows(calibrating)
     finally:
         render_client.close_all()

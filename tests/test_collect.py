@@ -30,3 +30,13 @@ def test_without_paths_a_failure_names_no_path_and_long_errors_are_cut() -> None
     _, failed = collect_shards("render", [("s1", Future(ValueError("x" * 5000)))])
     assert "path" not in failed[0]
     assert failed[0]["reason"].startswith("ValueError: x") and len(failed[0]["reason"]) == 2000
+
+
+def test_progress_counts_done_and_failed_shards(capsys) -> None:  # type: ignore[no-untyped-def]
+    futures = [(f"s{i}", Future(RuntimeError("x") if i in (2, 5) else i)) for i in range(20)]
+    collect_shards("render", futures)
+    lines = capsys.readouterr().err.splitlines()  # not a terminal: a line per tenth of the shards
+    assert len(lines) == 10
+    assert lines[0].endswith("2/20 shards") and "#" * 2 in lines[0]
+    assert lines[-1].startswith("render ") and lines[-1].endswith("20/20 shards, 2 failed")
+    assert "[" + "#" * 24 + "]" in lines[-1]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
 from prefect import flow
 
 from benchfoundry.configs.build import RunnerConfig
+from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.policy import task_runner, with_runner_policy
 from benchfoundry.tasks.common.policy import shard_task
 
@@ -49,12 +49,11 @@ def _pids(n: int) -> list[int]:
     return [f.result() for f in [_pid.submit(i) for i in range(n)]]
 
 
-def test_dask_runner_runs_tasks_in_worker_processes(prefect_server: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dask_runner_runs_tasks_in_worker_processes(prefect_server: None) -> None:
     from prefect.settings import PREFECT_API_URL
 
-    monkeypatch.setenv("PREFECT_API_URL", str(PREFECT_API_URL.value()))
-    runner = task_runner(RunnerConfig(kind="dask", dask_workers=2))
-    pids = _pids.with_options(task_runner=runner)(4)
+    with dask_cluster(RunnerConfig(kind="dask-local", workers=2), str(PREFECT_API_URL.value())) as bound:
+        pids = _pids.with_options(task_runner=task_runner(bound))(4)
     assert len(pids) == 4
     assert os.getpid() not in pids
 

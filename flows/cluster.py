@@ -1,0 +1,91 @@
+"""The Dask cluster of a build: started and closed by the build (`dask-local`, `slurm`), or an existing
+scheduler (`dask`); `local` needs none. Every worker gets the build's `PREFECT_API_URL`."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import socket
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from benchfoundry.configs.build import RunnerConfig
+
+#: The resource name that GPU stages request and GPU workers offer (`dask worker --resources GPU=1`).
+GPU_RESOURCE = "GPU"
+JOB_NAME = "benchfoundry"
+
+
+def _worker_env(prefect_api_url: str | None) -> dict[str, str]:
+    return {"PREFECT_API_URL": prefect_api_url} if prefect_api_url else {}
+
+
+@contextmanager
+def environ(updates: dict[str, str]) -> Iterator[None]:
+    """`os.environ` with `updates` for the duration (processes started meanwhile inherit them), then restored."""
+    previous = {name: os.environ.get(name) for name in updates}
+    os.environ.update(updates)
+    try:
+        yield
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def slurm_options(runner: RunnerConfig, prefect_api_url: str | None) -> dict[str, Any]:
+    """Keyword arguments of dask-jobqueue's SLURMCluster (and its SLURMJob) for the runner's `slurm` section.
+
+    GPUs are requested with `--gres=gpu:N` and offered to Dask as the `GPU` resource, one share per
+    worker process; the workers export the build's Prefect API so that every task reports to it.
+    """
+    s = runner.slurm
+    directives = [f"--gres=gpu:{s.gpus_per_job}"] if s.gpus_per_job else []
+    worker_args = ["--resources", f"{GPU_RESOURCE}={s.gpus_per_job // s.processes}"] if s.gpus_per_job else []
+    prologue = [f"export {k}={shlex.quote(v)}" for k, v in _worker_env(prefect_api_url).items()]
+    options: dict[str, Any] = {
+        "job_name": JOB_NAME, "queue": s.queue, "account": s.account, "cores": s.cores, "memory": s.memory,
+        "walltime": s.walltime, "processes": s.processes,
+        "job_extra_directives": [*directives, *s.job_extra_directives],
+        "job_script_prologue": [*prologue, *s.job_script_prologue],
+        "worker_extra_args": worker_args,
+        "scheduler_options": {"port": s.scheduler_port, **({"interface": s.interface} if s.interface else {})},
+    }
+    if s.local_directory:
+        options["local_directory"] = s.local_directory
+    return options
+
+
+def slurm_job_script(runner: RunnerConfig, prefect_api_url: str | None, scheduler: str | None = None) -> str:
+    """The sbatch script a `slurm` build submits for each job (scheduler: this host and the configured port)."""
+    from dask_jobqueue import SLURMCluster
+
+    options = slurm_options(runner, prefect_api_url)
+    options.pop("scheduler_options")
+    address = scheduler or f"tcp://{socket.gethostname()}:{runner.slurm.scheduler_port}"
+    return SLURMCluster.job_cls(scheduler=address, **options).job_script()
+
+
+@contextmanager
+def dask_cluster(runner: RunnerConfig, prefect_api_url: str | None) -> Iterator[RunnerConfig]:
+    """The runner the flows use, with `dask_address` set to the scheduler of a cluster started here for
+    `dask-local` (a LocalCluster of `workers` processes) or `slurm` (adaptive SLURM jobs), closed at exit."""
+    if runner.kind == "dask-local":
+        from distributed import LocalCluster
+
+        resources = {GPU_RESOURCE: runner.worker_gpus} if runner.worker_gpus else None
+        # worker processes (and the nanny's replacements for dead ones) inherit this environment
+        with environ(_worker_env(prefect_api_url)), LocalCluster(
+                n_workers=runner.workers, threads_per_worker=1, processes=True, resources=resources,
+                dashboard_address=None, host="127.0.0.1") as cluster:
+            yield runner.model_copy(update={"dask_address": cluster.scheduler_address})
+    elif runner.kind == "slurm":
+        from dask_jobqueue import SLURMCluster
+
+        with SLURMCluster(**slurm_options(runner, prefect_api_url)) as cluster:
+            cluster.adapt(minimum_jobs=runner.slurm.min_jobs, maximum_jobs=runner.slurm.max_jobs)
+            yield runner.model_copy(update={"dask_address": cluster.scheduler_address})
+    else:
+        yield runner

@@ -1,0 +1,96 @@
+"""One Prefect API for a build whose tasks run on Dask: the configured `PREFECT_API_URL`, or a real
+`prefect server start` (SQLite in `PREFECT_HOME`, default `~/.prefect`) that the build starts and stops.
+
+Without it every Dask worker process would start its own temporary server (DESIGN §6) and the UI
+would show none of their task runs.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from contextlib import ExitStack, contextmanager
+from typing import Iterator
+
+from benchfoundry.configs.build import RunnerConfig
+from benchfoundry.flows.cluster import environ
+
+STARTUP_TIMEOUT_S = 180.0
+
+
+def configured_api_url() -> str | None:
+    """The Prefect API this process reports to, if one is configured (setting or environment)."""
+    from prefect.settings import PREFECT_API_URL
+
+    return PREFECT_API_URL.value() or None
+
+
+def free_port(host: str) -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=5) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
+
+
+@contextmanager
+def prefect_server(host: str = "127.0.0.1", port: int | None = None,
+                   timeout_s: float = STARTUP_TIMEOUT_S) -> Iterator[str]:
+    """A `prefect server start` subprocess on host:port (a free port when None); yields its API URL and
+    stops it at exit. Its log goes to a temporary file, quoted when it does not come up."""
+    port = port or free_port(host)
+    url = f"http://{host}:{port}/api"
+    # SQLite under many Dask workers' writes: wait for the lock instead of failing after the default 10 s
+    env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_API_DATABASE_TIMEOUT": "60"}
+    env.pop("PREFECT_API_URL", None)
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", host,
+                                 "--port", str(port), "--no-scheduler", "--analytics-off"],
+                                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + timeout_s
+            while not _healthy(url):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    tail = log.read().decode("utf-8", "replace")[-3000:]
+                    raise RuntimeError(f"prefect server on {host}:{port} did not start "
+                                       f"(exit {proc.poll()}):\n{tail}")
+                time.sleep(0.5)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@contextmanager
+def build_api(runner: RunnerConfig) -> Iterator[str | None]:
+    """The API the build and its workers report to: the configured one; or, for a Dask runner with none
+    configured, a server started on `runner.prefect_host:prefect_port` for the build (set in this process's settings
+    and environment, which worker processes inherit); None for a local build without one."""
+    url = configured_api_url()
+    if url or runner.kind == "local":
+        yield url
+        return
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with ExitStack() as stack:
+        url = stack.enter_context(prefect_server(runner.prefect_host, runner.prefect_port or None))
+        print(f"Prefect API for this build: {url} (UI: {url.removesuffix('/api')})", file=sys.stderr, flush=True)
+        stack.enter_context(temporary_settings({PREFECT_API_URL: url}))
+        stack.enter_context(environ({"PREFECT_API_URL": url}))
+        yield url

@@ -1,0 +1,111 @@
+"""A two-shard SynDORBench build (160×90, 2 samples, 4 frames a shard) shared by the scale-out tests, and
+helpers to compare builds file by file and to find the processes a build runs."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import psutil
+import yaml
+
+TINY_BUILD = {
+    "name": "scaleout-tiny",
+    "runner": {"max_workers": 1, "retry_delay_s": 0, "task_retries": 2},
+    "syndor": {
+        # 160×90 with an 8.4 mm lens: 40 and 25 px/m are 6.3 and 10.1 m away, the whole person in frame
+        "camera": {"preset": "paper", "resolution_w": 160, "resolution_h": 90, "focal_mm": 8.4},
+        "zones_ppm": {"near": 40, "far": 25},
+        "scenes": ["field"], "lightings": ["noon_north", "night"],
+        "poses": {"actions": ["walking"]}, "textures": {"ids": [3], "size": 64},
+        "rig": {"azimuths_deg": [0], "elevations_deg": [0, 45]},
+        "render": {"samples": 2, "denoise": False, "max_bounces": 2},
+        "discern": {"labels": {"observer_min_height_px": 50}},
+    },
+    "odi": {"enabled": False}, "viewspatial": {"enabled": False},
+}
+SHARDS = 2
+#: Files that record a run rather than its outputs: the build record and the completion markers (times).
+RUN_RECORDS = ("build.json",)
+
+
+def write_config(folder: Path) -> Path:
+    path = folder / "tiny.yaml"
+    path.write_text(yaml.safe_dump(TINY_BUILD))
+    return path
+
+
+def output_hashes(root: Path) -> dict[str, str]:
+    """sha256 of every output file under `root`, by relative path, without the run records and markers."""
+    hashes = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_file() and rel not in RUN_RECORDS and "/_done/" not in f"/{rel}":
+            hashes[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashes
+
+
+def assert_same_outputs(built: Path, reference: Path) -> None:
+    ours, theirs = output_hashes(built), output_hashes(reference)
+    assert sorted(ours) == sorted(theirs), (sorted(set(ours) ^ set(theirs)))
+    differing = [rel for rel in ours if ours[rel] != theirs[rel]]
+    assert not differing, differing
+
+
+def cli_build(config: Path, out: Path, env: dict[str, str], extra: list[str] = (),
+              **popen: object) -> subprocess.Popen:
+    """`benchfoundry build CONFIG --out OUT` in a subprocess (stdout and stderr to OUT.log)."""
+    log = open(f"{out}.log", "w")  # noqa: SIM115 - the caller's process owns it until it ends
+    args = [sys.executable, "-m", "benchfoundry.flows.cli", "build", str(config), "--out", str(out), "--only", "syndor"]
+    for item in extra:
+        args += ["--set", item]
+    return subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, **popen)
+
+
+def render_workers(ancestor: int) -> list[psutil.Process]:
+    """Blender render worker processes below process `ancestor`."""
+    try:
+        below = psutil.Process(ancestor).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    found = []
+    for proc in below:
+        try:
+            if "benchfoundry.render.worker" in " ".join(proc.cmdline()):
+                found.append(proc)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+def wait_for(condition: Callable[[], object], timeout_s: float = 900, what: str = "") -> object:
+    """Poll until `condition()` is truthy and return it (not a speed limit: a guard against hanging forever)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def frame_in_progress(out: Path) -> bool:
+    """A render shard has written its first frame to its temporary folder, and is not finished."""
+    return any((out / "syndor" / "render" / "_tmp").glob("*/0000.*"))
+
+
+def done_markers(out: Path, stage: str = "render") -> dict[str, bytes]:
+    folder = out / "syndor" / stage / "_done"
+    return {p.name: p.read_bytes() for p in folder.glob("*.json")} if folder.is_dir() else {}
+
+
+def environ_without_api(prefect_home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env["PREFECT_HOME"] = str(prefect_home)
+    env["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+    return env
