@@ -59,6 +59,8 @@ class GroundedSamConfig(Section):
     text_threshold: float = Field(0.25, ge=0, le=1)
     device: str = Field("cpu", description="torch device: cpu, cuda, cuda:1, …")
     batch_faces: int = Field(6, ge=1, description="faces per GroundingDINO forward pass")
+    dino_size: int = Field(800, ge=256, description="GroundingDINO input: shorter side resized to this (max 1333; "
+                           "below 256 px its encoder has fewer tokens than its 900 queries)")
 
     @property
     def configured(self) -> bool:
@@ -69,7 +71,7 @@ class GroundedSamConfig(Section):
 #: Categories of the synthetic scenes, asked for when `odi.classes` is not set.
 DEFAULT_CLASSES = [
     "person", "sofa", "chair", "table", "lamp", "television", "bookshelf", "potted plant", "vase", "ball",
-    "sign", "car", "bench", "trash can", "tree", "fire hydrant", "street lamp", "box",
+    "sign", "car", "bench", "trash can", "tree", "fire hydrant", "street lamp", "box", "rug", "manhole cover",
 ]
 
 
@@ -86,6 +88,15 @@ class OdiConfig(Section):
     groundedsam: GroundedSamConfig = GroundedSamConfig()
     batch_size: int = Field(8, ge=1, description="panoramas per annotation task")
     crop_quality: int = Field(92, ge=1, le=100, description="JPEG quality of faces and crops")
+
+    @model_validator(mode="after")
+    def _groundedsam_weights(self) -> "OdiConfig":
+        if self.chosen_annotator == "groundedsam":
+            for name in ("dino_checkpoint", "text_encoder", "sam_checkpoint"):
+                if getattr(self.groundedsam, name) is None:
+                    raise ValueError(f"groundedsam.{name} is required by the groundedsam annotator "
+                                     "(or set odi.annotator: truth)")
+        return self
 
     @property
     def chosen_annotator(self) -> str:

@@ -24,6 +24,7 @@ import numpy as np
 from benchfoundry.configs.body import BodyConfig, TextureConfig
 from benchfoundry.configs.odi import SyntheticPanoramaConfig
 from benchfoundry.tasks.common import render_client
+from benchfoundry.tasks.common.policy import shard_task
 from benchfoundry.tasks.common.seeding import item_seed
 from benchfoundry.tasks.common.store import spec_hash, write_json_atomic
 from benchfoundry.tasks.odi.sphere import write_image
@@ -284,3 +285,10 @@ def render_scene(name: str, folder: Path, settings: SyntheticPanoramaConfig, bod
     write_json_atomic(truth_path, {"scene": name, "spec_hash": h, "width": settings.width,
                                    "camera_height_m": scene.camera_height_m, "instances": truth})
     return {"scene": name, "rendered": True, "seconds": reply["seconds"]}
+
+
+@shard_task
+def synthetic_panorama_task(folder: str, name: str, settings: SyntheticPanoramaConfig, body: BodyConfig,
+                            textures: TextureConfig, seed: int) -> dict[str, Any]:
+    """Render one embedded scene into `folder` (skipped when its files match the spec)."""
+    return render_scene(name, Path(folder), settings, body, textures, seed, settings.render_timeout_s)
