@@ -22,6 +22,7 @@ from benchfoundry.tasks.common.store import StageStore
 from benchfoundry.tasks.odi.annotate_stage import BENCHMARK, STAGE, annotate_batch_task
 from benchfoundry.tasks.odi.groundedsam import check_files
 from benchfoundry.tasks.odi.panoramas import batches, list_panoramas, panorama_id
+from benchfoundry.tasks.odi.report_page import write_report_page
 from benchfoundry.tasks.odi.synthetic_panoramas import synthetic_panorama_task
 
 
@@ -63,6 +64,7 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     manifest = store.write_manifest(done)
     dropped = {r["panorama"]: r["dropped_at_border"] for r in rows if r["done"]}
     extra["dropped_at_border"] = dropped
+    page = write_report_page(out, store.read_manifest(), dropped, config.seed)
     n_instances = sum(r["instances"] for r in rows if r["done"])
     n_dropped = sum(sum(d.values()) for d in dropped.values())
     detail = (f"{len(done)}/{len(paths)} panoramas annotated ({source}); {n_instances} instances kept, "
@@ -70,5 +72,5 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
               "Descriptions and QA are not built yet.")
     unreadable = {panorama_id(p) for p in paths} - set(done)
     return benchmark_outcome("built" if done or not paths else "failed", detail,
-                             stages={STAGE: str(manifest), "coco": str(store.dir / "coco")},
+                             stages={STAGE: str(manifest), "coco": str(store.dir / "coco"), "report": str(page)},
                              problems=problems, unannotated=sorted(unreadable), **extra)

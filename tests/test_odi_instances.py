@@ -17,9 +17,11 @@ import pytest
 from pycocotools.coco import COCO
 
 from benchfoundry.configs.odi import OdiConfig, SphereConfig
+from benchfoundry.tasks.common.store import StageStore
 from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch_task
 from benchfoundry.tasks.odi.instances import Detection, decode_rle, encode_rle, keep_instances, touches_border
 from benchfoundry.tasks.odi.panoramas import list_panoramas, load_panorama
+from benchfoundry.tasks.odi.report_page import overlay, write_report_page
 from benchfoundry.tasks.odi.truth_annotator import load_truth, truth_detections
 
 #: (right, up, forward) of each face in sphere axes (x right, y up, z forward).
@@ -190,3 +192,23 @@ def test_16_bit_panorama_and_missing_truth(tmp_path: Path) -> None:
     assert np.array_equal(load_panorama(tmp_path / "p.png"), image)
     with pytest.raises(ValueError, match=r"p\.png: the truth annotator needs p\.instances\.png and p\.json"):
         load_truth(tmp_path / "p.png", (32, 64))
+
+
+def test_report_page_shows_six_faces_with_overlays_and_drops(tmp_path: Path) -> None:
+    path = painted_panorama(tmp_path / "panos")
+    out = tmp_path / "out"
+    odi = OdiConfig(classes=["sofa", "chair", "lamp", "table", "ball", "vase"], sphere={"face_width": 96})
+    (result,) = annotate_batch_task.fn(str(out), [str(path)], odi)
+    store = StageStore(out, "odi", STAGE)
+    store.write_manifest(["caps.png"])
+    page = write_report_page(out, store.read_manifest(), {"caps.png": result["dropped_at_border"]}, seed=0, thumb_px=96)
+    text = page.read_text()
+    assert "5 kept" in text and "front 1" in text and "right 1" in text
+    images = sorted((out / "report" / "odi").glob("*.jpg"))
+    assert len(images) == 6 and text.count("<img") == 6
+    face = np.full((20, 20, 3), 100, np.uint8)
+    mask = np.zeros((20, 20), bool)
+    mask[5:12, 6:15] = True
+    drawn = overlay(face, [mask], np.array([[0, 0, 255]]))
+    changed = (drawn != face).any(axis=2)
+    assert changed[mask].all() and not changed[~mask].any()
