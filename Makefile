@@ -12,10 +12,15 @@ venv: $(STAMP)
 
 # Reinstalls only when pyproject.toml or constraints.txt changed; the project is installed editable,
 # every dependency at the version in constraints.txt.
+# GroundedSAM (README, "ODI-Bench"): GroundingDINO and SAM without their declared dependencies (these would
+# add opencv-python beside opencv-python-headless); torchvision and timm into their own folder, which only
+# tasks/odi/torchvision_ops.py puts on sys.path (an importable, unpatched torchvision breaks transformers).
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[test,bench]"
+	$(BIN)/pip install --quiet --no-deps -c constraints.txt groundingdino-py segment-anything addict yapf platformdirs
+	$(BIN)/pip install --quiet --no-deps -c constraints.txt --upgrade --target $(VENV)/opt/groundedsam torchvision timm
 	touch $(STAMP)
 
 demo: venv

@@ -32,7 +32,7 @@ BENCHMARKS: dict[str, Callable[..., Any]] = {
 #: Benchmarks whose own flow submits shard tasks, so it runs them on the build's runner. The others
 #: submit nothing themselves (syndor's render and discern stages are subflows with their own runner)
 #: and keep Prefect's default thread runner: no second, nested Dask cluster.
-SUBMITS_TASKS = frozenset({"viewspatial"})
+SUBMITS_TASKS = frozenset({"odi", "viewspatial"})
 
 
 def _subflow(name: str, config: BuildConfig) -> Callable[..., Any]:

@@ -1,20 +1,76 @@
-"""ODI-Bench subflow (DESIGN §3)."""
+"""ODI-Bench flow (DESIGN §3): panoramas → cube faces → annotator → instances (stage 1).
+
+Without `odi.panorama_root` the embedded synthetic panoramas are rendered first (one task per scene,
+skipped when rendered). Panoramas are annotated in batches (one task per `odi.batch_size` panoramas,
+each panorama its own store shard); a panorama that cannot be read is a problem row and the others go
+on. The instance manifest `odi/instances/manifest.parquet` is written last. Descriptions and QA are
+not built yet.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from prefect import flow
 
 from benchfoundry.configs.build import BuildConfig
+from benchfoundry.flows.collect import collect_shards
+from benchfoundry.flows.policy import with_runner_policy
 from benchfoundry.tasks.common.buildinfo import benchmark_outcome
+from benchfoundry.tasks.common.store import StageStore
+from benchfoundry.tasks.odi.annotate_stage import BENCHMARK, STAGE, annotate_batch_task
+from benchfoundry.tasks.odi.groundedsam import check_files
+from benchfoundry.tasks.odi.panoramas import batches, list_panoramas, panorama_id
+from benchfoundry.tasks.odi.report_page import write_report_page
+from benchfoundry.tasks.odi.synthetic_panoramas import synthetic_panorama_task
 
 
 @flow(name="odi")
 def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
-    """Panoramas → cubemap faces → instances → QA. The annotation stages are not built yet."""
-    return benchmark_outcome(
-        "not built",
-        "ODI-Bench annotation stages (GroundedSAM instances, descriptions, QA) are not implemented yet; "
-        "the sphere geometry is available as `benchfoundry sphere`",
-    )
+    """Panoramas (given or synthetic) → cube faces → instances, crops, COCO files."""
+    odi = config.odi
+    extra: dict[str, Any] = {}
+    problems: list[dict[str, Any]] = []
+    if odi.panorama_root is None:
+        folder = Path(out) / BENCHMARK / "synthetic" / "panoramas"
+        render = with_runner_policy(synthetic_panorama_task, config.runner)
+        made, problems = collect_shards("synthetic", [
+            (name, render.submit(str(folder), name, odi.synthetic, config.syndor.body, config.syndor.textures,
+                                 config.seed)) for name in odi.synthetic.scenes])
+        extra["synthetic_render_s"] = {r["scene"]: round(r["seconds"], 2) for r in made}
+        paths = [folder / f"{r['scene']}.png" for r in made]
+        source = f"{len(paths)} synthetic panoramas in {folder}"
+    else:
+        paths = list_panoramas(Path(odi.panorama_root))
+        source = f"{len(paths)} panoramas in {odi.panorama_root}"
+    annotator = odi.chosen_annotator
+    if annotator == "groundedsam":
+        check_files(odi.groundedsam)
+        reason = "GroundingDINO + SAM checkpoints configured"
+    else:
+        reason = ("set by odi.annotator" if odi.annotator == "truth"
+                  else "no GroundedSAM checkpoint configured (odi.groundedsam): the synthetic ground truth")
+    extra["annotator"] = {"name": annotator, "reason": reason}
+    task = with_runner_policy(annotate_batch_task, config.runner)
+    submitted = [(f"batch{k:04d}", task.submit(out, [str(p) for p in batch], odi))
+                 for k, batch in enumerate(batches(paths, odi.batch_size))]
+    results, failed = collect_shards(STAGE, submitted)
+    problems += failed
+    rows = [r for batch in results for r in batch]
+    problems += [p for r in rows for p in r["problems"]]
+    done = sorted(r["panorama"] for r in rows if r["done"])
+    store = StageStore(out, BENCHMARK, STAGE)
+    manifest = store.write_manifest(done)
+    dropped = {r["panorama"]: r["dropped_at_border"] for r in rows if r["done"]}
+    extra["dropped_at_border"] = dropped
+    page = write_report_page(out, store.read_manifest(), dropped, config.seed)
+    n_instances = sum(r["instances"] for r in rows if r["done"])
+    n_dropped = sum(sum(d.values()) for d in dropped.values())
+    detail = (f"{len(done)}/{len(paths)} panoramas annotated ({source}); {n_instances} instances kept, "
+              f"{n_dropped} dropped at face borders; annotator {annotator} ({reason}). "
+              "Descriptions and QA are not built yet.")
+    unreadable = {panorama_id(p) for p in paths} - set(done)
+    return benchmark_outcome("built" if done or not paths else "failed", detail,
+                             stages={STAGE: str(manifest), "coco": str(store.dir / "coco"), "report": str(page)},
+                             problems=problems, unannotated=sorted(unreadable), **extra)

@@ -6,7 +6,8 @@ Protocol: one JSON request per line on stdin — `{"op": "render", "spec": PATH}
 goes to stderr. A shard spec (written by tasks/syndor/render_shards.py) names the scene, the person
 mesh and texture (a null mesh: an empty scene, no person), the camera intrinsics, the render
 settings and the frames; the scene and the person are rebuilt only when they differ from the
-previous shard's.
+previous shard's. A spec with `"kind": "panorama"` is an ODI-Bench synthetic panorama
+(render/panorama_scene.py), built from an empty file.
 
 The worker also quits after `BENCHFOUNDRY_RENDER_IDLE_S` seconds (default 600; 0: never) without a
 request, so a worker left behind on a long-lived process (a Dask worker) does not hold Blender and its
@@ -55,6 +56,8 @@ class Worker:
         self.scratch = Path(tempfile.mkdtemp(prefix="benchfoundry-render-"))
 
     def render_shard(self, spec: dict[str, Any]) -> dict[str, Any]:
+        if spec.get("kind") == "panorama":
+            return self.render_panorama(spec)
         from benchfoundry.render.camera import place_camera, setup_camera
         from benchfoundry.render.lighting import apply_lighting
         from benchfoundry.render.passes import move_output, setup_outputs
@@ -95,6 +98,17 @@ class Worker:
             frame_seconds.append(time.perf_counter() - frame_start)
         return {"ok": True, "frames": len(spec["frames"]), "seconds": time.perf_counter() - started,
                 "frame_seconds": frame_seconds}
+
+    def render_panorama(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """An ODI-Bench synthetic panorama (render/panorama_scene.py), built in a fresh file."""
+        from benchfoundry.render.panorama_scene import render_panorama
+
+        started = time.perf_counter()
+        self.bpy.ops.wm.read_factory_settings(use_empty=True)
+        self.scene = self.bpy.context.scene
+        self.built = {"panorama": spec["outputs"]["image"]}
+        render_panorama(self.scene, spec, self.scratch)
+        return {"ok": True, "frames": 1, "seconds": time.perf_counter() - started}
 
     def _reset(self) -> None:
         """Back to an empty file, unless nothing has been built since the last reset."""

@@ -1,0 +1,72 @@
+"""Input panoramas: listing a folder, stable ids, reading with clear errors, display conversion."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from benchfoundry.tasks.odi.sphere import read_erp
+from benchfoundry.tasks.odi.synthetic_panoramas import INSTANCES_SUFFIX, TRUTH_SUFFIX
+
+#: File types read as panoramas (OpenCV decodes them; EXR through `sphere`).
+PANORAMA_SUFFIXES = (".jpg", ".jpeg", ".png", ".exr", ".tif", ".tiff", ".webp", ".bmp", ".hdr")
+
+
+def list_panoramas(root: Path) -> list[Path]:
+    """The panorama files directly in `root`, sorted by name; instance maps (`*.instances.png`) are not panoramas."""
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: panorama folder of odi.panorama_root not found")
+    return sorted(p for p in root.iterdir()
+                  if p.is_file() and p.suffix.lower() in PANORAMA_SUFFIXES and not p.name.endswith(INSTANCES_SUFFIX))
+
+
+def panorama_id(path: Path) -> str:
+    """The file name with characters outside `A-Za-z0-9_.=+-` replaced by `_` (a store shard id)."""
+    name = re.sub(r"[^A-Za-z0-9_.=+-]", "_", path.name)
+    return name if name[0].isalnum() else f"p{name}"
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file's bytes, read in blocks (a 12K panorama is not held twice)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_panorama(path: Path) -> np.ndarray:
+    """The ERP as OpenCV decodes it; an empty, corrupt, truncated or non-2:1 file is a ValueError naming it."""
+    if path.stat().st_size == 0:
+        raise ValueError(f"{path}: empty file (0 bytes)")
+    return read_erp(path)
+
+
+def display_bgr(image: np.ndarray) -> np.ndarray:
+    """An 8-bit BGR copy for JPEG faces and crops: 16-bit scaled, float (EXR, linear) given the sRGB curve."""
+    if image.ndim == 2:
+        image = image[..., None]
+    image = image[..., :3]
+    if image.shape[2] == 1:
+        image = np.repeat(image, 3, axis=2)
+    if image.dtype == np.uint8:
+        return np.ascontiguousarray(image)
+    if image.dtype == np.uint16:
+        return (image >> 8).astype(np.uint8)
+    linear = np.clip(np.nan_to_num(image.astype(np.float32)), 0.0, 1.0)
+    srgb = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * np.power(linear, 1 / 2.4) - 0.055)
+    return np.rint(srgb * 255.0).astype(np.uint8)
+
+
+def truth_files(path: Path) -> tuple[Path, Path]:
+    """Where a panorama's ground truth lies: `<stem>.instances.png` and `<stem>.json` beside it."""
+    return path.with_name(path.stem + INSTANCES_SUFFIX), path.with_name(path.stem + TRUTH_SUFFIX)
+
+
+def batches(items: Sequence[Path], size: int) -> Iterator[list[Path]]:
+    for start in range(0, len(items), size):
+        yield list(items[start:start + size])

@@ -1,0 +1,61 @@
+"""The ODI section of the build report: per panorama its six faces with the kept masks drawn over them
+and the drop counts, as a static page `OUT/report/odi.html` (beside SynDORBench's `index.html`)."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pandas as pd
+
+from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.tasks.common.store import write_bytes_atomic
+from benchfoundry.tasks.odi.instances import decode_rle
+from benchfoundry.tasks.odi.sphere_maps import FACES
+
+
+def overlay(face_bgr: np.ndarray, masks: list[np.ndarray], colours: np.ndarray) -> np.ndarray:
+    """The face with each mask tinted (half opacity) in its colour and outlined."""
+    out = face_bgr.astype(np.float32)
+    for mask, colour in zip(masks, colours):
+        out[mask] = 0.5 * out[mask] + 0.5 * colour
+    out = out.astype(np.uint8)
+    for mask, colour in zip(masks, colours):
+        contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(out, contours, -1, tuple(int(c) for c in colour), 1)
+    return out
+
+
+def write_report_page(out: str | Path, manifest: pd.DataFrame, dropped: dict[str, dict[str, int]], seed: int,
+                      thumb_px: int = 256) -> Path:
+    """Overlays under `report/odi/` and the page `report/odi.html`; returns the page's path."""
+    root = Path(out)
+    report = root / "report"
+    parts = ["<!doctype html><meta charset='utf-8'><title>ODI-Bench instances</title>",
+             "<h1>ODI-Bench: cube-face instances</h1>",
+             "<p>Kept instances tinted on each face; instances touching a face border are dropped.</p>"]
+    for pano in sorted(dropped):
+        rows = manifest[manifest["panorama"] == pano] if len(manifest) else manifest
+        parts.append(f"<h2>{html.escape(pano)}</h2><p>{len(rows)} kept, "
+                     + ", ".join(f"{f} {dropped[pano].get(f, 0)}" for f in FACES) + " dropped at borders</p><div>")
+        for face in FACES:
+            face_path = root / "odi" / "faces" / pano / f"{face}.jpg"
+            image = cv2.imread(str(face_path))
+            if image is None:
+                continue
+            on_face = rows[rows["face"] == face] if len(rows) else rows
+            masks = [decode_rle({"size": [r.rle_height, r.rle_width], "counts": r.rle_counts})
+                     for r in on_face.itertuples()]
+            colours = item_rng(seed, "odi.report", pano).integers(60, 256, (max(len(masks), 1), 3))
+            small = cv2.resize(overlay(image, masks, colours), (thumb_px, thumb_px), interpolation=cv2.INTER_AREA)
+            rel = f"odi/{pano}_{face}.jpg"
+            ok, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 85])
+            if ok:
+                write_bytes_atomic(report / rel, data.tobytes())
+            labels = ", ".join(html.escape(str(c)) for c in on_face["class"]) if len(on_face) else "none"
+            parts.append(f"<figure style='display:inline-block;margin:4px'><img src='{rel}' width='{thumb_px}' "
+                         f"alt='{face}'><figcaption>{face}: {labels}</figcaption></figure>")
+        parts.append("</div>")
+    return write_bytes_atomic(report / "odi.html", "\n".join(parts).encode("utf-8"))
