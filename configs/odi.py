@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from benchfoundry.configs.base import Section
+from benchfoundry.configs.odi_qa import OdiQaConfig
 
 
 class SphereConfig(Section):
@@ -88,6 +89,7 @@ class OdiConfig(Section):
     groundedsam: GroundedSamConfig = GroundedSamConfig()
     batch_size: int = Field(8, ge=1, description="panoramas per annotation task")
     crop_quality: int = Field(92, ge=1, le=100, description="JPEG quality of faces and crops")
+    qa: OdiQaConfig = OdiQaConfig()
 
     @model_validator(mode="after")
     def _groundedsam_weights(self) -> "OdiConfig":

@@ -15,6 +15,7 @@ from benchfoundry.tasks.syndor import dori
 COMMAND_MODULES: tuple[str, ...] = (
     "benchfoundry.flows.cli_coco",
     "benchfoundry.flows.cli_eval",
+    "benchfoundry.flows.cli_odi",
     "benchfoundry.flows.cli_runner",
     "benchfoundry.flows.cli_scannet",
     "benchfoundry.flows.cli_sphere",

@@ -3,8 +3,8 @@
 Without `odi.panorama_root` the embedded synthetic panoramas are rendered first (one task per scene,
 skipped when rendered). Panoramas are annotated in batches (one task per `odi.batch_size` panoramas,
 each panorama its own store shard); a panorama that cannot be read is a problem row and the others go
-on. The instance manifest `odi/instances/manifest.parquet` is written last. Descriptions and QA are
-not built yet.
+on. The instance manifest `odi/instances/manifest.parquet` is written then, and one QA task makes the
+descriptions, questions, review files and `odi/ODI-Bench.json` (tasks/odi/qa_stage.py).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from benchfoundry.tasks.common.store import StageStore
 from benchfoundry.tasks.odi.annotate_stage import BENCHMARK, STAGE, annotate_batch_task
 from benchfoundry.tasks.odi.groundedsam import check_files
 from benchfoundry.tasks.odi.panoramas import batches, list_panoramas, panorama_id
+from benchfoundry.tasks.odi.qa_stage import STAGE as QA_STAGE
+from benchfoundry.tasks.odi.qa_stage import qa_task
 from benchfoundry.tasks.odi.report_page import write_report_page
 from benchfoundry.tasks.odi.synthetic_panoramas import synthetic_panorama_task
 
@@ -67,10 +69,22 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     page = write_report_page(out, store.read_manifest(), dropped, config.seed)
     n_instances = sum(r["instances"] for r in rows if r["done"])
     n_dropped = sum(sum(d.values()) for d in dropped.values())
+    stages = {STAGE: str(manifest), "coco": str(store.dir / "coco"), "report": str(page)}
+    qa_runs, qa_failed = collect_shards(QA_STAGE, [
+        ("qa", with_runner_policy(qa_task, config.runner).submit(out, str(manifest), odi, config.seed))])
+    problems += qa_failed
+    if qa_runs:
+        qa = qa_runs[0]
+        problems += qa["problems"]
+        stages.update(release=qa["release"], review=qa["review"]["csv"])
+        extra["qa"] = {"backend": odi.qa.backend, "panoramas": qa["panoramas"], "model_usage": qa["usage"]}
+        qa_text = (f"{qa['items']} QA items ({odi.qa.backend} backend), {qa['released']} released "
+                   f"{'(undecided ones unverified)' if odi.qa.release_unverified else '(verified only)'}")
+    else:
+        qa_text = "QA failed"
     detail = (f"{len(done)}/{len(paths)} panoramas annotated ({source}); {n_instances} instances kept, "
-              f"{n_dropped} dropped at face borders; annotator {annotator} ({reason}). "
-              "Descriptions and QA are not built yet.")
+              f"{n_dropped} dropped at face borders; annotator {annotator} ({reason}); {qa_text}.")
     unreadable = {panorama_id(p) for p in paths} - set(done)
-    return benchmark_outcome("built" if done or not paths else "failed", detail,
-                             stages={STAGE: str(manifest), "coco": str(store.dir / "coco"), "report": str(page)},
-                             problems=problems, unannotated=sorted(unreadable), **extra)
+    status = "built" if (done or not paths) and not qa_failed else "failed"
+    return benchmark_outcome(status, detail, stages=stages, problems=problems, unannotated=sorted(unreadable),
+                             **extra)

@@ -99,3 +99,62 @@ def test_rerun_renders_and_annotates_nothing(built: tuple[Path, dict], prefect_s
     record = build(load_config("smoke", SETTINGS), str(out), ["odi"])
     assert set(record["benchmarks"]["odi"]["synthetic_render_s"].values()) == {0.0}
     assert {p: p.read_text() for p in markers} == before
+
+
+def released(out: Path) -> list[dict]:
+    return json.loads((out / "odi" / "ODI-Bench.json").read_text())
+
+
+def test_odi_bench_holds_template_items_that_agree_with_the_scene(built: tuple[Path, dict]) -> None:
+    """The smoke preset releases its template items unreviewed; answers checked against the truth files."""
+    out, _ = built
+    items = released(out)
+    tasks = {i["task"] for i in items}
+    assert {"OA", "existence", "counting", "OCR"} <= tasks and {"EVO", "AVO", "RD", "SS"} <= tasks
+    assert {i["form"] for i in items} == {"closed", "open"} and not any(i["verified"] for i in items)
+    manifest = pd.read_parquet(out / "odi" / "instances" / "manifest.parquet").set_index(["panorama", "instance"])
+    truth = {f"{p.stem}.png": {r["id"]: r for r in json.loads(p.read_text())["instances"]}
+             for p in panoramas(out).glob("*.json")}
+    for item in items:
+        pano = item["id"].split(":")[0]
+        if item["form"] == "closed":
+            assert item["answer"] in item["options"] and len(set(item["options"])) == len(item["options"]) in (2, 4)
+        if item["task"] == "OA" and "colour" in item["question"]:
+            (k,) = item["instance_ids"]
+            assert truth[pano][int(manifest.loc[(pano, k), "truth_id"])]["colour"] == item["answer"]
+        if item["task"] == "OCR":
+            assert item["answer"] in {r["text"] for r in truth[pano].values() if r.get("text")}
+        if item["task"] == "counting":
+            category = item["question"].split("How many ")[1].split(" are")[0]
+            assert int(item["answer"]) == sum(r["category"] + "s" == category or r["category"] == category
+                                              for r in truth[pano].values())
+    assert (out / "odi" / "hf" / "ODI-Bench.parquet").is_file()
+    assert len(pd.read_parquet(out / "odi" / "hf" / "ODI-Bench.parquet")) == len(items)
+
+
+def test_verify_import_releases_the_reviewed_answers(built: tuple[Path, dict], tmp_path: Path, capsys) -> None:
+    import csv
+    import shutil
+
+    from benchfoundry.flows.cli import main
+
+    out = tmp_path / "build"
+    shutil.copytree(built[0], out)
+    review = out / "odi" / "verification" / "review.csv"
+    rows = list(csv.DictReader(review.open()))
+    closed = [r for r in rows if r["form"] == "closed" and r["task"] == "EVO"]
+    other = next(o for o in closed[1]["options"].split(" | ") if o != closed[1]["answer"])
+    for row in rows:
+        row["decision"], row["edited_answer"] = {closed[0]["id"]: ("reject", ""),
+                                                 closed[1]["id"]: ("edit", other)}.get(row["id"], ("accept", ""))
+    rows.append({**rows[0], "id": "no-such-item"})
+    filled = tmp_path / "filled.csv"
+    with filled.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert main(["odi", "verify-import", str(out), str(filled)]) == 0
+    assert f"{filled}:{len(rows) + 1}: skipped: unknown item 'no-such-item'" in capsys.readouterr().err
+    after = {i["id"]: i for i in released(out)}
+    assert closed[0]["id"] not in after and after[closed[1]["id"]]["answer"] == other
+    assert all(i["verified"] for i in after.values()) and len(after) == len(rows) - 2

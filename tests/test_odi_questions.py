@@ -32,9 +32,12 @@ FACTS = [
 ]
 
 
+CENSUS = {"sofa": 1, "chair": 3, "lamp": 1, "sign": 1, "person": 1, "ball": 1}  # a third chair was dropped
+
+
 def items_by(task: str, form: str = "closed") -> list[dict]:
-    return [i for i in template_items("room", "odi/panoramas/room.png", FACTS, seed=3) if i["task"] == task
-            and i["form"] == form]
+    return [i for i in template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS)
+            if i["task"] == task and i["form"] == form]
 
 
 def answer_of(items: list[dict], words: str) -> str:
@@ -43,7 +46,7 @@ def answer_of(items: list[dict], words: str) -> str:
 
 
 def test_every_closed_item_has_distinct_options_holding_the_answer_and_keeping_the_rule() -> None:
-    items = template_items("room", "odi/panoramas/room.png", FACTS, seed=3)
+    items = template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS)
     closed = [i for i in items if i["form"] == "closed"]
     assert {i["task"] for i in closed} >= {"OA", "HA", "existence", "counting", "OCR", "EVO", "AVO", "RD", "SS"}
     for item in closed:
@@ -52,8 +55,8 @@ def test_every_closed_item_has_distinct_options_holding_the_answer_and_keeping_t
         assert all(o == item["answer"] or (o not in item["answer"] and item["answer"] not in o) for o in options)
         assert item["source"] == "template" and item["verified"] is False
     assert len({i["id"] for i in items}) == len(items)
-    assert template_items("room", "odi/panoramas/room.png", FACTS, seed=3) == items
-    shuffled = template_items("room", "odi/panoramas/room.png", FACTS, seed=4)
+    assert template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS) == items
+    shuffled = template_items("room", "odi/panoramas/room.png", FACTS, seed=4, census=CENSUS)
     assert [i["answer"] for i in shuffled] == [i["answer"] for i in items]
 
 
@@ -64,7 +67,7 @@ def test_attributes_are_asked_only_where_the_phrase_names_one_object() -> None:
     assert not [i for i in oa if "chair" in i["question"]]  # two chairs on my right
     assert answer_of(items_by("OCR"), "the sign behind me") == "EXIT"
     assert answer_of(items_by("HA"), "the person behind me") == "walking"
-    assert answer_of(items_by("counting"), "How many chairs") == "2"
+    assert answer_of(items_by("counting"), "How many chairs") == "3"  # the census, not the kept instances
     existence = items_by("existence")
     assert answer_of(existence, "Is there a sofa") == "yes"
     assert sum(i["answer"] == "no" for i in existence) == 2
@@ -94,3 +97,9 @@ def test_spatial_answers_follow_independent_geometry() -> None:
                                               (-100, "on my left"), (180, "behind me"), (-179, "behind me")])
 def test_quadrants(theta: float, phrase: str) -> None:
     assert quadrant(theta)[0] == phrase
+
+
+def test_without_a_census_there_is_no_count_and_no_absence() -> None:
+    items = template_items("room", "odi/panoramas/room.png", FACTS, seed=3)
+    assert not [i for i in items if i["task"] == "counting"]
+    assert {i["answer"] for i in items if i["task"] == "existence"} == {"yes"}

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_odi_questions import FACTS
+from test_odi_questions import CENSUS, FACTS
 
 from benchfoundry.tasks.odi import verification as ver
 from benchfoundry.tasks.odi.questions import template_items
@@ -15,7 +15,7 @@ from benchfoundry.tasks.odi.questions import template_items
 
 @pytest.fixture
 def items() -> list[dict]:
-    return template_items("room", "odi/panoramas/room.png", FACTS, seed=3)
+    return template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS)
 
 
 def fill(csv_path: Path, decisions: dict[str, tuple[str, str]], extra: list[dict] = ()) -> Path:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -66,7 +66,7 @@ def _plural(category: str) -> str:
     return category if category.endswith("s") else f"{category}s"
 
 
-class _Builder:
+class ItemBuilder:
     """Collects one panorama's items; options are shuffled by each item's own seed."""
 
     def __init__(self, panorama: str, image: str, seed: int) -> None:
@@ -96,8 +96,10 @@ def _unique_phrases(facts: Sequence[Fact], margin: float) -> list[tuple[Fact, st
             if counts[(f.category, phrase)] == 1 and m >= margin]
 
 
-def general_items(b: _Builder, facts: Sequence[Fact], margin: float) -> None:
-    """OA, HA, existence, counting and OCR questions."""
+def general_items(b: ItemBuilder, facts: Sequence[Fact], margin: float, census: Mapping[str, int] | None) -> None:
+    """OA, HA, existence, counting and OCR questions. Counting and "no" existence questions need the
+    `census` of the whole scene (category → count, e.g. from the synthetic truth): the facts hold only the
+    kept instances, and one dropped at a face border would make a count or an absence wrong."""
     for fact, name in _unique_phrases(facts, margin):
         ids = [fact.instance_id]
         if fact.pose is not None:
@@ -114,16 +116,19 @@ def general_items(b: _Builder, facts: Sequence[Fact], margin: float) -> None:
     for category in sorted(present):
         ids = [f.instance_id for f in facts if f.category == category]
         b.add("existence", f"yes:{category}", f"Is there a {category} around me?", "yes", ("no",), ids, 2)
-        count = present[category]
-        b.add("counting", category, f"How many {_plural(category)} are around me?", str(count),
-              [str(n) for n in range(max(0, count - 3), count + 4)], ids)
-    absent = [c for c in ABSENT_CANDIDATES if c not in present]
+        if census is not None:
+            count = census[category]
+            b.add("counting", category, f"How many {_plural(category)} are around me?", str(count),
+                  [str(n) for n in range(max(0, count - 3), count + 4)], ids)
+    if census is None:
+        return
+    absent = [c for c in ABSENT_CANDIDATES if c not in census]
     rng = item_rng(b.seed, "odi.qa.absent", b.panorama)
     for category in (absent[i] for i in sorted(rng.choice(len(absent), size=min(2, len(absent)), replace=False))):
         b.add("existence", f"no:{category}", f"Is there a {category} around me?", "no", ("yes",), [], 2)
 
 
-def spatial_items(b: _Builder, facts: Sequence[Fact], margin: float) -> None:
+def spatial_items(b: ItemBuilder, facts: Sequence[Fact], margin: float) -> None:
     """EVO, AVO and RD from directions; SS from 3D positions, for objects whose category is unique."""
     counts = Counter(f.category for f in facts)
     unique = [f for f in facts if counts[f.category] == 1 and f.pose is None]
@@ -158,10 +163,10 @@ def spatial_items(b: _Builder, facts: Sequence[Fact], margin: float) -> None:
                   horizontal_label(turned), HORIZONTAL_LABELS, [a.instance_id, f.instance_id, c.instance_id])
 
 
-def template_items(panorama: str, image: str, facts: Sequence[Fact], seed: int,
-                   margin_deg: float = 7.5) -> list[dict[str, Any]]:
+def template_items(panorama: str, image: str, facts: Sequence[Fact], seed: int, margin_deg: float = 7.5,
+                   census: Mapping[str, int] | None = None) -> list[dict[str, Any]]:
     """Every template question of one panorama, general then spatial, in a fixed order."""
-    builder = _Builder(panorama, image, seed)
-    general_items(builder, facts, margin_deg)
+    builder = ItemBuilder(panorama, image, seed)
+    general_items(builder, facts, margin_deg, census)
     spatial_items(builder, facts, margin_deg)
     return builder.items
