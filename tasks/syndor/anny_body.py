@@ -49,7 +49,8 @@ _DIRECTION_CHILD[9] = 12
 
 PHENOTYPES: tuple[str, ...] = ("gender", "age", "muscle", "weight", "height", "proportions")
 
-_LOCK = threading.Lock()
+#: One model per process, shared by the shard threads: its builds and forward passes take turns.
+_LOCK = threading.RLock()
 
 
 @functools.lru_cache(maxsize=1)
@@ -61,6 +62,8 @@ def load_model() -> tuple[Any, Any]:
         import anny
 
         model = anny.Anny(skinning_method="lbs")
+        if tuple(model.phenotype_labels) != PHENOTYPES:
+            raise RuntimeError(f"anny {anny.__version__}: phenotypes {model.phenotype_labels}, expected {PHENOTYPES}")
         return model, anny.KeypointsRegressor.coco(model, labels=list(COCO_KEYPOINTS))
 
 
@@ -94,6 +97,7 @@ def _min_rotation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def phenotype_tensor(phenotype: dict[str, float]) -> Any:
+    """(1,6) tensor of a phenotype's values in `PHENOTYPES` order."""
     import torch
 
     missing = [k for k in PHENOTYPES if k not in phenotype]
@@ -107,7 +111,7 @@ def _forward(pose: Any, phenotype: dict[str, float], parameterization: str | Non
 
     model, _ = load_model()
     kwargs = {"pose_parameterization": parameterization} if parameterization else {}
-    with torch.no_grad():
+    with _LOCK, torch.no_grad():
         return model(pose_parameters=pose, phenotype_kwargs=phenotype_tensor(phenotype).to(model.dtype), **kwargs)
 
 
@@ -117,7 +121,7 @@ def rest_heights(phenotypes: list[dict[str, float]]) -> np.ndarray:
 
     model, _ = load_model()
     params = torch.cat([phenotype_tensor(p) for p in phenotypes]).to(model.dtype)
-    with torch.no_grad():
+    with _LOCK, torch.no_grad():
         z = model(pose_parameters=None, phenotype_kwargs=params)["rest_vertices"][..., 2].numpy()
     return z.max(axis=1) - z.min(axis=1)
 
@@ -193,7 +197,7 @@ def pose_anny(body_pose: np.ndarray, rest: AnnyRest, phenotype: dict[str, float]
     delta[:, :3, :3] = rot @ rest.bone_poses[:, :3, :3]
     delta[0, :3, 3] = rest.bone_poses[0, :3, 3]
     out = _forward(torch.as_tensor(delta[None], dtype=model.dtype), phenotype, "world-orient")
-    with torch.no_grad():
+    with _LOCK, torch.no_grad():
         keypoints = regressor(out)[0].numpy().astype(np.float64)
     return PosedAnny(vertices=out["vertices"][0].numpy().astype(np.float64), faces=faces(),
                      uv=corner_uv(), keypoints=keypoints,

@@ -35,7 +35,7 @@ from benchfoundry.configs.body import BodyConfig
 from benchfoundry.tasks.common.store import atomic_path
 
 __all__ = [
-    "ACTIONS", "BodyMesh", "action_pose", "upright_pose", "load_body_model", "posed_body",
+    "ACTIONS", "COCO_KEYPOINTS", "UPRIGHT", "BodyMesh", "action_pose", "upright_pose", "load_body_model", "posed_body",
     "procedural_model_dir", "SMPL_TO_WORLD", "read_body_mesh", "read_obj_uv", "read_smpl_pickle",
     "write_body_mesh",
 ]
