@@ -59,7 +59,7 @@ def warp_times(repeats: int) -> tuple[float, float] | None:
     import anny
     import torch
 
-    model = anny.Anny(skinning_method="warp")
+    model = anny.Anny(skinning_method="warp_lbs")
     params = anny_body.phenotype_tensor(PERSON).to(model.dtype)
     start = time.perf_counter()
     with torch.no_grad():
