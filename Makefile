@@ -15,12 +15,15 @@ venv: $(STAMP)
 # GroundedSAM (README, "ODI-Bench"): GroundingDINO and SAM without their declared dependencies (these would
 # add opencv-python beside opencv-python-headless); torchvision and timm into their own folder, which only
 # tasks/odi/torchvision_ops.py puts on sys.path (an importable, unpatched torchvision breaks transformers).
+# anny goes in without its dependencies: it declares warp-lang (392 MB, only for its optional Warp
+# skinning), which the project does not use; its other runtime dependencies are the project's own.
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[test,bench]"
 	$(BIN)/pip install --quiet --no-deps -c constraints.txt groundingdino-py segment-anything addict yapf platformdirs
 	$(BIN)/pip install --quiet --no-deps -c constraints.txt --upgrade --target $(VENV)/opt/groundedsam torchvision timm
+	$(BIN)/pip install --quiet --no-deps -c constraints.txt anny
 	touch $(STAMP)
 
 demo: venv
@@ -36,6 +39,7 @@ bench: venv
 lock:
 	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
 	.venv-lock/bin/pip install --quiet -e ".[test,bench]"
+	.venv-lock/bin/pip install --quiet --no-deps anny
 	.venv-lock/bin/pip freeze --exclude-editable > .venv-lock/freeze.txt
 	{ sed -n 1,2p constraints.txt; sed 's/+cpu$$//' .venv-lock/freeze.txt; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt && rm -rf .venv-lock

@@ -6,6 +6,8 @@ IK with a pole for the elbow/knee). Directions and positions are in SMPL's canon
 the person faces +Z, their left is +X; positions are relative to the pelvis joint. Each bone gets
 the smallest rotation, relative to its parent, that points it as asked, so the result is an
 ordinary SMPL `body_pose` that drives official SMPL models and the procedural body alike.
+`action_pose(action, rest)` builds the same action on another skeleton in SMPL's joint layout and rest
+directions (e.g. the Anny body's, tasks/syndor/anny_body.py), so its reaches fit that body's proportions.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from scipy.spatial.transform import Rotation
 from benchfoundry.assets.actions import ACTIONS
 from benchfoundry.assets.body_model import JOINT_NAMES, PARENTS, rest_joints
 
-__all__ = ["ACTIONS", "PoseBuilder", "action_pose", "upright_pose"]
+__all__ = ["ACTIONS", "UPRIGHT", "PoseBuilder", "action_pose", "upright_pose"]
+
+#: The calibration pose's name (not an action).
+UPRIGHT = "upright"
 
 J = {name: i for i, name in enumerate(JOINT_NAMES)}
 _PALM_REST = np.array([0.0, -1.0, 0.0])  # palms face down in SMPL's T-pose
@@ -51,8 +56,8 @@ def _frame(direction: np.ndarray, normal: np.ndarray) -> np.ndarray:
 class PoseBuilder:
     """Forward kinematics on the rest skeleton, with aim and two-bone reach helpers."""
 
-    def __init__(self) -> None:
-        joints = rest_joints()
+    def __init__(self, rest: np.ndarray | None = None) -> None:
+        joints = rest_joints() if rest is None else np.asarray(rest, dtype=np.float64).reshape(len(JOINT_NAMES), 3)
         self.rest = joints - joints[0]
         self.local = np.tile(np.eye(3), (len(JOINT_NAMES), 1, 1))
 
@@ -230,22 +235,28 @@ _BUILDERS: dict[str, Callable[[PoseBuilder], None]] = {
 }
 
 
+def _build(name: str, rest: np.ndarray | None) -> np.ndarray:
+    builder = PoseBuilder(rest)
+    (_upright if name == UPRIGHT else _BUILDERS[name])(builder)
+    return builder.body_pose()
+
+
 @functools.lru_cache(maxsize=None)
 def _built(name: str) -> np.ndarray:
-    builder = PoseBuilder()
-    (_upright if name == "upright" else _BUILDERS[name])(builder)
-    pose = builder.body_pose()
+    pose = _build(name, None)
     pose.setflags(write=False)
     return pose
 
 
-def action_pose(action: str) -> np.ndarray:
-    """(23,3) axis-angle body pose of a built-in action."""
-    if action not in _BUILDERS:
+def action_pose(action: str, rest: np.ndarray | None = None) -> np.ndarray:
+    """(23,3) axis-angle body pose of a built-in action (or UPRIGHT); `rest` (24,3): the joints, in
+    SMPL's canonical frame and T-pose directions, of the skeleton to build it on (default: the
+    procedural body's)."""
+    if action not in _BUILDERS and action != UPRIGHT:
         raise KeyError(f"unknown action {action!r}; known: {list(ACTIONS)}")
-    return _built(action).copy()
+    return _built(action).copy() if rest is None else _build(action, rest)
 
 
-def upright_pose() -> np.ndarray:
+def upright_pose(rest: np.ndarray | None = None) -> np.ndarray:
     """Standing straight, arms down beside the body: the pose of calibration frames."""
-    return _built("upright").copy()
+    return action_pose(UPRIGHT, rest)

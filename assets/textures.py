@@ -61,19 +61,24 @@ def _outfit(rng: np.random.Generator) -> dict:
     }
 
 
+def outfit(texture_id: int) -> dict:
+    """The outfit (skin tone, hair, garments, pattern) of texture `texture_id`, whatever the body."""
+    return _outfit(item_rng(LIBRARY_SEED, "texture", str(texture_id)))
+
+
 def procedural_texture(texture_id: int, size: int = 512) -> np.ndarray:
     """Clothing texture `texture_id` on the procedural body's UV atlas, (size, size, 3) uint8."""
     if texture_id < 0 or size < 16:
         raise ValueError(f"texture id must be ≥ 0 and size ≥ 16, got {texture_id}, {size}")
-    outfit = _outfit(item_rng(LIBRARY_SEED, "texture", str(texture_id)))
+    look = outfit(texture_id)
     layout = texture_layout()
     centres = (np.arange(size) + 0.5) / size
     u, v = np.meshgrid(centres, 1.0 - centres)  # image row 0 is v ≈ 1
     image = np.tile(np.array([0.5, 0.5, 0.5]), (size, size, 1))
     for part, island in layout.islands.items():
         inside, lu, lv = _island_coords(u, v, island, layout.margin, 2.0 / size)
-        image[inside] = _paint(part, lu[inside], lv[inside], outfit, layout)
-    noise = np.random.default_rng(outfit["noise_seed"]).normal(1.0, 0.035, (size, size, 1))
+        image[inside] = _paint(part, lu[inside], lv[inside], look, layout)
+    noise = np.random.default_rng(look["noise_seed"]).normal(1.0, 0.035, (size, size, 1))
     return np.clip(image * noise * 255.0 + 0.5, 0, 255).astype(np.uint8)
 
 

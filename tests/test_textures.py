@@ -138,7 +138,7 @@ def test_blender_shows_the_texture_where_the_uvs_say(tmp_path: Path) -> None:
     from benchfoundry.configs.body import BodyConfig
     from benchfoundry.tasks.syndor import body
 
-    mesh = body.posed_body(BodyConfig(), body.upright_pose(), cache_dir=tmp_path / "cache")
+    mesh = body.posed_body(BodyConfig(model_type="smpl"), body.upright_pose(), cache_dir=tmp_path / "cache")
     body.write_body_mesh(mesh, tmp_path / "mesh.npz")
     tex = procedural_texture(5, 256)
     cv2.imwrite(str(tmp_path / "tex.png"), tex[:, :, ::-1])
@@ -164,10 +164,10 @@ def test_smplitex_textures_need_an_official_smpl_model_with_uvs(tmp_path: Path) 
 
     smplitex = TextureConfig(smplitex_dir=tmp_path)
     with pytest.raises(ValueError, match=r"textures\.smplitex_dir needs body\.model_path .*body\.uv_path"):
-        check_person(BodyConfig(), smplitex)
+        check_person(BodyConfig(model_type="smpl"), smplitex)
     smplx_body = BodyConfig(model_path=tmp_path, model_type="smplx", uv_path=tmp_path / "uv.obj")
     with pytest.raises(ValueError, match=r"textures\.smplitex_dir needs body\.model_type smpl"):
         check_person(smplx_body, smplitex)
-    check_person(BodyConfig(model_path=tmp_path, uv_path=tmp_path / "uv.obj"), smplitex)
-    check_person(BodyConfig(), TextureConfig())  # procedural textures on the procedural body
+    check_person(BodyConfig(model_type="smpl", model_path=tmp_path, uv_path=tmp_path / "uv.obj"), smplitex)
+    check_person(BodyConfig(model_type="smpl"), TextureConfig())  # procedural textures on the procedural body
     check_person(smplx_body, TextureConfig())

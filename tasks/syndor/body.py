@@ -1,4 +1,9 @@
-"""The posed person: a body model loaded through `smplx`, posed, and turned into the world frame.
+"""The posed person: the Anny body (default), or a body model loaded through `smplx`, posed, in the world frame.
+
+`body.model_type: anny` poses MakeHuman's free body (tasks/syndor/anny_body.py) in the phenotype given
+(tasks/syndor/phenotypes.py); a built-in action is rebuilt on that body's own skeleton so its reaches fit
+its proportions, any other SMPL body pose (AMASS) drives it through the SMPL → Anny joint correspondence.
+Its `BodyMesh` carries COCO's 17 keypoints (anny's regressor) in the same world frame.
 
 World frame of every `BodyMesh`: metres, +Z up, feet on z = 0 (the lowest vertex), the pelvis joint
 above x = y = 0, the person facing −Y, so their left is +X. SMPL's own frame (+Y up, facing +Z,
@@ -22,14 +27,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from benchfoundry.assets import body_model, body_model_smplx
-from benchfoundry.assets.poses import ACTIONS, action_pose, upright_pose
+from benchfoundry.assets.poses import ACTIONS, UPRIGHT, action_pose, upright_pose
 from benchfoundry.configs.body import BodyConfig
 from benchfoundry.tasks.common.store import atomic_path
 
 __all__ = [
-    "ACTIONS", "BodyMesh", "action_pose", "upright_pose", "load_body_model", "posed_body",
+    "ACTIONS", "COCO_KEYPOINTS", "UPRIGHT", "BodyMesh", "action_pose", "upright_pose", "load_body_model", "posed_body",
     "procedural_model_dir", "SMPL_TO_WORLD", "read_body_mesh", "read_obj_uv", "read_smpl_pickle",
     "write_body_mesh",
 ]
@@ -39,6 +45,9 @@ SMPL_TO_WORLD = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 
 #: smplx joints of SMPL-X that match SMPL's first 22 (SMPL-X's body_pose has 21 joints).
 SMPLX_BODY_JOINTS = 21
+
+#: The 17 COCO keypoints, in COCO order (BodyMesh.keypoints rows).
+COCO_KEYPOINTS: tuple[str, ...] = body_model.LANDMARK_NAMES[:17]
 
 _FACE_KEYPOINTS = {"nose": "nose", "left_eye": "leye", "right_eye": "reye", "left_ear": "lear", "right_ear": "rear"}
 _JOINT_LANDMARKS = {
@@ -56,7 +65,8 @@ class BodyMesh:
     faces: np.ndarray  # (F,3) int32
     uv: np.ndarray | None  # (F,3,2) float32 per-corner UVs in [0,1], OBJ convention (v = 0 at the image bottom)
     landmarks: dict[str, int]  # COCO keypoint names + head_top → vertex id
-    height_m: float  # standing height of the rest body with these betas
+    height_m: float  # standing height of the rest body with these betas (Anny: this phenotype)
+    keypoints: np.ndarray | None = None  # (17,3) COCO keypoints (Anny), world frame
 
 
 @dataclass(frozen=True)
@@ -307,19 +317,28 @@ def posed_body(
     cache_dir: Path,
     global_orient: np.ndarray | None = None,
     betas: np.ndarray | list[float] | None = None,
+    phenotype: dict[str, float] | None = None,
+    action: str | None = None,
 ) -> BodyMesh:
     """The body in `body_pose` ((23,3) SMPL axis-angle), in the world frame (module docstring).
 
     `global_orient` (axis-angle, SMPL frame) turns the body before the world rotation; `betas`
-    default to `cfg.betas`.
+    default to `cfg.betas`. Anny needs `phenotype`; with `action` (a built-in action or UPRIGHT) the
+    pose is rebuilt on that body's skeleton and `body_pose` is not used.
     """
     pose = np.asarray(body_pose, dtype=np.float64)
     if pose.shape != (23, 3):
         raise ValueError(f"body_pose must be (23,3) axis-angle, got {pose.shape}")
+    orient = np.zeros(3) if global_orient is None else np.asarray(global_orient, dtype=np.float64).reshape(3)
+    if cfg.model_type == "anny":
+        if phenotype is None:
+            raise ValueError("the Anny body needs a phenotype (tasks/syndor/phenotypes.draw_phenotype)")
+        if betas is not None:
+            raise ValueError("the Anny body has no betas: its shape is the phenotype")
+        return _posed_anny(pose, orient, phenotype, action)
     model = load_body_model(cfg, cache_dir)
     extras = _extras(cfg, cache_dir, model)
     shape = _betas(cfg, model, betas)
-    orient = np.zeros(3) if global_orient is None else np.asarray(global_orient, dtype=np.float64).reshape(3)
     verts, joints = _run(model, cfg.model_type, pose, orient, shape)
     world = verts @ SMPL_TO_WORLD.T
     pelvis = joints[0] @ SMPL_TO_WORLD.T
@@ -331,6 +350,31 @@ def posed_body(
         landmarks=dict(extras.landmarks),
         height_m=_rest_height(model, tuple(shape.tolist())),
     )
+
+
+@functools.lru_cache(maxsize=16)
+def _anny_rest(phenotype: tuple[tuple[str, float], ...]) -> Any:
+    from benchfoundry.tasks.syndor.anny_body import rest_body
+
+    return rest_body(dict(phenotype))
+
+
+def _posed_anny(pose: np.ndarray, orient: np.ndarray, phenotype: dict[str, float], action: str | None) -> BodyMesh:
+    """Anny posed and placed like every BodyMesh (pelvis above the origin, feet on z = 0)."""
+    from benchfoundry.tasks.syndor import anny_body
+
+    rest = _anny_rest(tuple(sorted(phenotype.items())))
+    if action is not None:
+        pose = action_pose(action, rest.tpose_joints)
+    posed = anny_body.pose_anny(pose, rest, phenotype)
+    turn = SMPL_TO_WORLD @ Rotation.from_rotvec(orient).as_matrix() @ SMPL_TO_WORLD.T
+    pelvis = posed.bone_heads[0]
+    verts = (posed.vertices - pelvis) @ turn.T
+    keypoints = (posed.keypoints - pelvis) @ turn.T
+    shift = np.array([0.0, 0.0, verts[:, 2].min()])
+    return BodyMesh(vertices=(verts - shift).astype(np.float32), faces=posed.faces, uv=posed.uv,
+                    landmarks=anny_body.landmarks(), height_m=posed.height_m,
+                    keypoints=(keypoints - shift).astype(np.float32))
 
 
 @functools.lru_cache(maxsize=64)
@@ -352,6 +396,9 @@ def write_body_mesh(mesh: BodyMesh, path: Path) -> Path:
     }
     if mesh.uv is not None:
         arrays["uv"] = mesh.uv
+    if mesh.keypoints is not None:
+        arrays["keypoints"] = mesh.keypoints
+        arrays["keypoint_names"] = np.array(COCO_KEYPOINTS)
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
             np.savez(fh, **arrays)
@@ -366,4 +413,5 @@ def read_body_mesh(path: Path) -> BodyMesh:
             uv=data["uv"] if "uv" in data.files else None,
             landmarks=dict(zip(data["landmark_names"].tolist(), data["landmark_ids"].tolist())),
             height_m=float(data["height_m"]),
+            keypoints=data["keypoints"] if "keypoints" in data.files else None,
         )

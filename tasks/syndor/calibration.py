@@ -67,7 +67,7 @@ def calibrate(config: BuildConfig, out: str) -> str:
     returns the calibration rows' file."""
     from PIL import Image
 
-    from benchfoundry.tasks.syndor.body import upright_pose
+    from benchfoundry.tasks.syndor.body import UPRIGHT, upright_pose
 
     s = config.syndor
     root = Path(out)
@@ -75,7 +75,7 @@ def calibrate(config: BuildConfig, out: str) -> str:
     shard, spec = "calibration", calibration_hash(config)
     if store.is_done(shard, spec):
         return str(store.shard_path(shard))
-    person = prepare_person(config, root, "upright", upright_pose(), s.textures.ids[0])
+    person = prepare_person(config, root, "upright", upright_pose(), s.textures.ids[0], UPRIGHT)
     lo, hi = np.array(person.vertices_min), np.array(person.vertices_max)
     height_m = float(hi[2] - lo[2])
     cameras = camera_rig.rig_cameras(s.camera.spec(), zones(s), [0.0], [0.0], person.aim)

@@ -22,6 +22,7 @@ from benchfoundry.tasks.common.policy import shard_task
 from benchfoundry.tasks.common.seeding import item_seed
 from benchfoundry.tasks.common.store import StageStore, atomic_path, spec_hash, write_json_atomic
 from benchfoundry.tasks.syndor import camera_rig
+from benchfoundry.tasks.syndor.pose_selection import BUILTIN
 from benchfoundry.tasks.syndor.render_plan import (
     BENCHMARK,
     EMPTY_ACTION,
@@ -53,34 +54,66 @@ class PersonFiles:
         return (np.array(self.vertices_min) + np.array(self.vertices_max)) / 2
 
 
-def prepare_person(config: BuildConfig, out: Path, pose_name: str, body_pose: np.ndarray,
-                   texture_id: int) -> PersonFiles:
-    """Pose the body (tasks/syndor/body.py) and write it and its texture where the worker reads them."""
+def person_body(config: BuildConfig, out: Path, body_pose: np.ndarray, person_id: int, action: str | None) -> Any:
+    """The posed body of person `person_id` (tasks/syndor/body.posed_body): with Anny, that person's
+    phenotype (drawn with the build seed), and a built-in `action` rebuilt on their skeleton."""
+    from benchfoundry.tasks.syndor.body import posed_body
+    from benchfoundry.tasks.syndor.phenotypes import draw_phenotype
+
+    body = config.syndor.body
+    if body.model_type != "anny":
+        return posed_body(body, body_pose, cache_dir=out / BENCHMARK / STAGE / "_person" / "model")
+    return posed_body(body, body_pose, cache_dir=out / BENCHMARK / STAGE / "_person" / "model",
+                      phenotype=draw_phenotype(body.phenotypes, config.seed, person_id), action=action)
+
+
+def person_texture(config: BuildConfig, texture_id: int) -> np.ndarray:
+    """Texture `texture_id` on the body's UV layout: SMPLitex or the procedural fixture's atlas
+    (assets/textures.py), or procedural clothing on Anny's (tasks/syndor/anny_texture.py)."""
     from benchfoundry.assets.textures import load_texture
-    from benchfoundry.tasks.syndor.body import posed_body, write_body_mesh
+    from benchfoundry.tasks.syndor.anny_texture import anny_texture
+
+    s = config.syndor
+    if s.body.model_type == "anny" and s.textures.smplitex_dir is None:
+        return anny_texture(texture_id, s.textures.size)
+    return load_texture(s.textures, texture_id)
+
+
+def prepare_person(config: BuildConfig, out: Path, pose_name: str, body_pose: np.ndarray,
+                   texture_id: int, action: str | None = None) -> PersonFiles:
+    """Pose the body (tasks/syndor/body.py) and write it (with its COCO keypoints, for Anny, in
+    `<mesh>_coco.json` beside it) and its texture where the worker reads them; `action`: the built-in
+    action (or UPRIGHT) that `body_pose` is, rebuilt on Anny's skeleton."""
+    from benchfoundry.tasks.syndor.body import COCO_KEYPOINTS, write_body_mesh
 
     s = config.syndor
     cache = out / BENCHMARK / STAGE / "_person"
-    body = posed_body(s.body, body_pose, cache_dir=cache / "model")
+    body = person_body(config, out, body_pose, texture_id, action)
     mesh_sha = hashlib.sha256(body.vertices.tobytes() + body.faces.tobytes()).hexdigest()[:16]
     mesh_npz = cache / f"{pose_name}_{mesh_sha}.npz"
     if not mesh_npz.exists():
         write_body_mesh(body, mesh_npz)
-    tex_png = cache / f"texture_{texture_id:05d}_{spec_hash(s.textures.model_dump(mode='json', exclude={'ids'}))}.png"
+    coco = mesh_npz.with_name(f"{mesh_npz.stem}_coco.json")
+    if body.keypoints is not None and not coco.exists():
+        write_json_atomic(coco, {"frame": "world: metres, +Z up, feet on z = 0, facing -Y",
+                                 "keypoints": {n: [float(x) for x in k] for n, k in zip(COCO_KEYPOINTS, body.keypoints)}})
+    tex_png = cache / f"texture_{texture_id:05d}_{spec_hash(s.textures.model_dump(mode='json', exclude={'ids'}))}" \
+                      f"_{s.body.model_type}.png"
     if not tex_png.exists():
         from PIL import Image
 
         with atomic_path(tex_png) as tmp:
-            Image.fromarray(load_texture(s.textures, texture_id)).save(tmp, format="PNG")
+            Image.fromarray(person_texture(config, texture_id)).save(tmp, format="PNG")
     v = body.vertices.astype(float)
     return PersonFiles(mesh_npz, tex_png, mesh_sha, tuple(v.min(0)), tuple(v.max(0)))
 
 
 def empty_scene_target(config: BuildConfig, out: Path) -> np.ndarray:
-    """Where the cameras of an empty scene aim: the centre of the upright body's bounding box."""
-    from benchfoundry.tasks.syndor.body import posed_body, upright_pose
+    """Where the cameras of an empty scene aim: the centre of the upright body's bounding box (the
+    first texture's person)."""
+    from benchfoundry.tasks.syndor.body import UPRIGHT, upright_pose
 
-    body = posed_body(config.syndor.body, upright_pose(), cache_dir=out / BENCHMARK / STAGE / "_person" / "model")
+    body = person_body(config, out, upright_pose(), config.syndor.textures.ids[0], UPRIGHT)
     return camera_rig.aim_point(body.vertices)
 
 
@@ -129,7 +162,8 @@ def shard_frames(config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path
         target = empty_scene_target(config, root)
     else:
         body_pose = np.array(plan.body_pose).reshape(23, 3)
-        person = prepare_person(config, root, f"{plan.action}_p{plan.pose_index:03d}", body_pose, plan.texture_id)
+        person = prepare_person(config, root, f"{plan.action}_p{plan.pose_index:03d}", body_pose, plan.texture_id,
+                                plan.action if plan.pose_source == BUILTIN else None)
         target = person.aim
     cameras = camera_rig.rig_cameras(s.camera.spec(), zones(s), s.rig.azimuths_deg, s.rig.elevations_deg, target)
     ext = ".jpg" if s.render.image_format == "JPEG" else ".png"
