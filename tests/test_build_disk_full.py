@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_store import fill_disk
 from test_viewspatial_flow import tiny_scans
 
 from benchfoundry.configs.loader import load_config
@@ -39,13 +40,7 @@ def test_a_disk_full_mid_build_fails_cleanly_and_a_rerun_matches_a_clean_build(p
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)], capture_output=True).returncode:
         pytest.skip("cannot mount a tmpfs here")
     try:
-        filler = mnt / "filler"
-        with open(filler, "wb", buffering=0) as fh:
-            try:
-                while True:
-                    fh.write(b"\0" * 4096)
-            except OSError:
-                pass
+        filler = fill_disk(mnt)
         # Room for build.json and the marker but not for the scans' outputs: the build fails mid-way.
         free = 32 * 1024
         assert needed > 2 * free

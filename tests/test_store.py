@@ -138,7 +138,7 @@ def test_a_killed_writer_leaves_only_a_temporary_which_the_next_build_sweeps(tmp
     assert not left.exists() and unrelated.exists() and users.exists()
 
 
-def _fill(folder: Path) -> Path:
+def fill_disk(folder: Path) -> Path:
     """A file that takes every free byte of `folder`'s filesystem."""
     filler = folder / "filler"
     with open(filler, "wb", buffering=0) as fh:
@@ -162,7 +162,7 @@ def test_a_full_disk_fails_the_shard_naming_it_and_a_rerun_with_space_matches_a_
     try:
         store = StageStore(mnt, "bench", "stage")
         store.write_shard("a", rows["a"], spec_hash="h")
-        filler = _fill(mnt)
+        filler = fill_disk(mnt)
         with pytest.raises(OSError) as err:
             store.write_shard("b", rows["b"], spec_hash="h")
         assert err.value.errno == errno.ENOSPC and err.value.filename == str(store.shard_path("b"))
