@@ -163,13 +163,17 @@ def load_texture(cfg: TextureConfig, texture_id: int) -> np.ndarray:
 
 
 def read_texture_png(path: Path) -> np.ndarray:
-    """An RGB(A) image file as (H, W, 3) uint8; a clear error naming the file if absent or unreadable."""
-    import cv2
+    """An RGB(A) image file as (H, W, 3) uint8; a clear error naming the file if absent or unreadable
+    (read through the one guarded decode path, tasks/common/image_decode.py)."""
+    from benchfoundry.tasks.common.image_decode import decode_file
 
     if not path.is_file():
         raise FileNotFoundError(f"texture {path}: no such file")
-    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-    if image is None or image.ndim not in (2, 3) or image.size == 0:
+    try:
+        image = decode_file(path)
+    except ValueError as exc:
+        raise ValueError(f"texture {exc}") from None
+    if image.ndim not in (2, 3) or image.size == 0:
         raise ValueError(f"texture {path}: not a readable image")
     if image.dtype != np.uint8:
         image = (image.astype(np.float64) / np.iinfo(image.dtype).max * 255 + 0.5).astype(np.uint8)

@@ -171,3 +171,18 @@ def test_smplitex_textures_need_an_official_smpl_model_with_uvs(tmp_path: Path) 
     check_person(BodyConfig(model_type="smpl", model_path=tmp_path, uv_path=tmp_path / "uv.obj"), smplitex)
     check_person(BodyConfig(model_type="smpl"), TextureConfig())  # procedural textures on the procedural body
     check_person(smplx_body, TextureConfig())
+
+
+def test_a_texture_file_goes_through_the_guarded_decoder(tmp_path: Path) -> None:
+    from PIL import Image as PILImage
+
+    from benchfoundry.assets.textures import read_texture_png
+
+    grey16 = np.arange(64, dtype=np.uint16).reshape(8, 8) * 1000
+    PILImage.fromarray(grey16).save(tmp_path / "t16.png")
+    image = read_texture_png(tmp_path / "t16.png")
+    assert image.shape == (8, 8, 3) and image.dtype == np.uint8
+    assert image[7, 7, 0] == round(63000 / 65535 * 255)
+    (tmp_path / "empty.png").write_bytes(b"")
+    with pytest.raises(ValueError, match=f"texture {tmp_path / 'empty.png'}: .*empty"):
+        read_texture_png(tmp_path / "empty.png")

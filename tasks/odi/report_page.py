@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pandas as pd
 
+from benchfoundry.tasks.common.image_decode import decode_file
 from benchfoundry.tasks.common.seeding import item_rng
 from benchfoundry.tasks.common.store import write_bytes_atomic
 from benchfoundry.tasks.odi.instances import decode_rle
@@ -42,8 +43,9 @@ def write_report_page(out: str | Path, manifest: pd.DataFrame, dropped: dict[str
                      + ", ".join(f"{f} {dropped[pano].get(f, 0)}" for f in FACES) + " dropped at borders</p><div>")
         for face in FACES:
             face_path = root / "odi" / "faces" / pano / f"{face}.jpg"
-            image = cv2.imread(str(face_path))
-            if image is None:
+            try:
+                image = decode_file(face_path, cv2.IMREAD_COLOR)
+            except ValueError:
                 continue
             on_face = rows[rows["face"] == face] if len(rows) else rows
             masks = [decode_rle({"size": [r.rle_height, r.rle_width], "counts": r.rle_counts})
