@@ -77,7 +77,8 @@ def write_build_record(path: Path, record: dict[str, Any]) -> None:
 def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adopt: bool = False) -> dict[str, Any]:
     """Run the selected benchmarks' subflows on the build's runner (a Dask cluster it starts is closed at
     the end), holding the output root's lock, and write `OUT/build.json`: first as `running` (so an
-    earlier run's record never stands for this one), then with the outcome. A build.json that cannot be
+    earlier run's record never stands for this one), then with the outcome. The build's own leftovers
+    (temporaries, staging folders) are swept before and after the benchmarks run. A build.json that cannot be
     written (a full disk) makes the build `failed`, with `record_error`.
 
     Subflows and their tasks get the absolute output root: a Dask worker on another machine
@@ -119,6 +120,9 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
                     outcome = _run_benchmark(name, bound, str(root))
                 record["benchmarks"][name] = outcome
                 record["problems"].extend({"benchmark": name, **p} for p in outcome.get("problems", []))
+        # Again at the end: a worker killed mid-write (a retried task) leaves its temporary behind.
+        record["swept_leftovers"] += [str(p.relative_to(root))
+                                      for p in sweep_build_leftovers(root, BENCHMARKS, (RECORD_NAME, MARKER_NAME))]
         failed = [name for name, o in record["benchmarks"].items() if o["status"] == "failed"]
         record["status"] = "failed" if failed else "finished"
         if failed:

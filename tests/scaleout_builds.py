@@ -30,8 +30,9 @@ TINY_BUILD = {
     "odi": {"enabled": False}, "viewspatial": {"enabled": False},
 }
 SHARDS = 2
-#: Files that record a run rather than its outputs: the build record and the completion markers (times).
-RUN_RECORDS = ("build.json",)
+#: Files that record a run rather than its outputs: the build record, the output root's marker and lock
+#: (tasks/common/output_root.py), and the completion markers (times).
+RUN_RECORDS = ("build.json", ".benchfoundry-build.json", ".benchfoundry.lock")
 
 
 def write_config(folder: Path) -> Path:

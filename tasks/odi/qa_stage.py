@@ -128,7 +128,7 @@ def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]
         client = ModelClient(odi.qa.describer, odi_root / STAGE / "cache")
     counts: dict[str, Any] = {}
     try:
-        for pano, rows in instances.groupby("panorama", sort=True):
+        for pano, rows in (instances.groupby("panorama", sort=True) if len(instances) else ()):
             h = qa_spec(odi, seed, rows)
             if not store.is_done(str(pano), h):
                 items, info, problems = panorama_qa(str(pano), rows, odi, odi_root, seed, client)

@@ -232,23 +232,29 @@ def render_spec(scene: PanoramaScene, people: dict[str, tuple[str, str, float]],
     return spec, truth
 
 
-def prepare_people(body: BodyConfig, textures: TextureConfig, cache: Path) -> dict[str, tuple[str, str, float]]:
-    """Pose the embedded body (upright, walking) and write meshes and a texture for the worker."""
+def prepare_people(body: BodyConfig, textures: TextureConfig, cache: Path, seed: int
+                   ) -> dict[str, tuple[str, str, float]]:
+    """Pose the embedded body (upright, walking) and write meshes and a texture for the worker: the
+    SynDORBench person of the first texture id (with Anny, that id's phenotype drawn with the build seed)."""
     from PIL import Image
 
-    from benchfoundry.assets.poses import action_pose, upright_pose
-    from benchfoundry.assets.textures import load_texture
     from benchfoundry.tasks.common.store import atomic_path
-    from benchfoundry.tasks.syndor.body import posed_body, write_body_mesh
+    from benchfoundry.tasks.syndor.body import UPRIGHT, action_pose, posed_body, upright_pose, write_body_mesh
+    from benchfoundry.tasks.syndor.phenotypes import draw_phenotype
+    from benchfoundry.tasks.syndor.render_shards import person_texture
 
-    texture = cache / f"texture_{spec_hash(textures.model_dump(mode='json'))}.png"
+    person = textures.ids[0]
+    phenotype = draw_phenotype(body.phenotypes, seed, person) if body.model_type == "anny" else None
+    texture = cache / f"texture_{spec_hash([textures.model_dump(mode='json'), body.model_type])}.png"
     if not texture.exists():
         with atomic_path(texture) as tmp:
-            Image.fromarray(load_texture(textures, textures.ids[0])).save(tmp, format="PNG")
+            Image.fromarray(person_texture(body, textures, person)).save(tmp, format="PNG")
     people = {}
-    for pose, angles in (("upright", upright_pose()), ("walking", action_pose("walking"))):
-        mesh = posed_body(body, angles, cache_dir=cache / "model")
-        path = cache / f"{pose}_{spec_hash([body.model_dump(mode='json'), pose])}.npz"
+    poses = (("upright", upright_pose(), UPRIGHT), ("walking", action_pose("walking"), "walking"))
+    for pose, angles, action in poses:
+        extra = {} if phenotype is None else {"phenotype": phenotype, "action": action}
+        mesh = posed_body(body, angles, cache_dir=cache / "model", **extra)
+        path = cache / f"{pose}_{spec_hash([body.model_dump(mode='json'), pose, phenotype])}.npz"
         if not path.exists():
             write_body_mesh(mesh, path)
         people[pose] = (str(path), str(texture), float(np.ptp(mesh.vertices[:, 2])))
@@ -268,7 +274,7 @@ def render_scene(name: str, folder: Path, settings: SyntheticPanoramaConfig, bod
                  textures: TextureConfig, seed: int, timeout_s: float) -> dict[str, Any]:
     """Render one scene into `folder` unless its files are there with the same spec; returns a summary."""
     scene = scene_named(name)
-    people = prepare_people(body, textures, folder.parent / "_people")
+    people = prepare_people(body, textures, folder.parent / "_people", seed)
     work = folder.parent / "_render" / name
     spec, truth = render_spec(scene, people, settings, item_seed(seed, "odi.synthetic", name),
                               work / "panorama.png", work / "instances.npy")

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchfoundry.configs.body import BodyConfig, TextureConfig
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.common.policy import shard_task
@@ -67,16 +68,15 @@ def person_body(config: BuildConfig, out: Path, body_pose: np.ndarray, person_id
                       phenotype=draw_phenotype(body.phenotypes, config.seed, person_id), action=action)
 
 
-def person_texture(config: BuildConfig, texture_id: int) -> np.ndarray:
+def person_texture(body: BodyConfig, textures: TextureConfig, texture_id: int) -> np.ndarray:
     """Texture `texture_id` on the body's UV layout: SMPLitex or the procedural fixture's atlas
     (assets/textures.py), or procedural clothing on Anny's (tasks/syndor/anny_texture.py)."""
     from benchfoundry.assets.textures import load_texture
     from benchfoundry.tasks.syndor.anny_texture import anny_texture
 
-    s = config.syndor
-    if s.body.model_type == "anny" and s.textures.smplitex_dir is None:
-        return anny_texture(texture_id, s.textures.size)
-    return load_texture(s.textures, texture_id)
+    if body.model_type == "anny" and textures.smplitex_dir is None:
+        return anny_texture(texture_id, textures.size)
+    return load_texture(textures, texture_id)
 
 
 def prepare_person(config: BuildConfig, out: Path, pose_name: str, body_pose: np.ndarray,
@@ -103,7 +103,8 @@ def prepare_person(config: BuildConfig, out: Path, pose_name: str, body_pose: np
         from PIL import Image
 
         with atomic_path(tex_png) as tmp:
-            Image.fromarray(person_texture(config, texture_id)).save(tmp, format="PNG")
+            texture = person_texture(config.syndor.body, config.syndor.textures, texture_id)
+            Image.fromarray(texture).save(tmp, format="PNG")
     v = body.vertices.astype(float)
     return PersonFiles(mesh_npz, tex_png, mesh_sha, tuple(v.min(0)), tuple(v.max(0)))
 
