@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.spatial.transform import Rotation
 
 from benchfoundry.assets.body_model import PARENTS
 from benchfoundry.configs.body import BodyConfig, PhenotypeRanges

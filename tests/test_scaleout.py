@@ -16,10 +16,6 @@ from pathlib import Path
 
 import psutil
 import pytest
-
-from benchfoundry.configs.loader import load_config
-from benchfoundry.flows.build import build, run_build
-from benchfoundry.flows.prefect_api import prefect_server
 from scaleout_builds import (
     SHARDS,
     assert_same_outputs,
@@ -31,6 +27,10 @@ from scaleout_builds import (
     wait_for,
     write_config,
 )
+
+from benchfoundry.configs.loader import load_config
+from benchfoundry.flows.build import build, run_build
+from benchfoundry.flows.prefect_api import prefect_server
 
 pytestmark = pytest.mark.blender
 
