@@ -17,6 +17,7 @@ from typing import Any, Sequence
 from benchfoundry.tasks.common.model_client import user_message
 from benchfoundry.tasks.common.seeding import item_rng
 from benchfoundry.tasks.odi.questions import GENERAL, quadrant
+from benchfoundry.tasks.viewspatial.directions import distractor_pool
 
 QA_PROMPT = (
     "You write questions for a benchmark of 360° panoramas. I stand at the camera. Around me are:\n{objects}\n"
@@ -64,7 +65,7 @@ def _check(proposal: Any) -> str | None:
     wrong = [str(d).strip() for d in distractors]
     if len(set(wrong)) < 3 or any(w.lower() == answer_text.lower() for w in wrong):
         return "distractors repeat each other or the answer"
-    if any(w in answer_text or answer_text in w for w in wrong):
+    if distractor_pool(answer_text, wrong) != wrong:
         return "a distractor contains the answer or is part of it"
     return None
 

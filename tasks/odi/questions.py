@@ -21,7 +21,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from benchfoundry.tasks.common.seeding import item_rng
-from benchfoundry.tasks.viewspatial.directions import HORIZONTAL_LABELS, boundary_margin, horizontal_label
+from benchfoundry.tasks.viewspatial.directions import (
+    HORIZONTAL_LABELS,
+    boundary_margin,
+    distractor_pool,
+    horizontal_label,
+)
 
 COLOURS = ("red", "blue", "green", "yellow", "brown", "black", "white", "grey", "orange", "purple")
 MATERIALS = ("fabric", "wood", "metal", "plastic", "ceramic", "rubber", "stone", "paper", "glass")
@@ -78,7 +83,7 @@ class ItemBuilder:
         base = {"task": task, "question": question, "answer": answer, "image": self.image,
                 "instance_ids": [int(i) for i in ids], "source": "template", "verified": False}
         item_id = f"{self.panorama}:{task}:{key}"
-        distractors = sorted({o for o in pool if o != answer and o not in answer and answer not in o})
+        distractors = sorted(set(distractor_pool(answer, pool)))
         if len(distractors) >= n_options - 1:
             rng = item_rng(self.seed, "odi.qa.options", item_id)
             picked = [distractors[i] for i in rng.choice(len(distractors), size=n_options - 1, replace=False)]

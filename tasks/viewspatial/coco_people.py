@@ -111,11 +111,15 @@ def check_image(images: Path, person: Person) -> str | None:
                                               f"{person.size[0]}x{person.size[1]}"
 
 
+def label_row(image_id: Any, annotation_id: Any, **fields: Any) -> dict[str, Any]:
+    """One row of the labels: not kept and no label unless `fields` say otherwise."""
+    return {"image_id": image_id, "annotation_id": annotation_id, "kept": False, "reason": None, "facing": None,
+            "facing_yaw_deg": None, "head_delta_deg": None, "head_turn": None, "confidence": None, **fields}
+
+
 def label_person(person: Person, cfg: CocoConfig, shoulder_ratio: float) -> dict[str, Any]:
     """The label row of one kept person (kept false with the reason when it is rejected)."""
-    row: dict[str, Any] = {"image_id": person.image_id, "annotation_id": person.annotation_id, "kept": False,
-                           "reason": None, "facing": None, "facing_yaw_deg": None, "head_delta_deg": None,
-                           "head_turn": None, "confidence": None}
+    row = label_row(person.image_id, person.annotation_id)
     found = ori.orient(person.keypoints, shoulder_ratio)
     if found is None or found.head is None:
         return {**row, "reason": "no hip or face keypoint to estimate from"}
@@ -145,7 +149,6 @@ def label_file(annotations: str | Path, images: str | Path | None, cfg: CocoConf
     ratio = cfg.shoulder_ratio or ori.calibrate_shoulder_ratio([p.keypoints for p in usable])
     labels = [label_person(p, cfg, ratio) for p in usable]
     reasons = Counter(r["reason"] for r in rejected) + Counter(r["reason"] for r in labels if not r["kept"])
-    rows = [{**r, "kept": False, "facing": None, "facing_yaw_deg": None, "head_delta_deg": None, "head_turn": None,
-             "confidence": None} for r in rejected] + labels
+    rows = [label_row(**r) for r in rejected] + labels
     return {"labels": sorted(rows, key=lambda r: (r["image_id"] is None, r["image_id"] or 0)),
             "rejected": dict(sorted(reasons.items())), "shoulder_ratio": round(ratio, 4)}
