@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import Field, model_validator
 
 from benchfoundry.configs.base import Section
+from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.configs.scannet import EXCLUDED_LABELS, EXCLUDED_NYU40, CoverageConfig
 
 
@@ -48,7 +49,7 @@ class DirectionQAConfig(Section):
 
 
 class ViewSpatialConfig(Section):
-    """ViewSpatial-Bench: ScanNet frames and direction QA (COCO orientation QA is not built yet)."""
+    """ViewSpatial-Bench: ScanNet frames and direction QA, COCO person orientation QA."""
 
     enabled: bool = True
     scannet_root: Path | None = Field(None, description="ScanNet root; None builds the synthetic scans")
@@ -73,3 +74,4 @@ class ViewSpatialConfig(Section):
     synthetic: SyntheticScanConfig = SyntheticScanConfig()
     coverage: CoverageConfig = CoverageConfig()
     qa: DirectionQAConfig = DirectionQAConfig()
+    coco: CocoConfig = CocoConfig()
