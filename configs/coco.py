@@ -47,6 +47,7 @@ class PersonRelConfig(Section):
 
     template: str = "From the person's perspective, in which direction is the {object} relative to them?"
     margin_deg: float = Field(10.0, ge=0, description="skip an object this close to a label boundary")
+    min_object_area_ratio: float = Field(0.005, ge=0, le=1, description="least object area / image area asked about")
     release_unverified: bool = Field(
         False, description="real COCO candidates not yet verified are released too, as verified: false")
 

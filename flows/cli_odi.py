@@ -11,7 +11,7 @@ from benchfoundry.configs.build import BuildConfig
 
 def _cmd_verify_import(args: argparse.Namespace) -> int:
     from benchfoundry.tasks.common.output_root import check_output_dir
-    from benchfoundry.tasks.odi import verification
+    from benchfoundry.tasks.common import verification
     from benchfoundry.tasks.odi.qa_stage import release_from_decisions
 
     build = check_output_dir(args.build, create=False)

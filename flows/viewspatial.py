@@ -24,6 +24,7 @@ from benchfoundry.flows.collect import collect_shards
 from benchfoundry.flows.policy import with_runner_policy
 from benchfoundry.tasks.common.buildinfo import benchmark_outcome
 from benchfoundry.tasks.common.store import StageStore
+from benchfoundry.tasks.viewspatial.release import write_benchmark_files
 from benchfoundry.tasks.viewspatial.scan_stages import (
     BENCHMARK,
     STAGES,
@@ -31,7 +32,6 @@ from benchfoundry.tasks.viewspatial.scan_stages import (
     scan_list,
     scan_task,
     synthetic_scan_task,
-    write_benchmark_files,
 )
 from benchfoundry.tasks.viewspatial.synthetic_scan import SYNTHETIC_SCENES, write_root_files
 

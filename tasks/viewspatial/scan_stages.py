@@ -1,5 +1,4 @@
-"""ViewSpatial-Bench per-scan stages (DESIGN §4.1): synthetic scans, frame selection, visibility, QA, and
-the benchmark and SFT files written from the QA manifest.
+"""ViewSpatial-Bench per-scan stages (DESIGN §4.1): synthetic scans, frame selection, visibility, QA.
 
 One task per scan runs its three stages, each committed by a store marker, so a rerun skips finished
 scans; the markers' spec hashes hold a fingerprint of the scan's files (names relative to the scan
@@ -17,16 +16,13 @@ import pandas as pd
 from benchfoundry.configs.viewspatial import ViewSpatialConfig
 from benchfoundry.tasks.common.buildinfo import problem
 from benchfoundry.tasks.common.policy import shard_task
-from benchfoundry.tasks.common.store import StageStore, spec_hash, write_json_atomic
+from benchfoundry.tasks.common.store import StageStore, spec_hash
 from benchfoundry.tasks.viewspatial.coverage import select_frames
 from benchfoundry.tasks.viewspatial.questions import (
     QASettings,
-    benchmark_records,
     cam_rel_items,
     qa_table,
     scene_sim_items,
-    sft_records,
-    split_by_image_count,
 )
 from benchfoundry.tasks.viewspatial.scannet_read import (
     ScanFormatError,
@@ -40,9 +36,6 @@ from benchfoundry.tasks.viewspatial.visibility import scan_boxes, scan_visibilit
 
 BENCHMARK = "viewspatial"
 STAGES = ("frames", "visibility", "qa")
-BENCHMARK_JSON = "ViewSpatial-Bench.json"
-SFT_JSON = "ViewSpatial-SFT.json"
-SFT_MULTI_JSON = "ViewSpatial-SFT-multi.json"
 
 
 @shard_task
@@ -154,20 +147,3 @@ def scan_list(root: Path, vs: ViewSpatialConfig) -> list[tuple[str, str]]:
         scenes = read_split(path)
         scans += [(split, s) for s in scenes[: vs.max_scans]]
     return scans
-
-
-def write_benchmark_files(out: str, vs: ViewSpatialConfig) -> dict[str, Any]:
-    """The val split of the QA manifest as `ViewSpatial-Bench.json`, the train split as the SFT chat files
-    (one image per record, and several); returns their paths and the item counts."""
-    bench_dir = Path(out) / BENCHMARK
-    qa = StageStore(out, BENCHMARK, "qa").read_manifest()
-    val = qa[qa["split"] == "val"] if len(qa) else qa
-    train = qa[qa["split"] != "val"] if len(qa) else qa
-    single, multi = split_by_image_count(sft_records(train, vs.qa.mc_instruction, vs.qa.direct_instruction))
-    return {
-        "benchmark": str(write_json_atomic(bench_dir / BENCHMARK_JSON, benchmark_records(val))),
-        "sft": str(write_json_atomic(bench_dir / SFT_JSON, single)),
-        "sft_multi": str(write_json_atomic(bench_dir / SFT_MULTI_JSON, multi)),
-        "val_items": len(val), "train_items": len(train),
-        "counts": qa.groupby(["split", "question_type"]).size().to_dict() if len(qa) else {},
-    }

@@ -1,4 +1,4 @@
-"""Human verification of ODI-Bench items (DESIGN §3.2): export for review, import decisions, release.
+"""Human verification of generated items (ODI-Bench, ViewSpatial Per-Rel. Dir.): export, import, release.
 
 Every item is exported as a CSV row and a Label Studio task (with its labelling config). A reviewer
 accepts, rejects or edits an item (an edited answer replaces the item's answer; for a closed item it

@@ -1,0 +1,102 @@
+"""ViewSpatial-Bench's COCO stage (DESIGN §4.2): one task per split labels the people of a COCO file and
+makes its Cam-Obj. Ori., Per-Obj. Ori. and Per-Rel. Dir. items.
+
+A split's source is a real COCO split (`viewspatial.coco.splits`) or the rendered synthetic set (with its
+truth: Per-Rel. Dir. is then exact and the labels are scored against the truth). The images of the
+people asked about are copied to `viewspatial/images/coco/<split>/`, the labels written to
+`viewspatial/coco/<split>.labels.json`; the shard's marker (spec hash: the files' hashes, the config and
+the seed) holds the rejection counts and the accuracies, so a rerun skips a finished split. Rejected
+people are counted by reason; a malformed annotation or unusable image is also a problem row of the build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchfoundry.configs.coco import CocoConfig
+from benchfoundry.tasks.common.buildinfo import problem
+from benchfoundry.tasks.common.policy import shard_task
+from benchfoundry.tasks.common.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
+from benchfoundry.tasks.viewspatial.coco_people import label_file, read_annotations, select_people
+from benchfoundry.tasks.viewspatial.coco_questions import orientation_items
+from benchfoundry.tasks.viewspatial.person_relative import candidate_items, image_objects, synthetic_items
+from benchfoundry.tasks.viewspatial.questions import QA_COLUMNS
+
+BENCHMARK = "viewspatial"
+STAGE = "coco"
+COCO_COLUMNS = QA_COLUMNS + ("needs_review",)
+#: Rejection reasons that are input faults (reported as problems), not people the filters turned away.
+FAULTS = ("malformed", "image unusable")
+
+
+def _file_hash(path: str | None) -> str | None:
+    return None if path is None else hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _copy_images(out: str, split: str, images: Path, names: dict[int, str]) -> dict[int, str]:
+    """Copy each image into the benchmark; image id → its path relative to the benchmark folder."""
+    rel = {}
+    for image_id, name in sorted(names.items()):
+        target = f"images/coco/{split}/{name}"
+        dest = Path(out) / BENCHMARK / target
+        if not dest.is_file():
+            write_bytes_atomic(dest, (images / name).read_bytes())
+        rel[image_id] = target
+    return rel
+
+
+def _faults(split: str, labels: list[dict[str, Any]], annotations: str, images: str) -> list[dict[str, Any]]:
+    rows = []
+    for row in labels:
+        reason = str(row.get("reason") or "")
+        if not row["kept"] and reason.startswith(FAULTS):
+            item = f"{split}:image {row['image_id']}"
+            path = annotations if reason.startswith("malformed") else images
+            rows.append(problem(STAGE, item, row.get("detail") or reason, path=path))
+    return rows
+
+
+def split_items(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, seed: int) -> tuple[
+        pd.DataFrame, dict[str, Any], list[dict[str, Any]]]:
+    """(item rows, marker info, problems) of one split."""
+    result = label_file(source["annotations"], source["images"], cfg)
+    labels = result["labels"]
+    write_json_atomic(Path(out) / BENCHMARK / STAGE / f"{split}.labels.json", result)
+    kept = {r["annotation_id"]: r for r in labels if r["kept"]}
+    data = read_annotations(source["annotations"])
+    people = [p for p in select_people(data, cfg)[0] if p.annotation_id in kept]
+    image_of = _copy_images(out, split, Path(source["images"]), {p.image_id: p.file_name for p in people})
+    items = orientation_items(labels, image_of, split, cfg, seed)
+    items = [{**item, "needs_review": False} for item in items]
+    info: dict[str, Any] = {"rejected": result["rejected"], "people": len(labels), "kept": len(kept)}
+    if source.get("truth"):
+        from benchfoundry.tasks.viewspatial.synthetic_coco import orientation_accuracy
+
+        truth = json.loads(Path(source["truth"]).read_text())
+        items += synthetic_items(truth["images"], image_of, split, cfg, seed)
+        info["accuracy"] = orientation_accuracy(labels, truth)
+    else:
+        objects = image_objects(read_annotations(source["instances"]) if source.get("instances") else data)
+        facing = {a: float(r["facing_yaw_deg"]) for a, r in kept.items()}
+        items += candidate_items(people, facing, objects, image_of, split, cfg, seed)
+    table = pd.DataFrame(items, columns=list(COCO_COLUMNS))
+    return table, info, _faults(split, labels, source["annotations"], source["images"])
+
+
+@shard_task
+def coco_task(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, seed: int) -> dict[str, Any]:
+    """Labels and items of one split unless its marker says they are made from these files and settings."""
+    store = StageStore(out, BENCHMARK, STAGE)
+    h = spec_hash([split, {k: _file_hash(source.get(k)) for k in ("annotations", "instances", "truth")},
+                   cfg.model_dump(mode="json"), seed])
+    if not store.is_done(split, h):
+        table, info, problems = split_items(out, split, source, cfg, seed)
+        store.write_shard(split, table, spec_hash=h, problems=problems, info=info)
+    marker = store.marker(split) or {}
+    return {"split": split, "items": marker.get("rows", 0), "rejected": marker.get("rejected", {}),
+            "accuracy": marker.get("accuracy"), "people": marker.get("people"), "kept": marker.get("kept")}
