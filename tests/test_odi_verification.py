@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from test_odi_questions import CENSUS, FACTS
 
-from benchfoundry.tasks.odi import verification as ver
+from benchfoundry.tasks.common import verification as ver
 from benchfoundry.tasks.odi.questions import template_items
 
 
