@@ -22,12 +22,13 @@ import cv2
 import pandas as pd
 
 from benchfoundry.configs.odi import OdiConfig
+from benchfoundry.tasks.common import verification
 from benchfoundry.tasks.common.buildinfo import problem
 from benchfoundry.tasks.common.image_decode import decode_file
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError
 from benchfoundry.tasks.common.policy import shard_task
 from benchfoundry.tasks.common.store import StageStore, spec_hash, write_json_atomic, write_parquet_atomic
-from benchfoundry.tasks.odi import descriptions, model_questions, verification
+from benchfoundry.tasks.odi import descriptions, model_questions
 from benchfoundry.tasks.odi.annotate_stage import BENCHMARK
 from benchfoundry.tasks.odi.questions import Fact, ItemBuilder, spatial_items, template_items
 from benchfoundry.tasks.odi.synthetic_panoramas import TRUTH_SUFFIX
