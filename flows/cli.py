@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "benchfoundry.flows.cli_sphere",
     "benchfoundry.flows.cli_score",
     "benchfoundry.flows.cli_syndor",
+    "benchfoundry.flows.cli_viewspatial",
 )
 
 

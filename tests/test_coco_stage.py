@@ -3,6 +3,7 @@ the review release, and one split end to end (items, rerun, a corrupt image)."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from pathlib import Path
@@ -14,6 +15,8 @@ from PIL import Image
 from test_orientation import project
 
 from benchfoundry.configs.coco import CocoConfig
+from benchfoundry.configs.loader import load_config
+from benchfoundry.flows.cli import main
 from benchfoundry.tasks.common.store import StageStore
 from benchfoundry.tasks.viewspatial import review
 from benchfoundry.tasks.viewspatial.coco_stage import coco_task
@@ -24,6 +27,7 @@ from benchfoundry.tasks.viewspatial.person_relative import (
     ground_point,
     person_angle,
 )
+from benchfoundry.tasks.viewspatial.release import write_benchmark_files
 
 W, H = 640, 480
 FOCAL = (W / 2) / math.tan(math.radians(30.0))  # the 60° field of view the candidate rule assumes
@@ -163,3 +167,32 @@ def test_a_split_makes_the_three_tasks_reports_a_corrupt_image_and_is_skipped_on
     first = store.marker("val")["spec_hash"]
     coco_task.fn(str(out), "val", source, cfg, 1)
     assert store.marker("val")["spec_hash"] != first  # another seed is another build
+
+
+def test_candidates_wait_for_review_and_an_imported_edit_releases_them(tmp_path: Path, capsys) -> None:
+    out, source = tmp_path / "out", write_split(tmp_path)
+    config = load_config(None, ["viewspatial.coco.margin_deg=0", "viewspatial.coco.shoulder_ratio=0.72"])
+    coco_task.fn(str(out), "val", source, config.viewspatial.coco, 0)
+    StageStore(out, "viewspatial", "coco").write_manifest(["val"])
+    (out / "build.json").write_text(json.dumps({"config": config.model_dump(mode="json")}))
+    files = write_benchmark_files(str(out), config.viewspatial)
+    released = json.loads(Path(files["benchmark"]).read_text())
+    assert files["review_items"] == 1 and "Per-Rel. Dir." not in {r["question_type"] for r in released}
+    review_csv = out / "viewspatial" / "verification" / "review.csv"
+    lines = list(csv.DictReader(review_csv.open()))
+    assert [row["task"] for row in lines] == ["Per-Rel. Dir."] and row_image_exists(out, lines[0]["image"])
+    other = next(o for o in lines[0]["options"].split(" | ") if o != lines[0]["answer"])
+    lines[0].update(decision="edit", edited_answer=other)
+    with review_csv.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(lines[0]))
+        writer.writeheader()
+        writer.writerows(lines)
+    assert main(["viewspatial", "verify-import", str(out), str(review_csv)]) == 0
+    released = json.loads(Path(files["benchmark"]).read_text())
+    per_rel = [r for r in released if r["question_type"] == "Per-Rel. Dir."]
+    assert len(per_rel) == 1 and per_rel[0]["answer"].split(". ", 1)[1] == other
+    assert per_rel[0]["answer"] in per_rel[0]["choices"].split("\n") and "verified" not in per_rel[0]
+
+
+def row_image_exists(out: Path, image: str) -> bool:
+    return (out / "viewspatial" / image).is_file()
