@@ -4,6 +4,7 @@ the review release, and one split end to end (items, rerun, a corrupt image)."""
 from __future__ import annotations
 
 import csv
+import html
 import json
 import math
 from pathlib import Path
@@ -28,6 +29,7 @@ from benchfoundry.tasks.viewspatial.person_relative import (
     person_angle,
 )
 from benchfoundry.tasks.viewspatial.release import write_benchmark_files
+from benchfoundry.tasks.viewspatial.report_page import write_report_page
 
 W, H = 640, 480
 FOCAL = (W / 2) / math.tan(math.radians(30.0))  # the 60° field of view the candidate rule assumes
@@ -196,3 +198,19 @@ def test_candidates_wait_for_review_and_an_imported_edit_releases_them(tmp_path:
 
 def row_image_exists(out: Path, image: str) -> bool:
     return (out / "viewspatial" / image).is_file()
+
+
+def test_the_report_page_counts_the_items_and_shows_released_ones(tmp_path: Path) -> None:
+    out, source = tmp_path / "out", write_split(tmp_path)
+    config = load_config(None, ["viewspatial.coco.margin_deg=0", "viewspatial.coco.shoulder_ratio=0.72"])
+    coco_task.fn(str(out), "val", source, config.viewspatial.coco, 0)
+    rows = StageStore(out, "viewspatial", "coco").shard_rows("val")
+    StageStore(out, "viewspatial", "coco").write_manifest(["val"])
+    released = json.loads(Path(write_benchmark_files(str(out), config.viewspatial)["benchmark"]).read_text())
+    page = write_report_page(out, 0).read_text()
+    for task, n in rows["question_type"].value_counts().items():
+        assert f"<tr><td>{task}</td><td>{n}</td></tr>" in page
+    assert "2 of 3 people kept" in page and "image unusable: 1" in page
+    shown = [r for r in released if html.escape(r["question"]) in page]
+    assert shown and all(f"../viewspatial/{r['image_path'][0]}" in page for r in shown)
+    assert all((out / "report" / f"../viewspatial/{r['image_path'][0]}").is_file() for r in shown)
