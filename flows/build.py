@@ -20,6 +20,7 @@ from benchfoundry.flows.syndor import syndor_flow
 from benchfoundry.flows.viewspatial import viewspatial_flow
 from benchfoundry.tasks.common.buildinfo import benchmark_outcome, error_line, package_versions, utc_now
 from benchfoundry.tasks.common.output_root import MARKER_NAME, RECORD_NAME, describe_holder, hold_output_root
+from benchfoundry.tasks.common.report_nav import link_pages
 from benchfoundry.tasks.common.store import sweep_build_leftovers, write_json_atomic
 
 #: The benchmarks a build can run, in order, with the config section that switches each on.
@@ -120,6 +121,11 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
                     outcome = _run_benchmark(name, bound, str(root))
                 record["benchmarks"][name] = outcome
                 record["problems"].extend({"benchmark": name, **p} for p in outcome.get("problems", []))
+        try:
+            link_pages(root / "report")
+        except OSError as exc:
+            record["problems"].append({"benchmark": "report", "stage": "links", "item": "report",
+                                       "kind": "skipped", "reason": error_line(exc)})
         # Again at the end: a worker killed mid-write (a retried task) leaves its temporary behind.
         record["swept_leftovers"] += [str(p.relative_to(root))
                                       for p in sweep_build_leftovers(root, BENCHMARKS, (RECORD_NAME, MARKER_NAME))]

@@ -27,6 +27,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from benchfoundry.tasks.common.store import write_json_atomic
     from benchfoundry.tasks.evaluation import run
     from benchfoundry.tasks.evaluation.items import load_items
+    from benchfoundry.tasks.common.report_nav import link_pages
     from benchfoundry.tasks.evaluation.report import write_eval_report
 
     build = Path(args.build)
@@ -87,6 +88,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
               f"({score['invalid']} invalid, {len(failed)} failed); {tasks}")
     print(f"scores: {path}")
     print(f"report: {write_eval_report(build, run.eval_dir(build))}")
+    link_pages(build / "report")
     return 1 if failed and len(failed) == len(rows) else 0
 
 

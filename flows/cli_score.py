@@ -113,12 +113,14 @@ def _cmd_score_syndor(args: argparse.Namespace) -> int:
     print(format_tables(score))
     print(f"\nscore file: {target}" + (f" ({len(score['problems'])} bad lines skipped)" if score["problems"] else ""))
     if (build / "report" / "index.html").is_file():
+        from benchfoundry.tasks.common.report_nav import link_pages
         from benchfoundry.tasks.syndor.report import write_report
 
         record = _build_record(build)
         qa, seed = _build_settings(record)
         qa = _embedding_override(qa, args.embed_path, args.embed_name)
         print(f"report updated: {write_report(build, qa, seed=seed, calibration=_calibration(record))}")
+        link_pages(build / "report")
     return 0
 
 
