@@ -6,9 +6,10 @@ Questions use first-person wording ("the chair on my left") and refer to an obje
 phrase picks exactly one instance. General tasks: object attribute (OA), human attribute (HA),
 existence, counting, panoramic OCR; spatial candidates from geometry: egocentric view orientation
 (EVO), allocentric view orientation (AVO), relative direction (RD), scene simulation (SS, with 3D
-positions) and ODI reasoning (OR, tasks/odi/reasoning_questions.py). Each question comes closed (the answer and three distractors, shuffled with the item's
-seed; yes/no and left/right questions have two options) and open. A direction within `margin_deg` of
-a label boundary makes no question. Every item is `source: template`, `verified: false`.
+positions) and ODI reasoning (OR, tasks/odi/reasoning_questions.py). Each question comes closed (the
+answer and three distractors, shuffled with the item's seed; yes/no and left/right questions have two
+options) and open. A direction within `margin_deg` of a label boundary makes no question. Every item is
+`source: template`, `verified: false`.
 """
 
 from __future__ import annotations
@@ -133,7 +134,8 @@ def general_items(b: ItemBuilder, facts: Sequence[Fact], margin: float, census: 
         b.add("existence", f"no:{category}", f"Is there a {category} around me?", "no", ("yes",), [], 2)
 
 
-def spatial_items(b: ItemBuilder, facts: Sequence[Fact], margin: float, census: Mapping[str, int] | None = None) -> None:
+def spatial_items(b: ItemBuilder, facts: Sequence[Fact], margin: float,
+                  census: Mapping[str, int] | None = None) -> None:
     """EVO, AVO and RD from directions; SS from 3D positions, for objects whose category is unique; then OR (its
     counts in a direction need the `census`)."""
     from benchfoundry.tasks.odi.reasoning_questions import reasoning_items  # it builds on this module

@@ -49,7 +49,7 @@ def floor_distance(position_m: Sequence[float]) -> float:
 
 
 def plural(noun: str) -> str:
-    """English plural of a category name ("bench" → "benches", "person" → "people", "bookshelf" → "bookshelves")."""
+    """English plural of a category name ("bench" → "benches", "person" → "people", "shelf" → "shelves")."""
     head, _, last = noun.rpartition(" ")
     irregular = {"person": "people", "man": "men", "woman": "women", "child": "children", "shelf": "shelves"}
     if last in irregular or last.endswith("shelf"):
