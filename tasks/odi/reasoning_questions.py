@@ -127,8 +127,9 @@ def turn_items(b: ItemBuilder, unique: Sequence[Fact], margin: float) -> None:
 
 
 def count_items(b: ItemBuilder, facts: Sequence[Fact], margin: float, census: Mapping[str, int]) -> None:
-    """How many of a category lie in one sector around me (a seeded one of the sectors that no instance straddles),
-    for categories whose every instance is among the facts."""
+    """How many of a category lie in one sector around me, for categories whose every instance is among the facts:
+    of the sectors no instance straddles, an occupied or an empty one with even odds (so that "0" is not the usual
+    answer), drawn with the seed."""
     present = Counter(f.category for f in facts)
     for category in sorted(c for c in present if census.get(c) == present[c]):
         if any(abs(f.phi_deg) > POLE_LIMIT_DEG for f in facts if f.category == category):
@@ -138,9 +139,11 @@ def count_items(b: ItemBuilder, facts: Sequence[Fact], margin: float, census: Ma
                  if all(not 45.0 - margin < abs(signed(t - centre)) < 45.0 + margin for t in thetas)]
         if not clear:
             continue
-        phrase, centre = clear[int(item_rng(b.seed, "odi.qa.or", f"{b.panorama}:count:{category}")
-                                   .integers(len(clear)))]
-        count = sum(abs(signed(t - centre)) < 45.0 for t in thetas)
+        held = [(phrase, centre, sum(abs(signed(t - centre)) < 45.0 for t in thetas)) for phrase, centre in clear]
+        rng = item_rng(b.seed, "odi.qa.or", f"{b.panorama}:count:{category}")
+        occupied, empty = [h for h in held if h[2]], [h for h in held if not h[2]]
+        group = next(g for g in ((occupied, empty) if rng.random() < 0.5 else (empty, occupied)) if g)
+        phrase, _, count = group[int(rng.integers(len(group)))]
         b.add("OR", f"count:{category}:{SECTOR_KEYS[phrase]}", f"How many {plural(category)} are {phrase}?", str(count),
               [str(n) for n in range(max(0, count - 3), count + 4)],
               [f.instance_id for f in facts if f.category == category])
