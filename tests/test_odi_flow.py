@@ -110,7 +110,7 @@ def test_odi_bench_holds_template_items_that_agree_with_the_scene(built: tuple[P
     out, _ = built
     items = released(out)
     tasks = {i["task"] for i in items}
-    assert {"OA", "existence", "counting", "OCR"} <= tasks and {"EVO", "AVO", "RD", "SS"} <= tasks
+    assert {"OA", "existence", "counting", "OCR"} <= tasks and {"EVO", "AVO", "RD", "SS", "OR"} <= tasks
     assert {i["form"] for i in items} == {"closed", "open"} and not any(i["verified"] for i in items)
     manifest = pd.read_parquet(out / "odi" / "instances" / "manifest.parquet").set_index(["panorama", "instance"])
     truth = {f"{p.stem}.png": {r["id"]: r for r in json.loads(p.read_text())["instances"]}

@@ -1,11 +1,14 @@
 """ODI-Bench questions written by a language model (DESIGN §3.2, the `openai` backend): the paper's GPT-4o step.
 
 The model gets a panorama's kept instances (description and where each stands around the viewer) and
-returns general-task questions as JSON: `[{"task", "question", "answer", "distractors": [3 strings]}]`.
-Each proposal is checked (a known general task, a question, an answer, three distinct distractors that
-keep DESIGN §4.1's rule) and becomes a closed item with the options shuffled by the item's seed and an
-open item, `source: model`; a reply that is not such JSON, or a proposal that fails a check, is a
-problem naming the panorama. Spatial items stay template-made (their answers come from geometry).
+returns general-task and ODI reasoning (OR) questions as JSON: `[{"task", "question", "answer", "distractors":
+[3 strings]}]`. Each proposal is checked (a known task of MODEL_TASKS, a question, an answer, three distinct
+distractors that keep DESIGN §4.1's rule) and becomes a closed item with the options shuffled by the item's seed
+and an open item, `source: model`, `verified: false`; a reply that is not such JSON, or a proposal that fails a
+check, is a problem naming the panorama. These checks are of form only: a model's answer, OR included, cannot be
+checked against the scene here (the model sees descriptions and sectors, not positions), so every model item is a
+candidate for human verification, as the general ones are. The other spatial items stay template-made (their
+answers come from geometry), and so do the template OR items beside the model's.
 """
 
 from __future__ import annotations
@@ -19,11 +22,15 @@ from benchfoundry.tasks.common.seeding import item_rng
 from benchfoundry.tasks.odi.questions import GENERAL, quadrant
 from benchfoundry.tasks.viewspatial.directions import distractor_pool
 
+#: Tasks a model may propose: the general ones and ODI reasoning.
+MODEL_TASKS = (*GENERAL, "OR")
 QA_PROMPT = (
     "You write questions for a benchmark of 360° panoramas. I stand at the camera. Around me are:\n{objects}\n"
     "Write up to {n} questions about these objects' attributes, the people, what exists and how many, and any "
     "text, worded in the first person (\"the chair on my left\"), each with its answer and three wrong but "
-    "plausible answers. Tasks: OA (object attribute), HA (human attribute), existence, counting, OCR. Reply with "
+    "plausible answers. Tasks: OA (object attribute), HA (human attribute), existence, counting, OCR, and OR (ODI "
+    "reasoning: a question that needs a step of reasoning over the whole scene around me, such as which object is "
+    "closest, or what is in front of me after I turn). Reply with "
     'JSON only: [{{"task": "OA", "question": "…", "answer": "…", "distractors": ["…", "…", "…"]}}]'
 )
 
@@ -54,8 +61,8 @@ def _check(proposal: Any) -> str | None:
         return "not an object"
     task, question, answer = proposal.get("task"), proposal.get("question"), proposal.get("answer")
     distractors = proposal.get("distractors")
-    if task not in GENERAL:
-        return f"task {task!r} is not one of {list(GENERAL)}"
+    if task not in MODEL_TASKS:
+        return f"task {task!r} is not one of {list(MODEL_TASKS)}"
     if not (isinstance(question, str) and question.strip() and isinstance(answer, (str, int)) and str(answer).strip()):
         return "question or answer missing"
     if not (isinstance(distractors, list) and len(distractors) == 3

@@ -36,7 +36,7 @@ from benchfoundry.tasks.odi.synthetic_panoramas import TRUTH_SUFFIX
 STAGE = "qa"
 RELEASE_JSON = "ODI-Bench.json"
 #: Part of the QA shards' spec hash: bump it when the templates change.
-QA_VERSION = 1
+QA_VERSION = 2
 #: How a synthetic person's pose name is said in a question's answer.
 POSE_WORDS = {"upright": "standing"}
 

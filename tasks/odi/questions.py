@@ -5,10 +5,11 @@ direction (θ, φ) from the viewer (θ = 0 ahead, +90° on the right) and, when 
 Questions use first-person wording ("the chair on my left") and refer to an object only where that
 phrase picks exactly one instance. General tasks: object attribute (OA), human attribute (HA),
 existence, counting, panoramic OCR; spatial candidates from geometry: egocentric view orientation
-(EVO), allocentric view orientation (AVO), relative direction (RD) and scene simulation (SS, with 3D
-positions). Each question comes closed (the answer and three distractors, shuffled with the item's
-seed; yes/no and left/right questions have two options) and open. A direction within `margin_deg` of
-a label boundary makes no question. Every item is `source: template`, `verified: false`.
+(EVO), allocentric view orientation (AVO), relative direction (RD), scene simulation (SS, with 3D
+positions) and ODI reasoning (OR, tasks/odi/reasoning_questions.py). Each question comes closed (the
+answer and three distractors, shuffled with the item's seed; yes/no and left/right questions have two
+options) and open. A direction within `margin_deg` of a label boundary makes no question. Every item is
+`source: template`, `verified: false`.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ SIGN_WORDS = ("EXIT", "OPEN", "STOP", "PUSH", "CAFE", "HOTEL", "PARKING", "SALE"
 #: Quadrant phrases that pick an object by where it stands around the viewer.
 QUADRANTS = (("in front of me", 0.0), ("on my right", 90.0), ("behind me", 180.0), ("on my left", 270.0))
 GENERAL = ("OA", "HA", "existence", "counting", "OCR")
-SPATIAL = ("EVO", "AVO", "RD", "SS")
+SPATIAL = ("EVO", "AVO", "RD", "SS", "OR")
 
 
 @dataclass(frozen=True)
@@ -133,8 +134,11 @@ def general_items(b: ItemBuilder, facts: Sequence[Fact], margin: float, census: 
         b.add("existence", f"no:{category}", f"Is there a {category} around me?", "no", ("yes",), [], 2)
 
 
-def spatial_items(b: ItemBuilder, facts: Sequence[Fact], margin: float) -> None:
-    """EVO, AVO and RD from directions; SS from 3D positions, for objects whose category is unique."""
+def spatial_items(b: ItemBuilder, facts: Sequence[Fact], margin: float,
+                  census: Mapping[str, int] | None = None) -> None:
+    """EVO, AVO and RD from directions; SS from 3D positions, for objects whose category is unique; then OR (its
+    counts in a direction need the `census`)."""
+    from benchfoundry.tasks.odi.reasoning_questions import reasoning_items  # it builds on this module
     counts = Counter(f.category for f in facts)
     unique = [f for f in facts if counts[f.category] == 1 and f.pose is None]
     for f in unique:
@@ -166,6 +170,7 @@ def spatial_items(b: ItemBuilder, facts: Sequence[Fact], margin: float) -> None:
                   f"Imagine I stand at the {a.category} and face the {f.category}. "
                   f"In which direction is the {c.category} from me?",
                   horizontal_label(turned), HORIZONTAL_LABELS, [a.instance_id, f.instance_id, c.instance_id])
+    reasoning_items(b, facts, margin, census)
 
 
 def template_items(panorama: str, image: str, facts: Sequence[Fact], seed: int, margin_deg: float = 7.5,
@@ -173,5 +178,5 @@ def template_items(panorama: str, image: str, facts: Sequence[Fact], seed: int, 
     """Every template question of one panorama, general then spatial, in a fixed order."""
     builder = ItemBuilder(panorama, image, seed)
     general_items(builder, facts, margin_deg, census)
-    spatial_items(builder, facts, margin_deg)
+    spatial_items(builder, facts, margin_deg, census)
     return builder.items
