@@ -106,7 +106,7 @@ def panorama_qa(pano: str, rows: pd.DataFrame, odi: OdiConfig, odi_root: Path, s
         items = template_items(pano, image, facts_kept, seed, odi.qa.margin_deg, census)
     else:
         builder = ItemBuilder(pano, image, seed)
-        spatial_items(builder, facts_kept, odi.qa.margin_deg)
+        spatial_items(builder, facts_kept, odi.qa.margin_deg, census)
         reply = client.chat(model_questions.qa_request([(f.category, f.theta_deg, t) for f, t in kept], 20)).text
         written, bad = model_questions.model_items(reply, pano, image, seed)
         problems += [problem(STAGE, pano, reason) for reason in bad]

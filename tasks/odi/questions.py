@@ -68,8 +68,19 @@ def quadrant(theta: float) -> tuple[str, float]:
     return QUADRANTS[0][0], 0.0
 
 
-def _plural(category: str) -> str:
-    return category if category.endswith("s") else f"{category}s"
+def plural(noun: str) -> str:
+    """English plural of a category name ("bench" → "benches", "person" → "people", "shelf" → "shelves")."""
+    head, _, last = noun.rpartition(" ")
+    irregular = {"person": "people", "man": "men", "woman": "women", "child": "children", "shelf": "shelves"}
+    if last in irregular or last.endswith("shelf"):
+        word = irregular.get(last, last[:-1] + "ves")
+    elif last.endswith(("s", "x", "z", "ch", "sh")):
+        word = last + "es"
+    elif last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u"):
+        word = last[:-1] + "ies"
+    else:
+        word = last + "s"
+    return f"{head} {word}" if head else word
 
 
 class ItemBuilder:
@@ -124,7 +135,7 @@ def general_items(b: ItemBuilder, facts: Sequence[Fact], margin: float, census: 
         b.add("existence", f"yes:{category}", f"Is there a {category} around me?", "yes", ("no",), ids, 2)
         if census is not None:
             count = census[category]
-            b.add("counting", category, f"How many {_plural(category)} are around me?", str(count),
+            b.add("counting", category, f"How many {plural(category)} are around me?", str(count),
                   [str(n) for n in range(max(0, count - 3), count + 4)], ids)
     if census is None:
         return

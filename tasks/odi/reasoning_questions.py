@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from benchfoundry.tasks.common.seeding import item_rng
-from benchfoundry.tasks.odi.questions import QUADRANTS, Fact, ItemBuilder, signed
+from benchfoundry.tasks.odi.questions import QUADRANTS, Fact, ItemBuilder, plural, signed
 from benchfoundry.tasks.viewspatial.directions import distractor_pool
 
 #: The answer of a nearest/farthest question is at least this much (relative) nearer/farther than every other
@@ -46,21 +46,6 @@ SECTOR_KEYS = {"in front of me": "front", "on my right": "right", "behind me": "
 def floor_distance(position_m: Sequence[float]) -> float:
     """Distance (m) on the floor plane from the viewer at x = y = 0 to a point."""
     return math.hypot(position_m[0], position_m[1])
-
-
-def plural(noun: str) -> str:
-    """English plural of a category name ("bench" → "benches", "person" → "people", "shelf" → "shelves")."""
-    head, _, last = noun.rpartition(" ")
-    irregular = {"person": "people", "man": "men", "woman": "women", "child": "children", "shelf": "shelves"}
-    if last in irregular or last.endswith("shelf"):
-        word = irregular.get(last, last[:-1] + "ves")
-    elif last.endswith(("s", "x", "z", "ch", "sh")):
-        word = last + "es"
-    elif last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u"):
-        word = last[:-1] + "ies"
-    else:
-        word = last + "s"
-    return f"{head} {word}" if head else word
 
 
 def _compatible(a: str, b: str) -> bool:
