@@ -23,8 +23,8 @@ from benchfoundry.tasks.viewspatial.coco_people import CropRejected, Person, lab
 from benchfoundry.tasks.viewspatial.orientation import facing_label
 
 HIDDEN, SIZE = 32, 56
-#: Their head's width: azimuth 360 + polar 180 + rotation 360 + confidence 2 (vision_tower / inference.py).
-WIDTH = 902
+#: Their heads' widths: azimuth 360 + polar 180 + rotation 360 (app.py) or 180 (README) + confidence 2.
+WIDTH, README_WIDTH = 902, 722
 
 
 @pytest.fixture(scope="module")
@@ -38,28 +38,28 @@ def dinov2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def their_head(seed: int = 1, in_dim: int = HIDDEN) -> dict[str, torch.Tensor]:
+def their_head(seed: int = 1, in_dim: int = HIDDEN, width: int = WIDTH) -> dict[str, torch.Tensor]:
     """A random head state dict under the names their DINOv2_MLP saves (`down_sampler` = MLP_dim: net1 =
     Linear, BatchNorm1d, ReLU; net2 = Linear, BatchNorm1d), written out here rather than taken from the code."""
     g = torch.Generator().manual_seed(seed)
     state = {}
-    for net, fan_in in (("net1", in_dim), ("net2", WIDTH)):
-        state[f"down_sampler.{net}.0.weight"] = torch.randn(WIDTH, fan_in, generator=g) / math.sqrt(fan_in)
-        state[f"down_sampler.{net}.0.bias"] = torch.randn(WIDTH, generator=g) * 0.1
-        state[f"down_sampler.{net}.1.weight"] = 1 + 0.1 * torch.randn(WIDTH, generator=g)
-        state[f"down_sampler.{net}.1.bias"] = 0.1 * torch.randn(WIDTH, generator=g)
-        state[f"down_sampler.{net}.1.running_mean"] = 0.1 * torch.randn(WIDTH, generator=g)
-        state[f"down_sampler.{net}.1.running_var"] = 0.5 + torch.rand(WIDTH, generator=g)
+    for net, fan_in in (("net1", in_dim), ("net2", width)):
+        state[f"down_sampler.{net}.0.weight"] = torch.randn(width, fan_in, generator=g) / math.sqrt(fan_in)
+        state[f"down_sampler.{net}.0.bias"] = torch.randn(width, generator=g) * 0.1
+        state[f"down_sampler.{net}.1.weight"] = 1 + 0.1 * torch.randn(width, generator=g)
+        state[f"down_sampler.{net}.1.bias"] = 0.1 * torch.randn(width, generator=g)
+        state[f"down_sampler.{net}.1.running_mean"] = 0.1 * torch.randn(width, generator=g)
+        state[f"down_sampler.{net}.1.running_var"] = 0.5 + torch.rand(width, generator=g)
         state[f"down_sampler.{net}.1.num_batches_tracked"] = torch.tensor(100)
     return state
 
 
-def peaked_head(azimuth: int, polar_bin: int, rotation_bin: int, confidence_logits: tuple[float, float]
-                ) -> dict[str, torch.Tensor]:
+def peaked_head(azimuth: int, polar_bin: int, rotation_bin: int, confidence_logits: tuple[float, float],
+                width: int = WIDTH) -> dict[str, torch.Tensor]:
     """A head whose output ignores the image: net1 gives ReLU(1) everywhere, net2's bias is the output, with
     one peak in each distribution and the given confidence logits (BatchNorms at identity)."""
-    state = their_head()
-    out = torch.zeros(WIDTH)
+    state = their_head(width=width)
+    out = torch.zeros(width)
     out[azimuth] = out[360 + polar_bin] = out[540 + rotation_bin] = 5.0
     out[-2:] = torch.tensor(confidence_logits)
     for net in ("net1", "net2"):
@@ -120,6 +120,9 @@ def test_a_hand_set_head_gives_its_peaks_and_the_azimuth_maps_to_the_facing_seen
         else:  # the object's right on the image's left: it faces the camera
             seen = "front" if right_x < 0 else "back"
         assert facing_label(oa.yaw_deg(found.azimuth_deg)) == seen
+    # The README's checkpoints: 180 rotation bins, centred (bin 100 → 10°).
+    path = save(peaked_head(30, 100, 100, (2.0, 0.0), width=README_WIDTH), tmp_path / "readme.pt")
+    assert oa.load(config(dinov2_dir, path)).estimate(crops(1)) == [(30, 10, 10, pytest.approx(0.8808, abs=1e-4))]
 
 
 def test_a_checkpoint_missing_a_key_or_of_another_shape_is_an_error_naming_it(dinov2_dir: Path,
@@ -132,6 +135,9 @@ def test_a_checkpoint_missing_a_key_or_of_another_shape_is_an_error_naming_it(di
     wide = save(their_head(in_dim=64), tmp_path / "wide.pt")
     with pytest.raises(ValueError, match=rf"{wide}: .*of another shape.*down_sampler\.net1\.0\.weight"):
         oa.load(config(dinov2_dir, wide))
+    odd = save(their_head(width=900), tmp_path / "odd.pt")
+    with pytest.raises(ValueError, match=rf"{odd}: the head's output width 900 is none of"):
+        oa.load(config(dinov2_dir, odd))
     partial = save({**their_head(), "dinov2.layernorm.weight": torch.ones(HIDDEN)}, tmp_path / "partial.pt")
     with pytest.raises(ValueError, match=rf"{partial}: .*missing.*dinov2\."):
         oa.load(config(dinov2_dir, partial))

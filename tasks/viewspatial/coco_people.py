@@ -192,6 +192,8 @@ def label_with_crops(people: list[Person], images: Path, cfg: CocoConfig) -> lis
     CHUNK people cropped and estimated at a time); an undecodable image or empty crop rejects its person."""
     from benchfoundry.tasks.viewspatial import orient_anything
 
+    if not people:
+        return []
     estimator = orient_anything.load(cfg.orient_anything, batch_size=2 * CHUNK)
     labels = []
     for start in range(0, len(people), CHUNK):

@@ -6,10 +6,11 @@ nothing is downloaded.
 
 Their layout, kept so that their released `dino_weight.pt` loads as is: the model has `dinov2` (a
 `Dinov2Model`) and `down_sampler` (`MLP_dim`: Linear → BatchNorm1d → ReLU → Linear → BatchNorm1d, every
-width 360 + 180 + 360 + 2 = 902); the angles are the argmax bin of each slice (`inference.get_3angle`),
-the confidence the softmax's first entry over the last two logits; their preprocessing is DINOv2's image
-processor (bicubic resize of the shortest edge to 256, centre crop 224, ImageNet mean/std), here scaled
-to `image_size`.
+width 360 + 180 + 360 + 2 = 902 as in their app.py; their README's checkpoints are built with 180
+rotation bins, width 722, and the width is read from the checkpoint); the angles are the argmax bin of
+each slice (`inference.get_3angle`), the confidence the softmax's first entry over the last two logits;
+their preprocessing is DINOv2's image processor (bicubic resize of the shortest edge to 256, centre crop
+224, ImageNet mean/std), here scaled to `image_size`.
 
 Azimuth → this project's yaw (orientation.py: 0 = faces the camera, +90 = faces the image's left): the
 identity. Their demo draws a prediction as the object's axes projected on the image
@@ -36,8 +37,9 @@ from transformers.image_utils import IMAGENET_DEFAULT_MEAN, IMAGENET_DEFAULT_STD
 
 from benchfoundry.configs.coco import OrientAnythingConfig
 
-AZIMUTH_BINS, POLAR_BINS, ROTATION_BINS, CONFIDENCE_LOGITS = 360, 180, 360, 2
-OUT_DIM = AZIMUTH_BINS + POLAR_BINS + ROTATION_BINS + CONFIDENCE_LOGITS
+AZIMUTH_BINS, POLAR_BINS, CONFIDENCE_LOGITS = 360, 180, 2
+#: Rotation bins of their released heads (app.py's checkpoint: 360; the README's: 180).
+ROTATION_BINS = (360, 180)
 #: DINOv2's processor resizes the shortest edge to 256 before its 224 centre crop.
 RESIZE_RATIO = 256 / 224
 FIELD = "viewspatial.coco.orient_anything"
@@ -53,7 +55,7 @@ class Estimate(NamedTuple):
 class OrientationHead(nn.Module):
     """Their `MLP_dim` (ReLU): the same layers under the same names (`net1.0`, `net1.1`, `net2.0`, `net2.1`)."""
 
-    def __init__(self, in_dim: int, out_dim: int = OUT_DIM) -> None:
+    def __init__(self, in_dim: int, out_dim: int) -> None:
         super().__init__()
         self.net1 = nn.Sequential(nn.Linear(in_dim, out_dim), nn.BatchNorm1d(out_dim), nn.ReLU(inplace=True))
         self.net2 = nn.Sequential(nn.Linear(out_dim, out_dim), nn.BatchNorm1d(out_dim))
@@ -65,10 +67,11 @@ class OrientationHead(nn.Module):
 class OrientAnything(nn.Module):
     """Their `DINOv2_MLP` at evaluation: the backbone's [CLS] token through the head."""
 
-    def __init__(self, dinov2: Dinov2Model) -> None:
+    def __init__(self, dinov2: Dinov2Model, rotation_bins: int = ROTATION_BINS[0]) -> None:
         super().__init__()
-        self.dinov2 = dinov2
-        self.down_sampler = OrientationHead(dinov2.config.hidden_size)
+        self.dinov2, self.rotation_bins = dinov2, rotation_bins
+        width = AZIMUTH_BINS + POLAR_BINS + rotation_bins + CONFIDENCE_LOGITS
+        self.down_sampler = OrientationHead(dinov2.config.hidden_size, width)
 
     def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
         return self.down_sampler(self.dinov2(pixel_values=pixel_values).last_hidden_state[:, 0, :])
@@ -79,13 +82,14 @@ def yaw_deg(azimuth_deg: float) -> float:
     return azimuth_deg % 360.0
 
 
-def decode(logits: torch.Tensor) -> list[Estimate]:
-    """(azimuth, polar, rotation, confidence) of each row of the head's output, as their `get_3angle`."""
+def decode(logits: torch.Tensor, rotation_bins: int = ROTATION_BINS[0]) -> list[Estimate]:
+    """(azimuth, polar, rotation, confidence) of each row of the head's output, as their `get_3angle`
+    (rotation centred on its bins: −180…179 for 360 of them, −90…89 for 180)."""
     a, p = AZIMUTH_BINS, AZIMUTH_BINS + POLAR_BINS
-    r = p + ROTATION_BINS
+    r = p + rotation_bins
     azimuth = logits[:, :a].argmax(dim=-1)
     polar = logits[:, a:p].argmax(dim=-1) - POLAR_BINS // 2
-    rotation = logits[:, p:r].argmax(dim=-1) - ROTATION_BINS // 2
+    rotation = logits[:, p:r].argmax(dim=-1) - rotation_bins // 2
     confidence = torch.softmax(logits[:, -CONFIDENCE_LOGITS:], dim=-1)[:, 0]
     return [Estimate(float(az), float(po), float(ro), float(c))
             for az, po, ro, c in zip(azimuth.tolist(), polar.tolist(), rotation.tolist(), confidence.tolist())]
@@ -115,7 +119,7 @@ class Estimator:
                       for c in crops[start:start + self.batch_size]]
             pixels = self.processor(images=images, return_tensors="pt")["pixel_values"].to(self.device)
             with torch.no_grad():
-                found += decode(self.model(pixels).float().cpu())
+                found += decode(self.model(pixels).float().cpu(), self.model.rotation_bins)
         return found
 
 
@@ -136,16 +140,27 @@ def _check_state(state: dict[str, torch.Tensor], model: OrientAnything, path: Pa
                              f"first {keys[:5]}")
 
 
-def read_checkpoint(path: Path, model: OrientAnything) -> dict[str, torch.Tensor]:
-    """The checkpoint's state dict, checked against `model`; ValueError naming the file otherwise."""
+def read_checkpoint(path: Path) -> dict[str, torch.Tensor]:
+    """The checkpoint's state dict; ValueError naming the file when it is not one."""
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except (OSError, RuntimeError, EOFError, ValueError, pickle.UnpicklingError) as exc:
         raise ValueError(f"{path}: cannot read the checkpoint ({type(exc).__name__}: {exc})") from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise ValueError(f"{path}: the checkpoint is not a state dict of tensors")
-    _check_state(state, model, path)
     return state
+
+
+def rotation_bins(state: dict[str, torch.Tensor], path: Path) -> int:
+    """The rotation bins of the checkpoint's head, from its width; ValueError naming the file for another width."""
+    bias = state.get("down_sampler.net2.0.bias")
+    if bias is None:
+        return ROTATION_BINS[0]  # reported as missing with the other keys
+    bins = bias.shape[0] - AZIMUTH_BINS - POLAR_BINS - CONFIDENCE_LOGITS
+    if bins not in ROTATION_BINS:
+        widths = [AZIMUTH_BINS + POLAR_BINS + b + CONFIDENCE_LOGITS for b in ROTATION_BINS]
+        raise ValueError(f"{path}: the head's output width {bias.shape[0]} is none of Orient-Anything's {widths}")
+    return bins
 
 
 def load(cfg: OrientAnythingConfig, batch_size: int = 16) -> Estimator:
@@ -163,8 +178,11 @@ def load(cfg: OrientAnythingConfig, batch_size: int = 16) -> Estimator:
     patch = dinov2.config.patch_size
     if cfg.image_size % patch:
         raise ValueError(f"{FIELD}.image_size {cfg.image_size} is not a multiple of the patch size {patch}")
-    model = OrientAnything(dinov2)
-    model.load_state_dict(read_checkpoint(Path(cfg.checkpoint), model), strict=False)
+    path = Path(cfg.checkpoint)
+    state = read_checkpoint(path)
+    model = OrientAnything(dinov2, rotation_bins(state, path))
+    _check_state(state, model, path)
+    model.load_state_dict(state, strict=False)
     try:
         device = torch.device(cfg.device)
         model = model.to(device).eval()
