@@ -1,4 +1,5 @@
-"""`benchfoundry coco label ANNOTATIONS.json --images DIR --json`: orientation labels of one COCO file."""
+"""`benchfoundry coco label ANNOTATIONS.json --images DIR [--estimator keypoints|orient-anything] --json`: orientation
+labels of one COCO file."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ import argparse
 import json
 import sys
 
-from benchfoundry.configs.coco import CocoConfig
+from benchfoundry.configs.coco import CocoConfig, OrientAnythingConfig
 
 
 def _cmd_label(args: argparse.Namespace) -> int:
     from benchfoundry.tasks.viewspatial.coco_people import label_file
 
+    model = OrientAnythingConfig(dinov2_dir=args.dinov2_dir, checkpoint=args.checkpoint, device=args.device)
     cfg = CocoConfig(estimator=args.estimator, min_area_ratio=args.min_area_ratio,
-                     min_confidence=args.min_confidence)
+                     min_confidence=args.min_confidence, orient_anything=model)
     result = label_file(args.annotations, args.images, cfg)
     if args.json:
         json.dump(result, sys.stdout, indent=1)
@@ -34,7 +36,11 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser("label", help="facing and head-turn labels of the people in one annotation file")
     p.add_argument("annotations", metavar="ANNOTATIONS.json", help="COCO person-keypoints JSON")
     p.add_argument("--images", metavar="DIR", help="the images folder (checked: present, readable, right size)")
-    p.add_argument("--estimator", choices=["keypoints"], default="keypoints")
+    p.add_argument("--estimator", choices=["keypoints", "orient-anything"], default="keypoints",
+                   help="keypoints: from the annotation; orient-anything: DINOv2 + MLP on the crops (needs --images)")
+    p.add_argument("--dinov2-dir", metavar="DIR", help="orient-anything: local DINOv2 folder (transformers layout)")
+    p.add_argument("--checkpoint", metavar="FILE", help="orient-anything: the model's weights (.pt)")
+    p.add_argument("--device", default=OrientAnythingConfig().device, help="orient-anything: torch device")
     p.add_argument("--min-area-ratio", type=float, default=CocoConfig().min_area_ratio)
     p.add_argument("--min-confidence", type=float, default=CocoConfig().min_confidence)
     p.add_argument("--json", action="store_true", help="print {labels, rejected} as JSON")

@@ -5,23 +5,33 @@ An image is used when it holds exactly one person (no crowd region), whose `area
 camera-relative facing label (from the more confident of the body and head estimates) and the head
 turn Δ relative to the body in DESIGN's five bins; a person whose estimates are not confident enough,
 or whose Δ falls outside ±90°, is rejected with the reason, as is a malformed annotation or image.
+The estimates come from the keypoints (`cfg.estimator == "keypoints"`) or from Orient-Anything on the
+head and body crops (`person_crops`: above and below the shoulder line, inside the person's box).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import cv2
 import numpy as np
 from PIL import Image
 
 from benchfoundry.configs.coco import CocoConfig
+from benchfoundry.tasks.common.image_decode import decode_file
 from benchfoundry.tasks.viewspatial import orientation as ori
 
+if TYPE_CHECKING:
+    from benchfoundry.tasks.viewspatial.orient_anything import Estimate
+
 PERSON_CATEGORY = 1
+#: People whose images are decoded and cropped at once for Orient-Anything (bounds the crops held in memory).
+CHUNK = 16
 
 
 @dataclass(frozen=True)
@@ -111,17 +121,50 @@ def check_image(images: Path, person: Person) -> str | None:
                                               f"{person.size[0]}x{person.size[1]}"
 
 
+class CropRejected(ValueError):
+    """A person whose head or body crop cannot be cut; the message is the rejection reason."""
+
+
+def person_crops(image: np.ndarray, person: Person) -> tuple[np.ndarray, np.ndarray]:
+    """(head, body): the person's box, clipped to the image, above and below the shoulder line (the mean
+    row of the labelled shoulders); CropRejected when either is empty."""
+    rows, cols = image.shape[:2]
+    x, y, w, h = person.bbox
+    x0, x1 = max(0, math.floor(x)), min(cols, math.ceil(x + w))
+    y0, y1 = max(0, math.floor(y)), min(rows, math.ceil(y + h))
+    shoulders = [person.keypoints[i, 1] for i in (ori.LEFT_SHOULDER, ori.RIGHT_SHOULDER)
+                 if person.keypoints[i, 2] > 0]
+    if not shoulders:
+        raise CropRejected("shoulders not labelled")
+    if x1 <= x0 or y1 <= y0:
+        raise CropRejected("person box outside the image")
+    line = min(max(round(float(np.mean(shoulders))), y0), y1)
+    head, body = image[y0:line, x0:x1], image[line:y1, x0:x1]
+    if head.size == 0:
+        raise CropRejected("empty head crop")
+    if body.size == 0:
+        raise CropRejected("empty body crop")
+    return head, body
+
+
+def read_rgb(path: Path) -> np.ndarray:
+    """An image as H × W × 3 RGB; ValueError naming the file when it cannot be decoded."""
+    return cv2.cvtColor(decode_file(path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+
+
 def label_row(image_id: Any, annotation_id: Any, **fields: Any) -> dict[str, Any]:
     """One row of the labels: not kept and no label unless `fields` say otherwise."""
     return {"image_id": image_id, "annotation_id": annotation_id, "kept": False, "reason": None, "facing": None,
             "facing_yaw_deg": None, "head_delta_deg": None, "head_turn": None, "confidence": None, **fields}
 
 
-def label_person(person: Person, cfg: CocoConfig, shoulder_ratio: float) -> dict[str, Any]:
-    """The label row of one kept person (kept false with the reason when it is rejected)."""
+def label_person(person: Person, cfg: CocoConfig, shoulder_ratio: float,
+                 found: ori.Orientation | None = None) -> dict[str, Any]:
+    """The label row of one kept person (kept false with the reason when it is rejected), from `found`
+    (another estimator's body and head yaw) or else from the keypoints."""
     row = label_row(person.image_id, person.annotation_id)
-    found = ori.orient(person.keypoints, shoulder_ratio)
-    if found is None or found.head is None:
+    found = found or ori.orient(person.keypoints, shoulder_ratio)
+    if found is None or found.head is None or found.delta is None:
         return {**row, "reason": "no hip or face keypoint to estimate from"}
     confidence = min(found.body.confidence, found.head.confidence)
     turn = ori.head_turn(found.delta)
@@ -135,8 +178,44 @@ def label_person(person: Person, cfg: CocoConfig, shoulder_ratio: float) -> dict
             "head_delta_deg": round(found.delta, 2), "head_turn": turn, "confidence": confidence}
 
 
+def crop_orientation(found_head: Estimate, found_body: Estimate) -> ori.Orientation:
+    """Body and head yaw of one person, with their confidences, from Orient-Anything's crop estimates."""
+    from benchfoundry.tasks.viewspatial.orient_anything import yaw_deg
+
+    head = ori.Yaw(yaw_deg(found_head.azimuth_deg), round(found_head.confidence, 4))
+    body = ori.Yaw(yaw_deg(found_body.azimuth_deg), round(found_body.confidence, 4))
+    return ori.Orientation(body, head, ori.head_delta(head.degrees, body.degrees))
+
+
+def label_with_crops(people: list[Person], images: Path, cfg: CocoConfig) -> list[dict[str, Any]]:
+    """Label rows of `people` from Orient-Anything on their head and body crops (the model loaded once,
+    CHUNK people cropped and estimated at a time); an undecodable image or empty crop rejects its person."""
+    from benchfoundry.tasks.viewspatial import orient_anything
+
+    if not people:
+        return []
+    estimator = orient_anything.load(cfg.orient_anything, batch_size=2 * CHUNK)
+    labels = []
+    for start in range(0, len(people), CHUNK):
+        cropped = []
+        for person in people[start:start + CHUNK]:
+            row = label_row(person.image_id, person.annotation_id)
+            try:
+                cropped.append((person, *person_crops(read_rgb(images / person.file_name), person)))
+            except CropRejected as exc:
+                labels.append({**row, "reason": str(exc)})
+            except ValueError as exc:
+                labels.append({**row, "reason": "image unusable", "detail": str(exc)})
+        found = estimator.estimate([crop for _, head, body in cropped for crop in (head, body)])
+        for k, (person, _, _) in enumerate(cropped):
+            labels.append(label_person(person, cfg, 0.0, crop_orientation(found[2 * k], found[2 * k + 1])))
+    return labels
+
+
 def label_file(annotations: str | Path, images: str | Path | None, cfg: CocoConfig) -> dict[str, Any]:
     """`{"labels": [...], "rejected": {reason: count}, "shoulder_ratio": r}` for one annotation file."""
+    if cfg.estimator == "orient-anything" and images is None:
+        raise ValueError("the orient-anything estimator reads the head and body crops: give the images folder")
     people, rejected = select_people(read_annotations(annotations), cfg)
     usable = []
     for person in people:
@@ -147,7 +226,10 @@ def label_file(annotations: str | Path, images: str | Path | None, cfg: CocoConf
             rejected.append({"image_id": person.image_id, "annotation_id": person.annotation_id,
                              "reason": "image unusable", "detail": problem})
     ratio = cfg.shoulder_ratio or ori.calibrate_shoulder_ratio([p.keypoints for p in usable])
-    labels = [label_person(p, cfg, ratio) for p in usable]
+    if cfg.estimator == "orient-anything":
+        labels = label_with_crops(usable, Path(images), cfg)  # type: ignore[arg-type]
+    else:
+        labels = [label_person(p, cfg, ratio) for p in usable]
     reasons = Counter(r["reason"] for r in rejected) + Counter(r["reason"] for r in labels if not r["kept"])
     rows = [label_row(**r) for r in rejected] + labels
     return {"labels": sorted(rows, key=lambda r: (r["image_id"] is None, r["image_id"] or 0)),
