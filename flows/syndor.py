@@ -29,7 +29,7 @@ from benchfoundry.tasks.syndor.report import report_problems
 @flow(name="syndor-render")
 def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
     """Calibration and every render shard not yet finished; the manifest last."""
-    poses = select_poses(config.syndor.poses)
+    poses = select_poses(config.syndor.poses, Path(out) / render_plan.BENCHMARK / "poses" / "rating_cache")
     plans = render_plan.plan_shards(config, poses)
     store = StageStore(out, render_plan.BENCHMARK, render_plan.STAGE)
     todo = [p for p in plans if not store.is_done(p.shard_id, p.spec_hash)]
@@ -59,7 +59,7 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
         "shards_rendered": len(todo) - len(failed),
         "shards_failed": len(failed), "frames": int(sum(frames.values())),
         "frames_rendered": int(sum(frames[p.shard_id] for p in todo if p.shard_id in frames)),
-        "calibration": calibration_summary,
+        "calibration": calibration_summary, "poses": poses.summary(),
         "problems": [*poses.problems, *failed, *calibration.calibration_problems(calibration_summary),
                      *store.problems(done)],
     }

@@ -55,7 +55,7 @@ def roots(tmp_path: Path) -> tuple[Path, Path]:
 def test_frames_come_from_matching_labels_only(roots: tuple[Path, Path]) -> None:
     amass_root, babel_root = roots
     cfg = PoseConfig(actions=["kicking", "walking", "sneak", "dodging"], amass_root=amass_root,
-                     babel_root=babel_root, max_frames_per_action=3)
+                     babel_root=babel_root, max_frames_per_action=3, selection="synonyms")
     sel = pose_selection.select_poses(cfg)
     kicks = sel.of("kicking")
     # kick ball labelled 2.0–3.0 s at 10 fps: frames 20…30; picks spread over them, ends included
@@ -69,6 +69,7 @@ def test_frames_come_from_matching_labels_only(roots: tuple[Path, Path]) -> None
     assert [float(f.body_pose[0, 0]) for f in sneaks] == [1000.0, 1024.0, 1049.0]
     assert all(f.body_pose.shape == (23, 3) for f in sel.frames)
     assert sel.of("dodging") == []
+    assert sel.method == "synonyms" and all(f.score is None for f in sel.frames)
 
 
 def test_extra_split_annotation_lists_are_read(roots: tuple[Path, Path]) -> None:

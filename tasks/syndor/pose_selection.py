@@ -7,9 +7,12 @@ objects `{babel_sid: {"feat_p": "CMU/CMU/86/86_05_poses.npz", "dur": s, "seq_ann
 "frame_ann": {"labels": [...]} | null}}`; a label has `proc_label`, `act_cat` (a list) and, in
 `frame_ann`, `start_t`/`end_t` in seconds (BABEL's extra_*.json hold lists `frame_anns`/`seq_anns`
 instead, read alike). A sequence's frame-level labels are used when it has any,
-else its sequence labels (the whole sequence). A label matches an action when one of the action's
-synonyms equals, or occurs as whole words in, its `proc_label` or one of its `act_cat` entries
-(case-insensitive). Only body joints are kept: SMPL+H/SMPL-X hand joints are not SMPL's joints 22–23,
+else its sequence labels (the whole sequence): each is a stretch whose texts are its `proc_label` and
+`act_cat` entries. `poses.selection: embedding` ranks the stretches per action (tasks/syndor/pose_ranking.py)
+and takes frames from the best first; `synonyms`, and the fallback when the embedding model cannot be
+loaded, keeps a label when one of the action's synonyms equals, or occurs as whole words in, one of its
+texts (case-insensitive) and spreads the picks over all matching frames. `PoseSelection.method` records
+which chose the poses. Only body joints are kept: SMPL+H/SMPL-X hand joints are not SMPL's joints 22–23,
 which are left at zero; global orientation, translation and the sequence's `betas` are dropped (the
 renderer places the body; its shape comes from `body.betas`). Missing roots are a config error; a
 missing or corrupt sequence or BABEL file is reported (buildinfo.problem) and skipped.
@@ -30,8 +33,9 @@ import numpy as np
 from benchfoundry.assets.poses import action_pose
 from benchfoundry.configs.body import PoseConfig
 from benchfoundry.tasks.common.buildinfo import problem
+from benchfoundry.tasks.syndor import pose_ranking
+from benchfoundry.tasks.syndor.pose_ranking import STAGE, normalise_text
 
-STAGE = "poses"
 BUILTIN = "builtin"
 
 
@@ -44,35 +48,60 @@ class PoseFrame:
     frame: int
     body_pose: np.ndarray  # (23,3) float32 SMPL axis-angle
     label: str = ""  # the BABEL label that matched ("" for built-in poses)
+    score: float | None = None  # its label's cosine similarity to the action (embedding selection only)
+    rating: float | None = None  # the rating model's 0–10 score of its label, when one rated it
 
 
 @dataclass
 class PoseSelection:
-    """The poses of every configured action, and the inputs that were skipped (buildinfo.problem rows)."""
+    """The poses of every configured action, the inputs that were skipped (buildinfo.problem rows),
+    which method chose them and the rating model's usage."""
 
     frames: list[PoseFrame] = field(default_factory=list)
     problems: list[dict[str, Any]] = field(default_factory=list)
+    method: str = BUILTIN
+    usage: dict[str, int] = field(default_factory=dict)
 
     def of(self, action: str) -> list[PoseFrame]:
         return [f for f in self.frames if f.action == action]
 
+    def summary(self) -> dict[str, Any]:
+        """What build.json records: the method, frames per action and, with a rating model, its usage."""
+        actions = list(dict.fromkeys(f.action for f in self.frames))
+        found = {"method": self.method, "frames": {a: len(self.of(a)) for a in actions}}
+        return {**found, "model_usage": self.usage} if self.usage else found
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """One BABEL label's stretch of an AMASS sequence (end None: to the sequence's end) and its texts."""
+
+    feat_p: str
+    start_t: float
+    end_t: float | None
+    label: str
+    texts: tuple[str, ...]  # proc_label and act_cat entries, normalised, distinct
+
 
 @dataclass(frozen=True)
 class Segment:
-    """A labelled stretch of one AMASS sequence (end None: to the sequence's end)."""
+    """A stretch chosen for an action, with its similarity and rating when ranked."""
 
     action: str
     feat_p: str
     start_t: float
     end_t: float | None
     label: str
+    score: float | None = None
+    rating: float | None = None
 
 
-def select_poses(cfg: PoseConfig) -> PoseSelection:
-    """Built-in poses (one per action), or AMASS/BABEL frames when both roots are configured."""
+def select_poses(cfg: PoseConfig, cache_dir: str | Path | None = None) -> PoseSelection:
+    """Built-in poses (one per action), or AMASS/BABEL frames when both roots are configured (rating
+    replies cached under `cache_dir`)."""
     if not cfg.uses_amass:
         return PoseSelection(frames=[PoseFrame(a, BUILTIN, 0, action_pose(a)) for a in cfg.actions])
-    return select_amass_poses(cfg)
+    return select_amass_poses(cfg, cache_dir)
 
 
 def amass_body_pose(row: np.ndarray) -> np.ndarray:
@@ -86,18 +115,28 @@ def amass_body_pose(row: np.ndarray) -> np.ndarray:
 
 
 def _matches(text: str, synonyms: list[str]) -> bool:
-    text = " ".join(text.lower().replace("_", " ").split())
+    text = normalise_text(text)
     return any(re.search(rf"(?<!\w){re.escape(s)}(?!\w)", text) for s in synonyms)
+
+
+def label_texts(label: dict[str, Any]) -> tuple[str, ...]:
+    """A label's proc_label and act_cat entries, normalised, distinct, empty ones left out."""
+    texts = [str(label.get("proc_label") or "")] + [str(c) for c in (label.get("act_cat") or [])]
+    return tuple(dict.fromkeys(t for t in map(normalise_text, texts) if t))
+
+
+def texts_action(texts: tuple[str, ...], actions: list[str], synonyms: dict[str, list[str]]) -> str | None:
+    """The first configured action whose synonyms match one of the texts."""
+    for action in actions:
+        words = synonyms.get(action, [])
+        if any(_matches(t, words) for t in texts):
+            return action
+    return None
 
 
 def label_action(label: dict[str, Any], actions: list[str], synonyms: dict[str, list[str]]) -> str | None:
     """The first configured action whose synonyms match the label's proc_label or act_cat."""
-    texts = [str(label.get("proc_label") or "")] + [str(c) for c in (label.get("act_cat") or [])]
-    for action in actions:
-        words = synonyms.get(action, [])
-        if any(_matches(t, words) for t in texts if t):
-            return action
-    return None
+    return texts_action(label_texts(label), actions, synonyms)
 
 
 def load_babel(babel_root: Path) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
@@ -129,22 +168,43 @@ def _labels(entry: dict[str, Any], kind: str) -> list[dict[str, Any]]:
             if isinstance(label, dict)]
 
 
-def babel_segments(babel: dict[str, dict[str, Any]], actions: list[str], synonyms: dict[str, list[str]]) -> list[Segment]:
-    """Labelled stretches matching the actions: frame labels where a sequence has them, else sequence labels."""
-    found: list[Segment] = []
+def babel_stretches(babel: dict[str, dict[str, Any]]) -> list[Stretch]:
+    """Every labelled stretch, in key then label order: frame labels where a sequence has them, else
+    sequence labels; labels without texts are left out."""
+    found: list[Stretch] = []
     for key in sorted(babel):
         entry = babel[key]
         frame_labels = _labels(entry, "frame_ann")
-        labels = frame_labels or _labels(entry, "seq_ann")
-        for label in labels:
-            action = label_action(label, actions, synonyms)
-            if action is None:
+        for label in frame_labels or _labels(entry, "seq_ann"):
+            texts = label_texts(label)
+            if not texts:
                 continue
             start = float(label.get("start_t") or 0.0) if frame_labels else 0.0
             end = label.get("end_t") if frame_labels else None
-            found.append(Segment(action, str(entry["feat_p"]), start, None if end is None else float(end),
-                                 str(label.get("proc_label") or label.get("raw_label") or "")))
+            found.append(Stretch(str(entry["feat_p"]), start, None if end is None else float(end),
+                                 str(label.get("proc_label") or label.get("raw_label") or ""), texts))
     return found
+
+
+def babel_segments(babel: dict[str, dict[str, Any]], actions: list[str], synonyms: dict[str, list[str]]) -> list[Segment]:
+    """Labelled stretches matching the actions' synonyms, in key then label order."""
+    found = []
+    for st in babel_stretches(babel):
+        action = texts_action(st.texts, actions, synonyms)
+        if action is not None:
+            found.append(Segment(action, st.feat_p, st.start_t, st.end_t, st.label))
+    return found
+
+
+def ranked_segments(cfg: PoseConfig, stretches: list[Stretch], embed: Any,
+                    cache_dir: str | Path | None) -> tuple[list[Segment], list[dict[str, Any]], dict[str, int]]:
+    """The stretches ranked per action by tasks/syndor/pose_ranking (best first), its problems and usage."""
+    ranking = pose_ranking.rank_stretches(cfg, [st.texts for st in stretches],
+                                          lambda i: pose_ranking.describe_texts(stretches[i].texts), embed, cache_dir)
+    segments = [Segment(action, stretches[c.index].feat_p, stretches[c.index].start_t, stretches[c.index].end_t,
+                        stretches[c.index].label, c.score, c.rating)
+                for action in cfg.actions for c in ranking.candidates[action]]
+    return segments, ranking.problems, ranking.usage
 
 
 def feat_p_names(feat_p: str) -> list[str]:
@@ -182,15 +242,48 @@ def _read_sequence(path: Path) -> tuple[np.ndarray, float]:
     return poses, fps
 
 
-def select_amass_poses(cfg: PoseConfig) -> PoseSelection:
-    """Up to `max_frames_per_action` AMASS frames per action, evenly spread over all matching frames."""
+def choose_segments(cfg: PoseConfig, babel: dict[str, dict[str, Any]], cache_dir: str | Path | None
+                    ) -> tuple[list[Segment], str, list[dict[str, Any]], dict[str, int]]:
+    """The segments of every action (ranked ones best first), the method that chose them, problems, usage."""
+    if cfg.selection == "synonyms":
+        return babel_segments(babel, cfg.actions, cfg.synonyms), "synonyms", [], {}
+    try:
+        embed = pose_ranking.embedder(cfg.embedding)
+    except (ValueError, ImportError, OSError) as exc:
+        reason = " ".join(str(exc).split())
+        row = problem(STAGE, "poses.embedding", f"the embedding model did not load ({reason}); poses chosen by synonyms",
+                      kind="fallback")
+        return babel_segments(babel, cfg.actions, cfg.synonyms), f"synonyms (fallback: {reason})", [row], {}
+    segments, problems, usage = ranked_segments(cfg, babel_stretches(babel), embed, cache_dir)
+    return segments, pose_ranking.method_name(cfg), problems, usage
+
+
+def spread_picks(groups: list[list[Any]], n: int) -> list[Any]:
+    """Up to `n` items of the groups: one pick at a time dealt to the groups in order (round robin, a
+    group taking at most its size), each group's picks evenly spread over it, its ends included."""
+    counts = [0] * len(groups)
+    left = n
+    while left and any(c < len(g) for c, g in zip(counts, groups)):
+        for j, group in enumerate(groups):
+            if left and counts[j] < len(group):
+                counts[j] += 1
+                left -= 1
+    return [group[k] for group, c in zip(groups, counts) if c
+            for k in np.unique(np.linspace(0, len(group) - 1, c).round().astype(int))]
+
+
+def select_amass_poses(cfg: PoseConfig, cache_dir: str | Path | None = None) -> PoseSelection:
+    """Up to `max_frames_per_action` AMASS frames per action: ranked segments are dealt picks best first,
+    each segment's picks evenly spread over it; synonym matches are pooled and the picks spread over them all."""
     for name, root in (("poses.amass_root", cfg.amass_root), ("poses.babel_root", cfg.babel_root)):
         if not Path(root).is_dir():  # type: ignore[arg-type]
             raise FileNotFoundError(f"{name} {root}: no such folder")
     babel, problems = load_babel(cfg.babel_root)  # type: ignore[arg-type]
-    segments = babel_segments(babel, cfg.actions, cfg.synonyms)
+    segments, method, ranking_problems, usage = choose_segments(cfg, babel, cache_dir)
+    problems += ranking_problems
     sequences: dict[str, tuple[np.ndarray, float] | None] = {}
-    candidates: dict[str, dict[tuple[str, int], str]] = {a: {} for a in cfg.actions}
+    groups: dict[str, list[list[tuple[str, int]]]] = {a: [] for a in cfg.actions}
+    owner: dict[str, dict[tuple[str, int], Segment]] = {a: {} for a in cfg.actions}
     for seg in segments:
         if seg.feat_p not in sequences:
             path = Path(cfg.amass_root, seg.feat_p)  # type: ignore[arg-type]
@@ -206,17 +299,20 @@ def select_amass_poses(cfg: PoseConfig) -> PoseSelection:
         poses, fps = seq
         first = max(0, math.ceil(seg.start_t * fps - 1e-6))
         last = len(poses) - 1 if seg.end_t is None else min(len(poses) - 1, math.floor(seg.end_t * fps + 1e-6))
-        for i in range(first, last + 1):
-            candidates[seg.action].setdefault((seg.feat_p, i), seg.label)
-    selection = PoseSelection(problems=problems)
+        keys = [(seg.feat_p, i) for i in range(first, last + 1) if (seg.feat_p, i) not in owner[seg.action]]
+        owner[seg.action].update((k, seg) for k in keys)
+        if keys:
+            groups[seg.action].append(keys)
+    selection = PoseSelection(problems=problems, method=method, usage=usage)
     for action in cfg.actions:
-        pool = sorted(candidates[action])
-        if not pool:
-            selection.problems.append(problem(STAGE, action, "no AMASS frame has a matching BABEL label"))
+        if not groups[action]:
+            why = "matching" if method.startswith("synonyms") else f"at or above similarity {cfg.min_similarity:g}"
+            selection.problems.append(problem(STAGE, action, f"no AMASS frame has a BABEL label {why}"))
             continue
-        picks = np.unique(np.linspace(0, len(pool) - 1, min(cfg.max_frames_per_action, len(pool))).round().astype(int))
-        for k in picks:
-            feat_p, i = pool[k]
+        pooled = groups[action] if method.startswith("embedding") else [sorted(owner[action])]
+        for feat_p, i in spread_picks(pooled, cfg.max_frames_per_action):
+            seg = owner[action][feat_p, i]
             poses, _ = sequences[feat_p]  # type: ignore[misc]
-            selection.frames.append(PoseFrame(action, feat_p, i, amass_body_pose(poses[i]), candidates[action][feat_p, i]))
+            selection.frames.append(PoseFrame(action, feat_p, i, amass_body_pose(poses[i]), seg.label, seg.score,
+                                              seg.rating))
     return selection
