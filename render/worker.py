@@ -7,7 +7,8 @@ goes to stderr. A shard spec (written by tasks/syndor/render_shards.py) names th
 mesh and texture (a null mesh: an empty scene, no person), the camera intrinsics, the render
 settings and the frames; the scene and the person are rebuilt only when they differ from the
 previous shard's. A spec with `"kind": "panorama"` is an ODI-Bench synthetic panorama
-(render/panorama_scene.py), built from an empty file.
+(render/panorama_scene.py), built from an empty file; one with `"kind": "coco"` holds synthetic COCO
+images (render/coco_scene.py), each built from an empty file.
 
 The worker also quits after `BENCHFOUNDRY_RENDER_IDLE_S` seconds (default 600; 0: never) without a
 request, so a worker left behind on a long-lived process (a Dask worker) does not hold Blender and its
@@ -58,6 +59,8 @@ class Worker:
     def render_shard(self, spec: dict[str, Any]) -> dict[str, Any]:
         if spec.get("kind") == "panorama":
             return self.render_panorama(spec)
+        if spec.get("kind") == "coco":
+            return self.render_coco(spec)
         from benchfoundry.render.camera import place_camera, setup_camera
         from benchfoundry.render.lighting import apply_lighting
         from benchfoundry.render.passes import move_output, setup_outputs
@@ -109,6 +112,17 @@ class Worker:
         self.built = {"panorama": spec["outputs"]["image"]}
         render_panorama(self.scene, spec, self.scratch)
         return {"ok": True, "frames": 1, "seconds": time.perf_counter() - started}
+
+    def render_coco(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """Synthetic COCO images (render/coco_scene.py), each built in a fresh file."""
+        from benchfoundry.render.coco_scene import render_coco
+
+        started = time.perf_counter()
+        seconds = render_coco(spec, self.scratch)
+        self.scene = self.bpy.context.scene
+        self.built = {"coco": spec["images"][-1]["outputs"]["image"] if spec["images"] else None}
+        return {"ok": True, "frames": len(seconds), "seconds": time.perf_counter() - started,
+                "frame_seconds": seconds}
 
     def _reset(self) -> None:
         """Back to an empty file, unless nothing has been built since the last reset."""

@@ -1,0 +1,133 @@
+"""Pure geometry of the synthetic COCO set: a pinhole camera, keypoint projection, ray-cast visibility.
+
+Camera coordinates are OpenCV's (x right, y down, z forward); image coordinates are continuous pixels
+with (0, 0) at the top-left corner of the top-left pixel, as COCO's keypoints. World: +Z up.
+Visibility follows COCO: 0 out of frame (not labelled), 1 labelled but hidden, 2 visible. A point is
+hidden when the ray from the camera to it meets a surface more than its tolerance before the point
+(Möller–Trumbore, vectorised over triangles).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Segments of a cylinder (as Blender's primitive_cylinder_add(vertices=48)).
+CYLINDER_SEGMENTS = 48
+
+
+@dataclass(frozen=True)
+class Camera:
+    """World → camera rotation `R` (rows: camera axes in world), camera centre `C`, focal `f` px, size."""
+
+    R: np.ndarray
+    C: np.ndarray
+    f: float
+    width: int
+    height: int
+
+    def to_camera(self, points: np.ndarray) -> np.ndarray:
+        return (np.asarray(points, dtype=np.float64) - self.C) @ self.R.T
+
+    def project(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N,2) pixel coordinates and (N,) depths z of world points."""
+        cam = self.to_camera(points)
+        z = cam[:, 2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            uv = self.f * cam[:, :2] / z[:, None] + np.array([self.width / 2, self.height / 2])
+        return uv, z
+
+    def blender_matrix(self) -> list[list[float]]:
+        """The camera's matrix_world in Blender (looks along its −Z with +Y up)."""
+        axes = np.column_stack([self.R[0], -self.R[1], -self.R[2]])
+        m = np.eye(4)
+        m[:3, :3], m[:3, 3] = axes, self.C
+        return m.tolist()
+
+
+def look_at(eye: np.ndarray, target: np.ndarray, f: float, width: int, height: int,
+            up: tuple[float, float, float] = (0.0, 0.0, 1.0)) -> Camera:
+    """A level-roll camera at `eye` looking at `target`."""
+    eye, target = np.asarray(eye, dtype=np.float64), np.asarray(target, dtype=np.float64)
+    z = target - eye
+    z /= np.linalg.norm(z)
+    x = np.cross(z, np.asarray(up, dtype=np.float64))
+    x /= np.linalg.norm(x)
+    y = np.cross(z, x)
+    return Camera(np.stack([x, y, z]), eye, float(f), int(width), int(height))
+
+
+def first_hits(origin: np.ndarray, targets: np.ndarray, triangles: np.ndarray, eps: float = 1e-9) -> np.ndarray:
+    """For each target, the distance from `origin` along the segment towards it to the first triangle hit
+    (inf when none, hits beyond the target included); `triangles` (F,3,3)."""
+    origin = np.asarray(origin, dtype=np.float64)
+    tri = np.asarray(triangles, dtype=np.float64)
+    v0, e1, e2 = tri[:, 0], tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]
+    s = origin - v0
+    q = np.cross(s, e1)
+    out = np.full(len(targets), np.inf)
+    for k, target in enumerate(np.asarray(targets, dtype=np.float64)):
+        d = target - origin
+        length = float(np.linalg.norm(d))
+        d = d / length
+        p = np.cross(d, e2)
+        det = np.einsum("ij,ij->i", e1, p)
+        ok = np.abs(det) > eps
+        inv = np.where(ok, 1.0 / np.where(ok, det, 1.0), 0.0)
+        u = np.einsum("ij,ij->i", s, p) * inv
+        v = (q @ d) * inv
+        t = np.einsum("ij,ij->i", e2, q) * inv
+        hit = ok & (u >= 0) & (v >= 0) & (u + v <= 1) & (t > eps)
+        if hit.any():
+            out[k] = float(t[hit].min())
+    return out
+
+
+def visibility(points: np.ndarray, camera: Camera, triangles: np.ndarray, tolerances: np.ndarray) -> np.ndarray:
+    """COCO (N,3) keypoints [x, y, v] of world points: v 0 when behind the camera or outside the image
+    (x, y then 0), 1 when a surface lies more than the point's tolerance (m) before it, else 2."""
+    uv, z = camera.project(points)
+    inside = (z > 0) & (uv[:, 0] >= 0) & (uv[:, 0] < camera.width) & (uv[:, 1] >= 0) & (uv[:, 1] < camera.height)
+    distance = np.linalg.norm(np.asarray(points, dtype=np.float64) - camera.C, axis=1)
+    hidden = first_hits(camera.C, points, triangles) < distance - np.asarray(tolerances, dtype=np.float64)
+    v = np.where(inside, np.where(hidden, 1, 2), 0)
+    return np.column_stack([np.where(inside[:, None], uv, 0.0), v])
+
+
+def _turn(points: np.ndarray, yaw_deg: float) -> np.ndarray:
+    a = np.radians(yaw_deg)
+    rot = np.array([[np.cos(a), -np.sin(a), 0.0], [np.sin(a), np.cos(a), 0.0], [0.0, 0.0, 1.0]])
+    return points @ rot.T
+
+
+def box_triangles(center: np.ndarray, size: np.ndarray, yaw_deg: float = 0.0) -> np.ndarray:
+    """(12,3,3) triangles of a box with full extents `size`, turned by `yaw_deg` about +Z."""
+    corners = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    verts = _turn(corners * np.asarray(size, dtype=np.float64), yaw_deg) + np.asarray(center, dtype=np.float64)
+    return np.array([verts[list(t)] for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
+
+
+def cylinder_triangles(center: np.ndarray, size: np.ndarray, segments: int = CYLINDER_SEGMENTS) -> np.ndarray:
+    """Triangles of an upright cylinder (elliptic with `size` x/y diameters and z height), capped."""
+    c, (sx, sy, sz) = np.asarray(center, dtype=np.float64), np.asarray(size, dtype=np.float64)
+    a = 2 * np.pi * np.arange(segments) / segments
+    ring = np.column_stack([sx / 2 * np.cos(a), sy / 2 * np.sin(a)])
+    low = np.column_stack([ring, np.full(segments, -sz / 2)]) + c
+    high = np.column_stack([ring, np.full(segments, sz / 2)]) + c
+    tris = []
+    for i in range(segments):
+        j = (i + 1) % segments
+        tris += [(low[i], low[j], high[j]), (low[i], high[j], high[i]),
+                 (c - [0, 0, sz / 2], low[j], low[i]), (c + [0, 0, sz / 2], high[i], high[j])]
+    return np.array(tris)
+
+
+def mask_box(mask: np.ndarray) -> tuple[list[float], int] | None:
+    """COCO bbox [x, y, w, h] and pixel area of a boolean mask; None when empty."""
+    ys, xs = np.nonzero(mask)
+    if len(xs) == 0:
+        return None
+    x0, y0 = int(xs.min()), int(ys.min())
+    return [float(x0), float(y0), float(xs.max() + 1 - x0), float(ys.max() + 1 - y0)], len(xs)

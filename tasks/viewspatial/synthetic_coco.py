@@ -1,0 +1,205 @@
+"""The synthetic COCO set (DESIGN §5): rendered people with known body and head yaw, written per split as
+`root/<split>/images/<id:06d>.png`, `person_keypoints.json` (COCO) and `truth.json`.
+
+Each image is drawn from (seed, split, index) (tasks/viewspatial/synthetic_coco_scene.py), its 17
+keypoints projected and ray-tested in numpy (tasks/viewspatial/coco_keypoints.py), rendered by the
+worker (render/coco_scene.py); the object-index pass gives the person's and objects' areas and boxes.
+`orientation_accuracy` scores a labeller's rows (tasks/viewspatial/coco_people.label_file) on the truth.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchfoundry.configs.body import BodyConfig, TextureConfig
+from benchfoundry.configs.coco import SyntheticCocoConfig
+from benchfoundry.tasks.common import render_client
+from benchfoundry.tasks.common.buildinfo import problem
+from benchfoundry.tasks.common.seeding import item_rng, item_seed
+from benchfoundry.tasks.common.store import StageStore, atomic_path, spec_hash, write_json_atomic
+from benchfoundry.tasks.viewspatial import orientation as ori
+from benchfoundry.tasks.viewspatial import synthetic_coco_scene as sc
+from benchfoundry.tasks.viewspatial.coco_keypoints import Camera, mask_box, visibility
+from benchfoundry.tasks.viewspatial.directions import horizontal_angle, horizontal_label
+
+STAGE = "viewspatial.synthetic_coco"
+KEYPOINT_NAMES = ("nose", "left_eye", "right_eye", "left_ear", "right_ear", "left_shoulder", "right_shoulder",
+                  "left_elbow", "right_elbow", "left_wrist", "right_wrist", "left_hip", "right_hip", "left_knee",
+                  "right_knee", "left_ankle", "right_ankle")
+SKELETON = [[16, 14], [14, 12], [17, 15], [15, 13], [12, 13], [6, 12], [7, 13], [6, 7], [6, 8], [7, 9], [8, 10],
+            [9, 11], [2, 3], [1, 2], [1, 3], [2, 4], [3, 5], [4, 6], [5, 7]]
+#: How far (m) a surface may lie before a keypoint and still leave it visible. Face points are skin
+#: vertices (≤ 4 mm deep on Anny), joints lie inside the body: the depth of a joint below its own skin
+#: along the ray, measured on Anny (upright, walking, guard_up; 12 views), is at most 0.11 m (shoulders),
+#: 0.06 (elbows), 0.04 (wrists), 0.14 (hips), 0.08 (knees, ankles), while a point behind another part
+#: of the body lies ≥ 0.17 m (shoulders), ≥ 0.19 (hips), ≥ 0.2 (limbs), ≥ 0.04 (an eye behind the nose)
+#: deep; each tolerance sits between the two.
+TOLERANCE_M = np.array([0.03] * 5 + [0.14] * 2 + [0.12] * 2 + [0.10] * 2 + [0.16] * 2 + [0.14] * 4)
+PERSON_INDEX = 1
+RENDER_VERSION = 1
+
+
+def person_relative(center: np.ndarray) -> tuple[float, str]:
+    """Angle (deg) and 8-way label of a world point in the person's body frame (forward −Y, up +Z)."""
+    angle = horizontal_angle([center[0], center[1], 0.0], (0.0, -1.0, 0.0), (0.0, 0.0, 1.0))
+    return angle, horizontal_label(angle)
+
+
+def label_keypoints(mesh: Any, camera: Camera, objects: list[sc.SceneObject]) -> np.ndarray:
+    """The person's 17 COCO keypoints (17, 3) with visibility against the body and the objects."""
+    triangles = np.concatenate([mesh.vertices[mesh.faces].astype(np.float64)] + [o.triangles() for o in objects])
+    return visibility(mesh.keypoints, camera, triangles, TOLERANCE_M)
+
+
+def _image(body: BodyConfig, textures: TextureConfig, cfg: SyntheticCocoConfig, seed: int, split: str, index: int,
+           work: Path, texture_files: dict[int, str]) -> dict[str, Any]:
+    """Draw, pose and label one image; returns its render entry and its labels before the render."""
+    from benchfoundry.tasks.syndor.body import write_body_mesh
+    from benchfoundry.tasks.syndor.phenotypes import draw_phenotype
+
+    rng = item_rng(seed, STAGE, f"{split}:{index}")
+    plan = sc.draw_plan(rng, cfg, list(textures.ids))
+    mesh, delta = sc.posed_person(body, draw_phenotype(body.phenotypes, seed, plan.texture_id), plan, work / "model")
+    camera = sc.frame_camera(mesh.vertices, mesh.keypoints, plan, cfg.width, cfg.height)
+    objects = sc.place_objects(rng, plan, camera)
+    keypoints = label_keypoints(mesh, camera, objects)
+    mesh_path = write_body_mesh(mesh, work / f"person_{index:06d}.npz")
+    parts = [{"shape": "box", "center": [0.0, 0.0, -0.05], "size": [60.0, 60.0, 0.1], "yaw_deg": 0.0,
+              "rgb": [0.35, 0.33, 0.3], "roughness": 0.9, "metallic": 0.0, "pass_index": 0}]
+    parts += [{"shape": o.shape, "center": list(o.center), "size": list(o.size), "yaw_deg": o.yaw_deg,
+               "rgb": list(o.rgb), "roughness": 0.6, "metallic": 0.0, "pass_index": PERSON_INDEX + 1 + k}
+              for k, o in enumerate(objects)]
+    entry = {
+        "seed": item_seed(seed, STAGE, f"{split}:{index}"), "camera_matrix": camera.blender_matrix(),
+        "focal_mm": camera.f * 24.0 / cfg.height, "parts": parts,
+        "person": {"mesh": str(mesh_path), "texture": texture_files[plan.texture_id], "pass_index": PERSON_INDEX},
+        "lighting": {"kind": "day", "sun_elevation_deg": plan.sun[0], "sun_bearing_deg": plan.sun[1],
+                     "sun_strength": 3.0, "sky_strength": 0.3, "exposure": 0.0},
+        "outputs": {"image": str(work / f"{index:06d}.png"), "index_npy": str(work / f"{index:06d}.npy")},
+    }
+    head_yaw = (plan.body_yaw_deg + delta) % 360.0
+    hips = float(mesh.keypoints[11:13, 2].mean())
+    return {"entry": entry, "keypoints": keypoints, "camera": camera, "objects": objects, "plan": plan,
+            "body_yaw": plan.body_yaw_deg, "head_yaw": head_yaw, "delta": ori.head_delta(head_yaw, plan.body_yaw_deg),
+            "axis_cam": camera.to_camera(np.array([[0.0, 0.0, hips]]))[0]}
+
+
+def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list[dict], dict[str, Any]] | None:
+    """COCO annotations and the truth record of one rendered image; None when the person is not in it."""
+    person = mask_box(ids == PERSON_INDEX)
+    if person is None:
+        return None
+    kp = made["keypoints"]
+    anns = [{"id": image_id * 10, "image_id": image_id, "category_id": 1, "bbox": person[0], "area": person[1],
+             "keypoints": [round(float(v), 2) if i % 3 < 2 else int(v) for i, v in enumerate(kp.reshape(-1))],
+             "num_keypoints": int((kp[:, 2] > 0).sum()), "iscrowd": 0}]
+    delta = made["delta"]
+    up = made["camera"].R @ np.array([0.0, 0.0, 1.0])
+    truth = {"image_id": image_id, "file_name": f"{image_id:06d}.png", "objects": [],
+             "up_cam": [round(float(v), 6) for v in up], "person": {
+        "annotation_id": image_id * 10, "body_yaw_deg": round(made["body_yaw"], 3),
+        "head_yaw_deg": round(made["head_yaw"], 3), "head_delta_deg": round(delta, 3),
+        "facing": ori.facing_label(made["body_yaw"]), "head_turn": ori.head_turn(delta),
+        "action": made["plan"].action, "framing": made["plan"].framing,
+        "center_cam": [round(float(v), 4) for v in made["axis_cam"]]}}
+    for k, obj in enumerate(made["objects"]):
+        found = mask_box(ids == PERSON_INDEX + 1 + k)
+        if found is None:
+            continue
+        ann_id = image_id * 10 + 1 + k
+        anns.append({"id": ann_id, "image_id": image_id, "category_id": obj.category_id, "bbox": found[0],
+                     "area": found[1], "iscrowd": 0})
+        angle, label = person_relative(np.array(obj.center))
+        truth["objects"].append({
+            "annotation_id": ann_id, "name": obj.name, "category_id": obj.category_id,
+            "center_cam": [round(float(v), 4) for v in made["camera"].to_camera(np.array([obj.center]))[0]],
+            "person_angle_deg": round(angle, 3), "person_relative": label})
+    return anns, truth
+
+
+def categories() -> list[dict[str, Any]]:
+    person = {"id": 1, "name": "person", "supercategory": "person", "keypoints": list(KEYPOINT_NAMES),
+              "skeleton": SKELETON}
+    return [person] + [{"id": cid, "name": name, "supercategory": name} for name, (cid, _, _) in
+                       sorted(sc.OBJECTS.items(), key=lambda item: item[1][0])]
+
+
+def make_split(root: str | Path, split: str, cfg: SyntheticCocoConfig, body: BodyConfig, textures: TextureConfig,
+               seed: int) -> dict[str, Any]:
+    """Render and write one split under `root/<split>/`; returns counts, render seconds, paths and problems."""
+    from PIL import Image
+
+    from benchfoundry.tasks.syndor.render_shards import person_texture
+
+    if body.model_type != "anny":
+        raise ValueError(f"body.model_type {body.model_type}: the synthetic COCO set needs anny (its COCO keypoints)")
+    folder = Path(root) / split
+    work = folder / "_tmp"
+    work.mkdir(parents=True, exist_ok=True)
+    texture_files = {}
+    for tid in sorted(set(textures.ids)):
+        path = work / f"texture_{tid}.png"
+        with atomic_path(path) as tmp:
+            Image.fromarray(person_texture(body, textures, tid)).save(tmp, format="PNG")
+        texture_files[tid] = str(path)
+    made = [_image(body, textures, cfg, seed, split, i, work, texture_files) for i in range(1, cfg.images[split] + 1)]
+    spec = {"kind": "coco", "width": cfg.width, "height": cfg.height, "samples": cfg.samples, "device": cfg.device,
+            "sensor_height_mm": 24.0, "images": [m["entry"] for m in made]}
+    reply = render_client.render_spec(write_json_atomic(work / "spec.json", spec), timeout_s=cfg.render_timeout_s,
+                                      shards_per_worker=1)
+    images, anns, truth, problems = [], [], [], []
+    (folder / "images").mkdir(exist_ok=True)
+    for image_id, m in enumerate(made, start=1):
+        found = _records(image_id, m, np.load(m["entry"]["outputs"]["index_npy"]))
+        if found is None:
+            problems.append(problem("synthetic_coco", f"{split}:{image_id}", "the person is not in the rendered image"))
+            continue
+        Path(m["entry"]["outputs"]["image"]).replace(folder / "images" / f"{image_id:06d}.png")
+        images.append({"id": image_id, "file_name": f"{image_id:06d}.png", "width": cfg.width, "height": cfg.height})
+        anns += found[0]
+        truth.append(found[1])
+    annotations = write_json_atomic(folder / "person_keypoints.json",
+                                    {"images": images, "annotations": anns, "categories": categories()})
+    truth_path = write_json_atomic(folder / "truth.json", {"images": truth})
+    shutil.rmtree(work)
+    return {"split": split, "images": len(images), "render_s": float(reply["seconds"]), "problems": problems,
+            "paths": {"annotations": str(annotations), "images": str(folder / "images"), "truth": str(truth_path)}}
+
+
+def synthetic_coco_task(out: str, root: str, split: str, settings: dict[str, Any], body: BodyConfig | dict,
+                        textures: TextureConfig | dict, seed: int) -> dict[str, Any]:
+    """Render and write one split unless its store marker says it is made with these settings."""
+    cfg = SyntheticCocoConfig.model_validate(settings)
+    body = BodyConfig.model_validate(body if isinstance(body, dict) else body.model_dump())
+    textures = TextureConfig.model_validate(textures if isinstance(textures, dict) else textures.model_dump())
+    store = StageStore(out, "viewspatial", "synthetic_coco")
+    h = spec_hash([split, cfg.model_dump(mode="json"), body.model_dump(mode="json"),
+                   textures.model_dump(mode="json"), seed, RENDER_VERSION])
+    if not (store.is_done(split, h) and (Path(root) / split / "truth.json").exists()):
+        import pandas as pd
+
+        summary = make_split(root, split, cfg, body, textures, seed)
+        store.write_shard(split, pd.DataFrame([{"split": split, "images": summary["images"]}]), spec_hash=h,
+                          problems=summary["problems"], info={k: summary[k] for k in ("render_s", "paths")})
+    marker = store.marker(split)
+    return {"split": split, "images": int(store.shard_rows(split)["images"][0]), "render_s": float(marker["render_s"]),
+            "paths": marker["paths"]}
+
+
+def orientation_accuracy(labels: list[dict[str, Any]], truth: dict[str, Any]) -> dict[str, Any]:
+    """A labeller's rows (coco_people.label_row) scored on `truth.json`: 8-bin facing and head-turn bin
+    accuracy over the kept people, and the rejections by reason."""
+    by_image = {t["image_id"]: t["person"] for t in truth["images"]}
+    kept = [row for row in labels if row.get("kept") and row.get("image_id") in by_image]
+    facing = sum(row["facing"] == by_image[row["image_id"]]["facing"] for row in kept)
+    turn = sum(row["head_turn"] == by_image[row["image_id"]]["head_turn"] for row in kept)
+    rejected = Counter(str(row.get("reason")) for row in labels if not row.get("kept"))
+    return {"people": len(labels), "kept": len(kept),
+            "facing_accuracy": round(facing / len(kept), 4) if kept else None,
+            "head_turn_accuracy": round(turn / len(kept), 4) if kept else None,
+            "rejected": dict(sorted(rejected.items()))}

@@ -1,0 +1,259 @@
+"""The synthetic COCO set: camera and ray-test geometry, the yaw and head-turn sign from the posed body,
+visibility flags (self-occlusion, objects, out of frame), and a tiny rendered set labelled by coco_people."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchfoundry.configs.body import BodyConfig, TextureConfig
+from benchfoundry.configs.coco import CocoConfig, SyntheticCocoConfig
+from benchfoundry.tasks.viewspatial import synthetic_coco as sco
+from benchfoundry.tasks.viewspatial import synthetic_coco_scene as sc
+from benchfoundry.tasks.viewspatial.coco_keypoints import (
+    box_triangles,
+    cylinder_triangles,
+    first_hits,
+    look_at,
+    mask_box,
+    visibility,
+)
+from benchfoundry.tasks.viewspatial.coco_people import label_file
+
+NOSE, L_EAR, R_EAR, L_SH, R_SH = 0, 3, 4, 5, 6
+ANKLES, KNEES = [15, 16], [13, 14]
+
+
+# --- pure geometry ------------------------------------------------------------------------------
+
+def test_camera_projects_like_a_pinhole_and_matches_blender_axes():
+    cam = look_at([0.0, -3.0, 1.0], [0.0, 0.0, 1.0], f=100.0, width=120, height=160)
+    uv, z = cam.project(np.array([[0.0, 0.0, 1.0], [0.3, 0.0, 1.0], [0.0, 0.0, 1.3], [0.0, -4.0, 1.0]]))
+    np.testing.assert_allclose(uv[:3], [[60, 80], [70, 80], [60, 70]], atol=1e-9)  # +X right, up = smaller y
+    assert z[3] < 0 < z[0]
+    m = np.array(cam.blender_matrix())
+    np.testing.assert_allclose(m[:3, 2], [0, -1, 0], atol=1e-12)  # Blender looks along its −Z
+    np.testing.assert_allclose(m[:3, 1], [0, 0, 1], atol=1e-12)
+    np.testing.assert_allclose(m[:3, 3], [0, -3, 1])
+
+
+def _slab(origin: np.ndarray, target: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> float:
+    """Distance to an axis-aligned box along origin→target (slab method), inf when missed."""
+    d = (target - origin) / np.linalg.norm(target - origin)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1, t2 = (lo - origin) / d, (hi - origin) / d
+    near, far = np.nanmax(np.minimum(t1, t2)), np.nanmin(np.maximum(t1, t2))
+    return float(near) if near <= far and near > 0 else math.inf
+
+
+def test_first_hits_agree_with_the_slab_method_on_random_rays():
+    rng = np.random.default_rng(3)
+    center, size = np.array([2.0, 0.5, -0.3]), np.array([1.0, 0.6, 0.8])
+    tri = box_triangles(center, size)
+    origin = np.zeros(3)
+    targets = center + rng.normal(0, 0.7, size=(200, 3))
+    got = first_hits(origin, targets, tri)
+    want = np.array([_slab(origin, t, center - size / 2, center + size / 2) for t in targets])
+    assert np.isfinite(want).sum() > 30 and np.isinf(want).sum() > 30
+    np.testing.assert_allclose(got, want, atol=1e-9)
+
+
+def test_cylinder_is_hit_at_its_radius_and_box_yaw_turns_it():
+    tri = cylinder_triangles(np.array([0.0, 0.0, 0.5]), np.array([1.0, 1.0, 1.0]))
+    for a in np.linspace(0, 2 * np.pi, 7):
+        origin = np.array([3 * math.cos(a), 3 * math.sin(a), 0.5])
+        hit = first_hits(origin, np.array([[0.0, 0.0, 0.5]]), tri)[0]
+        assert 2.5 <= hit <= 2.5 + 0.5 * (1 - math.cos(math.pi / 48)) + 1e-9
+    turned = box_triangles(np.zeros(3), np.array([2.0, 0.2, 0.2]), yaw_deg=90.0)  # long along Y now
+    assert np.isfinite(first_hits(np.array([0.0, -3.0, 0.0]), np.array([[0.0, 0.0, 0.0]]), turned)[0])
+    assert first_hits(np.array([0.0, -3.0, 0.0]), np.array([[0.0, 0.0, 0.0]]), turned)[0] == pytest.approx(2.0)
+
+
+def test_visibility_flags_hidden_tolerated_and_out_of_frame_points():
+    cam = look_at([0.0, -5.0, 0.0], [0.0, 0.0, 0.0], f=100.0, width=100, height=100)
+    wall = box_triangles(np.array([0.0, -1.0, 0.0]), np.array([0.4, 0.1, 0.4]))
+    points = np.array([
+        [0.0, 0.0, 0.0],  # 0.95 m behind the wall's front: hidden
+        [0.0, -0.9, 0.0],  # 0.15 m behind the front: within a 0.2 m tolerance
+        [1.0, 0.0, 0.0],  # beside the wall: visible
+        [4.0, 0.0, 0.0],  # outside the image (x = 50 + 100·4/5 = 130)
+        [0.0, -6.0, 0.0],  # behind the camera
+    ])
+    kp = visibility(points, cam, wall, np.full(5, 0.2))
+    assert kp[:, 2].tolist() == [1, 2, 2, 0, 0]
+    assert kp[3, :2].tolist() == [0.0, 0.0] and kp[2, 0] == pytest.approx(70.0)
+
+
+def test_mask_box_is_coco_xywh_and_pixel_count():
+    mask = np.zeros((10, 12), bool)
+    mask[2:5, 3:9] = True
+    assert mask_box(mask) == ([3.0, 2.0, 6.0, 3.0], 18)
+    assert mask_box(np.zeros((4, 4), bool)) is None
+
+
+@pytest.mark.parametrize("xy,label", [((0, -1), "front"), ((1, 0), "left"), ((-1, 0), "right"), ((0, 1), "back"),
+                                      ((1, -1), "front-left"), ((-1, 1), "back-right")])
+def test_person_relative_in_the_body_frame(xy, label):
+    # The body faces −Y with its own left at +X (tasks/syndor/body.py).
+    assert sco.person_relative(np.array([xy[0], xy[1], 0.4]))[1] == label
+
+
+# --- the posed person (Anny, no render) ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def person(tmp_path_factory):
+    from benchfoundry.tasks.syndor.phenotypes import draw_phenotype
+
+    body = BodyConfig()
+    return body, draw_phenotype(body.phenotypes, 0, 0), tmp_path_factory.mktemp("anny")
+
+
+PLAN = sc.ImagePlan(texture_id=0, action="upright", body_yaw_deg=0.0, head_turn_deg=0.0, framing="full", fill=0.9,
+                    fov_deg=40.0, camera_height_m=1.3, crop_offset_m=0.08, n_objects=0, occluder=False, sun=(45, 0))
+
+
+def _view(person, objects=(), **changes):
+    body, phenotype, cache = person
+    plan = replace(PLAN, **changes)
+    mesh, delta = sc.posed_person(body, phenotype, plan, cache)
+    cam = sc.frame_camera(mesh.vertices, mesh.keypoints, plan, 120, 160)
+    return mesh, cam, delta, sco.label_keypoints(mesh, cam, list(objects))
+
+
+@pytest.mark.parametrize("turn", [-60.0, 0.0, 45.0])
+def test_head_turn_truth_matches_the_face_in_3d(person, turn):
+    mesh, _, delta, _ = _view(person, head_turn_deg=turn)
+    face = mesh.keypoints[NOSE] - (mesh.keypoints[L_EAR] + mesh.keypoints[R_EAR]) / 2
+    toward_own_left = math.degrees(math.atan2(face[0], -face[1]))  # body faces −Y, own left +X
+    assert delta == pytest.approx(turn, abs=3.0)
+    assert -toward_own_left == pytest.approx(delta, abs=8.0)  # Δ < 0: the head turned to the own left
+
+
+def test_yaw_sign_from_the_image(person):
+    # orientation.py: yaw 90 faces the image's left, 270 its right; Δ < 0 turns the head to the own left,
+    # which is the image's right for a person facing the camera.
+    for yaw, nose_left in ((90.0, True), (270.0, False)):
+        _, _, _, kp = _view(person, body_yaw_deg=yaw)
+        assert (kp[NOSE, 0] < (kp[L_SH, 0] + kp[R_SH, 0]) / 2) == nose_left
+    _, _, _, kp = _view(person, head_turn_deg=-60.0)
+    assert kp[NOSE, 0] > (kp[L_EAR, 0] + kp[R_EAR, 0]) / 2 + 1.0
+
+
+@pytest.mark.parametrize("yaw,far", [(90.0, R_SH), (270.0, L_SH)])
+def test_profile_hides_exactly_the_far_shoulder(person, yaw, far):
+    # At yaw 90 the camera stands at the person's left (+X), so the right shoulder is the far one.
+    _, _, _, kp = _view(person, body_yaw_deg=yaw)
+    assert kp[[L_SH, R_SH], 2].tolist().count(1) == 1 and kp[far, 2] == 1
+    assert kp[L_SH + R_SH - far, 2] == 2
+
+
+def test_object_in_front_of_the_shins_hides_the_ankles(person):
+    _, cam, _, bare = _view(person, body_yaw_deg=20.0)
+    toward = cam.C[:2] / np.linalg.norm(cam.C[:2])
+    box = sc.SceneObject("suitcase", 33, "box", (*(0.6 * toward), 0.3), (0.6, 0.3, 0.6), 0.0, (0.5, 0.5, 0.5))
+    _, _, _, kp = _view(person, [box], body_yaw_deg=20.0)
+    assert bare[ANKLES, 2].tolist() == [2, 2] and kp[ANKLES, 2].tolist() == [1, 1]
+    assert kp[[L_SH, R_SH], 2].tolist() == [2, 2]
+
+
+@pytest.mark.parametrize("framing,gone", [("knees", KNEES + ANKLES), ("hips", KNEES + ANKLES)])
+def test_cropped_framings_put_lower_keypoints_out_of_frame(person, framing, gone):
+    _, _, _, kp = _view(person, framing=framing, body_yaw_deg=30.0)
+    assert kp[gone, 2].tolist() == [0] * len(gone) and not kp[gone, :2].any()
+    assert (kp[[L_SH, R_SH, 11, 12], 2] > 0).all()  # shoulders and hips stay in the frame
+
+
+def test_plans_are_drawn_from_the_seed():
+    from benchfoundry.tasks.common.seeding import item_rng
+
+    cfg = SyntheticCocoConfig()
+    a = sc.draw_plan(item_rng(5, sco.STAGE, "val:1"), cfg, [0, 1])
+    assert a == sc.draw_plan(item_rng(5, sco.STAGE, "val:1"), cfg, [0, 1])
+    plans = [sc.draw_plan(item_rng(5, sco.STAGE, f"val:{i}"), cfg, [0, 1]) for i in range(200)]
+    assert len({p.body_yaw_deg for p in plans}) == 200
+    assert any(abs(p.head_turn_deg) > 90 for p in plans) and {p.framing for p in plans} == set(sc.FRAMINGS)
+    assert any(p.occluder for p in plans) and any(p.n_objects == 0 for p in plans)
+
+
+# --- a tiny rendered set ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    out = tmp_path_factory.mktemp("synthetic_coco")
+    settings = SyntheticCocoConfig(images={"val": 6}, width=120, height=160, samples=4).model_dump()
+    result = sco.synthetic_coco_task(str(out), str(out / "coco"), "val", settings, BodyConfig(), TextureConfig(), 7)
+    return out, settings, result
+
+
+@pytest.mark.blender
+def test_coco_file_is_well_formed(rendered):
+    _, _, result = rendered
+    data = json.loads(Path(result["paths"]["annotations"]).read_text())
+    assert result["images"] == len(data["images"]) == 6
+    names = {c["id"]: c["name"] for c in data["categories"]}
+    assert names[1] == "person" and len(data["categories"][0]["keypoints"]) == 17
+    for image in data["images"]:
+        assert (Path(result["paths"]["images"]) / image["file_name"]).exists()
+    people = [a for a in data["annotations"] if a["category_id"] == 1]
+    assert sorted(a["image_id"] for a in people) == [1, 2, 3, 4, 5, 6]
+    assert len({a["id"] for a in data["annotations"]}) == len(data["annotations"])
+    for ann in data["annotations"]:
+        x, y, w, h = ann["bbox"]
+        assert 0 <= x and 0 <= y and w > 0 and h > 0 and x + w <= 120 and y + h <= 160
+        assert 0 < ann["area"] <= w * h and ann["iscrowd"] == 0 and ann["category_id"] in names
+        if ann["category_id"] == 1:
+            kp = np.array(ann["keypoints"]).reshape(17, 3)
+            assert ann["num_keypoints"] == int((kp[:, 2] > 0).sum())
+            seen = kp[kp[:, 2] == 2]
+            # Blender's camera and the numpy projection agree: visible keypoints lie on the rendered person.
+            assert (seen[:, 0] >= x - 2).all() and (seen[:, 0] <= x + w + 2).all()
+            assert (seen[:, 1] >= y - 2).all() and (seen[:, 1] <= y + h + 2).all()
+
+
+@pytest.mark.blender
+def test_person_relative_truth_from_camera_coordinates(rendered):
+    _, _, result = rendered
+    truth = json.loads(Path(result["paths"]["truth"]).read_text())
+    objects = [(t, o) for t in truth["images"] for o in t["objects"]]
+    assert objects
+    for image, obj in objects:
+        up = np.array(image["up_cam"])
+        v = np.array(obj["center_cam"]) - np.array(image["person"]["center_cam"])
+        forward = np.array([0.0, 0.0, 1.0]) - up[2] * up
+        right = np.cross(forward, up)
+        seen_from_camera = math.degrees(math.atan2(v @ right, v @ forward))
+        # The camera looks at the person's front rotated by the body yaw: person angle = camera angle + 180 − yaw.
+        want = (seen_from_camera + 180.0 - image["person"]["body_yaw_deg"]) % 360.0
+        got = obj["person_angle_deg"]
+        assert min(abs(got - want), 360 - abs(got - want)) < 0.01
+
+
+@pytest.mark.blender
+def test_keypoints_estimator_on_the_rendered_set(rendered):
+    _, _, result = rendered
+    labels = label_file(result["paths"]["annotations"], result["paths"]["images"], CocoConfig())
+    truth = json.loads(Path(result["paths"]["truth"]).read_text())
+    acc = sco.orientation_accuracy(labels["labels"], truth)
+    assert acc["people"] == 6 and acc["kept"] + sum(acc["rejected"].values()) == 6
+    assert acc["kept"] >= 2
+    # orientation.py: on projected skeletons the kept set is right on facing and ~87 % on the head turn;
+    # with a handful of people one miss each is allowed.
+    assert acc["facing_accuracy"] >= (acc["kept"] - 1) / acc["kept"]
+    assert acc["head_turn_accuracy"] >= (acc["kept"] - 2) / acc["kept"]
+
+
+@pytest.mark.blender
+def test_task_skips_a_finished_split(rendered, monkeypatch):
+    out, settings, result = rendered
+
+    def fail(*args, **kwargs):
+        raise AssertionError("rendered again")
+
+    monkeypatch.setattr(sco, "make_split", fail)
+    again = sco.synthetic_coco_task(str(out), str(out / "coco"), "val", settings, BodyConfig(), TextureConfig(), 7)
+    assert again == result
