@@ -32,6 +32,10 @@ def _settings(scene: Any, spec: dict[str, Any], seed: int) -> None:
     scene.view_settings.view_transform = "AgX"
     scene.view_settings.look = "None"
     cycles = scene.cycles
+    if spec["device"] != "CPU":  # preferences are reset with the file: enable the devices again
+        from benchfoundry.render.worker import _enable_gpu
+
+        _enable_gpu(bpy, spec["device"])
     cycles.device = "CPU" if spec["device"] == "CPU" else "GPU"
     cycles.samples = spec["samples"]
     cycles.seed = seed

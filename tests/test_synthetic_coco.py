@@ -1,5 +1,6 @@
 """The synthetic COCO set: camera and ray-test geometry, the yaw and head-turn sign from the posed body,
-visibility flags (self-occlusion, objects, out of frame), and a tiny rendered set labelled by coco_people."""
+visibility flags (self-occlusion, objects, out of frame), and a small rendered set (12 images, 120×160,
+4 samples) labelled by coco_people."""
 
 from __future__ import annotations
 
@@ -185,7 +186,7 @@ def test_plans_are_drawn_from_the_seed():
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     out = tmp_path_factory.mktemp("synthetic_coco")
-    settings = SyntheticCocoConfig(images={"val": 6}, width=120, height=160, samples=4).model_dump()
+    settings = SyntheticCocoConfig(images={"val": 12}, width=120, height=160, samples=4).model_dump()
     result = sco.synthetic_coco_task(str(out), str(out / "coco"), "val", settings, BodyConfig(), TextureConfig(), 7)
     return out, settings, result
 
@@ -194,13 +195,13 @@ def rendered(tmp_path_factory):
 def test_coco_file_is_well_formed(rendered):
     _, _, result = rendered
     data = json.loads(Path(result["paths"]["annotations"]).read_text())
-    assert result["images"] == len(data["images"]) == 6
+    assert result["images"] == len(data["images"]) == 12
     names = {c["id"]: c["name"] for c in data["categories"]}
     assert names[1] == "person" and len(data["categories"][0]["keypoints"]) == 17
     for image in data["images"]:
         assert (Path(result["paths"]["images"]) / image["file_name"]).exists()
     people = [a for a in data["annotations"] if a["category_id"] == 1]
-    assert sorted(a["image_id"] for a in people) == [1, 2, 3, 4, 5, 6]
+    assert sorted(a["image_id"] for a in people) == list(range(1, 13))
     assert len({a["id"] for a in data["annotations"]}) == len(data["annotations"])
     for ann in data["annotations"]:
         x, y, w, h = ann["bbox"]
@@ -239,12 +240,14 @@ def test_keypoints_estimator_on_the_rendered_set(rendered):
     labels = label_file(result["paths"]["annotations"], result["paths"]["images"], CocoConfig())
     truth = json.loads(Path(result["paths"]["truth"]).read_text())
     acc = sco.orientation_accuracy(labels["labels"], truth)
-    assert acc["people"] == 6 and acc["kept"] + sum(acc["rejected"].values()) == 6
-    assert acc["kept"] >= 2
-    # orientation.py: on projected skeletons the kept set is right on facing and ~87 % on the head turn;
-    # with a handful of people one miss each is allowed.
-    assert acc["facing_accuracy"] >= (acc["kept"] - 1) / acc["kept"]
-    assert acc["head_turn_accuracy"] >= (acc["kept"] - 2) / acc["kept"]
+    assert acc["people"] == 12 and acc["kept"] + sum(acc["rejected"].values()) == 12
+    assert acc["kept"] >= 4
+    # orientation.py: on projected skeletons of upright people the kept set is right on facing and ~87 % right
+    # on the head turn. This set also holds bent and twisted actions (sneak, guard_up: the body yaw is the
+    # pelvis's) that the shoulder-span model misreads by design, so one miss in four is allowed on facing and
+    # a little more on the head turn, whose bins are 40° wide.
+    assert acc["facing_accuracy"] >= 0.75
+    assert acc["head_turn_accuracy"] >= 0.6
 
 
 @pytest.mark.blender

@@ -138,8 +138,11 @@ def make_split(root: str | Path, split: str, cfg: SyntheticCocoConfig, body: Bod
 
     if body.model_type != "anny":
         raise ValueError(f"body.model_type {body.model_type}: the synthetic COCO set needs anny (its COCO keypoints)")
+    if split not in cfg.images:
+        raise ValueError(f"viewspatial.coco.synthetic.images has no split {split!r}: {sorted(cfg.images)}")
     folder = Path(root) / split
     work = folder / "_tmp"
+    shutil.rmtree(folder / "images", ignore_errors=True)  # a smaller set must not keep older images
     work.mkdir(parents=True, exist_ok=True)
     texture_files = {}
     for tid in sorted(set(textures.ids)):

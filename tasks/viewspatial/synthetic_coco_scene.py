@@ -4,8 +4,10 @@ head turn, a framing camera, objects at known 3D positions, and the exact labels
 Person frame = world frame of tasks/syndor/body.py: metres, +Z up, feet on z = 0, the pelvis above the
 origin, facing −Y (their left is +X). The camera orbits the person instead of the person turning: a
 camera at azimuth φ counter-clockwise (seen from above) from the person's front sees body yaw φ in
-tasks/viewspatial/orientation.py's convention (0 faces the camera, 90 the image's left). The head turn
-Δ is a rotation of neck and head about the vertical; Δ < 0 turns the head to the person's own left.
+tasks/viewspatial/orientation.py's convention (0 faces the camera, 90 the image's left); the body yaw is
+the pelvis's (an action may turn the chest a little: guard_up by ~17°). The head turn Δ is a rotation of
+neck and head about the vertical, half each; Δ < 0 turns the head to the person's own left. The true Δ
+is read back from the head's global rotation, so an action's own head turn is included.
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ OBJECTS: dict[str, tuple[int, str, tuple[float, float, float]]] = {
 OCCLUDERS = ("suitcase", "chair", "backpack")
 COLOURS = ((0.6, 0.05, 0.04), (0.05, 0.12, 0.55), (0.08, 0.35, 0.07), (0.75, 0.6, 0.05), (0.25, 0.12, 0.05),
            (0.8, 0.8, 0.8), (0.8, 0.25, 0.03), (0.25, 0.06, 0.4))
-#: Framings: the whole person, or the frame's bottom edge above the knees or just below the hips.
+#: Framings: the whole person, or the frame's bottom edge above the knees or just below the hips. A whole
+#: standing person covers only ~0.15 of a 3:4 portrait frame (below COCO's 0.2 filter), so most are cropped.
 FRAMINGS = ("full", "knees", "hips")
-FRAMING_P = (0.4, 0.3, 0.3)
+FRAMING_P = (0.2, 0.4, 0.4)
 #: Share of images whose head turn lies beyond ±90° (so the labeller's rejection is exercised).
 BEYOND_SHARE = 0.125
 BEYOND_DEG = (95.0, 110.0)
@@ -92,10 +95,10 @@ def draw_plan(rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: l
         texture_id=int(rng.choice(texture_ids)),
         action=UPRIGHT if rng.random() < UPRIGHT_SHARE else str(rng.choice(list(ACTIONS))),
         body_yaw_deg=float(rng.uniform(0.0, 360.0)), head_turn_deg=head, framing=framing,
-        fill=float(rng.uniform(0.84, 0.94)), fov_deg=float(rng.uniform(35.0, 50.0)),
+        fill=float(rng.uniform(0.88, 0.97)), fov_deg=float(rng.uniform(35.0, 50.0)),
         camera_height_m=float(rng.uniform(1.1, 1.7) if framing == "hips" else rng.uniform(0.9, 1.6)),
         crop_offset_m=float(rng.uniform(0.05, 0.12)), n_objects=n_objects,
-        occluder=n_objects > 0 and framing == "full" and rng.random() < 0.6,
+        occluder=n_objects > 0 and framing == "full" and rng.random() < 0.8,
         sun=(float(rng.uniform(30.0, 70.0)), float(rng.uniform(0.0, 360.0))),
     )
 
