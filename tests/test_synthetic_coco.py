@@ -260,3 +260,17 @@ def test_task_skips_a_finished_split(rendered, monkeypatch):
     monkeypatch.setattr(sco, "make_split", fail)
     again = sco.synthetic_coco_task(str(out), str(out / "coco"), "val", settings, BodyConfig(), TextureConfig(), 7)
     assert again == result
+
+
+@pytest.mark.blender
+def test_same_seed_same_bytes_whatever_the_set_size(rendered, tmp_path):
+    _, settings, result = rendered
+    small = dict(settings, images={"val": 2})
+    again = sco.synthetic_coco_task(str(tmp_path), str(tmp_path / "coco"), "val", small, BodyConfig(), TextureConfig(),
+                                    7)
+    for name in ("000001.png", "000002.png"):
+        assert (Path(again["paths"]["images"]) / name).read_bytes() == (
+            Path(result["paths"]["images"]) / name).read_bytes()
+    first = json.loads(Path(result["paths"]["annotations"]).read_text())
+    second = json.loads(Path(again["paths"]["annotations"]).read_text())
+    assert second["annotations"] == [a for a in first["annotations"] if a["image_id"] <= 2]
