@@ -4,12 +4,16 @@ Without `viewspatial.scannet_root` the embedded synthetic scans are rendered fir
 store marker records them). One task per scan runs its three stages (frame selection,
 visibility, QA: tasks/viewspatial/scan_stages.py), so a rerun skips finished scans and redoes
 changed ones. A scan that cannot be read, or whose task fails, is reported in the problems and the
-other scans are still built; when no scan is built the benchmark is `failed`. The val split becomes `viewspatial/ViewSpatial-Bench.json`, the train
+other scans are still built; when no scan is built, or COCO splits are expected and none is built, the
+benchmark is `failed`. The val split becomes `viewspatial/ViewSpatial-Bench.json`, the train
 split the SFT chat files `viewspatial/ViewSpatial-SFT.json` (one image per record) and
 `ViewSpatial-SFT-multi.json` (several). Without the label map TSV (`viewspatial.label_map: null`, or
 left at its default and not found), objects are excluded by raw category name
 (`viewspatial.excluded_labels`); a label map set explicitly in the config that does not exist fails
-the benchmark. The COCO person-orientation half (DESIGN §4.2) is not built.
+the benchmark. The COCO half (DESIGN §4.2: tasks/viewspatial/coco_stage.py) labels the people of each
+COCO split (`viewspatial.coco.splits`, or the synthetic set of the embedded person rendered first) and adds
+Cam-Obj. Ori., Per-Obj. Ori. and Per-Rel. Dir. items; candidates that need review are released as
+tasks/viewspatial/review.py says.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from benchfoundry.flows.collect import collect_shards
 from benchfoundry.flows.policy import with_runner_policy
 from benchfoundry.tasks.common.buildinfo import benchmark_outcome
 from benchfoundry.tasks.common.store import StageStore
+from benchfoundry.tasks.viewspatial.coco_stage import coco_task
 from benchfoundry.tasks.viewspatial.release import write_benchmark_files
+from benchfoundry.tasks.viewspatial.report_page import write_report_page
 from benchfoundry.tasks.viewspatial.scan_stages import (
     BENCHMARK,
     STAGES,
@@ -33,6 +39,7 @@ from benchfoundry.tasks.viewspatial.scan_stages import (
     scan_task,
     synthetic_scan_task,
 )
+from benchfoundry.tasks.viewspatial.synthetic_coco import synthetic_coco_task
 from benchfoundry.tasks.viewspatial.synthetic_scan import SYNTHETIC_SCENES, write_root_files
 
 
@@ -79,12 +86,52 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         store = StageStore(out, BENCHMARK, stage)
         stages[stage] = str(store.write_manifest(done))
         problems += store.problems(done)
+    coco, coco_problems, coco_source, coco_expected = coco_half(config, out)
+    problems += coco_problems
+    coco_store = StageStore(out, BENCHMARK, "coco")
+    stages["coco"] = str(coco_store.write_manifest(sorted(coco)))
+    problems += coco_store.problems(sorted(coco))
+    extra["coco"] = coco
     files = write_benchmark_files(out, vs)
     stages.update({k: files[k] for k in ("benchmark", "sft", "sft_multi")})
+    stages["report"] = str(write_report_page(out, config.seed))
     detail = (
-        f"{len(done)}/{len(scans)} scans from {source}; {files['val_items']} benchmark items, "
-        f"{files['train_items']} SFT items "
-        f"({', '.join(f'{s} {t}: {n}' for (s, t), n in files['counts'].items()) or 'none'}); {label_rule}. "
-        "COCO person orientation (Cam-Obj. Ori., Per-Obj. Ori., Per-Rel. Dir.) is not built yet."
+        f"{len(done)}/{len(scans)} scans from {source}; {len(coco)}/{coco_expected} COCO splits from {coco_source}; "
+        f"{files['val_items']} benchmark items, {files['train_items']} SFT items "
+        f"({', '.join(f'{s} {t}: {n}' for (s, t), n in files['counts'].items()) or 'none'}); "
+        f"{files['review_items']} Per-Rel. Dir. candidates for review; {label_rule}."
     )
-    return benchmark_outcome("built" if done else "failed", detail, stages=stages, problems=problems, **extra)
+    built = bool(done) and (bool(coco) or not coco_expected)
+    return benchmark_outcome("built" if built else "failed", detail, stages=stages, problems=problems, **extra)
+
+
+def coco_half(config: BuildConfig, out: str) -> tuple[dict[str, Any], list[dict[str, Any]], str, int]:
+    """COCO splits (real, or the synthetic set rendered first) → labels and items: per built split its
+    summary, the problems, where the splits came from and how many were configured."""
+    cc = config.viewspatial.coco
+    problems: list[dict[str, Any]] = []
+    render_s: dict[str, float] = {}
+    if cc.splits:
+        sources = {split: {"annotations": str(s.annotations), "images": str(s.images),
+                           "instances": None if s.instances is None else str(s.instances), "truth": None}
+                   for split, s in cc.splits.items()}
+        where = "COCO (" + ", ".join(f"{k}: {v.annotations}" for k, v in sorted(cc.splits.items())) + ")"
+    else:
+        root = Path(out) / BENCHMARK / "coco_synthetic"
+        render = with_runner_policy(synthetic_coco_task, config.runner)
+        made, problems = collect_shards(
+            "coco-synthetic",
+            [(split, render.submit(out, str(root), split, cc.synthetic.model_dump(), config.syndor.body,
+                                   config.syndor.textures, config.seed)) for split in sorted(cc.synthetic.images)],
+            {split: str(root / split) for split in cc.synthetic.images})
+        sources = {r["split"]: {**r["paths"], "instances": None} for r in made}
+        render_s = {r["split"]: r["render_s"] for r in made}
+        where = f"the synthetic set in {root}"
+    task = with_runner_policy(coco_task, config.runner)
+    results, failed = collect_shards(
+        "coco", [(split, task.submit(out, split, sources[split], cc, config.seed)) for split in sorted(sources)],
+        {split: sources[split]["annotations"] for split in sources})
+    summary = {r["split"]: {**r, **({"render_s": render_s[r["split"]]} if r["split"] in render_s else {})}
+               for r in results}
+    expected = len(cc.splits) if cc.splits else len(cc.synthetic.images)
+    return summary, problems + failed, where, expected

@@ -20,7 +20,8 @@ def _config(root: Path) -> object:
     (root / "train.txt").write_text("")
     return load_config(None, ["syndor.enabled=false", "odi.enabled=false", f"viewspatial.scannet_root={root}",
                               "viewspatial.label_map=null", "viewspatial.split_lists={val: val.txt, train: train.txt}",
-                              "viewspatial.coverage.depth_stride=1", "runner.task_retries=0"])
+                              "viewspatial.coverage.depth_stride=1", "runner.task_retries=0",
+                              "viewspatial.coco.synthetic.images={}"])
 
 
 def _outputs(out: Path) -> dict[str, bytes]:

@@ -187,7 +187,7 @@ def test_plans_are_drawn_from_the_seed():
 def rendered(tmp_path_factory):
     out = tmp_path_factory.mktemp("synthetic_coco")
     settings = SyntheticCocoConfig(images={"val": 12}, width=120, height=160, samples=4).model_dump()
-    result = sco.synthetic_coco_task(str(out), str(out / "coco"), "val", settings, BodyConfig(), TextureConfig(), 7)
+    result = sco.synthetic_coco_task.fn(str(out), str(out / "coco"), "val", settings, BodyConfig(), TextureConfig(), 7)
     return out, settings, result
 
 
@@ -258,7 +258,7 @@ def test_task_skips_a_finished_split(rendered, monkeypatch):
         raise AssertionError("rendered again")
 
     monkeypatch.setattr(sco, "make_split", fail)
-    again = sco.synthetic_coco_task(str(out), str(out / "coco"), "val", settings, BodyConfig(), TextureConfig(), 7)
+    again = sco.synthetic_coco_task.fn(str(out), str(out / "coco"), "val", settings, BodyConfig(), TextureConfig(), 7)
     assert again == result
 
 
@@ -266,8 +266,8 @@ def test_task_skips_a_finished_split(rendered, monkeypatch):
 def test_same_seed_same_bytes_whatever_the_set_size(rendered, tmp_path):
     _, settings, result = rendered
     small = dict(settings, images={"val": 2})
-    again = sco.synthetic_coco_task(str(tmp_path), str(tmp_path / "coco"), "val", small, BodyConfig(), TextureConfig(),
-                                    7)
+    again = sco.synthetic_coco_task.fn(str(tmp_path), str(tmp_path / "coco"), "val", small, BodyConfig(),
+                                       TextureConfig(), 7)
     for name in ("000001.png", "000002.png"):
         assert (Path(again["paths"]["images"]) / name).read_bytes() == (
             Path(result["paths"]["images"]) / name).read_bytes()

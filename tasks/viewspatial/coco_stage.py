@@ -26,6 +26,7 @@ from benchfoundry.tasks.viewspatial.coco_people import label_file, read_annotati
 from benchfoundry.tasks.viewspatial.coco_questions import orientation_items
 from benchfoundry.tasks.viewspatial.person_relative import candidate_items, image_objects, synthetic_items
 from benchfoundry.tasks.viewspatial.questions import QA_COLUMNS
+from benchfoundry.tasks.viewspatial.synthetic_coco import orientation_accuracy
 
 BENCHMARK = "viewspatial"
 STAGE = "coco"
@@ -39,14 +40,18 @@ def _file_hash(path: str | None) -> str | None:
 
 
 def _copy_images(out: str, split: str, images: Path, names: dict[int, str]) -> dict[int, str]:
-    """Copy each image into the benchmark; image id → its path relative to the benchmark folder."""
+    """Copy each image into the benchmark (and remove the split's images no longer asked about); image id →
+    its path relative to the benchmark folder."""
+    folder = Path(out) / BENCHMARK / "images" / "coco" / split
     rel = {}
     for image_id, name in sorted(names.items()):
-        target = f"images/coco/{split}/{name}"
-        dest = Path(out) / BENCHMARK / target
-        if not dest.is_file():
-            write_bytes_atomic(dest, (images / name).read_bytes())
-        rel[image_id] = target
+        data, dest = (images / name).read_bytes(), folder / name
+        if not dest.is_file() or dest.read_bytes() != data:
+            write_bytes_atomic(dest, data)
+        rel[image_id] = f"images/coco/{split}/{name}"
+    wanted = {folder / name for name in names.values()}
+    for stale in (p for p in folder.rglob("*") if p.is_file() and p not in wanted):
+        stale.unlink()
     return rel
 
 
@@ -75,8 +80,6 @@ def split_items(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, s
     items = [{**item, "needs_review": False} for item in items]
     info: dict[str, Any] = {"rejected": result["rejected"], "people": len(labels), "kept": len(kept)}
     if source.get("truth"):
-        from benchfoundry.tasks.viewspatial.synthetic_coco import orientation_accuracy
-
         truth = json.loads(Path(source["truth"]).read_text())
         items += synthetic_items(truth["images"], image_of, split, cfg, seed)
         info["accuracy"] = orientation_accuracy(labels, truth)

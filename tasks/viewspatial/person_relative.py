@@ -114,8 +114,9 @@ def synthetic_items(truth: Sequence[Mapping[str, Any]], image_of: Mapping[int, s
     return [with_options(item, HORIZONTAL_LABELS, seed) for item in items]
 
 
-def candidate_items(people: Sequence[Any], facing: Mapping[int, float], objects: Mapping[int, Sequence[Mapping[str, Any]]],
-                    image_of: Mapping[int, str], split: str, cfg: CocoConfig, seed: int) -> list[dict[str, Any]]:
+def candidate_items(people: Sequence[Any], facing: Mapping[int, float],
+                    objects: Mapping[int, Sequence[Mapping[str, Any]]], image_of: Mapping[int, str], split: str,
+                    cfg: CocoConfig, seed: int) -> list[dict[str, Any]]:
     """Candidates for review: `people` are coco_people.Person, `facing` annotation id → facing yaw of the kept,
     `objects` image id → [{annotation_id, name, bbox, area}] of the image's other objects."""
     items = []

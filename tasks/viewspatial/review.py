@@ -32,7 +32,7 @@ def review_items(rows: pd.DataFrame) -> list[dict[str, Any]]:
     """The rows that need review as verification items (closed form, the answer as its label)."""
     if not len(rows) or "needs_review" not in rows:
         return []
-    todo = rows[rows["needs_review"].fillna(False).astype(bool)]
+    todo = rows[rows["needs_review"].eq(True)]
     return [{"id": r.item_id, "task": r.question_type, "form": "closed", "question": r.question,
              "options": options(r.choices), "answer": r.answer_label, "image": str(list(r.image_path)[0])}
             for r in todo.itertuples()]
@@ -47,7 +47,7 @@ def released_rows(rows: pd.DataFrame, decisions: dict[str, dict[str, Any]], rele
     """The rows to release with a `verified` column (True: no review needed or accepted/edited)."""
     if not len(rows):
         return rows.assign(verified=pd.Series(dtype=bool))
-    needs = rows["needs_review"].fillna(False).astype(bool) if "needs_review" in rows else pd.Series(False, rows.index)
+    needs = rows["needs_review"].eq(True) if "needs_review" in rows else pd.Series(False, rows.index)
     released = verification.release([{"id": i} for i in rows.loc[needs, "item_id"]], decisions, release_unverified)
     verdict = {item["id"]: item["verified"] for item in released}
     keep = ~needs | rows["item_id"].isin(verdict)

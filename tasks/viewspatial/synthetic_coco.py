@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from benchfoundry.configs.body import BodyConfig, TextureConfig
 from benchfoundry.configs.coco import SyntheticCocoConfig
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.common.buildinfo import problem
+from benchfoundry.tasks.common.policy import shard_task
 from benchfoundry.tasks.common.seeding import item_rng, item_seed
 from benchfoundry.tasks.common.store import StageStore, atomic_path, spec_hash, write_json_atomic
 from benchfoundry.tasks.viewspatial import orientation as ori
@@ -41,7 +43,7 @@ SKELETON = [[16, 14], [14, 12], [17, 15], [15, 13], [12, 13], [6, 12], [7, 13], 
 #: deep; each tolerance sits between the two.
 TOLERANCE_M = np.array([0.03] * 5 + [0.14] * 2 + [0.12] * 2 + [0.10] * 2 + [0.16] * 2 + [0.14] * 4)
 PERSON_INDEX = 1
-RENDER_VERSION = 1
+RENDER_VERSION = 2
 
 
 def person_relative(center: np.ndarray) -> tuple[float, str]:
@@ -166,14 +168,22 @@ def make_split(root: str | Path, split: str, cfg: SyntheticCocoConfig, body: Bod
         images.append({"id": image_id, "file_name": f"{image_id:06d}.png", "width": cfg.width, "height": cfg.height})
         anns += found[0]
         truth.append(found[1])
-    annotations = write_json_atomic(folder / "person_keypoints.json",
+    write_json_atomic(folder / "person_keypoints.json",
                                     {"images": images, "annotations": anns, "categories": categories()})
-    truth_path = write_json_atomic(folder / "truth.json", {"images": truth})
+    write_json_atomic(folder / "truth.json", {"images": truth})
     shutil.rmtree(work)
     return {"split": split, "images": len(images), "render_s": float(reply["seconds"]), "problems": problems,
-            "paths": {"annotations": str(annotations), "images": str(folder / "images"), "truth": str(truth_path)}}
+            "paths": split_paths(root, split)}
 
 
+def split_paths(root: str | Path, split: str) -> dict[str, str]:
+    """Where a split's COCO file, images folder and truth file lie."""
+    folder = Path(root) / split
+    return {"annotations": str(folder / "person_keypoints.json"), "images": str(folder / "images"),
+            "truth": str(folder / "truth.json")}
+
+
+@shard_task
 def synthetic_coco_task(out: str, root: str, split: str, settings: dict[str, Any], body: BodyConfig | dict,
                         textures: TextureConfig | dict, seed: int) -> dict[str, Any]:
     """Render and write one split unless its store marker says it is made with these settings."""
@@ -184,14 +194,12 @@ def synthetic_coco_task(out: str, root: str, split: str, settings: dict[str, Any
     h = spec_hash([split, cfg.model_dump(mode="json"), body.model_dump(mode="json"),
                    textures.model_dump(mode="json"), seed, RENDER_VERSION])
     if not (store.is_done(split, h) and (Path(root) / split / "truth.json").exists()):
-        import pandas as pd
-
         summary = make_split(root, split, cfg, body, textures, seed)
         store.write_shard(split, pd.DataFrame([{"split": split, "images": summary["images"]}]), spec_hash=h,
-                          problems=summary["problems"], info={k: summary[k] for k in ("render_s", "paths")})
+                          problems=summary["problems"], info={"render_s": summary["render_s"]})
     marker = store.marker(split)
     return {"split": split, "images": int(store.shard_rows(split)["images"][0]), "render_s": float(marker["render_s"]),
-            "paths": marker["paths"]}
+            "paths": split_paths(root, split)}
 
 
 def orientation_accuracy(labels: list[dict[str, Any]], truth: dict[str, Any]) -> dict[str, Any]:

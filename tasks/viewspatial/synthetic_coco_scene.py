@@ -45,6 +45,8 @@ BEYOND_SHARE = 0.125
 BEYOND_DEG = (95.0, 110.0)
 #: Share of images in the upright pose (the rest: one of the built-in actions).
 UPRIGHT_SHARE = 0.4
+#: How far behind the person (toward the camera is positive, m) objects stand in a cropped framing.
+BEHIND_CROPPED_M = (-4.0, -1.2)
 #: Least horizontal distance (m) from the person's axis to an object's nearest side.
 CLEARANCE_M = 0.3
 
@@ -156,15 +158,18 @@ def frame_camera(vertices: np.ndarray, keypoints: np.ndarray, plan: ImagePlan, w
 
 
 def place_objects(rng: np.random.Generator, plan: ImagePlan, camera: Camera) -> list[SceneObject]:
-    """`plan.n_objects` objects on the floor around the person (the first in front of the shins when
-    `plan.occluder`), clear of the person and of each other."""
+    """`plan.n_objects` objects of distinct categories on the floor around the person (the first in front of
+    the shins when `plan.occluder`), clear of the person and of each other."""
     toward = camera.C[:2] / np.linalg.norm(camera.C[:2])
     right = np.array([-toward[1], toward[0]])  # the camera's right on the floor (camera looks along −toward)
-    half_width = np.linalg.norm(camera.C[:2]) * camera.width / 2 / camera.f
+    distance = float(np.linalg.norm(camera.C[:2]))
+    half_width = distance * camera.width / 2 / camera.f
     placed: list[SceneObject] = []
+    names = list(OBJECTS)
     for k in range(plan.n_objects):
         occluder = plan.occluder and k == 0
-        name = str(rng.choice(OCCLUDERS if occluder else list(OBJECTS)))
+        name = str(rng.choice([n for n in OCCLUDERS if n in names] if occluder else names))
+        names.remove(name)
         category, shape, size = OBJECTS[name]
         size = tuple(float(s * rng.uniform(0.9, 1.15)) for s in size)
         radius = math.hypot(size[0], size[1]) / 2
@@ -172,7 +177,10 @@ def place_objects(rng: np.random.Generator, plan: ImagePlan, camera: Camera) -> 
             if occluder:
                 xy = toward * (CLEARANCE_M + radius + rng.uniform(0.0, 0.15)) + right * rng.uniform(-0.08, 0.08)
             else:
-                xy = right * rng.choice([-1, 1]) * rng.uniform(0.45, 1.0) * half_width + toward * rng.uniform(-1.0, 0.8)
+                # A cropped frame's bottom edge cuts the floor near the person: floor objects stand farther back.
+                along = rng.uniform(-1.0, 0.8) if plan.framing == "full" else rng.uniform(*BEHIND_CROPPED_M)
+                wider = (distance - along) / distance
+                xy = right * rng.choice([-1, 1]) * rng.uniform(0.35, 0.9) * half_width * wider + toward * along
             if np.linalg.norm(xy) >= CLEARANCE_M + radius and all(
                     np.linalg.norm(xy - o.center[:2]) >= radius + math.hypot(*o.size[:2]) / 2 for o in placed):
                 break
