@@ -3,32 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
-from benchfoundry.configs.build import BuildConfig
+from benchfoundry.flows.cli_review import built_config, import_review_file
 
 
 def _cmd_verify_import(args: argparse.Namespace) -> int:
-    from benchfoundry.tasks.common.output_root import check_output_dir
-    from benchfoundry.tasks.common import verification
     from benchfoundry.tasks.odi.qa_stage import release_from_decisions
 
-    build = check_output_dir(args.build, create=False)
-    record = build / "build.json"
-    if not record.is_file():
-        raise ValueError(f"{record}: no build record; build the odi benchmark first")
-    config = BuildConfig.model_validate(json.loads(record.read_text())["config"])
+    build, config = built_config(args.build, "odi")
     items = release_from_decisions(build, config.odi)["items"]
-    decisions, bad = verification.read_decisions(args.file, items)
-    for row in bad:
-        print(f"{args.file}:{row['line']}: skipped: {row['reason']}", file=sys.stderr)
-    if not decisions:
-        print(f"error: {args.file}: no usable decision ({len(bad)} bad rows); nothing imported", file=sys.stderr)
+    counts = import_review_file(args.file, items, build / "odi" / "verification")
+    if counts is None:
         return 1
-    verification.store_decisions(build / "odi" / "verification", decisions)
     result = release_from_decisions(build, config.odi)
-    print(f"imported {len(decisions)} decisions ({len(bad)} bad rows skipped); ODI-Bench.json now holds "
+    print(f"imported {counts[0]} decisions ({counts[1]} bad rows skipped); ODI-Bench.json now holds "
           f"{result['released']} items, {result['verified']} verified")
     return 0
 

@@ -3,33 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
-from benchfoundry.configs.build import BuildConfig
+from benchfoundry.flows.cli_review import built_config, import_review_file
 
 
 def _cmd_verify_import(args: argparse.Namespace) -> int:
-    from benchfoundry.tasks.common import verification
-    from benchfoundry.tasks.common.output_root import check_output_dir
     from benchfoundry.tasks.viewspatial import review
     from benchfoundry.tasks.viewspatial.release import all_rows, write_benchmark_files
 
-    build = check_output_dir(args.build, create=False)
-    record = build / "build.json"
-    if not record.is_file():
-        raise ValueError(f"{record}: no build record; build the viewspatial benchmark first")
-    config = BuildConfig.model_validate(json.loads(record.read_text())["config"])
-    items = review.review_items(all_rows(str(build)))
-    decisions, bad = verification.read_decisions(args.file, items)
-    for row in bad:
-        print(f"{args.file}:{row['line']}: skipped: {row['reason']}", file=sys.stderr)
-    if not decisions:
-        print(f"error: {args.file}: no usable decision ({len(bad)} bad rows); nothing imported", file=sys.stderr)
+    build, config = built_config(args.build, "viewspatial")
+    counts = import_review_file(args.file, review.review_items(all_rows(str(build))), review.review_dir(build))
+    if counts is None:
         return 1
-    verification.store_decisions(review.review_dir(build), decisions)
     files = write_benchmark_files(str(build), config.viewspatial)
-    print(f"imported {len(decisions)} decisions ({len(bad)} bad rows skipped); ViewSpatial-Bench.json now holds "
+    print(f"imported {counts[0]} decisions ({counts[1]} bad rows skipped); ViewSpatial-Bench.json now holds "
           f"{files['val_items']} items, the SFT files {files['train_items']}")
     return 0
 

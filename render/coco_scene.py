@@ -14,12 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import bpy
-import numpy as np
 
 from benchfoundry.render.camera import place_camera, setup_camera
 from benchfoundry.render.lighting import apply_lighting
-from benchfoundry.render.panorama_scene import _outputs, _part, read_index_exr
-from benchfoundry.render.passes import move_output
+from benchfoundry.render.panorama_scene import _part, render_with_index
 from benchfoundry.render.person import add_person
 
 
@@ -54,15 +52,7 @@ def render_image(scene: Any, spec: dict[str, Any], image: dict[str, Any], scratc
     person = image["person"]
     add_person(scene, person["mesh"], person["texture"], person["pass_index"])
     apply_lighting(scene, image["lighting"])
-    rgb, index = _outputs(scene, scratch)
-    bpy.ops.render.render()
-    move_output(rgb, image["outputs"]["image"])
-    ids = read_index_exr(index)
-    index.unlink()
-    target = Path(image["outputs"]["index_npy"])
-    staged = target.with_name(f".{target.name}.tmp.npy")
-    np.save(staged, ids)
-    staged.replace(target)
+    render_with_index(scene, scratch, image["outputs"]["image"], image["outputs"]["index_npy"])
 
 
 def render_coco(spec: dict[str, Any], scratch: Path) -> list[float]:

@@ -157,12 +157,17 @@ def render_panorama(scene: Any, spec: dict[str, Any], scratch: Path) -> None:
         _indoor_lights(scene, lighting["lights"], lighting["ambient"])
     else:
         apply_lighting(scene, lighting)
+    render_with_index(scene, scratch, spec["outputs"]["image"], spec["outputs"]["index_npy"])
+
+
+def render_with_index(scene: Any, scratch: Path, image_path: str, index_npy: str) -> None:
+    """Render: the image to `image_path`, the object-index pass as an integer array to `index_npy` (atomically)."""
     image, index = _outputs(scene, scratch)
     bpy.ops.render.render()
-    move_output(image, spec["outputs"]["image"])
+    move_output(image, image_path)
     ids = read_index_exr(index)
     index.unlink()
-    target = Path(spec["outputs"]["index_npy"])
+    target = Path(index_npy)
     staged = target.with_name(f".{target.name}.tmp.npy")
     np.save(staged, ids)
     staged.replace(target)

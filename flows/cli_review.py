@@ -1,0 +1,36 @@
+"""What the `verify-import` commands share: the build's record and config, and importing one review file."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from benchfoundry.configs.build import BuildConfig
+
+
+def built_config(build_arg: str, benchmark: str) -> tuple[Path, BuildConfig]:
+    """The build folder and the config it was built with; ValueError when it has no build record."""
+    from benchfoundry.tasks.common.output_root import check_output_dir
+
+    build = check_output_dir(build_arg, create=False)
+    record = build / "build.json"
+    if not record.is_file():
+        raise ValueError(f"{record}: no build record; build the {benchmark} benchmark first")
+    return build, BuildConfig.model_validate(json.loads(record.read_text())["config"])
+
+
+def import_review_file(path: str, items: Sequence[dict[str, Any]], directory: Path) -> tuple[int, int] | None:
+    """Store the file's usable decisions in `directory`; (imported, bad rows), or None (said on stderr) when
+    it holds none. Each bad row is reported by line."""
+    from benchfoundry.tasks.common import verification
+
+    decisions, bad = verification.read_decisions(path, items)
+    for row in bad:
+        print(f"{path}:{row['line']}: skipped: {row['reason']}", file=sys.stderr)
+    if not decisions:
+        print(f"error: {path}: no usable decision ({len(bad)} bad rows); nothing imported", file=sys.stderr)
+        return None
+    verification.store_decisions(directory, decisions)
+    return len(decisions), len(bad)
