@@ -4,7 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CONFIG ?= configs/smoke.yaml
+# Installed without their declared dependencies (see the venv recipe), and into their own folder.
+NO_DEPS := groundingdino-py segment-anything addict yapf platformdirs anny
+OWN_FOLDER := torchvision timm
 OUT ?= out/smoke
+
+space := $(subst ,, )
 
 .PHONY: venv demo test bench lock clean
 
@@ -21,9 +26,8 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[test,bench]"
-	$(BIN)/pip install --quiet --no-deps -c constraints.txt groundingdino-py segment-anything addict yapf platformdirs
-	$(BIN)/pip install --quiet --no-deps -c constraints.txt --upgrade --target $(VENV)/opt/groundedsam torchvision timm
-	$(BIN)/pip install --quiet --no-deps -c constraints.txt anny
+	$(BIN)/pip install --quiet --no-deps -c constraints.txt $(NO_DEPS)
+	$(BIN)/pip install --quiet --no-deps -c constraints.txt --upgrade --target $(VENV)/opt/groundedsam $(OWN_FOLDER)
 	touch $(STAMP)
 
 demo: venv
@@ -36,12 +40,15 @@ bench: venv
 	@set -e; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
 
 # Re-resolves the newest versions pyproject.toml allows into constraints.txt; run make test after it.
+# The --no-deps installs are frozen with the rest; torchvision and timm (their own folder, matched to torch by
+# hand) keep their pins: bump them together with torch.
 lock:
 	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
 	.venv-lock/bin/pip install --quiet -e ".[test,bench]"
-	.venv-lock/bin/pip install --quiet --no-deps anny
+	.venv-lock/bin/pip install --quiet --no-deps $(NO_DEPS)
 	.venv-lock/bin/pip freeze --exclude-editable > .venv-lock/freeze.txt
-	{ sed -n 1,2p constraints.txt; sed 's/+cpu$$//' .venv-lock/freeze.txt; } > constraints.txt.new
+	{ sed -n 1,2p constraints.txt; { sed 's/+cpu$$//' .venv-lock/freeze.txt; \
+	  grep -E "^($(subst $(space),|,$(OWN_FOLDER)))==" constraints.txt; } | sort -f; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt && rm -rf .venv-lock
 
 clean:
