@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchfoundry.assets import poses as builtin_poses
 from benchfoundry.assets.actions import ACTIONS
 from benchfoundry.configs.body import BodyConfig
 from benchfoundry.tasks.syndor import anny_body, body
@@ -81,13 +82,13 @@ def main() -> None:
     rest = anny_body.rest_body(PERSON)
     smpl_cfg = BodyConfig(model_type="smpl")
     with tempfile.TemporaryDirectory() as cache:
-        body.posed_body(smpl_cfg, body.upright_pose(), cache_dir=Path(cache))  # model file written once
+        body.posed_body(smpl_cfg, builtin_poses.upright_pose(), cache_dir=Path(cache))  # model file written once
         anny_ms, anchor_ms = [], []
         for action in ACTIONS:
-            pose = body.action_pose(action, rest.tpose_joints)
+            pose = builtin_poses.action_pose(action, rest.tpose_joints)
             anny_ms.append(1e3 * timed(lambda: anny_body.pose_anny(pose, rest, PERSON), args.repeats))
             anchor_ms.append(1e3 * timed(lambda: body.posed_body(smpl_cfg, pose, cache_dir=Path(cache)), args.repeats))
-    verts = len(anny_body.pose_anny(body.upright_pose(rest.tpose_joints), rest, PERSON).vertices)
+    verts = len(anny_body.pose_anny(builtin_poses.upright_pose(rest.tpose_joints), rest, PERSON).vertices)
     a, b = float(np.median(anny_ms)), float(np.median(anchor_ms))
     print(f"Anny posing ({verts} vertices, 104 bones, torch LBS): median {a:.1f} ms/body "
           f"({min(anny_ms):.1f}–{max(anny_ms):.1f}); {1e3 / a:.0f} bodies/s")

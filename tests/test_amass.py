@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchfoundry.assets.poses import action_pose
 from benchfoundry.configs.body import PoseConfig
 from benchfoundry.tasks.syndor import pose_selection
-from benchfoundry.tasks.syndor.body import action_pose
 
 
 def _sequence(path: Path, frames: int, fps: float, width: int = 156, marker: float = 0.0) -> np.ndarray:

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchfoundry.assets import poses as builtin_poses
 from benchfoundry.assets.body_model import PARENTS
 from benchfoundry.configs.body import BodyConfig, PhenotypeRanges
 from benchfoundry.configs.loader import load_config
@@ -21,7 +22,7 @@ PERSON = {"gender": 0.0, "age": 0.7, "muscle": 0.5, "weight": 0.5, "height": 0.4
 
 
 def posed(action: str, phenotype: dict[str, float] = PERSON) -> body.BodyMesh:
-    return body.posed_body(BodyConfig(), body.upright_pose(), cache_dir=Path("/nonexistent"), phenotype=phenotype,
+    return body.posed_body(BodyConfig(), builtin_poses.upright_pose(), cache_dir=Path("/nonexistent"), phenotype=phenotype,
                            action=action)
 
 
@@ -46,7 +47,7 @@ def test_anny_refuses_smpl_only_settings() -> None:
     with pytest.raises(ValueError, match="anny takes no model_path"):
         BodyConfig(betas=[1.0])
     with pytest.raises(ValueError, match="phenotype"):
-        body.posed_body(BodyConfig(), body.upright_pose(), cache_dir=Path("/nonexistent"))
+        body.posed_body(BodyConfig(), builtin_poses.upright_pose(), cache_dir=Path("/nonexistent"))
 
 
 def test_people_vary_by_id_and_stand_within_the_configured_heights() -> None:
@@ -150,7 +151,7 @@ def test_smpl_poses_drive_anny_with_the_same_bone_directions(tmp_path: Path) -> 
 
 
 def test_global_orientation_turns_anny_about_the_vertical() -> None:
-    turned = body.posed_body(BodyConfig(), body.upright_pose(), cache_dir=Path("/nonexistent"), phenotype=PERSON,
+    turned = body.posed_body(BodyConfig(), builtin_poses.upright_pose(), cache_dir=Path("/nonexistent"), phenotype=PERSON,
                              action="upright", global_orient=np.array([0.0, np.pi / 2, 0.0]))
     nose = turned.keypoints[K["nose"]]
     assert nose[0] > 0.08 and abs(nose[1]) < 0.05  # facing −Y turned +90° about up (counter-clockwise): now +X
@@ -160,7 +161,7 @@ def test_keypoints_are_saved_beside_the_mesh_in_the_world_frame(tmp_path: Path) 
     from benchfoundry.tasks.syndor.render_shards import prepare_person
 
     config = load_config(None, [f"output_root={tmp_path}"])
-    person = prepare_person(config, tmp_path, "upright", body.upright_pose(), 0, "upright")
+    person = prepare_person(config, tmp_path, "upright", builtin_poses.upright_pose(), 0, "upright")
     saved = json.loads(person.mesh_npz.with_name(f"{person.mesh_npz.stem}_coco.json").read_text())["keypoints"]
     assert sorted(saved) == sorted(body.COCO_KEYPOINTS)
     mesh = body.read_body_mesh(person.mesh_npz)

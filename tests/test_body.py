@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from benchfoundry.assets import body_model
+from benchfoundry.assets import poses as builtin_poses
 from benchfoundry.configs.body import BodyConfig
 from benchfoundry.tasks.syndor import body
 
@@ -33,7 +34,7 @@ def arrays(cache_dir: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def upright(cache_dir: Path) -> body.BodyMesh:
-    return body.posed_body(BodyConfig(model_type="smpl"), body.upright_pose(), cache_dir=cache_dir)
+    return body.posed_body(BodyConfig(model_type="smpl"), builtin_poses.upright_pose(), cache_dir=cache_dir)
 
 
 def test_pickle_has_smpl_layout_without_chumpy(arrays: dict) -> None:
@@ -112,7 +113,7 @@ def test_shape_directions_change_height_and_keep_the_regressor_consistent(cache_
 
 
 def test_raising_the_right_arm_moves_only_the_right_arm(cache_dir: Path, upright: body.BodyMesh) -> None:
-    pose = body.upright_pose()
+    pose = builtin_poses.upright_pose()
     pose[body_model.JOINT_NAMES.index("right_shoulder") - 1] = (0.0, 0.0, -1.2)  # right arm up
     raised = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     lm = upright.landmarks
@@ -141,7 +142,7 @@ def test_written_model_is_deterministic_and_reloads_identically(tmp_path: Path, 
     body_model.model_arrays.cache_clear()
     assert body_model.smpl_pickle_bytes() == first
     other = tmp_path / "again"
-    pose = body.action_pose("walking")
+    pose = builtin_poses.action_pose("walking")
     a = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     written = body.procedural_model_dir(other) / "smpl" / "SMPL_NEUTRAL.pkl"
     assert written.read_bytes() == first
@@ -187,7 +188,7 @@ def test_procedural_smplx_layout_loads_and_poses_like_the_smpl_layout(cache_dir:
     assert isinstance(model, smplx.SMPLX)
     assert model.get_num_verts() >= 9930 and model.J_regressor.shape[0] == 55
     for action in ("upright", "kicking", "cover_face"):
-        pose = body.upright_pose() if action == "upright" else body.action_pose(action)
+        pose = builtin_poses.upright_pose() if action == "upright" else builtin_poses.action_pose(action)
         x = body.posed_body(cfg, pose, cache_dir=cache_dir)
         s = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
         assert x.height_m == pytest.approx(s.height_m, abs=0.005)
@@ -251,7 +252,7 @@ def test_official_smpl_layout_files_go_through_the_same_path(tmp_path: Path, arr
         pickle.dump(_padded(arrays, 6890), fh)
     _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
     cfg = BodyConfig(model_type="smpl", model_path=tmp_path / "models", gender="male", uv_path=tmp_path / "smpl_uv.obj")
-    pose = body.action_pose("kicking")
+    pose = builtin_poses.action_pose("kicking")
     official = body.posed_body(cfg, pose, cache_dir=cache_dir)
     procedural = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     n = len(arrays["v_template"])
@@ -290,7 +291,7 @@ def test_official_smplx_layout_file_uses_its_21_body_joints(tmp_path: Path, arra
     _write_obj_uv(tmp_path / "smplx_uv.obj", arrays)
     cfg = BodyConfig(model_path=tmp_path, model_type="smplx", uv_path=tmp_path / "smplx_uv.obj")
     assert isinstance(body.load_body_model(cfg, cache_dir), smplx.SMPLX)
-    pose = body.action_pose("guard_up")
+    pose = builtin_poses.action_pose("guard_up")
     got = body.posed_body(cfg, pose, cache_dir=cache_dir)
     want = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
@@ -309,8 +310,8 @@ def test_official_smpl_file_names_load_as_smpl(tmp_path: Path, arrays: dict, cac
     _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
     cfg = BodyConfig(model_type="smpl", model_path=tmp_path / name, gender=gender, uv_path=tmp_path / "smpl_uv.obj")
     assert isinstance(body.load_body_model(cfg, cache_dir), smplx.SMPL)
-    got = body.posed_body(cfg, body.action_pose("walking"), cache_dir=cache_dir)
-    want = body.posed_body(BodyConfig(model_type="smpl"), body.action_pose("walking"), cache_dir=cache_dir)
+    got = body.posed_body(cfg, builtin_poses.action_pose("walking"), cache_dir=cache_dir)
+    want = body.posed_body(BodyConfig(model_type="smpl"), builtin_poses.action_pose("walking"), cache_dir=cache_dir)
     np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
 
 
@@ -366,8 +367,8 @@ def test_chumpy_arrays_are_read_without_chumpy(tmp_path: Path, arrays: dict, mon
         np.testing.assert_array_equal(data[key], value)
     _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
     cfg = BodyConfig(model_type="smpl", model_path=path, gender="male", uv_path=tmp_path / "smpl_uv.obj")
-    got = body.posed_body(cfg, body.upright_pose(), cache_dir=cache_dir)
-    want = body.posed_body(BodyConfig(model_type="smpl"), body.upright_pose(), cache_dir=cache_dir)
+    got = body.posed_body(cfg, builtin_poses.upright_pose(), cache_dir=cache_dir)
+    want = body.posed_body(BodyConfig(model_type="smpl"), builtin_poses.upright_pose(), cache_dir=cache_dir)
     np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
     assert "chumpy" not in sys.modules
 

@@ -154,6 +154,7 @@ def test_broken_embedder_falls_back_to_synonyms_and_says_so(roots, tmp_path) -> 
     cfg = _config(roots, embedding=EmbeddingConfig(path=tmp_path / "no-model"))
     sel = pose_selection.select_poses(cfg)
     assert sel.method.startswith("synonyms (fallback: ") and "no-model" in sel.method
+    assert "syndor.poses.embedding.path" in sel.method
     assert sel.summary()["method"] == sel.method
     assert any(p["kind"] == "fallback" and p["item"] == "poses.embedding" for p in sel.problems)
     plain = pose_selection.select_poses(_config(roots, selection="synonyms"))

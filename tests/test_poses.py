@@ -10,6 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
+from benchfoundry.assets import poses as builtin_poses
 from benchfoundry.configs.body import BodyConfig, PoseConfig
 from benchfoundry.tasks.syndor import body
 
@@ -17,7 +18,7 @@ from benchfoundry.tasks.syndor import body
 @pytest.fixture(scope="module")
 def meshes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, body.BodyMesh]:
     cache = tmp_path_factory.mktemp("pose-cache")
-    poses = {"upright": body.upright_pose(), **{a: body.action_pose(a) for a in body.ACTIONS}}
+    poses = {"upright": builtin_poses.upright_pose(), **{a: builtin_poses.action_pose(a) for a in builtin_poses.ACTIONS}}
     return {name: body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache) for name, pose in poses.items()}
 
 
@@ -26,19 +27,19 @@ def _lm(mesh: body.BodyMesh, name: str) -> np.ndarray:
 
 
 def test_actions_are_the_eight_released_ones() -> None:
-    assert len(body.ACTIONS) == 8 and len(set(body.ACTIONS)) == 8
-    for action in body.ACTIONS:
-        pose = body.action_pose(action)
+    assert len(builtin_poses.ACTIONS) == 8 and len(set(builtin_poses.ACTIONS)) == 8
+    for action in builtin_poses.ACTIONS:
+        pose = builtin_poses.action_pose(action)
         assert pose.shape == (23, 3) and np.isfinite(pose).all()
         assert np.linalg.norm(pose, axis=1).max() < np.pi  # principal axis-angles
     with pytest.raises(KeyError, match="known"):
-        body.action_pose("moonwalk")
+        builtin_poses.action_pose("moonwalk")
 
 
 def test_action_pose_returns_a_fresh_copy() -> None:
-    pose = body.action_pose("walking")
+    pose = builtin_poses.action_pose("walking")
     pose[:] = 0
-    assert body.action_pose("walking").any()
+    assert builtin_poses.action_pose("walking").any()
 
 
 def test_every_action_differs_from_upright_and_from_each_other(meshes: dict[str, body.BodyMesh]) -> None:

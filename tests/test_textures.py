@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from benchfoundry.assets import body_model
+from benchfoundry.assets import poses as builtin_poses
 from benchfoundry.assets.textures import load_texture, procedural_texture
 from benchfoundry.configs.body import TextureConfig
 
@@ -138,7 +139,7 @@ def test_blender_shows_the_texture_where_the_uvs_say(tmp_path: Path) -> None:
     from benchfoundry.configs.body import BodyConfig
     from benchfoundry.tasks.syndor import body
 
-    mesh = body.posed_body(BodyConfig(model_type="smpl"), body.upright_pose(), cache_dir=tmp_path / "cache")
+    mesh = body.posed_body(BodyConfig(model_type="smpl"), builtin_poses.upright_pose(), cache_dir=tmp_path / "cache")
     body.write_body_mesh(mesh, tmp_path / "mesh.npz")
     tex = procedural_texture(5, 256)
     cv2.imwrite(str(tmp_path / "tex.png"), tex[:, :, ::-1])

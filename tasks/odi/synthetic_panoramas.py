@@ -238,8 +238,9 @@ def prepare_people(body: BodyConfig, textures: TextureConfig, cache: Path, seed:
     SynDORBench person of the first texture id (with Anny, that id's phenotype drawn with the build seed)."""
     from PIL import Image
 
+    from benchfoundry.assets.poses import UPRIGHT, action_pose, upright_pose
     from benchfoundry.tasks.common.store import atomic_path
-    from benchfoundry.tasks.syndor.body import UPRIGHT, action_pose, posed_body, upright_pose, write_body_mesh
+    from benchfoundry.tasks.syndor.body import posed_body, write_body_mesh
     from benchfoundry.tasks.syndor.phenotypes import draw_phenotype
     from benchfoundry.tasks.syndor.render_shards import person_texture
 

@@ -30,15 +30,9 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from benchfoundry.assets import body_model, body_model_smplx
-from benchfoundry.assets.poses import ACTIONS, UPRIGHT, action_pose, upright_pose
+from benchfoundry.assets.poses import action_pose
 from benchfoundry.configs.body import BodyConfig
 from benchfoundry.tasks.common.store import atomic_path
-
-__all__ = [
-    "ACTIONS", "COCO_KEYPOINTS", "UPRIGHT", "BodyMesh", "action_pose", "upright_pose", "load_body_model", "posed_body",
-    "procedural_model_dir", "SMPL_TO_WORLD", "read_body_mesh", "read_obj_uv", "read_smpl_pickle",
-    "write_body_mesh",
-]
 
 #: SMPL frame (+Y up, facing +Z) → world frame (+Z up, facing −Y): +90° about X.
 SMPL_TO_WORLD = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])

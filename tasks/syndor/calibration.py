@@ -67,7 +67,7 @@ def calibrate(config: BuildConfig, out: str) -> str:
     returns the calibration rows' file."""
     from PIL import Image
 
-    from benchfoundry.tasks.syndor.body import UPRIGHT, upright_pose
+    from benchfoundry.assets.poses import UPRIGHT, upright_pose
 
     s = config.syndor
     root = Path(out)

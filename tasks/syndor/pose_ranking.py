@@ -121,7 +121,7 @@ def rerank(candidates: dict[str, list[Candidate]], describe: Callable[[int], str
 @lru_cache(maxsize=2)
 def _embedder(config_json: str) -> Callable[[list[str]], np.ndarray]:
     """The loaded model of one embedding config, once per process (loading takes seconds)."""
-    return load_embedder(EmbeddingConfig.model_validate_json(config_json))
+    return load_embedder(EmbeddingConfig.model_validate_json(config_json), "syndor.poses.embedding")
 
 
 def embedder(config: EmbeddingConfig) -> Callable[[list[str]], np.ndarray]:

@@ -112,7 +112,7 @@ def prepare_person(config: BuildConfig, out: Path, pose_name: str, body_pose: np
 def empty_scene_target(config: BuildConfig, out: Path) -> np.ndarray:
     """Where the cameras of an empty scene aim: the centre of the upright body's bounding box (the
     first texture's person)."""
-    from benchfoundry.tasks.syndor.body import UPRIGHT, upright_pose
+    from benchfoundry.assets.poses import UPRIGHT, upright_pose
 
     body = person_body(config, out, upright_pose(), config.syndor.textures.ids[0], UPRIGHT)
     return camera_rig.aim_point(body.vertices)

@@ -106,25 +106,26 @@ def _reason(exc: BaseException) -> str:
     return " ".join(f"{type(exc).__name__}: {exc}".split())
 
 
-def _on_device(model: Any, device: str) -> Any:
+def _on_device(model: Any, device: str, field: str) -> Any:
     """The loaded model moved to `device`; a device torch does not know or cannot use names the field."""
     try:
         return model.to(device)
     except (RuntimeError, AssertionError, ValueError, TypeError) as exc:
-        raise ValueError(f"qa.embedding.device: cannot move the model to device {device!r}: {_reason(exc)}") from exc
+        raise ValueError(f"{field}.device: cannot move the model to device {device!r}: {_reason(exc)}") from exc
 
 
-def load_embedder(config: EmbeddingConfig) -> TextEmbedder:
-    """Load the configured model from its local folder (the shipped MiniLM when `path` is None)."""
+def load_embedder(config: EmbeddingConfig, field: str = "qa.embedding") -> TextEmbedder:
+    """Load the configured model from its local folder (the shipped MiniLM when `path` is None); errors name
+    the config section `field`."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     if config.path is None and config.name != SHIPPED_EMBEDDING_MODEL:
-        raise ValueError(f"qa.embedding.path: {config.name} needs a local model folder (only {SHIPPED_EMBEDDING_MODEL} ships)")
+        raise ValueError(f"{field}.path: {config.name} needs a local model folder (only {SHIPPED_EMBEDDING_MODEL} ships)")
     path = Path(config.path) if config.path is not None else shipped_minilm_path()
     if not (path / "config.json").is_file():
         raise ValueError(
-            f"qa.embedding.path: {path} is not a model folder (no config.json); "
-            f"download {config.name} beforehand and point qa.embedding.path at it"
+            f"{field}.path: {path} is not a model folder (no config.json); "
+            f"download {config.name} beforehand and point {field}.path at it"
         )
     try:
         from transformers import AutoModel, AutoTokenizer
@@ -133,10 +134,10 @@ def load_embedder(config: EmbeddingConfig) -> TextEmbedder:
         model = AutoModel.from_pretrained(str(path), local_files_only=True)
     except (ImportError, OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
         raise ValueError(
-            f"qa.embedding.path: cannot load {config.name} from {path} (it needs config.json, the tokenizer "
+            f"{field}.path: cannot load {config.name} from {path} (it needs config.json, the tokenizer "
             f"files and the weights): {_reason(exc)}"
         ) from exc
-    model = _on_device(model, config.device).eval()
+    model = _on_device(model, config.device, field).eval()
     prefix = default_prefix(config.name) if config.prefix is None else config.prefix
     return TextEmbedder(
         name=config.name, path=path, prefix=prefix, tokenizer=tokenizer, model=model,
