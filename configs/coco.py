@@ -40,6 +40,10 @@ class OrientAnythingConfig(Section):
     checkpoint: Path | None = Field(None, description="the orientation head's (or whole model's) weights, .pt/.pth")
     device: str = Field("cpu", description="torch device, e.g. cpu, cuda, cuda:1")
     image_size: int = Field(224, ge=14, description="crop side fed to the backbone, px (a multiple of the patch)")
+    max_polar_deg: float = Field(60.0, ge=0, le=90, description="a crop seen from further above or below is "
+                                                                "rejected as an implausible angle")
+    max_rotation_deg: float = Field(45.0, ge=0, le=180, description="a crop rolled further in the image plane "
+                                                                    "is rejected as an implausible angle")
 
 
 class PersonRelConfig(Section):

@@ -214,6 +214,19 @@ def test_an_unsure_model_rejects_for_low_confidence(dinov2_dir: Path, tmp_path: 
     assert result["rejected"] == {"empty head crop": 1, "low confidence": 1}
 
 
+def test_an_implausible_angle_is_rejected_by_name(dinov2_dir: Path, tmp_path: Path) -> None:
+    """Polar bin 90 is 0° (level); 90 + 70 is a person seen from 70° above, beyond the 60° default."""
+    checkpoint = save(peaked_head(0, 90 + 70, 180, (2.0, 0.0)), tmp_path / "above.pt")
+    cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
+    result = label_file(camera_coco(tmp_path), tmp_path, cfg)
+    assert result["rejected"] == {"empty head crop": 1, "implausible angle": 1}
+    [row] = [r for r in result["labels"] if r["reason"] == "implausible angle"]
+    assert "polar 70°" in row["detail"]
+    relaxed = cfg.model_copy(update={"orient_anything": config(dinov2_dir, checkpoint).model_copy(
+        update={"max_polar_deg": 80.0})})
+    assert label_file(camera_coco(tmp_path), tmp_path, relaxed)["rejected"] == {"empty head crop": 1}
+
+
 def person(bbox: tuple[float, float, float, float], shoulders: tuple[float, float], labelled: tuple[int, int] = (2, 2)
            ) -> Person:
     kp = np.zeros((17, 3))

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from benchfoundry.configs.coco import CocoConfig
+from benchfoundry.configs.coco import CocoConfig, OrientAnythingConfig
 from benchfoundry.tasks.common.image_decode import decode_file
 from benchfoundry.tasks.viewspatial import orientation as ori
 
@@ -187,6 +187,17 @@ def crop_orientation(found_head: Estimate, found_body: Estimate) -> ori.Orientat
     return ori.Orientation(body, head, ori.head_delta(head.degrees, body.degrees))
 
 
+def implausible_angle(found: tuple[Estimate, ...], cfg: OrientAnythingConfig) -> str | None:
+    """Why the crops' estimates are implausible for a person (seen from too far above or below, or rolled in
+    the image plane), or None (DESIGN §4.2: implausible angles are rejected)."""
+    for part, est in zip(("head", "body"), found):
+        if abs(est.polar_deg) > cfg.max_polar_deg:
+            return f"{part} polar {est.polar_deg:g}° beyond ±{cfg.max_polar_deg:g}°"
+        if abs(est.rotation_deg) > cfg.max_rotation_deg:
+            return f"{part} rotation {est.rotation_deg:g}° beyond ±{cfg.max_rotation_deg:g}°"
+    return None
+
+
 def label_with_crops(people: list[Person], images: Path, cfg: CocoConfig) -> list[dict[str, Any]]:
     """Label rows of `people` from Orient-Anything on their head and body crops (the model loaded once,
     CHUNK people cropped and estimated at a time); an undecodable image or empty crop rejects its person."""
@@ -208,7 +219,13 @@ def label_with_crops(people: list[Person], images: Path, cfg: CocoConfig) -> lis
                 labels.append({**row, "reason": "image unusable", "detail": str(exc)})
         found = estimator.estimate([crop for _, head, body in cropped for crop in (head, body)])
         for k, (person, _, _) in enumerate(cropped):
-            labels.append(label_person(person, cfg, 0.0, crop_orientation(found[2 * k], found[2 * k + 1])))
+            head, body = found[2 * k], found[2 * k + 1]
+            implausible = implausible_angle((head, body), cfg.orient_anything)
+            if implausible:
+                labels.append({**label_row(person.image_id, person.annotation_id), "reason": "implausible angle",
+                               "detail": implausible})
+            else:
+                labels.append(label_person(person, cfg, 0.0, crop_orientation(head, body)))
     return labels
 
 
