@@ -36,7 +36,7 @@ class SyntheticCocoConfig(Section):
 class OrientAnythingConfig(Section):
     """Orient-Anything (DINOv2 backbone + MLP head), read by path only: nothing is downloaded."""
 
-    dinov2_dir: Path | None = Field(None, description="local DINOv2 folder (config.json + weights, transformers layout)")
+    dinov2_dir: Path | None = Field(None, description="local DINOv2 folder (config.json + weights, transformers)")
     checkpoint: Path | None = Field(None, description="the orientation head's (or whole model's) weights, .pt/.pth")
     device: str = Field("cpu", description="torch device, e.g. cpu, cuda, cuda:1")
     image_size: int = Field(224, ge=14, description="crop side fed to the backbone, px (a multiple of the patch)")
