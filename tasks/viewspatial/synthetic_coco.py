@@ -168,8 +168,8 @@ def make_split(root: str | Path, split: str, cfg: SyntheticCocoConfig, body: Bod
         images.append({"id": image_id, "file_name": f"{image_id:06d}.png", "width": cfg.width, "height": cfg.height})
         anns += found[0]
         truth.append(found[1])
-    write_json_atomic(folder / "person_keypoints.json",
-                                    {"images": images, "annotations": anns, "categories": categories()})
+    write_json_atomic(folder / "person_keypoints.json", {"images": images, "annotations": anns,
+                                                        "categories": categories()})
     write_json_atomic(folder / "truth.json", {"images": truth})
     shutil.rmtree(work)
     return {"split": split, "images": len(images), "render_s": float(reply["seconds"]), "problems": problems,
