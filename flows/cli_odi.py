@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from benchfoundry.flows.cli_review import built_config, import_review_file
+from benchfoundry.flows.cli_review import add_verify_import, built_config, import_review_file
 
 
 def _cmd_verify_import(args: argparse.Namespace) -> int:
@@ -22,9 +22,4 @@ def _cmd_verify_import(args: argparse.Namespace) -> int:
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    odi = subparsers.add_parser("odi", help="ODI-Bench human verification")
-    sub = odi.add_subparsers(dest="odi_command", required=True, metavar="COMMAND")
-    p = sub.add_parser("verify-import", help="import accept / reject / edit decisions (CSV or Label Studio JSON)")
-    p.add_argument("build", metavar="BUILD", help="the build's output root")
-    p.add_argument("file", metavar="FILE", help="the filled odi/verification/review.csv, or a Label Studio export")
-    p.set_defaults(func=_cmd_verify_import)
+    add_verify_import(subparsers, "odi", "ODI-Bench", "ODI-Bench items", _cmd_verify_import)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from benchfoundry.configs.build import BuildConfig
 
@@ -34,3 +35,16 @@ def import_review_file(path: str, items: Sequence[dict[str, Any]], directory: Pa
         return None
     verification.store_decisions(directory, decisions)
     return len(decisions), len(bad)
+
+
+def add_verify_import(subparsers: argparse._SubParsersAction, benchmark: str, title: str, items: str,
+                      func: Callable[[argparse.Namespace], int]) -> None:
+    """`benchfoundry BENCHMARK verify-import BUILD FILE`, the group's one command."""
+    group = subparsers.add_parser(benchmark, help=f"{title} human verification")
+    sub = group.add_subparsers(dest=f"{benchmark}_command", required=True, metavar="COMMAND")
+    p = sub.add_parser("verify-import", help=f"import accept / reject / edit decisions on {items} "
+                                             "(CSV or Label Studio JSON)")
+    p.add_argument("build", metavar="BUILD", help="the build's output root")
+    p.add_argument("file", metavar="FILE",
+                   help=f"the filled {benchmark}/verification/review.csv, or a Label Studio export")
+    p.set_defaults(func=func)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from benchfoundry.flows.cli_review import built_config, import_review_file
+from benchfoundry.flows.cli_review import add_verify_import, built_config, import_review_file
 
 
 def _cmd_verify_import(args: argparse.Namespace) -> int:
@@ -22,10 +22,4 @@ def _cmd_verify_import(args: argparse.Namespace) -> int:
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    vs = subparsers.add_parser("viewspatial", help="ViewSpatial-Bench human verification")
-    sub = vs.add_subparsers(dest="viewspatial_command", required=True, metavar="COMMAND")
-    p = sub.add_parser("verify-import", help="import accept / reject / edit decisions on Per-Rel. Dir. candidates")
-    p.add_argument("build", metavar="BUILD", help="the build's output root")
-    p.add_argument("file", metavar="FILE",
-                   help="the filled viewspatial/verification/review.csv, or a Label Studio export")
-    p.set_defaults(func=_cmd_verify_import)
+    add_verify_import(subparsers, "viewspatial", "ViewSpatial-Bench", "Per-Rel. Dir. candidates", _cmd_verify_import)

@@ -131,7 +131,6 @@ def coco_half(config: BuildConfig, out: str) -> tuple[dict[str, Any], list[dict[
     results, failed = collect_shards(
         "coco", [(split, task.submit(out, split, sources[split], cc, config.seed)) for split in sorted(sources)],
         {split: sources[split]["annotations"] for split in sources})
-    summary = {r["split"]: {**r, **({"render_s": render_s[r["split"]]} if r["split"] in render_s else {})}
-               for r in results}
+    summary = {r["split"]: {**r, "render_s": render_s.get(r["split"])} for r in results}
     expected = len(cc.splits) if cc.splits else len(cc.synthetic.images)
     return summary, problems + failed, where, expected

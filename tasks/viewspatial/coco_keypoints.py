@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchfoundry.tasks.syndor import camera_rig
+
 #: Segments of a cylinder (as Blender's primitive_cylinder_add(vertices=48)).
 CYLINDER_SEGMENTS = 48
 
@@ -46,16 +48,11 @@ class Camera:
         return m.tolist()
 
 
-def look_at(eye: np.ndarray, target: np.ndarray, f: float, width: int, height: int,
-            up: tuple[float, float, float] = (0.0, 0.0, 1.0)) -> Camera:
-    """A level-roll camera at `eye` looking at `target`."""
-    eye, target = np.asarray(eye, dtype=np.float64), np.asarray(target, dtype=np.float64)
-    z = target - eye
-    z /= np.linalg.norm(z)
-    x = np.cross(z, np.asarray(up, dtype=np.float64))
-    x /= np.linalg.norm(x)
-    y = np.cross(z, x)
-    return Camera(np.stack([x, y, z]), eye, float(f), int(width), int(height))
+def look_at(eye: np.ndarray, target: np.ndarray, f: float, width: int, height: int) -> Camera:
+    """A level-roll camera at `eye` looking at `target` (camera_rig.look_at's Blender axes: right, up, −forward)."""
+    m = camera_rig.look_at(eye, target)
+    return Camera(np.stack([m[:3, 0], -m[:3, 1], -m[:3, 2]]), np.asarray(eye, dtype=np.float64), float(f),
+                  int(width), int(height))
 
 
 def first_hits(origin: np.ndarray, targets: np.ndarray, triangles: np.ndarray, eps: float = 1e-9) -> np.ndarray:

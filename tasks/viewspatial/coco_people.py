@@ -231,9 +231,15 @@ def label_with_crops(people: list[Person], images: Path, cfg: CocoConfig) -> lis
 
 def label_file(annotations: str | Path, images: str | Path | None, cfg: CocoConfig) -> dict[str, Any]:
     """`{"labels": [...], "rejected": {reason: count}, "shoulder_ratio": r}` for one annotation file."""
+    return label_people(read_annotations(annotations), images, cfg)[0]
+
+
+def label_people(data: dict[str, Any], images: str | Path | None, cfg: CocoConfig) -> tuple[dict[str, Any],
+                                                                                             list[Person]]:
+    """`label_file`'s result for a read COCO file, and the people whose images were usable."""
     if cfg.estimator == "orient-anything" and images is None:
         raise ValueError("the orient-anything estimator reads the head and body crops: give the images folder")
-    people, rejected = select_people(read_annotations(annotations), cfg)
+    people, rejected = select_people(data, cfg)
     usable = []
     for person in people:
         problem = None if images is None else check_image(Path(images), person)
@@ -250,4 +256,4 @@ def label_file(annotations: str | Path, images: str | Path | None, cfg: CocoConf
     reasons = Counter(r["reason"] for r in rejected) + Counter(r["reason"] for r in labels if not r["kept"])
     rows = [label_row(**r) for r in rejected] + labels
     return {"labels": sorted(rows, key=lambda r: (r["image_id"] is None, r["image_id"] or 0)),
-            "rejected": dict(sorted(reasons.items())), "shoulder_ratio": round(ratio, 4)}
+            "rejected": dict(sorted(reasons.items())), "shoulder_ratio": round(ratio, 4)}, usable

@@ -22,7 +22,7 @@ from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.tasks.common.buildinfo import problem
 from benchfoundry.tasks.common.policy import shard_task
 from benchfoundry.tasks.common.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
-from benchfoundry.tasks.viewspatial.coco_people import label_file, read_annotations, select_people
+from benchfoundry.tasks.viewspatial.coco_people import label_people, read_annotations
 from benchfoundry.tasks.viewspatial.coco_questions import orientation_items
 from benchfoundry.tasks.viewspatial.person_relative import candidate_items, image_objects, synthetic_items
 from benchfoundry.tasks.viewspatial.questions import QA_COLUMNS
@@ -69,12 +69,12 @@ def _faults(split: str, labels: list[dict[str, Any]], annotations: str, images: 
 def split_items(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, seed: int) -> tuple[
         pd.DataFrame, dict[str, Any], list[dict[str, Any]]]:
     """(item rows, marker info, problems) of one split."""
-    result = label_file(source["annotations"], source["images"], cfg)
+    data = read_annotations(source["annotations"])
+    result, usable = label_people(data, source["images"], cfg)
     labels = result["labels"]
     write_json_atomic(Path(out) / BENCHMARK / STAGE / f"{split}.labels.json", result)
     kept = {r["annotation_id"]: r for r in labels if r["kept"]}
-    data = read_annotations(source["annotations"])
-    people = [p for p in select_people(data, cfg)[0] if p.annotation_id in kept]
+    people = [p for p in usable if p.annotation_id in kept]
     image_of = _copy_images(out, split, Path(source["images"]), {p.image_id: p.file_name for p in people})
     items = orientation_items(labels, image_of, split, cfg, seed)
     items = [{**item, "needs_review": False} for item in items]
