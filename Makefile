@@ -33,8 +33,11 @@ $(STAMP): pyproject.toml constraints.txt
 demo: venv
 	$(BIN)/benchfoundry build $(CONFIG) --out $(OUT)
 
+# Style first (ruff: format and lint, pyproject.toml), then every test; the 25 slowest are listed.
 test: venv
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/ruff format --check --quiet .
+	$(BIN)/ruff check --quiet .
+	$(BIN)/python -m pytest -q --durations=25 tests
 
 bench: venv
 	@set -e; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done

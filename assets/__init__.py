@@ -1,1 +1,2 @@
-"""Embedded defaults: built-in poses, the procedural body, textures, generators of synthetic fixtures."""
+"""Embedded defaults the project makes itself: the procedural SMPL-layout body (the smplx path's fixture), the
+built-in poses of the eight actions, a tiny BERT for GroundingDINO's tests."""

@@ -572,7 +572,7 @@ def smpl_pickle_bytes() -> bytes:
 
 def write_smpl_pickle(path: Path) -> Path:
     """Write the procedural model as an SMPL pickle, atomically."""
-    from benchfoundry.tasks.common.store import write_bytes_atomic
+    from benchfoundry.core.store import write_bytes_atomic
 
     return write_bytes_atomic(path, smpl_pickle_bytes())
 

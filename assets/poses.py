@@ -7,7 +7,7 @@ the person faces +Z, their left is +X; positions are relative to the pelvis join
 the smallest rotation, relative to its parent, that points it as asked, so the result is an
 ordinary SMPL `body_pose` that drives official SMPL models and the procedural body alike.
 `action_pose(action, rest)` builds the same action on another skeleton in SMPL's joint layout and rest
-directions (e.g. the Anny body's, tasks/syndor/anny_body.py), so its reaches fit that body's proportions.
+directions (e.g. the Anny body's, person/anny_body.py), so its reaches fit that body's proportions.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from typing import Callable
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from benchfoundry.assets.actions import ACTIONS
+from benchfoundry.configs.syndor_poses import ACTIONS
+from benchfoundry.core.rotations import min_rotation, unit
 from benchfoundry.assets.body_model import JOINT_NAMES, PARENTS, rest_joints
 
 __all__ = ["ACTIONS", "UPRIGHT", "PoseBuilder", "action_pose", "upright_pose"]
@@ -30,26 +31,9 @@ J = {name: i for i, name in enumerate(JOINT_NAMES)}
 _PALM_REST = np.array([0.0, -1.0, 0.0])  # palms face down in SMPL's T-pose
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
-    v = np.asarray(v, dtype=np.float64)
-    return v / np.linalg.norm(v)
-
-
-def _min_rotation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The smallest rotation matrix taking unit vector a to unit vector b."""
-    axis = np.cross(a, b)
-    s, c = np.linalg.norm(axis), float(np.dot(a, b))
-    if s < 1e-9:
-        if c > 0:
-            return np.eye(3)
-        perp = np.cross(a, [1.0, 0, 0] if abs(a[0]) < 0.9 else [0, 1.0, 0])
-        return Rotation.from_rotvec(np.pi * _unit(perp)).as_matrix()
-    return Rotation.from_rotvec(axis / s * np.arctan2(s, c)).as_matrix()
-
-
 def _frame(direction: np.ndarray, normal: np.ndarray) -> np.ndarray:
-    d = _unit(direction)
-    n = _unit(normal - np.dot(normal, d) * d)
+    d = unit(direction)
+    n = unit(normal - np.dot(normal, d) * d)
     return np.stack([d, n, np.cross(d, n)], axis=1)
 
 
@@ -93,12 +77,12 @@ class PoseBuilder:
         palm (hands) to face `palm`."""
         j, c = J[joint], J[child]
         parent = self.glob(PARENTS[j])
-        rest_dir = _unit(self.rest[c] - self.rest[j])
-        target = parent.T @ _unit(direction)
+        rest_dir = unit(self.rest[c] - self.rest[j])
+        target = parent.T @ unit(direction)
         if palm is None:
-            self.local[j] = _min_rotation(rest_dir, target)
+            self.local[j] = min_rotation(rest_dir, target)
         else:
-            self.local[j] = _frame(target, parent.T @ _unit(palm)) @ _frame(rest_dir, _PALM_REST).T
+            self.local[j] = _frame(target, parent.T @ unit(palm)) @ _frame(rest_dir, _PALM_REST).T
         return self
 
     def reach(self, root: str, mid: str, end: str, target, pole) -> "PoseBuilder":
@@ -109,8 +93,8 @@ class PoseBuilder:
         start = self.pos(r)
         to_target = np.asarray(target, dtype=np.float64) - start
         dist = float(np.clip(np.linalg.norm(to_target), abs(l1 - l2) + 1e-3, 0.999 * (l1 + l2)))
-        u = _unit(to_target)
-        w = _unit(np.asarray(pole, dtype=np.float64) - np.dot(pole, u) * u)
+        u = unit(to_target)
+        w = unit(np.asarray(pole, dtype=np.float64) - np.dot(pole, u) * u)
         cos_a = (l1 * l1 + dist * dist - l2 * l2) / (2 * l1 * dist)
         elbow = start + l1 * (cos_a * u + np.sqrt(max(0.0, 1 - cos_a * cos_a)) * w)
         self.aim(root, mid, elbow - start)

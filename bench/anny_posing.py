@@ -1,4 +1,4 @@
-"""Anny posing: ms per posed body (tasks/syndor/anny_body, torch LBS) against the SMPL-layout fixture through smplx.
+"""Anny posing: ms per posed body (person/anny_body.py, torch LBS) against the SMPL-layout fixture through smplx.
 
 Both pose the same built-in actions in the same run (the anchor: `body.posed_body` of the procedural
 SMPL body, 6,890-ish vertices through `smplx.SMPL`); the ratio is Anny time / anchor time. Also timed:
@@ -20,9 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from benchfoundry.assets import poses as builtin_poses
-from benchfoundry.assets.actions import ACTIONS
-from benchfoundry.configs.body import BodyConfig
-from benchfoundry.tasks.syndor import anny_body, body
+from benchfoundry.configs.syndor_poses import ACTIONS
+from benchfoundry.configs.person import BodyConfig
+from benchfoundry.person import anny_body
+from benchfoundry.person import body
 
 PERSON = {"gender": 1.0, "age": 0.7, "muscle": 0.5, "weight": 0.5, "height": 0.5, "proportions": 0.5}
 

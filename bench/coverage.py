@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.core.seeding import item_rng
 from benchfoundry.tasks.viewspatial.coverage import greedy_lazy, greedy_plain
 
 

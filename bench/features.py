@@ -23,7 +23,7 @@ from scipy import ndimage, stats
 from skimage.color import rgb2lab
 
 from benchfoundry.configs.discern import FeatureConfig
-from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.core.seeding import item_rng
 from benchfoundry.tasks.syndor import discern_features as df
 
 HEIGHTS_PX = (337, 169, 79)

@@ -29,7 +29,7 @@ import numpy as np
 from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
 from benchfoundry.configs.discern import IspConfig
-from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.core.seeding import item_rng
 from benchfoundry.tasks.syndor import isp
 
 OPTIONS = ("none", "nlmeans", "bm4d-luma", "bm4d")

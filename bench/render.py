@@ -14,14 +14,13 @@ Both sides of (a) and (b) include their process start-up; all renders are Cycles
 from __future__ import annotations
 
 import argparse
-import copy
-import json
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,38 +33,39 @@ def bare_render(spec_paths: list[str], only: int | None) -> None:
     """The bare script: plain bpy, the same scene, person, lighting and outputs, one loop."""
     import bpy
 
+    from benchfoundry.core.render_spec import read_spec
     from benchfoundry.render.camera import place_camera, setup_camera
     from benchfoundry.render.lighting import apply_lighting
     from benchfoundry.render.passes import move_output, setup_outputs
     from benchfoundry.render.person import add_person
     from benchfoundry.render.scene import build_scene
 
-    specs = [json.loads(Path(p).read_text()) for p in spec_paths]
-    first, settings = specs[0], specs[0]["render"]
+    specs = [read_spec(p) for p in spec_paths]
+    first, settings = specs[0], specs[0].engine
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.engine = "CYCLES"
     scene.render.use_persistent_data = True
-    scene.cycles.samples = settings["samples"]
-    scene.cycles.use_denoising = settings["denoise"]
-    scene.cycles.max_bounces = settings["max_bounces"]
+    scene.cycles.samples = settings.samples
+    scene.cycles.use_denoising = settings.denoise
+    scene.cycles.max_bounces = settings.max_bounces
     scene.cycles.use_adaptive_sampling = False
-    camera = setup_camera(scene, **first["camera"])
+    camera = setup_camera(scene, first.camera)
     scratch = tempfile.mkdtemp()
-    image, mask = setup_outputs(scene, scratch, 1, settings["image_format"], settings["jpeg_quality"])
-    build_scene(scene, first["scene"]["name"], first["scene"]["seed"])
-    add_person(scene, first["person"]["mesh"], first["person"]["texture"], 1)
-    frames = [f for spec in specs for f in spec["frames"]]
+    image, mask = setup_outputs(scene, scratch, first.mask_index, settings.image_format, settings.jpeg_quality)
+    build_scene(scene, first.scene, first.scene_seed)
+    add_person(scene, first.person)
+    frames = [f for spec in specs for f in spec.frames]
     lighting = None
     for frame in frames if only is None else frames[only:only + 1]:
-        if frame["lighting"] != lighting:
-            apply_lighting(scene, frame["lighting"])
-            lighting = frame["lighting"]
-        place_camera(camera, frame["matrix_world"])
-        scene.cycles.seed = frame["seed"]
+        if frame.light != lighting:
+            apply_lighting(frame.light, scene)
+            lighting = frame.light
+        place_camera(camera, frame.matrix_world)
+        scene.cycles.seed = frame.seed
         bpy.ops.render.render()
-        move_output(image, _beside(frame["rgb"]))
-        move_output(mask, _beside(frame["mask"]))
+        move_output(image, _beside(frame.rgb))
+        move_output(mask, _beside(frame.mask))
 
 
 def _beside(path: str) -> str:
@@ -97,8 +97,10 @@ def _bare_process(spec_paths: list[Path], only: int | None = None) -> float:
 def pipeline_vs_bare(work: Path, width: int, frames: int, samples: int, reps: int) -> dict[str, float]:
     """Median over `reps` alternating runs of both sides, after one warm-up of the pipeline
     process (torch, smplx and the body model load once per build, not per shard)."""
+    from benchfoundry.core.render_spec import write_spec
     from benchfoundry.tasks.common import render_client
-    from benchfoundry.tasks.syndor import render_plan, render_shards
+    from benchfoundry.tasks.syndor import render_plan
+    from benchfoundry.tasks.syndor import render_stage
 
     config = _config(width, frames, [f"syndor.render.samples={samples}", "syndor.render.denoise=false"])
     plans = render_plan.plan_shards(config)
@@ -106,9 +108,8 @@ def pipeline_vs_bare(work: Path, width: int, frames: int, samples: int, reps: in
     specs = []
     for plan in plans:
         (work / "specs" / plan.shard_id / "bare").mkdir(parents=True, exist_ok=True)
-        spec, _, _ = render_shards.shard_frames(config, out, plan, work / "specs" / plan.shard_id / "tmp")
-        path = work / "specs" / f"{plan.shard_id}.json"
-        path.write_text(json.dumps(spec))
+        spec, _, _ = render_stage.shard_frames(config, out, plan, work / "specs" / plan.shard_id / "tmp")
+        path = write_spec(work / "specs" / f"{plan.shard_id}.json", spec)
         specs.append(path)
     n = len(plans) * frames
     pipeline, bare = [], []
@@ -117,7 +118,7 @@ def pipeline_vs_bare(work: Path, width: int, frames: int, samples: int, reps: in
             shutil.rmtree(out / "syndor" / "render" / stage_dir, ignore_errors=True)
         start = time.perf_counter()
         for plan in plans:
-            render_shards.render_shard(config, str(out), plan)
+            render_stage.render_shard(config, str(out), plan)
         render_client.close_all()
         pipeline.append((time.perf_counter() - start) / n)
         bare.append(_bare_process(specs) / n)
@@ -134,24 +135,23 @@ def settings_table(work: Path, width: int) -> list[dict[str, Any]]:
     """Seconds per frame (median of 3 warm frames) and PSNR against a 128-sample reference."""
     from PIL import Image
 
+    from benchfoundry.core.render_spec import write_spec
     from benchfoundry.tasks.common import render_client
-    from benchfoundry.tasks.syndor import render_plan, render_shards
+    from benchfoundry.tasks.syndor import render_plan
+    from benchfoundry.tasks.syndor import render_stage
 
     config = _config(width, 1, [])
     plan = render_plan.plan_shards(config)[0]
     tmp = work / "settings"
     tmp.mkdir(parents=True, exist_ok=True)
-    base, _, _ = render_shards.shard_frames(config, work / "pipeline", plan, tmp)
-    frame = base["frames"][0]
+    base, _, _ = render_stage.shard_frames(config, work / "pipeline", plan, tmp)
+    frame = base.frames[0]
 
     def run(samples: int, denoise: bool) -> tuple[float, np.ndarray]:
-        spec = copy.deepcopy(base)
-        spec["render"].update(samples=samples, denoise=denoise)
         name = f"s{samples}_{int(denoise)}"
-        spec["frames"] = [{**frame, "rgb": str(tmp / f"{name}_{i}.png"), "mask": str(tmp / f"{name}_{i}_m.png")}
-                          for i in range(4)]
-        path = tmp / f"{name}.json"
-        path.write_text(json.dumps(spec))
+        spec = replace(base, engine=replace(base.engine, samples=samples, denoise=denoise), frames=tuple(
+            replace(frame, rgb=str(tmp / f"{name}_{i}.png"), mask=str(tmp / f"{name}_{i}_m.png")) for i in range(4)))
+        path = write_spec(tmp / f"{name}.json", spec)
         reply = render_client.render_spec(path, timeout_s=3600, shards_per_worker=100)
         return statistics.median(reply["frame_seconds"][1:]), np.array(Image.open(tmp / f"{name}_3.png"))
 

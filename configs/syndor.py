@@ -2,29 +2,25 @@
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from benchfoundry.configs.base import Section
-from benchfoundry.configs.body import BodyConfig, PoseConfig, TextureConfig, check_person
+from benchfoundry.configs.base import Section, refuse_renamed
+from benchfoundry.configs.person import MOVED_TO_PERSON
 from benchfoundry.configs.discern import DiscernConfig
-from benchfoundry.configs.qa import QaConfig
-from benchfoundry.tasks.syndor import dori
+from benchfoundry.configs.syndor_poses import PoseConfig
+from benchfoundry.configs.syndor_qa import QaConfig
+from benchfoundry.core import dori
+from benchfoundry.core.lighting import LIGHTINGS, TIMES_OF_DAY, lighting
 
 #: The released rig: 8 azimuths 45° apart × 4 elevations 22.5° apart; `cam = az_idx·4 + el_idx`.
 AZIMUTH_STEP_DEG = 45.0
 ELEVATION_STEP_DEG = 22.5
 N_ELEVATIONS = 4
 SCENES = ("desert", "field", "wharf")
-TIMES_OF_DAY = ("morning", "noon", "evening")
-SUN_FROM = ("north", "south", "east", "west")
-#: The 13 released lightings: `{time}_{direction}` by day, and `night`.
-ALL_LIGHTINGS = tuple(f"{t}_{d}" for t in TIMES_OF_DAY for d in SUN_FROM) + ("night",)
 #: A zone's pixel density: finite and above 0 (0 would put the camera infinitely far away).
 PixelsPerMetre = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-_LIGHTING = re.compile(r"^(?:(morning|noon|evening)_(north|south|east|west)|night)$")
 
 
 class CameraConfig(Section):
@@ -145,12 +141,10 @@ class SyndorConfig(Section):
     zones_ppm: dict[str, PixelsPerMetre] = Field(default_factory=lambda: dict(dori.ZONE_MIDPOINTS_PPM))
     rig: RigConfig = RigConfig()
     scenes: list[Literal["desert", "field", "wharf"]] = Field(default_factory=lambda: list(SCENES))
-    lightings: list[str] = Field(default_factory=lambda: list(ALL_LIGHTINGS))
+    lightings: list[str] = Field(default_factory=lambda: list(LIGHTINGS))
     lighting: LightingConfig = LightingConfig()
     render: RenderConfig = RenderConfig()
-    body: BodyConfig = BodyConfig()
     poses: PoseConfig = PoseConfig()
-    textures: TextureConfig = TextureConfig()
     discern: DiscernConfig = DiscernConfig()
     qa: QaConfig = QaConfig()
     empty_scenes: bool = Field(
@@ -165,8 +159,7 @@ class SyndorConfig(Section):
     @classmethod
     def _known_lightings(cls, values: list[str]) -> list[str]:
         for v in values:
-            if not _LIGHTING.match(v):
-                raise ValueError(f"unknown lighting {v!r}; use {{morning,noon,evening}}_{{north,south,east,west}} or night")
+            lighting(v)
         return _unique(values, "lightings")
 
     @field_validator("scenes")
@@ -181,10 +174,10 @@ class SyndorConfig(Section):
             raise ValueError(f"rig.zones {unknown} not in zones_ppm {sorted(self.zones_ppm)}")
         return self
 
-    @model_validator(mode="after")
-    def _body_and_textures_share_a_uv_layout(self) -> "SyndorConfig":
-        check_person(self.body, self.textures)
-        return self
+    @model_validator(mode="before")
+    @classmethod
+    def _person_moved(cls, data: Any) -> Any:
+        return refuse_renamed("syndor", data, MOVED_TO_PERSON)
 
     @model_validator(mode="after")
     def _share_needs_empty_scenes(self) -> "SyndorConfig":

@@ -14,14 +14,14 @@ from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, config_hash, load_config
 from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.odi import odi_flow
-from benchfoundry.flows.policy import on_runner
+from benchfoundry.flows.task_runner import on_runner
 from benchfoundry.flows.prefect_api import build_api, configured_api_url
 from benchfoundry.flows.syndor import syndor_flow
 from benchfoundry.flows.viewspatial import viewspatial_flow
-from benchfoundry.tasks.common.buildinfo import benchmark_outcome, error_line, package_versions, utc_now
-from benchfoundry.tasks.common.output_root import MARKER_NAME, RECORD_NAME, describe_holder, hold_output_root
+from benchfoundry.core.buildinfo import benchmark_outcome, error_line, package_versions, utc_now
+from benchfoundry.core.output_root import MARKER_NAME, RECORD_NAME, describe_holder, hold_output_root
 from benchfoundry.tasks.common.report_nav import link_pages
-from benchfoundry.tasks.common.store import sweep_build_leftovers, write_json_atomic
+from benchfoundry.core.store import sweep_build_leftovers, write_json_atomic
 
 #: The benchmarks a build can run, in order, with the config section that switches each on.
 BENCHMARKS: dict[str, Callable[..., Any]] = {
@@ -84,7 +84,7 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
 
     Subflows and their tasks get the absolute output root: a Dask worker on another machine
     would resolve a relative one against its own working directory. `adopt` builds into a non-empty
-    folder that is not yet a build (tasks/common/output_root.py).
+    folder that is not yet a build (benchfoundry/core/output_root.py).
     """
     with hold_output_root(out, adopt) as taken_over:
         root = Path(out).resolve()

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Sequence
 
-from benchfoundry.tasks.syndor import dori
+from benchfoundry.core import dori
 
 #: Modules that add their own subcommands through `add_commands(subparsers)`.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -30,7 +30,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from benchfoundry.configs.loader import load_config
     from benchfoundry.flows.build import BENCHMARKS, run_build
-    from benchfoundry.tasks.common.output_root import hold_output_root
+    from benchfoundry.core.output_root import hold_output_root
 
     config = load_config(args.config, args.set or [])
     only = None
@@ -115,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
-        from benchfoundry.tasks.common.buildinfo import error_line
+        from benchfoundry.core.buildinfo import error_line
 
         print(f"error: {error_line(exc)}", file=sys.stderr)
         return 2

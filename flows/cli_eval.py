@@ -23,8 +23,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from benchfoundry.tasks.common.model_client import ModelClient
-    from benchfoundry.tasks.common.output_root import check_output_dir
-    from benchfoundry.tasks.common.store import write_json_atomic
+    from benchfoundry.core.output_root import check_output_dir
+    from benchfoundry.core.store import write_json_atomic
     from benchfoundry.tasks.evaluation import run
     from benchfoundry.tasks.evaluation.items import load_items
     from benchfoundry.tasks.common.report_nav import link_pages

@@ -1,18 +1,19 @@
-"""`benchfoundry odi verify-import BUILD FILE`: reviewers' decisions on ODI-Bench items, then the release."""
+"""`benchfoundry odi review-import BUILD FILE`: reviewers' decisions on ODI-Bench items, then the release."""
 
 from __future__ import annotations
 
 import argparse
 
-from benchfoundry.flows.cli_review import add_verify_import, built_config, import_review_file
+from benchfoundry.flows.cli_review import add_review_import, built_config, import_review_file
 
 
-def _cmd_verify_import(args: argparse.Namespace) -> int:
+def _cmd_review_import(args: argparse.Namespace) -> int:
+    from benchfoundry.tasks.common import review
     from benchfoundry.tasks.odi.qa_stage import release_from_decisions
 
     build, config = built_config(args.build, "odi")
     items = release_from_decisions(build, config.odi)["items"]
-    counts = import_review_file(args.file, items, build / "odi" / "verification")
+    counts = import_review_file(args.file, items, build / "odi" / review.FOLDER)
     if counts is None:
         return 1
     result = release_from_decisions(build, config.odi)
@@ -22,4 +23,4 @@ def _cmd_verify_import(args: argparse.Namespace) -> int:
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    add_verify_import(subparsers, "odi", "ODI-Bench", "ODI-Bench items", _cmd_verify_import)
+    add_review_import(subparsers, "odi", "ODI-Bench", "ODI-Bench items", _cmd_review_import)

@@ -1,4 +1,4 @@
-"""What the `verify-import` commands share: the build's record and config, and importing one review file."""
+"""What the `review-import` commands share: the build's record and config, and importing one review file."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from benchfoundry.configs.build import BuildConfig
 
 def built_config(build_arg: str, benchmark: str) -> tuple[Path, BuildConfig]:
     """The build folder and the config it was built with; ValueError when it has no build record."""
-    from benchfoundry.tasks.common.output_root import check_output_dir
+    from benchfoundry.core.output_root import check_output_dir
 
     build = check_output_dir(build_arg, create=False)
     record = build / "build.json"
@@ -25,26 +25,27 @@ def built_config(build_arg: str, benchmark: str) -> tuple[Path, BuildConfig]:
 def import_review_file(path: str, items: Sequence[dict[str, Any]], directory: Path) -> tuple[int, int] | None:
     """Store the file's usable decisions in `directory`; (imported, bad rows), or None (said on stderr) when
     it holds none. Each bad row is reported by line."""
-    from benchfoundry.tasks.common import verification
+    from benchfoundry.tasks.common import review
 
-    decisions, bad = verification.read_decisions(path, items)
+    decisions, bad = review.read_decisions(path, items)
     for row in bad:
         print(f"{path}:{row['line']}: skipped: {row['reason']}", file=sys.stderr)
     if not decisions:
         print(f"error: {path}: no usable decision ({len(bad)} bad rows); nothing imported", file=sys.stderr)
         return None
-    verification.store_decisions(directory, decisions)
+    review.store_decisions(directory, decisions)
     return len(decisions), len(bad)
 
 
-def add_verify_import(subparsers: argparse._SubParsersAction, benchmark: str, title: str, items: str,
+def add_review_import(subparsers: argparse._SubParsersAction, benchmark: str, title: str, items: str,
                       func: Callable[[argparse.Namespace], int]) -> None:
-    """`benchfoundry BENCHMARK verify-import BUILD FILE`, the group's one command."""
-    group = subparsers.add_parser(benchmark, help=f"{title} human verification")
+    """`benchfoundry BENCHMARK review-import BUILD FILE`, the group's one command."""
+    group = subparsers.add_parser(benchmark, help=f"{title} human review")
     sub = group.add_subparsers(dest=f"{benchmark}_command", required=True, metavar="COMMAND")
-    p = sub.add_parser("verify-import", help=f"import accept / reject / edit decisions on {items} "
-                                             "(CSV or Label Studio JSON)")
+    p = sub.add_parser("review-import", aliases=["verify-import"],
+                       help=f"import accept / reject / edit decisions on {items} (CSV or Label Studio JSON); "
+                       "verify-import: its old name, kept for one release")
     p.add_argument("build", metavar="BUILD", help="the build's output root")
     p.add_argument("file", metavar="FILE",
-                   help=f"the filled {benchmark}/verification/review.csv, or a Label Studio export")
+                   help=f"the filled {benchmark}/review/review.csv, or a Label Studio export")
     p.set_defaults(func=func)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.configs.qa import TASK_PROMPTS, QaConfig
+from benchfoundry.configs.syndor_qa import TASK_PROMPTS, QaConfig
 
 
 def _build_record(build: Path) -> dict[str, Any]:
@@ -67,15 +67,16 @@ def score_syndor(build: Path, predictions: Path, out: Path | None = None, embed_
     """Score a predictions file against the build and write the score file (default
     `BUILD/report/scores/<predictions name>.json`); OSError or ValueError when the input or the output
     path is unusable (checked before anything is read)."""
-    from benchfoundry.tasks.common.output_root import check_output_file
-    from benchfoundry.tasks.common.store import write_json_atomic
-    from benchfoundry.tasks.syndor import qa_export, scoring
+    from benchfoundry.core.output_root import check_output_file
+    from benchfoundry.core.store import write_json_atomic
+    from benchfoundry.tasks.syndor import scoring
+    from benchfoundry.tasks.syndor import task_files
 
     target = check_output_file(out or build / "report" / "scores" / f"{predictions.stem}.json")
     record = _build_record(build)
     qa, _ = _build_settings(record)
     qa = _embedding_override(qa, embed_path, embed_name)
-    key = qa_export.answer_key(qa_export.index_dir(build))
+    key = task_files.answer_key(task_files.index_dir(build))
     raw = predictions.read_bytes()
     prompts = {prompt: task for task, prompt in TASK_PROMPTS.items()}
     matched, problems = scoring.match_predictions(raw.decode("utf-8", errors="replace").splitlines(), key, prompts)

@@ -16,8 +16,8 @@ from typing import Callable
 
 from benchfoundry.configs.loader import load_config
 from benchfoundry.configs.odi import SphereConfig
-from benchfoundry.tasks.common.output_root import check_output_dir, check_output_file
-from benchfoundry.tasks.odi import sphere
+from benchfoundry.core.output_root import check_output_dir, check_output_file
+from benchfoundry.tasks.odi import sphere_images
 
 #: Per command, the options whose default is a field of `odi.sphere` (option dest → SphereConfig field).
 CONFIG_FIELDS: dict[str, dict[str, str]] = {
@@ -62,16 +62,16 @@ def _out_path(outdir: Path, name: str, source: Path, ext: str | None) -> Path:
 
 @_sphere_command
 def _cmd_cubemap(args: argparse.Namespace) -> int:
-    erp = sphere.read_erp(args.erp)
-    faces = sphere.erp_to_cubemap(erp, args.face_width, args.interpolation)
+    erp = sphere_images.read_erp(args.erp)
+    faces = sphere_images.erp_to_cubemap(erp, args.face_width, args.interpolation)
     outdir = Path(args.outdir)
     written = []
     if args.layout in ("faces", "both"):
-        written += [sphere.write_image(_out_path(outdir, name, Path(args.erp), args.ext), face)
+        written += [sphere_images.write_image(_out_path(outdir, name, Path(args.erp), args.ext), face)
                     for name, face in faces.items()]
     if args.layout in ("strip", "both"):
-        written.append(sphere.write_image(_out_path(outdir, "strip", Path(args.erp), args.ext),
-                                          sphere.faces_to_strip(faces)))
+        written.append(sphere_images.write_image(_out_path(outdir, "strip", Path(args.erp), args.ext),
+                                          sphere_images.faces_to_strip(faces)))
     for path in written:
         print(path)
     return 0
@@ -79,10 +79,10 @@ def _cmd_cubemap(args: argparse.Namespace) -> int:
 
 @_sphere_command
 def _cmd_views(args: argparse.Namespace) -> int:
-    erp = sphere.read_erp(args.erp)
-    views = sphere.omnicot_views(erp, args.size, args.fov, args.interpolation)
+    erp = sphere_images.read_erp(args.erp)
+    views = sphere_images.omnicot_views(erp, args.size, args.fov, args.interpolation)
     for name, image in views.items():
-        print(sphere.write_image(_out_path(Path(args.outdir), name, Path(args.erp), args.ext), image))
+        print(sphere_images.write_image(_out_path(Path(args.outdir), name, Path(args.erp), args.ext), image))
     return 0
 
 
@@ -98,10 +98,10 @@ def _parse_box(text: str) -> tuple[float, float, float, float]:
 
 @_sphere_command
 def _cmd_crop(args: argparse.Namespace) -> int:
-    erp = sphere.read_erp(args.erp)
-    image, view = sphere.omnicot_crop(erp, args.box, args.size, args.margin, args.min_fov, args.max_fov,
+    erp = sphere_images.read_erp(args.erp)
+    image, view = sphere_images.omnicot_crop(erp, args.box, args.size, args.margin, args.min_fov, args.max_fov,
                                       args.interpolation)
-    sphere.write_image(args.out, image)
+    sphere_images.write_image(args.out, image)
     print(json.dumps({"out": str(args.out), "theta_deg": round(view.theta_deg, 4), "phi_deg": round(view.phi_deg, 4),
                       "fov_deg": round(view.hfov_deg, 4), "size": view.width}))
     return 0

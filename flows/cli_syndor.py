@@ -23,8 +23,8 @@ def _build_config(build: Path, config_path: str | None, overrides: list[str]) ->
 
 
 def _cmd_label_sample(args: argparse.Namespace) -> int:
-    from benchfoundry.tasks.common.output_root import check_output_dir
-    from benchfoundry.tasks.syndor.discernibility import export_label_sample
+    from benchfoundry.core.output_root import check_output_dir
+    from benchfoundry.tasks.syndor.discern_stage import export_label_sample
 
     check_output_dir(args.build, create=False)
     config = _build_config(Path(args.build), args.config, args.set or [])
@@ -37,8 +37,8 @@ def _cmd_label_sample(args: argparse.Namespace) -> int:
 
 
 def _cmd_label_import(args: argparse.Namespace) -> int:
-    from benchfoundry.tasks.common.output_root import check_output_dir
-    from benchfoundry.tasks.syndor.discernibility import import_labels
+    from benchfoundry.core.output_root import check_output_dir
+    from benchfoundry.tasks.syndor.discern_stage import import_labels
 
     check_output_dir(args.build, create=False)
     config = _build_config(Path(args.build), args.config, args.set or [])

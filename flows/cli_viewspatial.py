@@ -1,18 +1,18 @@
-"""`benchfoundry viewspatial verify-import BUILD FILE`: reviewers' decisions on Per-Rel. Dir. candidates."""
+"""`benchfoundry viewspatial review-import BUILD FILE`: reviewers' decisions on Per-Rel. Dir. candidates."""
 
 from __future__ import annotations
 
 import argparse
 
-from benchfoundry.flows.cli_review import add_verify_import, built_config, import_review_file
+from benchfoundry.flows.cli_review import add_review_import, built_config, import_review_file
 
 
-def _cmd_verify_import(args: argparse.Namespace) -> int:
-    from benchfoundry.tasks.viewspatial import review
+def _cmd_review_import(args: argparse.Namespace) -> int:
+    from benchfoundry.tasks.viewspatial import relative_review
     from benchfoundry.tasks.viewspatial.release import all_rows, write_benchmark_files
 
     build, config = built_config(args.build, "viewspatial")
-    counts = import_review_file(args.file, review.review_items(all_rows(str(build))), review.review_dir(build))
+    counts = import_review_file(args.file, relative_review.review_items(all_rows(str(build))), relative_review.review_dir(build))
     if counts is None:
         return 1
     files = write_benchmark_files(str(build), config.viewspatial)
@@ -22,4 +22,4 @@ def _cmd_verify_import(args: argparse.Namespace) -> int:
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    add_verify_import(subparsers, "viewspatial", "ViewSpatial-Bench", "Per-Rel. Dir. candidates", _cmd_verify_import)
+    add_review_import(subparsers, "viewspatial", "ViewSpatial-Bench", "Per-Rel. Dir. candidates", _cmd_review_import)

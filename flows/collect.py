@@ -7,7 +7,7 @@ from typing import Any, Iterable, Mapping
 from prefect.futures import PrefectFuture
 
 from benchfoundry.flows.progress import StageProgress
-from benchfoundry.tasks.common.buildinfo import problem
+from benchfoundry.core.buildinfo import problem
 
 
 def collect_shards(stage: str, futures: Iterable[tuple[str, PrefectFuture]],

@@ -1,4 +1,4 @@
-"""ODI-Bench flow (DESIGN §3): panoramas → cube faces → annotator → instances (stage 1).
+"""ODI-Bench flow (DESIGN §3): panoramas → cube faces → annotator → instances → descriptions and questions → release.
 
 Without `odi.panorama_root` the embedded synthetic panoramas are rendered first (one task per scene,
 skipped when rendered). Panoramas are annotated in batches (one task per `odi.batch_size` panoramas,
@@ -16,9 +16,9 @@ from prefect import flow
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.flows.collect import collect_shards
-from benchfoundry.flows.policy import with_runner_policy
-from benchfoundry.tasks.common.buildinfo import benchmark_outcome
-from benchfoundry.tasks.common.store import StageStore
+from benchfoundry.flows.task_runner import with_runner_policy
+from benchfoundry.core.buildinfo import benchmark_outcome
+from benchfoundry.core.store import StageStore
 from benchfoundry.tasks.odi.annotate_stage import BENCHMARK, STAGE, annotate_batch_task
 from benchfoundry.tasks.odi.groundedsam import check_files
 from benchfoundry.tasks.odi.panoramas import batches, list_panoramas, panorama_id
@@ -38,8 +38,7 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         folder = Path(out) / BENCHMARK / "synthetic" / "panoramas"
         render = with_runner_policy(synthetic_panorama_task, config.runner)
         made, problems = collect_shards("synthetic", [
-            (name, render.submit(str(folder), name, odi.synthetic, config.syndor.body, config.syndor.textures,
-                                 config.seed)) for name in odi.synthetic.scenes])
+            (name, render.submit(str(folder), name, odi.synthetic, config.person, config.seed)) for name in odi.synthetic.scenes])
         extra["synthetic_render_s"] = {r["scene"]: round(r["seconds"], 2) for r in made}
         paths = [folder / f"{r['scene']}.png" for r in made]
         source = f"{len(paths)} synthetic panoramas in {folder}"
@@ -79,7 +78,7 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         stages.update(release=qa["release"], review=qa["review"]["csv"])
         extra["qa"] = {"backend": odi.qa.backend, "panoramas": qa["panoramas"], "model_usage": qa["usage"]}
         qa_text = (f"{qa['items']} QA items ({odi.qa.backend} backend), {qa['released']} released "
-                   f"{'(undecided ones unverified)' if odi.qa.release_unverified else '(verified only)'}")
+                   f"{'(undecided ones unreviewed)' if odi.qa.release_unreviewed else '(reviewed only)'}")
     else:
         qa_text = "QA failed"
     detail = (f"{len(done)}/{len(paths)} panoramas annotated ({source}); {n_instances} instances kept, "

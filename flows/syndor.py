@@ -16,26 +16,29 @@ from prefect.futures import PrefectFuture
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.flows.collect import collect_shards
-from benchfoundry.flows.policy import gpu_stage, on_runner, with_runner_policy
+from benchfoundry.flows.task_runner import gpu_stage, on_runner, with_runner_policy
 from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.common.buildinfo import benchmark_outcome
-from benchfoundry.tasks.common.store import StageStore, write_parquet_atomic
-from benchfoundry.tasks.syndor import calibration, discernibility, render_plan, render_shards
+from benchfoundry.core.buildinfo import benchmark_outcome
+from benchfoundry.core.store import StageStore, write_parquet_atomic
+from benchfoundry.tasks.syndor import render_plan
+from benchfoundry.tasks.syndor import calibration_stage
+from benchfoundry.tasks.syndor import discern_stage
+from benchfoundry.tasks.syndor import render_stage
 from benchfoundry.tasks.syndor.pose_selection import select_poses
-from benchfoundry.tasks.syndor.qa_export import export_task, report_task
+from benchfoundry.tasks.syndor.qa_stage import export_task, report_task
 from benchfoundry.tasks.syndor.report import report_problems
 
 
 @flow(name="syndor-render")
-def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
+def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     """Calibration and every render shard not yet finished; the manifest last."""
     poses = select_poses(config.syndor.poses, Path(out) / render_plan.BENCHMARK / "poses" / "rating_cache")
     plans = render_plan.plan_shards(config, poses)
     store = StageStore(out, render_plan.BENCHMARK, render_plan.STAGE)
     todo = [p for p in plans if not store.is_done(p.shard_id, p.spec_hash)]
-    shard = with_runner_policy(render_shards.render_shard_task, config.runner)
+    shard = with_runner_policy(render_stage.render_shard_task, config.runner)
     with gpu_stage(config.runner, config.syndor.render.device != "CPU"):
-        calibrating = with_runner_policy(calibration.calibrate_task, config.runner).submit(config, out)
+        calibrating = with_runner_policy(calibration_stage.calibrate_task, config.runner).submit(config, out)
         submitted = [(p.shard_id, shard.submit(config, out, p)) for p in todo]
     try:
         _, failed = collect_shards("render", submitted)
@@ -46,11 +49,11 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
     frames = {s: store.marker(s)["rows"] for s in done}
     manifest = _write_manifest(store, done, calibration_rows)
     if calibration_rows is None:
-        calibration_summary = calibration.calibration_error_summary(calibration_error)
+        calibration_summary = calibration_stage.calibration_error_summary(calibration_error)
     else:
-        plot = calibration.plot_calibration(calibration_rows,
+        plot = calibration_stage.plot_calibration(calibration_rows,
                                             Path(out) / render_plan.BENCHMARK / "report" / "calibration.png")
-        calibration_summary = calibration.calibration_summary(calibration_rows, str(plot.relative_to(out)))
+        calibration_summary = calibration_stage.calibration_summary(calibration_rows, str(plot.relative_to(out)))
     return {
         "manifest": str(manifest), "shards": len(plans), "empty_scene_shards": sum(p.empty_scene for p in plans),
         "empty_scene_frames": int(sum(frames[p.shard_id] for p in plans if p.empty_scene and p.shard_id in frames)),
@@ -60,7 +63,7 @@ def render_stage(config: BuildConfig, out: str) -> dict[str, Any]:
         "shards_failed": len(failed), "frames": int(sum(frames.values())),
         "frames_rendered": int(sum(frames[p.shard_id] for p in todo if p.shard_id in frames)),
         "calibration": calibration_summary, "poses": poses.summary(),
-        "problems": [*poses.problems, *failed, *calibration.calibration_problems(calibration_summary),
+        "problems": [*poses.problems, *failed, *calibration_stage.calibration_problems(calibration_summary),
                      *store.problems(done)],
     }
 
@@ -91,19 +94,19 @@ def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: p
 
 @flow(name="syndor-discern")
 def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[str, Any]:
-    """Night vision + features per shard, then labels and classifier (tasks/syndor/discernibility.py).
+    """Night vision + features per shard, then labels and classifier (tasks/syndor/discern_stage.py).
 
     Returns the stage summary (`manifest`, counts, CV figures, `problems`), with `stopped` set to
     a message when human labels must be imported first.
     """
     render = pd.read_parquet(render_manifest)
-    plans = discernibility.plan_feature_shards(render, config.syndor.discern) if len(render) else {}
-    store = StageStore(out, discernibility.BENCHMARK, discernibility.FEATURE_STAGE)
+    plans = discern_stage.plan_feature_shards(render, config.syndor.discern) if len(render) else {}
+    store = StageStore(out, discern_stage.BENCHMARK, discern_stage.FEATURE_STAGE)
     by_path = render.set_index("img_path")
-    specs = {sid: discernibility.feature_spec_hash(config, by_path, paths) for sid, paths in plans.items()}
+    specs = {sid: discern_stage.feature_spec_hash(config, by_path, paths) for sid, paths in plans.items()}
     todo = [sid for sid in plans if not store.is_done(sid, specs[sid])]
-    task = with_runner_policy(discernibility.feature_shard_task, config.runner)
-    _, failed = collect_shards(discernibility.FEATURE_STAGE, [
+    task = with_runner_policy(discern_stage.feature_shard_task, config.runner)
+    _, failed = collect_shards(discern_stage.FEATURE_STAGE, [
         (sid, task.submit(config, out, render_manifest, sid, plans[sid], specs[sid])) for sid in todo])
     done = [sid for sid in plans if store.is_done(sid, specs[sid])]
     features_manifest = store.write_manifest(done)
@@ -116,8 +119,8 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
     summary["frames"] = int(len(features))
     summary["nv_images"] = int(features["nv_path"].notna().sum())
     if config.syndor.discern.labels.source == "human":
-        problems += discernibility.import_problems(out)
-    labelling = with_runner_policy(discernibility.label_task, config.runner)
+        problems += discern_stage.import_problems(out)
+    labelling = with_runner_policy(discern_stage.label_task, config.runner)
     result = labelling.submit(config, out, str(features_manifest)).result()
     if "stopped" in result:
         return {**summary, "stopped": result["stopped"], "sample": result["sample"], "problems": problems}
@@ -131,7 +134,7 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
             "problems": problems}
 
 
-def qa_stage(config: BuildConfig, out: str, labelled_manifest: str | None, calibration: Any = None) -> dict[str, Any]:
+def qa_flow(config: BuildConfig, out: str, labelled_manifest: str | None, calibration: Any = None) -> dict[str, Any]:
     """The last SynDORBench stage: QA files, then `report/index.html`; returns the stage's summary.
 
     `calibration` (optional) is the render stage's calibration summary, shown in the report;
@@ -159,12 +162,12 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     their frames and whatever calibration rows and plot were written stay on disk.
     """
     stages: dict[str, Any] = {}
-    render = on_runner(render_stage, config.runner)(config, out)
+    render = on_runner(render_flow, config.runner)(config, out)
     problems = render.pop("problems")
     calibrated = render.pop("calibration")
     stages["render"] = render
     failures = [f"{render['shards_failed']} render shard(s) failed"] if render["shards_failed"] else []
-    calibration_failed = calibration.calibration_failure(calibrated)
+    calibration_failed = calibration_stage.calibration_failure(calibrated)
     if calibration_failed:
         failures.append(calibration_failed)
     if failures:
@@ -180,7 +183,7 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     if discern["shards_failed"]:
         return benchmark_outcome("failed", f"{discern['shards_failed']} night-vision/feature shard(s) failed",
                                  stages=stages, problems=problems, calibration=calibrated)
-    qa = qa_stage(config, out, discern["manifest"], calibrated)
+    qa = qa_flow(config, out, discern["manifest"], calibrated)
     problems += qa.pop("problems")
     if "report" in qa:
         problems += report_problems(out)

@@ -13,7 +13,7 @@ left at its default and not found), objects are excluded by raw category name
 the benchmark. The COCO half (DESIGN §4.2: tasks/viewspatial/coco_stage.py) labels the people of each
 COCO split (`viewspatial.coco.splits`, or the synthetic set of the embedded person rendered first) and adds
 Cam-Obj. Ori., Per-Obj. Ori. and Per-Rel. Dir. items; candidates that need review are released as
-tasks/viewspatial/review.py says.
+tasks/viewspatial/relative_review.py says.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from prefect import flow, get_run_logger
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.flows.collect import collect_shards
-from benchfoundry.flows.policy import with_runner_policy
-from benchfoundry.tasks.common.buildinfo import benchmark_outcome
-from benchfoundry.tasks.common.store import StageStore
+from benchfoundry.flows.task_runner import with_runner_policy
+from benchfoundry.core.buildinfo import benchmark_outcome
+from benchfoundry.core.store import StageStore
 from benchfoundry.tasks.viewspatial.coco_stage import coco_task
 from benchfoundry.tasks.viewspatial.release import write_benchmark_files
 from benchfoundry.tasks.viewspatial.report_page import write_report_page
@@ -121,8 +121,8 @@ def coco_half(config: BuildConfig, out: str) -> tuple[dict[str, Any], list[dict[
         render = with_runner_policy(synthetic_coco_task, config.runner)
         made, problems = collect_shards(
             "coco-synthetic",
-            [(split, render.submit(out, str(root), split, cc.synthetic.model_dump(), config.syndor.body,
-                                   config.syndor.textures, config.seed)) for split in sorted(cc.synthetic.images)],
+            [(split, render.submit(out, str(root), split, cc.synthetic.model_dump(), config.person,
+                                   config.seed)) for split in sorted(cc.synthetic.images)],
             {split: str(root / split) for split in cc.synthetic.images})
         sources = {r["split"]: {**r["paths"], "instances": None} for r in made}
         render_s = {r["split"]: r["render_s"] for r in made}

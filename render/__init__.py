@@ -1,1 +1,2 @@
-"""Everything that runs inside Blender (bpy), reached only through the render worker process."""
+"""Everything that runs inside Blender (bpy), reached only through the render worker process; the worker's
+protocol (render/protocol.py) is the one module the pipeline imports, and it imports no bpy."""

@@ -1,16 +1,19 @@
-"""Day and night lighting: a physical sky with a matching sun lamp, or moon/starlight.
+"""Lights of a render spec (benchfoundry/core/render_spec.py), by type: a physical sky with a matching sun
+lamp (`DayLight`), moon/starlight (`NightLight`), area lamps under a plain ambient world (`IndoorLight`).
 
 Compass bearings: 0 = north = +Y, 90 = east = +X (the person faces −Y, i.e. south).
-A lighting dict comes from tasks/syndor/render_plan.lighting_spec.
 """
 
 from __future__ import annotations
 
 import math
+from functools import singledispatch
 from typing import Any
 
 import bpy
 from mathutils import Vector
+
+from benchfoundry.core.render_spec import DayLight, IndoorLight, NightLight
 
 SUN_ANGLE_DEG = 0.53
 #: The world importance map is rebuilt at every lighting change; the sky is smooth, so it is small.
@@ -46,29 +49,59 @@ def _world(scene: Any) -> tuple[Any, Any, Any]:
     return world, sky, nodes["Background"]
 
 
-def apply_lighting(scene: Any, light: dict[str, Any]) -> None:
-    """Set sky, lamp and exposure for one lighting (`kind` day or night)."""
+def _sky_and_lamp(scene: Any) -> tuple[Any, Any, Any]:
+    """The sky world with its background unlinked, and the one lamp."""
     world, sky, background = _world(scene)
     links = world.node_tree.links
     for link in list(background.inputs["Color"].links):
         links.remove(link)
-    lamp = _lamp(scene)
-    if light["kind"] == "day":
-        sky.sun_elevation = math.radians(light["sun_elevation_deg"])
-        sky.sun_rotation = math.radians(light["sun_bearing_deg"])
-        links.new(sky.outputs["Color"], background.inputs["Color"])
-        background.inputs["Strength"].default_value = light["sky_strength"]
-        direction = _direction(light["sun_elevation_deg"], light["sun_bearing_deg"])
-        lamp.data.energy = light["sun_strength"]
-        lamp.data.color = (1.0, 1.0, 1.0)
-    elif light["kind"] == "night":
-        background.inputs["Color"].default_value = (*light["sky_color"], 1.0)
-        background.inputs["Strength"].default_value = 1.0
-        direction = _direction(light["moon_elevation_deg"], light["moon_bearing_deg"])
-        lamp.data.energy = light["moon_strength"]
-        lamp.data.color = (0.8, 0.87, 1.0)
-    else:
-        raise ValueError(f"unknown lighting kind {light['kind']!r}")
+    return sky, background, _lamp(scene)
+
+
+def _aim(lamp: Any, direction: Vector) -> None:
     lamp.rotation_mode = "QUATERNION"
     lamp.rotation_quaternion = direction.to_track_quat("Z", "Y")
-    scene.view_settings.exposure = light["exposure"]
+
+
+@singledispatch
+def apply_lighting(light: Any, scene: Any) -> None:
+    """Light `scene` as `light` says."""
+    raise TypeError(f"no lighting for a {type(light).__name__}")
+
+
+@apply_lighting.register
+def _day(light: DayLight, scene: Any) -> None:
+    sky, background, lamp = _sky_and_lamp(scene)
+    sky.sun_elevation = math.radians(light.sun_elevation_deg)
+    sky.sun_rotation = math.radians(light.sun_bearing_deg)
+    scene.world.node_tree.links.new(sky.outputs["Color"], background.inputs["Color"])
+    background.inputs["Strength"].default_value = light.sky_strength
+    lamp.data.energy = light.sun_strength
+    lamp.data.color = (1.0, 1.0, 1.0)
+    _aim(lamp, _direction(light.sun_elevation_deg, light.sun_bearing_deg))
+    scene.view_settings.exposure = light.exposure
+
+
+@apply_lighting.register
+def _night(light: NightLight, scene: Any) -> None:
+    _, background, lamp = _sky_and_lamp(scene)
+    background.inputs["Color"].default_value = (*light.sky_color, 1.0)
+    background.inputs["Strength"].default_value = 1.0
+    lamp.data.energy = light.moon_strength
+    lamp.data.color = (0.8, 0.87, 1.0)
+    _aim(lamp, _direction(light.moon_elevation_deg, light.moon_bearing_deg))
+    scene.view_settings.exposure = light.exposure
+
+
+@apply_lighting.register
+def _indoor(light: IndoorLight, scene: Any) -> None:
+    world = bpy.data.worlds.new("panorama_world")
+    world.node_tree.nodes["Background"].inputs["Color"].default_value = (*light.ambient, 1.0)
+    scene.world = world
+    for i, lamp in enumerate(light.lamps):
+        data = bpy.data.lights.new(f"panorama_light{i}", "AREA")
+        data.size = lamp.size
+        data.energy = lamp.power
+        obj = bpy.data.objects.new(f"panorama_light{i}", data)
+        obj.location = lamp.location
+        scene.collection.objects.link(obj)

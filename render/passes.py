@@ -1,5 +1,6 @@
-"""Render outputs through the compositor: the image, and the object-index pass through an
-ID mask into a binary PNG.
+"""Render outputs through the compositor: the image, and the object-index pass either through an ID mask
+into a binary PNG (a rig's person mask) or whole, as exact integers in a 32-bit EXR handed on as `.npy`
+(the instance map of a panorama or a synthetic COCO image).
 
 Cycles writes the object index of the first camera sample of each pixel, without filtering,
 so a pixel is in the mask exactly when its first sample hits the person. File Output nodes
@@ -15,9 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import bpy
+import numpy as np
 
 IMAGE_ITEM = "image"
 MASK_ITEM = "mask"
+#: Items of the instance-map outputs (the written files are `<item>.png` / `<item>.exr`).
+INDEXED_IMAGE_ITEM = "panorama"
+INDEX_ITEM = "instances"
 
 
 def _writer(tree: Any, directory: str, item: str, file_format: str, color_mode: str, quality: int) -> Any:
@@ -76,3 +81,45 @@ def move_output(written: Path, dest: str) -> None:
         finally:
             staged.unlink(missing_ok=True)
         written.unlink()
+
+
+def _index_outputs(scene: Any, scratch: Path) -> tuple[Path, Path]:
+    scene.view_layers[0].use_pass_object_index = True
+    tree = bpy.data.node_groups.new("panorama outputs", "CompositorNodeTree")
+    scene.compositing_node_group = tree
+    layers = tree.nodes.new("CompositorNodeRLayers")
+    for item, socket, file_format, depth in ((INDEXED_IMAGE_ITEM, "Image", "PNG", "8"),
+                                              (INDEX_ITEM, "Object Index", "OPEN_EXR", "32")):
+        node = tree.nodes.new("CompositorNodeOutputFile")
+        node.directory = str(scratch) + "/"
+        node.file_name = ""
+        node.format.media_type = "IMAGE"
+        node.format.file_format = file_format
+        node.format.color_mode = "RGB" if file_format == "PNG" else "BW"
+        node.format.color_depth = depth
+        node.file_output_items.new("RGBA" if file_format == "PNG" else "FLOAT", item)
+        tree.links.new(layers.outputs[socket], node.inputs[item])
+    return scratch / f"{INDEXED_IMAGE_ITEM}.png", scratch / f"{INDEX_ITEM}.exr"
+
+
+def render_with_index(scene: Any, scratch: Path, image_path: str, index_npy: str) -> None:
+    """Render: the image to `image_path`, the object-index pass as an integer array to `index_npy` (atomically)."""
+    image, index = _index_outputs(scene, scratch)
+    bpy.ops.render.render()
+    move_output(image, image_path)
+    ids = read_index_exr(index)
+    index.unlink()
+    target = Path(index_npy)
+    staged = target.with_name(f".{target.name}.tmp.npy")
+    np.save(staged, ids)
+    staged.replace(target)
+
+
+def read_index_exr(path: Path) -> np.ndarray:
+    """The object-index EXR, top row first, as float32 (Blender reads the EXR OpenCV cannot)."""
+    image = bpy.data.images.load(str(path))
+    w, h = image.size
+    pixels = np.empty(w * h * image.channels, dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    bpy.data.images.remove(image)
+    return np.ascontiguousarray(pixels.reshape(h, w, -1)[::-1, :, 0])

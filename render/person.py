@@ -1,19 +1,22 @@
-"""The person: a posed body mesh (npz from tasks/syndor/render_shards) with its UV texture, as one object
-whose pass index marks it in the object-index pass."""
+"""The person of a render spec (`PersonSpec`): a posed body mesh (.npz, person/body_mesh.py) with its UV
+texture, as one object whose pass index marks it in the object-index pass, placed and turned about +Z."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import bpy
 import numpy as np
 
+from benchfoundry.core.render_spec import PersonSpec
+
 PERSON_NAME = "person"
 
 
-def add_person(scene: Any, mesh_npz: str, texture_png: str, pass_index: int) -> Any:
+def add_person(scene: Any, person: PersonSpec) -> Any:
     """Build the mesh (vertices, faces, per-corner uv) with an image-textured material."""
-    with np.load(mesh_npz) as data:
+    with np.load(person.mesh) as data:
         vertices, faces = data["vertices"].astype(np.float64), data["faces"].astype(np.int64)
         uv = data["uv"].astype(np.float32) if "uv" in data.files else None
     mesh = bpy.data.meshes.new(PERSON_NAME)
@@ -23,9 +26,11 @@ def add_person(scene: Any, mesh_npz: str, texture_png: str, pass_index: int) -> 
         layer.data.foreach_set("uv", uv.reshape(-1))
     mesh.update()
     mesh.shade_smooth()
-    mesh.materials.append(_skin_material(texture_png))
+    mesh.materials.append(_skin_material(person.texture))
     obj = bpy.data.objects.new(PERSON_NAME, mesh)
-    obj.pass_index = pass_index
+    obj.pass_index = person.pass_index
+    obj.location = person.location
+    obj.rotation_euler = (0.0, 0.0, math.radians(person.yaw_deg))
     scene.collection.objects.link(obj)
     return obj
 

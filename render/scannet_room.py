@@ -1,6 +1,6 @@
 """Blender worker for the synthetic ScanNet room: `python -m benchfoundry.render.scannet_room SPEC.json OUTDIR`.
 
-Builds the room from the spec (`tasks/viewspatial/synthetic_scan.render_spec`), then renders each frame with
+Builds the room from the spec (a `ScanRoomShard`, `tasks/viewspatial/synthetic_scan.render_spec`), then renders each frame with
 Cycles: colour to `frame-<id>.color.png`, and the Z pass (planar depth along the view axis,
 which is what ScanNet's depth holds) through the compositor to EXR, converted to uint16
 millimetres, subsampled by `depth_stride`, as `frame-<id>.depth.npy`. Frames go to disk as
@@ -9,17 +9,17 @@ they are rendered. Run only in a subprocess.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
 
 import bpy
 import numpy as np
 from mathutils import Matrix
 
-BLENDER_TO_OPENCV = np.diag([1.0, -1.0, -1.0, 1.0])
+from benchfoundry.core.camera import opencv_to_blender
+from benchfoundry.core.render_spec import ScanRoomShard, read_spec
+
 NO_HIT_M = 1.0e4
 
 
@@ -32,43 +32,43 @@ def _material(name: str, rgb: list[float]) -> bpy.types.Material:
     return mat
 
 
-def build_scene(spec: dict[str, Any]) -> bpy.types.Object:
+def build_scene(spec: ScanRoomShard) -> bpy.types.Object:
     """Objects, lights, camera and render settings; returns the camera."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.engine = "CYCLES"
     scene.cycles.device = "CPU"
-    scene.cycles.samples = int(spec["samples"])
-    scene.cycles.seed = int(spec["seed"])
+    scene.cycles.samples = spec.samples
+    scene.cycles.seed = spec.seed
     scene.cycles.use_denoising = False
     scene.cycles.use_adaptive_sampling = False
     scene.cycles.max_bounces = 1
     scene.render.use_persistent_data = True
-    scene.render.resolution_x, scene.render.resolution_y = int(spec["width"]), int(spec["height"])
+    scene.render.resolution_x, scene.render.resolution_y = spec.width, spec.height
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = "PNG"
     scene.render.image_settings.color_mode = "RGB"
     scene.view_settings.view_transform = "Standard"
-    for part in spec["objects"]:
-        mesh = bpy.data.meshes.new(part["name"])
-        mesh.from_pydata([tuple(v) for v in part["vertices"]], [], [tuple(f) for f in part["faces"]])
+    for part in spec.parts:
+        mesh = bpy.data.meshes.new(part.name)
+        mesh.from_pydata(list(part.vertices), [], list(part.faces))
         mesh.update()
-        mesh.materials.append(_material(part["name"], part["color"]))
-        obj = bpy.data.objects.new(part["name"], mesh)
+        mesh.materials.append(_material(part.name, part.color))
+        obj = bpy.data.objects.new(part.name, mesh)
         scene.collection.objects.link(obj)
-    for i, light in enumerate(spec["lights"]):
+    for i, lamp in enumerate(spec.lamps):
         data = bpy.data.lights.new(f"light{i}", "AREA")
-        data.size = float(light["size"])
-        data.energy = float(light["power"])
+        data.size = lamp.size
+        data.energy = lamp.power
         obj = bpy.data.objects.new(f"light{i}", data)
-        obj.location = light["location"]
+        obj.location = lamp.location
         scene.collection.objects.link(obj)
     world = bpy.data.worlds.new("world")
     world.color = (0.05, 0.05, 0.05)
     scene.world = world
     cam_data = bpy.data.cameras.new("camera")
     cam_data.sensor_fit = "HORIZONTAL"
-    cam_data.angle = math.radians(float(spec["hfov_deg"]))
+    cam_data.angle = math.radians(spec.hfov_deg)
     cam_data.clip_start, cam_data.clip_end = 0.05, 100.0
     camera = bpy.data.objects.new("camera", cam_data)
     scene.collection.objects.link(camera)
@@ -121,20 +121,21 @@ def read_depth_exr(path: Path, stride: int) -> np.ndarray:
 
 
 def render(spec_path: Path, out_dir: Path) -> None:
-    spec = json.loads(spec_path.read_text())
+    spec = read_spec(spec_path)
+    if not isinstance(spec, ScanRoomShard):
+        raise TypeError(f"{spec_path}: a {type(spec).__name__}, not a synthetic ScanNet room")
     out_dir.mkdir(parents=True, exist_ok=True)
     camera = build_scene(spec)
     nodes = frame_outputs(out_dir)
-    stride = int(spec["depth_stride"])
-    for frame in spec["frames"]:
-        fid = int(frame["frame_id"])
+    for frame in spec.frames:
+        fid = frame.frame_id
         base = out_dir / f"frame-{fid:06d}"
-        camera.matrix_world = Matrix((np.asarray(frame["pose_c2w"]) @ BLENDER_TO_OPENCV).tolist())
+        camera.matrix_world = Matrix(opencv_to_blender(np.asarray(frame.pose_c2w)).tolist())
         for node in nodes:
             node.file_name = f".tmp-{fid:06d}-"
         bpy.ops.render.render(write_still=False)
         exr = out_dir / f".tmp-{fid:06d}-depth.exr"
-        depth = read_depth_exr(exr, stride)
+        depth = read_depth_exr(exr, spec.depth_stride)
         exr.unlink()
         np.save(str(base) + ".depth.tmp.npy", depth)
         Path(str(base) + ".depth.tmp.npy").replace(str(base) + ".depth.npy")

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import bpy
 import numpy as np
 
-from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.core.seeding import item_rng
 
 COLLECTION = "environment"
 GROUND_SIZE_M = 6000.0

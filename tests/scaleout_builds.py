@@ -17,12 +17,13 @@ import yaml
 TINY_BUILD = {
     "name": "scaleout-tiny",
     "runner": {"max_workers": 1, "retry_delay_s": 0, "task_retries": 2},
+    "person": {"textures": {"ids": [3], "size": 64}},
     "syndor": {
         # 160×90 with an 8.4 mm lens: 40 and 25 px/m are 6.3 and 10.1 m away, the whole person in frame
         "camera": {"preset": "paper", "resolution_w": 160, "resolution_h": 90, "focal_mm": 8.4},
         "zones_ppm": {"near": 40, "far": 25},
         "scenes": ["field"], "lightings": ["noon_north", "night"],
-        "poses": {"actions": ["walking"]}, "textures": {"ids": [3], "size": 64},
+        "poses": {"actions": ["walking"]},
         "rig": {"azimuths_deg": [0], "elevations_deg": [0, 45]},
         "render": {"samples": 2, "denoise": False, "max_bounces": 2},
         "discern": {"labels": {"observer_min_height_px": 50}},
@@ -31,7 +32,7 @@ TINY_BUILD = {
 }
 SHARDS = 2
 #: Files that record a run rather than its outputs: the build record, the output root's marker and lock
-#: (tasks/common/output_root.py), and the completion markers (times).
+#: (benchfoundry/core/output_root.py), and the completion markers (times).
 RUN_RECORDS = ("build.json", ".benchfoundry-build.json", ".benchfoundry.lock")
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from benchfoundry.assets.poses import action_pose
-from benchfoundry.configs.body import PoseConfig
+from benchfoundry.configs.syndor_poses import PoseConfig
 from benchfoundry.tasks.syndor import pose_selection
 
 

@@ -12,16 +12,18 @@ import pytest
 
 from benchfoundry.assets import poses as builtin_poses
 from benchfoundry.assets.body_model import PARENTS
-from benchfoundry.configs.body import BodyConfig, PhenotypeRanges
+from benchfoundry.configs.person import BodyConfig, PhenotypeRanges
 from benchfoundry.configs.loader import load_config
-from benchfoundry.tasks.syndor import anny_body, body
-from benchfoundry.tasks.syndor.phenotypes import draw_phenotype
+from benchfoundry.person import anny_body
+from benchfoundry.person import body
+from benchfoundry.person import body_mesh
+from benchfoundry.person.phenotypes import draw_phenotype
 
-K = {name: i for i, name in enumerate(body.COCO_KEYPOINTS)}
+K = {name: i for i, name in enumerate(body_mesh.COCO_KEYPOINTS)}
 PERSON = {"gender": 0.0, "age": 0.7, "muscle": 0.5, "weight": 0.5, "height": 0.4, "proportions": 0.5}
 
 
-def posed(action: str, phenotype: dict[str, float] = PERSON) -> body.BodyMesh:
+def posed(action: str, phenotype: dict[str, float] = PERSON) -> body_mesh.BodyMesh:
     return body.posed_body(BodyConfig(), builtin_poses.upright_pose(), cache_dir=Path("/nonexistent"), phenotype=phenotype,
                            action=action)
 
@@ -126,7 +128,8 @@ def test_the_other_actions_read_as_their_names(actions: dict[str, np.ndarray]) -
 def test_smpl_poses_drive_anny_with_the_same_bone_directions(tmp_path: Path) -> None:
     """The SMPL-layout fixture (through smplx) and Anny, posed with the same random rotations, point every
     bone between two mapped joints the same way."""
-    from benchfoundry.tasks.syndor.body import SMPL_TO_WORLD, _run, load_body_model
+    from benchfoundry.person.body import _run, load_body_model
+    from benchfoundry.person.body_mesh import SMPL_TO_WORLD
 
     cfg = BodyConfig(model_type="smpl")
     model = load_body_model(cfg, tmp_path)
@@ -158,14 +161,14 @@ def test_global_orientation_turns_anny_about_the_vertical() -> None:
 
 
 def test_keypoints_are_saved_beside_the_mesh_in_the_world_frame(tmp_path: Path) -> None:
-    from benchfoundry.tasks.syndor.render_shards import prepare_person
+    from benchfoundry.person.prepare import prepare_person
 
     config = load_config(None, [f"output_root={tmp_path}"])
-    person = prepare_person(config, tmp_path, "upright", builtin_poses.upright_pose(), 0, "upright")
+    person = prepare_person(config.person, config.seed, 0, "upright", builtin_poses.upright_pose(), "upright", tmp_path)
     saved = json.loads(person.mesh_npz.with_name(f"{person.mesh_npz.stem}_coco.json").read_text())["keypoints"]
-    assert sorted(saved) == sorted(body.COCO_KEYPOINTS)
-    mesh = body.read_body_mesh(person.mesh_npz)
-    assert np.allclose(mesh.keypoints, np.array([saved[n] for n in body.COCO_KEYPOINTS]), atol=1e-6)
+    assert sorted(saved) == sorted(body_mesh.COCO_KEYPOINTS)
+    mesh = body_mesh.read_body_mesh(person.mesh_npz)
+    assert np.allclose(mesh.keypoints, np.array([saved[n] for n in body_mesh.COCO_KEYPOINTS]), atol=1e-6)
     lo, hi = mesh.vertices.min(0), mesh.vertices.max(0)
     kp = mesh.keypoints
     assert np.all((kp >= lo - 1e-6) & (kp <= hi + 1e-6))
@@ -175,8 +178,8 @@ def test_keypoints_are_saved_beside_the_mesh_in_the_world_frame(tmp_path: Path) 
 
 
 def test_clothing_on_annys_uv_layout_paints_shoes_on_the_feet_and_skin_on_the_face(tmp_path: Path) -> None:
-    from benchfoundry.assets.textures import outfit
-    from benchfoundry.tasks.syndor.anny_texture import anny_texture
+    from benchfoundry.person.textures import outfit
+    from benchfoundry.person.anny_texture import anny_texture
 
     size = 256
     mesh = posed("upright")
@@ -200,7 +203,7 @@ def test_clothing_on_annys_uv_layout_paints_shoes_on_the_feet_and_skin_on_the_fa
 
 
 def test_smplitex_textures_still_need_an_official_smpl() -> None:
-    from benchfoundry.configs.body import TextureConfig, check_person
+    from benchfoundry.configs.person import TextureConfig, check_person
 
     with pytest.raises(ValueError, match="needs body.model_path"):
         check_person(BodyConfig(), TextureConfig(smplitex_dir=Path("/data/smplitex")))

@@ -11,8 +11,9 @@ import pytest
 
 from benchfoundry.assets import body_model
 from benchfoundry.assets import poses as builtin_poses
-from benchfoundry.configs.body import BodyConfig
-from benchfoundry.tasks.syndor import body
+from benchfoundry.configs.person import BodyConfig
+from benchfoundry.person import body
+from benchfoundry.person import body_mesh
 
 MIRROR = np.array([-1.0, 1.0, 1.0])
 PAIRS = [(i, body_model.JOINT_NAMES.index(n.replace("left_", "right_")))
@@ -33,7 +34,7 @@ def arrays(cache_dir: Path) -> dict:
 
 
 @pytest.fixture(scope="module")
-def upright(cache_dir: Path) -> body.BodyMesh:
+def upright(cache_dir: Path) -> body_mesh.BodyMesh:
     return body.posed_body(BodyConfig(model_type="smpl"), builtin_poses.upright_pose(), cache_dir=cache_dir)
 
 
@@ -52,7 +53,7 @@ def test_pickle_has_smpl_layout_without_chumpy(arrays: dict) -> None:
     assert (arrays["weights"] >= 0).all() and (arrays["J_regressor"] >= 0).all()
 
 
-def test_loads_through_smplx_and_is_about_175_cm(cache_dir: Path, upright: body.BodyMesh) -> None:
+def test_loads_through_smplx_and_is_about_175_cm(cache_dir: Path, upright: body_mesh.BodyMesh) -> None:
     import smplx
 
     model = body.load_body_model(BodyConfig(model_type="smpl"), cache_dir)
@@ -112,7 +113,7 @@ def test_shape_directions_change_height_and_keep_the_regressor_consistent(cache_
     assert model.num_betas == len(body_model.SHAPE_NAMES)
 
 
-def test_raising_the_right_arm_moves_only_the_right_arm(cache_dir: Path, upright: body.BodyMesh) -> None:
+def test_raising_the_right_arm_moves_only_the_right_arm(cache_dir: Path, upright: body_mesh.BodyMesh) -> None:
     pose = builtin_poses.upright_pose()
     pose[body_model.JOINT_NAMES.index("right_shoulder") - 1] = (0.0, 0.0, -1.2)  # right arm up
     raised = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
@@ -122,7 +123,7 @@ def test_raising_the_right_arm_moves_only_the_right_arm(cache_dir: Path, upright
         np.testing.assert_allclose(raised.vertices[lm[name]], upright.vertices[lm[name]], atol=1e-5)
 
 
-def test_landmarks_are_on_the_correct_side_in_the_world_frame(upright: body.BodyMesh) -> None:
+def test_landmarks_are_on_the_correct_side_in_the_world_frame(upright: body_mesh.BodyMesh) -> None:
     """Facing −Y with +Z up, the person's left is +X; the face is on the −Y side."""
     v, lm = upright.vertices, upright.landmarks
     assert set(lm) == set(body_model.LANDMARK_NAMES)
@@ -152,15 +153,15 @@ def test_written_model_is_deterministic_and_reloads_identically(tmp_path: Path, 
     np.testing.assert_array_equal(loaded.v_template.numpy(), body_model.model_arrays()["v_template"].astype(np.float32))
 
 
-def test_uvs_are_per_corner_and_in_range(upright: body.BodyMesh) -> None:
+def test_uvs_are_per_corner_and_in_range(upright: body_mesh.BodyMesh) -> None:
     assert upright.uv is not None
     assert upright.uv.shape == (len(upright.faces), 3, 2)
     assert upright.uv.min() >= 0.0 and upright.uv.max() <= 1.0
 
 
-def test_body_mesh_file_roundtrip(tmp_path: Path, upright: body.BodyMesh) -> None:
-    path = body.write_body_mesh(upright, tmp_path / "mesh.npz")
-    back = body.read_body_mesh(path)
+def test_body_mesh_file_roundtrip(tmp_path: Path, upright: body_mesh.BodyMesh) -> None:
+    path = body_mesh.write_body_mesh(upright, tmp_path / "mesh.npz")
+    back = body_mesh.read_body_mesh(path)
     np.testing.assert_array_equal(back.vertices, upright.vertices)
     np.testing.assert_array_equal(back.uv, upright.uv)
     assert back.landmarks == upright.landmarks and back.height_m == upright.height_m

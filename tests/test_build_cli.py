@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchfoundry.configs.loader import config_hash, load_config
-from benchfoundry.tasks.common.output_root import MARKER_NAME
+from benchfoundry.core.output_root import MARKER_NAME
 
 
 def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -105,7 +105,7 @@ def test_a_users_folder_is_refused_and_keeps_its_files(tmp_path: Path, cli_env: 
 def test_a_second_build_into_a_held_root_stops_naming_the_holder(tmp_path: Path, cli_env: dict[str, str]) -> None:
     cfg = _write_config(tmp_path, NOTHING)
     root = tmp_path / "out"
-    script = ("import sys\nfrom benchfoundry.tasks.common.output_root import hold_output_root\n"
+    script = ("import sys\nfrom benchfoundry.core.output_root import hold_output_root\n"
               "with hold_output_root(sys.argv[1]):\n    print('held', flush=True)\n    sys.stdin.readline()\n")
     holder = subprocess.Popen([sys.executable, "-c", script, str(root)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)

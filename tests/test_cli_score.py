@@ -13,9 +13,10 @@ from test_syndor_qa import HPC, RADII, make_labelled_build, nv_label, truth_labe
 from test_syndor_report import assert_no_broken_links
 from test_text_embed import save_tiny_bert
 
-from benchfoundry.configs.qa import ACTION_PROMPT, SHIPPED_EMBEDDING_MODEL, QaConfig
+from benchfoundry.configs.model import SHIPPED_EMBEDDING_MODEL
+from benchfoundry.configs.syndor_qa import ACTION_PROMPT, QaConfig
 from benchfoundry.flows.cli import main
-from benchfoundry.tasks.syndor import qa_export
+from benchfoundry.tasks.syndor import qa_stage
 from benchfoundry.tasks.syndor import report as syndor_report
 
 
@@ -48,7 +49,7 @@ def scored_build(tmp_path: Path) -> tuple[Path, Path]:
     """
     out = tmp_path / "build"
     manifest = make_labelled_build(out)
-    qa_export.export_qa(manifest, out, QaConfig())
+    qa_stage.export_qa(manifest, out, QaConfig())
     syndor_report.write_report(out, QaConfig())
     day, night, nv = (_rows(out, "human_detection", s) for s in ("day", "night", "nv"))
     a, b = _pick(day, RADII[0], 1, 2)
@@ -117,7 +118,7 @@ def test_echoing_task_file_img_path_scores_each_split_against_its_own_answers(tm
     """nv labels differ from night labels at the middle distance, so a nv prediction matched to the
     night answer (or dropped as a duplicate) would lower the nv or night accuracy below 1."""
     out = tmp_path / "build"
-    qa_export.export_qa(make_labelled_build(out, nv_column=True, bad_rows=False), out, QaConfig())
+    qa_stage.export_qa(make_labelled_build(out, nv_column=True, bad_rows=False), out, QaConfig())
     expected = {"day": lambda r: truth_label(r["radius"], r["lighting"]),
                 "night": lambda r: truth_label(r["radius"], r["lighting"]), "nv": lambda r: nv_label(r["radius"])}
     assert any(nv_label(r) != truth_label(r, "night") for r in RADII)

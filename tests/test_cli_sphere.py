@@ -13,8 +13,8 @@ import pytest
 
 from benchfoundry.flows.cli import main, make_parser
 from benchfoundry.flows.cli_sphere import with_config_defaults
-from benchfoundry.tasks.odi import sphere
-from benchfoundry.tasks.odi import sphere_maps as sm
+from benchfoundry.tasks.odi import sphere_images
+from benchfoundry.tasks.odi import sphere_coords as sm
 
 
 def imread(path: Path) -> np.ndarray:
@@ -28,17 +28,17 @@ def erp_png(tmp_path: Path) -> Path:
     """A 256×128 panorama: colour bands by longitude and latitude."""
     y, x = np.mgrid[0:128, 0:256]
     image = np.stack([x % 256, y * 2, (x // 32) * 30], axis=-1).astype(np.uint8)
-    return sphere.write_image(tmp_path / "pano.png", image)
+    return sphere_images.write_image(tmp_path / "pano.png", image)
 
 
 def test_cubemap_writes_six_faces_and_a_strip(erp_png: Path, tmp_path: Path) -> None:
     out = tmp_path / "cube"
     assert main(["sphere", "cubemap", str(erp_png), str(out), "--face-width", "32", "--layout", "both"]) == 0
-    erp = sphere.read_erp(erp_png)
-    faces = sphere.erp_to_cubemap(erp, 32)
+    erp = sphere_images.read_erp(erp_png)
+    faces = sphere_images.erp_to_cubemap(erp, 32)
     for name in sm.FACES:
         np.testing.assert_array_equal(imread(out / f"{name}.png"), faces[name])
-    np.testing.assert_array_equal(imread(out / "strip.png"), sphere.faces_to_strip(faces))
+    np.testing.assert_array_equal(imread(out / "strip.png"), sphere_images.faces_to_strip(faces))
 
 
 def test_views_and_crop(erp_png: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,7 +54,7 @@ def test_views_and_crop(erp_png: Path, tmp_path: Path, capsys: pytest.CaptureFix
     assert record["theta_deg"] == pytest.approx(-180 + 0.30 * 360)
     assert record["phi_deg"] == pytest.approx(90 - 0.45 * 180)
     assert record["fov_deg"] == pytest.approx(36.0)
-    expected, _ = sphere.omnicot_crop(sphere.read_erp(erp_png), (0.25, 0.4, 0.35, 0.5), 40, margin_deg=0.0)
+    expected, _ = sphere_images.omnicot_crop(sphere_images.read_erp(erp_png), (0.25, 0.4, 0.35, 0.5), 40, margin_deg=0.0)
     np.testing.assert_array_equal(imread(crop), expected)
 
 
@@ -63,7 +63,7 @@ def test_bad_panoramas_exit_2_naming_the_file(tmp_path: Path, capsys: pytest.Cap
     corrupt.write_bytes(b"\x89PNG\r\n\x1a\n garbage")
     assert main(["sphere", "cubemap", str(corrupt), str(tmp_path / "o")]) == 2
     assert "corrupt.png" in capsys.readouterr().err
-    square = sphere.write_image(tmp_path / "square.png", np.zeros((64, 64, 3), np.uint8))
+    square = sphere_images.write_image(tmp_path / "square.png", np.zeros((64, 64, 3), np.uint8))
     assert main(["sphere", "views", str(square), str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "square.png" in err and "twice the height" in err
@@ -161,7 +161,7 @@ def test_bad_config_exits_2_naming_file_and_field(erp_png: Path, tmp_path: Path,
 
 def test_truncated_panorama_exits_2_naming_the_file(erp_png: Path, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    jpeg = sphere.write_image(tmp_path / "pano.jpg", imread(erp_png))
+    jpeg = sphere_images.write_image(tmp_path / "pano.jpg", imread(erp_png))
     data = jpeg.read_bytes()
     (tmp_path / "half.jpg").write_bytes(data[: len(data) // 2])
     assert main(["sphere", "cubemap", str(tmp_path / "half.jpg"), str(tmp_path / "o"), "--face-width", "8"]) == 2
@@ -175,14 +175,14 @@ def test_truncated_panorama_exits_2_naming_the_file(erp_png: Path, tmp_path: Pat
 
 def test_exr_output_of_an_eight_bit_panorama(erp_png: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`crop … out.exr` and `cubemap --ext .exr` from a uint8 PNG write float32 EXR of the same values."""
-    erp = sphere.read_erp(erp_png)
+    erp = sphere_images.read_erp(erp_png)
     assert main(["sphere", "cubemap", str(erp_png), str(tmp_path / "cube"), "--face-width", "16", "--ext", ".exr"]) == 0
-    faces = sphere.erp_to_cubemap(erp, 16)
+    faces = sphere_images.erp_to_cubemap(erp, 16)
     for name in sm.FACES:
         face = imread(tmp_path / "cube" / f"{name}.exr")
         assert face.dtype == np.float32
         np.testing.assert_array_equal(face, faces[name].astype(np.float32))
-    deep = sphere.write_image(tmp_path / "deep.png", erp.astype(np.uint16) * 257)
+    deep = sphere_images.write_image(tmp_path / "deep.png", erp.astype(np.uint16) * 257)
     assert main(["sphere", "crop", str(deep), str(tmp_path / "crop.exr"), "--box", "0.4,0.4,0.6,0.6",
                  "--size", "16"]) == 0
     crop = imread(tmp_path / "crop.exr")

@@ -18,10 +18,10 @@ from test_orientation import project
 from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.configs.loader import load_config
 from benchfoundry.flows.cli import main
-from benchfoundry.tasks.common.store import StageStore
-from benchfoundry.tasks.viewspatial import review
+from benchfoundry.core.store import StageStore
+from benchfoundry.tasks.viewspatial import relative_review
 from benchfoundry.tasks.viewspatial.coco_stage import coco_task
-from benchfoundry.tasks.viewspatial.directions import HORIZONTAL_LABELS, distractor_pool
+from benchfoundry.core.directions import HORIZONTAL_LABELS, distractor_pool
 from benchfoundry.tasks.viewspatial.person_relative import (
     candidate_angle,
     facing_vector,
@@ -110,14 +110,14 @@ def rows(n: int) -> pd.DataFrame:
 def test_review_releases_accepted_and_edited_rows_and_flags_undecided_ones() -> None:
     decisions = {"i1": {"decision": "accept", "answer": "left"}, "i2": {"decision": "reject", "answer": "left"},
                  "i3": {"decision": "edit", "answer": "back"}}
-    released = review.released_rows(rows(5), decisions, release_unverified=False)
+    released = relative_review.released_rows(rows(5), decisions, release_unreviewed=False)
     assert list(released["item_id"]) == ["i0", "i1", "i3"] and released["verified"].all()
     edited = released.set_index("item_id").loc["i3"]
     assert edited["answer"] == "C. back" and edited["answer_label"] == "back"
-    with_undecided = review.released_rows(rows(5), decisions, release_unverified=True)
+    with_undecided = relative_review.released_rows(rows(5), decisions, release_unreviewed=True)
     assert dict(zip(with_undecided["item_id"], with_undecided["verified"])) == {
         "i0": True, "i1": True, "i3": True, "i4": False}
-    assert [item["id"] for item in review.review_items(rows(5))] == ["i1", "i2", "i3", "i4"]
+    assert [item["id"] for item in relative_review.review_items(rows(5))] == ["i1", "i2", "i3", "i4"]
 
 
 def write_split(tmp_path: Path) -> dict[str, str]:
@@ -180,7 +180,7 @@ def test_candidates_wait_for_review_and_an_imported_edit_releases_them(tmp_path:
     files = write_benchmark_files(str(out), config.viewspatial)
     released = json.loads(Path(files["benchmark"]).read_text())
     assert files["review_items"] == 1 and "Per-Rel. Dir." not in {r["question_type"] for r in released}
-    review_csv = out / "viewspatial" / "verification" / "review.csv"
+    review_csv = out / "viewspatial" / "review" / "review.csv"
     lines = list(csv.DictReader(review_csv.open()))
     assert [row["task"] for row in lines] == ["Per-Rel. Dir."] and row_image_exists(out, lines[0]["image"])
     other = next(o for o in lines[0]["options"].split(" | ") if o != lines[0]["answer"])
@@ -189,7 +189,7 @@ def test_candidates_wait_for_review_and_an_imported_edit_releases_them(tmp_path:
         writer = csv.DictWriter(f, fieldnames=list(lines[0]))
         writer.writeheader()
         writer.writerows(lines)
-    assert main(["viewspatial", "verify-import", str(out), str(review_csv)]) == 0
+    assert main(["viewspatial", "review-import", str(out), str(review_csv)]) == 0
     released = json.loads(Path(files["benchmark"]).read_text())
     per_rel = [r for r in released if r["question_type"] == "Per-Rel. Dir."]
     assert len(per_rel) == 1 and per_rel[0]["answer"].split(". ", 1)[1] == other

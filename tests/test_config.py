@@ -83,7 +83,7 @@ def test_daylight_still_needs_every_time_of_day() -> None:
 
 
 def test_smplitex_textures_without_an_official_smpl_model_are_refused() -> None:
-    with pytest.raises(ConfigError, match=r"syndor: .*textures\.smplitex_dir needs body\.model_path"):
-        load_config(None, ["syndor.textures.smplitex_dir=/data/smplitex"])
+    with pytest.raises(ConfigError, match=r"person: .*textures\.smplitex_dir needs body\.model_path"):
+        load_config(None, ["person.textures.smplitex_dir=/data/smplitex"])
     config = load_config(Path(__file__).parents[1] / "configs" / "syndorbench.yaml")  # official SMPL + UVs + SMPLitex
-    assert config.syndor.textures.smplitex_dir is not None and config.syndor.body.model_type == "smpl"
+    assert config.person.textures.smplitex_dir is not None and config.person.body.model_type == "smpl"

@@ -7,17 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from benchfoundry.tasks.viewspatial.directions import (
-    CAMERA_LABELS,
-    HORIZONTAL_LABELS,
-    boundary_margin,
-    camera_direction,
-    distractor_pool,
-    horizontal_angle,
-    horizontal_direction,
-    horizontal_label,
-    multiple_choice,
-)
+from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS, boundary_margin, camera_direction, distractor_pool, horizontal_angle, horizontal_direction, horizontal_label, multiple_choice
 
 # World z up, facing +y: right is +x (a right-handed frame seen from above).
 F, U = (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)

@@ -13,9 +13,9 @@ import pytest
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, load_config
 from benchfoundry.flows import cli, syndor
-from benchfoundry.tasks.common.store import StageStore, check_shard_id
+from benchfoundry.core.store import StageStore, check_shard_id
 from benchfoundry.tasks.syndor import discern_model
-from benchfoundry.tasks.syndor import discernibility as ds
+from benchfoundry.tasks.syndor import discern_stage as ds
 
 H, W = 72, 96
 

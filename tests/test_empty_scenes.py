@@ -15,12 +15,15 @@ from test_discern_stage import config as discern_config
 from test_discern_stage import make_render, run_stage
 
 from benchfoundry.configs.loader import ConfigError, load_config
-from benchfoundry.tasks.common.store import StageStore
-from benchfoundry.tasks.syndor import camera_rig, dori, qa_export, render_plan, render_shards
-from benchfoundry.tasks.syndor import discernibility as ds
+from benchfoundry.core.store import StageStore
+from benchfoundry.tasks.syndor import camera_rig, render_plan
+from benchfoundry.core import dori
+from benchfoundry.tasks.syndor import qa_stage
+from benchfoundry.tasks.syndor import render_stage
+from benchfoundry.tasks.syndor import discern_stage as ds
 
 BASE = ["syndor.scenes=[desert, wharf]", "syndor.lightings=[noon_north, night, evening_east]",
-        "syndor.poses.actions=[walking, kicking]", "syndor.textures.ids=[0, 7]"]
+        "syndor.poses.actions=[walking, kicking]", "person.textures.ids=[0, 7]"]
 
 
 def _plans(*extra: str) -> dict[str, render_plan.ShardPlan]:
@@ -38,7 +41,7 @@ def test_option_adds_one_shard_per_scene_and_lighting_and_keeps_person_shards() 
     assert not any(p.empty_scene for p in off.values())
     assert len({p.spec_hash for p in added}) == len(added)
     # textures and actions do not change an empty scene; the moon changes only the night one
-    other = _plans("syndor.empty_scenes=true", "syndor.textures.ids=[3]", "syndor.poses.actions=[sneak]")
+    other = _plans("syndor.empty_scenes=true", "person.textures.ids=[3]", "syndor.poses.actions=[sneak]")
     assert {k: other[k].spec_hash for k in other if other[k].empty_scene} == {p.shard_id: p.spec_hash for p in added}
     moon = _plans("syndor.empty_scenes=true", "syndor.lighting.night.moon_strength=0.05")
     assert {p.shard_id for p in added if moon[p.shard_id].spec_hash != p.spec_hash} == {
@@ -105,7 +108,7 @@ def test_empty_rows_are_labelled_zero_and_stay_out_of_the_classifier(tmp_path: P
     assert not set(units["img_path"]) & set(empty_paths)
 
     qa = discern_config().syndor.qa.model_copy(update={"empty_scene_negatives": True})
-    summary = qa_export.export_qa(result["manifest"], tmp_path, qa)
+    summary = qa_stage.export_qa(result["manifest"], tmp_path, qa)
     index = tmp_path / "syndor" / "index"
     for split in ("night", "nv"):
         hpc = [json.loads(line) for line in (index / "human_detection" / f"{split}.jsonl").read_text().splitlines()]
@@ -123,7 +126,7 @@ def test_empty_rows_are_labelled_zero_and_stay_out_of_the_classifier(tmp_path: P
 TINY = [
     "runner.max_workers=1", "runner.retry_delay_s=0",
     "syndor.camera.resolution_w=160", "syndor.camera.resolution_h=90", "syndor.camera.focal_mm=8.4",
-    "syndor.zones_ppm={near: 40, far: 25}", "syndor.scenes=[field]", "syndor.poses.actions=[walking]", "syndor.textures.ids=[3]", "syndor.textures.size=64",
+    "syndor.zones_ppm={near: 40, far: 25}", "syndor.scenes=[field]", "syndor.poses.actions=[walking]", "person.textures.ids=[3]", "person.textures.size=64",
     "syndor.rig.azimuths_deg=[0, 180]", "syndor.rig.elevations_deg=[0]",
     "syndor.render.samples=2", "syndor.render.denoise=false", "syndor.render.max_bounces=2",
     "syndor.discern.isp.denoiser=nlmeans", "syndor.discern.classifier.rf_trees=10",
@@ -241,8 +244,8 @@ def test_repeats_are_new_scenes_and_keep_the_first_empty_shard() -> None:
     assert len({p.scene_seed for p in extra}) == len(extra) and None not in {p.scene_seed for p in extra}
     assert len({p.spec_hash for p in repeated.values()}) == len(repeated)
     config = load_config(None, [*BASE, "syndor.empty_scenes=true", "syndor.empty_scene_share=0.5"])
-    assert render_shards.shard_spec(config, None, "desert", [], extra[0].scene_seed)["scene"]["seed"] == extra[0].scene_seed
-    assert render_shards.shard_spec(config, None, "desert", [])["scene"]["seed"] == config.seed
+    assert render_stage.shard_spec(config, None, "desert", [], extra[0].scene_seed).scene_seed == extra[0].scene_seed
+    assert render_stage.shard_spec(config, None, "desert", []).scene_seed == config.seed
     # each repeat writes under its own pose folder: no two empty frames share a path
     cams = camera_rig.rig_cameras(dori.PRESETS["paper"], dori.ZONE_MIDPOINTS_PPM, [0.0, 45.0], [0.0],
                                   np.array([0, 0, 0.9]))

@@ -11,12 +11,13 @@ from model_server import ScriptedModel
 from PIL import Image
 from test_syndor_qa import make_labelled_build
 
-from benchfoundry.configs.qa import HPC_PROMPT, QaConfig
+from benchfoundry.configs.syndor_qa import HPC_PROMPT, QaConfig
 from benchfoundry.flows.cli import main
 from benchfoundry.tasks.evaluation.choices import parse_choice
 from benchfoundry.tasks.evaluation.items import odi_items
 from benchfoundry.tasks.evaluation.report import write_eval_report
-from benchfoundry.tasks.syndor import qa_export
+from benchfoundry.tasks.syndor import qa_stage
+from benchfoundry.tasks.syndor import task_files
 
 LABELS = ["front", "front-left", "left", "back-left", "back", "back-right", "right", "front-right"]
 
@@ -111,13 +112,13 @@ def test_a_missing_benchmark_is_exit_2_naming_the_file(tmp_path: Path, capsys) -
 
 def test_syndor_presence_accuracy_of_a_model_that_always_says_1(tmp_path: Path) -> None:
     out = tmp_path / "build"
-    qa_export.export_qa(make_labelled_build(out), out, QaConfig())
+    qa_stage.export_qa(make_labelled_build(out), out, QaConfig())
     # Empty action replies: the action scorer (tested in test_cli_score) needs no embedding model then.
     with ScriptedModel(lambda p, a: ("ok", "1" if p == HPC_PROMPT else "")) as server:
         assert run_eval(out, "syndor", server.base_url) == 0
     rows = [json.loads(x) for split in ("day", "night", "nv")
             for x in (out / "syndor" / "index" / "human_detection" / f"{split}.jsonl").read_text().splitlines()]
-    truth = [qa_export.answer(r, "human_detection") for r in rows]
+    truth = [task_files.answer(r, "human_detection") for r in rows]
     score = json.loads((out / "report" / "eval" / "org__scripted" / "syndor.json").read_text())
     overall = next(g for g in score["presence"]["groups"] if g["distance"] == "all" and g["split"] == "all")
     assert overall["n"] == len(rows) and overall["accuracy"] == pytest.approx(sum(t == 1 for t in truth) / len(rows))

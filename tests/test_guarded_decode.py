@@ -16,7 +16,7 @@ from test_image_decode import encoded, gradient
 from test_scannet_io import make_tiny_scan
 
 from benchfoundry.flows.cli import main
-from benchfoundry.tasks.common import image_decode
+from benchfoundry.core import image_decode
 from benchfoundry.tasks.viewspatial import scannet_read as sio
 from benchfoundry.tasks.viewspatial.coverage import select_frames
 

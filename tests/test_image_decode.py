@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.tasks.common import image_decode
+from benchfoundry.core import image_decode
 
 
 def gradient(height: int = 96, width: int = 192) -> np.ndarray:

@@ -1,11 +1,18 @@
-"""The house layout (DESIGN §1): imports run flows → tasks → configs; heavy runtimes stay behind their gates."""
+"""The house layout (DEVELOPING.md): one way down the import graph, no cycles, heavy runtimes behind their gates.
+
+The graph holds every import of every module of the package, function-level imports included; `from package
+import module` is an edge to the module. Which room may import which is read from DEVELOPING.md's table, so the
+table and the code cannot drift apart.
+"""
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -13,57 +20,171 @@ import pytest
 from benchfoundry.configs.loader import PRESET_DIR, ConfigError, load_config, preset_names
 
 REPO = Path(__file__).resolve().parents[1]
-#: Folder of the repository → the package it installs as.
-PACKAGES = {"configs": "benchfoundry.configs", "flows": "benchfoundry.flows", "tasks": "benchfoundry.tasks",
-            "render": "benchfoundry.render", "assets": "benchfoundry.assets"}
-#: Small pure modules the config models may use (each imports nothing of the project itself).
-CONFIG_MAY_IMPORT = {"benchfoundry.tasks.syndor.dori", "benchfoundry.assets.actions"}
+#: Repository folder → the package it installs as (pyproject.toml's package-dir).
+PACKAGES = {"benchfoundry": "benchfoundry", "configs": "benchfoundry.configs", "flows": "benchfoundry.flows",
+            "tasks": "benchfoundry.tasks", "render": "benchfoundry.render", "assets": "benchfoundry.assets",
+            "person": "benchfoundry.person"}
+#: The rooms of the house, most specific first: a module belongs to the first room its path starts with.
+ROOMS = ("benchfoundry/core/", "configs/", "assets/", "person/", "render/", "tasks/common/", "tasks/syndor/",
+         "tasks/odi/", "tasks/viewspatial/", "tasks/evaluation/", "flows/")
+BENCHMARKS = ("tasks/syndor/", "tasks/odi/", "tasks/viewspatial/")
 
 
-def source_of(module: str) -> Path | None:
-    """The repository file of a `benchfoundry.…` module or package, None for anything else."""
-    parts = module.split(".")
-    if parts[0] != "benchfoundry" or len(parts) < 2 or parts[1] not in PACKAGES:
-        return None
-    base = REPO.joinpath(*parts[1:])
-    return next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
+def module_name(path: Path) -> str:
+    rel = path.relative_to(REPO).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join([PACKAGES[parts[0]], *parts[1:]]) if parts[0] != "benchfoundry" else ".".join(parts)
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every module an `import`/`from … import` in the file names (function-level imports included);
-    `from package import module` names both."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found.update(f"{node.module}.{a.name}" for a in node.names if source_of(f"{node.module}.{a.name}"))
+@cache
+def modules() -> dict[str, Path]:
+    """Every module of the package: dotted name → file."""
+    found = {}
+    for folder in PACKAGES:
+        for path in sorted((REPO / folder).rglob("*.py")):
+            found[module_name(path)] = path
     return found
 
 
-def modules(folder: str) -> dict[str, set[str]]:
-    return {str(p.relative_to(REPO)): imports_of(p) for p in sorted((REPO / folder).rglob("*.py"))}
+def imported_names(path: Path) -> list[tuple[str, int]]:
+    """(name, line) of every import in the file: `import a.b` names a.b, `from a import b` names a and a.b."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append((node.module, node.lineno))
+            names += [(f"{node.module}.{alias.name}", node.lineno) for alias in node.names]
+    return names
 
 
-def project_imports(found: set[str]) -> set[str]:
-    return {m for m in found if m.startswith("benchfoundry.")}
+@cache
+def graph() -> dict[str, set[str]]:
+    """Module → the project modules it imports. Packages are left out: their `__init__` holds only a docstring
+    (`test_every_package_init_is_only_a_docstring`), so `from package import module` is an edge to the module."""
+    known = {name: path for name, path in modules().items() if path.name != "__init__.py"}
+    return {name: {n for n, _ in imported_names(path) if n in known and n != name} for name, path in known.items()}
 
 
-@pytest.mark.parametrize("folder", ["tasks", "render", "assets", "configs"])
-def test_nothing_below_flows_imports_flows(folder: str) -> None:
-    upward = {path: sorted(m for m in found if m.startswith("benchfoundry.flows"))
-              for path, found in modules(folder).items()}
-    assert {path: m for path, m in upward.items() if m} == {}
+def room(module: str) -> str:
+    rel = str(modules()[module].relative_to(REPO))
+    return next((r for r in ROOMS if rel.startswith(r)), rel)
 
 
-def test_config_models_import_only_small_pure_modules_of_the_project() -> None:
-    used = set().union(*(project_imports(found) for found in modules("configs").values()))
-    # `from benchfoundry.tasks.syndor import dori` names the package as well as the module.
-    parents = {name.rsplit(".", 1)[0] for name in CONFIG_MAY_IMPORT}
-    assert {m for m in used if not m.startswith("benchfoundry.configs")} - CONFIG_MAY_IMPORT - parents == set()
-    for name in CONFIG_MAY_IMPORT:
-        assert project_imports(imports_of(source_of(name))) == set(), name
+def rel(module: str) -> str:
+    return str(modules()[module].relative_to(REPO))
+
+
+@cache
+def may_import() -> dict[str, set[str]]:
+    """DEVELOPING.md's table: room → the rooms (folders) and single modules (files) it may import."""
+    text = (REPO / "DEVELOPING.md").read_text()
+    table = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        if len(cells) == 3 and re.fullmatch(r"`[^`]+/`", cells[0]):
+            allowed = set(re.findall(r"`([^`]+(?:/|\.py))`", cells[2]))
+            table[cells[0].strip("`")] = allowed
+    return table
+
+
+def allowed(source: str, target: str) -> bool:
+    """Whether `source` may import `target`: the same room, or a room or module its row names."""
+    if room(source) == room(target):
+        return True
+    entries = may_import()[room(source)]
+    return room(target) in entries or rel(target) in entries
+
+
+def test_the_table_has_a_row_for_every_room_and_names_only_real_places() -> None:
+    assert set(may_import()) == set(ROOMS)
+    for entries in may_import().values():
+        for entry in entries:
+            assert (REPO / entry).exists() and (entry in ROOMS or entry.endswith(".py")), entry
+
+
+def test_the_table_refuses_an_upward_or_sideways_import() -> None:
+    assert not allowed("benchfoundry.configs.build", "benchfoundry.tasks.common.review")
+    assert not allowed("benchfoundry.render.worker", "benchfoundry.person.prepare")
+    assert not allowed("benchfoundry.tasks.odi.questions", "benchfoundry.tasks.syndor.render_plan")
+    assert allowed("benchfoundry.tasks.evaluation.items", "benchfoundry.tasks.syndor.task_files")
+    assert not allowed("benchfoundry.tasks.evaluation.items", "benchfoundry.tasks.syndor.render_plan")
+
+
+def test_every_import_goes_where_the_table_allows() -> None:
+    wrong = sorted(f"{rel(s)} imports {rel(t)}" for s, targets in graph().items() for t in targets
+                   if not allowed(s, t))
+    assert wrong == []
+
+
+def test_the_kernel_imports_nothing_of_the_project_and_configs_assets_render_no_task_or_flow() -> None:
+    for source, targets in graph().items():
+        if room(source) == "benchfoundry/core/":
+            assert {room(t) for t in targets} <= {"benchfoundry/core/"}, rel(source)
+        if room(source) in ("configs/", "assets/", "render/"):
+            assert not {t for t in targets if room(t).startswith(("tasks/", "flows/"))}, rel(source)
+
+
+def test_no_benchmark_imports_another_benchmarks_tasks() -> None:
+    crossing = sorted(f"{rel(s)} imports {rel(t)}" for s, targets in graph().items() for t in targets
+                      if room(s) in BENCHMARKS and room(t) in BENCHMARKS and room(s) != room(t))
+    assert crossing == []
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10 * len(edges) + 100))
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_anywhere() -> None:
+    assert [[rel(m) for m in component] for component in cycles(graph())] == []
+
+
+def test_every_project_import_uses_the_full_package_name() -> None:
+    """`import tasks.common.store` would load the file a second time as another module."""
+    bare = sorted(f"{path.relative_to(REPO)}:{line} {name}"
+                  for path in [*modules().values(), *sorted((REPO / "tests").glob("*.py")),
+                               *sorted((REPO / "bench").glob("*.py"))]
+                  for name, line in imported_names(path) if name.split(".")[0] in set(PACKAGES) - {"benchfoundry"})
+    assert bare == []
 
 
 def test_importing_the_configs_leaves_the_heavy_runtimes_unloaded() -> None:
@@ -78,16 +199,27 @@ def test_importing_the_configs_leaves_the_heavy_runtimes_unloaded() -> None:
     assert json.loads(loaded.stdout) == []
 
 
+def _users(runtime: str) -> set[str]:
+    return {rel(m) for m, path in modules().items()
+            if any(n == runtime or n.startswith(runtime + ".") for n, _ in imported_names(path))}
+
+
 def test_prefect_is_imported_only_by_flows_and_the_shard_task_policy() -> None:
-    users = {path for folder in ("configs", "tasks", "render", "assets") for path, found in modules(folder).items()
-             if any(m == "prefect" or m.startswith("prefect.") for m in found)}
-    assert users == {"tasks/common/policy.py"}
+    assert {u for u in _users("prefect") if not u.startswith("flows/")} == {"tasks/common/shard_task.py"}
 
 
-def test_bpy_is_imported_only_under_render() -> None:
-    users = {path for folder in ("configs", "flows", "tasks", "assets") for path, found in modules(folder).items()
-             if "bpy" in found or any(m.startswith("bpy.") for m in found)}
-    assert users == set()
+def test_bpy_is_imported_only_under_render_and_never_by_the_worker_protocol() -> None:
+    users = _users("bpy") | _users("mathutils")
+    assert users and all(u.startswith("render/") for u in users)
+    assert "render/protocol.py" not in users
+
+
+def test_every_package_init_is_only_a_docstring() -> None:
+    """No code and no re-exports in a package's `__init__`: a name is imported from the module that defines it."""
+    for name, path in modules().items():
+        if path.name == "__init__.py":
+            body = ast.parse(path.read_text()).body
+            assert len(body) <= 1 and all(isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) for n in body), path
 
 
 def test_every_folder_with_modules_is_an_installed_package() -> None:
@@ -110,3 +242,10 @@ def test_an_unknown_preset_name_lists_the_presets(tmp_path: Path) -> None:
         load_config("no-such-preset")
     with pytest.raises(ConfigError, match="cannot read config"):
         load_config(tmp_path / "missing.yaml")
+
+
+@pytest.mark.parametrize("old, new", [("syndor.body.model_type=smpl", "person.body"),
+                                      ("syndor.textures.ids=[1]", "person.textures")])
+def test_the_person_keys_that_moved_name_their_new_path(old: str, new: str) -> None:
+    with pytest.raises(ConfigError, match=rf"syndor\.\w+ moved to {re.escape(new)}"):
+        load_config("smoke", [old])

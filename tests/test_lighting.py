@@ -14,6 +14,7 @@ import json, math, os, sys, tempfile
 import bpy
 import numpy as np
 from mathutils import Euler, Vector
+from benchfoundry.core.render_spec import DayLight
 from benchfoundry.render.lighting import apply_lighting
 
 scene = bpy.context.scene
@@ -28,8 +29,8 @@ camera = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
 scene.collection.objects.link(camera)
 scene.camera = camera
 bearing = float(sys.argv[1])
-apply_lighting(scene, {"kind": "day", "sun_elevation_deg": 5.0, "sun_bearing_deg": bearing, "sky_strength": 1.0,
-                       "sun_strength": 3.0, "exposure": 0.0})
+apply_lighting(DayLight(sun_elevation_deg=5.0, sun_bearing_deg=bearing, sky_strength=1.0, sun_strength=3.0,
+                        exposure=0.0), scene)
 lamp = bpy.data.objects["light_lamp"]
 toward_lamp = lamp.rotation_quaternion @ Vector((0.0, 0.0, 1.0))  # a sun lamp shines along its local -Z
 means = {}

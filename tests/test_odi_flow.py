@@ -15,7 +15,7 @@ from test_odi_instances import face_pixel, iou, warp_nearest
 from benchfoundry.configs.loader import load_config
 from benchfoundry.flows.build import build
 from benchfoundry.tasks.odi.instances import decode_rle, touches_border
-from benchfoundry.tasks.odi.sphere_maps import FACES
+from benchfoundry.tasks.odi.sphere_coords import FACES
 
 pytestmark = pytest.mark.blender
 FACE = 256
@@ -137,7 +137,7 @@ def test_odi_bench_holds_template_items_that_agree_with_the_scene(built: tuple[P
     assert len(pd.read_parquet(out / "odi" / "hf" / "ODI-Bench.parquet")) == len(items)
 
 
-def test_verify_import_releases_the_reviewed_answers(built: tuple[Path, dict], tmp_path: Path, capsys) -> None:
+def test_review_import_releases_the_reviewed_answers(built: tuple[Path, dict], tmp_path: Path, capsys) -> None:
     import csv
     import shutil
 
@@ -145,7 +145,7 @@ def test_verify_import_releases_the_reviewed_answers(built: tuple[Path, dict], t
 
     out = tmp_path / "build"
     shutil.copytree(built[0], out)
-    review = out / "odi" / "verification" / "review.csv"
+    review = out / "odi" / "review" / "review.csv"
     rows = list(csv.DictReader(review.open()))
     closed = [r for r in rows if r["form"] == "closed" and r["task"] == "EVO"]
     other = next(o for o in closed[1]["options"].split(" | ") if o != closed[1]["answer"])
@@ -158,7 +158,7 @@ def test_verify_import_releases_the_reviewed_answers(built: tuple[Path, dict], t
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    assert main(["odi", "verify-import", str(out), str(filled)]) == 0
+    assert main(["odi", "review-import", str(out), str(filled)]) == 0
     assert f"{filled}:{len(rows) + 1}: skipped: unknown item 'no-such-item'" in capsys.readouterr().err
     after = {i["id"]: i for i in released(out)}
     assert closed[0]["id"] not in after and after[closed[1]["id"]]["answer"] == other

@@ -1,4 +1,4 @@
-"""ODI stage 1 without Blender: truth annotator, border drops, RLE, directions, COCO files, bad inputs, reruns.
+"""ODI annotation without Blender: truth annotator, border drops, RLE, directions, COCO files, bad inputs, reruns.
 
 Panoramas here are painted in numpy: spherical caps of known centre and radius. Expected face masks
 come from this file's own warp (face basis vectors and the ERP formula of DESIGN §3.1), not from the
@@ -17,7 +17,7 @@ import pytest
 from pycocotools.coco import COCO
 
 from benchfoundry.configs.odi import OdiConfig, SphereConfig
-from benchfoundry.tasks.common.store import StageStore
+from benchfoundry.core.store import StageStore
 from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch_task
 from benchfoundry.tasks.odi.instances import Detection, decode_rle, encode_rle, keep_instances, touches_border
 from benchfoundry.tasks.odi.panoramas import list_panoramas, load_panorama

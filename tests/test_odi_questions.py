@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from benchfoundry.tasks.odi.questions import Fact, quadrant, template_items
+from benchfoundry.tasks.odi.question_builder import Fact, quadrant
+from benchfoundry.tasks.odi.questions import template_items
 
 LABELS_CLOCKWISE = ["front", "front-right", "right", "back-right", "back", "back-left", "left", "front-left"]
 

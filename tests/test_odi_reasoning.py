@@ -13,7 +13,8 @@ import pytest
 
 from benchfoundry.configs.odi import SyntheticPanoramaConfig
 from benchfoundry.tasks.odi.model_questions import model_items, qa_request
-from benchfoundry.tasks.odi.questions import Fact, plural, template_items
+from benchfoundry.tasks.odi.question_builder import Fact, plural
+from benchfoundry.tasks.odi.questions import template_items
 from benchfoundry.tasks.odi.synthetic_panoramas import render_spec, scene_named
 
 MARGIN = 7.5

@@ -13,21 +13,12 @@ from typing import Iterator
 
 import pytest
 
-from benchfoundry.tasks.common.output_root import (
-    LOCK_NAME,
-    MARKER_NAME,
-    OutputPathError,
-    OutputRootBusy,
-    check_build_root,
-    check_output_dir,
-    check_output_file,
-    hold_output_root,
-)
-from benchfoundry.tasks.common.store import sweep_build_leftovers
+from benchfoundry.core.output_root import LOCK_NAME, MARKER_NAME, OutputPathError, OutputRootBusy, check_build_root, check_output_dir, check_output_file, hold_output_root
+from benchfoundry.core.store import sweep_build_leftovers
 
 HOLD_SCRIPT = (
     "import sys\n"
-    "from benchfoundry.tasks.common.output_root import hold_output_root\n"
+    "from benchfoundry.core.output_root import hold_output_root\n"
     "with hold_output_root(sys.argv[1]):\n"
     "    print('held', flush=True)\n"
     "    sys.stdin.readline()\n"

@@ -9,8 +9,8 @@ from prefect import flow
 
 from benchfoundry.configs.build import RunnerConfig
 from benchfoundry.flows.cluster import dask_cluster
-from benchfoundry.flows.policy import task_runner, with_runner_policy
-from benchfoundry.tasks.common.policy import shard_task
+from benchfoundry.flows.task_runner import task_runner, with_runner_policy
+from benchfoundry.tasks.common.shard_task import shard_task
 
 
 @shard_task

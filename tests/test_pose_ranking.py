@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from model_server import ScriptedModel
 
-from benchfoundry.configs.body import PoseConfig
+from benchfoundry.configs.syndor_poses import PoseConfig
 from benchfoundry.configs.model import ModelEndpoint
-from benchfoundry.configs.qa import EmbeddingConfig
+from benchfoundry.configs.model import EmbeddingConfig
 from benchfoundry.tasks.syndor import pose_ranking, pose_selection
 
 FEAT_P = "CMU/CMU/01/01_01_poses.npz"

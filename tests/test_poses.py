@@ -11,18 +11,20 @@ import numpy as np
 import pytest
 
 from benchfoundry.assets import poses as builtin_poses
-from benchfoundry.configs.body import BodyConfig, PoseConfig
-from benchfoundry.tasks.syndor import body
+from benchfoundry.configs.person import BodyConfig
+from benchfoundry.configs.syndor_poses import PoseConfig
+from benchfoundry.person import body
+from benchfoundry.person import body_mesh
 
 
 @pytest.fixture(scope="module")
-def meshes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, body.BodyMesh]:
+def meshes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, body_mesh.BodyMesh]:
     cache = tmp_path_factory.mktemp("pose-cache")
     poses = {"upright": builtin_poses.upright_pose(), **{a: builtin_poses.action_pose(a) for a in builtin_poses.ACTIONS}}
     return {name: body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache) for name, pose in poses.items()}
 
 
-def _lm(mesh: body.BodyMesh, name: str) -> np.ndarray:
+def _lm(mesh: body_mesh.BodyMesh, name: str) -> np.ndarray:
     return mesh.vertices[mesh.landmarks[name]].astype(np.float64)
 
 
@@ -42,13 +44,13 @@ def test_action_pose_returns_a_fresh_copy() -> None:
     assert builtin_poses.action_pose("walking").any()
 
 
-def test_every_action_differs_from_upright_and_from_each_other(meshes: dict[str, body.BodyMesh]) -> None:
+def test_every_action_differs_from_upright_and_from_each_other(meshes: dict[str, body_mesh.BodyMesh]) -> None:
     for a, b in itertools.combinations(meshes, 2):
         gap = np.abs(meshes[a].vertices - meshes[b].vertices).max()
         assert gap > 0.15, (a, b, gap)
 
 
-def test_upright_stands_straight_with_arms_down(meshes: dict[str, body.BodyMesh]) -> None:
+def test_upright_stands_straight_with_arms_down(meshes: dict[str, body_mesh.BodyMesh]) -> None:
     m = meshes["upright"]
     assert m.vertices[:, 2].max() == pytest.approx(m.height_m, abs=0.005)
     for side in ("left", "right"):
@@ -57,14 +59,14 @@ def test_upright_stands_straight_with_arms_down(meshes: dict[str, body.BodyMesh]
     assert np.abs(m.vertices[:, 0]).max() < 0.45
 
 
-def test_kicking_raises_one_foot_forward(meshes: dict[str, body.BodyMesh]) -> None:
+def test_kicking_raises_one_foot_forward(meshes: dict[str, body_mesh.BodyMesh]) -> None:
     m = meshes["kicking"]
     ankles = sorted((_lm(m, "left_ankle"), _lm(m, "right_ankle")), key=lambda p: p[2])
     assert ankles[0][2] < 0.2  # standing foot on the ground
     assert ankles[1][2] > 0.5 and ankles[1][1] < -0.4  # kicking foot up and in front (−Y)
 
 
-def test_stepping_over_lifts_one_knee_high(meshes: dict[str, body.BodyMesh]) -> None:
+def test_stepping_over_lifts_one_knee_high(meshes: dict[str, body_mesh.BodyMesh]) -> None:
     m = meshes["stepping_over"]
     lifted = max(("left", "right"), key=lambda s: _lm(m, f"{s}_knee")[2])
     other = "right" if lifted == "left" else "left"
@@ -73,13 +75,13 @@ def test_stepping_over_lifts_one_knee_high(meshes: dict[str, body.BodyMesh]) -> 
     assert _lm(m, f"{other}_ankle")[2] < 0.2
 
 
-def test_sneak_crouches_and_leans_forward(meshes: dict[str, body.BodyMesh]) -> None:
+def test_sneak_crouches_and_leans_forward(meshes: dict[str, body_mesh.BodyMesh]) -> None:
     m = meshes["sneak"]
     assert m.vertices[:, 2].max() < 0.93 * m.height_m
     assert _lm(m, "nose")[1] < -0.2  # head well in front of the pelvis
 
 
-def test_walking_counter_swings_arms_and_legs(meshes: dict[str, body.BodyMesh]) -> None:
+def test_walking_counter_swings_arms_and_legs(meshes: dict[str, body_mesh.BodyMesh]) -> None:
     m = meshes["walking"]
     legs = _lm(m, "left_ankle")[1] - _lm(m, "right_ankle")[1]
     arms = _lm(m, "left_wrist")[1] - _lm(m, "right_wrist")[1]
@@ -87,7 +89,7 @@ def test_walking_counter_swings_arms_and_legs(meshes: dict[str, body.BodyMesh]) 
     assert legs * arms < 0  # the arm opposite the forward leg swings forward
 
 
-def test_cover_face_puts_both_hands_at_the_face(meshes: dict[str, body.BodyMesh]) -> None:
+def test_cover_face_puts_both_hands_at_the_face(meshes: dict[str, body_mesh.BodyMesh]) -> None:
     m = meshes["cover_face"]
     nose = _lm(m, "nose")
     for side in ("left", "right"):
@@ -97,7 +99,7 @@ def test_cover_face_puts_both_hands_at_the_face(meshes: dict[str, body.BodyMesh]
     assert (np.abs(front[:, 0] - nose[0]) < 0.06).any() and (nose[1] - front[:, 1]).min() < 0.04
 
 
-def test_choking_puts_both_hands_at_the_throat(meshes: dict[str, body.BodyMesh]) -> None:
+def test_choking_puts_both_hands_at_the_throat(meshes: dict[str, body_mesh.BodyMesh]) -> None:
     m = meshes["choking"]
     shoulders = (_lm(m, "left_shoulder") + _lm(m, "right_shoulder")) / 2
     nose = _lm(m, "nose")
@@ -107,13 +109,13 @@ def test_choking_puts_both_hands_at_the_throat(meshes: dict[str, body.BodyMesh])
         assert abs(w[0]) < 0.16 and w[1] < shoulders[1]
 
 
-def test_dodging_leans_the_torso_sideways(meshes: dict[str, body.BodyMesh]) -> None:
+def test_dodging_leans_the_torso_sideways(meshes: dict[str, body_mesh.BodyMesh]) -> None:
     m = meshes["dodging"]
     assert abs(_lm(m, "nose")[0]) > 0.15  # head far to one side of the pelvis (x = 0)
     assert _lm(m, "head_top")[2] < 0.95 * m.height_m  # bent knees and a sideways lean lower the head
 
 
-def test_guard_up_holds_fists_before_the_face_with_bent_elbows(meshes: dict[str, body.BodyMesh]) -> None:
+def test_guard_up_holds_fists_before_the_face_with_bent_elbows(meshes: dict[str, body_mesh.BodyMesh]) -> None:
     m = meshes["guard_up"]
     for side in ("left", "right"):
         w, e, s = _lm(m, f"{side}_wrist"), _lm(m, f"{side}_elbow"), _lm(m, f"{side}_shoulder")

@@ -9,10 +9,12 @@ import pandas as pd
 import pytest
 
 from benchfoundry.configs.loader import load_config
-from benchfoundry.tasks.syndor import calibration, camera_rig, dori, render_plan
+from benchfoundry.tasks.syndor import camera_rig, render_plan
+from benchfoundry.tasks.syndor import calibration_stage
+from benchfoundry.core import dori
 
 BASE = ["syndor.scenes=[desert, wharf]", "syndor.lightings=[noon_north, night]",
-        "syndor.poses.actions=[walking, kicking]", "syndor.textures.ids=[0, 7]"]
+        "syndor.poses.actions=[walking, kicking]", "person.textures.ids=[0, 7]"]
 
 
 def _plans(*extra: str) -> dict[str, str]:
@@ -67,19 +69,19 @@ def test_released_names() -> None:
 def test_measure_ppm() -> None:
     mask = np.zeros((360, 640), bool)
     mask[100:200, 300:320] = True  # 100 px for a 1.75 m person: 57.14 px/m
-    ok = calibration.measure_ppm(mask, 1.75, 100 / 1.75 * 1.019)
+    ok = calibration_stage.measure_ppm(mask, 1.75, 100 / 1.75 * 1.019)
     assert ok["mask_height_px"] == 100 and ok["measured_ppm"] == pytest.approx(100 / 1.75)
     assert ok["within_tolerance"]  # 1.9% off
-    off = calibration.measure_ppm(mask, 1.75, 100 / 1.75 * 1.03)
+    off = calibration_stage.measure_ppm(mask, 1.75, 100 / 1.75 * 1.03)
     assert not off["within_tolerance"]  # 3% and 2.9 px off
     small = np.zeros((90, 160), bool)
     small[40:60, 80] = True  # 20 px; 1 px off is 5%, allowed by the 1 px rule
-    assert calibration.measure_ppm(small, 1.75, 21 / 1.75)["within_tolerance"]
+    assert calibration_stage.measure_ppm(small, 1.75, 21 / 1.75)["within_tolerance"]
     clipped = np.zeros((90, 160), bool)
     clipped[0:50, 80] = True
-    result = calibration.measure_ppm(clipped, 1.75, 50 / 1.75)
+    result = calibration_stage.measure_ppm(clipped, 1.75, 50 / 1.75)
     assert not result["whole_in_frame"] and not result["within_tolerance"]
-    assert calibration.measure_ppm(np.zeros((9, 16), bool), 1.75, 40)["measured_ppm"] is None
+    assert calibration_stage.measure_ppm(np.zeros((9, 16), bool), 1.75, 40)["measured_ppm"] is None
 
 
 def test_distance_labels_must_differ() -> None:
@@ -89,15 +91,15 @@ def test_distance_labels_must_differ() -> None:
 
 def test_new_texture_renders_only_its_shards() -> None:
     before = _plans()
-    more = _plans("syndor.textures.ids=[0, 7, 9]")
+    more = _plans("person.textures.ids=[0, 7, 9]")
     assert {k: more[k] for k in before} == before and len(more) == len(before) * 3 // 2
 
 
 def _summary(masks: dict[str, tuple[np.ndarray, float]], height_m: float = 1.75) -> dict:
     rows = pd.DataFrame([{"zone": zone, "distance_m": 10.0 + i, "target_ppm": target, "target_height_px": target * height_m,
-                          "body_height_m": height_m, **calibration.measure_ppm(mask, height_m, target)}
+                          "body_height_m": height_m, **calibration_stage.measure_ppm(mask, height_m, target)}
                          for i, (zone, (mask, target)) in enumerate(masks.items())])
-    return calibration.calibration_summary(rows, "report/calibration.png")
+    return calibration_stage.calibration_summary(rows, "report/calibration.png")
 
 
 def _person(rows: int, top: int = 10, shape: tuple[int, int] = (360, 640)) -> np.ndarray:
@@ -110,7 +112,7 @@ def test_calibration_failure_names_each_zone_outside_tolerance() -> None:
     # 100 px for 1.75 m = 57.14 px/m: 1% off passes; 5% (≈5 px) off fails; a clipped person fails
     summary = _summary({"near": (_person(100), 100 / 1.75 * 1.01), "mid": (_person(100), 100 / 1.75 * 1.05),
                         "far": (_person(100, top=0), 100 / 1.75)})
-    reason = calibration.calibration_failure(summary)
+    reason = calibration_stage.calibration_failure(summary)
     assert not summary["passed"] and reason is not None
     assert "near" not in reason
     assert f"mid measured {100 / 1.75:.2f} vs target {100 / 1.75 * 1.05:.2f} px/m" in reason
@@ -119,6 +121,6 @@ def test_calibration_failure_names_each_zone_outside_tolerance() -> None:
 
 def test_calibration_failure_is_none_when_every_distance_passes() -> None:
     summary = _summary({"near": (_person(100), 100 / 1.75), "far": (_person(20), 21 / 1.75)})
-    assert summary["passed"] and calibration.calibration_failure(summary) is None
+    assert summary["passed"] and calibration_stage.calibration_failure(summary) is None
     empty = _summary({"near": (np.zeros((90, 160), bool), 40.0)})
-    assert "near measured no person in the mask vs target 40.00 px/m" in calibration.calibration_failure(empty)
+    assert "near measured no person in the mask vs target 40.00 px/m" in calibration_stage.calibration_failure(empty)

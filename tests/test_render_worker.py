@@ -18,20 +18,21 @@ import pytest
 from PIL import Image
 
 from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.common.store import write_json_atomic
-from benchfoundry.tasks.syndor import calibration, camera_rig, dori
+from benchfoundry.core.camera import blender_camera_to_world
+from benchfoundry.core.render_spec import DayLight, EngineSettings, NightLight, PersonSpec, PinholeCamera, RigFrame, RigShard, write_spec
+from benchfoundry.tasks.syndor import camera_rig
+from benchfoundry.tasks.syndor import calibration_stage
+from benchfoundry.core import dori
 
 pytestmark = pytest.mark.blender
 
 HEIGHT, HALF_DEPTH = 1.75, 0.02
 CALIB = dori.CameraSpec(resolution_h=360, focal_mm=2.8, sensor_height_mm=3.0)
 TINY = dori.CameraSpec(resolution_h=90, focal_mm=2.8, sensor_height_mm=3.0)
-DAY = {"kind": "day", "sun_elevation_deg": 40.0, "sun_bearing_deg": 180.0, "sun_strength": 3.0,
-       "sky_strength": 0.03, "exposure": 0.0}
-NIGHT = {"kind": "night", "moon_elevation_deg": 35.0, "moon_bearing_deg": 200.0, "moon_strength": 0.01,
-         "sky_color": [0.004, 0.005, 0.01], "exposure": 0.0}
-SETTINGS = {"device": "CPU", "samples": 2, "denoise": False, "max_bounces": 2, "image_format": "PNG",
-            "jpeg_quality": 95, "threads": 0}
+DAY = DayLight(sun_elevation_deg=40.0, sun_bearing_deg=180.0, sun_strength=3.0, sky_strength=0.03, exposure=0.0)
+NIGHT = NightLight(moon_elevation_deg=35.0, moon_bearing_deg=200.0, moon_strength=0.01, sky_color=(0.004, 0.005, 0.01),
+                   exposure=0.0)
+SETTINGS = EngineSettings(device="CPU", samples=2, denoise=False, max_bounces=2, image_format="PNG", persistent_data=True)
 
 
 def _box(path: Path) -> np.ndarray:
@@ -44,19 +45,19 @@ def _box(path: Path) -> np.ndarray:
     return v
 
 
-def _spec(tmp: Path, spec: dori.CameraSpec, width: int, frames: list[dict]) -> dict:
-    return {
-        "scene": {"name": "field", "seed": 0},
-        "person": {"mesh": str(tmp / "box.npz"), "texture": str(tmp / "tex.png"), "mesh_sha": "box", "pass_index": 1},
-        "camera": {"focal_mm": spec.focal_mm, "sensor_height_mm": spec.sensor_height_mm,
-                   "resolution_w": width, "resolution_h": spec.resolution_h},
-        "render": SETTINGS, "frames": frames,
-    }
+def _spec(tmp: Path, spec: dori.CameraSpec, width: int, frames: list[RigFrame]) -> RigShard:
+    return RigShard(
+        scene="field", scene_seed=0,
+        person=PersonSpec(mesh=str(tmp / "box.npz"), texture=str(tmp / "tex.png"), pass_index=1, mesh_sha="box"),
+        mask_index=1,
+        camera=PinholeCamera(focal_mm=spec.focal_mm, sensor_height_mm=spec.sensor_height_mm, resolution_w=width,
+                             resolution_h=spec.resolution_h),
+        engine=SETTINGS, frames=tuple(frames))
 
 
-def _frame(tmp: Path, name: str, matrix: np.ndarray, light: dict = DAY, seed: int = 1) -> dict:
-    return {"matrix_world": np.asarray(matrix).tolist(), "seed": seed, "lighting": light,
-            "rgb": str(tmp / f"{name}.png"), "mask": str(tmp / f"{name}_mask.png")}
+def _frame(tmp: Path, name: str, matrix: np.ndarray, light: DayLight | NightLight = DAY, seed: int = 1) -> RigFrame:
+    return RigFrame(matrix_world=tuple(map(tuple, np.asarray(matrix).tolist())), seed=seed, light=light,
+                    rgb=str(tmp / f"{name}.png"), mask=str(tmp / f"{name}_mask.png"))
 
 
 def _mask(tmp: Path, name: str) -> np.ndarray:
@@ -75,12 +76,12 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tiny_cams = camera_rig.rig_cameras(TINY, dori.ZONE_MIDPOINTS_PPM, [0.0, 135.0], [0.0, 67.5], target)
     tiny = [_frame(tmp, f"tiny_{c.zone}_{c.cam_index}", np.asarray(c.matrix_world)) for c in tiny_cams]
     pos = camera_rig.camera_position(target, 5.0, 0.0, 0.0)
-    away = camera_rig.look_at(pos, 2 * pos - target)
+    away = blender_camera_to_world(pos, 2 * pos - target)
     extra = [_frame(tmp, "away", away), _frame(tmp, "again_a", np.asarray(tiny_cams[0].matrix_world), seed=7),
              _frame(tmp, "again_b", np.asarray(tiny_cams[0].matrix_world), seed=7),
              _frame(tmp, "night", np.asarray(tiny_cams[0].matrix_world), NIGHT)]
-    write_json_atomic(tmp / "calib.json", _spec(tmp, CALIB, 640, calib))
-    write_json_atomic(tmp / "tiny.json", _spec(tmp, TINY, 160, tiny + extra))
+    write_spec(tmp / "calib.json", _spec(tmp, CALIB, 640, calib))
+    write_spec(tmp / "tiny.json", _spec(tmp, TINY, 160, tiny + extra))
     for spec in ("calib.json", "tiny.json"):
         reply = render_client.render_spec(tmp / spec, timeout_s=600, shards_per_worker=4)
         assert reply["ok"]
@@ -97,7 +98,7 @@ def test_calibration_at_each_distance(rendered: Path, zone: str) -> None:
     expected_px = 2 * f_px * (HEIGHT / 2) / (d - HALF_DEPTH)
     rows = np.flatnonzero(mask.any(axis=1))
     assert abs((rows[-1] - rows[0] + 1) - expected_px) <= 1.0
-    measured = calibration.measure_ppm(mask, HEIGHT, ppm)
+    measured = calibration_stage.measure_ppm(mask, HEIGHT, ppm)
     assert measured["whole_in_frame"] and measured["within_tolerance"], measured
     # the box is centred horizontally: columns symmetric about the image centre
     cols = np.flatnonzero(mask.any(axis=0))
@@ -131,7 +132,7 @@ def test_killed_worker_fails_the_shard_and_a_retry_completes(rendered: Path, tmp
     cams = camera_rig.rig_cameras(TINY, {zone: dori.ZONE_MIDPOINTS_PPM[zone]}, [45.0 * i for i in range(8)], [0.0], target)
     frames = [_frame(tmp_path, f"f{i}", np.asarray(c.matrix_world)) for i, c in enumerate(cams)]
     spec = _spec(rendered, TINY, 160, frames)
-    write_json_atomic(tmp_path / "spec.json", spec)
+    write_spec(tmp_path / "spec.json", spec)
     before = set(render_client.live_worker_pids())
     errors: list[BaseException] = []
 
@@ -174,7 +175,7 @@ def test_worker_is_replaced_after_shards_per_worker_shards(rendered: Path, tmp_p
     pids = []
     for i in range(3):
         spec = _spec(rendered, TINY, 160, [_frame(tmp_path, f"shard{i}", matrix)])
-        write_json_atomic(tmp_path / f"shard{i}.json", spec)
+        write_spec(tmp_path / f"shard{i}.json", spec)
         assert render_client.render_spec(tmp_path / f"shard{i}.json", timeout_s=600, shards_per_worker=2)["ok"]
         (pid,) = render_client.live_worker_pids()
         pids.append(pid)
@@ -183,7 +184,7 @@ def test_worker_is_replaced_after_shards_per_worker_shards(rendered: Path, tmp_p
 
 
 def test_gpu_choice_pins_one_device_of_the_type_or_uses_all() -> None:
-    from benchfoundry.render.worker import devices_to_use, gpu_index
+    from benchfoundry.render.protocol import devices_to_use, gpu_index
 
     types = ["CPU", "OPTIX", "CUDA", "OPTIX"]
     assert devices_to_use(types, "OPTIX", None) == [False, True, False, True]
@@ -212,7 +213,8 @@ def test_a_slot_is_freed_when_its_thread_ends() -> None:
 
 
 def test_requests_end_at_end_of_file_or_when_idle() -> None:
-    from benchfoundry.render.worker import idle_seconds, requests
+    from benchfoundry.render.protocol import idle_seconds
+    from benchfoundry.render.worker import requests
 
     read, write = os.pipe()
     try:

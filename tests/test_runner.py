@@ -13,7 +13,7 @@ from benchfoundry.configs.build import RunnerConfig
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.flows import cli
 from benchfoundry.flows.cluster import dask_cluster
-from benchfoundry.flows.policy import gpu_stage, offers_gpus, task_runner
+from benchfoundry.flows.task_runner import gpu_stage, offers_gpus, task_runner
 
 SLURM = [
     "runner.kind=slurm", "runner.slurm.queue=gpu-long", "runner.slurm.account=vision42", "runner.slurm.cores=16",

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.tasks.common.store import write_json_atomic
+from benchfoundry.core.render_spec import write_spec
 from benchfoundry.tasks.viewspatial.scannet_read import ScanFormatError
 from benchfoundry.tasks.viewspatial.synthetic_scan import (
     RenderSettings,
@@ -26,7 +26,7 @@ from benchfoundry.tasks.viewspatial.synthetic_scan import (
 def test_two_renders_of_one_spec_are_byte_identical(tmp_path: Path) -> None:
     room = synthetic_room("scene0999_00")
     settings = RenderSettings(width=64, height=48, samples=2, frames=2)
-    spec = write_json_atomic(tmp_path / "spec.json", render_spec(room, room_mesh(room), camera_walk(room, 2, ()), settings))
+    spec = write_spec(tmp_path / "spec.json", render_spec(room, room_mesh(room), camera_walk(room, 2, ()), settings))
     outputs = []
     for name in ("a", "b"):
         run_render_worker(spec, tmp_path / name)

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchfoundry.tasks.common.seeding import item_rng, item_seed
-from benchfoundry.tasks.common.store import StageStore
+from benchfoundry.core.seeding import item_rng, item_seed
+from benchfoundry.core.store import StageStore
 
 SHARDS = [f"shard{i}" for i in range(6)]
 

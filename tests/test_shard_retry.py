@@ -9,7 +9,7 @@ import pytest
 from prefect import flow
 
 from benchfoundry.configs.loader import ConfigError
-from benchfoundry.tasks.common.policy import shard_task
+from benchfoundry.tasks.common.shard_task import shard_task
 
 
 @pytest.mark.parametrize("exc, attempts", [

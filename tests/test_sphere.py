@@ -10,9 +10,9 @@ import numpy as np
 import py360convert
 import pytest
 
-from benchfoundry.tasks.common.seeding import item_rng
-from benchfoundry.tasks.odi import sphere
-from benchfoundry.tasks.odi import sphere_maps as sm
+from benchfoundry.core.seeding import item_rng
+from benchfoundry.tasks.odi import sphere_images
+from benchfoundry.tasks.odi import sphere_coords as sm
 
 PY360_KEYS = dict(zip("FRBLUD", sm.FACES))
 
@@ -86,7 +86,7 @@ def real_panorama() -> np.ndarray:
     if not worlds:
         pytest.skip("bpy is not installed or ships no datafiles/studiolights/world/*.exr")
     forest = [p for p in worlds if p.name == "forest.exr"] or worlds
-    return sphere.read_erp(forest[0])
+    return sphere_images.read_erp(forest[0])
 
 
 # --- coordinate maps -------------------------------------------------------------------------
@@ -189,7 +189,7 @@ def test_marker_lands_on_the_analytic_face_pixel() -> None:
             phi = math.degrees(math.asin(vec[1]))
             erp = np.zeros((width // 2, width), np.float32)
             erp[int((90 - phi) / 180 * width // 2), int((theta + 180) / 360 * width) % width] = 1.0
-            out = sphere.erp_to_cubemap(erp, n)[face]
+            out = sphere_images.erp_to_cubemap(erp, n)[face]
             peak = np.unravel_index(np.argmax(out), out.shape)
             # the marker pixel is 0.18° wide, a face pixel ≥ 0.35°: the peak is the pixel or a neighbour
             assert abs(peak[0] - r) <= 1 and abs(peak[1] - c) <= 1, (face, (r, c), peak)
@@ -197,7 +197,7 @@ def test_marker_lands_on_the_analytic_face_pixel() -> None:
 
 def test_faces_sample_a_smooth_field_everywhere_poles_and_seam_included() -> None:
     width, n = 1024, 128
-    faces = sphere.erp_to_cubemap(smooth_erp(width), n)
+    faces = sphere_images.erp_to_cubemap(smooth_erp(width), n)
     for face in sm.FACES:
         truth = smooth_field(face_directions(face, n))
         # bilinear on the ERP grid (0.35° spacing): error ≤ h²/8·|f''| ≈ 0.01 for |f''| ≤ 250/rad²
@@ -214,20 +214,20 @@ def test_erp_cubemap_erp_round_trip() -> None:
     width = 512
     erp = smooth_erp(width)
     for align in (False, True):
-        back = sphere.cubemap_to_erp(sphere.erp_to_cubemap(erp, 128, align_corners=align), width,
+        back = sphere_images.cubemap_to_erp(sphere_images.erp_to_cubemap(erp, 128, align_corners=align), width,
                                      align_corners=align)
         err = np.abs(back - erp)
         assert np.quantile(err, 0.999) < 0.05 and err.max() < 1.0, (align, err.max())
-    strip = sphere.faces_to_strip(sphere.erp_to_cubemap(erp, 128))
+    strip = sphere_images.faces_to_strip(sphere_images.erp_to_cubemap(erp, 128))
     assert strip.shape == (128, 768)
-    np.testing.assert_array_equal(sphere.cubemap_to_erp(strip, width),
-                                  sphere.cubemap_to_erp(sphere.strip_to_faces(strip), width))
+    np.testing.assert_array_equal(sphere_images.cubemap_to_erp(strip, width),
+                                  sphere_images.cubemap_to_erp(sphere_images.strip_to_faces(strip), width))
 
 
 def test_neighbouring_faces_agree_along_shared_edges() -> None:
     erp = smooth_erp(1024)
-    aligned = sphere.erp_to_cubemap(erp, 64, align_corners=True)
-    default = sphere.erp_to_cubemap(erp, 64)
+    aligned = sphere_images.erp_to_cubemap(erp, 64, align_corners=True)
+    default = sphere_images.erp_to_cubemap(erp, 64)
     pairs = [(("front", np.s_[:, -1]), ("right", np.s_[:, 0])), (("right", np.s_[:, -1]), ("back", np.s_[:, 0])),
              (("back", np.s_[:, -1]), ("left", np.s_[:, 0])), (("left", np.s_[:, -1]), ("front", np.s_[:, 0])),
              (("front", np.s_[0, :]), ("up", np.s_[-1, :])), (("front", np.s_[-1, :]), ("down", np.s_[0, :])),
@@ -246,8 +246,8 @@ def test_seam_is_seamless() -> None:
     erp = noise_erp(512)
     rolled = np.roll(erp, 256, axis=1)
     for phi, roll in ((0.0, 0.0), (50.0, 15.0), (-88.0, 0.0)):
-        across = sphere.erp_to_perspective(erp, sm.View.square(180.0, phi, 70.0, 96, roll))
-        centred = sphere.erp_to_perspective(rolled, sm.View.square(0.0, phi, 70.0, 96, roll))
+        across = sphere_images.erp_to_perspective(erp, sm.View.square(180.0, phi, 70.0, 96, roll))
+        centred = sphere_images.erp_to_perspective(rolled, sm.View.square(0.0, phi, 70.0, 96, roll))
         assert_same_samples(across, centred)  # a wrong seam column would differ on ≥ 1 % of pixels
 
 
@@ -256,7 +256,7 @@ def test_poles_blend_across_the_pole() -> None:
     width = 512
     vec = erp_directions(width)
     erp = (vec[..., 0] > 0).astype(np.float32)  # right half of the sphere
-    top = sphere.erp_to_perspective(erp, sm.View.square(0.0, 90.0, 20.0, 64))
+    top = sphere_images.erp_to_perspective(erp, sm.View.square(0.0, 90.0, 20.0, 64))
     # columns left of the centre see x < 0, right of it x > 0; a wrap to the other pole would give 0.5-ish rows
     assert top[:, :30].max() < 0.05 and top[:, 34:].min() > 0.95
 
@@ -268,21 +268,21 @@ def test_agrees_with_py360convert_e2c_and_e2p() -> None:
     """
     erp = noise_erp(512)
     ref = py360convert.e2c(erp, 64, cube_format="dict")
-    mine = sphere.erp_to_cubemap(erp, 64, align_corners=True)
+    mine = sphere_images.erp_to_cubemap(erp, 64, align_corners=True)
     for key, face in PY360_KEYS.items():
         assert np.abs(ref[key].astype(int) - mine[face].astype(int)).max() <= 1, face
     horizon = py360convert.e2c(erp, 64, cube_format="horizon")
-    assert np.abs(horizon.astype(int) - sphere.faces_to_strip(mine).astype(int)).max() <= 1
+    assert np.abs(horizon.astype(int) - sphere_images.faces_to_strip(mine).astype(int)).max() <= 1
     smooth = np.clip(smooth_erp(1024), 0, 255).astype(np.uint8)
     for fov, theta, phi, roll in ((90, 30, 10, 0), (60, -170, 80, 0), (100, 179, -85, 20), ((80, 50), 40, -30, -35)):
         hfov, vfov = (fov, fov) if isinstance(fov, int) else fov
         ref = py360convert.e2p(smooth, fov, theta, phi, (50, 70), in_rot_deg=roll)
         view = sm.View(theta, phi, hfov, vfov, 70, 50, roll_deg=roll, align_corners=True)
-        assert np.abs(ref.astype(int) - sphere.erp_to_perspective(smooth, view).astype(int)).max() <= 1
+        assert np.abs(ref.astype(int) - sphere_images.erp_to_perspective(smooth, view).astype(int)).max() <= 1
     # the default grid: py360convert's fov with tan(fov/2) scaled by (n − 1)/n
     n = 64
     scaled = math.degrees(2 * math.atan((n - 1) / n))
-    default = sphere.erp_to_cubemap(smooth, n)
+    default = sphere_images.erp_to_cubemap(smooth, n)
     for face, (theta, phi) in sm.FACE_CENTRES.items():
         ref = py360convert.e2p(smooth, scaled, theta, phi, (n, n))
         assert np.abs(ref.astype(int) - default[face].astype(int)).max() <= 1, face
@@ -293,9 +293,9 @@ def test_cubemap_to_erp_close_to_py360convert_c2e() -> None:
     up to one face pixel off at a face's far edge. On a field changing ≤ 110/rad, one 128-px face
     pixel (≤ 0.0157 rad) is ≤ 1.8 grey levels."""
     width = 512
-    faces = sphere.erp_to_cubemap(smooth_erp(width), 128, align_corners=True)
+    faces = sphere_images.erp_to_cubemap(smooth_erp(width), 128, align_corners=True)
     ref = py360convert.c2e({k: faces[f] for k, f in PY360_KEYS.items()}, width // 2, width, cube_format="dict")
-    mine = sphere.cubemap_to_erp(faces, width, align_corners=True)
+    mine = sphere_images.cubemap_to_erp(faces, width, align_corners=True)
     assert np.abs(ref - mine).max() < 1.8
 
 
@@ -307,43 +307,43 @@ def test_real_panorama_agrees_with_py360convert(real_panorama: np.ndarray) -> No
     assert real_panorama.shape == (512, 1024, 3) and real_panorama.dtype == np.float32
     u8 = to_u8(real_panorama)
     ref = py360convert.e2c(u8, 256, cube_format="dict")
-    mine = sphere.erp_to_cubemap(u8, 256, align_corners=True)
-    assert_same_samples(py360convert.utils.cube_dict2h(ref), sphere.faces_to_strip(mine), share=1e-4)
+    mine = sphere_images.erp_to_cubemap(u8, 256, align_corners=True)
+    assert_same_samples(py360convert.utils.cube_dict2h(ref), sphere_images.faces_to_strip(mine), share=1e-4)
     for fov, theta, phi, roll in ((90, 30, 10, 0), (120, 0, 90, 0), (45, -60, -30, -35)):
         ref = py360convert.e2p(u8, fov, theta, phi, (200, 300), in_rot_deg=roll)
         view = sm.View(theta, phi, fov, fov, 300, 200, roll_deg=roll, align_corners=True)
-        assert_same_samples(ref, sphere.erp_to_perspective(u8, view), share=1e-4)
+        assert_same_samples(ref, sphere_images.erp_to_perspective(u8, view), share=1e-4)
     # float HDR values pass through untouched: the same views in float32 differ only by float rounding
     ref = py360convert.e2c(real_panorama, 64, cube_format="dict")
-    mine = sphere.erp_to_cubemap(real_panorama, 64, align_corners=True)
+    mine = sphere_images.erp_to_cubemap(real_panorama, 64, align_corners=True)
     for key, face in PY360_KEYS.items():
         np.testing.assert_allclose(mine[face], ref[key], rtol=0.02, atol=0.02)
 
 
 def test_omnicot_views_are_the_cube_faces_at_90_degrees() -> None:
     erp = noise_erp(512)
-    views = sphere.omnicot_views(erp, 64)
-    faces = sphere.erp_to_cubemap(erp, 64)
+    views = sphere_images.omnicot_views(erp, 64)
+    faces = sphere_images.erp_to_cubemap(erp, 64)
     assert list(views) == ["front", "right", "back", "left", "top", "bottom"]
     for name, face in sm.VIEW_FACES.items():
         np.testing.assert_array_equal(views[name], faces[face])
-    wide = sphere.omnicot_views(erp, 32, fov_deg=120.0)
+    wide = sphere_images.omnicot_views(erp, 32, fov_deg=120.0)
     assert wide["top"].shape == (32, 32, 3)
 
 
 def test_omnicot_crop_view_follows_design_formula() -> None:
     box = (0.40, 0.30, 0.50, 0.45)
-    view = sphere.omnicot_crop_view(box, 256, margin_deg=10.0)
+    view = sphere_images.omnicot_crop_view(box, 256, margin_deg=10.0)
     assert view.theta_deg == pytest.approx(-180 + 0.45 * 360)
     assert view.phi_deg == pytest.approx(90 - 0.375 * 180)
     assert view.hfov_deg == pytest.approx(max(0.10 * 360, 0.15 * 180) + 10)  # 46°
-    assert sphere.omnicot_crop_view((0.5, 0.5, 0.51, 0.51), 64).hfov_deg == 30.0
-    assert sphere.omnicot_crop_view((0.1, 0.1, 0.9, 0.9), 64).hfov_deg == 120.0
-    wrapped = sphere.omnicot_crop_view((0.95, 0.4, 0.05, 0.6), 64, margin_deg=0.0)
+    assert sphere_images.omnicot_crop_view((0.5, 0.5, 0.51, 0.51), 64).hfov_deg == 30.0
+    assert sphere_images.omnicot_crop_view((0.1, 0.1, 0.9, 0.9), 64).hfov_deg == 120.0
+    wrapped = sphere_images.omnicot_crop_view((0.95, 0.4, 0.05, 0.6), 64, margin_deg=0.0)
     assert wrapped.theta_deg == pytest.approx(-180.0) and wrapped.hfov_deg == pytest.approx(36.0)
     for bad in ((0.5, 0.6, 0.6, 0.5), (-0.1, 0.1, 0.2, 0.2), (0.1, 0.1, float("nan"), 0.2)):
         with pytest.raises(ValueError, match="box"):
-            sphere.omnicot_crop_view(bad, 64)
+            sphere_images.omnicot_crop_view(bad, 64)
 
 
 def test_omnicot_crop_centres_the_box() -> None:
@@ -351,7 +351,7 @@ def test_omnicot_crop_centres_the_box() -> None:
     erp = np.zeros((width // 2, width), np.float32)
     erp[190:196, 700:706] = 1.0  # a small object
     box = (700 / width, 190 / 512, 706 / width, 196 / 512)
-    crop, view = sphere.omnicot_crop(erp, box, 101, margin_deg=5.0)
+    crop, view = sphere_images.omnicot_crop(erp, box, 101, margin_deg=5.0)
     assert view.hfov_deg == 30.0
     ys, xs = np.nonzero(crop > 0.5)
     assert abs(ys.mean() - 50.5) < 1.0 and abs(xs.mean() - 50.5) < 1.0
@@ -362,10 +362,10 @@ def test_omnicot_crop_centres_the_box() -> None:
 def test_dtypes_and_channels_survive(dtype: type, channels: int | None) -> None:
     erp = np.zeros((64, 128) + ((channels,) if channels else ()), dtype)
     view = sm.View.square(10, 20, 60, 16)
-    out = sphere.erp_to_perspective(erp, view)
+    out = sphere_images.erp_to_perspective(erp, view)
     assert out.dtype == dtype and out.shape == (16, 16) + ((channels,) if channels else ())
-    faces = sphere.erp_to_cubemap(erp, 8)
-    back = sphere.cubemap_to_erp(faces, 128)
+    faces = sphere_images.erp_to_cubemap(erp, 8)
+    back = sphere_images.cubemap_to_erp(faces, 128)
     assert back.dtype == dtype and back.shape == erp.shape
 
 
@@ -378,21 +378,21 @@ def test_nearest_copies_label_values_exactly(dtype: type) -> None:
     else:
         ids = rng.integers(0, np.iinfo(dtype).max, (width // 2, width), dtype=dtype)
     view = sm.View.square(-150, -60, 80, 48)
-    crop = sphere.erp_to_perspective(ids, view, "nearest")
+    crop = sphere_images.erp_to_perspective(ids, view, "nearest")
     assert crop.dtype == ids.dtype and np.isin(crop, ids).all()
     # and each crop pixel is the ERP pixel its centre falls in
     theta, phi = sm.view_pixel_to_angles(view, *np.meshgrid(np.arange(48) + 0.5, np.arange(48) + 0.5))
     x, y = sm.angles_to_erp_pixel(theta, phi, width, width // 2)
     expected = ids[np.clip(np.floor(y).astype(int), 0, width // 2 - 1), np.floor(x).astype(int) % width]
     assert (crop == expected).mean() > 0.995  # pixels exactly on a cell edge may round either way
-    faces = sphere.erp_to_cubemap(ids, 32, "nearest")
-    back = sphere.cubemap_to_erp(faces, width, "nearest")
+    faces = sphere_images.erp_to_cubemap(ids, 32, "nearest")
+    back = sphere_images.cubemap_to_erp(faces, width, "nearest")
     assert back.dtype == ids.dtype and np.isin(back, ids).all()
 
 
 def test_bilinear_refuses_label_dtypes() -> None:
     with pytest.raises(TypeError, match="nearest"):
-        sphere.erp_to_perspective(np.zeros((32, 64), np.int32), sm.View.square(0, 0, 60, 8))
+        sphere_images.erp_to_perspective(np.zeros((32, 64), np.int32), sm.View.square(0, 0, 60, 8))
 
 
 def test_12k_panorama() -> None:
@@ -402,13 +402,13 @@ def test_12k_panorama() -> None:
     x, y = sm.angles_to_erp_pixel(177.0, -30.0, width, width // 2)
     erp[int(y) - 2:int(y) + 3, int(x) - 2:int(x) + 3] = 255
     view = sm.View.square(179.0, -30.0, 10.0, 129)
-    crop = sphere.erp_to_perspective(erp, view)
+    crop = sphere_images.erp_to_perspective(erp, view)
     u, v, inside = sm.angles_to_view_pixel(view, 177.0 + 0.5 * 360 / width, -30.0 - 0.5 * 180 / (width // 2))
     ys, xs = np.nonzero(crop > 128)
     assert inside and abs(xs.mean() + 0.5 - float(u)) < 1.0 and abs(ys.mean() + 0.5 - float(v)) < 1.0
     # a 6°-wide patch there lands on the back-face pixel whose direction is nearest (hand-written axes)
     erp[int(y) - 100:int(y) + 100, int(x) - 100:int(x) + 100] = 255
-    back = sphere.erp_to_cubemap(erp, 32)["back"]
+    back = sphere_images.erp_to_cubemap(erp, 32)["back"]
     target = sm.angles_to_vectors(177.0, -30.0)
     nearest = np.unravel_index(np.argmax(face_directions("back", 32) @ target), (32, 32))
     assert back[nearest] == 255 and back.sum() < 255 * 16
@@ -416,21 +416,21 @@ def test_12k_panorama() -> None:
 
 def test_size_limits_and_bad_inputs() -> None:
     with pytest.raises(ValueError, match="2:1"):
-        sphere.erp_to_perspective(np.zeros((10, 30), np.uint8), sm.View.square(0, 0, 60, 8))
+        sphere_images.erp_to_perspective(np.zeros((10, 30), np.uint8), sm.View.square(0, 0, 60, 8))
     with pytest.raises(ValueError, match="32767"):
-        sphere.erp_to_perspective(np.zeros((16384, 32768), np.uint8), sm.View.square(0, 0, 60, 8))
+        sphere_images.erp_to_perspective(np.zeros((16384, 32768), np.uint8), sm.View.square(0, 0, 60, 8))
     with pytest.raises(ValueError, match="remap"):
         faces = {f: np.broadcast_to(np.uint8(0), (10921, 10921)) for f in sm.FACES}
-        sphere.cubemap_to_erp(faces, 1024)
-    assert sphere.MAX_FACE_WIDTH == 10920
+        sphere_images.cubemap_to_erp(faces, 1024)
+    assert sphere_images.MAX_FACE_WIDTH == 10920
     with pytest.raises(ValueError, match="missing.*down"):
-        sphere.cubemap_to_erp({f: np.zeros((8, 8), np.uint8) for f in sm.FACES[:5]}, 64)
+        sphere_images.cubemap_to_erp({f: np.zeros((8, 8), np.uint8) for f in sm.FACES[:5]}, 64)
     with pytest.raises(ValueError, match="fov"):
         sm.View.square(0, 0, 180, 8)
 
 
 def test_grid_cache_reuses_and_evicts_by_size() -> None:
-    cache = sphere.GridCache(max_bytes=100)
+    cache = sphere_images.GridCache(max_bytes=100)
     calls = []
 
     def build(name: str) -> np.ndarray:
@@ -445,42 +445,42 @@ def test_grid_cache_reuses_and_evicts_by_size() -> None:
 
 
 def test_read_and_write(tmp_path: Path, real_panorama: np.ndarray) -> None:
-    path = sphere.write_image(tmp_path / "pano.exr", real_panorama)
-    np.testing.assert_array_equal(sphere.read_erp(path), real_panorama)
+    path = sphere_images.write_image(tmp_path / "pano.exr", real_panorama)
+    np.testing.assert_array_equal(sphere_images.read_erp(path), real_panorama)
     with pytest.raises(ValueError, match="float32"):
-        sphere.write_image(tmp_path / "pano.png", real_panorama)
+        sphere_images.write_image(tmp_path / "pano.png", real_panorama)
     (tmp_path / "broken.jpg").write_bytes(b"\xff\xd8 not a jpeg")
     with pytest.raises(ValueError, match="broken.jpg"):
-        sphere.read_erp(tmp_path / "broken.jpg")
-    sphere.write_image(tmp_path / "square.png", np.zeros((8, 8), np.uint8))
+        sphere_images.read_erp(tmp_path / "broken.jpg")
+    sphere_images.write_image(tmp_path / "square.png", np.zeros((8, 8), np.uint8))
     with pytest.raises(ValueError, match="square.png.*twice the height"):
-        sphere.read_erp(tmp_path / "square.png")
+        sphere_images.read_erp(tmp_path / "square.png")
 
 
 def test_truncated_panorama_is_refused_naming_the_file(tmp_path: Path) -> None:
     """OpenCV's imread decodes half a JPEG into a full image with grey rows; read_erp must refuse it."""
     erp = np.clip(smooth_erp(256), 0, 255).astype(np.uint8)
     for ext in (".jpg", ".png"):
-        whole = sphere.write_image(tmp_path / f"whole{ext}", erp)
+        whole = sphere_images.write_image(tmp_path / f"whole{ext}", erp)
         data = whole.read_bytes()
         (tmp_path / f"half{ext}").write_bytes(data[: len(data) // 2])
         with pytest.raises(ValueError, match=rf"half\{ext}: .*truncated"):
-            sphere.read_erp(tmp_path / f"half{ext}")
+            sphere_images.read_erp(tmp_path / f"half{ext}")
     (tmp_path / "padded.jpg").write_bytes((tmp_path / "whole.jpg").read_bytes() + b"\x00" * 64)
-    np.testing.assert_array_equal(sphere.read_erp(tmp_path / "padded.jpg"), sphere.read_erp(tmp_path / "whole.jpg"))
+    np.testing.assert_array_equal(sphere_images.read_erp(tmp_path / "padded.jpg"), sphere_images.read_erp(tmp_path / "whole.jpg"))
 
 
 def test_eight_bit_formats_refuse_wider_integers(tmp_path: Path) -> None:
     deep = np.full((8, 16, 3), 30000, np.uint16)
     for ext in (".jpg", ".JPEG", ".webp", ".bmp"):
         with pytest.raises(ValueError, match=rf"pano{ext}.*8 bits.*\.png"):
-            sphere.write_image(tmp_path / f"pano{ext}", deep)
+            sphere_images.write_image(tmp_path / f"pano{ext}", deep)
         assert not (tmp_path / f"pano{ext}").exists()
     with pytest.raises(ValueError, match="int16"):
-        sphere.write_image(tmp_path / "pano.jpg", deep.astype(np.int16))
-    np.testing.assert_array_equal(sphere.read_erp(sphere.write_image(tmp_path / "pano.png", deep)), deep)
+        sphere_images.write_image(tmp_path / "pano.jpg", deep.astype(np.int16))
+    np.testing.assert_array_equal(sphere_images.read_erp(sphere_images.write_image(tmp_path / "pano.png", deep)), deep)
     eight = np.full((8, 16, 3), 200, np.uint8)
-    assert sphere.read_erp(sphere.write_image(tmp_path / "pano.bmp", eight)).max() == 200
+    assert sphere_images.read_erp(sphere_images.write_image(tmp_path / "pano.bmp", eight)).max() == 200
 
 
 def test_exr_stores_integer_images_as_float32_of_the_same_values(tmp_path: Path) -> None:
@@ -488,24 +488,24 @@ def test_exr_stores_integer_images_as_float32_of_the_same_values(tmp_path: Path)
     rng = np.random.default_rng(3)
     for dtype, top in ((np.uint8, 255), (np.uint16, 65535), (np.int16, 32767), (np.float16, 2048)):
         image = rng.integers(0, top + 1, (8, 16, 3)).astype(dtype)
-        back = sphere.read_erp(sphere.write_image(tmp_path / f"{np.dtype(dtype).name}.exr", image))
+        back = sphere_images.read_erp(sphere_images.write_image(tmp_path / f"{np.dtype(dtype).name}.exr", image))
         assert back.dtype == np.float32
         np.testing.assert_array_equal(back, image.astype(np.float64))
     wide = np.full((8, 16), 2**24 + 1, np.int32)
     with pytest.raises(ValueError, match=r"ids\.exr: .*int32.*\.tif"):
-        sphere.write_image(tmp_path / "ids.exr", wide)
+        sphere_images.write_image(tmp_path / "ids.exr", wide)
     assert not (tmp_path / "ids.exr").exists()
 
 
 def test_radiance_hdr_refuses_integer_images_it_would_rescale(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"pano\.hdr: .*floats only"):
-        sphere.write_image(tmp_path / "pano.hdr", np.full((8, 16, 3), 300, np.uint16))
+        sphere_images.write_image(tmp_path / "pano.hdr", np.full((8, 16, 3), 300, np.uint16))
     assert not (tmp_path / "pano.hdr").exists()
 
 
 def test_unencodable_combination_is_a_value_error_naming_the_path(tmp_path: Path) -> None:
     """Radiance HDR holds 1, 3 or 4 channels: two channels must be a ValueError, not a cv2.error."""
     with pytest.raises(ValueError, match=r"two\.hdr: OpenCV cannot encode"):
-        sphere.write_image(tmp_path / "two.hdr", np.zeros((8, 16, 2), np.float32))
+        sphere_images.write_image(tmp_path / "two.hdr", np.zeros((8, 16, 2), np.float32))
     with pytest.raises(ValueError, match=r"pano\.jpg: a float32 image needs \.tif or \.exr"):
-        sphere.write_image(tmp_path / "pano.jpg", np.zeros((8, 16), np.float32))
+        sphere_images.write_image(tmp_path / "pano.jpg", np.zeros((8, 16), np.float32))

@@ -7,13 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchfoundry.tasks.common.store import (
-    StageStore,
-    atomic_path,
-    check_shard_id,
-    sweep_build_leftovers,
-    write_json_atomic,
-)
+from benchfoundry.core.store import StageStore, atomic_path, check_shard_id, sweep_build_leftovers, write_json_atomic
 
 
 def test_interrupted_write_leaves_no_partial_file(tmp_path: Path) -> None:
@@ -106,7 +100,7 @@ def test_shard_ids_that_are_not_file_names_are_rejected(bad: str) -> None:
 
 
 def test_spec_hash_ignores_key_order_and_sees_every_value() -> None:
-    from benchfoundry.tasks.common.store import spec_hash
+    from benchfoundry.core.store import spec_hash
 
     base = {"samples": 16, "lighting": "night", "rig": {"azimuths": [0, 45]}}
     assert spec_hash(base) == spec_hash({"rig": {"azimuths": [0, 45]}, "lighting": "night", "samples": 16})
@@ -121,7 +115,7 @@ def test_a_killed_writer_leaves_only_a_temporary_which_the_next_build_sweeps(tmp
     target = tmp_path / "stage" / "manifest.parquet"
     script = (
         "import os, signal, sys\n"
-        "from benchfoundry.tasks.common.store import atomic_path\n"
+        "from benchfoundry.core.store import atomic_path\n"
         "with atomic_path(sys.argv[1]) as tmp:\n"
         "    tmp.write_bytes(b'half a file')\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"

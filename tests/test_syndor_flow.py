@@ -20,10 +20,12 @@ from test_syndor_report import assert_no_broken_links
 from benchfoundry.configs.loader import load_config
 from benchfoundry.flows import cli, syndor
 from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.common.policy import shard_task
-from benchfoundry.tasks.common.store import StageStore
-from benchfoundry.tasks.syndor import calibration, render_plan, render_shards
-from benchfoundry.tasks.syndor import discernibility as ds
+from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.core.store import StageStore
+from benchfoundry.tasks.syndor import render_plan
+from benchfoundry.tasks.syndor import calibration_stage
+from benchfoundry.tasks.syndor import render_stage
+from benchfoundry.tasks.syndor import discern_stage as ds
 
 #: DESIGN §2.5, verbatim (not taken from the code under test).
 PROMPTS = {
@@ -37,7 +39,7 @@ TINY = [
     "runner.max_workers=1", "runner.retry_delay_s=0", "runner.task_retries=2",
     "syndor.camera.resolution_w=160", "syndor.camera.resolution_h=90", "syndor.camera.focal_mm=8.4",
     "syndor.zones_ppm={near: 40, far: 25}", "syndor.scenes=[field]", "syndor.lightings=[noon_north, night]",
-    "syndor.poses.actions=[walking, kicking]", "syndor.textures.ids=[3]", "syndor.textures.size=64",
+    "syndor.poses.actions=[walking, kicking]", "person.textures.ids=[3]", "person.textures.size=64",
     "syndor.rig.azimuths_deg=[0, 180]", "syndor.rig.elevations_deg=[0, 45]",
     "syndor.render.samples=2", "syndor.render.denoise=false", "syndor.render.max_bounces=2",
     # the observer sees the near person (≈70 px tall at elevation 0) and not the far one (≈44 px):
@@ -192,20 +194,20 @@ def test_calibration_outside_tolerance_fails_the_build_before_discernibility(
     mask = np.zeros((90, 160), bool)
     mask[10:80, 80] = True  # 70 px for 1.75 m: 40 px/m
     rows = pd.DataFrame([{"zone": zone, "distance_m": d, "target_ppm": target, "target_height_px": target * 1.75,
-                          "body_height_m": 1.75, **calibration.measure_ppm(mask, 1.75, target)}
+                          "body_height_m": 1.75, **calibration_stage.measure_ppm(mask, 1.75, target)}
                          for zone, d, target in (("near", 6.3, 40.0), ("far", 10.1, 40.0 / 0.95))])
 
     @flow(name="syndor-render-fake")
     def fake_render(config: object, out: str) -> dict:
         return {"manifest": str(manifest), "shards": 1, "empty_scene_shards": 0, "shards_rendered": 1,
                 "shards_failed": 0, "frames": 1, "frames_rendered": 1, "problems": [],
-                "calibration": calibration.calibration_summary(rows, "syndor/report/calibration.png")}
+                "calibration": calibration_stage.calibration_summary(rows, "syndor/report/calibration.png")}
 
     @flow(name="syndor-discern-must-not-run")
     def no_discern(*args: object) -> dict:
         raise AssertionError("discernibility ran after a failed calibration")
 
-    monkeypatch.setattr(syndor, "render_stage", fake_render)
+    monkeypatch.setattr(syndor, "render_flow", fake_render)
     monkeypatch.setattr(syndor, "discern_flow", no_discern)
     config = tmp_path / "c.yaml"
     config.write_text("seed: 0\nodi: {enabled: false}\nviewspatial: {enabled: false}\n")
@@ -243,8 +245,8 @@ def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names
     def no_discern(*args: object) -> dict:
         raise AssertionError("discernibility ran after a failed calibration")
 
-    monkeypatch.setattr(render_shards, "render_shard_task", shard_task(fake_shard, name="fake-render-shard"))
-    monkeypatch.setattr(calibration, "calibrate_task", shard_task(fake_calibrate, name="fake-calibrate"))
+    monkeypatch.setattr(render_stage, "render_shard_task", shard_task(fake_shard, name="fake-render-shard"))
+    monkeypatch.setattr(calibration_stage, "calibrate_task", shard_task(fake_calibrate, name="fake-calibrate"))
     monkeypatch.setattr(syndor, "discern_flow", no_discern)
     out = tmp_path / "out"
     record = _build(out)

@@ -12,8 +12,9 @@ import pytest
 from PIL import Image
 
 from benchfoundry.configs.build import BuildConfig
-from benchfoundry.configs.qa import QaConfig
-from benchfoundry.tasks.syndor import qa_export
+from benchfoundry.configs.syndor_qa import QaConfig
+from benchfoundry.tasks.syndor import qa_stage
+from benchfoundry.tasks.syndor import task_files
 
 RADII = (5.376, 10.752, 23.04)
 LIGHTINGS = ("noon_south", "evening_east", "night")
@@ -88,11 +89,11 @@ def _lines(path: Path) -> list[dict]:
 @pytest.fixture
 def built(tmp_path: Path) -> tuple[Path, dict]:
     manifest = make_labelled_build(tmp_path)
-    return tmp_path, qa_export.export_qa(manifest, tmp_path, QaConfig())
+    return tmp_path, qa_stage.export_qa(manifest, tmp_path, QaConfig())
 
 
 def test_prompts_are_the_design_text() -> None:
-    from benchfoundry.configs.qa import ACTION_PROMPT, HPC_PROMPT
+    from benchfoundry.configs.syndor_qa import ACTION_PROMPT, HPC_PROMPT
 
     assert HPC_PROMPT == HPC and ACTION_PROMPT == ACTION
     if DESIGN.is_file():
@@ -106,14 +107,14 @@ def test_master_index_has_the_released_columns_sorted(built: tuple[Path, dict]) 
     rows = _lines(out / "syndor" / "index" / "master_index.jsonl")
     n_good = len(ACTIONS) * len(LIGHTINGS) * len(RADII) * len(VIEWS)
     assert len(rows) == n_good == summary["rows"]
-    assert all(list(r) == list(qa_export.MASTER_COLUMNS) for r in rows)
+    assert all(list(r) == list(task_files.MASTER_COLUMNS) for r in rows)
     assert [r["img_path"] for r in rows] == sorted(r["img_path"] for r in rows)
     assert all(r["human_discernable"] == truth_label(r["radius"], r["lighting"]) for r in rows)
     reasons = {p["item"]: p["reason"] for p in summary["problems"]}
     assert "images/missing/frame.jpg" in reasons and "images/x/../../etc.jpg" in reasons
     assert any("one copy kept" in r for r in reasons.values()) and any("human_discernable 7" in r for r in reasons.values())
     parquet = pd.read_parquet(out / "syndor" / "index" / "master_index.parquet")
-    assert list(parquet.columns) == list(qa_export.MASTER_COLUMNS)
+    assert list(parquet.columns) == list(task_files.MASTER_COLUMNS)
     assert parquet["img_path"].tolist() == [r["img_path"] for r in rows]
 
 
@@ -125,7 +126,7 @@ def test_task_files_have_prompts_and_the_right_frames(built: tuple[Path, dict]) 
         files = {s: _lines(index / task / f"{s}.jsonl") for s in ("day", "night", "nv")}
         for rows in files.values():
             assert all(r["prompt"] == prompt and r["task"] == task for r in rows)
-            assert all(list(r) == [*qa_export.MASTER_COLUMNS, "raw_img_path", "prompt", "task"] for r in rows)
+            assert all(list(r) == [*task_files.MASTER_COLUMNS, "raw_img_path", "prompt", "task"] for r in rows)
         assert {r["lighting"] for r in files["day"]} == {"noon_south", "evening_east"}  # evening joins day
         assert {r["lighting"] for r in files["night"]} == {"night"}
         assert len(files["day"]) == 2 * per_view and len(files["night"]) == per_view
@@ -144,7 +145,7 @@ def test_task_files_have_prompts_and_the_right_frames(built: tuple[Path, dict]) 
 
 def test_evening_can_join_night(tmp_path: Path) -> None:
     manifest = make_labelled_build(tmp_path, bad_rows=False)
-    qa_export.export_qa(manifest, tmp_path, QaConfig(evening_group="night"))
+    qa_stage.export_qa(manifest, tmp_path, QaConfig(evening_group="night"))
     night = _lines(tmp_path / "syndor" / "index" / "human_detection" / "night.jsonl")
     assert {r["lighting"] for r in night} == {"night", "evening_east"}
 
@@ -154,7 +155,7 @@ def test_nv_rows_carry_the_night_vision_label(tmp_path: Path) -> None:
     frame = pd.read_parquet(manifest)
     frame.astype({"human_discernable_nv": "Int64"}).to_parquet(manifest, index=False)  # the discern stage's dtype
     assert frame["human_discernable_nv"].isna().any()
-    qa_export.export_qa(manifest, tmp_path, QaConfig())
+    qa_stage.export_qa(manifest, tmp_path, QaConfig())
     nv = _lines(tmp_path / "syndor" / "index" / "human_detection" / "nv.jsonl")
     assert nv and all(r["human_discernable"] == nv_label(r["radius"]) for r in nv)
     night = _lines(tmp_path / "syndor" / "index" / "human_detection" / "night.jsonl")
@@ -163,12 +164,12 @@ def test_nv_rows_carry_the_night_vision_label(tmp_path: Path) -> None:
 
 def test_export_bytes_are_deterministic(tmp_path: Path) -> None:
     manifest = make_labelled_build(tmp_path)
-    qa_export.export_qa(manifest, tmp_path, QaConfig())
+    qa_stage.export_qa(manifest, tmp_path, QaConfig())
     index = tmp_path / "syndor" / "index"
     first = {p: p.read_bytes() for p in sorted(index.rglob("*.jsonl"))}
     frame = pd.read_parquet(manifest).sample(frac=1.0, random_state=11)
     frame.to_parquet(manifest, index=False)
-    qa_export.export_qa(manifest, tmp_path, QaConfig())
+    qa_stage.export_qa(manifest, tmp_path, QaConfig())
     assert {p: p.read_bytes() for p in sorted(index.rglob("*.jsonl"))} == first
     assert len(first) == 1 + 6
 
@@ -228,7 +229,7 @@ def test_balance_counts_and_empty_scene_note(built: tuple[Path, dict], tmp_path:
     assert far_night == [{"radius": RADII[2], "split": "night", "1": 0, "0": per, "total": per}]
     assert balance["empty_scene_rows"] == 0 and "off" in balance["note"]
     manifest = out / "syndor" / "discern" / "manifest.parquet"
-    on = qa_export.export_qa(manifest, out, QaConfig(empty_scene_negatives=True))
+    on = qa_stage.export_qa(manifest, out, QaConfig(empty_scene_negatives=True))
     assert "has no empty-scene renders" in on["balance"]["note"]
 
 
@@ -241,8 +242,8 @@ def test_empty_scene_rows_are_presence_negatives_only(tmp_path: Path) -> None:
     empty["action"], empty["human_discernable"], empty["empty_scene"], empty["nv_path"] = "", 1, True, None
     _jpeg(tmp_path / "syndor" / "images/empty/frame0001.jpg", (9, 9, 9))
     pd.concat([frame, empty]).to_parquet(manifest, index=False)
-    off = qa_export.export_qa(manifest, tmp_path, QaConfig())
-    on = qa_export.export_qa(manifest, tmp_path, QaConfig(empty_scene_negatives=True))
+    off = qa_stage.export_qa(manifest, tmp_path, QaConfig())
+    on = qa_stage.export_qa(manifest, tmp_path, QaConfig(empty_scene_negatives=True))
     assert on["rows"] == off["rows"] + 1 and on["balance"]["empty_scene_rows"] == 1
     index = tmp_path / "syndor" / "index"
     day = {r["img_path"]: r for r in _lines(index / "human_detection" / "day.jsonl")}
@@ -256,7 +257,7 @@ def test_conflicting_duplicates_are_all_skipped(tmp_path: Path) -> None:
     twin = frame.iloc[[0]].copy()
     twin["human_discernable"] = 1 - twin["human_discernable"]
     pd.concat([frame, twin]).to_parquet(manifest, index=False)
-    summary = qa_export.export_qa(manifest, tmp_path, QaConfig())
+    summary = qa_stage.export_qa(manifest, tmp_path, QaConfig())
     assert summary["rows"] == len(frame) - 1
     assert [p["item"] for p in summary["problems"]] == [frame.iloc[0]["img_path"]] * 2
 
@@ -268,7 +269,7 @@ def test_render_stage_dtypes(tmp_path: Path) -> None:
     frame["radius"] = [f"{r:.1f}" for r in frame["radius"]]
     frame = frame.astype({"nv_path": "string", "human_discernable": "boolean"})
     frame.to_parquet(manifest, index=False)
-    summary = qa_export.export_qa(manifest, tmp_path, QaConfig())
+    summary = qa_stage.export_qa(manifest, tmp_path, QaConfig())
     assert summary["problems"] == [] and summary["rows"] == len(frame)
     rows = _lines(tmp_path / "syndor" / "index" / "master_index.jsonl")
     assert {r["radius"] for r in rows} == {5.4, 10.8, 23.0}
@@ -282,14 +283,14 @@ def test_answer_key_refuses_task_files_without_raw_img_path(built: tuple[Path, d
     old = [{k: v for k, v in row.items() if k != "raw_img_path"} for row in _lines(path)]
     path.write_text("".join(json.dumps(r) + "\n" for r in old))
     with pytest.raises(ValueError, match=r"nv\.jsonl.*raw_img_path"):
-        qa_export.answer_key(out / "syndor" / "index")
+        task_files.answer_key(out / "syndor" / "index")
 
 
 def test_missing_column_names_file_and_column(tmp_path: Path) -> None:
     path = tmp_path / "m.parquet"
     pd.DataFrame({"img_path": ["a.jpg"]}).to_parquet(path)
     with pytest.raises(ValueError, match=r"m\.parquet.*human_discernable"):
-        qa_export.export_qa(path, tmp_path, QaConfig())
+        qa_stage.export_qa(path, tmp_path, QaConfig())
 
 
 def test_qa_stage_in_a_flow_writes_index_and_report(tmp_path: Path, prefect_server: None) -> None:
@@ -301,7 +302,7 @@ def test_qa_stage_in_a_flow_writes_index_and_report(tmp_path: Path, prefect_serv
 
     @flow
     def run(path: str | None) -> dict:
-        return syndor.qa_stage(BuildConfig(), str(tmp_path), path)
+        return syndor.qa_flow(BuildConfig(), str(tmp_path), path)
 
     assert run(None)["rows"] == 0 and not (tmp_path / "syndor" / "index").exists()
     summary = run(str(manifest))

@@ -13,8 +13,9 @@ import pytest
 from PIL import Image
 from test_syndor_qa import RADII, make_labelled_build
 
-from benchfoundry.configs.qa import QaConfig
-from benchfoundry.tasks.syndor import qa_export
+from benchfoundry.configs.syndor_qa import QaConfig
+from benchfoundry.tasks.syndor import qa_stage
+from benchfoundry.tasks.syndor import task_files
 from benchfoundry.tasks.syndor import report as syndor_report
 
 
@@ -47,7 +48,7 @@ def assert_no_broken_links(page: Path) -> list[str]:
 
 def _build(tmp_path: Path, qa: QaConfig) -> Path:
     manifest = make_labelled_build(tmp_path)
-    qa_export.export_qa(manifest, tmp_path, qa)
+    qa_stage.export_qa(manifest, tmp_path, qa)
     return tmp_path
 
 
@@ -135,7 +136,7 @@ def test_rerender_prunes_unused_thumbnails(tmp_path: Path) -> None:
 def test_empty_build_still_renders(tmp_path: Path) -> None:
     manifest = make_labelled_build(tmp_path, bad_rows=False)
     pd.read_parquet(manifest).iloc[:0].to_parquet(manifest, index=False)
-    summary = qa_export.export_qa(manifest, tmp_path, QaConfig())
+    summary = qa_stage.export_qa(manifest, tmp_path, QaConfig())
     assert summary["rows"] == 0
     page = syndor_report.write_report(tmp_path, QaConfig())
     assert not [link for link in assert_no_broken_links(page) if link.startswith("thumbs/")]
@@ -144,14 +145,14 @@ def test_empty_build_still_renders(tmp_path: Path) -> None:
 def test_unreadable_thumbnail_images_become_build_problems(tmp_path: Path) -> None:
     qa = QaConfig(thumbs_per_cell=1000, nv_pairs=0, thumb_px=20)
     out = _build(tmp_path, qa)
-    shown = syndor_report.read_jsonl(out / "syndor" / "index" / "human_detection" / "day.jsonl")[0]["img_path"]
+    shown = task_files.read_jsonl(out / "syndor" / "index" / "human_detection" / "day.jsonl")[0]["img_path"]
     (out / "syndor" / shown).write_bytes(b"\xff\xd8 cut")
     page = syndor_report.write_report(out, qa, seed=0)
     assert f"[{shown} unreadable]" in page.read_text(encoding="utf-8")
     found = syndor_report.report_problems(out)
     assert [(p["stage"], p["item"], p["path"]) for p in found] == [("report", shown, str(out / "syndor" / shown))]
     (out / "syndor" / shown).unlink()
-    (out / "syndor" / shown).symlink_to(out / "syndor" / syndor_report.read_jsonl(
+    (out / "syndor" / shown).symlink_to(out / "syndor" / task_files.read_jsonl(
         out / "syndor" / "index" / "human_detection" / "day.jsonl")[1]["img_path"])
     syndor_report.write_report(out, qa, seed=0)
     assert syndor_report.report_problems(out) == []
@@ -161,5 +162,5 @@ def test_read_jsonl_names_the_file_and_line_of_bad_json(tmp_path: Path) -> None:
     path = tmp_path / "rows.jsonl"
     path.write_text('{"a": 1}\n\n{"a": 2\n')
     with pytest.raises(ValueError) as caught:
-        syndor_report.read_jsonl(path)
+        task_files.read_jsonl(path)
     assert str(caught.value).startswith(f"{path}:3: not valid JSON")

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.configs.body import BodyConfig, TextureConfig
+from benchfoundry.configs.person import PersonConfig
+from benchfoundry.person.prepare import prepare_person
 from benchfoundry.configs.coco import CocoConfig, SyntheticCocoConfig
 from benchfoundry.tasks.viewspatial import synthetic_coco as sco
 from benchfoundry.tasks.viewspatial import synthetic_coco_scene as sc
@@ -21,7 +22,7 @@ from benchfoundry.tasks.viewspatial.coco_keypoints import (
     cylinder_triangles,
     first_hits,
     look_at,
-    mask_box,
+    coco_box,
     visibility,
 )
 from benchfoundry.tasks.viewspatial.coco_people import label_file
@@ -90,17 +91,17 @@ def test_visibility_flags_hidden_tolerated_and_out_of_frame_points():
     assert kp[3, :2].tolist() == [0.0, 0.0] and kp[2, 0] == pytest.approx(70.0)
 
 
-def test_mask_box_is_coco_xywh_and_pixel_count():
+def test_coco_box_is_coco_xywh_and_pixel_count():
     mask = np.zeros((10, 12), bool)
     mask[2:5, 3:9] = True
-    assert mask_box(mask) == ([3.0, 2.0, 6.0, 3.0], 18)
-    assert mask_box(np.zeros((4, 4), bool)) is None
+    assert coco_box(mask) == ([3.0, 2.0, 6.0, 3.0], 18)
+    assert coco_box(np.zeros((4, 4), bool)) is None
 
 
 @pytest.mark.parametrize("xy,label", [((0, -1), "front"), ((1, 0), "left"), ((-1, 0), "right"), ((0, 1), "back"),
                                       ((1, -1), "front-left"), ((-1, 1), "back-right")])
 def test_person_relative_in_the_body_frame(xy, label):
-    # The body faces −Y with its own left at +X (tasks/syndor/body.py).
+    # The body faces −Y with its own left at +X (person/body.py).
     assert sco.person_relative(np.array([xy[0], xy[1], 0.4]))[1] == label
 
 
@@ -108,10 +109,7 @@ def test_person_relative_in_the_body_frame(xy, label):
 
 @pytest.fixture(scope="module")
 def person(tmp_path_factory):
-    from benchfoundry.tasks.syndor.phenotypes import draw_phenotype
-
-    body = BodyConfig()
-    return body, draw_phenotype(body.phenotypes, 0, 0), tmp_path_factory.mktemp("anny")
+    return PersonConfig(), tmp_path_factory.mktemp("anny")
 
 
 PLAN = sc.ImagePlan(texture_id=0, action="upright", body_yaw_deg=0.0, head_turn_deg=0.0, framing="full", fill=0.9,
@@ -119,9 +117,10 @@ PLAN = sc.ImagePlan(texture_id=0, action="upright", body_yaw_deg=0.0, head_turn_
 
 
 def _view(person, objects=(), **changes):
-    body, phenotype, cache = person
+    config, cache = person
     plan = replace(PLAN, **changes)
-    mesh, delta = sc.posed_person(body, phenotype, plan, cache)
+    pose, delta = sc.person_pose(config, 0, plan)
+    mesh = prepare_person(config, 0, plan.texture_id, "person", pose, None, cache).body
     cam = sc.frame_camera(mesh.vertices, mesh.keypoints, plan, 120, 160)
     return mesh, cam, delta, sco.label_keypoints(mesh, cam, list(objects))
 
@@ -170,7 +169,7 @@ def test_cropped_framings_put_lower_keypoints_out_of_frame(person, framing, gone
 
 
 def test_plans_are_drawn_from_the_seed():
-    from benchfoundry.tasks.common.seeding import item_rng
+    from benchfoundry.core.seeding import item_rng
 
     cfg = SyntheticCocoConfig()
     a = sc.draw_plan(item_rng(5, sco.STAGE, "val:1"), cfg, [0, 1])
@@ -187,7 +186,7 @@ def test_plans_are_drawn_from_the_seed():
 def rendered(tmp_path_factory):
     out = tmp_path_factory.mktemp("synthetic_coco")
     settings = SyntheticCocoConfig(images={"val": 12}, width=120, height=160, samples=4).model_dump()
-    result = sco.synthetic_coco_task.fn(str(out), str(out / "coco"), "val", settings, BodyConfig(), TextureConfig(), 7)
+    result = sco.synthetic_coco_task.fn(str(out), str(out / "coco"), "val", settings, PersonConfig(), 7)
     return out, settings, result
 
 
@@ -258,7 +257,7 @@ def test_task_skips_a_finished_split(rendered, monkeypatch):
         raise AssertionError("rendered again")
 
     monkeypatch.setattr(sco, "make_split", fail)
-    again = sco.synthetic_coco_task.fn(str(out), str(out / "coco"), "val", settings, BodyConfig(), TextureConfig(), 7)
+    again = sco.synthetic_coco_task.fn(str(out), str(out / "coco"), "val", settings, PersonConfig(), 7)
     assert again == result
 
 
@@ -266,8 +265,7 @@ def test_task_skips_a_finished_split(rendered, monkeypatch):
 def test_same_seed_same_bytes_whatever_the_set_size(rendered, tmp_path):
     _, settings, result = rendered
     small = dict(settings, images={"val": 2})
-    again = sco.synthetic_coco_task.fn(str(tmp_path), str(tmp_path / "coco"), "val", small, BodyConfig(),
-                                       TextureConfig(), 7)
+    again = sco.synthetic_coco_task.fn(str(tmp_path), str(tmp_path / "coco"), "val", small, PersonConfig(), 7)
     for name in ("000001.png", "000002.png"):
         assert (Path(again["paths"]["images"]) / name).read_bytes() == (
             Path(result["paths"]["images"]) / name).read_bytes()

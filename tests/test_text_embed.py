@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from benchfoundry.configs.qa import EmbeddingConfig
+from benchfoundry.configs.model import EmbeddingConfig
 from benchfoundry.tasks.syndor import scoring, text_embed
 
 

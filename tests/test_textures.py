@@ -11,8 +11,8 @@ import pytest
 
 from benchfoundry.assets import body_model
 from benchfoundry.assets import poses as builtin_poses
-from benchfoundry.assets.textures import load_texture, procedural_texture
-from benchfoundry.configs.body import TextureConfig
+from benchfoundry.person.textures import load_texture, procedural_texture
+from benchfoundry.configs.person import TextureConfig
 
 
 def test_deterministic_per_id_and_different_between_ids() -> None:
@@ -136,11 +136,11 @@ def test_blender_shows_the_texture_where_the_uvs_say(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from benchfoundry.configs.body import BodyConfig
-    from benchfoundry.tasks.syndor import body
+    from benchfoundry.configs.person import BodyConfig
+    from benchfoundry.person import body, body_mesh
 
     mesh = body.posed_body(BodyConfig(model_type="smpl"), builtin_poses.upright_pose(), cache_dir=tmp_path / "cache")
-    body.write_body_mesh(mesh, tmp_path / "mesh.npz")
+    body_mesh.write_body_mesh(mesh, tmp_path / "mesh.npz")
     tex = procedural_texture(5, 256)
     cv2.imwrite(str(tmp_path / "tex.png"), tex[:, :, ::-1])
     (tmp_path / "render.py").write_text(_RENDER)
@@ -161,7 +161,7 @@ def test_blender_shows_the_texture_where_the_uvs_say(tmp_path: Path) -> None:
 
 
 def test_smplitex_textures_need_an_official_smpl_model_with_uvs(tmp_path: Path) -> None:
-    from benchfoundry.configs.body import BodyConfig, check_person
+    from benchfoundry.configs.person import BodyConfig, check_person
 
     smplitex = TextureConfig(smplitex_dir=tmp_path)
     with pytest.raises(ValueError, match=r"textures\.smplitex_dir needs body\.model_path .*body\.uv_path"):
@@ -177,7 +177,7 @@ def test_smplitex_textures_need_an_official_smpl_model_with_uvs(tmp_path: Path) 
 def test_a_texture_file_goes_through_the_guarded_decoder(tmp_path: Path) -> None:
     from PIL import Image as PILImage
 
-    from benchfoundry.assets.textures import read_texture_png
+    from benchfoundry.person.textures import read_texture_png
 
     grey16 = np.arange(64, dtype=np.uint16).reshape(8, 8) * 1000
     PILImage.fromarray(grey16).save(tmp_path / "t16.png")

@@ -12,8 +12,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from benchfoundry.tasks.common.store import write_json_atomic
-from benchfoundry.tasks.viewspatial.directions import CAMERA_LABELS, HORIZONTAL_LABELS
+from benchfoundry.core.store import write_json_atomic
+from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS
 from benchfoundry.tasks.viewspatial.questions import (
     CAM_REL,
     SCENE_SIM,

@@ -16,7 +16,8 @@ from benchfoundry.tasks.viewspatial.scannet_read import (
     read_segs_json,
 )
 from benchfoundry.tasks.viewspatial.scannet_write import write_segs_json
-from benchfoundry.tasks.viewspatial.synthetic_scan import look_at, room_mesh, synthetic_room
+from benchfoundry.core.camera import opencv_camera_to_world
+from benchfoundry.tasks.viewspatial.synthetic_scan import room_mesh, synthetic_room
 from benchfoundry.tasks.viewspatial.visibility import (
     EXCLUDED_NYU40,
     NO_NYU40,
@@ -119,7 +120,7 @@ def test_corners_outside_the_depth_images_field_of_view_have_no_depth() -> None:
 
 def test_camera_coordinates_follow_the_pose() -> None:
     eye, target = np.array([1.0, -2.0, 1.5]), np.array([1.0, 3.0, 1.5])
-    pose = look_at(eye, target)  # looking along +y with z up: camera x = world +x, camera y = world −z
+    pose = opencv_camera_to_world(eye, target)  # looking along +y with z up: camera x = world +x, camera y = world −z
     b = box((1.3, 1.8, 1.0), (1.7, 2.2, 1.4))
     (row,) = frame_visibility([b], pose, K, (W, H), flat_depth_mm(9.0), K)
     # The centre (1.5, 2.0, 1.2) is 0.5 m right, 0.3 m below and 4 m ahead of the eye.

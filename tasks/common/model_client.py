@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 import httpx
 
 from benchfoundry.configs.model import ModelEndpoint
-from benchfoundry.tasks.common.store import write_json_atomic
+from benchfoundry.core.store import write_json_atomic
 
 
 class ModelError(RuntimeError):

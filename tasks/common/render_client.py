@@ -33,13 +33,12 @@ import threading
 import time
 from typing import Any, Mapping
 
-from benchfoundry.render.worker import GPU_INDEX_ENV, idle_seconds
+from benchfoundry.render.protocol import GPU_INDEX_ENV, WORKER_MODULE, idle_seconds
 
 GPU_PER_WORKER_ENV = "BENCHFOUNDRY_GPU_PER_WORKER"
 GPU_SLOT_OFFSET_ENV = "BENCHFOUNDRY_GPU_SLOT_OFFSET"
 #: Seconds before the worker's own idle exit at which the client stops reusing it.
 IDLE_MARGIN_S = 30.0
-WORKER_MODULE = "benchfoundry.render.worker"
 STARTUP_TIMEOUT_S = 120.0
 
 

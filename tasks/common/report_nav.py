@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from benchfoundry.tasks.common.store import write_bytes_atomic
+from benchfoundry.core.store import write_bytes_atomic
 
 PAGES: tuple[tuple[str, str], ...] = (
     ("SynDORBench", "index.html"), ("ODI-Bench", "odi.html"), ("ViewSpatial-Bench", "viewspatial.html"),

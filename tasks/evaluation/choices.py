@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from benchfoundry.tasks.viewspatial.directions import LETTERS
+from benchfoundry.core.directions import LETTERS
 
 _KEYWORD = re.compile(r"\b(?i:answer|option|choice)\s*(?i:is|:)?\s*\(?([A-J])\b")
 _STANDALONE = re.compile(r"(?<![\w-])([A-J])(?![\w-])")

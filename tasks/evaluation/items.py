@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.tasks.evaluation.choices import letter_of, split_option
-from benchfoundry.tasks.syndor import qa_export
+from benchfoundry.tasks.syndor import task_files
 
 #: The multiple-choice prompt: the question, the lettered options, and how to answer.
 MC_TEMPLATE = "{question}\n{choices}\nAnswer with the option's letter from the given choices directly."
@@ -44,19 +44,19 @@ def _read_json(path: Path) -> Any:
 
 
 def syndor_items(build: Path) -> list[EvalItem]:
-    """Every task-file row: the prompt verbatim, the shown image, the answer of tasks/syndor/qa_export."""
-    root = qa_export.dataset_root(build)
+    """Every task-file row: the prompt verbatim, the shown image, the answer of tasks/syndor/qa_stage."""
+    root = task_files.dataset_root(build)
     items = []
-    for task in qa_export.TASKS:
-        for split in qa_export.SPLITS:
-            path = qa_export.index_dir(build) / task / f"{split}.jsonl"
+    for task in task_files.TASKS:
+        for split in task_files.SPLITS:
+            path = task_files.index_dir(build) / task / f"{split}.jsonl"
             if not path.is_file():
                 raise FileNotFoundError(f"{path}: task file missing; build the syndor benchmark first")
             for line in path.read_text().splitlines():
                 row = json.loads(line)
                 items.append(EvalItem(
                     id=f"{task}:{row['img_path']}", task=task, prompt=row["prompt"], images=(root / row["img_path"],),
-                    answer=str(qa_export.answer(row, task)),
+                    answer=str(task_files.answer(row, task)),
                     meta={"img_path": row["img_path"], "prompt": row["prompt"], "split": split}))
     return items
 

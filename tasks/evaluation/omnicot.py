@@ -1,5 +1,5 @@
 """The Omni-CoT two-step for ODI-Bench items (DESIGN §3.3): the model first names a grounding box on the
-panorama, the box becomes an undistorted perspective crop (tasks/odi/sphere.omnicot_crop), and the second
+panorama, the box becomes an undistorted perspective crop (tasks/odi/sphere_images.omnicot_crop), and the second
 turn answers the item with that crop. A reply that is not a box sends the second turn without a crop.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError, image_file_part, image_part, user_message
 from benchfoundry.tasks.evaluation.items import EvalItem
 from benchfoundry.tasks.evaluation.run import Progress
-from benchfoundry.tasks.odi import sphere
+from benchfoundry.tasks.odi import sphere_images
 
 GROUNDING_PROMPT = ("To answer the question below, give the region of this panorama to look at, as a bounding box "
                     "(x1, y1, x2, y2) normalised to [0, 1] of the image's width and height. Reply with the four "
@@ -34,7 +34,7 @@ def parse_box(reply: str) -> tuple[float, float, float, float] | None:
 
 def crop_part(erp: np.ndarray, box: tuple[float, float, float, float], size: int) -> dict[str, Any]:
     """The box's perspective crop as a JPEG data-URL content part."""
-    crop, _ = sphere.omnicot_crop(erp, box, size)
+    crop, _ = sphere_images.omnicot_crop(erp, box, size)
     ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
     if not ok:
         raise ValueError(f"box {box}: JPEG encoding of the crop failed")
@@ -66,7 +66,7 @@ def ask_omnicot(client: ModelClient, items: Sequence[EvalItem], crop_px: int = 5
         box = parse_box(reply.text)
         turn = {"prompt": "grounding", "reply": reply.text, "box": box}
         try:
-            images = [] if box is None else [crop_part(sphere.read_erp(item.images[0]), box, crop_px)]
+            images = [] if box is None else [crop_part(sphere_images.read_erp(item.images[0]), box, crop_px)]
         except ValueError as exc:
             rows[k] = _failed(item, str(exc), [turn])
             continue

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from benchfoundry.tasks.common.store import write_bytes_atomic
+from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.evaluation import published
 from benchfoundry.tasks.syndor.scoring import zscores_across_models
 

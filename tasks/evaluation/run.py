@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError, image_file_part, user_message
-from benchfoundry.tasks.common.store import write_bytes_atomic
+from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.evaluation.choices import letter_of, parse_choice
 from benchfoundry.tasks.evaluation.items import EvalItem
 

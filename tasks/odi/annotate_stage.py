@@ -1,4 +1,4 @@
-"""ODI-Bench stage 1 (DESIGN §3.2): panorama → cube faces → annotator → kept instances, crops, COCO JSON.
+"""ODI-Bench annotation (DESIGN §3.2): panorama → cube faces → annotator → kept instances, crops, COCO JSON.
 
 One task annotates a batch of panoramas; each panorama is its own store shard (`odi/instances/`), so a
 rerun skips finished panoramas and a changed file or setting redoes only its panorama. Per panorama
@@ -15,13 +15,13 @@ import cv2
 import pandas as pd
 
 from benchfoundry.configs.odi import OdiConfig
-from benchfoundry.tasks.common.buildinfo import problem
-from benchfoundry.tasks.common.policy import shard_task
-from benchfoundry.tasks.common.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
+from benchfoundry.core.buildinfo import problem
+from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.odi.instances import Detection, coco_document, keep_instances
 from benchfoundry.tasks.odi.panoramas import display_bgr, file_digest, load_panorama, panorama_id
-from benchfoundry.tasks.odi.sphere import erp_to_cubemap, sample_views
-from benchfoundry.tasks.odi.sphere_maps import FACES
+from benchfoundry.tasks.odi.sphere_images import erp_to_cubemap, sample_views
+from benchfoundry.tasks.odi.sphere_coords import FACES
 from benchfoundry.tasks.odi.truth_annotator import load_truth, truth_detections
 
 BENCHMARK = "odi"

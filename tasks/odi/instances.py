@@ -16,7 +16,7 @@ import numpy as np
 from pycocotools import mask as mask_utils
 
 from benchfoundry.configs.odi import SphereConfig
-from benchfoundry.tasks.odi import sphere_maps as sm
+from benchfoundry.tasks.odi import sphere_coords as sm
 
 
 @dataclass
@@ -33,12 +33,6 @@ class Detection:
 def touches_border(mask: np.ndarray) -> bool:
     """Whether any mask pixel lies on the face's outer rows or columns."""
     return bool(mask[0].any() or mask[-1].any() or mask[:, 0].any() or mask[:, -1].any())
-
-
-def mask_box(mask: np.ndarray) -> tuple[float, float, float, float]:
-    """The mask's tight box (x1, y1, x2, y2) in continuous pixel coordinates (x2, y2 exclusive)."""
-    ys, xs = np.nonzero(mask)
-    return float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1)
 
 
 def encode_rle(mask: np.ndarray) -> dict[str, Any]:

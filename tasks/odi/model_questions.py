@@ -7,7 +7,7 @@ distractors that keep DESIGN §4.1's rule) and becomes a closed item with the op
 and an open item, `source: model`, `verified: false`; a reply that is not such JSON, or a proposal that fails a
 check, is a problem naming the panorama. These checks are of form only: a model's answer, OR included, cannot be
 checked against the scene here (the model sees descriptions and sectors, not positions), so every model item is a
-candidate for human verification, as the general ones are. The other spatial items stay template-made (their
+candidate for human review, as the general ones are. The other spatial items stay template-made (their
 answers come from geometry), and so do the template OR items beside the model's.
 """
 
@@ -18,9 +18,10 @@ import re
 from typing import Any, Sequence
 
 from benchfoundry.tasks.common.model_client import user_message
-from benchfoundry.tasks.common.seeding import item_rng
-from benchfoundry.tasks.odi.questions import GENERAL, quadrant
-from benchfoundry.tasks.viewspatial.directions import distractor_pool
+from benchfoundry.core.seeding import item_rng
+from benchfoundry.tasks.odi.question_builder import quadrant
+from benchfoundry.tasks.odi.questions import GENERAL
+from benchfoundry.core.directions import distractor_pool
 
 #: Tasks a model may propose: the general ones and ODI reasoning.
 MODEL_TASKS = (*GENERAL, "OR")

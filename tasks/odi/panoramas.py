@@ -9,7 +9,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from benchfoundry.tasks.odi.sphere import read_erp
+from benchfoundry.tasks.odi.sphere_images import read_erp
 from benchfoundry.tasks.odi.synthetic_panoramas import INSTANCES_SUFFIX, TRUTH_SUFFIX
 
 #: File types read as panoramas (OpenCV decodes them; EXR through `sphere`).

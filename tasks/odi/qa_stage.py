@@ -5,8 +5,8 @@ One task reads the instance manifest and, per panorama, writes its facts and ite
 the crop's colour, the `openai` backend from a vision-language model) and stays only when the
 description names its class (dropped ones counted); general questions come from the templates or from
 a language model, spatial candidates always from geometry (tasks/odi/questions.py). Then every item is
-exported for human review (`odi/verification/`), and `odi/ODI-Bench.json` releases the items reviewers
-accepted or edited (plus the undecided ones, unverified, with `odi.qa.release_unverified`), with a
+exported for human review (`odi/review/`), and `odi/ODI-Bench.json` releases the items reviewers
+accepted or edited (plus the undecided ones, unreviewed, with `odi.qa.release_unreviewed`), with a
 Parquet copy for Hugging Face `datasets` (`odi/hf/ODI-Bench.parquet`).
 """
 
@@ -22,15 +22,16 @@ import cv2
 import pandas as pd
 
 from benchfoundry.configs.odi import OdiConfig
-from benchfoundry.tasks.common import verification
-from benchfoundry.tasks.common.buildinfo import problem
-from benchfoundry.tasks.common.image_decode import decode_file
+from benchfoundry.tasks.common import review
+from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.image_decode import decode_file
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError
-from benchfoundry.tasks.common.policy import shard_task
-from benchfoundry.tasks.common.store import StageStore, spec_hash, write_json_atomic, write_parquet_atomic
+from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.core.store import StageStore, spec_hash, write_json_atomic, write_parquet_atomic
 from benchfoundry.tasks.odi import descriptions, model_questions
 from benchfoundry.tasks.odi.annotate_stage import BENCHMARK
-from benchfoundry.tasks.odi.questions import Fact, ItemBuilder, spatial_items, template_items
+from benchfoundry.tasks.odi.question_builder import Fact, ItemBuilder
+from benchfoundry.tasks.odi.questions import spatial_items, template_items
 from benchfoundry.tasks.odi.synthetic_panoramas import TRUTH_SUFFIX
 
 STAGE = "qa"
@@ -143,15 +144,15 @@ def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]
     done = sorted(counts)
     store.write_manifest(done)
     items = [json.loads(x) for x in store.collect_rows(done)["item"]] if done else []
-    review = verification.export_for_review(items, odi_root / "verification")
-    released = verification.release(items, verification.load_decisions(odi_root / "verification"),
-                                    odi.qa.release_unverified)
+    exported = review.export_for_review(items, odi_root / review.FOLDER)
+    released = review.release(items, review.load_decisions(odi_root / review.FOLDER),
+                                    odi.qa.release_unreviewed)
     write_json_atomic(odi_root / RELEASE_JSON, released)
     write_parquet_atomic(odi_root / "hf" / "ODI-Bench.parquet", pd.DataFrame(
         [{**i, "options": list(i["options"]), "instance_ids": list(i["instance_ids"])} for i in released],
         columns=["id", "task", "form", "question", "options", "answer", "image", "instance_ids", "source",
                  "verified"]))
-    return {"panoramas": counts, "items": len(items), "released": len(released), "review": review,
+    return {"panoramas": counts, "items": len(items), "released": len(released), "review": exported,
             "usage": usage, "problems": store.problems(done), "release": str(odi_root / RELEASE_JSON)}
 
 
@@ -159,13 +160,13 @@ qa_task = shard_task(qa_all, name="odi-qa")
 
 
 def release_from_decisions(out: str | os.PathLike[str], odi: OdiConfig) -> dict[str, Any]:
-    """Rewrite `ODI-Bench.json` from the stored items and decisions (after `odi verify-import`)."""
+    """Rewrite `ODI-Bench.json` from the stored items and decisions (after `odi review-import`)."""
     odi_root = Path(out) / BENCHMARK
     store = StageStore(out, BENCHMARK, STAGE)
     if not store.manifest_path.exists():
         raise ValueError(f"{store.manifest_path}: no ODI items yet; build the odi benchmark first")
     items = [json.loads(x) for x in store.read_manifest()["item"]]
-    released = verification.release(items, verification.load_decisions(odi_root / "verification"),
-                                    odi.qa.release_unverified)
+    released = review.release(items, review.load_decisions(odi_root / review.FOLDER),
+                                    odi.qa.release_unreviewed)
     write_json_atomic(odi_root / RELEASE_JSON, released)
     return {"items": items, "released": len(released), "verified": sum(i["verified"] for i in released)}

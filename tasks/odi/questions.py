@@ -16,18 +16,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from benchfoundry.tasks.common.seeding import item_rng
-from benchfoundry.tasks.viewspatial.directions import (
-    HORIZONTAL_LABELS,
-    boundary_margin,
-    distractor_pool,
-    horizontal_label,
-)
+from benchfoundry.core.seeding import item_rng
+from benchfoundry.core.directions import HORIZONTAL_LABELS, boundary_margin, horizontal_label
+from benchfoundry.tasks.odi.question_builder import Fact, ItemBuilder, plural, quadrant, signed
+from benchfoundry.tasks.odi.reasoning_questions import reasoning_items
 
 COLOURS = ("red", "blue", "green", "yellow", "brown", "black", "white", "grey", "orange", "purple")
 MATERIALS = ("fabric", "wood", "metal", "plastic", "ceramic", "rubber", "stone", "paper", "glass")
@@ -35,74 +31,7 @@ MATERIALS = ("fabric", "wood", "metal", "plastic", "ceramic", "rubber", "stone",
 ABSENT_CANDIDATES = ("bicycle", "dog", "car", "bed", "piano", "umbrella", "clock", "horse", "guitar", "bathtub")
 SIGN_WORDS = ("EXIT", "OPEN", "STOP", "PUSH", "CAFE", "HOTEL", "PARKING", "SALE", "ENTRANCE", "TOILET")
 #: Quadrant phrases that pick an object by where it stands around the viewer.
-QUADRANTS = (("in front of me", 0.0), ("on my right", 90.0), ("behind me", 180.0), ("on my left", 270.0))
 GENERAL = ("OA", "HA", "existence", "counting", "OCR")
-SPATIAL = ("EVO", "AVO", "RD", "SS", "OR")
-
-
-@dataclass(frozen=True)
-class Fact:
-    instance_id: int
-    category: str
-    theta_deg: float
-    phi_deg: float
-    colour: str | None = None
-    material: str | None = None
-    text: str | None = None
-    pose: str | None = None
-    position_m: tuple[float, float, float] | None = None
-
-
-def signed(angle: float) -> float:
-    """An angle in (−180, 180]."""
-    wrapped = (angle + 180.0) % 360.0 - 180.0
-    return 180.0 if wrapped == -180.0 else wrapped
-
-
-def quadrant(theta: float) -> tuple[str, float]:
-    """The phrase of the 90° sector around the viewer holding θ, and θ's distance to the sector's edge."""
-    for phrase, centre in QUADRANTS:
-        offset = abs(signed(theta - centre))
-        if offset < 45.0:
-            return phrase, 45.0 - offset
-    return QUADRANTS[0][0], 0.0
-
-
-def plural(noun: str) -> str:
-    """English plural of a category name ("bench" → "benches", "person" → "people", "shelf" → "shelves")."""
-    head, _, last = noun.rpartition(" ")
-    irregular = {"person": "people", "man": "men", "woman": "women", "child": "children", "shelf": "shelves"}
-    if last in irregular or last.endswith("shelf"):
-        word = irregular.get(last, last[:-1] + "ves")
-    elif last.endswith(("s", "x", "z", "ch", "sh")):
-        word = last + "es"
-    elif last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u"):
-        word = last[:-1] + "ies"
-    else:
-        word = last + "s"
-    return f"{head} {word}" if head else word
-
-
-class ItemBuilder:
-    """Collects one panorama's items; options are shuffled by each item's own seed."""
-
-    def __init__(self, panorama: str, image: str, seed: int) -> None:
-        self.panorama, self.image, self.seed = panorama, image, seed
-        self.items: list[dict[str, Any]] = []
-
-    def add(self, task: str, key: str, question: str, answer: str, pool: Sequence[str], ids: Sequence[int],
-            n_options: int = 4) -> None:
-        base = {"task": task, "question": question, "answer": answer, "image": self.image,
-                "instance_ids": [int(i) for i in ids], "source": "template", "verified": False}
-        item_id = f"{self.panorama}:{task}:{key}"
-        distractors = sorted(set(distractor_pool(answer, pool)))
-        if len(distractors) >= n_options - 1:
-            rng = item_rng(self.seed, "odi.qa.options", item_id)
-            picked = [distractors[i] for i in rng.choice(len(distractors), size=n_options - 1, replace=False)]
-            options = [answer, *picked]
-            self.items.append({"id": f"{item_id}:closed", "form": "closed", **base,
-                               "options": [options[i] for i in rng.permutation(n_options)]})
-        self.items.append({"id": f"{item_id}:open", "form": "open", **base, "options": []})
 
 
 def _unique_phrases(facts: Sequence[Fact], margin: float) -> list[tuple[Fact, str]]:
@@ -149,7 +78,6 @@ def spatial_items(b: ItemBuilder, facts: Sequence[Fact], margin: float,
                   census: Mapping[str, int] | None = None) -> None:
     """EVO, AVO and RD from directions; SS from 3D positions, for objects whose category is unique; then OR (its
     counts in a direction need the `census`)."""
-    from benchfoundry.tasks.odi.reasoning_questions import reasoning_items  # it builds on this module
     counts = Counter(f.category for f in facts)
     unique = [f for f in facts if counts[f.category] == 1 and f.pose is None]
     for f in unique:

@@ -27,9 +27,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from benchfoundry.tasks.common.seeding import item_rng
-from benchfoundry.tasks.odi.questions import QUADRANTS, Fact, ItemBuilder, plural, signed
-from benchfoundry.tasks.viewspatial.directions import distractor_pool
+from benchfoundry.core.seeding import item_rng
+from benchfoundry.tasks.odi.question_builder import QUADRANTS, Fact, ItemBuilder, plural, signed
+from benchfoundry.core.directions import distractor_pool
 
 #: The answer of a nearest/farthest question is at least this much (relative) nearer/farther than every other
 #: option (module docstring).
@@ -39,7 +39,7 @@ NEAR_MARGIN = 0.25
 POLE_LIMIT_DEG = 60.0
 #: Turns asked about with the quadrants around the viewer: words and the new heading (deg, clockwise).
 TURNS = (("turn 90° to my right", 90.0), ("turn 90° to my left", -90.0), ("turn around", 180.0))
-#: The sectors of tasks/odi/questions.QUADRANTS by the word that names them in item ids.
+#: The sectors of tasks/odi/question_builder.QUADRANTS by the word that names them in item ids.
 SECTOR_KEYS = {"in front of me": "front", "on my right": "right", "behind me": "back", "on my left": "left"}
 
 

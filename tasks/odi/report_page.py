@@ -10,11 +10,11 @@ import cv2
 import numpy as np
 import pandas as pd
 
-from benchfoundry.tasks.common.image_decode import decode_file
-from benchfoundry.tasks.common.seeding import item_rng
-from benchfoundry.tasks.common.store import write_bytes_atomic
+from benchfoundry.core.image_decode import decode_file
+from benchfoundry.core.seeding import item_rng
+from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.odi.instances import decode_rle
-from benchfoundry.tasks.odi.sphere_maps import FACES
+from benchfoundry.tasks.odi.sphere_coords import FACES
 
 
 def overlay(face_bgr: np.ndarray, masks: list[np.ndarray], colours: np.ndarray) -> np.ndarray:

@@ -2,38 +2,54 @@
 Blender's equirectangular camera in the render worker (render/panorama_scene.py).
 
 Each scene is a room or a courtyard (unlabelled structure) with labelled objects (category, colour,
-material), people (the embedded body of tasks/syndor/body.py) and a sign with known text. An object's
+material), people (the embedded body of person/body.py) and a sign with known text. An object's
 pass index is its instance id, so the object-index pass is an exact ERP instance map. A scene writes
 `<scene>.png` (the panorama), `<scene>.instances.png` (uint16 ids, 0 = unlabelled) and `<scene>.json`
 (each instance's category, attributes, 3D centre and its direction (θ, φ) from the camera).
 
 World axes: +Z up, the camera at (0, 0, camera height) looking along +Y; sphere θ = atan2(x, y) (0°
-ahead, +90° to the right = +X), φ = elevation (tasks/odi/sphere_maps.py).
+ahead, +90° to the right = +X), φ = elevation (tasks/odi/sphere_coords.py).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchfoundry.configs.body import BodyConfig, TextureConfig
+from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.odi import SyntheticPanoramaConfig
+from benchfoundry.person.prepare import prepare_person
 from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.common.policy import shard_task
-from benchfoundry.tasks.common.seeding import item_seed
-from benchfoundry.tasks.common.store import spec_hash, write_json_atomic
-from benchfoundry.tasks.odi.sphere import write_image
+from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.core.seeding import item_seed
+from benchfoundry.core.render_spec import (
+    AreaLamp,
+    DayLight,
+    EngineSettings,
+    IndoorLight,
+    Light,
+    PanoramaInstance,
+    PanoramaShard,
+    PersonSpec,
+    Primitive,
+    Sign,
+    to_json,
+    write_spec,
+)
+from benchfoundry.core.store import spec_hash, write_json_atomic
+from benchfoundry.tasks.odi.sphere_images import write_image
 
-#: name → (rgb (linear), roughness, metallic).
+#: Material name → (roughness, metallic).
 MATERIALS: dict[str, tuple[float, float]] = {
     "fabric": (0.9, 0.0), "wood": (0.6, 0.0), "metal": (0.35, 1.0), "plastic": (0.4, 0.0),
     "ceramic": (0.2, 0.0), "rubber": (0.7, 0.0), "stone": (0.85, 0.0), "paper": (0.8, 0.0),
 }
+#: Colour name → linear RGB.
 COLOURS: dict[str, tuple[float, float, float]] = {
     "red": (0.6, 0.05, 0.04), "blue": (0.05, 0.12, 0.55), "green": (0.08, 0.35, 0.07), "yellow": (0.75, 0.6, 0.05),
     "brown": (0.25, 0.12, 0.05), "black": (0.02, 0.02, 0.02), "white": (0.8, 0.8, 0.8), "grey": (0.3, 0.3, 0.3),
@@ -74,7 +90,7 @@ class PanoramaScene:
     camera_height_m: float
     structure: tuple[tuple[str, Part], ...]
     things: tuple[Thing, ...]
-    lighting: dict[str, Any] = field(default_factory=dict)
+    lighting: Light
 
 
 def polar(theta_deg: float, dist: float) -> tuple[float, float]:
@@ -130,9 +146,8 @@ def _living_room() -> PanoramaScene:
         Thing("person", "", "", person=(*polar(150, 2.6), "upright")),
         Thing("sign", "white", "paper", (board,), text="EXIT", text_at=text_at),
     )
-    lighting = {"kind": "indoor", "ambient": [0.05, 0.05, 0.05],
-                "lights": [{"location": [x, y, h - 0.05], "size": 1.0, "power": 120.0}
-                           for x in (-1.5, 1.5) for y in (-1.8, 1.8)]}
+    lighting = IndoorLight(ambient=(0.05, 0.05, 0.05), lamps=tuple(
+        AreaLamp(location=(x, y, h - 0.05), size=1.0, power=120.0) for x in (-1.5, 1.5) for y in (-1.8, 1.8)))
     return PanoramaScene("living_room", 1.5, structure, things, lighting)
 
 
@@ -161,8 +176,8 @@ def _courtyard() -> PanoramaScene:
         Thing("person", "", "", person=(*polar(-95, 4.0), "walking")),
         Thing("sign", "white", "paper", (board,), text="CAFE", text_at=text_at),
     )
-    lighting = {"kind": "day", "sun_elevation_deg": 45.0, "sun_bearing_deg": 135.0, "sun_strength": 3.0,
-                "sky_strength": 0.3, "exposure": 0.0}
+    lighting = DayLight(sun_elevation_deg=45.0, sun_bearing_deg=135.0, sun_strength=3.0, sky_strength=0.3,
+                        exposure=0.0)
     return PanoramaScene("courtyard", 1.6, structure, things, lighting)
 
 SCENES = {"living_room": _living_room, "courtyard": _courtyard}
@@ -182,83 +197,60 @@ def direction_of(point: tuple[float, float, float] | np.ndarray, camera_height_m
     return math.degrees(math.atan2(x, y)), math.degrees(math.atan2(z, math.hypot(x, y)))
 
 
-def _look(colour: str, material: str) -> dict[str, Any]:
+def _primitive(part: Part, colour: str, material: str, pass_index: int = 0, name: str = "") -> Primitive:
     roughness, metallic = MATERIALS[material]
-    return {"rgb": list(COLOURS[colour]), "roughness": roughness, "metallic": metallic}
-
-
-def _part_spec(part: Part, colour: str, material: str) -> dict[str, Any]:
-    look = _look(*(part.look or (colour, material)))
-    return {"shape": part.shape, "center": list(part.center), "size": list(part.size), "yaw_deg": part.yaw_deg, **look}
+    return Primitive(shape=part.shape, center=part.center, size=part.size, yaw_deg=part.yaw_deg, rgb=COLOURS[colour],
+                     roughness=roughness, metallic=metallic, pass_index=pass_index, name=name)
 
 
 def render_spec(scene: PanoramaScene, people: dict[str, tuple[str, str, float]], settings: SyntheticPanoramaConfig,
-                seed: int, image: Path, index_npy: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                seed: int, image: Path, index_npy: Path) -> tuple[PanoramaShard, list[dict[str, Any]]]:
     """The worker's spec and the ground-truth instance records.
 
     `people` maps a pose name to (mesh .npz, texture .png, body height m) written by `prepare_people`.
     """
     instances, truth = [], []
     for k, thing in enumerate(scene.things, start=1):
-        entry: dict[str, Any] = {"id": k, "parts": [_part_spec(p, thing.colour, thing.material) for p in thing.parts]}
+        parts = tuple(_primitive(p, *(p.look or (thing.colour, thing.material)), pass_index=k) for p in thing.parts)
+        person, signs = None, ()
         record: dict[str, Any] = {"id": k, "category": thing.category, "colour": thing.colour or None,
                                   "material": thing.material or None, "text": thing.text}
         if thing.person is not None:
             x, y, pose = thing.person
             mesh, texture, height = people[pose]
-            entry["person"] = {"mesh": mesh, "texture": texture, "location": [x, y, 0.0], "yaw_deg": facing_yaw(x, y)}
+            person = PersonSpec(mesh=mesh, texture=texture, pass_index=k, location=(x, y, 0.0), yaw_deg=facing_yaw(x, y))
             centre = np.array([x, y, height / 2])
             record["pose"] = pose
         else:
             centre = np.mean([p.center for p in thing.parts], axis=0)
         if thing.text is not None:
             board = thing.parts[0]
-            entry["texts"] = [{"text": thing.text, "center": list(thing.text_at or board.center),
-                               "char_height": 0.55 * board.size[2], "yaw_deg": board.yaw_deg,
-                               "rgb": list(COLOURS["red"])}]
+            signs = (Sign(text=thing.text, center=thing.text_at or board.center, char_height=0.55 * board.size[2],
+                          yaw_deg=board.yaw_deg, rgb=COLOURS["red"]),)
         theta, phi = direction_of(centre, scene.camera_height_m)
         record.update({"position_m": [round(float(v), 4) for v in centre], "theta_deg": round(theta, 4),
                        "phi_deg": round(phi, 4),
                        "distance_m": round(float(np.linalg.norm(centre - [0, 0, scene.camera_height_m])), 4)})
-        instances.append(entry)
+        instances.append(PanoramaInstance(id=k, parts=parts, signs=signs, person=person))
         truth.append(record)
-    spec = {
-        "kind": "panorama", "scene": scene.name, "width": settings.width, "samples": settings.samples,
-        "device": settings.device, "seed": seed, "camera_height_m": scene.camera_height_m,
-        "structure": [{"name": n, **_part_spec(p, *p.look)} for n, p in scene.structure if p.look],
-        "instances": instances, "lighting": scene.lighting,
-        "outputs": {"image": str(image), "index_npy": str(index_npy)},
-    }
+    spec = PanoramaShard(
+        scene=scene.name, width=settings.width,
+        engine=EngineSettings(device=settings.device, samples=settings.samples, denoise=False, max_bounces=3),
+        seed=seed, camera_height_m=scene.camera_height_m,
+        structure=tuple(_primitive(p, *p.look, name=n) for n, p in scene.structure if p.look),
+        instances=tuple(instances), light=scene.lighting, image=str(image), index_npy=str(index_npy))
     return spec, truth
 
 
-def prepare_people(body: BodyConfig, textures: TextureConfig, cache: Path, seed: int
-                   ) -> dict[str, tuple[str, str, float]]:
-    """Pose the embedded body (upright, walking) and write meshes and a texture for the worker: the
-    SynDORBench person of the first texture id (with Anny, that id's phenotype drawn with the build seed)."""
-    from PIL import Image
-
+def prepare_people(person: PersonConfig, cache: Path, seed: int) -> dict[str, tuple[str, str, float]]:
+    """Pose the first person of `person.textures.ids` (upright, walking) and write meshes and texture for the
+    worker (person/prepare.py): pose name → (mesh .npz, texture .png, body height m)."""
     from benchfoundry.assets.poses import UPRIGHT, action_pose, upright_pose
-    from benchfoundry.tasks.common.store import atomic_path
-    from benchfoundry.tasks.syndor.body import posed_body, write_body_mesh
-    from benchfoundry.tasks.syndor.phenotypes import draw_phenotype
-    from benchfoundry.tasks.syndor.render_shards import person_texture
 
-    person = textures.ids[0]
-    phenotype = draw_phenotype(body.phenotypes, seed, person) if body.model_type == "anny" else None
-    texture = cache / f"texture_{spec_hash([textures.model_dump(mode='json'), body.model_type])}.png"
-    if not texture.exists():
-        with atomic_path(texture) as tmp:
-            Image.fromarray(person_texture(body, textures, person)).save(tmp, format="PNG")
     people = {}
-    poses = (("upright", upright_pose(), UPRIGHT), ("walking", action_pose("walking"), "walking"))
-    for pose, angles, action in poses:
-        extra = {} if phenotype is None else {"phenotype": phenotype, "action": action}
-        mesh = posed_body(body, angles, cache_dir=cache / "model", **extra)
-        path = cache / f"{pose}_{spec_hash([body.model_dump(mode='json'), pose, phenotype])}.npz"
-        if not path.exists():
-            write_body_mesh(mesh, path)
-        people[pose] = (str(path), str(texture), float(np.ptp(mesh.vertices[:, 2])))
+    for pose, angles, action in (("upright", upright_pose(), UPRIGHT), ("walking", action_pose("walking"), "walking")):
+        files = prepare_person(person, seed, person.textures.ids[0], pose, angles, action, cache)
+        people[pose] = (str(files.mesh_npz), str(files.texture_png), float(np.ptp(files.body.vertices[:, 2])))
     return people
 
 
@@ -271,21 +263,21 @@ def index_map_from_pass(path: Path) -> np.ndarray:
     return ids.astype(np.uint16)
 
 
-def render_scene(name: str, folder: Path, settings: SyntheticPanoramaConfig, body: BodyConfig,
-                 textures: TextureConfig, seed: int, timeout_s: float) -> dict[str, Any]:
+def render_scene(name: str, folder: Path, settings: SyntheticPanoramaConfig, person: PersonConfig, seed: int,
+                 timeout_s: float) -> dict[str, Any]:
     """Render one scene into `folder` unless its files are there with the same spec; returns a summary."""
     scene = scene_named(name)
-    people = prepare_people(body, textures, folder.parent / "_people", seed)
+    people = prepare_people(person, folder.parent / "_people", seed)
     work = folder.parent / "_render" / name
     spec, truth = render_spec(scene, people, settings, item_seed(seed, "odi.synthetic", name),
                               work / "panorama.png", work / "instances.npy")
-    h = spec_hash({k: v for k, v in spec.items() if k != "outputs"})
+    h = spec_hash({k: v for k, v in to_json(spec).items() if k not in ("image", "index_npy")})
     truth_path = folder / f"{name}{TRUTH_SUFFIX}"
     image, ids = folder / f"{name}.png", folder / f"{name}{INSTANCES_SUFFIX}"
     if truth_path.exists() and image.exists() and ids.exists():
         if json.loads(truth_path.read_text()).get("spec_hash") == h:
             return {"scene": name, "rendered": False, "seconds": 0.0}
-    spec_path = write_json_atomic(work / "spec.json", spec)
+    spec_path = write_spec(work / "spec.json", spec)
     reply = render_client.render_spec(spec_path, timeout_s=timeout_s, shards_per_worker=1)
     write_image(ids, index_map_from_pass(work / "instances.npy"))
     (work / "panorama.png").replace(image)
@@ -295,7 +287,7 @@ def render_scene(name: str, folder: Path, settings: SyntheticPanoramaConfig, bod
 
 
 @shard_task
-def synthetic_panorama_task(folder: str, name: str, settings: SyntheticPanoramaConfig, body: BodyConfig,
-                            textures: TextureConfig, seed: int) -> dict[str, Any]:
+def synthetic_panorama_task(folder: str, name: str, settings: SyntheticPanoramaConfig, person: PersonConfig,
+                            seed: int) -> dict[str, Any]:
     """Render one embedded scene into `folder` (skipped when its files match the spec)."""
-    return render_scene(name, Path(folder), settings, body, textures, seed, settings.render_timeout_s)
+    return render_scene(name, Path(folder), settings, person, seed, settings.render_timeout_s)

@@ -12,11 +12,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from benchfoundry.tasks.common.image_decode import decode_file
-from benchfoundry.tasks.odi.instances import Detection, mask_box
+from benchfoundry.core.image_decode import decode_file
+from benchfoundry.core.camera import mask_box
+from benchfoundry.tasks.odi.instances import Detection
 from benchfoundry.tasks.odi.panoramas import truth_files
-from benchfoundry.tasks.odi.sphere import erp_to_cubemap
-from benchfoundry.tasks.odi.sphere_maps import FACES
+from benchfoundry.tasks.odi.sphere_images import erp_to_cubemap
+from benchfoundry.tasks.odi.sphere_coords import FACES
 
 
 def load_truth(panorama: Path, shape: tuple[int, int]) -> tuple[np.ndarray, dict[int, dict[str, Any]]]:

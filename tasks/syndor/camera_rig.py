@@ -3,10 +3,11 @@
 World frame: Z up, the person stands on z = 0 facing −Y. Azimuth 0 puts the camera in front
 of the person (on −Y); azimuth grows counter-clockwise seen from above, so 90° is the person's
 left side (+X). Elevation is the angle above the horizontal plane through the aim point.
-A camera looks along its local −Z with +Y up (Blender's convention); its 4×4 camera-to-world
-matrix goes to Blender unchanged. With `sensor_fit = VERTICAL`, `sensor_height = h_sensor`,
-`lens = f` and square pixels, Blender's camera is the pinhole of `project` below, so a plane at
-distance D facing the camera is imaged at h_res·f / (D·h_sensor) px/m (tasks/syndor/dori.py).
+Each camera's 4×4 camera-to-world matrix is a level look-at in Blender's axes (benchfoundry/core/camera.py)
+and goes to Blender unchanged. With `sensor_fit = VERTICAL`, `sensor_height = h_sensor`, `lens = f` and
+square pixels, Blender's camera is the pinhole of focal length `focal_px` with its principal point at the
+image centre, so a plane at distance D facing the camera is imaged at h_res·f / (D·h_sensor) px/m
+(benchfoundry/core/dori.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchfoundry.tasks.syndor import dori
+from benchfoundry.core import dori
+from benchfoundry.core.camera import blender_camera_to_world
 
 
 @dataclass(frozen=True)
@@ -53,40 +55,9 @@ def camera_position(target: np.ndarray, distance_m: float, azimuth_deg: float, e
     return np.asarray(target, dtype=float) + distance_m * offset
 
 
-def look_at(position: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """4×4 camera-to-world matrix of a camera at `position` looking at `target`, horizon level."""
-    position = np.asarray(position, dtype=float)
-    forward = np.asarray(target, dtype=float) - position
-    forward /= np.linalg.norm(forward)
-    right = np.cross(forward, [0.0, 0.0, 1.0])
-    norm = np.linalg.norm(right)
-    if norm < 1e-9:
-        raise ValueError("look_at: the view direction is vertical, the camera roll is undefined")
-    right /= norm
-    up = np.cross(right, forward)
-    matrix = np.eye(4)
-    matrix[:3, 0], matrix[:3, 1], matrix[:3, 2], matrix[:3, 3] = right, up, -forward, position
-    return matrix
-
-
 def focal_px(spec: dori.CameraSpec) -> float:
     """Focal length in pixels: vertical sensor fit maps sensor_height onto resolution_h rows."""
     return spec.resolution_h * spec.focal_mm / spec.sensor_height_mm
-
-
-def project(points: np.ndarray, matrix_world: np.ndarray, spec: dori.CameraSpec, resolution_w: int) -> np.ndarray:
-    """Pinhole projection of world points to pixel coordinates (x right, y down; pixel centres
-    at integer + 0.5); points behind the camera give NaN."""
-    pts = np.atleast_2d(np.asarray(points, dtype=float))
-    world_to_cam = np.linalg.inv(np.asarray(matrix_world, dtype=float))
-    cam = pts @ world_to_cam[:3, :3].T + world_to_cam[:3, 3]
-    depth = -cam[:, 2]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        u = resolution_w / 2 + focal_px(spec) * cam[:, 0] / depth
-        v = spec.resolution_h / 2 - focal_px(spec) * cam[:, 1] / depth
-    out = np.stack([u, v], axis=1)
-    out[depth <= 0] = np.nan
-    return out
 
 
 def rig_cameras(
@@ -102,7 +73,7 @@ def rig_cameras(
         distance = dori.distance_for_ppm(ppm, spec)
         for az in azimuths_deg:
             for el in elevations_deg:
-                matrix = look_at(camera_position(target, distance, az, el), target)
+                matrix = blender_camera_to_world(camera_position(target, distance, az, el), target)
                 cameras.append(RigCamera(
                     zone=zone, target_ppm=float(ppm), distance_m=float(distance), azimuth_deg=float(az),
                     elevation_deg=float(el), cam_index=cam_index(az, el),

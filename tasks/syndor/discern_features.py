@@ -25,7 +25,7 @@ import numpy as np
 from scipy import ndimage
 
 from benchfoundry.configs.discern import FeatureConfig
-from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.core.seeding import item_rng
 
 FEATURES = ("area_ratio", "ks_lightness", "sw_chroma", "edge_iou")
 CUES = ("person_height_px", "michelson_contrast")

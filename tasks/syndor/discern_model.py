@@ -17,8 +17,8 @@ from sklearn.tree import DecisionTreeClassifier
 from xgboost import XGBClassifier
 
 from benchfoundry.configs.discern import ClassifierConfig
-from benchfoundry.tasks.common.buildinfo import package_versions
-from benchfoundry.tasks.common.store import atomic_path, write_json_atomic
+from benchfoundry.core.buildinfo import package_versions
+from benchfoundry.core.store import atomic_path, write_json_atomic
 
 MODEL_FILE = "model.joblib"
 MODEL_JSON = "model.json"

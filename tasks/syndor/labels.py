@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from benchfoundry.configs.discern import LabelConfig
-from benchfoundry.tasks.common.seeding import item_rng
-from benchfoundry.tasks.common.store import write_bytes_atomic, write_json_atomic, write_parquet_atomic
+from benchfoundry.core.seeding import item_rng
+from benchfoundry.core.store import write_bytes_atomic, write_json_atomic, write_parquet_atomic
 
 CHOICE_NAME = "discernible"
 LABEL_VALUES = {"yes": 1, "no": 0}

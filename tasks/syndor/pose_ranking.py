@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from benchfoundry.configs.body import PoseConfig
-from benchfoundry.configs.qa import EmbeddingConfig
-from benchfoundry.tasks.common.buildinfo import problem
+from benchfoundry.configs.syndor_poses import PoseConfig
+from benchfoundry.configs.model import EmbeddingConfig
+from benchfoundry.core.buildinfo import problem
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError, user_message
 from benchfoundry.tasks.syndor.text_embed import load_embedder
 

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from benchfoundry.assets.poses import action_pose
-from benchfoundry.configs.body import PoseConfig
-from benchfoundry.tasks.common.buildinfo import problem
+from benchfoundry.configs.syndor_poses import PoseConfig
+from benchfoundry.core.buildinfo import problem
 from benchfoundry.tasks.syndor import pose_ranking
 from benchfoundry.tasks.syndor.pose_ranking import STAGE, normalise_text
 

@@ -25,6 +25,7 @@ Person shards keep their ids and spec hashes whether the option is on or off, an
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import itertools
 import math
@@ -36,16 +37,16 @@ import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.syndor import SyndorConfig
-from benchfoundry.tasks.common.seeding import item_seed
-from benchfoundry.tasks.common.store import spec_hash
-from benchfoundry.tasks.syndor import camera_rig, dori
+from benchfoundry.core import lighting as lighting_table
+from benchfoundry.core.render_spec import DayLight, EngineSettings, Light, NightLight, PinholeCamera, RigShard, to_json
+from benchfoundry.core.seeding import item_seed
+from benchfoundry.core.store import spec_hash
+from benchfoundry.tasks.syndor import camera_rig
+from benchfoundry.core import dori
 from benchfoundry.tasks.syndor.pose_selection import PoseSelection, select_poses
 
 BENCHMARK = "syndor"
 STAGE = "render"
-SUN_BEARING_DEG = {"north": 0.0, "east": 90.0, "south": 180.0, "west": 270.0}
-#: Part of every spec hash: bump it when render/ changes what a frame looks like.
-RENDER_VERSION = 1
 #: Render-manifest column: true for a frame rendered without a person.
 EMPTY_SCENE_COLUMN = "empty_scene"
 #: `action`, `smplx_texture` and `pose_source` of an empty-scene row (no person, nothing to recognise).
@@ -68,29 +69,36 @@ class ShardPlan:
     scene_seed: int | None = None  # the seed placing the scene's props; None: the build seed
 
 
-def lighting_spec(syndor: SyndorConfig, name: str) -> dict[str, Any]:
-    """What the worker needs to light one of the named lightings."""
-    if name == "night":
+def lighting_spec(syndor: SyndorConfig, name: str) -> Light:
+    """The light of one of the named lightings (benchfoundry/core/lighting.py) with the configured strengths."""
+    entry = lighting_table.lighting(name)
+    if entry.is_night:
         night = syndor.lighting.night
-        return {"kind": "night", "moon_strength": night.moon_strength, "moon_elevation_deg": night.moon_elevation_deg,
-                "moon_bearing_deg": night.moon_azimuth_deg, "sky_color": list(night.sky_color),
-                "exposure": night.exposure}
-    time_of_day, sun_from = name.split("_")
+        return NightLight(moon_strength=night.moon_strength, moon_elevation_deg=night.moon_elevation_deg,
+                          moon_bearing_deg=night.moon_azimuth_deg, sky_color=tuple(night.sky_color),
+                          exposure=night.exposure)
     day = syndor.lighting.day
-    return {"kind": "day", "sun_elevation_deg": day.sun_elevation_deg[time_of_day],
-            "sun_bearing_deg": SUN_BEARING_DEG[sun_from], "sun_strength": day.sun_strength,
-            "sky_strength": day.sky_strength, "exposure": day.exposure[time_of_day]}
+    return DayLight(sun_elevation_deg=day.sun_elevation_deg[entry.family], sun_bearing_deg=entry.sun_bearing_deg,
+                    sun_strength=day.sun_strength, sky_strength=day.sky_strength, exposure=day.exposure[entry.family])
 
 
-def camera_settings(syndor: SyndorConfig) -> dict[str, Any]:
+def pinhole_camera(syndor: SyndorConfig) -> PinholeCamera:
     spec = syndor.camera.spec()
-    return {"focal_mm": spec.focal_mm, "sensor_height_mm": spec.sensor_height_mm,
-            "resolution_w": syndor.camera.resolution_w, "resolution_h": spec.resolution_h}
+    return PinholeCamera(focal_mm=spec.focal_mm, sensor_height_mm=spec.sensor_height_mm,
+                         resolution_w=syndor.camera.resolution_w, resolution_h=spec.resolution_h)
+
+
+def engine_settings(syndor: SyndorConfig) -> EngineSettings:
+    r = syndor.render
+    return EngineSettings(device=r.device, samples=r.samples, denoise=r.denoise, max_bounces=r.max_bounces,
+                          threads=r.threads, image_format=r.image_format, jpeg_quality=r.jpeg_quality,
+                          persistent_data=True)
 
 
 def render_settings_hash(syndor: SyndorConfig) -> str:
-    """Hash of what changes pixels apart from the factors: engine settings, camera, renderer."""
-    return spec_hash([syndor.render.engine_settings(), camera_settings(syndor), RENDER_VERSION,
+    """Hash of what changes pixels apart from the factors: engine settings, camera, the rig's render version,
+    the renderer."""
+    return spec_hash([syndor.render.engine_settings(), dataclasses.asdict(pinhole_camera(syndor)), RigShard.version,
                       importlib.metadata.version("bpy")])
 
 
@@ -115,7 +123,7 @@ def _rig_spec(config: BuildConfig) -> dict[str, Any]:
     rig, body and seed."""
     s = config.syndor
     return {"render": render_settings_hash(s), "zones": zones(s), "rig": s.rig.model_dump(mode="json"),
-            "body": s.body.model_dump(mode="json"), "seed": config.seed}
+            "body": config.person.body.model_dump(mode="json"), "seed": config.seed}
 
 
 def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list[ShardPlan]:
@@ -125,14 +133,14 @@ def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list
     s = config.syndor
     poses = select_poses(s.poses) if poses is None else poses
     check_distinct_radii(s)
-    common = {**_rig_spec(config), "textures": s.textures.model_dump(mode="json", exclude={"ids"})}
+    common = {**_rig_spec(config), "textures": config.person.textures.model_dump(mode="json", exclude={"ids"})}
     action_poses = [(a, k, frame, tuple(float(x) for x in np.asarray(frame.body_pose, dtype=np.float64).reshape(-1)))
                     for a in s.poses.actions for k, frame in enumerate(poses.of(a))]
     plans = []
-    for scene, tex, (action, k, pose, body_pose), lighting in itertools.product(s.scenes, s.textures.ids, action_poses,
+    for scene, tex, (action, k, pose, body_pose), lighting in itertools.product(s.scenes, config.person.textures.ids, action_poses,
                                                                                 s.lightings):
         factors = {"scene": scene, "texture": tex, "action": action, "pose": [k, pose.source, pose.frame, body_pose],
-                   "lighting": lighting, "light": lighting_spec(s, lighting)}
+                   "lighting": lighting, "light": to_json(lighting_spec(s, lighting))}
         plans.append(ShardPlan(
             shard_id=f"{scene}_t{tex:05d}_{action}_p{k:03d}_{lighting}", scene=scene, texture_id=tex, action=action,
             pose_index=k, pose_source=pose.source, pose_frame=pose.frame, body_pose=body_pose, lighting=lighting,
@@ -140,7 +148,7 @@ def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list
         ))
     if not s.empty_scenes:
         return plans
-    repeats = empty_scene_repeats(s.empty_scene_share, len(s.textures.ids) * len(action_poses))
+    repeats = empty_scene_repeats(s.empty_scene_share, len(config.person.textures.ids) * len(action_poses))
     return plans + plan_empty_shards(config, repeats)
 
 
@@ -180,7 +188,7 @@ def plan_empty_shards(config: BuildConfig, repeats: int) -> list[ShardPlan]:
         plans.append(ShardPlan(
             shard_id=shard_id, scene=scene, texture_id=None, action=EMPTY_ACTION, pose_index=k,
             pose_source=EMPTY_ACTION, pose_frame=None, body_pose=(), lighting=lighting,
-            spec_hash=spec_hash({**common, "scene": scene, "lighting": lighting, "light": lighting_spec(s, lighting),
+            spec_hash=spec_hash({**common, "scene": scene, "lighting": lighting, "light": to_json(lighting_spec(s, lighting)),
                                  **extra}),
             empty_scene=True, scene_seed=scene_seed))
     return plans

@@ -16,10 +16,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from benchfoundry.configs.qa import QaConfig
-from benchfoundry.tasks.common.buildinfo import problem
-from benchfoundry.tasks.common.seeding import item_rng
-from benchfoundry.tasks.common.store import atomic_path, write_bytes_atomic, write_json_atomic
+from benchfoundry.configs.syndor_qa import QaConfig
+from benchfoundry.core.lighting import lighting
+from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.seeding import item_rng
+from benchfoundry.core.store import atomic_path, write_bytes_atomic, write_json_atomic
+from benchfoundry.tasks.syndor.task_files import read_jsonl
 
 SPLITS = ("day", "night", "nv")
 #: Beside index.html: the dataset-relative images the report could not read (a JSON list, sorted).
@@ -39,19 +41,6 @@ td.l,th.l{text-align:left}
 
 def report_dir(out: str | os.PathLike[str]) -> Path:
     return Path(out) / "report"
-
-
-def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The JSON rows of a JSONL file; a line that is not JSON is a ValueError naming the file and line."""
-    rows = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-    return rows
 
 
 def unreadable_path(out: str | os.PathLike[str]) -> Path:
@@ -312,7 +301,7 @@ def _section_thumbs(page: _Page, split_rows: dict[str, list[dict[str, Any]]]) ->
 
 def _section_pairs(page: _Page, split_rows: dict[str, list[dict[str, Any]]]) -> None:
     page.add("<h2>Night vs night vision</h2>")
-    pairs = [r for r in split_rows["nv"] if r["lighting"].startswith("night")] or split_rows["nv"]
+    pairs = [r for r in split_rows["nv"] if lighting(r["lighting"]).is_night] or split_rows["nv"]
     picked = _sample(pairs, page.qa.nv_pairs, page.seed, "nv-pairs")
     if not picked:
         page.add("<p>No night-vision images in this build.</p>")

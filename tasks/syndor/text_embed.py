@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from benchfoundry.configs.qa import SHIPPED_EMBEDDING_MODEL, EmbeddingConfig
+from benchfoundry.configs.model import SHIPPED_EMBEDDING_MODEL, EmbeddingConfig
 
 E5_PREFIX = "query: "
 #: A Hugging Face model id: `name` or `owner/name`.

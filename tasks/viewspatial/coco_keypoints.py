@@ -1,7 +1,7 @@
 """Pure geometry of the synthetic COCO set: a pinhole camera, keypoint projection, ray-cast visibility.
 
-Camera coordinates are OpenCV's (x right, y down, z forward); image coordinates are continuous pixels
-with (0, 0) at the top-left corner of the top-left pixel, as COCO's keypoints. World: +Z up.
+Camera coordinates are OpenCV's (x right, y down, z forward, benchfoundry/core/camera.py); image coordinates are
+continuous pixels with (0, 0) at the top-left corner of the top-left pixel, as COCO's keypoints. World: +Z up.
 Visibility follows COCO: 0 out of frame (not labelled), 1 labelled but hidden, 2 visible. A point is
 hidden when the ray from the camera to it meets a surface more than its tolerance before the point
 (Möller–Trumbore, vectorised over triangles).
@@ -13,7 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchfoundry.tasks.syndor import camera_rig
+from benchfoundry.core.camera import (
+    intrinsic_matrix,
+    mask_box,
+    blender_camera_to_world,
+    opencv_to_blender,
+    project,
+    world_to_camera,
+)
 
 #: Segments of a cylinder (as Blender's primitive_cylinder_add(vertices=48)).
 CYLINDER_SEGMENTS = 48
@@ -21,38 +28,40 @@ CYLINDER_SEGMENTS = 48
 
 @dataclass(frozen=True)
 class Camera:
-    """World → camera rotation `R` (rows: camera axes in world), camera centre `C`, focal `f` px, size."""
+    """A pinhole camera: its 4×4 camera-to-world matrix in OpenCV axes (benchfoundry/core/camera.py), focal
+    length `f` in pixels and image size; the principal point is the image centre."""
 
-    R: np.ndarray
-    C: np.ndarray
+    camera_to_world: np.ndarray
     f: float
     width: int
     height: int
 
+    @property
+    def R(self) -> np.ndarray:
+        """World → camera rotation (rows: the camera's axes in world coordinates)."""
+        return self.camera_to_world[:3, :3].T
+
+    @property
+    def C(self) -> np.ndarray:
+        """The camera centre."""
+        return self.camera_to_world[:3, 3]
+
     def to_camera(self, points: np.ndarray) -> np.ndarray:
-        return (np.asarray(points, dtype=np.float64) - self.C) @ self.R.T
+        return world_to_camera(points, self.camera_to_world)
 
     def project(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(N,2) pixel coordinates and (N,) depths z of world points."""
         cam = self.to_camera(points)
-        z = cam[:, 2]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            uv = self.f * cam[:, :2] / z[:, None] + np.array([self.width / 2, self.height / 2])
-        return uv, z
+        return project(cam, intrinsic_matrix(self.f, self.width / 2, self.height / 2)), cam[:, 2]
 
     def blender_matrix(self) -> list[list[float]]:
-        """The camera's matrix_world in Blender (looks along its −Z with +Y up)."""
-        axes = np.column_stack([self.R[0], -self.R[1], -self.R[2]])
-        m = np.eye(4)
-        m[:3, :3], m[:3, 3] = axes, self.C
-        return m.tolist()
+        """The camera's matrix_world in Blender."""
+        return opencv_to_blender(self.camera_to_world).tolist()
 
 
 def look_at(eye: np.ndarray, target: np.ndarray, f: float, width: int, height: int) -> Camera:
-    """A level-roll camera at `eye` looking at `target` (camera_rig.look_at's Blender axes: right, up, −forward)."""
-    m = camera_rig.look_at(eye, target)
-    return Camera(np.stack([m[:3, 0], -m[:3, 1], -m[:3, 2]]), np.asarray(eye, dtype=np.float64), float(f),
-                  int(width), int(height))
+    """A level-roll camera at `eye` looking at `target`: the rig's Blender look-at, in OpenCV axes."""
+    return Camera(opencv_to_blender(blender_camera_to_world(eye, target)), float(f), int(width), int(height))
 
 
 def first_hits(origin: np.ndarray, targets: np.ndarray, triangles: np.ndarray, eps: float = 1e-9) -> np.ndarray:
@@ -121,10 +130,10 @@ def cylinder_triangles(center: np.ndarray, size: np.ndarray, segments: int = CYL
     return np.array(tris)
 
 
-def mask_box(mask: np.ndarray) -> tuple[list[float], int] | None:
+def coco_box(mask: np.ndarray) -> tuple[list[float], int] | None:
     """COCO bbox [x, y, w, h] and pixel area of a boolean mask; None when empty."""
-    ys, xs = np.nonzero(mask)
-    if len(xs) == 0:
+    box = mask_box(mask)
+    if box is None:
         return None
-    x0, y0 = int(xs.min()), int(ys.min())
-    return [float(x0), float(y0), float(xs.max() + 1 - x0), float(ys.max() + 1 - y0)], len(xs)
+    x1, y1, x2, y2 = box
+    return [x1, y1, x2 - x1, y2 - y1], int(np.count_nonzero(mask))

@@ -23,7 +23,7 @@ import numpy as np
 from PIL import Image
 
 from benchfoundry.configs.coco import CocoConfig, OrientAnythingConfig
-from benchfoundry.tasks.common.image_decode import decode_file
+from benchfoundry.core.image_decode import decode_file
 from benchfoundry.tasks.viewspatial import orientation as ori
 
 if TYPE_CHECKING:

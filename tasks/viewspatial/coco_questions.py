@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from benchfoundry.configs.coco import CocoConfig
-from benchfoundry.tasks.viewspatial.directions import HORIZONTAL_LABELS, boundary_margin
+from benchfoundry.core.directions import HORIZONTAL_LABELS, boundary_margin
 from benchfoundry.tasks.viewspatial.questions import with_options
 
 CAM_OBJ = "Cam-Obj. Ori."

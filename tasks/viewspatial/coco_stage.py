@@ -19,9 +19,9 @@ from typing import Any
 import pandas as pd
 
 from benchfoundry.configs.coco import CocoConfig
-from benchfoundry.tasks.common.buildinfo import problem
-from benchfoundry.tasks.common.policy import shard_task
-from benchfoundry.tasks.common.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
+from benchfoundry.core.buildinfo import problem
+from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.viewspatial.coco_people import label_people, read_annotations
 from benchfoundry.tasks.viewspatial.coco_questions import orientation_items
 from benchfoundry.tasks.viewspatial.person_relative import candidate_items, image_objects, synthetic_items

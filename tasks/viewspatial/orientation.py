@@ -27,18 +27,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchfoundry.tasks.viewspatial.directions import horizontal_label
+from benchfoundry.core.directions import horizontal_label
 
 NOSE, LEFT_EYE, RIGHT_EYE, LEFT_EAR, RIGHT_EAR, LEFT_SHOULDER, RIGHT_SHOULDER = range(7)
 LEFT_HIP, RIGHT_HIP = 11, 12
 
 #: A body yaw whose side no occlusion flag tells is sure only this close to facing the camera or away.
 AMBIGUITY_DEG = 10.0
-#: Head-turn bins of DESIGN §4.2 over Δ, in degrees: label and closed/open edges.
-HEAD_TURNS: tuple[tuple[str, float, float], ...] = (
-    ("left", -90.0, -60.0), ("front-left", -60.0, -20.0), ("front", -20.0, 20.0),
-    ("front-right", 20.0, 60.0), ("right", 60.0, 90.0),
-)
 
 
 @dataclass(frozen=True)

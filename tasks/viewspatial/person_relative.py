@@ -6,7 +6,7 @@ the 8-way label of DESIGN §4.1. Camera coordinates are x right, y down, z forwa
 f = (−sin ψ, 0, −cos ψ).
 
 - synthetic people: exact from 3D (the set's truth gives each object's angle in the person's frame);
-- real COCO: candidates, routed to human verification. Each object and the person stand on a ground
+- real COCO: candidates, routed to human review. Each object and the person stand on a ground
   plane seen by a level camera of `ASSUMED_HFOV_DEG` whose horizon is the image's middle row; a box's
   ground point is its bottom centre (the person's: the mean of its labelled ankles, else its box bottom).
   When a ground point is not seen (a box cut by the image's bottom edge, or above the horizon) the object
@@ -22,12 +22,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from benchfoundry.configs.coco import CocoConfig
-from benchfoundry.tasks.viewspatial.directions import (
-    HORIZONTAL_LABELS,
-    boundary_margin,
-    horizontal_angle,
-    horizontal_label,
-)
+from benchfoundry.core.directions import HORIZONTAL_LABELS, boundary_margin, horizontal_angle, horizontal_label
 from benchfoundry.tasks.viewspatial.questions import with_options
 
 PER_REL = "Per-Rel. Dir."

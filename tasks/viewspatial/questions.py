@@ -16,19 +16,13 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from benchfoundry.tasks.common.seeding import item_rng
-from benchfoundry.tasks.viewspatial.directions import (
-    CAMERA_LABELS,
-    HORIZONTAL_LABELS,
-    camera_direction,
-    horizontal_direction,
-    multiple_choice,
-)
+from benchfoundry.core.camera import WORLD_UP
+from benchfoundry.core.seeding import item_rng
+from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS, camera_direction, horizontal_direction, multiple_choice
 from benchfoundry.tasks.viewspatial.visibility import ObjectBox
 
 CAM_REL = "Cam-Rel. Dir."
 SCENE_SIM = "Per-Sce. Sim."
-WORLD_UP = np.array([0.0, 0.0, 1.0])
 QA_COLUMNS = (
     "item_id", "scene_id", "split", "question_type", "image_path", "question", "answer", "choices",
     "answer_label", "object_ids", "labels", "frame_ids", "margin_deg",

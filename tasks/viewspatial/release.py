@@ -3,7 +3,7 @@
 The val split becomes `viewspatial/ViewSpatial-Bench.json` (released schema; a Per-Rel. Dir. candidate
 released before review carries `verified: false`), the train split the SFT chat files
 `ViewSpatial-SFT.json` (one image per record) and `ViewSpatial-SFT-multi.json` (several). COCO rows that
-need human review are exported first (tasks/viewspatial/review.py) and released as their decisions say.
+need human review are exported first (tasks/viewspatial/relative_review.py) and released as their decisions say.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 
 from benchfoundry.configs.viewspatial import ViewSpatialConfig
-from benchfoundry.tasks.common import verification
-from benchfoundry.tasks.common.store import StageStore, write_json_atomic
-from benchfoundry.tasks.viewspatial import review
+from benchfoundry.tasks.common import review
+from benchfoundry.core.store import StageStore, write_json_atomic
+from benchfoundry.tasks.viewspatial import relative_review
 from benchfoundry.tasks.viewspatial.questions import benchmark_records, sft_records, split_by_image_count
 
 BENCHMARK = "viewspatial"
@@ -32,7 +32,7 @@ def _manifest(out: str, stage: str) -> pd.DataFrame:
 
 
 def all_rows(out: str) -> pd.DataFrame:
-    """The QA rows of the scans and of COCO, before review."""
+    """The QA rows of the scans and of COCO, before relative_review."""
     frames = [f for f in (_manifest(out, s) for s in MANIFEST_STAGES) if len(f)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -46,9 +46,9 @@ def write_benchmark_files(out: str, vs: ViewSpatialConfig) -> dict[str, Any]:
     """Export the rows to review, then write the benchmark and SFT files; their paths and item counts."""
     bench_dir = Path(out) / BENCHMARK
     rows = all_rows(out)
-    exported = review.export(out, rows)
-    decisions = verification.load_decisions(review.review_dir(out))
-    rows = review.released_rows(rows, decisions, vs.coco.per_rel.release_unverified)
+    exported = relative_review.export(out, rows)
+    decisions = review.load_decisions(relative_review.review_dir(out))
+    rows = relative_review.released_rows(rows, decisions, vs.coco.per_rel.release_unreviewed)
     val = rows[rows["split"] == "val"] if len(rows) else rows
     train = rows[rows["split"] != "val"] if len(rows) else rows
     single, multi = split_by_image_count(sft_records(train, vs.qa.mc_instruction, vs.qa.direct_instruction))

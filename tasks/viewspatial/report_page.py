@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.tasks.common.seeding import item_rng
-from benchfoundry.tasks.common.store import StageStore, write_bytes_atomic
+from benchfoundry.core.seeding import item_rng
+from benchfoundry.core.store import StageStore, write_bytes_atomic
 from benchfoundry.tasks.viewspatial.release import BENCHMARK_JSON, all_rows
 
 BENCHMARK = "viewspatial"

@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 
 from benchfoundry.configs.viewspatial import ViewSpatialConfig
-from benchfoundry.tasks.common.buildinfo import problem
-from benchfoundry.tasks.common.policy import shard_task
-from benchfoundry.tasks.common.store import StageStore, spec_hash
+from benchfoundry.core.buildinfo import problem
+from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.core.store import StageStore, spec_hash
 from benchfoundry.tasks.viewspatial.coverage import select_frames
 from benchfoundry.tasks.viewspatial.questions import (
     QASettings,

@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from benchfoundry.tasks.common.image_decode import decode_bytes, decode_file
+from benchfoundry.core.image_decode import decode_bytes, decode_file
 
 SENS_VERSION = 4
 COLOR_COMPRESSION = {-1: "unknown", 0: "raw", 1: "png", 2: "jpeg"}

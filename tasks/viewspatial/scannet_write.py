@@ -15,7 +15,7 @@ from typing import Any, Iterable, Sequence
 import cv2
 import numpy as np
 
-from benchfoundry.tasks.common.store import atomic_path, write_bytes_atomic, write_json_atomic
+from benchfoundry.core.store import atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.viewspatial.scannet_read import (
     EXPORT_FRAME_FILES,
     FRAME_HEADER,

@@ -17,17 +17,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchfoundry.configs.body import BodyConfig, TextureConfig
+from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.coco import SyntheticCocoConfig
+from benchfoundry.person.prepare import prepare_person
 from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.common.buildinfo import problem
-from benchfoundry.tasks.common.policy import shard_task
-from benchfoundry.tasks.common.seeding import item_rng, item_seed
-from benchfoundry.tasks.common.store import StageStore, atomic_path, spec_hash, write_json_atomic
+from benchfoundry.core.buildinfo import problem
+from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.core.seeding import item_rng, item_seed
+from benchfoundry.core.render_spec import CocoImage, CocoShard, DayLight, EngineSettings, PersonSpec, Primitive, write_spec
+from benchfoundry.core.store import StageStore, spec_hash, write_json_atomic
 from benchfoundry.tasks.viewspatial import orientation as ori
 from benchfoundry.tasks.viewspatial import synthetic_coco_scene as sc
-from benchfoundry.tasks.viewspatial.coco_keypoints import Camera, mask_box, visibility
-from benchfoundry.tasks.viewspatial.directions import horizontal_angle, horizontal_label
+from benchfoundry.tasks.viewspatial.coco_keypoints import Camera, coco_box, visibility
+from benchfoundry.core.directions import horizontal_angle, horizontal_label
 
 STAGE = "viewspatial.synthetic_coco"
 KEYPOINT_NAMES = ("nose", "left_eye", "right_eye", "left_ear", "right_ear", "left_shoulder", "right_shoulder",
@@ -43,7 +45,6 @@ SKELETON = [[16, 14], [14, 12], [17, 15], [15, 13], [12, 13], [6, 12], [7, 13], 
 #: deep; each tolerance sits between the two.
 TOLERANCE_M = np.array([0.03] * 5 + [0.14] * 2 + [0.12] * 2 + [0.10] * 2 + [0.16] * 2 + [0.14] * 4)
 PERSON_INDEX = 1
-RENDER_VERSION = 2
 
 
 def person_relative(center: np.ndarray) -> tuple[float, str]:
@@ -58,32 +59,29 @@ def label_keypoints(mesh: Any, camera: Camera, objects: list[sc.SceneObject]) ->
     return visibility(mesh.keypoints, camera, triangles, TOLERANCE_M)
 
 
-def _image(body: BodyConfig, textures: TextureConfig, cfg: SyntheticCocoConfig, seed: int, split: str, index: int,
-           work: Path, texture_files: dict[int, str]) -> dict[str, Any]:
+def _image(person: PersonConfig, cfg: SyntheticCocoConfig, seed: int, split: str, index: int, work: Path
+           ) -> dict[str, Any]:
     """Draw, pose and label one image; returns its render entry and its labels before the render."""
-    from benchfoundry.tasks.syndor.body import write_body_mesh
-    from benchfoundry.tasks.syndor.phenotypes import draw_phenotype
-
     rng = item_rng(seed, STAGE, f"{split}:{index}")
-    plan = sc.draw_plan(rng, cfg, list(textures.ids))
-    mesh, delta = sc.posed_person(body, draw_phenotype(body.phenotypes, seed, plan.texture_id), plan, work / "model")
+    plan = sc.draw_plan(rng, cfg, list(person.textures.ids))
+    pose, delta = sc.person_pose(person, seed, plan)
+    files = prepare_person(person, seed, plan.texture_id, f"person_{index:06d}", pose, None, work)
+    mesh = files.body
     camera = sc.frame_camera(mesh.vertices, mesh.keypoints, plan, cfg.width, cfg.height)
     objects = sc.place_objects(rng, plan, camera)
     keypoints = label_keypoints(mesh, camera, objects)
-    mesh_path = write_body_mesh(mesh, work / f"person_{index:06d}.npz")
-    parts = [{"shape": "box", "center": [0.0, 0.0, -0.05], "size": [60.0, 60.0, 0.1], "yaw_deg": 0.0,
-              "rgb": [0.35, 0.33, 0.3], "roughness": 0.9, "metallic": 0.0, "pass_index": 0}]
-    parts += [{"shape": o.shape, "center": list(o.center), "size": list(o.size), "yaw_deg": o.yaw_deg,
-               "rgb": list(o.rgb), "roughness": 0.6, "metallic": 0.0, "pass_index": PERSON_INDEX + 1 + k}
-              for k, o in enumerate(objects)]
-    entry = {
-        "seed": item_seed(seed, STAGE, f"{split}:{index}"), "camera_matrix": camera.blender_matrix(),
-        "focal_mm": camera.f * 24.0 / cfg.height, "parts": parts,
-        "person": {"mesh": str(mesh_path), "texture": texture_files[plan.texture_id], "pass_index": PERSON_INDEX},
-        "lighting": {"kind": "day", "sun_elevation_deg": plan.sun[0], "sun_bearing_deg": plan.sun[1],
-                     "sun_strength": 3.0, "sky_strength": 0.3, "exposure": 0.0},
-        "outputs": {"image": str(work / f"{index:06d}.png"), "index_npy": str(work / f"{index:06d}.npy")},
-    }
+    parts = (Primitive(shape="box", center=(0.0, 0.0, -0.05), size=(60.0, 60.0, 0.1), yaw_deg=0.0,
+                       rgb=(0.35, 0.33, 0.3), roughness=0.9, metallic=0.0, pass_index=0),)
+    parts += tuple(Primitive(shape=o.shape, center=tuple(o.center), size=tuple(o.size), yaw_deg=o.yaw_deg,
+                             rgb=tuple(o.rgb), roughness=0.6, metallic=0.0, pass_index=PERSON_INDEX + 1 + k)
+                   for k, o in enumerate(objects))
+    entry = CocoImage(
+        seed=item_seed(seed, STAGE, f"{split}:{index}"), camera_matrix=tuple(map(tuple, camera.blender_matrix())),
+        focal_mm=camera.f * 24.0 / cfg.height, parts=parts,
+        person=PersonSpec(mesh=str(files.mesh_npz), texture=str(files.texture_png), pass_index=PERSON_INDEX),
+        light=DayLight(sun_elevation_deg=plan.sun[0], sun_bearing_deg=plan.sun[1], sun_strength=3.0, sky_strength=0.3,
+                       exposure=0.0),
+        image=str(work / f"{index:06d}.png"), index_npy=str(work / f"{index:06d}.npy"))
     head_yaw = (plan.body_yaw_deg + delta) % 360.0
     hips = float(mesh.keypoints[11:13, 2].mean())
     return {"entry": entry, "keypoints": keypoints, "camera": camera, "objects": objects, "plan": plan,
@@ -93,7 +91,7 @@ def _image(body: BodyConfig, textures: TextureConfig, cfg: SyntheticCocoConfig, 
 
 def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list[dict], dict[str, Any]] | None:
     """COCO annotations and the truth record of one rendered image; None when the person is not in it."""
-    person = mask_box(ids == PERSON_INDEX)
+    person = coco_box(ids == PERSON_INDEX)
     if person is None:
         return None
     kp = made["keypoints"]
@@ -110,7 +108,7 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
         "action": made["plan"].action, "framing": made["plan"].framing,
         "center_cam": [round(float(v), 4) for v in made["axis_cam"]]}}
     for k, obj in enumerate(made["objects"]):
-        found = mask_box(ids == PERSON_INDEX + 1 + k)
+        found = coco_box(ids == PERSON_INDEX + 1 + k)
         if found is None:
             continue
         ann_id = image_id * 10 + 1 + k
@@ -131,40 +129,32 @@ def categories() -> list[dict[str, Any]]:
                        sorted(sc.OBJECTS.items(), key=lambda item: item[1][0])]
 
 
-def make_split(root: str | Path, split: str, cfg: SyntheticCocoConfig, body: BodyConfig, textures: TextureConfig,
-               seed: int) -> dict[str, Any]:
+def make_split(root: str | Path, split: str, cfg: SyntheticCocoConfig, person: PersonConfig, seed: int
+               ) -> dict[str, Any]:
     """Render and write one split under `root/<split>/`; returns counts, render seconds, paths and problems."""
-    from PIL import Image
-
-    from benchfoundry.tasks.syndor.render_shards import person_texture
-
-    if body.model_type != "anny":
-        raise ValueError(f"body.model_type {body.model_type}: the synthetic COCO set needs anny (its COCO keypoints)")
+    if person.body.model_type != "anny":
+        raise ValueError(f"person.body.model_type {person.body.model_type}: the synthetic COCO set needs anny (its "
+                         "COCO keypoints)")
     if split not in cfg.images:
         raise ValueError(f"viewspatial.coco.synthetic.images has no split {split!r}: {sorted(cfg.images)}")
     folder = Path(root) / split
     work = folder / "_tmp"
     shutil.rmtree(folder / "images", ignore_errors=True)  # a smaller set must not keep older images
     work.mkdir(parents=True, exist_ok=True)
-    texture_files = {}
-    for tid in sorted(set(textures.ids)):
-        path = work / f"texture_{tid}.png"
-        with atomic_path(path) as tmp:
-            Image.fromarray(person_texture(body, textures, tid)).save(tmp, format="PNG")
-        texture_files[tid] = str(path)
-    made = [_image(body, textures, cfg, seed, split, i, work, texture_files) for i in range(1, cfg.images[split] + 1)]
-    spec = {"kind": "coco", "width": cfg.width, "height": cfg.height, "samples": cfg.samples, "device": cfg.device,
-            "sensor_height_mm": 24.0, "images": [m["entry"] for m in made]}
-    reply = render_client.render_spec(write_json_atomic(work / "spec.json", spec), timeout_s=cfg.render_timeout_s,
+    made = [_image(person, cfg, seed, split, i, work) for i in range(1, cfg.images[split] + 1)]
+    spec = CocoShard(width=cfg.width, height=cfg.height, sensor_height_mm=24.0,
+                     engine=EngineSettings(device=cfg.device, samples=cfg.samples, denoise=False, max_bounces=3),
+                     images=tuple(m["entry"] for m in made))
+    reply = render_client.render_spec(write_spec(work / "spec.json", spec), timeout_s=cfg.render_timeout_s,
                                       shards_per_worker=1)
     images, anns, truth, problems = [], [], [], []
     (folder / "images").mkdir(exist_ok=True)
     for image_id, m in enumerate(made, start=1):
-        found = _records(image_id, m, np.load(m["entry"]["outputs"]["index_npy"]))
+        found = _records(image_id, m, np.load(m["entry"].index_npy))
         if found is None:
             problems.append(problem("synthetic_coco", f"{split}:{image_id}", "the person is not in the rendered image"))
             continue
-        Path(m["entry"]["outputs"]["image"]).replace(folder / "images" / f"{image_id:06d}.png")
+        Path(m["entry"].image).replace(folder / "images" / f"{image_id:06d}.png")
         images.append({"id": image_id, "file_name": f"{image_id:06d}.png", "width": cfg.width, "height": cfg.height})
         anns += found[0]
         truth.append(found[1])
@@ -184,17 +174,16 @@ def split_paths(root: str | Path, split: str) -> dict[str, str]:
 
 
 @shard_task
-def synthetic_coco_task(out: str, root: str, split: str, settings: dict[str, Any], body: BodyConfig | dict,
-                        textures: TextureConfig | dict, seed: int) -> dict[str, Any]:
+def synthetic_coco_task(out: str, root: str, split: str, settings: dict[str, Any], person: PersonConfig | dict,
+                        seed: int) -> dict[str, Any]:
     """Render and write one split unless its store marker says it is made with these settings."""
     cfg = SyntheticCocoConfig.model_validate(settings)
-    body = BodyConfig.model_validate(body if isinstance(body, dict) else body.model_dump())
-    textures = TextureConfig.model_validate(textures if isinstance(textures, dict) else textures.model_dump())
+    person = PersonConfig.model_validate(person if isinstance(person, dict) else person.model_dump())
     store = StageStore(out, "viewspatial", "synthetic_coco")
-    h = spec_hash([split, cfg.model_dump(mode="json"), body.model_dump(mode="json"),
-                   textures.model_dump(mode="json"), seed, RENDER_VERSION])
+    h = spec_hash([split, cfg.model_dump(mode="json"), person.body.model_dump(mode="json"),
+                   person.textures.model_dump(mode="json"), seed, CocoShard.version])
     if not (store.is_done(split, h) and (Path(root) / split / "truth.json").exists()):
-        summary = make_split(root, split, cfg, body, textures, seed)
+        summary = make_split(root, split, cfg, person, seed)
         store.write_shard(split, pd.DataFrame([{"split": split, "images": summary["images"]}]), spec_hash=h,
                           problems=summary["problems"], info={"render_s": summary["render_s"]})
     marker = store.marker(split)

@@ -1,7 +1,7 @@
 """One synthetic COCO image, drawn and posed (DESIGN §4.2, §5): the Anny person with a known body yaw and
 head turn, a framing camera, objects at known 3D positions, and the exact labels.
 
-Person frame = world frame of tasks/syndor/body.py: metres, +Z up, feet on z = 0, the pelvis above the
+Person frame = world frame of person/body.py: metres, +Z up, feet on z = 0, the pelvis above the
 origin, facing −Y (their left is +X). The camera orbits the person instead of the person turning: a
 camera at azimuth φ counter-clockwise (seen from above) from the person's front sees body yaw φ in
 tasks/viewspatial/orientation.py's convention (0 faces the camera, 90 the image's left); the body yaw is
@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
 from benchfoundry.assets.body_model import PARENTS, J
 from benchfoundry.assets.poses import ACTIONS, UPRIGHT, PoseBuilder, action_pose
-from benchfoundry.configs.body import BodyConfig
+from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.coco import SyntheticCocoConfig
 from benchfoundry.tasks.viewspatial.coco_keypoints import Camera, box_triangles, cylinder_triangles, look_at
 
@@ -118,14 +116,14 @@ def turned_pose(action: str, rest_joints: np.ndarray, head_turn_deg: float) -> t
     return builder.body_pose(), -math.degrees(math.atan2(forward[0], forward[2]))
 
 
-def posed_person(body: BodyConfig, phenotype: dict[str, float], plan: ImagePlan, cache: Path) -> tuple[Any, float]:
-    """The posed BodyMesh (with COCO keypoints) and the true head turn Δ relative to the pelvis."""
-    from benchfoundry.tasks.syndor import anny_body
-    from benchfoundry.tasks.syndor.body import posed_body
+def person_pose(person: PersonConfig, seed: int, plan: ImagePlan) -> tuple[np.ndarray, float]:
+    """The (23,3) body pose of the plan's person (their action with the head turned on their own skeleton) and
+    the true head turn Δ relative to the pelvis."""
+    from benchfoundry.person import anny_body
+    from benchfoundry.person.prepare import phenotype_of
 
-    rest = anny_body.rest_body(phenotype)
-    pose, delta = turned_pose(plan.action, rest.tpose_joints, plan.head_turn_deg)
-    return posed_body(body, pose, cache_dir=cache, phenotype=phenotype), delta
+    rest = anny_body.rest_body(phenotype_of(person, seed, plan.texture_id))
+    return turned_pose(plan.action, rest.tpose_joints, plan.head_turn_deg)
 
 
 def frame_camera(vertices: np.ndarray, keypoints: np.ndarray, plan: ImagePlan, width: int, height: int) -> Camera:

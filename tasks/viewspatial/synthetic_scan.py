@@ -22,8 +22,10 @@ from typing import Any, Iterator, Sequence
 import cv2
 import numpy as np
 
-from benchfoundry.tasks.common.image_decode import decode_file
-from benchfoundry.tasks.common.store import write_bytes_atomic, write_json_atomic
+from benchfoundry.core.camera import opencv_camera_to_world
+from benchfoundry.core.image_decode import decode_file
+from benchfoundry.core.render_spec import AreaLamp, MeshPart, ScanRoomFrame, ScanRoomShard, write_spec
+from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.viewspatial.scannet_read import ScanFormatError, ScanFrame, ScanIntrinsics, scan_file_names
 from benchfoundry.tasks.viewspatial.scannet_write import (
     write_aggregation_json,
@@ -34,7 +36,6 @@ from benchfoundry.tasks.viewspatial.scannet_write import (
     write_sens,
 )
 
-WORLD_UP = np.array([0.0, 0.0, 1.0])
 #: NYU40 ids of the room's structure.
 STRUCTURE_NYU40 = {"wall": 1, "floor": 2, "ceiling": 22}
 
@@ -101,19 +102,6 @@ def synthetic_room(scene_id: str, mirrored: bool = False) -> Room:
 
 # --- cameras ------------------------------------------------------------------------------------
 
-def look_at(eye: Sequence[float], target: Sequence[float], up: Sequence[float] = WORLD_UP) -> np.ndarray:
-    """Camera-to-world 4×4 in OpenCV axes (x right, y down, z forward) looking from `eye` at `target`."""
-    eye_v, target_v = np.asarray(eye, float), np.asarray(target, float)
-    forward = target_v - eye_v
-    forward /= np.linalg.norm(forward)
-    right = np.cross(forward, np.asarray(up, float))
-    right /= np.linalg.norm(right)
-    down = np.cross(forward, right)
-    pose = np.eye(4)
-    pose[:3, 0], pose[:3, 1], pose[:3, 2], pose[:3, 3] = right, down, forward, eye_v
-    return pose
-
-
 def camera_walk(room: Room, n_frames: int, invalid_frames: Sequence[int] = (3,)) -> list[np.ndarray]:
     """Poses on a loop near the walls, each looking across the room and slightly down.
 
@@ -128,7 +116,7 @@ def camera_walk(room: Room, n_frames: int, invalid_frames: Sequence[int] = (3,))
         height = 1.45 + 0.2 * math.sin(3.0 * t)
         aim = t + math.pi + 0.45 * math.sin(2.0 * t + 0.7)
         target_xy = eye_xy + 2.5 * np.array([math.cos(aim), math.sin(aim)])
-        pose = look_at((*eye_xy, height), (*target_xy, 0.55))
+        pose = opencv_camera_to_world((*eye_xy, height), (*target_xy, 0.55))
         if i in invalid_frames:
             pose = np.full((4, 4), -np.inf)
         poses.append(pose)
@@ -157,7 +145,7 @@ class RoomMesh:
     colors: np.ndarray
     seg_indices: np.ndarray
     groups: list[dict[str, Any]]
-    parts: list[dict[str, Any]]
+    parts: list[MeshPart]
 
 
 _BOX_FACES = (  # (axis, side) of each of a box's six faces
@@ -189,7 +177,7 @@ def room_mesh(room: Room) -> RoomMesh:
     colors: list[np.ndarray] = []
     segs: list[int] = []
     groups: list[dict[str, Any]] = []
-    parts: list[dict[str, Any]] = []
+    parts: list[MeshPart] = []
     room_lo, room_hi = np.zeros(3), np.asarray(room.size, float)
 
     def add_object(label: str, quads: list[np.ndarray], rgb: Sequence[float]) -> None:
@@ -205,11 +193,11 @@ def room_mesh(room: Room) -> RoomMesh:
             faces.extend([[base, base + 1, base + 2], [base, base + 2, base + 3]])
             seg_ids.append(seg)
         groups.append({"objectId": object_id, "label": label, "segments": seg_ids})
-        parts.append({
-            "name": f"{object_id:02d}_{label.replace(' ', '_')}", "color": [float(c) for c in rgb],
-            "vertices": np.asarray(verts[first_vertex:]).tolist(),
-            "faces": (np.asarray(faces[first_face:]) - first_vertex).tolist(),
-        })
+        parts.append(MeshPart(
+            name=f"{object_id:02d}_{label.replace(' ', '_')}", color=tuple(float(c) for c in rgb),
+            vertices=tuple(map(tuple, np.asarray(verts[first_vertex:]).tolist())),
+            faces=tuple(map(tuple, (np.asarray(faces[first_face:]) - first_vertex).tolist())),
+        ))
 
     add_object("floor", [_quad(room_lo, room_hi, 2, 0)[::-1]], (0.55, 0.45, 0.35))
     add_object("ceiling", [_quad(room_lo, room_hi, 2, 1)[::-1]], (0.92, 0.92, 0.92))
@@ -246,7 +234,7 @@ class RenderSettings:
     seed: int = 0
 
 
-def render_spec(room: Room, mesh: RoomMesh, poses: Sequence[np.ndarray], settings: RenderSettings) -> dict[str, Any]:
+def render_spec(room: Room, mesh: RoomMesh, poses: Sequence[np.ndarray], settings: RenderSettings) -> ScanRoomShard:
     """What the Blender worker needs: image size, field of view, objects, lights, one pose per frame.
 
     A frame written with an `-inf` pose (tracking lost) is still rendered, from the next valid pose.
@@ -259,17 +247,13 @@ def render_spec(room: Room, mesh: RoomMesh, poses: Sequence[np.ndarray], setting
     render_poses = [
         poses[i] if i in valid else poses[min(valid, key=lambda j: (j - i) % n)] for i in range(n)
     ]
-    lights = [
-        {"location": [w * fx, d * fy, h - 0.05], "size": 1.2, "power": 30.0}
-        for fx, fy in ((0.3, 0.3), (0.7, 0.3), (0.3, 0.7), (0.7, 0.7))
-    ]
-    return {
-        "scene_id": room.scene_id, "width": settings.width, "height": settings.height,
-        "hfov_deg": settings.hfov_deg, "depth_stride": settings.depth_stride,
-        "samples": settings.samples, "seed": settings.seed,
-        "objects": mesh.parts, "lights": lights,
-        "frames": [{"frame_id": i, "pose_c2w": p.tolist()} for i, p in enumerate(render_poses)],
-    }
+    lamps = tuple(AreaLamp(location=(w * fx, d * fy, h - 0.05), size=1.2, power=30.0)
+                  for fx, fy in ((0.3, 0.3), (0.7, 0.3), (0.3, 0.7), (0.7, 0.7)))
+    return ScanRoomShard(
+        scene_id=room.scene_id, width=settings.width, height=settings.height, hfov_deg=settings.hfov_deg,
+        depth_stride=settings.depth_stride, samples=settings.samples, seed=settings.seed, parts=tuple(mesh.parts),
+        lamps=lamps, frames=tuple(ScanRoomFrame(frame_id=i, pose_c2w=tuple(map(tuple, p.tolist())))
+                                  for i, p in enumerate(render_poses)))
 
 
 def frame_paths(render_dir: str | Path, frame_id: int) -> tuple[Path, Path]:
@@ -330,7 +314,7 @@ def make_synthetic_scan(root: str | Path, split: str, settings: RenderSettings) 
     intrinsics = intrinsics_for(settings.width, settings.height, settings.hfov_deg, settings.depth_stride)
     root = Path(root)
     render_dir = root / "render" / scene_id
-    spec_path = write_json_atomic(render_dir / "spec.json", render_spec(room, mesh, poses, settings))
+    spec_path = write_spec(render_dir / "spec.json", render_spec(room, mesh, poses, settings))
     spec_hash = hashlib.sha256(spec_path.read_bytes()).hexdigest()
     done = render_dir / "rendered.json"
     rendered = json.loads(done.read_text()) if done.exists() else {}

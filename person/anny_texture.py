@@ -4,7 +4,7 @@ Each texel of the map is traced back to the body: the UV triangles are rasterise
 triangle ids (each grown by a pixel so seams do not bleed), the texel's barycentric coordinates give
 its point on the rest body (the neutral phenotype) and its body part, the bone that skins the nearest
 corner most. The part and the point's height pick the garment of the id's outfit
-(`assets/textures.outfit`: the same skin tone, hair, shirt pattern, sleeves, trousers or shorts and
+(`person/textures.outfit`: the same skin tone, hair, shirt pattern, sleeves, trousers or shorts and
 shoes as the fixture body's texture of that id). Images are (H, W, 3) uint8 RGB, row 0 at the top,
 UV v = 0 at the bottom (OBJ convention).
 """
@@ -15,7 +15,7 @@ import functools
 
 import numpy as np
 
-from benchfoundry.assets.textures import outfit
+from benchfoundry.person.textures import outfit
 
 #: The neutral phenotype whose rest body defines where garments end (the UV layout is shared).
 NEUTRAL = {"gender": 0.5, "age": 0.75, "muscle": 0.5, "weight": 0.5, "height": 0.5, "proportions": 0.5}
@@ -26,7 +26,7 @@ def _texel_map(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
     """Per texel: covered?, rest position (3,), bone name id, and the bone names."""
     import cv2
 
-    from benchfoundry.tasks.syndor import anny_body
+    from benchfoundry.person import anny_body
 
     model, _ = anny_body.load_model()
     rest = anny_body.rest_body(NEUTRAL)
@@ -60,7 +60,7 @@ def _texel_map(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
 
 
 def _rest_marks() -> dict[str, float | np.ndarray]:
-    from benchfoundry.tasks.syndor import anny_body
+    from benchfoundry.person import anny_body
 
     rest = anny_body.rest_body(NEUTRAL)
     labels = list(anny_body.load_model()[0].bone_labels)

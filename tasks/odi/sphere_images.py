@@ -1,6 +1,6 @@
 """Sphere image operations: ERP → cubemap, perspective views, Omni-CoT views and crops; cubemap → ERP.
 
-Geometry and conventions live in `sphere_maps` (DESIGN §3.1, §3.3). Every sample is one
+Geometry and conventions live in `sphere_coords` (DESIGN §3.1, §3.3). Every sample is one
 `cv2.remap` call on a grid cached by (sizes, view, interpolation): the ERP wraps
 across θ = ±180° (`BORDER_WRAP`), and the few bilinear samples whose footprint reaches over a
 pole are redone from the ERP's first / last row shifted by 180° (the row across the pole), so
@@ -25,9 +25,9 @@ import numpy as np
 os.environ.setdefault("OPENCV_IO_ENABLE_OPENEXR", "1")
 import cv2  # noqa: E402  (the EXR switch must be set before OpenCV loads)
 
-from benchfoundry.tasks.common.image_decode import decode_file  # noqa: E402
-from benchfoundry.tasks.common.store import write_bytes_atomic  # noqa: E402
-from benchfoundry.tasks.odi import sphere_maps as sm  # noqa: E402
+from benchfoundry.core.image_decode import decode_file# noqa: E402
+from benchfoundry.core.store import write_bytes_atomic# noqa: E402
+from benchfoundry.tasks.odi import sphere_coords as sm# noqa: E402
 
 Interpolation = Literal["bilinear", "nearest"]
 BILINEAR_DTYPES = (np.uint8, np.uint16, np.int16, np.float32, np.float64)

@@ -24,7 +24,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import pandas as pd
 
-from benchfoundry.tasks.common.buildinfo import utc_now
+from benchfoundry.core.buildinfo import utc_now
 
 _SHARD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=+-]{0,199}$")
 
@@ -52,7 +52,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
 #: Temporary files of `atomic_path`: `.NAME.XXXXXXXX.tmp` (mkstemp's eight random characters).
 _TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 #: Staging folders of stages: `<benchmark>/<stage>/_tmp` (render shards, calibration) and `.hf.*` (the
-#: imagefolder export, tasks/syndor/qa_export.py).
+#: imagefolder export, tasks/syndor/qa_stage.py).
 _STAGING = re.compile(r"^(_tmp|\.hf\..+)$")
 
 
@@ -62,7 +62,7 @@ def sweep_build_leftovers(root: str | os.PathLike[str], owned_dirs: Iterable[str
     under the benchmark folders `owned_dirs`, and temporaries of the root's own files `owned_files`.
 
     Nothing else is touched: a user's `.draft.tmp` beside the build, or in a folder of their own inside
-    the root, stays. Call it only while holding the root's lock (tasks/common/output_root.py), when no
+    the root, stays. Call it only while holding the root's lock (benchfoundry/core/output_root.py), when no
     writer of this build can be busy.
     """
     root = Path(root)

@@ -3,7 +3,7 @@
 A procedural texture paints the islands of `body_model.texture_layout()`: skin on the head (with
 eyes, mouth and hair), neck and hands; a shirt (solid, striped or checked; short or long sleeves)
 on the upper torso and arms; trousers or shorts on the lower torso and legs; shoes on the feet.
-Texture id N always gives the same image (drawn from `tasks/common/seeding.py` with a fixed library seed),
+Texture id N always gives the same image (drawn from `benchfoundry/core/seeding.py` with a fixed library seed),
 whatever the build seed, so an id names one outfit the way an SMPLitex file name does.
 Images are (H, W, 3) uint8 RGB, row 0 at the top; UV v = 0 is the bottom row (OBJ convention).
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from benchfoundry.assets.body_model import TextureLayout, texture_layout
-from benchfoundry.configs.body import TextureConfig
-from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.configs.person import TextureConfig
+from benchfoundry.core.seeding import item_rng
 
 #: Seed of the procedural texture library (not the build seed: an id is a fixed outfit).
 LIBRARY_SEED = 0
@@ -164,8 +164,8 @@ def load_texture(cfg: TextureConfig, texture_id: int) -> np.ndarray:
 
 def read_texture_png(path: Path) -> np.ndarray:
     """An RGB(A) image file as (H, W, 3) uint8; a clear error naming the file if absent or unreadable
-    (read through the one guarded decode path, tasks/common/image_decode.py)."""
-    from benchfoundry.tasks.common.image_decode import decode_file
+    (read through the one guarded decode path, benchfoundry/core/image_decode.py)."""
+    from benchfoundry.core.image_decode import decode_file
 
     if not path.is_file():
         raise FileNotFoundError(f"texture {path}: no such file")

@@ -4,6 +4,7 @@ measured px/m (mask height ÷ body height) against the target, the plot and what
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,13 +13,15 @@ import numpy as np
 import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
-from benchfoundry.tasks.common.buildinfo import problem
-from benchfoundry.tasks.common.policy import shard_task
-from benchfoundry.tasks.common.seeding import item_seed
-from benchfoundry.tasks.common.store import StageStore, atomic_path, spec_hash
+from benchfoundry.core.buildinfo import problem
+from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.core.seeding import item_seed
+from benchfoundry.core.render_spec import RigFrame, to_json
+from benchfoundry.core.store import StageStore, atomic_path, spec_hash
 from benchfoundry.tasks.syndor import camera_rig
 from benchfoundry.tasks.syndor.render_plan import BENCHMARK, lighting_spec, radius_label, render_settings_hash, zones
-from benchfoundry.tasks.syndor.render_shards import fresh_dir, prepare_person, run_shard, shard_spec
+from benchfoundry.person.prepare import prepare_person
+from benchfoundry.tasks.syndor.render_stage import fresh_dir, person_cache, run_shard, shard_spec
 
 CALIBRATION_STAGE = "calibration"
 #: Calibration frames: the person lit from the front (the person faces south).
@@ -57,9 +60,9 @@ def measure_ppm(mask: np.ndarray, height_m: float, target_ppm: float) -> dict[st
 
 def calibration_hash(config: BuildConfig) -> str:
     s = config.syndor
-    return spec_hash({"render": render_settings_hash(s), "zones": zones(s), "body": s.body.model_dump(mode="json"),
-                      "textures": s.textures.model_dump(mode="json"), "scene": s.scenes[0], "seed": config.seed,
-                      "light": lighting_spec(s, CALIBRATION_LIGHTING)})
+    return spec_hash({"render": render_settings_hash(s), "zones": zones(s), "body": config.person.body.model_dump(mode="json"),
+                      "textures": config.person.textures.model_dump(mode="json"), "scene": s.scenes[0], "seed": config.seed,
+                      "light": to_json(lighting_spec(s, CALIBRATION_LIGHTING))})
 
 
 def calibrate(config: BuildConfig, out: str) -> str:
@@ -75,7 +78,8 @@ def calibrate(config: BuildConfig, out: str) -> str:
     shard, spec = "calibration", calibration_hash(config)
     if store.is_done(shard, spec):
         return str(store.shard_path(shard))
-    person = prepare_person(config, root, "upright", upright_pose(), s.textures.ids[0], UPRIGHT)
+    person = prepare_person(config.person, config.seed, config.person.textures.ids[0], "upright", upright_pose(),
+                            UPRIGHT, person_cache(root))
     lo, hi = np.array(person.vertices_min), np.array(person.vertices_max)
     height_m = float(hi[2] - lo[2])
     cameras = camera_rig.rig_cameras(s.camera.spec(), zones(s), [0.0], [0.0], person.aim)
@@ -83,18 +87,18 @@ def calibrate(config: BuildConfig, out: str) -> str:
     frames, finals, rows = [], [], []
     for cam in cameras:
         rgb, mask = store.dir / "frames" / f"{cam.zone}.png", store.dir / "frames" / f"{cam.zone}_mask.png"
-        frames.append({"matrix_world": cam.matrix_world, "seed": item_seed(config.seed, CALIBRATION_STAGE, cam.zone),
-                       "lighting": lighting_spec(s, CALIBRATION_LIGHTING),
-                       "rgb": str(tmp / rgb.name), "mask": str(tmp / mask.name)})
+        frames.append(RigFrame(matrix_world=cam.matrix_world, seed=item_seed(config.seed, CALIBRATION_STAGE, cam.zone),
+                               light=lighting_spec(s, CALIBRATION_LIGHTING), rgb=str(tmp / rgb.name),
+                               mask=str(tmp / mask.name)))
         finals += [(tmp / rgb.name, rgb), (tmp / mask.name, mask)]
         rows.append({"zone": cam.zone, "target_ppm": cam.target_ppm, "distance_m": cam.distance_m,
                      "radius": radius_label(cam.distance_m), "body_height_m": height_m,
                      "target_height_px": cam.target_ppm * height_m,
                      "img_path": str(rgb.relative_to(root / BENCHMARK)), "mask_path": str(mask.relative_to(root / BENCHMARK))})
-    spec = shard_spec(config, person, s.scenes[0], frames)
+    rig = shard_spec(config, person, s.scenes[0], frames)
     # The mask does not depend on samples or denoising: calibration frames render with one sample.
-    spec["render"].update(samples=1, denoise=False, image_format="PNG")
-    run_shard(config, spec, tmp, finals)
+    rig = replace(rig, engine=replace(rig.engine, samples=1, denoise=False, image_format="PNG"))
+    run_shard(config, rig, tmp, finals)
     for row in rows:
         mask = np.array(Image.open(root / BENCHMARK / row["mask_path"]))
         row.update(measure_ppm(mask, height_m, row["target_ppm"]))

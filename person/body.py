@@ -1,7 +1,7 @@
 """The posed person: the Anny body (default), or a body model loaded through `smplx`, posed, in the world frame.
 
-`body.model_type: anny` poses MakeHuman's free body (tasks/syndor/anny_body.py) in the phenotype given
-(tasks/syndor/phenotypes.py); a built-in action is rebuilt on that body's own skeleton so its reaches fit
+`body.model_type: anny` poses MakeHuman's free body (person/anny_body.py) in the phenotype given
+(person/phenotypes.py); a built-in action is rebuilt on that body's own skeleton so its reaches fit
 its proportions, any other SMPL body pose (AMASS) drives it through the SMPL → Anny joint correspondence.
 Its `BodyMesh` carries COCO's 17 keypoints (anny's regressor) in the same world frame.
 
@@ -31,17 +31,11 @@ from scipy.spatial.transform import Rotation
 
 from benchfoundry.assets import body_model, body_model_smplx
 from benchfoundry.assets.poses import action_pose
-from benchfoundry.configs.body import BodyConfig
-from benchfoundry.tasks.common.store import atomic_path
-
-#: SMPL frame (+Y up, facing +Z) → world frame (+Z up, facing −Y): +90° about X.
-SMPL_TO_WORLD = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+from benchfoundry.configs.person import BodyConfig
+from benchfoundry.person.body_mesh import SMPL_TO_WORLD, BodyMesh
 
 #: smplx joints of SMPL-X that match SMPL's first 22 (SMPL-X's body_pose has 21 joints).
 SMPLX_BODY_JOINTS = 21
-
-#: The 17 COCO keypoints, in COCO order (BodyMesh.keypoints rows).
-COCO_KEYPOINTS: tuple[str, ...] = body_model.LANDMARK_NAMES[:17]
 
 _FACE_KEYPOINTS = {"nose": "nose", "left_eye": "leye", "right_eye": "reye", "left_ear": "lear", "right_ear": "rear"}
 _JOINT_LANDMARKS = {
@@ -49,18 +43,6 @@ _JOINT_LANDMARKS = {
     "right_wrist": 21, "left_hip": 1, "right_hip": 2, "left_knee": 4, "right_knee": 5, "left_ankle": 7,
     "right_ankle": 8,
 }
-
-
-@dataclass(frozen=True)
-class BodyMesh:
-    """A posed body in the world frame (see the module docstring)."""
-
-    vertices: np.ndarray  # (V,3) float32
-    faces: np.ndarray  # (F,3) int32
-    uv: np.ndarray | None  # (F,3,2) float32 per-corner UVs in [0,1], OBJ convention (v = 0 at the image bottom)
-    landmarks: dict[str, int]  # COCO keypoint names + head_top → vertex id
-    height_m: float  # standing height of the rest body with these betas (Anny: this phenotype)
-    keypoints: np.ndarray | None = None  # (17,3) COCO keypoints (Anny), world frame
 
 
 @dataclass(frozen=True)
@@ -326,7 +308,7 @@ def posed_body(
     orient = np.zeros(3) if global_orient is None else np.asarray(global_orient, dtype=np.float64).reshape(3)
     if cfg.model_type == "anny":
         if phenotype is None:
-            raise ValueError("the Anny body needs a phenotype (tasks/syndor/phenotypes.draw_phenotype)")
+            raise ValueError("the Anny body needs a phenotype (person/phenotypes.draw_phenotype)")
         if betas is not None:
             raise ValueError("the Anny body has no betas: its shape is the phenotype")
         return _posed_anny(pose, orient, phenotype, action)
@@ -348,14 +330,14 @@ def posed_body(
 
 @functools.lru_cache(maxsize=16)
 def _anny_rest(phenotype: tuple[tuple[str, float], ...]) -> Any:
-    from benchfoundry.tasks.syndor.anny_body import rest_body
+    from benchfoundry.person.anny_body import rest_body
 
     return rest_body(dict(phenotype))
 
 
 def _posed_anny(pose: np.ndarray, orient: np.ndarray, phenotype: dict[str, float], action: str | None) -> BodyMesh:
     """Anny posed and placed like every BodyMesh (pelvis above the origin, feet on z = 0)."""
-    from benchfoundry.tasks.syndor import anny_body
+    from benchfoundry.person import anny_body
 
     rest = _anny_rest(tuple(sorted(phenotype.items())))
     if action is not None:
@@ -379,33 +361,3 @@ def _rest_height(model: Any, betas: tuple[float, ...]) -> float:
     with torch.no_grad():
         rest = model.forward_shape(betas=torch.tensor([betas], dtype=torch.float32)).v_shaped[0].numpy()
     return float(rest[:, 1].max() - rest[:, 1].min())
-
-
-def write_body_mesh(mesh: BodyMesh, path: Path) -> Path:
-    """Save a BodyMesh as .npz (atomic), for handing a posed body to a render worker by path."""
-    arrays: dict[str, np.ndarray] = {
-        "vertices": mesh.vertices, "faces": mesh.faces, "height_m": np.array(mesh.height_m),
-        "landmark_names": np.array(list(mesh.landmarks)),
-        "landmark_ids": np.array(list(mesh.landmarks.values()), dtype=np.int64),
-    }
-    if mesh.uv is not None:
-        arrays["uv"] = mesh.uv
-    if mesh.keypoints is not None:
-        arrays["keypoints"] = mesh.keypoints
-        arrays["keypoint_names"] = np.array(COCO_KEYPOINTS)
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
-    return Path(path)
-
-
-def read_body_mesh(path: Path) -> BodyMesh:
-    """Load a BodyMesh written by `write_body_mesh`."""
-    with np.load(path) as data:
-        return BodyMesh(
-            vertices=data["vertices"], faces=data["faces"],
-            uv=data["uv"] if "uv" in data.files else None,
-            landmarks=dict(zip(data["landmark_names"].tolist(), data["landmark_ids"].tolist())),
-            height_m=float(data["height_m"]),
-            keypoints=data["keypoints"] if "keypoints" in data.files else None,
-        )

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterator
 
-from benchfoundry.tasks.common.buildinfo import os_reason, utc_now
+from benchfoundry.core.buildinfo import os_reason, utc_now
 
 #: Written on first use: the folder is a benchfoundry build and the build owns what it writes there.
 MARKER_NAME = ".benchfoundry-build.json"

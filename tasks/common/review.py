@@ -1,13 +1,14 @@
-"""Human verification of generated items (ODI-Bench, ViewSpatial Per-Rel. Dir.): export, import, release.
+"""Human review of generated items (ODI-Bench, ViewSpatial Per-Rel. Dir.): export, import, release.
 
 Every item is exported as a CSV row and a Label Studio task (with its labelling config). A reviewer
 accepts, rejects or edits an item (an edited answer replaces the item's answer; for a closed item it
-must be one of its options). `benchfoundry odi verify-import OUT FILE` reads a filled CSV or a Label
+must be one of its options). `benchfoundry odi review-import OUT FILE` reads a filled CSV or a Label
 Studio JSON export: a row naming an unknown item, a decision that is not accept/reject/edit, an edit
 without an answer or a closed item's edit outside its options is reported by line and skipped; an item
 given two different decisions in one file is refused on every row. Decisions accumulate across
 imports (the latest file wins per item). The released benchmark holds the accepted and edited items,
-`verified: true`, plus, when `odi.release_unverified` is set, the undecided ones as `verified: false`.
+`verified: true`, plus, when `release_unreviewed` is set, the undecided ones as `verified: false` (the released
+files keep the authors' field name `verified` for "reviewed by a person").
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from benchfoundry.tasks.common.store import write_bytes_atomic, write_json_atomic
+from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
 
+#: The folder of a benchmark's review files (`<out>/<benchmark>/review/`).
+FOLDER = "review"
 DECISIONS = ("accept", "reject", "edit")
 CSV_FIELDS = ("id", "task", "form", "question", "options", "answer", "image", "decision", "edited_answer")
 LABEL_STUDIO_CONFIG = """<View>
@@ -131,14 +134,14 @@ def load_decisions(directory: Path) -> dict[str, dict[str, Any]]:
 
 
 def release(items: Sequence[dict[str, Any]], decisions: dict[str, dict[str, Any]],
-            release_unverified: bool) -> list[dict[str, Any]]:
-    """The released items: accepted and edited ones verified, rejected ones dropped, undecided ones
-    kept as unverified only when asked."""
+            release_unreviewed: bool) -> list[dict[str, Any]]:
+    """The released items: accepted and edited ones `verified`, rejected ones dropped, undecided ones
+    kept (not `verified`) only when asked."""
     out = []
     for item in items:
         decision = decisions.get(item["id"])
         if decision is None:
-            if release_unverified:
+            if release_unreviewed:
                 out.append({**item, "verified": False})
         elif decision["decision"] != "reject":
             out.append({**item, "answer": decision["answer"], "verified": True})

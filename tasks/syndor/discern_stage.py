@@ -39,11 +39,12 @@ import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.discern import DiscernConfig
-from benchfoundry.tasks.common.buildinfo import problem
-from benchfoundry.tasks.common.image_decode import decode_file
-from benchfoundry.tasks.common.policy import shard_task
-from benchfoundry.tasks.common.seeding import item_rng, item_seed
-from benchfoundry.tasks.common.store import StageStore, atomic_path, spec_hash, write_bytes_atomic, write_json_atomic
+from benchfoundry.core.lighting import family
+from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.image_decode import decode_file
+from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.core.seeding import item_rng, item_seed
+from benchfoundry.core.store import StageStore, atomic_path, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.syndor import discern_features, discern_model, isp, labels
 from benchfoundry.tasks.syndor.render_plan import empty_scene_rows
 
@@ -60,11 +61,6 @@ VALUE_COLUMNS = discern_features.FEATURES + discern_features.CUES
 STRATA = ("zone", "lighting_group")
 #: `label_source` of an empty-scene frame: 0 by construction, no observer and no model.
 EMPTY_LABEL_SOURCE = "empty"
-
-
-def family(lighting: str) -> str:
-    """`night`, `evening`, `noon`, `morning` of a released lighting name."""
-    return str(lighting).split("_", 1)[0]
 
 
 def nv_relpath(img_path: str) -> str:

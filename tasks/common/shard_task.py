@@ -1,6 +1,6 @@
 """The house policy of shard tasks: retried only on errors a retry can fix, uncached, results not persisted.
 
-Completion lives in the artifact store's markers (tasks/common/store.py), which survive a new Prefect
+Completion lives in the artifact store's markers (benchfoundry/core/store.py), which survive a new Prefect
 database and a move to another cluster. Outside flows/, this is the one module that imports prefect.
 """
 

@@ -33,47 +33,28 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from benchfoundry.configs.qa import TASK_PROMPTS, QaConfig
-from benchfoundry.tasks.common.buildinfo import problem
-from benchfoundry.tasks.common.policy import shard_task
-from benchfoundry.tasks.common.store import atomic_path, write_json_atomic, write_parquet_atomic
-from benchfoundry.tasks.syndor.report import read_jsonl, write_report
+from benchfoundry.configs.syndor_qa import TASK_PROMPTS, QaConfig
+from benchfoundry.core.lighting import lighting_group
+from benchfoundry.core.buildinfo import problem
+from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.core.store import atomic_path, write_json_atomic, write_parquet_atomic
+from benchfoundry.tasks.syndor.report import write_report
+from benchfoundry.tasks.syndor.task_files import (
+    EMPTY_SCENE_COLUMN,
+    MASTER_COLUMNS,
+    NV_LABEL_COLUMN,
+    SPLITS,
+    TASK_COLUMNS,
+    TASKS,
+    answer,
+    dataset_root,
+    index_dir,
+)
 
 STAGE = "qa"
 
-#: The released master-index columns, in their released order (DESIGN §2.2).
-MASTER_COLUMNS: tuple[str, ...] = (
-    "source_dir", "action", "scene", "lighting", "radius", "smplx_texture",
-    "img_path", "mask_path", "img_name", "nv_path", "human_discernable",
-)
-#: Task-file columns: a master-index row whose `img_path` is the shown image, the raw frame, prompt, task.
-TASK_COLUMNS: tuple[str, ...] = (*MASTER_COLUMNS, "raw_img_path", "prompt", "task")
-SPLITS: tuple[str, ...] = ("day", "night", "nv")
-TASKS: tuple[str, ...] = tuple(TASK_PROMPTS)
-#: Optional manifest column: the night-vision image's own label, when the discern stage gives one.
-NV_LABEL_COLUMN = "human_discernable_nv"
-#: Optional manifest column marking renders without a person (presence negatives).
-EMPTY_SCENE_COLUMN = "empty_scene"
 _REQUIRED = tuple(c for c in MASTER_COLUMNS if c != "nv_path")
 _TEXT_COLUMNS = ("source_dir", "action", "scene", "lighting", "smplx_texture", "img_path", "mask_path", "img_name")
-
-
-def dataset_root(out: str | os.PathLike[str]) -> Path:
-    return Path(out) / "syndor"
-
-
-def index_dir(out: str | os.PathLike[str]) -> Path:
-    return dataset_root(out) / "index"
-
-
-def lighting_group(lighting: str, evening_group: str = "day") -> str:
-    """`day` or `night` for a released lighting name (`morning_north`, `evening_east`, `night`, …)."""
-    base = lighting.split("_", 1)[0]
-    if base == "night":
-        return "night"
-    if base == "evening":
-        return evening_group
-    return "day"
 
 
 def _blank(value: Any) -> bool:
@@ -197,10 +178,6 @@ def task_files(rows: list[dict[str, Any]], qa: QaConfig) -> dict[tuple[str, str]
     for task_rows in files.values():
         task_rows.sort(key=lambda r: r["img_path"])
     return files
-
-
-def answer(row: dict[str, Any], task: str) -> int | str:
-    return row["human_discernable"] if task == "human_detection" else row["action"]
 
 
 def jsonl_bytes(rows: Iterable[dict[str, Any]]) -> bytes:
@@ -334,22 +311,3 @@ def export_task(labelled_manifest: str, out: str, qa: QaConfig) -> dict[str, Any
 @shard_task
 def report_task(out: str, qa: QaConfig, seed: int, calibration: Any = None) -> str:
     return str(write_report(out, qa, seed=seed, calibration=calibration))
-
-
-def answer_key(index: str | os.PathLike[str]) -> dict[tuple[str, str], dict[str, Any]]:
-    """(task, shown image path = task-file `img_path`) → {truth, radius, split}, from the task files under `index/`.
-
-    Task files written before `img_path` became the shown image (no `raw_img_path`) are an error:
-    their nv rows name the raw night frame.
-    """
-    key: dict[tuple[str, str], dict[str, Any]] = {}
-    for task in TASKS:
-        for split in SPLITS:
-            path = Path(index) / task / f"{split}.jsonl"
-            if not path.is_file():
-                raise FileNotFoundError(f"{path}: task file missing; run the QA export first")
-            for row in read_jsonl(path):
-                if "raw_img_path" not in row:
-                    raise ValueError(f"{path}: rows lack raw_img_path (written by an older export); rerun the build to rewrite the QA files")
-                key[(task, row["img_path"])] = {"truth": answer(row, task), "radius": row["radius"], "split": split}
-    return key

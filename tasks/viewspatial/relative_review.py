@@ -1,9 +1,9 @@
-"""Human verification of ViewSpatial's Per-Rel. Dir. candidates on real COCO (DESIGN §4.2).
+"""Human review of ViewSpatial's Per-Rel. Dir. candidates on real COCO (DESIGN §4.2).
 
-Rows that need review are exported with tasks/common/verification.py to `viewspatial/verification/`
-(CSV + Label Studio); `benchfoundry viewspatial verify-import OUT FILE` stores the decisions. The released
+Rows that need review are exported with tasks/common/review.py to `viewspatial/review/`
+(CSV + Label Studio); `benchfoundry viewspatial review-import OUT FILE` stores the decisions. The released
 files hold the rows that need no review, the accepted and edited ones (an edit names one of the item's
-options; its letter is kept), and, with `viewspatial.coco.per_rel.release_unverified`, the undecided ones,
+options; its letter is kept), and, with `viewspatial.coco.per_rel.release_unreviewed`, the undecided ones,
 marked `verified: false` in the benchmark JSON.
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from benchfoundry.tasks.common import verification
+from benchfoundry.tasks.common import review
 
-REVIEW_DIR = ("viewspatial", "verification")
+REVIEW_DIR = ("viewspatial", review.FOLDER)
 
 
 def review_dir(out: str | Path) -> Path:
@@ -29,7 +29,7 @@ def options(choices: str) -> list[str]:
 
 
 def review_items(rows: pd.DataFrame) -> list[dict[str, Any]]:
-    """The rows that need review as verification items (closed form, the answer as its label)."""
+    """The rows that need review as review items (closed form, the answer as its label)."""
     if not len(rows) or "needs_review" not in rows:
         return []
     todo = rows[rows["needs_review"].eq(True)]
@@ -43,12 +43,12 @@ def _answer(choices: str, label: str) -> str:
     return f"{letter}. {label}"
 
 
-def released_rows(rows: pd.DataFrame, decisions: dict[str, dict[str, Any]], release_unverified: bool) -> pd.DataFrame:
+def released_rows(rows: pd.DataFrame, decisions: dict[str, dict[str, Any]], release_unreviewed: bool) -> pd.DataFrame:
     """The rows to release with a `verified` column (True: no review needed or accepted/edited)."""
     if not len(rows):
         return rows.assign(verified=pd.Series(dtype=bool))
     needs = rows["needs_review"].eq(True) if "needs_review" in rows else pd.Series(False, rows.index)
-    released = verification.release([{"id": i} for i in rows.loc[needs, "item_id"]], decisions, release_unverified)
+    released = review.release([{"id": i} for i in rows.loc[needs, "item_id"]], decisions, release_unreviewed)
     verdict = {item["id"]: item["verified"] for item in released}
     keep = ~needs | rows["item_id"].isin(verdict)
     out = rows[keep].copy()
@@ -66,4 +66,4 @@ def export(out: str | Path, rows: pd.DataFrame) -> dict[str, Any]:
     items = review_items(rows)
     if not items:
         return {"review_items": 0}
-    return {"review_items": len(items), **verification.export_for_review(items, review_dir(out), "../")}
+    return {"review_items": len(items), **review.export_for_review(items, review_dir(out), "../")}

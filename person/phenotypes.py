@@ -2,15 +2,15 @@
 
 The height is drawn in metres and anny's `height` parameter solved for it (by interpolation over a grid of
 rest heights with the person's other values); the body's real height is measured afterwards anyway
-(`body.BodyMesh.height_m`), so calibration never relies on the solve being exact.
+(`body_mesh.BodyMesh.height_m`), so calibration never relies on the solve being exact.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from benchfoundry.configs.body import PhenotypeRanges
-from benchfoundry.tasks.common.seeding import item_rng
+from benchfoundry.configs.person import PhenotypeRanges
+from benchfoundry.core.seeding import item_rng
 
 STAGE = "phenotype"
 #: anny `height` values at which rest heights are measured for the solve.
@@ -19,7 +19,7 @@ HEIGHT_GRID = np.linspace(0.0, 1.0, 9)
 
 def draw_phenotype(ranges: PhenotypeRanges, seed: int, person_id: int) -> dict[str, float]:
     """Phenotype of person `person_id` (anny's six parameters), the same for the same seed and id."""
-    from benchfoundry.tasks.syndor.anny_body import rest_heights
+    from benchfoundry.person.anny_body import rest_heights
 
     rng = item_rng(seed, STAGE, str(person_id))
     values = {"gender": float(ranges.genders[rng.integers(len(ranges.genders))])}

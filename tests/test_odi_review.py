@@ -1,4 +1,4 @@
-"""ODI-Bench human verification: export, import with bad rows by line, conflicts, release."""
+"""ODI-Bench human review: export, import with bad rows by line, conflicts, release."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from test_odi_questions import CENSUS, FACTS
 
-from benchfoundry.tasks.common import verification as ver
+from benchfoundry.tasks.common import review as ver
 from benchfoundry.tasks.odi.questions import template_items
 
 
@@ -44,10 +44,10 @@ def test_a_review_round_trip_through_the_csv(tmp_path: Path, items: list[dict]) 
                          open_["id"]: {"decision": "reject", "answer": open_["answer"]}}
     assert [b["line"] for b in bad] == [len(items) + 2, len(items) + 3]
     assert "unknown item 'nope'" in bad[0]["reason"] and "'maybe' is not accept" in bad[1]["reason"]
-    released = ver.release(items, decisions, release_unverified=False)
+    released = ver.release(items, decisions, release_unreviewed=False)
     assert [(r["id"], r["answer"], r["verified"]) for r in released] == [
         (closed[0]["id"], closed[0]["answer"], True), (closed[1]["id"], other, True)]
-    everything = ver.release(items, decisions, release_unverified=True)
+    everything = ver.release(items, decisions, release_unreviewed=True)
     assert len(everything) == len(items) - 1 and sum(r["verified"] for r in everything) == 2
 
 

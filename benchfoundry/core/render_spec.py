@@ -1,0 +1,338 @@
+"""The render contract: what the pipeline asks of the Blender worker, as plain typed values (no bpy).
+
+tasks/ builds a shard (`RigShard`: SynDORBench's person and rig; `PanoramaShard`: an ODI-Bench synthetic
+panorama; `CocoShard`: synthetic COCO images; `ScanRoomShard`: a synthetic ScanNet room along a camera walk),
+writes it as JSON (`write_spec`) and hands the path to a worker, which reads it back (`read_spec`) and
+dispatches on the types: on the shard's type for what to build, on the light's type for how to light it
+(render/lighting.py). Every value in the JSON carries its `kind`, so reading needs no schema. Each shard type
+has a `version`, written into the JSON and so into every hash of a spec: bump it when render/ changes what
+that kind of image looks like.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Union
+
+from benchfoundry.core.store import write_json_atomic
+
+_KINDS: dict[str, type] = {}
+
+
+def _spec(cls: type) -> type:
+    """Register a frozen spec dataclass under its `kind`."""
+    if cls.kind in _KINDS:
+        raise ValueError(f"render spec kind {cls.kind!r} registered twice")
+    _KINDS[cls.kind] = cls
+    return cls
+
+
+Vec3 = tuple[float, float, float]
+Matrix4 = tuple[tuple[float, ...], ...]
+
+
+# --- lights ---------------------------------------------------------------------------------------
+
+@_spec
+@dataclass(frozen=True)
+class DayLight:
+    """Physical sky and a sun lamp in the sky's sun direction. Bearings: 0 = north = +Y, 90 = east = +X."""
+
+    kind: ClassVar[str] = "day"
+    sun_elevation_deg: float
+    sun_bearing_deg: float
+    sun_strength: float  # sun lamp irradiance, W/m²
+    sky_strength: float
+    exposure: float  # film exposure, stops
+
+
+@_spec
+@dataclass(frozen=True)
+class NightLight:
+    """A dim moon lamp and a near-black sky."""
+
+    kind: ClassVar[str] = "night"
+    moon_strength: float
+    moon_elevation_deg: float
+    moon_bearing_deg: float
+    sky_color: Vec3
+    exposure: float
+
+
+@_spec
+@dataclass(frozen=True)
+class AreaLamp:
+    kind: ClassVar[str] = "area_lamp"
+    location: Vec3
+    size: float  # side, m
+    power: float  # W
+
+
+@_spec
+@dataclass(frozen=True)
+class IndoorLight:
+    """Area lamps under a ceiling and a plain ambient world colour."""
+
+    kind: ClassVar[str] = "indoor"
+    ambient: Vec3
+    lamps: tuple[AreaLamp, ...]
+
+
+Light = Union[DayLight, NightLight, IndoorLight]
+
+
+# --- what is in a scene ---------------------------------------------------------------------------
+
+@_spec
+@dataclass(frozen=True)
+class PersonSpec:
+    """A posed body mesh (.npz, person/body_mesh.py) with its UV texture, placed and turned about +Z."""
+
+    kind: ClassVar[str] = "person"
+    mesh: str
+    texture: str
+    pass_index: int
+    mesh_sha: str | None = None
+    location: Vec3 = (0.0, 0.0, 0.0)
+    yaw_deg: float = 0.0
+
+
+@_spec
+@dataclass(frozen=True)
+class Primitive:
+    """A unit box, cylinder or sphere scaled to `size` (full extents, m), turned by `yaw_deg` about +Z."""
+
+    kind: ClassVar[str] = "primitive"
+    shape: str
+    center: Vec3
+    size: Vec3
+    yaw_deg: float
+    rgb: Vec3  # linear
+    roughness: float
+    metallic: float
+    pass_index: int = 0
+    name: str = ""
+
+
+@_spec
+@dataclass(frozen=True)
+class Sign:
+    """Upright text in Blender's built-in font, facing along its yaw."""
+
+    kind: ClassVar[str] = "sign"
+    text: str
+    center: Vec3
+    char_height: float
+    yaw_deg: float
+    rgb: Vec3
+
+
+@_spec
+@dataclass(frozen=True)
+class MeshPart:
+    """A coloured triangle mesh (the synthetic ScanNet room's furniture and walls)."""
+
+    kind: ClassVar[str] = "mesh_part"
+    name: str
+    vertices: tuple[Vec3, ...]
+    faces: tuple[tuple[int, ...], ...]
+    color: Vec3
+
+
+# --- camera and engine ----------------------------------------------------------------------------
+
+@_spec
+@dataclass(frozen=True)
+class PinholeCamera:
+    """Vertical sensor fit: f_px = resolution_h · focal_mm / sensor_height_mm, square pixels, centred."""
+
+    kind: ClassVar[str] = "pinhole"
+    focal_mm: float
+    sensor_height_mm: float
+    resolution_w: int
+    resolution_h: int
+
+
+@_spec
+@dataclass(frozen=True)
+class EngineSettings:
+    """Cycles: device, samples, denoising, bounces, threads (0: all), output format; `persistent_data` keeps
+    the scene's BVH between frames of one file."""
+
+    kind: ClassVar[str] = "engine"
+    device: str
+    samples: int
+    denoise: bool
+    max_bounces: int
+    threads: int = 0
+    image_format: str = "PNG"
+    jpeg_quality: int = 95
+    persistent_data: bool = False
+
+
+# --- shards ---------------------------------------------------------------------------------------
+
+@_spec
+@dataclass(frozen=True)
+class RigFrame:
+    """One rig camera's frame: a Blender camera-to-world matrix, its seed and light, where the files go."""
+
+    kind: ClassVar[str] = "rig_frame"
+    matrix_world: Matrix4
+    seed: int
+    light: Light
+    rgb: str
+    mask: str
+
+
+@_spec
+@dataclass(frozen=True)
+class RigShard:
+    """SynDORBench: one scene (props placed by `scene_seed`) and person (None: an empty scene), many frames;
+    each frame's mask holds the pixels of object index `mask_index` (the person's pass index)."""
+
+    kind: ClassVar[str] = "rig"
+    version: ClassVar[int] = 1
+    scene: str
+    scene_seed: int
+    person: PersonSpec | None
+    mask_index: int
+    camera: PinholeCamera
+    engine: EngineSettings
+    frames: tuple[RigFrame, ...]
+
+
+@_spec
+@dataclass(frozen=True)
+class PanoramaInstance:
+    """A labelled object: its parts, signs and person all carry its id as pass index."""
+
+    kind: ClassVar[str] = "panorama_instance"
+    id: int
+    parts: tuple[Primitive, ...] = ()
+    signs: tuple[Sign, ...] = ()
+    person: PersonSpec | None = None
+
+
+@_spec
+@dataclass(frozen=True)
+class PanoramaShard:
+    """ODI-Bench: one equirectangular render (width × width/2) from (0, 0, camera height) along +Y."""
+
+    kind: ClassVar[str] = "panorama"
+    version: ClassVar[int] = 1
+    scene: str
+    width: int
+    engine: EngineSettings
+    seed: int
+    camera_height_m: float
+    structure: tuple[Primitive, ...]
+    instances: tuple[PanoramaInstance, ...]
+    light: Light
+    image: str
+    index_npy: str
+
+
+@_spec
+@dataclass(frozen=True)
+class CocoImage:
+    """One synthetic COCO image: a Blender camera matrix, the floor and objects, the person, a light."""
+
+    kind: ClassVar[str] = "coco_image"
+    seed: int
+    camera_matrix: Matrix4
+    focal_mm: float
+    parts: tuple[Primitive, ...]
+    person: PersonSpec
+    light: Light
+    image: str
+    index_npy: str
+
+
+@_spec
+@dataclass(frozen=True)
+class CocoShard:
+    kind: ClassVar[str] = "coco"
+    version: ClassVar[int] = 2
+    width: int
+    height: int
+    sensor_height_mm: float
+    engine: EngineSettings
+    images: tuple[CocoImage, ...]
+
+
+@_spec
+@dataclass(frozen=True)
+class ScanRoomFrame:
+    """One frame of the walk: an OpenCV camera-to-world pose."""
+
+    kind: ClassVar[str] = "scan_frame"
+    frame_id: int
+    pose_c2w: Matrix4
+
+
+@_spec
+@dataclass(frozen=True)
+class ScanRoomShard:
+    """A synthetic ScanNet room: colour and planar depth (subsampled by `depth_stride`) per frame."""
+
+    kind: ClassVar[str] = "scan_room"
+    version: ClassVar[int] = 1
+    scene_id: str
+    width: int
+    height: int
+    hfov_deg: float
+    depth_stride: int
+    samples: int
+    seed: int
+    parts: tuple[MeshPart, ...]
+    lamps: tuple[AreaLamp, ...]
+    frames: tuple[ScanRoomFrame, ...]
+
+
+Shard = Union[RigShard, PanoramaShard, CocoShard, ScanRoomShard]
+
+
+# --- JSON -----------------------------------------------------------------------------------------
+
+def to_json(value: Any) -> Any:
+    """A spec value as JSON data: dataclasses as objects with their `kind` (and a shard's `version`)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        data: dict[str, Any] = {"kind": value.kind}
+        if hasattr(type(value), "version"):
+            data["version"] = type(value).version
+        data.update({f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        return data
+    if isinstance(value, (tuple, list)):
+        return [to_json(v) for v in value]
+    return value
+
+
+def from_json(data: Any) -> Any:
+    """The inverse of `to_json`: objects by their `kind`, lists as tuples. A shard written by another version
+    of its kind is refused."""
+    if isinstance(data, list):
+        return tuple(from_json(v) for v in data)
+    if not isinstance(data, dict):
+        return data
+    kind = data.get("kind")
+    cls = _KINDS.get(kind)  # type: ignore[arg-type]
+    if cls is None:
+        raise ValueError(f"render spec: unknown kind {kind!r}; known: {sorted(_KINDS)}")
+    values = {k: from_json(v) for k, v in data.items() if k not in ("kind", "version")}
+    if hasattr(cls, "version") and data.get("version") != cls.version:
+        raise ValueError(f"render spec: a {kind} shard of version {data.get('version')}, this worker renders "
+                         f"version {cls.version}")
+    return cls(**values)
+
+
+def write_spec(path: str | Path, shard: Shard) -> Path:
+    """The shard as JSON at `path` (atomically)."""
+    return write_json_atomic(Path(path), to_json(shard))
+
+
+def read_spec(path: str | Path) -> Shard:
+    return from_json(json.loads(Path(path).read_text()))

@@ -1,0 +1,115 @@
+"""The one way every benchmark prepares its person for the render worker: pose, mesh file, texture file.
+
+A person is a texture id of `person.textures.ids`: with Anny also a phenotype drawn with the build seed
+(person/phenotypes.py). `prepare_person` poses that person's body, writes the mesh (`<name>_<mesh sha>.npz`,
+with COCO keypoints beside it in `<mesh>_coco.json` for Anny) and the texture into the caller's cache
+folder, each once: the mesh is named by its content, the texture by `texture_file_name` (the id, the
+texture settings other than the id list, the body model type).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from benchfoundry.configs.person import PersonConfig
+from benchfoundry.core.store import atomic_path, spec_hash, write_json_atomic
+from benchfoundry.person.body_mesh import COCO_KEYPOINTS, BodyMesh, write_body_mesh
+
+
+@dataclass(frozen=True)
+class PersonFiles:
+    """A prepared person: the files the worker loads, and the posed body they hold."""
+
+    mesh_npz: Path
+    texture_png: Path
+    mesh_sha: str
+    body: BodyMesh
+
+    @property
+    def vertices_min(self) -> tuple[float, float, float]:
+        return tuple(self.body.vertices.astype(float).min(0))
+
+    @property
+    def vertices_max(self) -> tuple[float, float, float]:
+        return tuple(self.body.vertices.astype(float).max(0))
+
+    @property
+    def aim(self) -> np.ndarray:
+        """The centre of the posed mesh's bounding box (where a rig camera aims)."""
+        return (np.array(self.vertices_min) + np.array(self.vertices_max)) / 2
+
+
+def phenotype_of(person: PersonConfig, seed: int, person_id: int) -> dict[str, float] | None:
+    """Anny's phenotype of person `person_id` (None for SMPL/SMPL-X bodies, which have no phenotype)."""
+    if person.body.model_type != "anny":
+        return None
+    return dict(_phenotype(person.body.phenotypes.model_dump_json(), seed, person_id))
+
+
+@functools.lru_cache(maxsize=64)
+def _phenotype(ranges_json: str, seed: int, person_id: int) -> tuple[tuple[str, float], ...]:
+    from benchfoundry.configs.person import PhenotypeRanges
+    from benchfoundry.person.phenotypes import draw_phenotype
+
+    return tuple(draw_phenotype(PhenotypeRanges.model_validate_json(ranges_json), seed, person_id).items())
+
+
+def person_body(person: PersonConfig, seed: int, person_id: int, body_pose: np.ndarray, action: str | None,
+                cache: Path) -> BodyMesh:
+    """The posed body of person `person_id`; `action` (a built-in action or UPRIGHT) is rebuilt on Anny's own
+    skeleton, `body_pose` ((23,3) SMPL axis-angle) is used otherwise. Procedural models live in `cache/model`."""
+    from benchfoundry.person.body import posed_body
+
+    phenotype = phenotype_of(person, seed, person_id)
+    if phenotype is None:
+        return posed_body(person.body, body_pose, cache_dir=cache / "model")
+    return posed_body(person.body, body_pose, cache_dir=cache / "model", phenotype=phenotype, action=action)
+
+
+def person_texture(person: PersonConfig, texture_id: int) -> np.ndarray:
+    """Texture `texture_id` on the body's UV layout: SMPLitex or the procedural fixture's atlas
+    (person/textures.py), or procedural clothing on Anny's (person/anny_texture.py)."""
+    from benchfoundry.person.anny_texture import anny_texture
+    from benchfoundry.person.textures import load_texture
+
+    if person.body.model_type == "anny" and person.textures.smplitex_dir is None:
+        return anny_texture(texture_id, person.textures.size)
+    return load_texture(person.textures, texture_id)
+
+
+def texture_file_name(person: PersonConfig, texture_id: int) -> str:
+    """The texture's cache key: its id, the texture settings but the id list, the body model type."""
+    settings = spec_hash(person.textures.model_dump(mode="json", exclude={"ids"}))
+    return f"texture_{texture_id:05d}_{settings}_{person.body.model_type}.png"
+
+
+def texture_file(person: PersonConfig, texture_id: int, cache: Path) -> Path:
+    """Texture `texture_id` as a PNG in `cache`, written once."""
+    path = Path(cache) / texture_file_name(person, texture_id)
+    if not path.exists():
+        from PIL import Image
+
+        with atomic_path(path) as tmp:
+            Image.fromarray(person_texture(person, texture_id)).save(tmp, format="PNG")
+    return path
+
+
+def prepare_person(person: PersonConfig, seed: int, person_id: int, name: str, body_pose: np.ndarray,
+                   action: str | None, cache: Path) -> PersonFiles:
+    """Pose person `person_id` and write their mesh (named `name` and its content) and texture into `cache`."""
+    cache = Path(cache)
+    body = person_body(person, seed, person_id, body_pose, action, cache)
+    mesh_sha = hashlib.sha256(body.vertices.tobytes() + body.faces.tobytes()).hexdigest()[:16]
+    mesh_npz = cache / f"{name}_{mesh_sha}.npz"
+    if not mesh_npz.exists():
+        write_body_mesh(body, mesh_npz)
+    coco = mesh_npz.with_name(f"{mesh_npz.stem}_coco.json")
+    if body.keypoints is not None and not coco.exists():
+        write_json_atomic(coco, {"frame": "world: metres, +Z up, feet on z = 0, facing -Y",
+                                 "keypoints": {n: [float(x) for x in k] for n, k in zip(COCO_KEYPOINTS, body.keypoints)}})
+    return PersonFiles(mesh_npz, texture_file(person, person_id, cache), mesh_sha, body)

@@ -1,0 +1,60 @@
+"""Labelled objects of a render spec: primitives (`Primitive`) and signs (`Sign`) with plain materials."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import bpy
+
+from benchfoundry.core.render_spec import Primitive, Sign
+
+_PRIMITIVES = {
+    "box": lambda: bpy.ops.mesh.primitive_cube_add(size=1.0),
+    "cylinder": lambda: bpy.ops.mesh.primitive_cylinder_add(radius=0.5, depth=1.0, vertices=48),
+    "sphere": lambda: bpy.ops.mesh.primitive_uv_sphere_add(radius=0.5, segments=48, ring_count=24),
+}
+
+
+def _material(name: str, rgb: tuple[float, float, float], roughness: float, metallic: float) -> Any:
+    mat = bpy.data.materials.new(name)
+    bsdf = mat.node_tree.nodes["Principled BSDF"]
+    bsdf.inputs["Base Color"].default_value = (*rgb, 1.0)
+    bsdf.inputs["Roughness"].default_value = roughness
+    bsdf.inputs["Metallic"].default_value = metallic
+    return mat
+
+
+def add_primitive(scene: Any, name: str, part: Primitive) -> Any:
+    """One primitive: unit box / cylinder / sphere scaled to `size` (full extents, m), turned by `yaw_deg`."""
+    try:
+        _PRIMITIVES[part.shape]()
+    except KeyError:
+        raise ValueError(f"{name}: unknown shape {part.shape!r}; known: {sorted(_PRIMITIVES)}") from None
+    obj = bpy.context.active_object
+    for coll in obj.users_collection:
+        coll.objects.unlink(obj)
+    scene.collection.objects.link(obj)
+    obj.name = name
+    obj.location = part.center
+    obj.scale = part.size
+    obj.rotation_euler = (0.0, 0.0, math.radians(part.yaw_deg))
+    obj.pass_index = part.pass_index
+    obj.data.materials.append(_material(name, part.rgb, part.roughness, part.metallic))
+    return obj
+
+
+def add_sign(scene: Any, name: str, sign: Sign, pass_index: int) -> Any:
+    """Upright text (Blender's built-in font) facing the camera."""
+    curve = bpy.data.curves.new(name, "FONT")
+    curve.body = sign.text
+    curve.size = sign.char_height
+    curve.extrude = 0.005
+    curve.align_x, curve.align_y = "CENTER", "CENTER"
+    obj = bpy.data.objects.new(name, curve)
+    scene.collection.objects.link(obj)
+    obj.location = sign.center
+    obj.rotation_euler = (math.pi / 2, 0.0, math.radians(sign.yaw_deg))
+    obj.pass_index = pass_index
+    curve.materials.append(_material(name, sign.rgb, 0.5, 0.0))
+    return obj
