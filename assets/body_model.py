@@ -34,26 +34,79 @@ import numpy as np
 MODEL_VERSION = "procedural-body-1"
 
 JOINT_NAMES: tuple[str, ...] = (
-    "pelvis", "left_hip", "right_hip", "spine1", "left_knee", "right_knee", "spine2",
-    "left_ankle", "right_ankle", "spine3", "left_foot", "right_foot", "neck", "left_collar",
-    "right_collar", "head", "left_shoulder", "right_shoulder", "left_elbow", "right_elbow",
-    "left_wrist", "right_wrist", "left_hand", "right_hand",
+    "pelvis",
+    "left_hip",
+    "right_hip",
+    "spine1",
+    "left_knee",
+    "right_knee",
+    "spine2",
+    "left_ankle",
+    "right_ankle",
+    "spine3",
+    "left_foot",
+    "right_foot",
+    "neck",
+    "left_collar",
+    "right_collar",
+    "head",
+    "left_shoulder",
+    "right_shoulder",
+    "left_elbow",
+    "right_elbow",
+    "left_wrist",
+    "right_wrist",
+    "left_hand",
+    "right_hand",
 )
 PARENTS: tuple[int, ...] = (-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 14, 16, 17, 18, 19, 20, 21)
 J = {name: i for i, name in enumerate(JOINT_NAMES)}
 
 #: COCO keypoint names (in COCO order) plus the top of the head: the landmark vertices.
 LANDMARK_NAMES: tuple[str, ...] = (
-    "nose", "left_eye", "right_eye", "left_ear", "right_ear", "left_shoulder", "right_shoulder",
-    "left_elbow", "right_elbow", "left_wrist", "right_wrist", "left_hip", "right_hip",
-    "left_knee", "right_knee", "left_ankle", "right_ankle", "head_top",
+    "nose",
+    "left_eye",
+    "right_eye",
+    "left_ear",
+    "right_ear",
+    "left_shoulder",
+    "right_shoulder",
+    "left_elbow",
+    "right_elbow",
+    "left_wrist",
+    "right_wrist",
+    "left_hip",
+    "right_hip",
+    "left_knee",
+    "right_knee",
+    "left_ankle",
+    "right_ankle",
+    "head_top",
 )
 
 #: smplx's `vertex_ids` keys (face, feet and fingertip keypoints of its VertexJointSelector).
 SMPLX_KEYPOINT_NAMES: tuple[str, ...] = (
-    "nose", "reye", "leye", "rear", "lear", "LBigToe", "LSmallToe", "LHeel", "RBigToe",
-    "RSmallToe", "RHeel", "lthumb", "lindex", "lmiddle", "lring", "lpinky", "rthumb", "rindex",
-    "rmiddle", "rring", "rpinky",
+    "nose",
+    "reye",
+    "leye",
+    "rear",
+    "lear",
+    "LBigToe",
+    "LSmallToe",
+    "LHeel",
+    "RBigToe",
+    "RSmallToe",
+    "RHeel",
+    "lthumb",
+    "lindex",
+    "lmiddle",
+    "lring",
+    "lpinky",
+    "rthumb",
+    "rindex",
+    "rmiddle",
+    "rring",
+    "rpinky",
 )
 
 NUM_POSE_BASIS = 207  # 23 joints × 9 rotation-matrix entries, as smplx's lbs expects
@@ -180,8 +233,14 @@ def _sweep(spec: SweepSpec, counts: tuple[int, ...]) -> Sweep:
     # rounded caps: quarter-ellipse rings beyond both ends, closed by poles
     psi = np.array([1.0, 2.0, 3.0]) * (np.pi / 2) / 4
     h0, h1 = spec.caps
-    start = [(centres[0] - tangents[0] * h0 * np.sin(p), a[0] * np.cos(p), b[0] * np.cos(p), -h0 * np.sin(p)) for p in psi[::-1]]
-    end = [(centres[-1] + tangents[-1] * h1 * np.sin(p), a[-1] * np.cos(p), b[-1] * np.cos(p), s[-1] + h1 * np.sin(p)) for p in psi]
+    start = [
+        (centres[0] - tangents[0] * h0 * np.sin(p), a[0] * np.cos(p), b[0] * np.cos(p), -h0 * np.sin(p))
+        for p in psi[::-1]
+    ]
+    end = [
+        (centres[-1] + tangents[-1] * h1 * np.sin(p), a[-1] * np.cos(p), b[-1] * np.cos(p), s[-1] + h1 * np.sin(p))
+        for p in psi
+    ]
     ring_c = np.array([c for c, *_ in start] + list(centres) + [c for c, *_ in end])
     ring_a = np.array([x for _, x, _, _ in start] + list(a) + [x for _, x, _, _ in end])
     ring_b = np.array([x for _, _, x, _ in start] + list(b) + [x for _, _, x, _ in end])
@@ -198,9 +257,11 @@ def _sweep(spec: SweepSpec, counts: tuple[int, ...]) -> Sweep:
     e1 = np.cross(e2, ring_t)
     n = spec.n_around
     theta = 2 * np.pi * np.arange(n) / n
-    verts = (ring_c[:, None, :]
-             + ring_a[:, None, None] * np.sin(theta)[None, :, None] * e1[:, None, :]
-             - ring_b[:, None, None] * np.cos(theta)[None, :, None] * e2[:, None, :])
+    verts = (
+        ring_c[:, None, :]
+        + ring_a[:, None, None] * np.sin(theta)[None, :, None] * e1[:, None, :]
+        - ring_b[:, None, None] * np.cos(theta)[None, :, None] * e2[:, None, :]
+    )
     n_rings = len(ring_c)
     verts = verts.reshape(-1, 3)
     weights = np.repeat(ring_weights, n, axis=0)
@@ -222,18 +283,33 @@ def _sweep(spec: SweepSpec, counts: tuple[int, ...]) -> Sweep:
     pole_u = (k + 0.5) / n
     uv = np.concatenate([uv, np.stack([pole_u, np.zeros(n)], -1), np.stack([pole_u, np.ones(n)], -1)])
     last = n_rings - 1
-    faces += [np.stack([np.full(n, start_pole), (k + 1) % n, k], -1),
-              np.stack([last * n + k, last * n + (k + 1) % n, np.full(n, end_pole)], -1)]
-    uv_faces += [np.stack([pole_uv0 + k, k + 1, k], -1),
-                 np.stack([last * (n + 1) + k, last * (n + 1) + k + 1, pole_uv0 + n + k], -1)]
+    faces += [
+        np.stack([np.full(n, start_pole), (k + 1) % n, k], -1),
+        np.stack([last * n + k, last * n + (k + 1) % n, np.full(n, end_pole)], -1),
+    ]
+    uv_faces += [
+        np.stack([pole_uv0 + k, k + 1, k], -1),
+        np.stack([last * (n + 1) + k, last * (n + 1) + k + 1, pole_uv0 + n + k], -1),
+    ]
 
-    tag_rings = {tag: len(start) + int(np.flatnonzero(np.isclose(us, i))[0])
-                 for i, tag in enumerate(spec.tags) if tag is not None}
+    tag_rings = {
+        tag: len(start) + int(np.flatnonzero(np.isclose(us, i))[0])
+        for i, tag in enumerate(spec.tags)
+        if tag is not None
+    }
     return Sweep(
-        vertices=verts, faces=np.concatenate(faces), uv=uv, uv_faces=np.concatenate(uv_faces),
-        weights=weights, rings=[np.arange(i * n, (i + 1) * n) for i in range(n_rings)],
-        ring_u=ring_u, ring_a=ring_a, ring_v=ring_v, tag_rings=tag_rings,
-        start_pole=start_pole, end_pole=end_pole,
+        vertices=verts,
+        faces=np.concatenate(faces),
+        uv=uv,
+        uv_faces=np.concatenate(uv_faces),
+        weights=weights,
+        rings=[np.arange(i * n, (i + 1) * n) for i in range(n_rings)],
+        ring_u=ring_u,
+        ring_a=ring_a,
+        ring_v=ring_v,
+        tag_rings=tag_rings,
+        start_pole=start_pole,
+        end_pole=end_pole,
     )
 
 
@@ -241,7 +317,9 @@ def _mirror(spec: SweepSpec, part: str, joint_map: dict[int, int]) -> SweepSpec:
     """The right-hand twin of a left-side tube (x → −x, left joints → right joints)."""
     points = np.asarray(spec.points) * np.array([-1.0, 1.0, 1.0])
     return replace(
-        spec, part=part, points=points,
+        spec,
+        part=part,
+        points=points,
         tags=tuple(None if t is None else joint_map.get(t, t) for t in spec.tags),
         bones=tuple(joint_map.get(bone, bone) for bone in spec.bones),
     )
@@ -275,10 +353,14 @@ def _skeleton(shape: BodyShape) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     joints[J["neck"]] = (0, ly(1.50) + shape.neck / 2, 0)
     joints[J["head"]] = (0, ly(1.58) + shape.neck, 0.01)
     left = {
-        "left_hip": (hx, ly(0.88), 0), "left_knee": (hx + 0.005, ly(0.50), 0.0),
-        "left_ankle": (hx + 0.01, ly(0.085), -0.01), "left_foot": (hx + 0.015, 0.042, 0.12),
-        "left_collar": (0.075 + shape.shoulders / 2, ay, 0), "left_shoulder": (sx, ay, 0),
-        "left_elbow": (sx + 0.27 * arm, ay, 0), "left_wrist": (sx + 0.52 * arm, ay, 0),
+        "left_hip": (hx, ly(0.88), 0),
+        "left_knee": (hx + 0.005, ly(0.50), 0.0),
+        "left_ankle": (hx + 0.01, ly(0.085), -0.01),
+        "left_foot": (hx + 0.015, 0.042, 0.12),
+        "left_collar": (0.075 + shape.shoulders / 2, ay, 0),
+        "left_shoulder": (sx, ay, 0),
+        "left_elbow": (sx + 0.27 * arm, ay, 0),
+        "left_wrist": (sx + 0.52 * arm, ay, 0),
         "left_hand": (sx + 0.60 * arm, ay, 0),
     }
     for name, p in left.items():
@@ -303,97 +385,188 @@ def _specs(shape: BodyShape, resolution: float = 1.0) -> list[SweepSpec]:
     up, fwd, side = np.array([0.0, 1, 0]), np.array([0.0, 0, 1]), np.array([1.0, 0, 0])
     belly, shoulders, hips = shape.belly * sc, shape.shoulders * sc, shape.hips * sc
 
-    torso_profile = np.array([
-        (0.0, 0.14 * g * sc + hips, 0.09 * g * sc),
-        (0.5, 0.165 * g * sc + hips, 0.105 * g * sc),
-        (1.0, 0.17 * g * sc + hips, 0.11 * g * sc + belly / 2),
-        (1.6, 0.155 * g * sc + hips / 2 + belly / 2, 0.10 * g * sc + belly),
-        (2.3, 0.14 * g * sc + belly, 0.095 * g * sc + belly),
-        (3.1, 0.15 * g * sc + belly / 2, 0.105 * g * sc + belly / 2),
-        (4.0, 0.165 * g * sc + shoulders / 2, 0.115 * g * sc),
-        (4.5, 0.175 * g * sc + shoulders, 0.10 * g * sc),
-        (4.8, 0.155 * g * sc + shoulders, 0.08 * g * sc),
-        (5.0, 0.08 * g * sc, 0.05 * g * sc),
-    ])
+    torso_profile = np.array(
+        [
+            (0.0, 0.14 * g * sc + hips, 0.09 * g * sc),
+            (0.5, 0.165 * g * sc + hips, 0.105 * g * sc),
+            (1.0, 0.17 * g * sc + hips, 0.11 * g * sc + belly / 2),
+            (1.6, 0.155 * g * sc + hips / 2 + belly / 2, 0.10 * g * sc + belly),
+            (2.3, 0.14 * g * sc + belly, 0.095 * g * sc + belly),
+            (3.1, 0.15 * g * sc + belly / 2, 0.105 * g * sc + belly / 2),
+            (4.0, 0.165 * g * sc + shoulders / 2, 0.115 * g * sc),
+            (4.5, 0.175 * g * sc + shoulders, 0.10 * g * sc),
+            (4.8, 0.155 * g * sc + shoulders, 0.08 * g * sc),
+            (5.0, 0.08 * g * sc, 0.05 * g * sc),
+        ]
+    )
     torso = SweepSpec(
         part="torso",
-        points=np.array([ex["crotch"], jt[J["pelvis"]], jt[J["spine1"]], jt[J["spine2"]], jt[J["spine3"]], ex["torso_top"]]),
+        points=np.array(
+            [ex["crotch"], jt[J["pelvis"]], jt[J["spine1"]], jt[J["spine2"]], jt[J["spine3"]], ex["torso_top"]]
+        ),
         tags=(None, J["pelvis"], J["spine1"], J["spine2"], J["spine3"], None),
         bones=(J["pelvis"], J["pelvis"], J["spine1"], J["spine2"], J["spine3"]),
-        blend=(0, 0, 0.05 * sc, 0.05 * sc, 0.05 * sc, 0), profile=torso_profile, front=tuple(fwd),
-        caps=(0.03 * sc, 0.015 * sc), n_around=32, step=0.03 * sc,
+        blend=(0, 0, 0.05 * sc, 0.05 * sc, 0.05 * sc, 0),
+        profile=torso_profile,
+        front=tuple(fwd),
+        caps=(0.03 * sc, 0.015 * sc),
+        n_around=32,
+        step=0.03 * sc,
     )
     neck = SweepSpec(
-        part="neck", points=np.array([ex["neck_base"], jt[J["neck"]], jt[J["head"]], ex["neck_top"]]),
-        tags=(None, J["neck"], J["head"], None), bones=(J["spine3"], J["neck"], J["head"]),
+        part="neck",
+        points=np.array([ex["neck_base"], jt[J["neck"]], jt[J["head"]], ex["neck_top"]]),
+        tags=(None, J["neck"], J["head"], None),
+        bones=(J["spine3"], J["neck"], J["head"]),
         blend=(0, 0.03 * sc, 0.025 * sc, 0),
         profile=np.array([(0.0, 0.058 * g * sc, 0.06 * g * sc), (3.0, 0.05 * g * sc, 0.055 * g * sc)]),
-        front=tuple(fwd), caps=(0.02 * sc, 0.02 * sc), n_around=16, step=0.025 * sc,
+        front=tuple(fwd),
+        caps=(0.02 * sc, 0.02 * sc),
+        n_around=16,
+        step=0.025 * sc,
     )
     hc, hh, ha, hb = ex["head_centre"], 0.11 * hs, 0.078 * hs, 0.095 * hs
     d = 0.8 * hh
     head_u = np.linspace(0.0, 2.0, 9)
     head_r = np.sqrt(1.0 - ((head_u - 1.0) * d / hh) ** 2)
     head = SweepSpec(
-        part="head", points=np.array([hc - up * d, hc, hc + up * d]), tags=(None, None, None),
-        bones=(J["head"], J["head"]), blend=(0, 0, 0),
-        profile=np.stack([head_u, ha * head_r, hb * head_r], -1), front=tuple(fwd),
-        caps=(hh - d, hh - d), n_around=24, step=0.015 * sc,
+        part="head",
+        points=np.array([hc - up * d, hc, hc + up * d]),
+        tags=(None, None, None),
+        bones=(J["head"], J["head"]),
+        blend=(0, 0, 0),
+        profile=np.stack([head_u, ha * head_r, hb * head_r], -1),
+        front=tuple(fwd),
+        caps=(hh - d, hh - d),
+        n_around=24,
+        step=0.015 * sc,
     )
     nose_c = hc + np.array([0.0, -0.012 * hs, 0.9 * hb])
     nose = SweepSpec(
-        part="nose", points=np.array([nose_c - up * 0.02 * hs, nose_c + up * 0.02 * hs]), tags=(None, None),
-        bones=(J["head"],), blend=(0, 0),
+        part="nose",
+        points=np.array([nose_c - up * 0.02 * hs, nose_c + up * 0.02 * hs]),
+        tags=(None, None),
+        bones=(J["head"],),
+        blend=(0, 0),
         profile=np.array([(0.0, 0.010 * hs, 0.014 * hs), (0.4, 0.013 * hs, 0.022 * hs), (1.0, 0.009 * hs, 0.012 * hs)]),
-        front=tuple(fwd), caps=(0.008 * hs, 0.008 * hs), n_around=10, step=0.01 * hs,
+        front=tuple(fwd),
+        caps=(0.008 * hs, 0.008 * hs),
+        n_around=10,
+        step=0.01 * hs,
     )
     leg = SweepSpec(
         part="left_leg",
-        points=np.array([jt[J["left_hip"]] + up * 0.07 * sc, jt[J["left_hip"]], jt[J["left_knee"]], jt[J["left_ankle"]], jt[J["left_ankle"]] - up * 0.03 * sc]),
+        points=np.array(
+            [
+                jt[J["left_hip"]] + up * 0.07 * sc,
+                jt[J["left_hip"]],
+                jt[J["left_knee"]],
+                jt[J["left_ankle"]],
+                jt[J["left_ankle"]] - up * 0.03 * sc,
+            ]
+        ),
         tags=(None, J["left_hip"], J["left_knee"], J["left_ankle"], None),
         bones=(J["pelvis"], J["left_hip"], J["left_knee"], J["left_ankle"]),
         blend=(0, 0.06 * sc, 0.05 * sc, 0.03 * sc, 0),
-        profile=np.array([
-            (0.0, 0.085 * lg, 0.085 * lg), (1.0, 0.088 * lg, 0.09 * lg), (1.35, 0.078 * lg, 0.082 * lg),
-            (1.75, 0.062 * lg, 0.064 * lg), (2.0, 0.052 * lg, 0.055 * lg), (2.25, 0.053 * lg, 0.06 * lg),
-            (2.5, 0.048 * lg, 0.052 * lg), (2.8, 0.038 * lg, 0.04 * lg), (3.0, 0.035 * lg, 0.037 * lg),
-            (4.0, 0.033 * lg, 0.035 * lg),
-        ]),
-        front=tuple(fwd), caps=(0.03 * sc, 0.015 * sc), n_around=20, step=0.03 * sc,
+        profile=np.array(
+            [
+                (0.0, 0.085 * lg, 0.085 * lg),
+                (1.0, 0.088 * lg, 0.09 * lg),
+                (1.35, 0.078 * lg, 0.082 * lg),
+                (1.75, 0.062 * lg, 0.064 * lg),
+                (2.0, 0.052 * lg, 0.055 * lg),
+                (2.25, 0.053 * lg, 0.06 * lg),
+                (2.5, 0.048 * lg, 0.052 * lg),
+                (2.8, 0.038 * lg, 0.04 * lg),
+                (3.0, 0.035 * lg, 0.037 * lg),
+                (4.0, 0.033 * lg, 0.035 * lg),
+            ]
+        ),
+        front=tuple(fwd),
+        caps=(0.03 * sc, 0.015 * sc),
+        n_around=20,
+        step=0.03 * sc,
     )
     foot_x = jt[J["left_foot"]][0]
     foot = SweepSpec(
         part="left_foot",
         points=np.array([(foot_x, 0.045 * sc, -0.06 * sc), jt[J["left_foot"]], (foot_x, 0.035 * sc, 0.19 * sc)]),
-        tags=(None, J["left_foot"], None), bones=(J["left_ankle"], J["left_foot"]), blend=(0, 0.03 * sc, 0),
-        profile=np.array([(0.0, 0.035 * sc, 0.045 * sc), (0.5, 0.043 * sc, 0.04 * sc), (1.0, 0.048 * sc, 0.03 * sc),
-                          (1.6, 0.045 * sc, 0.022 * sc), (2.0, 0.04 * sc, 0.018 * sc)]),
-        front=tuple(up), caps=(0.02 * sc, 0.02 * sc), n_around=14, step=0.025 * sc,
+        tags=(None, J["left_foot"], None),
+        bones=(J["left_ankle"], J["left_foot"]),
+        blend=(0, 0.03 * sc, 0),
+        profile=np.array(
+            [
+                (0.0, 0.035 * sc, 0.045 * sc),
+                (0.5, 0.043 * sc, 0.04 * sc),
+                (1.0, 0.048 * sc, 0.03 * sc),
+                (1.6, 0.045 * sc, 0.022 * sc),
+                (2.0, 0.04 * sc, 0.018 * sc),
+            ]
+        ),
+        front=tuple(up),
+        caps=(0.02 * sc, 0.02 * sc),
+        n_around=14,
+        step=0.025 * sc,
     )
     arm = SweepSpec(
         part="left_arm",
-        points=np.array([jt[J["left_collar"]], jt[J["left_shoulder"]], jt[J["left_elbow"]], jt[J["left_wrist"]], jt[J["left_wrist"]] + side * 0.02 * sc]),
+        points=np.array(
+            [
+                jt[J["left_collar"]],
+                jt[J["left_shoulder"]],
+                jt[J["left_elbow"]],
+                jt[J["left_wrist"]],
+                jt[J["left_wrist"]] + side * 0.02 * sc,
+            ]
+        ),
         tags=(J["left_collar"], J["left_shoulder"], J["left_elbow"], J["left_wrist"], None),
         bones=(J["left_collar"], J["left_shoulder"], J["left_elbow"], J["left_wrist"]),
         blend=(0, 0.05 * sc, 0.04 * sc, 0.02 * sc, 0),
-        profile=np.array([(0.0, 0.06 * lg, 0.06 * lg), (1.0, 0.058 * lg, 0.056 * lg), (1.3, 0.05 * lg, 0.05 * lg),
-                          (1.7, 0.043 * lg, 0.045 * lg), (2.0, 0.038 * lg, 0.04 * lg), (2.3, 0.041 * lg, 0.043 * lg),
-                          (2.7, 0.033 * lg, 0.036 * lg), (3.0, 0.027 * lg, 0.03 * lg), (4.0, 0.026 * lg, 0.029 * lg)]),
-        front=tuple(fwd), caps=(0.035 * sc, 0.015 * sc), n_around=16, step=0.03 * sc,
+        profile=np.array(
+            [
+                (0.0, 0.06 * lg, 0.06 * lg),
+                (1.0, 0.058 * lg, 0.056 * lg),
+                (1.3, 0.05 * lg, 0.05 * lg),
+                (1.7, 0.043 * lg, 0.045 * lg),
+                (2.0, 0.038 * lg, 0.04 * lg),
+                (2.3, 0.041 * lg, 0.043 * lg),
+                (2.7, 0.033 * lg, 0.036 * lg),
+                (3.0, 0.027 * lg, 0.03 * lg),
+                (4.0, 0.026 * lg, 0.029 * lg),
+            ]
+        ),
+        front=tuple(fwd),
+        caps=(0.035 * sc, 0.015 * sc),
+        n_around=16,
+        step=0.03 * sc,
     )
     hand_j = jt[J["left_hand"]]
     hand = SweepSpec(
         part="left_hand",
         points=np.array([jt[J["left_wrist"]] + side * 0.0 * sc, hand_j, hand_j + side * 0.08 * sc]),
-        tags=(None, J["left_hand"], None), bones=(J["left_wrist"], J["left_hand"]), blend=(0, 0.02 * sc, 0),
-        profile=np.array([(0.0, 0.016 * sc, 0.028 * sc), (0.5, 0.019 * sc, 0.042 * sc), (1.0, 0.017 * sc, 0.043 * sc),
-                          (1.6, 0.013 * sc, 0.04 * sc), (2.0, 0.009 * sc, 0.03 * sc)]),
-        front=tuple(fwd), caps=(0.012 * sc, 0.018 * sc), n_around=12, step=0.02 * sc,
+        tags=(None, J["left_hand"], None),
+        bones=(J["left_wrist"], J["left_hand"]),
+        blend=(0, 0.02 * sc, 0),
+        profile=np.array(
+            [
+                (0.0, 0.016 * sc, 0.028 * sc),
+                (0.5, 0.019 * sc, 0.042 * sc),
+                (1.0, 0.017 * sc, 0.043 * sc),
+                (1.6, 0.013 * sc, 0.04 * sc),
+                (2.0, 0.009 * sc, 0.03 * sc),
+            ]
+        ),
+        front=tuple(fwd),
+        caps=(0.012 * sc, 0.018 * sc),
+        n_around=12,
+        step=0.02 * sc,
     )
     limbs = [leg, foot, arm, hand]
     mirrored = [_mirror(s, s.part.replace("left_", "right_"), _LEFT_TO_RIGHT) for s in limbs]
-    return [replace(s, n_around=2 * round(s.n_around * resolution / 2), step=s.step / resolution)
-            for s in (torso, neck, head, nose, *limbs, *mirrored)]
+    return [
+        replace(s, n_around=2 * round(s.n_around * resolution / 2), step=s.step / resolution)
+        for s in (torso, neck, head, nose, *limbs, *mirrored)
+    ]
 
 
 @dataclass(frozen=True)
@@ -442,8 +615,9 @@ def build_geometry(shape: BodyShape = BodyShape(), resolution: float = 1.0) -> B
     weights = np.concatenate([sw.weights for sw in sweeps.values()])
     vt = np.concatenate([_to_island(sw.uv, UV_ISLANDS[p]) for p, sw in sweeps.items()])
     part_of_vertex = np.concatenate([np.full(len(sw.vertices), PARTS.index(p)) for p, sw in sweeps.items()])
-    vertex_u = np.concatenate([np.concatenate([np.repeat(sw.ring_u, len(sw.rings[0])), sw.ring_u[[0, -1]]])
-                               for sw in sweeps.values()])
+    vertex_u = np.concatenate(
+        [np.concatenate([np.repeat(sw.ring_u, len(sw.rings[0])), sw.ring_u[[0, -1]]]) for sw in sweeps.values()]
+    )
 
     torso = sweeps["torso"]
     _blend_collars(weights, verts, torso, offsets["torso"], len(specs[0].points) - 1)
@@ -499,15 +673,24 @@ def build_geometry(shape: BodyShape = BodyShape(), resolution: float = 1.0) -> B
         tip_ring = hand.rings[-1] + offsets[f"{side}_hand"]
         keypoints[f"{short}thumb"] = extreme(ring(f"{side}_hand", f"{side}_hand"), (0, 0, 1))
         by_z = tip_ring[np.argsort(-verts[tip_ring, 2], kind="stable")]
-        for name, pick in zip(("index", "middle", "ring", "pinky"), np.linspace(0, len(by_z) - 1, 4).round().astype(int)):
+        for name, pick in zip(
+            ("index", "middle", "ring", "pinky"), np.linspace(0, len(by_z) - 1, 4).round().astype(int)
+        ):
             keypoints[f"{short}{name}"] = int(by_z[pick])
 
     pelvis = jt[J["pelvis"]]
     return BodyGeometry(
-        vertices=verts - pelvis, faces=faces, weights=weights, J_regressor=regressor, vt=vt, ft=ft,
+        vertices=verts - pelvis,
+        faces=faces,
+        weights=weights,
+        J_regressor=regressor,
+        vt=vt,
+        ft=ft,
         landmarks={k: landmarks[k] for k in LANDMARK_NAMES},
         keypoints={k: keypoints[k] for k in SMPLX_KEYPOINT_NAMES},
-        part_of_vertex=part_of_vertex, vertex_u=vertex_u, joints=jt - pelvis,
+        part_of_vertex=part_of_vertex,
+        vertex_u=vertex_u,
+        joints=jt - pelvis,
     )
 
 
@@ -608,7 +791,7 @@ def texture_layout() -> TextureLayout:
     n = specs["head"].n_around
     _, ex = _skeleton(BodyShape())
     hc = ex["head_centre"]
-    front = 0.095 * float(np.sqrt(1 - 0.45 ** 2))
+    front = 0.095 * float(np.sqrt(1 - 0.45**2))
 
     def face_uv(offset: tuple[float, float, float]) -> tuple[float, float]:
         local = int(np.argmin(np.linalg.norm(head.vertices - (hc + np.asarray(offset)), axis=1)))
@@ -617,7 +800,8 @@ def texture_layout() -> TextureLayout:
         return (local % n) / n, float(head.ring_v[local // n])
 
     return TextureLayout(
-        islands=dict(UV_ISLANDS), margin=UV_MARGIN,
+        islands=dict(UV_ISLANDS),
+        margin=UV_MARGIN,
         marks={
             "torso": {"waist": v_at("torso", 1.45)},
             "arm": {"shoulder": v_at("left_arm", 1.0), "elbow": v_at("left_arm", 2.0), "wrist": v_at("left_arm", 3.0)},

@@ -31,12 +31,22 @@ from benchfoundry.assets import body_model as bm
 RESOLUTION = 1.5
 MIN_VERTICES = 9930
 
-JOINT_NAMES: tuple[str, ...] = bm.JOINT_NAMES[:22] + ("jaw", "left_eye_smplhf", "right_eye_smplhf") + tuple(
-    f"{side}_{finger}{k}" for side in ("left", "right")
-    for finger in ("index", "middle", "pinky", "ring", "thumb") for k in (1, 2, 3)
+JOINT_NAMES: tuple[str, ...] = (
+    bm.JOINT_NAMES[:22]
+    + ("jaw", "left_eye_smplhf", "right_eye_smplhf")
+    + tuple(
+        f"{side}_{finger}{k}"
+        for side in ("left", "right")
+        for finger in ("index", "middle", "pinky", "ring", "thumb")
+        for k in (1, 2, 3)
+    )
 )
-PARENTS: tuple[int, ...] = bm.PARENTS[:22] + (15, 15, 15) + tuple(
-    p for wrist, base in ((20, 25), (21, 40)) for f in range(5) for p in (wrist, base + 3 * f, base + 3 * f + 1)
+PARENTS: tuple[int, ...] = (
+    bm.PARENTS[:22]
+    + (15, 15, 15)
+    + tuple(
+        p for wrist, base in ((20, 25), (21, 40)) for f in range(5) for p in (wrist, base + 3 * f, base + 3 * f + 1)
+    )
 )
 J = {name: i for i, name in enumerate(JOINT_NAMES)}
 FINGERS = ("index", "middle", "ring", "pinky")  # front (+Z) to back across the T-pose hand
@@ -111,10 +121,15 @@ def _regressor_and_weights(geo: bm.BodyGeometry) -> tuple[np.ndarray, np.ndarray
 def _face_landmarks(geo: bm.BodyGeometry, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """51 static face landmarks (brows 10, nose 9, eyes 12, mouth 20) as faces + barycentric coords."""
     hc = geo.joints[bm.J["head"]] + np.array([0.0, 0.065, 0.0])
-    eye = [(sx * 0.033 + 0.012 * np.cos(a), 0.02 + 0.006 * np.sin(a)) for sx in (-1, 1) for a in np.linspace(0, 2 * np.pi, 6, endpoint=False)]
+    eye = [
+        (sx * 0.033 + 0.012 * np.cos(a), 0.02 + 0.006 * np.sin(a))
+        for sx in (-1, 1)
+        for a in np.linspace(0, 2 * np.pi, 6, endpoint=False)
+    ]
     points = (
         [(x, 0.042) for x in (-0.055, -0.045, -0.033, -0.022, -0.012, 0.012, 0.022, 0.033, 0.045, 0.055)]
-        + [(0.0, y) for y in (0.02, 0.01, 0.0, -0.01)] + [(x, -0.025) for x in (-0.016, -0.008, 0.0, 0.008, 0.016)]
+        + [(0.0, y) for y in (0.02, 0.01, 0.0, -0.01)]
+        + [(x, -0.025) for x in (-0.016, -0.008, 0.0, 0.008, 0.016)]
         + eye
         + [(0.025 * np.cos(a), -0.045 + 0.01 * np.sin(a)) for a in np.linspace(0, 2 * np.pi, 12, endpoint=False)]
         + [(0.018 * np.cos(a), -0.045 + 0.004 * np.sin(a)) for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)]
@@ -164,10 +179,14 @@ def model_arrays() -> dict[str, np.ndarray]:
         "J_regressor": regressor,
         "weights": weights,
         "kintree_table": np.stack([np.array(PARENTS, dtype=np.int64), np.arange(55, dtype=np.int64)]),
-        "hands_componentsl": np.eye(45), "hands_componentsr": np.eye(45),
-        "hands_meanl": np.zeros(45), "hands_meanr": np.zeros(45),
-        "lmk_faces_idx": lmk_faces, "lmk_bary_coords": lmk_bary,
-        "vt": base.vt, "ft": base.ft.astype(np.int32),
+        "hands_componentsl": np.eye(45),
+        "hands_componentsr": np.eye(45),
+        "hands_meanl": np.zeros(45),
+        "hands_meanr": np.zeros(45),
+        "lmk_faces_idx": lmk_faces,
+        "lmk_bary_coords": lmk_bary,
+        "vt": base.vt,
+        "ft": base.ft.astype(np.int32),
         "landmark_names": np.array(bm.LANDMARK_NAMES),
         "landmark_vertex_ids": np.array([base.landmarks[k] for k in bm.LANDMARK_NAMES], dtype=np.int64),
         "joint_names": np.array(JOINT_NAMES),

@@ -13,14 +13,14 @@ directions (e.g. the Anny body's, person/anny_body.py), so its reaches fit that 
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from benchfoundry.assets.body_model import JOINT_NAMES, PARENTS, rest_joints
 from benchfoundry.configs.syndor_poses import ACTIONS
 from benchfoundry.core.rotations import min_rotation, unit
-from benchfoundry.assets.body_model import JOINT_NAMES, PARENTS, rest_joints
 
 __all__ = ["ACTIONS", "UPRIGHT", "PoseBuilder", "action_pose", "upright_pose"]
 
@@ -67,12 +67,12 @@ class PoseBuilder:
         """A point fixed to joint j's bone, `offset` from the joint in the rest frame."""
         return self.pos(j) + self.glob(j) @ np.asarray(offset, dtype=np.float64)
 
-    def turn(self, joint: str, axis_angle: tuple[float, float, float]) -> "PoseBuilder":
+    def turn(self, joint: str, axis_angle: tuple[float, float, float]) -> PoseBuilder:
         """Set a joint's local rotation directly (axis-angle in its parent's frame)."""
         self.local[J[joint]] = Rotation.from_rotvec(axis_angle).as_matrix()
         return self
 
-    def aim(self, joint: str, child: str, direction, palm=None) -> "PoseBuilder":
+    def aim(self, joint: str, child: str, direction, palm=None) -> PoseBuilder:
         """Point the bone joint→child along `direction` (canonical frame); optionally turn the
         palm (hands) to face `palm`."""
         j, c = J[joint], J[child]
@@ -85,7 +85,7 @@ class PoseBuilder:
             self.local[j] = _frame(target, parent.T @ unit(palm)) @ _frame(rest_dir, _PALM_REST).T
         return self
 
-    def reach(self, root: str, mid: str, end: str, target, pole) -> "PoseBuilder":
+    def reach(self, root: str, mid: str, end: str, target, pole) -> PoseBuilder:
         """Two-bone IK: put joint `end` at `target`, bending `mid` towards `pole`."""
         r, m, e = J[root], J[mid], J[end]
         l1 = np.linalg.norm(self.rest[m] - self.rest[r])
@@ -153,7 +153,13 @@ def _sneak(p: PoseBuilder) -> None:
     p.aim("left_ankle", "left_foot", (0.0, -0.3, 1.0)).aim("right_ankle", "right_foot", (0.0, -0.6, 0.8))
     for side, sign, reach in (("left", 1.0, (0.05, -0.05, 0.35)), ("right", -1.0, (0.05, 0.0, 0.30))):
         shoulder = p.pos(J[f"{side}_shoulder"])
-        p.reach(f"{side}_shoulder", f"{side}_elbow", f"{side}_wrist", shoulder + _side(reach, sign), _side((0.3, -1.0, 0.0), sign))
+        p.reach(
+            f"{side}_shoulder",
+            f"{side}_elbow",
+            f"{side}_wrist",
+            shoulder + _side(reach, sign),
+            _side((0.3, -1.0, 0.0), sign),
+        )
         p.aim(f"{side}_wrist", f"{side}_hand", (0.0, -1.0, 0.3))
 
 
@@ -214,8 +220,14 @@ def _guard_up(p: PoseBuilder) -> None:
 
 
 _BUILDERS: dict[str, Callable[[PoseBuilder], None]] = {
-    "kicking": _kicking, "sneak": _sneak, "stepping_over": _stepping_over, "walking": _walking,
-    "cover_face": _cover_face, "choking": _choking, "dodging": _dodging, "guard_up": _guard_up,
+    "kicking": _kicking,
+    "sneak": _sneak,
+    "stepping_over": _stepping_over,
+    "walking": _walking,
+    "cover_face": _cover_face,
+    "choking": _choking,
+    "dodging": _dodging,
+    "guard_up": _guard_up,
 }
 
 
@@ -225,7 +237,7 @@ def _build(name: str, rest: np.ndarray | None) -> np.ndarray:
     return builder.body_pose()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _built(name: str) -> np.ndarray:
     pose = _build(name, None)
     pose.setflags(write=False)

@@ -3,8 +3,8 @@ GroundingDINO's real code path without its licensed text encoder (tests, bench).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", "?", ",")
 
@@ -21,8 +21,14 @@ def write_tiny_bert(folder: Path, words: Sequence[str], hidden: int = 32, layers
         vocab += [w for w in phrase.lower().split() if w not in vocab]
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=len(vocab), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=2,
-                        intermediate_size=2 * hidden, max_position_embeddings=512)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=2,
+        intermediate_size=2 * hidden,
+        max_position_embeddings=512,
+    )
     BertModel(config).save_pretrained(folder)
     BertTokenizer(str(folder / "vocab.txt"), do_lower_case=True).save_pretrained(folder)
     return folder

@@ -20,10 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from benchfoundry.assets import poses as builtin_poses
-from benchfoundry.configs.syndor_poses import ACTIONS
 from benchfoundry.configs.person import BodyConfig
-from benchfoundry.person import anny_body
-from benchfoundry.person import body
+from benchfoundry.configs.syndor_poses import ACTIONS
+from benchfoundry.person import anny_body, body
 
 PERSON = {"gender": 1.0, "age": 0.7, "muscle": 0.5, "weight": 0.5, "height": 0.5, "proportions": 0.5}
 
@@ -91,8 +90,10 @@ def main() -> None:
             anchor_ms.append(1e3 * timed(lambda: body.posed_body(smpl_cfg, pose, cache_dir=Path(cache)), args.repeats))
     verts = len(anny_body.pose_anny(builtin_poses.upright_pose(rest.tpose_joints), rest, PERSON).vertices)
     a, b = float(np.median(anny_ms)), float(np.median(anchor_ms))
-    print(f"Anny posing ({verts} vertices, 104 bones, torch LBS): median {a:.1f} ms/body "
-          f"({min(anny_ms):.1f}–{max(anny_ms):.1f}); {1e3 / a:.0f} bodies/s")
+    print(
+        f"Anny posing ({verts} vertices, 104 bones, torch LBS): median {a:.1f} ms/body "
+        f"({min(anny_ms):.1f}–{max(anny_ms):.1f}); {1e3 / a:.0f} bodies/s"
+    )
     print(f"anchor: SMPL-layout fixture through smplx: median {b:.1f} ms/body; ratio Anny/anchor {a / b:.2f}")
     start = time.perf_counter()
     anny_body.rest_body(dict(PERSON, height=0.4))

@@ -59,8 +59,10 @@ def main() -> int:
     t = time.perf_counter()
     sets = frame_sets(rng, args.frames, args.grid)
     sizes = np.array([len(s) for s in sets])
-    print(f"instance: {args.frames} frames, {n_voxels:,} scene voxels, frame sets {sizes.min()}–{sizes.max()} "
-          f"(mean {sizes.mean():.0f}), {sizes.sum():,} incidences, built in {time.perf_counter() - t:.1f} s")
+    print(
+        f"instance: {args.frames} frames, {n_voxels:,} scene voxels, frame sets {sizes.min()}–{sizes.max()} "
+        f"(mean {sizes.mean():.0f}), {sizes.sum():,} incidences, built in {time.perf_counter() - t:.1f} s"
+    )
 
     t, c = time.perf_counter(), time.process_time()
     lazy = greedy_lazy(sets, n_voxels, args.budget, 0.0)

@@ -6,7 +6,8 @@ per projection in a Python loop, on the same pixel subsample and directions. Per
 paper camera's heights at the three DORI distances (≈ 337, 169, 79 px for a 1.8 m person). Both
 must agree within `TOLERANCE` (the two Lab conversions, OpenCV float32 and scikit-image float64,
 differ slightly, which moves KS ties, pixels at the edge threshold and sliced-Wasserstein sums a
-little); the bench exits 1 otherwise, and when an image takes over the 50 ms goal. The ratio is anchor time / vectorised time.
+little); the bench exits 1 otherwise, and when an image takes over the 50 ms goal. The ratio is anchor time /
+vectorised time.
 
     nice -n 10 .venv/bin/python bench/features.py [--repeats 5]
 """
@@ -29,8 +30,7 @@ from benchfoundry.tasks.syndor import discern_features as df
 HEIGHTS_PX = (337, 169, 79)
 GOAL_MS = 50.0
 #: Largest accepted |vectorised − anchor| per feature, absolute plus relative to the anchor's value.
-TOLERANCE = {"area_ratio": (1e-12, 0.0), "ks_lightness": (2e-3, 0.0), "sw_chroma": (0.0, 0.01),
-             "edge_iou": (5e-3, 0.0)}
+TOLERANCE = {"area_ratio": (1e-12, 0.0), "ks_lightness": (2e-3, 0.0), "sw_chroma": (0.0, 0.01), "edge_iou": (5e-3, 0.0)}
 
 
 def frame_and_mask(rng: np.random.Generator, height_px: int) -> tuple[np.ndarray, np.ndarray]:
@@ -43,8 +43,9 @@ def frame_and_mask(rng: np.random.Generator, height_px: int) -> tuple[np.ndarray
     return rgb, mask > 0
 
 
-def anchor_features(rgb: np.ndarray, mask: np.ndarray, cfg: FeatureConfig, directions: np.ndarray,
-                    rng: np.random.Generator) -> dict[str, float]:
+def anchor_features(
+    rgb: np.ndarray, mask: np.ndarray, cfg: FeatureConfig, directions: np.ndarray, rng: np.random.Generator
+) -> dict[str, float]:
     lab = rgb2lab(rgb)
     outside = ndimage.distance_transform_edt(~mask)
     inside = ndimage.distance_transform_edt(mask)
@@ -84,18 +85,25 @@ def main() -> int:
     ratios, disagree, vectorised_ms = [], [], []
     for height in HEIGHTS_PX:
         rgb, mask = frame_and_mask(item_rng(args.seed, "bench.features", str(height)), height)
-        sub = lambda: item_rng(args.seed, "bench.features", f"sub{height}")  # noqa: E731 - same subsample for both
+        sub = lambda: item_rng(args.seed, "bench.features", f"sub{height}")
         fast_ms, fast = best_ms(lambda: df.image_features(rgb, mask, cfg, directions, sub()), args.repeats)
         slow_ms, slow = best_ms(lambda: anchor_features(rgb, mask, cfg, directions, sub()), max(1, args.repeats // 2))
         diff = {k: abs(fast[k] - slow[k]) for k in slow}
-        disagree += [f"{height} px {k}: {fast[k]:.6g} vs {slow[k]:.6g}" for k, (atol, rtol) in TOLERANCE.items()
-                     if diff[k] > atol + rtol * abs(slow[k])]
+        disagree += [
+            f"{height} px {k}: {fast[k]:.6g} vs {slow[k]:.6g}"
+            for k, (atol, rtol) in TOLERANCE.items()
+            if diff[k] > atol + rtol * abs(slow[k])
+        ]
         ratios.append(slow_ms / fast_ms)
         vectorised_ms.append(fast_ms)
-        print(f"{height:>9} {fast_ms:>14.1f} {slow_ms:>10.1f} {slow_ms / fast_ms:>6.1f}×  "
-              + ", ".join(f"{k} {v:.2g}" for k, v in diff.items()))
-    print(f"\nvectorised features: {min(ratios):.1f}–{max(ratios):.1f}× faster than the plain scipy anchor "
-          f"(goal: ≤ {GOAL_MS:.0f} ms per 1080p image)")
+        print(
+            f"{height:>9} {fast_ms:>14.1f} {slow_ms:>10.1f} {slow_ms / fast_ms:>6.1f}×  "
+            + ", ".join(f"{k} {v:.2g}" for k, v in diff.items())
+        )
+    print(
+        f"\nvectorised features: {min(ratios):.1f}–{max(ratios):.1f}× faster than the plain scipy anchor "
+        f"(goal: ≤ {GOAL_MS:.0f} ms per 1080p image)"
+    )
     if disagree:
         print("error: vectorised and anchor features disagree: " + "; ".join(disagree), file=sys.stderr)
         return 1

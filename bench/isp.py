@@ -77,8 +77,11 @@ def quality(out: isp.IspResult, ref: isp.IspResult) -> dict[str, float]:
 
 
 def report(r: dict[str, float | str]) -> None:
-    print(f"{r['option']:<24} {r['seconds']:8.2f} s  PSNR {r['psnr']:6.2f} dB  SSIM {r['ssim']:.4f}  "
-          f"denoised PSNR {r['psnr_denoised']:6.2f} dB  (sigma {r['sigma']:.4f})", flush=True)
+    print(
+        f"{r['option']:<24} {r['seconds']:8.2f} s  PSNR {r['psnr']:6.2f} dB  SSIM {r['ssim']:.4f}  "
+        f"denoised PSNR {r['psnr_denoised']:6.2f} dB  (sigma {r['sigma']:.4f})",
+        flush=True,
+    )
 
 
 def main() -> int:
@@ -100,7 +103,7 @@ def main() -> int:
     else:
         frame = night_scene(item_rng(args.seed, "bench.isp", "scene"), args.height, args.width)
     base = IspConfig()
-    noise_rng = lambda: item_rng(args.seed, "bench.isp", "noise")  # noqa: E731 - one draw for every option
+    noise_rng = lambda: item_rng(args.seed, "bench.isp", "noise")
     ref = isp.run_chain(frame, base.model_copy(update={"noise": False}), noise_rng())
     h, w = frame.shape[:2]
     print(f"frame {w}×{h}, mean sRGB {frame.mean():.1f}; AGC gain {ref.gain:.2f}")
@@ -134,18 +137,23 @@ def main() -> int:
     print("| option | s / frame | PSNR dB | SSIM | denoised PSNR dB | speed-up vs bm3d_rgb | PSNR vs anchor dB |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['option']} | {r['seconds']:.2f} | {r['psnr']:.2f} | {r['ssim']:.4f} | {r['psnr_denoised']:.2f} | "
-              f"{anchor['seconds'] / r['seconds']:.1f}× | {r['psnr'] - anchor['psnr']:+.2f} "
-              f"(denoised {r['psnr_denoised'] - anchor['psnr_denoised']:+.2f}) |")
+        print(
+            f"| {r['option']} | {r['seconds']:.2f} | {r['psnr']:.2f} | {r['ssim']:.4f} | {r['psnr_denoised']:.2f} | "
+            f"{anchor['seconds'] / r['seconds']:.1f}× | {r['psnr'] - anchor['psnr']:+.2f} "
+            f"(denoised {r['psnr_denoised'] - anchor['psnr_denoised']:+.2f}) |"
+        )
     default = next((r for r in rows if r["option"] == f"{base.denoiser} ×{at_once} at once"), None) or next(
-        (r for r in rows if r["option"] == base.denoiser), None)
+        (r for r in rows if r["option"] == base.denoiser), None
+    )
     if default is not None:
         speedup = anchor["seconds"] / default["seconds"]
         loss = anchor["psnr"] - default["psnr"]
         goal = speedup >= 5 and loss <= 0.5
-        print(f"\ndefault ({default['option']}): {speedup:.1f}× faster than bm3d_rgb, {loss:+.2f} dB PSNR loss of the "
-              f"chain's output (goal ≥ 5×, ≤ 0.5 dB): {'met' if goal else 'NOT met'}; loss on the denoised frame "
-              f"before CLAHE/tone map: {anchor['psnr_denoised'] - default['psnr_denoised']:+.2f} dB")
+        print(
+            f"\ndefault ({default['option']}): {speedup:.1f}× faster than bm3d_rgb, {loss:+.2f} dB PSNR loss of the "
+            f"chain's output (goal ≥ 5×, ≤ 0.5 dB): {'met' if goal else 'NOT met'}; loss on the denoised frame "
+            f"before CLAHE/tone map: {anchor['psnr_denoised'] - default['psnr_denoised']:+.2f} dB"
+        )
         if not goal:
             return 1
     return 0

@@ -40,8 +40,12 @@ def bench_groundedsam(n_faces: int, face_width: int) -> None:
         write_tiny_bert(d / "bert", DEFAULT_CLASSES)
         torch.save({"model": {}}, d / "dino.pth")
         torch.save({}, d / "sam.pth")
-        cfg = GroundedSamConfig(dino_checkpoint=d / "dino.pth", text_encoder=d / "bert", sam_checkpoint=d / "sam.pth",
-                                sam_model_type="vit_b")
+        cfg = GroundedSamConfig(
+            dino_checkpoint=d / "dino.pth",
+            text_encoder=d / "bert",
+            sam_checkpoint=d / "sam.pth",
+            sam_model_type="vit_b",
+        )
         model, load_s = _timed(load_groundedsam, cfg)
     rng = np.random.default_rng(0)
     faces = {f"f{k}": rng.integers(0, 256, (face_width, face_width, 3), dtype=np.uint8) for k in range(n_faces)}
@@ -55,19 +59,26 @@ def bench_groundedsam(n_faces: int, face_width: int) -> None:
         embed_s += s
         start = time.perf_counter()
         with torch.no_grad():
-            prompts = model.predictor.transform.apply_boxes_torch(torch.as_tensor(boxes, dtype=torch.float32),
-                                                                  face.shape[:2])
+            prompts = model.predictor.transform.apply_boxes_torch(
+                torch.as_tensor(boxes, dtype=torch.float32), face.shape[:2]
+            )
             model.predictor.predict_torch(None, None, boxes=prompts, multimask_output=False)
         masks_s += time.perf_counter() - start
     total = dino_s + embed_s + masks_s
     model.cfg = model.cfg.model_copy(update={"batch_faces": 1})
     _, single_s = _timed(model.detect, faces, DEFAULT_CLASSES)
-    print(f"groundedsam (random weights, {n_faces} faces of {face_width}², GroundingDINO at 800 px, SAM ViT-B): "
-          f"load {load_s:.1f} s; {n_faces / total:.3f} faces/s ({total / n_faces:.1f} s/face)")
-    print(f"  share: GroundingDINO {dino_s / total:.0%}, SAM embedding {embed_s / total:.0%}, "
-          f"SAM masks {masks_s / total:.0%}")
-    print(f"  GroundingDINO batched ({cfg.batch_faces} faces/pass) {dino_s:.1f} s vs one face at a time "
-          f"{single_s:.1f} s (anchor): ratio {single_s / dino_s:.2f}x")
+    print(
+        f"groundedsam (random weights, {n_faces} faces of {face_width}², GroundingDINO at 800 px, SAM ViT-B): "
+        f"load {load_s:.1f} s; {n_faces / total:.3f} faces/s ({total / n_faces:.1f} s/face)"
+    )
+    print(
+        f"  share: GroundingDINO {dino_s / total:.0%}, SAM embedding {embed_s / total:.0%}, "
+        f"SAM masks {masks_s / total:.0%}"
+    )
+    print(
+        f"  GroundingDINO batched ({cfg.batch_faces} faces/pass) {dino_s:.1f} s vs one face at a time "
+        f"{single_s:.1f} s (anchor): ratio {single_s / dino_s:.2f}x"
+    )
 
 
 def caps_panorama(width: int, n: int = 40, seed: int = 0) -> np.ndarray:
@@ -109,10 +120,14 @@ def bench_truth(face_width: int) -> None:
 
     counted, anchor_s = _timed(anchor)
     kept = sum(len(v) for v in found.values())
-    print(f"truth annotator, 12288×6144 instance map → six {face_width}² faces: {ours:.2f} s "
-          f"({1 / ours:.2f} panoramas/s, {6 / ours:.1f} faces/s; {kept} instance masks)")
-    print(f"  anchor py360convert e2c(nearest) + the same masks: {anchor_s:.2f} s ({counted} masks); "
-          f"ratio {anchor_s / ours:.1f}x")
+    print(
+        f"truth annotator, 12288×6144 instance map → six {face_width}² faces: {ours:.2f} s "
+        f"({1 / ours:.2f} panoramas/s, {6 / ours:.1f} faces/s; {kept} instance masks)"
+    )
+    print(
+        f"  anchor py360convert e2c(nearest) + the same masks: {anchor_s:.2f} s ({counted} masks); "
+        f"ratio {anchor_s / ours:.1f}x"
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -57,7 +57,7 @@ def bare_render(spec_paths: list[str], only: int | None) -> None:
     add_person(scene, first.person)
     frames = [f for spec in specs for f in spec.frames]
     lighting = None
-    for frame in frames if only is None else frames[only:only + 1]:
+    for frame in frames if only is None else frames[only : only + 1]:
         if frame.light != lighting:
             apply_lighting(frame.light, scene)
             lighting = frame.light
@@ -79,12 +79,22 @@ def _config(width: int, frames: int, extra: list[str]) -> Any:
 
     height = width * 9 // 16
     azimuths = [45.0 * (i % 8) for i in range(frames)]
-    return load_config(None, [
-        f"syndor.camera.resolution_w={width}", f"syndor.camera.resolution_h={height}", "syndor.camera.focal_mm=8.4",
-        "syndor.zones_ppm={near: 93.75}", f"syndor.rig.azimuths_deg={sorted(set(azimuths))}",
-        "syndor.rig.elevations_deg=[0]", "syndor.scenes=[field]", "syndor.lightings=[noon_south, night]",
-        "syndor.poses.actions=[walking]", "syndor.render.image_format=PNG", *extra,
-    ])
+    return load_config(
+        None,
+        [
+            f"syndor.camera.resolution_w={width}",
+            f"syndor.camera.resolution_h={height}",
+            "syndor.camera.focal_mm=8.4",
+            "syndor.zones_ppm={near: 93.75}",
+            f"syndor.rig.azimuths_deg={sorted(set(azimuths))}",
+            "syndor.rig.elevations_deg=[0]",
+            "syndor.scenes=[field]",
+            "syndor.lightings=[noon_south, night]",
+            "syndor.poses.actions=[walking]",
+            "syndor.render.image_format=PNG",
+            *extra,
+        ],
+    )
 
 
 def _bare_process(spec_paths: list[Path], only: int | None = None) -> float:
@@ -99,8 +109,7 @@ def pipeline_vs_bare(work: Path, width: int, frames: int, samples: int, reps: in
     process (torch, smplx and the body model load once per build, not per shard)."""
     from benchfoundry.core.render_spec import write_spec
     from benchfoundry.tasks.common import render_client
-    from benchfoundry.tasks.syndor import render_plan
-    from benchfoundry.tasks.syndor import render_stage
+    from benchfoundry.tasks.syndor import render_plan, render_stage
 
     config = _config(width, frames, [f"syndor.render.samples={samples}", "syndor.render.denoise=false"])
     plans = render_plan.plan_shards(config)
@@ -137,8 +146,7 @@ def settings_table(work: Path, width: int) -> list[dict[str, Any]]:
 
     from benchfoundry.core.render_spec import write_spec
     from benchfoundry.tasks.common import render_client
-    from benchfoundry.tasks.syndor import render_plan
-    from benchfoundry.tasks.syndor import render_stage
+    from benchfoundry.tasks.syndor import render_plan, render_stage
 
     config = _config(width, 1, [])
     plan = render_plan.plan_shards(config)[0]
@@ -149,8 +157,13 @@ def settings_table(work: Path, width: int) -> list[dict[str, Any]]:
 
     def run(samples: int, denoise: bool) -> tuple[float, np.ndarray]:
         name = f"s{samples}_{int(denoise)}"
-        spec = replace(base, engine=replace(base.engine, samples=samples, denoise=denoise), frames=tuple(
-            replace(frame, rgb=str(tmp / f"{name}_{i}.png"), mask=str(tmp / f"{name}_{i}_m.png")) for i in range(4)))
+        spec = replace(
+            base,
+            engine=replace(base.engine, samples=samples, denoise=denoise),
+            frames=tuple(
+                replace(frame, rgb=str(tmp / f"{name}_{i}.png"), mask=str(tmp / f"{name}_{i}_m.png")) for i in range(4)
+            ),
+        )
         path = write_spec(tmp / f"{name}.json", spec)
         reply = render_client.render_spec(path, timeout_s=3600, shards_per_worker=100)
         return statistics.median(reply["frame_seconds"][1:]), np.array(Image.open(tmp / f"{name}_3.png"))
@@ -160,8 +173,9 @@ def settings_table(work: Path, width: int) -> list[dict[str, Any]]:
     for samples in (4, 16, 64):
         for denoise in (False, True):
             seconds, image = run(samples, denoise)
-            rows.append({"samples": samples, "denoise": denoise, "s_per_frame": seconds,
-                         "psnr_db": _psnr(image, reference)})
+            rows.append(
+                {"samples": samples, "denoise": denoise, "s_per_frame": seconds, "psnr_db": _psnr(image, reference)}
+            )
     render_client.close_all()
     return rows
 
@@ -182,10 +196,14 @@ def main() -> None:
         work = Path(tmp)
         t = pipeline_vs_bare(work, args.width, args.frames, args.samples, args.reps)
         print(f"{args.width}x{args.width * 9 // 16}, {args.samples} samples, 2 shards x {args.frames} frames")
-        print(f"(a) pipeline {t['pipeline_s'] * 1000:.0f} ms/frame, bare bpy script {t['bare_s'] * 1000:.0f} ms/frame: "
-              f"ratio {t['pipeline_s'] / t['bare_s']:.3f} (goal <= 1.05)")
-        print(f"(b) one fresh Blender process per frame {t['one_off_s'] * 1000:.0f} ms/frame: "
-              f"{t['one_off_s'] / t['pipeline_s']:.1f}x the pipeline")
+        print(
+            f"(a) pipeline {t['pipeline_s'] * 1000:.0f} ms/frame, bare bpy script {t['bare_s'] * 1000:.0f} ms/frame: "
+            f"ratio {t['pipeline_s'] / t['bare_s']:.3f} (goal <= 1.05)"
+        )
+        print(
+            f"(b) one fresh Blender process per frame {t['one_off_s'] * 1000:.0f} ms/frame: "
+            f"{t['one_off_s'] / t['pipeline_s']:.1f}x the pipeline"
+        )
         print("(c) samples  denoise  s/frame  PSNR vs 128 spp + denoise (dB)")
         for row in settings_table(work, args.width):
             print(f"    {row['samples']:>7}  {str(row['denoise']):>7}  {row['s_per_frame']:7.2f}  {row['psnr_db']:.1f}")

@@ -20,14 +20,13 @@ import argparse
 import statistics
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import py360convert
 
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.tasks.odi import sphere_images
-from benchfoundry.tasks.odi import sphere_coords
+from benchfoundry.tasks.odi import sphere_coords, sphere_images
 
 ERP_H, ERP_W = 4096, 8192
 FACE_W = 2048
@@ -76,15 +75,22 @@ def main() -> int:
     ours_cold, mine = timed(lambda: sphere_images.erp_to_cubemap(erp, FACE_W, align_corners=True))
     face_diffs = [diff(ref[k], mine[f]) for k, f in zip("FRBLUD", sphere_coords.FACES)]
     worst = max(face_diffs, key=lambda d: d[0])
-    outside = [f"face {f}: max |Δ| {d[0]}, >1 on {d[1]:.4%}" for f, d in zip(sphere_coords.FACES, face_diffs)
-               if not within_tolerance(d)]
+    outside = [
+        f"face {f}: max |Δ| {d[0]}, >1 on {d[1]:.4%}"
+        for f, d in zip(sphere_coords.FACES, face_diffs)
+        if not within_tolerance(d)
+    ]
     anchor_warm = statistics.median(
-        timed(lambda: py360convert.e2c(erp, FACE_W, cube_format="dict"))[0] for _ in range(args.reps))
+        timed(lambda: py360convert.e2c(erp, FACE_W, cube_format="dict"))[0] for _ in range(args.reps)
+    )
     ours_warm = statistics.median(
-        timed(lambda: sphere_images.erp_to_cubemap(erp, FACE_W, align_corners=True))[0] for _ in range(args.reps))
+        timed(lambda: sphere_images.erp_to_cubemap(erp, FACE_W, align_corners=True))[0] for _ in range(args.reps)
+    )
     cube_diff = f"max |Δ| {worst[0]}, >1 on {worst[1]:.4%}"
-    rows += [("ERP → 6 faces 2048², cold", anchor_cold, ours_cold, cube_diff),
-             ("ERP → 6 faces 2048², warm", anchor_warm, ours_warm, cube_diff)]
+    rows += [
+        ("ERP → 6 faces 2048², cold", anchor_cold, ours_cold, cube_diff),
+        ("ERP → 6 faces 2048², warm", anchor_warm, ours_warm, cube_diff),
+    ]
 
     rng = item_rng(0, "bench", "sphere-crops")
     thetas = rng.uniform(-180, 180, N_CROPS)
@@ -94,25 +100,37 @@ def main() -> int:
     for label in ("cold", "warm"):
         anchor_ms, ours_ms, worst = [], [], (0, 0.0)
         for view in views:
-            a_ms, ref_crop = timed(lambda: py360convert.e2p(erp, view.hfov_deg, view.theta_deg, view.phi_deg,
-                                                            (CROP, CROP)))
+            a_ms, ref_crop = timed(
+                lambda: py360convert.e2p(erp, view.hfov_deg, view.theta_deg, view.phi_deg, (CROP, CROP))
+            )
             o_ms, crop = timed(lambda: sphere_images.erp_to_perspective(erp, view))
             anchor_ms.append(a_ms)
             ours_ms.append(o_ms)
             crop_diff = diff(ref_crop, crop)
             worst = max(worst, crop_diff, key=lambda d: d[0])
             if label == "cold" and not within_tolerance(crop_diff):
-                outside.append(f"crop θ {view.theta_deg:.1f}° φ {view.phi_deg:.1f}° fov {view.hfov_deg:.1f}°: "
-                               f"max |Δ| {crop_diff[0]}, >1 on {crop_diff[1]:.4%}")
-        rows.append((f"ERP → 20 crops 1024², 60–120°, {label}", statistics.mean(anchor_ms),
-                     statistics.mean(ours_ms), f"max |Δ| {worst[0]}, >1 on {worst[1]:.4%}"))
+                outside.append(
+                    f"crop θ {view.theta_deg:.1f}° φ {view.phi_deg:.1f}° fov {view.hfov_deg:.1f}°: "
+                    f"max |Δ| {crop_diff[0]}, >1 on {crop_diff[1]:.4%}"
+                )
+        rows.append(
+            (
+                f"ERP → 20 crops 1024², 60–120°, {label}",
+                statistics.mean(anchor_ms),
+                statistics.mean(ours_ms),
+                f"max |Δ| {worst[0]}, >1 on {worst[1]:.4%}",
+            )
+        )
 
     print(f"{'operation':<38}{'py360convert ms':>17}{'ours ms':>10}{'ratio':>8}  outputs")
     for name, anchor, ours, note in rows:
         print(f"{name:<38}{anchor:>17.1f}{ours:>10.1f}{anchor / ours:>7.1f}×  {note}")
     if outside:
-        print(f"error: outputs differ from py360convert beyond the tolerance (|Δ| > 1 on ≤ {MAX_SHARE:.1%}, "
-              f"|Δ| ≤ {MAX_DIFF}):\n  " + "\n  ".join(outside), file=sys.stderr)
+        print(
+            f"error: outputs differ from py360convert beyond the tolerance (|Δ| > 1 on ≤ {MAX_SHARE:.1%}, "
+            f"|Δ| ≤ {MAX_DIFF}):\n  " + "\n  ".join(outside),
+            file=sys.stderr,
+        )
         return 1
     return 0
 

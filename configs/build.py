@@ -24,7 +24,9 @@ class SlurmConfig(Section):
     walltime: str = Field("04:00:00", pattern=r"^(\d+-)?\d{1,2}:\d{2}:\d{2}$", description="[D-]HH:MM:SS")
     processes: int = Field(1, ge=1, description="Dask worker processes per job")
     gpus_per_job: int = Field(0, ge=0, description="GPUs per job (#SBATCH --gres=gpu:N), shared by its processes")
-    job_extra_directives: list[str] = Field(default_factory=list, description="more #SBATCH lines, e.g. --constraint=a100")
+    job_extra_directives: list[str] = Field(
+        default_factory=list, description="more #SBATCH lines, e.g. --constraint=a100"
+    )
     job_script_prologue: list[str] = Field(default_factory=list, description="shell lines before the worker starts")
     local_directory: str | None = Field(None, description="worker scratch folder on the node, e.g. $TMPDIR")
     scheduler_port: int = Field(8786, ge=0, le=65535, description="port of the scheduler the build starts (0: any)")
@@ -33,7 +35,7 @@ class SlurmConfig(Section):
     max_jobs: int = Field(4, ge=1, description="adaptive scaling: most jobs")
 
     @model_validator(mode="after")
-    def _check(self) -> "SlurmConfig":
+    def _check(self) -> SlurmConfig:
         if self.min_jobs > self.max_jobs:
             raise ValueError(f"min_jobs ({self.min_jobs}) exceeds max_jobs ({self.max_jobs})")
         if self.gpus_per_job and self.gpus_per_job % self.processes:
@@ -51,17 +53,22 @@ class RunnerConfig(Section):
     worker_gpus: int = Field(0, ge=0, description="GPU resource each dask-local worker offers")
     dask_address: str | None = Field(None, description="scheduler address of kind dask, e.g. tcp://host:8786")
     slurm: SlurmConfig = SlurmConfig()
-    prefect_host: str = Field("127.0.0.1", description="address of the Prefect server a Dask build starts when "
-                              "no PREFECT_API_URL is set (SLURM: a name the nodes reach)")
+    prefect_host: str = Field(
+        "127.0.0.1",
+        description="address of the Prefect server a Dask build starts when "
+        "no PREFECT_API_URL is set (SLURM: a name the nodes reach)",
+    )
     prefect_port: int = Field(0, ge=0, le=65535, description="port of that server (0: a free one)")
     task_retries: int = Field(2, ge=0)
     retry_delay_s: float = Field(5.0, ge=0)
 
     @model_validator(mode="after")
-    def _check_address(self) -> "RunnerConfig":
+    def _check_address(self) -> RunnerConfig:
         if self.kind == "dask" and not self.dask_address:
-            raise ValueError("kind dask needs dask_address (the scheduler, e.g. tcp://host:8786); "
-                             "kind dask-local starts a cluster on this machine")
+            raise ValueError(
+                "kind dask needs dask_address (the scheduler, e.g. tcp://host:8786); "
+                "kind dask-local starts a cluster on this machine"
+            )
         return self
 
 

@@ -41,10 +41,13 @@ class IspConfig(Section):
     )
     denoise_strength: float = Field(1.0, gt=0, description="multiplies the noise sigma the denoiser is given")
     bm4d_fft_size: int = Field(16, ge=4, description="bm4d FFT domain for noise variances (2-D: n×n×1)")
-    bm4d_step: int = Field(4, ge=1, description="bm4d reference-block step, px (3 is bm4d's own; 4: same PSNR, ~2× faster)")
+    bm4d_step: int = Field(
+        4, ge=1, description="bm4d reference-block step, px (3 is bm4d's own; 4: same PSNR, ~2× faster)"
+    )
     bm4d_search: int = Field(7, ge=1, description="bm4d half search window, px")
     bm4d_threads: int = Field(
-        1, ge=0,
+        1,
+        ge=0,
         description="bm4d threads per frame: 1 gives the same bytes on every run (frames run in parallel across "
         "the task runner); 0 uses every core on one frame, faster alone but not bit-reproducible",
     )

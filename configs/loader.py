@@ -1,11 +1,13 @@
-"""Loading a build config: a YAML file or a preset by name, `--set a.b.c=value` overrides, validation with clear errors."""
+"""Loading a build config: a YAML file or a preset by name, `--set a.b.c=value` overrides, validation with clear
+errors."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -46,8 +48,11 @@ def _short(value: Any, limit: int = 120) -> str:
 
 def _overrides_for(where: str, overridden: Iterable[str]) -> list[str]:
     """The `--set` keys that touched this field: the field itself, a section above it or keys below it."""
-    return [key for key in overridden
-            if key == where or where.startswith(key + ".") or key.startswith(where + ".") or where == "<root>"]
+    return [
+        key
+        for key in overridden
+        if key == where or where.startswith(key + ".") or key.startswith(where + ".") or where == "<root>"
+    ]
 
 
 def format_validation_error(err: ValidationError, source: str, overridden: Iterable[str] = ()) -> str:
@@ -56,7 +61,9 @@ def format_validation_error(err: ValidationError, source: str, overridden: Itera
     lines = [f"{source}: invalid config"]
     for item in err.errors():
         where = _dotted(item["loc"])
-        reason = "unknown key" if item["type"] == "extra_forbidden" else f"{item['msg']} (got {_short(item.get('input'))})"
+        reason = (
+            "unknown key" if item["type"] == "extra_forbidden" else f"{item['msg']} (got {_short(item.get('input'))})"
+        )
         keys = _overrides_for(where, overridden)
         lines.append(f"  {where}: {reason}" + (f" [from --set {', '.join(keys)}]" if keys else ""))
     return "\n".join(lines)
@@ -97,8 +104,9 @@ def load_config(path: str | Path | None, overrides: Iterable[str] = ()) -> Build
         except OSError as exc:
             raise ConfigError(f"{source}: cannot read config: {exc.strerror}") from exc
         except UnicodeDecodeError as exc:
-            raise ConfigError(f"{source}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})"
-                              ) from None
+            raise ConfigError(
+                f"{source}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})"
+            ) from None
         try:
             loaded = yaml.safe_load(text)
         except yaml.YAMLError as exc:

@@ -16,12 +16,14 @@ class ModelEndpoint(Section):
     base_url: str = Field("http://127.0.0.1:8000/v1", description="up to and including the API version, e.g. …/v1")
     model: str = Field("model", min_length=1)
     api_key_env: str | None = Field(
-        "OPENAI_API_KEY", description="name of the environment variable that holds the key; null: send none")
+        "OPENAI_API_KEY", description="name of the environment variable that holds the key; null: send none"
+    )
     temperature: float = Field(0.0, ge=0, le=2)
     max_tokens: int = Field(512, ge=1)
     timeout_s: float = Field(120.0, gt=0, description="per request")
     max_retries: int = Field(
-        5, ge=0, description="retries of a 429, a 5xx, a timeout, a dropped connection or a malformed reply")
+        5, ge=0, description="retries of a 429, a 5xx, a timeout, a dropped connection or a malformed reply"
+    )
     backoff_s: float = Field(1.0, ge=0, description="first retry delay; doubled each retry, with jitter")
     max_backoff_s: float = Field(60.0, ge=0)
     concurrency: int = Field(4, ge=1, description="requests in flight at once, per client")

@@ -24,7 +24,7 @@ class SphereConfig(Section):
     interpolation: Literal["bilinear", "nearest"] = "bilinear"
 
     @model_validator(mode="after")
-    def _fov_range(self) -> "SphereConfig":
+    def _fov_range(self) -> SphereConfig:
         if self.crop_min_fov_deg > self.crop_max_fov_deg:
             raise ValueError("crop_min_fov_deg must not exceed crop_max_fov_deg")
         return self
@@ -34,14 +34,15 @@ class SyntheticPanoramaConfig(Section):
     """The embedded default: synthetic scenes rendered by Blender's equirectangular camera (DESIGN §5)."""
 
     scenes: list[Literal["living_room", "courtyard"]] = Field(
-        default_factory=lambda: ["living_room", "courtyard"], min_length=1)
+        default_factory=lambda: ["living_room", "courtyard"], min_length=1
+    )
     width: int = Field(2048, ge=64, le=32766, description="ERP width, px (the height is half)")
     samples: int = Field(8, ge=1, description="Cycles samples per pixel")
     device: Literal["CPU", "CUDA", "OPTIX", "HIP", "METAL", "ONEAPI"] = "CPU"
     render_timeout_s: float = Field(1800.0, gt=0)
 
     @model_validator(mode="after")
-    def _even_width(self) -> "SyntheticPanoramaConfig":
+    def _even_width(self) -> SyntheticPanoramaConfig:
         if self.width % 2:
             raise ValueError("width must be even (the ERP is 2:1)")
         return self
@@ -51,7 +52,8 @@ class GroundedSamConfig(Section):
     """GroundingDINO + SAM on cube faces (DESIGN §3.2); weights and the BERT folder are read by path only."""
 
     dino_config: Path | None = Field(
-        None, description="GroundingDINO model config (.py); None: the SwinT-OGC config shipped in groundingdino-py")
+        None, description="GroundingDINO model config (.py); None: the SwinT-OGC config shipped in groundingdino-py"
+    )
     dino_checkpoint: Path | None = Field(None, description="GroundingDINO weights (.pth)")
     text_encoder: Path | None = Field(None, description="local BERT folder (config, weights, tokenizer files)")
     sam_checkpoint: Path | None = Field(None, description="SAM weights (.pth)")
@@ -60,8 +62,12 @@ class GroundedSamConfig(Section):
     text_threshold: float = Field(0.25, ge=0, le=1)
     device: str = Field("cpu", description="torch device: cpu, cuda, cuda:1, …")
     batch_faces: int = Field(6, ge=1, description="faces per GroundingDINO forward pass")
-    dino_size: int = Field(800, ge=256, description="GroundingDINO input: shorter side resized to this (max 1333; "
-                           "below 256 px its encoder has fewer tokens than its 900 queries)")
+    dino_size: int = Field(
+        800,
+        ge=256,
+        description="GroundingDINO input: shorter side resized to this (max 1333; "
+        "below 256 px its encoder has fewer tokens than its 900 queries)",
+    )
 
     @property
     def configured(self) -> bool:
@@ -71,8 +77,26 @@ class GroundedSamConfig(Section):
 
 #: Categories of the synthetic scenes, asked for when `odi.classes` is not set.
 DEFAULT_CLASSES = [
-    "person", "sofa", "chair", "table", "lamp", "television", "bookshelf", "potted plant", "vase", "ball",
-    "sign", "car", "bench", "trash can", "tree", "fire hydrant", "street lamp", "box", "rug", "manhole cover",
+    "person",
+    "sofa",
+    "chair",
+    "table",
+    "lamp",
+    "television",
+    "bookshelf",
+    "potted plant",
+    "vase",
+    "ball",
+    "sign",
+    "car",
+    "bench",
+    "trash can",
+    "tree",
+    "fire hydrant",
+    "street lamp",
+    "box",
+    "rug",
+    "manhole cover",
 ]
 
 
@@ -84,7 +108,8 @@ class OdiConfig(Section):
     panorama_root: Path | None = Field(None, description="folder of ERP panoramas; None renders the synthetic ones")
     synthetic: SyntheticPanoramaConfig = SyntheticPanoramaConfig()
     annotator: Literal["truth", "groundedsam"] | None = Field(
-        None, description="None: groundedsam when its checkpoints are configured, else truth")
+        None, description="None: groundedsam when its checkpoints are configured, else truth"
+    )
     classes: list[str] = Field(default_factory=lambda: list(DEFAULT_CLASSES), min_length=1)
     groundedsam: GroundedSamConfig = GroundedSamConfig()
     batch_size: int = Field(8, ge=1, description="panoramas per annotation task")
@@ -92,12 +117,13 @@ class OdiConfig(Section):
     qa: OdiQaConfig = OdiQaConfig()
 
     @model_validator(mode="after")
-    def _groundedsam_weights(self) -> "OdiConfig":
+    def _groundedsam_weights(self) -> OdiConfig:
         if self.chosen_annotator == "groundedsam":
             for name in ("dino_checkpoint", "text_encoder", "sam_checkpoint"):
                 if getattr(self.groundedsam, name) is None:
-                    raise ValueError(f"groundedsam.{name} is required by the groundedsam annotator "
-                                     "(or set odi.annotator: truth)")
+                    raise ValueError(
+                        f"groundedsam.{name} is required by the groundedsam annotator (or set odi.annotator: truth)"
+                    )
         return self
 
     @property

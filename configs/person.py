@@ -23,7 +23,7 @@ class PhenotypeRanges(Section):
     height_m: tuple[float, float] = (1.55, 1.95)
 
     @model_validator(mode="after")
-    def _ranges(self) -> "PhenotypeRanges":
+    def _ranges(self) -> PhenotypeRanges:
         if not self.genders or any(not 0.0 <= g <= 1.0 for g in self.genders):
             raise ValueError(f"body.phenotypes.genders must be values in [0, 1], got {self.genders}")
         for name in ("age", "muscle", "weight", "proportions"):
@@ -54,11 +54,13 @@ class BodyConfig(Section):
     uv_path: Path | None = Field(None, description="an .obj with the official model's UVs (vt + f v/vt)")
 
     @model_validator(mode="after")
-    def _procedural_limits(self) -> "BodyConfig":
+    def _procedural_limits(self) -> BodyConfig:
         if self.model_type == "anny":
             if self.model_path is not None or self.uv_path is not None or self.betas or self.gender != "neutral":
-                raise ValueError("body.model_type anny takes no model_path, uv_path, betas or gender: its people "
-                                 "vary through body.phenotypes")
+                raise ValueError(
+                    "body.model_type anny takes no model_path, uv_path, betas or gender: its people "
+                    "vary through body.phenotypes"
+                )
             return self
         if self.model_path is None:
             if self.gender != "neutral":
@@ -66,8 +68,10 @@ class BodyConfig(Section):
             if self.uv_path is not None:
                 raise ValueError("body.uv_path is for official models; the procedural body carries its own UVs")
         elif self.uv_path is None:
-            raise ValueError("body.model_path is set but body.uv_path is not: an official model needs an .obj "
-                             "with its UV layout (e.g. SMPL's smpl_uv.obj)")
+            raise ValueError(
+                "body.model_path is set but body.uv_path is not: an official model needs an .obj "
+                "with its UV layout (e.g. SMPL's smpl_uv.obj)"
+            )
         if len(self.betas) > 300:
             raise ValueError(f"body.betas: {len(self.betas)} values, at most 300")
         return self
@@ -116,11 +120,15 @@ def check_person(body: BodyConfig, textures: TextureConfig) -> None:
     if textures.smplitex_dir is None:
         return
     if body.model_path is None:
-        raise ValueError("textures.smplitex_dir needs body.model_path (an official SMPL model) and body.uv_path: "
-                         "SMPLitex maps use SMPL's UV layout, not the procedural body's")
+        raise ValueError(
+            "textures.smplitex_dir needs body.model_path (an official SMPL model) and body.uv_path: "
+            "SMPLitex maps use SMPL's UV layout, not the procedural body's"
+        )
     if body.model_type != "smpl":
-        raise ValueError(f"textures.smplitex_dir needs body.model_type smpl (SMPLitex maps use SMPL's UV layout), "
-                         f"not {body.model_type}")
+        raise ValueError(
+            f"textures.smplitex_dir needs body.model_type smpl (SMPLitex maps use SMPL's UV layout), "
+            f"not {body.model_type}"
+        )
 
 
 class PersonConfig(Section):
@@ -131,7 +139,7 @@ class PersonConfig(Section):
     textures: TextureConfig = Field(default_factory=TextureConfig)
 
     @model_validator(mode="after")
-    def _body_and_textures_share_a_uv_layout(self) -> "PersonConfig":
+    def _body_and_textures_share_a_uv_layout(self) -> PersonConfig:
         check_person(self.body, self.textures)
         return self
 

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from benchfoundry.configs.base import Section, refuse_renamed
-from benchfoundry.configs.person import MOVED_TO_PERSON
 from benchfoundry.configs.discern import DiscernConfig
+from benchfoundry.configs.person import MOVED_TO_PERSON
 from benchfoundry.configs.syndor_poses import PoseConfig
 from benchfoundry.configs.syndor_qa import QaConfig
 from benchfoundry.core import dori
@@ -33,7 +33,7 @@ class CameraConfig(Section):
     sensor_height_mm: float | None = Field(None, gt=0)
 
     @model_validator(mode="after")
-    def _known_preset(self) -> "CameraConfig":
+    def _known_preset(self) -> CameraConfig:
         if self.preset is not None and self.preset not in dori.PRESETS:
             raise ValueError(f"unknown camera preset {self.preset!r}; known: {sorted(dori.PRESETS)}")
         if self.preset is None and None in (self.resolution_h, self.focal_mm, self.sensor_height_mm):
@@ -78,13 +78,13 @@ class RigConfig(Section):
 class DaylightConfig(Section):
     """Physical sky (Cycles multiple-scattering sky) plus a sun lamp in the sky's sun direction."""
 
-    sun_elevation_deg: dict[str, float] = Field(
-        default_factory=lambda: {"morning": 12.0, "noon": 60.0, "evening": 6.0})
+    sun_elevation_deg: dict[str, float] = Field(default_factory=lambda: {"morning": 12.0, "noon": 60.0, "evening": 6.0})
     sun_strength: float = Field(3.0, ge=0, description="sun lamp irradiance, W/m²")
     sky_strength: float = Field(0.03, ge=0, description="background strength of the sky texture")
     exposure: dict[str, float] = Field(
         default_factory=lambda: {"morning": 0.0, "noon": -1.5, "evening": 0.5},
-        description="film exposure per time of day, stops (a camera's auto exposure)")
+        description="film exposure per time of day, stops (a camera's auto exposure)",
+    )
 
     @field_validator("sun_elevation_deg", "exposure")
     @classmethod
@@ -148,12 +148,18 @@ class SyndorConfig(Section):
     discern: DiscernConfig = DiscernConfig()
     qa: QaConfig = QaConfig()
     empty_scenes: bool = Field(
-        False, description="also render, per (scene, lighting), the rig's cameras with no person: presence "
-        "negatives labelled 0 by construction (tasks/syndor/render_plan.plan_empty_shards)")
+        False,
+        description="also render, per (scene, lighting), the rig's cameras with no person: presence "
+        "negatives labelled 0 by construction (tasks/syndor/render_plan.plan_empty_shards)",
+    )
     empty_scene_share: float | None = Field(
-        None, gt=0, lt=1, description="with empty_scenes: the least share of empty-scene frames among each "
+        None,
+        gt=0,
+        lt=1,
+        description="with empty_scenes: the least share of empty-scene frames among each "
         "(scene, lighting)'s frames; repeats of the empty shard (props placed by another seed) are added until it "
-        "is reached. None: one empty shard per (scene, lighting)")
+        "is reached. None: one empty shard per (scene, lighting)",
+    )
 
     @field_validator("lightings")
     @classmethod
@@ -168,7 +174,7 @@ class SyndorConfig(Section):
         return _unique(values, "scenes")
 
     @model_validator(mode="after")
-    def _known_zones(self) -> "SyndorConfig":
+    def _known_zones(self) -> SyndorConfig:
         unknown = sorted(set(self.rig.zones or []) - set(self.zones_ppm))
         if unknown:
             raise ValueError(f"rig.zones {unknown} not in zones_ppm {sorted(self.zones_ppm)}")
@@ -180,13 +186,13 @@ class SyndorConfig(Section):
         return refuse_renamed("syndor", data, MOVED_TO_PERSON)
 
     @model_validator(mode="after")
-    def _share_needs_empty_scenes(self) -> "SyndorConfig":
+    def _share_needs_empty_scenes(self) -> SyndorConfig:
         if self.empty_scene_share is not None and not self.empty_scenes:
             raise ValueError("empty_scene_share is set but empty_scenes is false; set syndor.empty_scenes: true")
         return self
 
     @model_validator(mode="after")
-    def _negatives_follow_empty_scenes(self) -> "SyndorConfig":
+    def _negatives_follow_empty_scenes(self) -> SyndorConfig:
         """`qa.empty_scene_negatives` unset (None) follows `empty_scenes`."""
         if self.qa.empty_scene_negatives is None:
             self.qa.empty_scene_negatives = self.empty_scenes

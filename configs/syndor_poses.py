@@ -13,7 +13,14 @@ from benchfoundry.configs.model import EmbeddingConfig, ModelEndpoint
 
 #: Action slugs (file names use them), in the released set's order.
 ACTIONS: tuple[str, ...] = (
-    "kicking", "sneak", "stepping_over", "walking", "cover_face", "choking", "dodging", "guard_up",
+    "kicking",
+    "sneak",
+    "stepping_over",
+    "walking",
+    "cover_face",
+    "choking",
+    "dodging",
+    "guard_up",
 )
 
 #: BABEL words per action (matched case-insensitively on proc_label and act_cat).
@@ -31,8 +38,14 @@ DEFAULT_SYNONYMS: dict[str, tuple[str, ...]] = {
 #: What each action's BABEL labels are compared with (DESIGN §2.2's wording). Dodging is "dodge or duck":
 #: all-MiniLM-L6-v2 scores BABEL's category "dodge" 0.47 against "dodging" (under the 0.5 floor), 0.79 against it.
 DEFAULT_PHRASES: dict[str, str] = {
-    "kicking": "kicking", "sneak": "sneak", "stepping_over": "stepping over something", "walking": "walking",
-    "cover_face": "cover face with hands", "choking": "choking", "dodging": "dodge or duck", "guard_up": "guard up",
+    "kicking": "kicking",
+    "sneak": "sneak",
+    "stepping_over": "stepping over something",
+    "walking": "walking",
+    "cover_face": "cover face with hands",
+    "choking": "choking",
+    "dodging": "dodge or duck",
+    "guard_up": "guard up",
 }
 #: The LLM rating of one candidate (DESIGN §2.2's second stage); `{action}` and `{label}` are filled in.
 DEFAULT_RATING_PROMPT = (
@@ -62,8 +75,9 @@ class PoseConfig(Section):
     babel_root: Path | None = None
     selection: Literal["embedding", "synonyms"] = "embedding"
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig, description="the shipped MiniLM by default")
-    phrases: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_PHRASES),
-                                    description="the text each action's labels are compared with")
+    phrases: dict[str, str] = Field(
+        default_factory=lambda: dict(DEFAULT_PHRASES), description="the text each action's labels are compared with"
+    )
     min_similarity: float = Field(0.5, ge=-1, le=1, description="cosine floor of a candidate label")
     top_k: int = Field(20, ge=1, description="candidate stretches kept per action, best first")
     rerank: ModelEndpoint | None = Field(None, description="a model that rates the candidates; None: similarity only")
@@ -112,7 +126,7 @@ class PoseConfig(Section):
         return prompt
 
     @model_validator(mode="after")
-    def _amass_pair(self) -> "PoseConfig":
+    def _amass_pair(self) -> PoseConfig:
         if (self.amass_root is None) != (self.babel_root is None):
             raise ValueError("poses.amass_root and poses.babel_root go together: set both or neither")
         if self.amass_root is not None:

@@ -25,6 +25,8 @@ TASK_PROMPTS: dict[str, str] = {
     "human_detection": HPC_PROMPT,
     "action_recognition": ACTION_PROMPT,
 }
+
+
 class QaConfig(Section):
     """QA task files, scoring and the build report."""
 

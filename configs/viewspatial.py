@@ -42,7 +42,7 @@ class DirectionQAConfig(Section):
     direct_instruction: str = "Answer with one direction, e.g. front-left."
 
     @model_validator(mode="after")
-    def _ordered_thresholds(self) -> "DirectionQAConfig":
+    def _ordered_thresholds(self) -> DirectionQAConfig:
         if self.vertical_min_deg >= self.vertical_only_deg:
             raise ValueError("vertical_min_deg must be below vertical_only_deg")
         return self

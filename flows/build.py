@@ -5,23 +5,24 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from prefect import flow, get_run_logger
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, config_hash, load_config
-from benchfoundry.flows.cluster import dask_cluster
-from benchfoundry.flows.odi import odi_flow
-from benchfoundry.flows.task_runner import on_runner
-from benchfoundry.flows.prefect_api import build_api, configured_api_url
-from benchfoundry.flows.syndor import syndor_flow
-from benchfoundry.flows.viewspatial import viewspatial_flow
 from benchfoundry.core.buildinfo import benchmark_outcome, error_line, package_versions, utc_now
 from benchfoundry.core.output_root import MARKER_NAME, RECORD_NAME, describe_holder, hold_output_root
-from benchfoundry.tasks.common.report_nav import link_pages
 from benchfoundry.core.store import sweep_build_leftovers, write_json_atomic
+from benchfoundry.flows.cluster import dask_cluster
+from benchfoundry.flows.odi import odi_flow
+from benchfoundry.flows.prefect_api import build_api, configured_api_url
+from benchfoundry.flows.syndor import syndor_flow
+from benchfoundry.flows.task_runner import on_runner
+from benchfoundry.flows.viewspatial import viewspatial_flow
+from benchfoundry.tasks.common.report_nav import link_pages
 
 #: The benchmarks a build can run, in order, with the config section that switches each on.
 BENCHMARKS: dict[str, Callable[..., Any]] = {
@@ -49,7 +50,7 @@ def _run_benchmark(name: str, config: BuildConfig, out: str) -> dict[str, Any]:
         return state.result()
     try:
         state.result()
-    except BaseException as exc:  # noqa: BLE001 - the failure is recorded, the other benchmarks go on
+    except BaseException as exc:
         return benchmark_outcome("failed", error_line(exc))
     return benchmark_outcome("failed", f"subflow ended {state.type.value}")
 
@@ -62,9 +63,15 @@ def write_build_record(path: Path, record: dict[str, Any]) -> None:
         write_json_atomic(path, record)
     except OSError as exc:
         short = {key: record.get(key) for key in ("name", "config_hash", "out", "started")}
-        short.update(status="failed", error=error_line(exc), finished=utc_now(),
-                     benchmarks={name: {"status": o.get("status"), "detail": o.get("detail")}
-                                 for name, o in record.get("benchmarks", {}).items()})
+        short.update(
+            status="failed",
+            error=error_line(exc),
+            finished=utc_now(),
+            benchmarks={
+                name: {"status": o.get("status"), "detail": o.get("detail")}
+                for name, o in record.get("benchmarks", {}).items()
+            },
+        )
         try:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(json.dumps(short, indent=2, sort_keys=True) + "\n")
@@ -89,8 +96,9 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
     with hold_output_root(out, adopt) as taken_over:
         root = Path(out).resolve()
         if taken_over is not None:
-            get_run_logger().warning("took over the lock of a build that did not finish: %s",
-                                     describe_holder(taken_over))
+            get_run_logger().warning(
+                "took over the lock of a build that did not finish: %s", describe_holder(taken_over)
+            )
         swept = sweep_build_leftovers(root, BENCHMARKS, (RECORD_NAME, MARKER_NAME))
         record: dict[str, Any] = {
             "name": config.name,
@@ -124,11 +132,19 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
         try:
             link_pages(root / "report")
         except OSError as exc:
-            record["problems"].append({"benchmark": "report", "stage": "links", "item": "report",
-                                       "kind": "skipped", "reason": error_line(exc)})
+            record["problems"].append(
+                {
+                    "benchmark": "report",
+                    "stage": "links",
+                    "item": "report",
+                    "kind": "skipped",
+                    "reason": error_line(exc),
+                }
+            )
         # Again at the end: a worker killed mid-write (a retried task) leaves its temporary behind.
-        record["swept_leftovers"] += [str(p.relative_to(root))
-                                      for p in sweep_build_leftovers(root, BENCHMARKS, (RECORD_NAME, MARKER_NAME))]
+        record["swept_leftovers"] += [
+            str(p.relative_to(root)) for p in sweep_build_leftovers(root, BENCHMARKS, (RECORD_NAME, MARKER_NAME))
+        ]
         failed = [name for name, o in record["benchmarks"].items() if o["status"] == "failed"]
         record["status"] = "failed" if failed else "finished"
         if failed:
@@ -141,8 +157,7 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
         return record
 
 
-def run_build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adopt: bool = False
-              ) -> dict[str, Any]:
+def run_build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adopt: bool = False) -> dict[str, Any]:
     """The `build` flow against one Prefect API: for a Dask runner with none configured, a Prefect
     server started for the build (flows/prefect_api.py)."""
     with build_api(config.runner):

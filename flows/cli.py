@@ -7,7 +7,7 @@ import importlib
 import json
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from benchfoundry.core import dori
 
@@ -29,8 +29,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
     # Prefect's temporary server would try to send usage data at start; build machines are often offline.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from benchfoundry.configs.loader import load_config
-    from benchfoundry.flows.build import BENCHMARKS, run_build
     from benchfoundry.core.output_root import hold_output_root
+    from benchfoundry.flows.build import BENCHMARKS, run_build
 
     config = load_config(args.config, args.set or [])
     only = None
@@ -38,8 +38,11 @@ def _cmd_build(args: argparse.Namespace) -> int:
         only = [name.strip() for name in args.only.split(",") if name.strip()]
         unknown = sorted(set(only) - set(BENCHMARKS))
         if unknown or not only:
-            raise ValueError(f"--only {args.only!r}: " + (f"unknown benchmark(s) {unknown}" if unknown else
-                             "names no benchmark") + f"; known: {', '.join(BENCHMARKS)}")
+            raise ValueError(
+                f"--only {args.only!r}: "
+                + (f"unknown benchmark(s) {unknown}" if unknown else "names no benchmark")
+                + f"; known: {', '.join(BENCHMARKS)}"
+            )
     out = args.out or str(config.output_root)
     # The root is checked and locked before Prefect starts: a second build stops at once.
     with hold_output_root(out, args.adopt_out):
@@ -73,8 +76,10 @@ def _cmd_dori(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"camera: {spec.resolution_h} px, f = {spec.focal_mm} mm, sensor height = {spec.sensor_height_mm} mm, "
-          f"vertical FOV = {rows[0]['vfov_deg']:.2f} deg")
+    print(
+        f"camera: {spec.resolution_h} px, f = {spec.focal_mm} mm, sensor height = {spec.sensor_height_mm} mm, "
+        f"vertical FOV = {rows[0]['vfov_deg']:.2f} deg"
+    )
     print(f"{'zone':<28}{'px/m':>8}{'distance (m)':>14}")
     for row in rows:
         print(f"{row['zone']:<28}{row['ppm']:>8.2f}{row['distance_m']:>14.2f}")
@@ -90,8 +95,11 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output root (default: the config's output_root)")
     p.add_argument("--only", help="comma-separated subset of: syndor,odi,viewspatial")
     p.add_argument("--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (repeatable)")
-    p.add_argument("--adopt-out", action="store_true",
-                   help="build into a non-empty folder that is not a benchfoundry build (it then owns only what it writes)")
+    p.add_argument(
+        "--adopt-out",
+        action="store_true",
+        help="build into a non-empty folder that is not a benchfoundry build (it then owns only what it writes)",
+    )
     p.set_defaults(func=_cmd_build)
 
     p = sub.add_parser("dori", help="DORI distances for a camera spec")

@@ -14,8 +14,12 @@ def _cmd_label(args: argparse.Namespace) -> int:
     from benchfoundry.tasks.viewspatial.coco_people import label_file
 
     model = OrientAnythingConfig(dinov2_dir=args.dinov2_dir, checkpoint=args.checkpoint, device=args.device)
-    cfg = CocoConfig(estimator=args.estimator, min_area_ratio=args.min_area_ratio,
-                     min_confidence=args.min_confidence, orient_anything=model)
+    cfg = CocoConfig(
+        estimator=args.estimator,
+        min_area_ratio=args.min_area_ratio,
+        min_confidence=args.min_confidence,
+        orient_anything=model,
+    )
     result = label_file(args.annotations, args.images, cfg)
     if args.json:
         json.dump(result, sys.stdout, indent=1)
@@ -23,10 +27,13 @@ def _cmd_label(args: argparse.Namespace) -> int:
         return 0
     kept = [r for r in result["labels"] if r["kept"]]
     for r in kept:
-        print(f"image {r['image_id']} person {r['annotation_id']}: facing {r['facing']}, head turned "
-              f"{r['head_turn']} (Δ {r['head_delta_deg']:+.1f}°), confidence {r['confidence']:.2f}")
-    print(f"{len(kept)} labelled; rejected: " + (", ".join(f"{k}: {n}" for k, n in result["rejected"].items())
-                                                  or "none"))
+        print(
+            f"image {r['image_id']} person {r['annotation_id']}: facing {r['facing']}, head turned "
+            f"{r['head_turn']} (Δ {r['head_delta_deg']:+.1f}°), confidence {r['confidence']:.2f}"
+        )
+    print(
+        f"{len(kept)} labelled; rejected: " + (", ".join(f"{k}: {n}" for k, n in result["rejected"].items()) or "none")
+    )
     return 0
 
 
@@ -36,8 +43,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser("label", help="facing and head-turn labels of the people in one annotation file")
     p.add_argument("annotations", metavar="ANNOTATIONS.json", help="COCO person-keypoints JSON")
     p.add_argument("--images", metavar="DIR", help="the images folder (checked: present, readable, right size)")
-    p.add_argument("--estimator", choices=["keypoints", "orient-anything"], default="keypoints",
-                   help="keypoints: from the annotation; orient-anything: DINOv2 + MLP on the crops (needs --images)")
+    p.add_argument(
+        "--estimator",
+        choices=["keypoints", "orient-anything"],
+        default="keypoints",
+        help="keypoints: from the annotation; orient-anything: DINOv2 + MLP on the crops (needs --images)",
+    )
     p.add_argument("--dinov2-dir", metavar="DIR", help="orient-anything: local DINOv2 folder (transformers layout)")
     p.add_argument("--checkpoint", metavar="FILE", help="orient-anything: the model's weights (.pt)")
     p.add_argument("--device", default=OrientAnythingConfig().device, help="orient-anything: torch device")

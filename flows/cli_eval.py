@@ -16,27 +16,37 @@ def _progress(bench: str) -> Any:
     def show(done: int, total: int, errors: int) -> None:
         end = "\n" if done == total else ""
         print(f"\r{bench}: {done}/{total} items, {errors} errors", end=end, file=sys.stderr, flush=True)
+
     return show
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from benchfoundry.tasks.common.model_client import ModelClient
     from benchfoundry.core.output_root import check_output_dir
     from benchfoundry.core.store import write_json_atomic
+    from benchfoundry.tasks.common.model_client import ModelClient
+    from benchfoundry.tasks.common.report_nav import link_pages
     from benchfoundry.tasks.evaluation import run
     from benchfoundry.tasks.evaluation.items import load_items
-    from benchfoundry.tasks.common.report_nav import link_pages
     from benchfoundry.tasks.evaluation.report import write_eval_report
 
     build = Path(args.build)
     try:
-        endpoint = ModelEndpoint(base_url=args.base_url, model=args.model, api_key_env=args.api_key_env,
-                                 concurrency=args.concurrency, timeout_s=args.timeout_s, max_retries=args.retries)
+        endpoint = ModelEndpoint(
+            base_url=args.base_url,
+            model=args.model,
+            api_key_env=args.api_key_env,
+            concurrency=args.concurrency,
+            timeout_s=args.timeout_s,
+            max_retries=args.retries,
+        )
     except ValidationError as exc:
-        print("error: " + "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')}: {e['msg']}"
-                                    for e in exc.errors()), file=sys.stderr)
+        print(
+            "error: "
+            + "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')}: {e['msg']}" for e in exc.errors()),
+            file=sys.stderr,
+        )
         return 2
     try:
         items = load_items(args.bench, build)
@@ -61,8 +71,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             def ask(batch: list[Any], progress: Any = None) -> list[dict[str, Any]]:
                 return ask_omnicot(client, batch, args.crop_px, progress)
         else:
+
             def ask(batch: list[Any], progress: Any = None) -> list[dict[str, Any]]:
                 return run.ask(client, batch, progress)
+
         rows = ask(items[:1])
         if rows and rows[0]["error"] and "cannot read the image" not in rows[0]["error"]:
             print(f"error: {rows[0]['error']} (nothing else sent)", file=sys.stderr)
@@ -75,8 +87,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"{row['id']}: {row['error']}", file=sys.stderr)
     if len(failed) > 5:
         print(f"… and {len(failed) - 5} more failed items (see {predictions})", file=sys.stderr)
-    score: dict[str, Any] = {"model": args.model, "bench": name, "base_url": endpoint.base_url,
-                             "predictions": str(predictions), "failed_items": len(failed), "usage": usage}
+    score: dict[str, Any] = {
+        "model": args.model,
+        "bench": name,
+        "base_url": endpoint.base_url,
+        "predictions": str(predictions),
+        "failed_items": len(failed),
+        "usage": usage,
+    }
     if args.bench == "syndor":
         score.update(_score_syndor(build, rows, items, target))
     else:
@@ -84,8 +102,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     path = write_json_atomic(target / f"{name}.json", score)
     if "overall" in score:
         tasks = ", ".join(f"{t} {a:.3f}" for t, a in score["per_task"].items())
-        print(f"{name}: overall {score['overall']:.3f} over {score['n']} items "
-              f"({score['invalid']} invalid, {len(failed)} failed); {tasks}")
+        print(
+            f"{name}: overall {score['overall']:.3f} over {score['n']} items "
+            f"({score['invalid']} invalid, {len(failed)} failed); {tasks}"
+        )
     print(f"scores: {path}")
     print(f"report: {write_eval_report(build, run.eval_dir(build))}")
     link_pages(build / "report")
@@ -98,14 +118,26 @@ def _score_syndor(build: Path, rows: list[dict[str, Any]], items: list[Any], tar
     from benchfoundry.tasks.evaluation import run
 
     by_id = {item.id: item for item in items}
-    answered = [{"img_path": by_id[r["id"]].meta["img_path"], "prompt": by_id[r["id"]].meta["prompt"],
-                 "prediction": r["prediction"]} for r in rows if r["prediction"] is not None]
+    answered = [
+        {
+            "img_path": by_id[r["id"]].meta["img_path"],
+            "prompt": by_id[r["id"]].meta["prompt"],
+            "prediction": r["prediction"],
+        }
+        for r in rows
+        if r["prediction"] is not None
+    ]
     if not answered:
         return {"n": len(items), "answered": 0}
     scored = run.write_predictions(target / "syndor.scored-predictions.jsonl", answered)
     score, _ = score_syndor(build, scored, target / "syndor.scores.json")
-    return {"n": len(items), "answered": len(answered), "presence": score["presence"], "action": score["action"],
-            "coverage": score["coverage"]}
+    return {
+        "n": len(items),
+        "answered": len(answered),
+        "presence": score["presence"],
+        "action": score["action"],
+        "coverage": score["coverage"],
+    }
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -119,7 +151,10 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout-s", type=float, default=120.0)
     p.add_argument("--retries", type=int, default=5)
     p.add_argument("--limit", type=int, help="only the first N items")
-    p.add_argument("--omni-cot", action="store_true",
-                   help="ODI: ask for a grounding box first, then answer with its perspective crop")
+    p.add_argument(
+        "--omni-cot",
+        action="store_true",
+        help="ODI: ask for a grounding box first, then answer with its perspective crop",
+    )
     p.add_argument("--crop-px", type=int, default=512, help="side of the Omni-CoT crop")
     p.set_defaults(func=_cmd_eval)

@@ -17,8 +17,10 @@ def _cmd_review_import(args: argparse.Namespace) -> int:
     if counts is None:
         return 1
     result = release_from_decisions(build, config.odi)
-    print(f"imported {counts[0]} decisions ({counts[1]} bad rows skipped); ODI-Bench.json now holds "
-          f"{result['released']} items, {result['verified']} verified")
+    print(
+        f"imported {counts[0]} decisions ({counts[1]} bad rows skipped); ODI-Bench.json now holds "
+        f"{result['released']} items, {result['verified']} verified"
+    )
     return 0
 
 

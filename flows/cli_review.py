@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from benchfoundry.configs.build import BuildConfig
 
@@ -37,15 +38,22 @@ def import_review_file(path: str, items: Sequence[dict[str, Any]], directory: Pa
     return len(decisions), len(bad)
 
 
-def add_review_import(subparsers: argparse._SubParsersAction, benchmark: str, title: str, items: str,
-                      func: Callable[[argparse.Namespace], int]) -> None:
+def add_review_import(
+    subparsers: argparse._SubParsersAction,
+    benchmark: str,
+    title: str,
+    items: str,
+    func: Callable[[argparse.Namespace], int],
+) -> None:
     """`benchfoundry BENCHMARK review-import BUILD FILE`, the group's one command."""
     group = subparsers.add_parser(benchmark, help=f"{title} human review")
     sub = group.add_subparsers(dest=f"{benchmark}_command", required=True, metavar="COMMAND")
-    p = sub.add_parser("review-import", aliases=["verify-import"],
-                       help=f"import accept / reject / edit decisions on {items} (CSV or Label Studio JSON); "
-                       "verify-import: its old name, kept for one release")
+    p = sub.add_parser(
+        "review-import",
+        aliases=["verify-import"],
+        help=f"import accept / reject / edit decisions on {items} (CSV or Label Studio JSON); "
+        "verify-import: its old name, kept for one release",
+    )
     p.add_argument("build", metavar="BUILD", help="the build's output root")
-    p.add_argument("file", metavar="FILE",
-                   help=f"the filled {benchmark}/review/review.csv, or a Label Studio export")
+    p.add_argument("file", metavar="FILE", help=f"the filled {benchmark}/review/review.csv, or a Label Studio export")
     p.set_defaults(func=func)

@@ -17,8 +17,11 @@ def _cmd_job_script(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if config.runner.kind != "slurm":
-        print(f"note: runner.kind is {config.runner.kind}, not slurm; this is the script a slurm build with the "
-              "same runner.slurm section would submit", file=sys.stderr)
+        print(
+            f"note: runner.kind is {config.runner.kind}, not slurm; this is the script a slurm build with the "
+            "same runner.slurm section would submit",
+            file=sys.stderr,
+        )
     runner = config.runner
     api = configured_api_url() or f"http://{runner.prefect_host}:{runner.prefect_port or '<free port>'}/api"
     print(slurm_job_script(runner, api, args.scheduler), end="")
@@ -31,5 +34,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser("job-script", help="print the sbatch script a slurm build submits for each job")
     p.add_argument("config", help="YAML build config: a file or a preset name")
     p.add_argument("--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (repeatable)")
-    p.add_argument("--scheduler", help="scheduler address to show (default: tcp://THIS-HOST:runner.slurm.scheduler_port)")
+    p.add_argument(
+        "--scheduler", help="scheduler address to show (default: tcp://THIS-HOST:runner.slurm.scheduler_port)"
+    )
     p.set_defaults(func=_cmd_job_script)

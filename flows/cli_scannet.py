@@ -12,21 +12,38 @@ from benchfoundry.configs.scannet import CoverageConfig
 def _cmd_select(args: argparse.Namespace) -> int:
     from benchfoundry.tasks.viewspatial.coverage import select_frames
 
-    cfg = CoverageConfig(**{k: v for k, v in {
-        "voxel_m": args.voxel, "budget": args.budget, "min_gain": args.min_gain,
-        "depth_stride": args.depth_stride, "method": args.method,
-    }.items() if v is not None})
+    cfg = CoverageConfig(
+        **{
+            k: v
+            for k, v in {
+                "voxel_m": args.voxel,
+                "budget": args.budget,
+                "min_gain": args.min_gain,
+                "depth_stride": args.depth_stride,
+                "method": args.method,
+            }.items()
+            if v is not None
+        }
+    )
     try:
-        sel = select_frames(args.scan_dir, voxel=cfg.voxel_m, budget=cfg.budget, min_gain=cfg.min_gain,
-                            depth_stride=cfg.depth_stride, method=cfg.method)
+        sel = select_frames(
+            args.scan_dir,
+            voxel=cfg.voxel_m,
+            budget=cfg.budget,
+            min_gain=cfg.min_gain,
+            depth_stride=cfg.depth_stride,
+            method=cfg.method,
+        )
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(sel.summary()))
         return 0
-    print(f"selected {len(sel.selected)} frames covering {sel.coverage:.1%} of {sel.n_voxels} scene voxels "
-          f"({cfg.voxel_m} m)")
+    print(
+        f"selected {len(sel.selected)} frames covering {sel.coverage:.1%} of {sel.n_voxels} scene voxels "
+        f"({cfg.voxel_m} m)"
+    )
     for fid, gain in zip(sel.selected, sel.gains):
         print(f"  frame {fid:>6}  +{gain} voxels")
     for s in sel.skipped:
@@ -42,8 +59,9 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("scan_dir", metavar="SCAN_DIR", help="folder with <scene>.sens or color/ depth/ pose/ intrinsic/")
     p.add_argument("--budget", type=int, help=f"most frames (default {defaults.budget})")
     p.add_argument("--voxel", type=float, help=f"voxel edge in metres (default {defaults.voxel_m})")
-    p.add_argument("--min-gain", type=float,
-                   help=f"stop below this fraction of scene voxels gained (default {defaults.min_gain})")
+    p.add_argument(
+        "--min-gain", type=float, help=f"stop below this fraction of scene voxels gained (default {defaults.min_gain})"
+    )
     p.add_argument("--depth-stride", type=int, help=f"depth subsampling (default {defaults.depth_stride})")
     p.add_argument("--method", choices=["lazy", "plain"], help="selection algorithm (default lazy; same result)")
     p.add_argument("--json", action="store_true", help='print {"selected", "coverage", "skipped"} as JSON')

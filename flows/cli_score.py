@@ -47,30 +47,61 @@ def _cell(value: Any, width: int) -> str:
 
 def format_tables(score: dict[str, Any]) -> str:
     """The presence and action tables of a score file as plain text."""
-    lines = ["human presence (accuracy, macro precision / recall / F1)",
-             f"{'distance':>9} {'split':>6} {'n':>5} {'invalid':>7} {'acc':>6} {'P':>6} {'R':>6} {'F1':>6}  deployable"]
+    lines = [
+        "human presence (accuracy, macro precision / recall / F1)",
+        f"{'distance':>9} {'split':>6} {'n':>5} {'invalid':>7} {'acc':>6} {'P':>6} {'R':>6} {'F1':>6}  deployable",
+    ]
     for g in score["presence"]["groups"]:
-        lines.append(" ".join([_cell(g["distance"], 9), _cell(g["split"], 6), _cell(g["n"], 5), _cell(g["n_invalid"], 7),
-                               _cell(g["accuracy"], 6), _cell(g["macro_precision"], 6), _cell(g["macro_recall"], 6),
-                               _cell(g["macro_f1"], 6)]) + f"  {'yes' if g['deployable'] else 'no'}")
+        lines.append(
+            " ".join(
+                [
+                    _cell(g["distance"], 9),
+                    _cell(g["split"], 6),
+                    _cell(g["n"], 5),
+                    _cell(g["n_invalid"], 7),
+                    _cell(g["accuracy"], 6),
+                    _cell(g["macro_precision"], 6),
+                    _cell(g["macro_recall"], 6),
+                    _cell(g["macro_f1"], 6),
+                ]
+            )
+            + f"  {'yes' if g['deployable'] else 'no'}"
+        )
     model = (score.get("embedding_model") or {}).get("name", "none")
-    lines += ["", f"action recognition (E5Score with {model}; z within each distance range of this file)",
-              f"{'distance':>9} {'split':>6} {'n':>5} {'invalid':>7} {'E5Score':>8} {'z':>7}"]
+    lines += [
+        "",
+        f"action recognition (E5Score with {model}; z within each distance range of this file)",
+        f"{'distance':>9} {'split':>6} {'n':>5} {'invalid':>7} {'E5Score':>8} {'z':>7}",
+    ]
     for g in score["action"]["groups"]:
-        lines.append(" ".join([_cell(g["distance"], 9), _cell(g["split"], 6), _cell(g["n"], 5), _cell(g["n_invalid"], 7),
-                               _cell(g["e5score"], 8), _cell(g["z"], 7)]))
+        lines.append(
+            " ".join(
+                [
+                    _cell(g["distance"], 9),
+                    _cell(g["split"], 6),
+                    _cell(g["n"], 5),
+                    _cell(g["n_invalid"], 7),
+                    _cell(g["e5score"], 8),
+                    _cell(g["z"], 7),
+                ]
+            )
+        )
     return "\n".join(lines)
 
 
-def score_syndor(build: Path, predictions: Path, out: Path | None = None, embed_path: str | None = None,
-                 embed_name: str | None = None) -> tuple[dict[str, Any], Path]:
+def score_syndor(
+    build: Path,
+    predictions: Path,
+    out: Path | None = None,
+    embed_path: str | None = None,
+    embed_name: str | None = None,
+) -> tuple[dict[str, Any], Path]:
     """Score a predictions file against the build and write the score file (default
     `BUILD/report/scores/<predictions name>.json`); OSError or ValueError when the input or the output
     path is unusable (checked before anything is read)."""
     from benchfoundry.core.output_root import check_output_file
     from benchfoundry.core.store import write_json_atomic
-    from benchfoundry.tasks.syndor import scoring
-    from benchfoundry.tasks.syndor import task_files
+    from benchfoundry.tasks.syndor import scoring, task_files
 
     target = check_output_file(out or build / "report" / "scores" / f"{predictions.stem}.json")
     record = _build_record(build)
@@ -104,8 +135,9 @@ def score_syndor(build: Path, predictions: Path, out: Path | None = None, embed_
 def _cmd_score_syndor(args: argparse.Namespace) -> int:
     build, predictions = Path(args.build), Path(args.predictions)
     try:
-        score, target = score_syndor(build, predictions, Path(args.out) if args.out else None, args.embed_path,
-                                     args.embed_name)
+        score, target = score_syndor(
+            build, predictions, Path(args.out) if args.out else None, args.embed_path, args.embed_name
+        )
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -137,7 +169,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("predictions", metavar="PREDICTIONS.jsonl", help="rows {img_path, prompt, prediction}")
     p.add_argument("--build", required=True, metavar="DIR", help="the build's output root (holds syndor/index/)")
     p.add_argument("--out", metavar="FILE", help="score JSON (default DIR/report/scores/<predictions name>.json)")
-    p.add_argument("--embed-path", metavar="DIR", help="local folder of the embedding model (default: the build's config)")
-    p.add_argument("--embed-name", metavar="NAME",
-                   help="its name, e.g. intfloat/e5-large-v2 (default with --embed-path: _name_or_path in its config.json)")
+    p.add_argument(
+        "--embed-path", metavar="DIR", help="local folder of the embedding model (default: the build's config)"
+    )
+    p.add_argument(
+        "--embed-name",
+        metavar="NAME",
+        help="its name, e.g. intfloat/e5-large-v2 (default with --embed-path: _name_or_path in its config.json)",
+    )
     p.set_defaults(func=_cmd_score_syndor)

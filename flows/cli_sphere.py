@@ -11,8 +11,8 @@ import argparse
 import functools
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from benchfoundry.configs.loader import load_config
 from benchfoundry.configs.odi import SphereConfig
@@ -23,16 +23,24 @@ from benchfoundry.tasks.odi import sphere_images
 CONFIG_FIELDS: dict[str, dict[str, str]] = {
     "cubemap": {"face_width": "face_width", "interpolation": "interpolation"},
     "views": {"size": "view_size", "fov": "view_fov_deg", "interpolation": "interpolation"},
-    "crop": {"size": "crop_size", "margin": "crop_margin_deg", "min_fov": "crop_min_fov_deg",
-             "max_fov": "crop_max_fov_deg", "interpolation": "interpolation"},
+    "crop": {
+        "size": "crop_size",
+        "margin": "crop_margin_deg",
+        "min_fov": "crop_min_fov_deg",
+        "max_fov": "crop_max_fov_deg",
+        "interpolation": "interpolation",
+    },
 }
 
 
 def with_config_defaults(args: argparse.Namespace) -> argparse.Namespace:
     """`args` with each option left unset filled from `odi.sphere` of `--config` / `--set` (ConfigError if bad)."""
     section = load_config(args.config, args.set or []).odi.sphere
-    filled = {dest: getattr(section, field) for dest, field in CONFIG_FIELDS[args.sphere_command].items()
-              if getattr(args, dest) is None}
+    filled = {
+        dest: getattr(section, field)
+        for dest, field in CONFIG_FIELDS[args.sphere_command].items()
+        if getattr(args, dest) is None
+    }
     return argparse.Namespace(**{**vars(args), **filled})
 
 
@@ -67,11 +75,16 @@ def _cmd_cubemap(args: argparse.Namespace) -> int:
     outdir = Path(args.outdir)
     written = []
     if args.layout in ("faces", "both"):
-        written += [sphere_images.write_image(_out_path(outdir, name, Path(args.erp), args.ext), face)
-                    for name, face in faces.items()]
+        written += [
+            sphere_images.write_image(_out_path(outdir, name, Path(args.erp), args.ext), face)
+            for name, face in faces.items()
+        ]
     if args.layout in ("strip", "both"):
-        written.append(sphere_images.write_image(_out_path(outdir, "strip", Path(args.erp), args.ext),
-                                          sphere_images.faces_to_strip(faces)))
+        written.append(
+            sphere_images.write_image(
+                _out_path(outdir, "strip", Path(args.erp), args.ext), sphere_images.faces_to_strip(faces)
+            )
+        )
     for path in written:
         print(path)
     return 0
@@ -99,11 +112,21 @@ def _parse_box(text: str) -> tuple[float, float, float, float]:
 @_sphere_command
 def _cmd_crop(args: argparse.Namespace) -> int:
     erp = sphere_images.read_erp(args.erp)
-    image, view = sphere_images.omnicot_crop(erp, args.box, args.size, args.margin, args.min_fov, args.max_fov,
-                                      args.interpolation)
+    image, view = sphere_images.omnicot_crop(
+        erp, args.box, args.size, args.margin, args.min_fov, args.max_fov, args.interpolation
+    )
     sphere_images.write_image(args.out, image)
-    print(json.dumps({"out": str(args.out), "theta_deg": round(view.theta_deg, 4), "phi_deg": round(view.phi_deg, 4),
-                      "fov_deg": round(view.hfov_deg, 4), "size": view.width}))
+    print(
+        json.dumps(
+            {
+                "out": str(args.out),
+                "theta_deg": round(view.theta_deg, 4),
+                "phi_deg": round(view.phi_deg, 4),
+                "fov_deg": round(view.hfov_deg, 4),
+                "size": view.width,
+            }
+        )
+    )
     return 0
 
 
@@ -125,14 +148,22 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
             p.add_argument("--ext", help="output file extension, e.g. .png (default: the input's)")
         p.add_argument("--interpolation", choices=("bilinear", "nearest"), help=_config_default("interpolation"))
         p.add_argument("--config", metavar="FILE", help="YAML build config whose odi.sphere supplies the defaults")
-        p.add_argument("--set", action="append", metavar="KEY.PATH=VALUE",
-                       help="override a config value, e.g. odi.sphere.face_width=512 (repeatable)")
+        p.add_argument(
+            "--set",
+            action="append",
+            metavar="KEY.PATH=VALUE",
+            help="override a config value, e.g. odi.sphere.face_width=512 (repeatable)",
+        )
 
     p = sub.add_parser("cubemap", help="six cube faces: front, right, back, left, up, down")
     common(p)
     p.add_argument("--face-width", type=int, help=f"face side, px ({_config_default('face_width')})")
-    p.add_argument("--layout", choices=("faces", "strip", "both"), default="faces",
-                   help="one file per face, a 6w × w strip (F R B L U D), or both")
+    p.add_argument(
+        "--layout",
+        choices=("faces", "strip", "both"),
+        default="faces",
+        help="one file per face, a 6w × w strip (F R B L U D), or both",
+    )
     p.set_defaults(func=_cmd_cubemap)
 
     p = sub.add_parser("views", help="the six Omni-CoT views: front, right, back, left, top, bottom")
@@ -143,8 +174,13 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("crop", help="the Omni-CoT crop of a box normalised to the ERP (DESIGN §3.3)")
     common(p, with_outdir=False)
-    p.add_argument("--box", type=_parse_box, required=True, metavar="x1,y1,x2,y2",
-                   help="box normalised to [0, 1]; x1 > x2 wraps across θ = ±180°")
+    p.add_argument(
+        "--box",
+        type=_parse_box,
+        required=True,
+        metavar="x1,y1,x2,y2",
+        help="box normalised to [0, 1]; x1 > x2 wraps across θ = ±180°",
+    )
     p.add_argument("out", help="output image file")
     p.add_argument("--size", type=int, help=f"crop side, px ({_config_default('crop_size')})")
     p.add_argument("--margin", type=float, help=f"margin, degrees ({_config_default('crop_margin_deg')})")

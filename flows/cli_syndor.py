@@ -50,8 +50,11 @@ def _cmd_label_import(args: argparse.Namespace) -> int:
     for bad in result["bad_rows"]:
         print(f"{args.file}:{bad['line']}: skipped: {bad['reason']}", file=sys.stderr)
     if result["labels"] is None:
-        print(f"error: {args.file}: no usable label ({len(result['bad_rows'])} bad rows); nothing imported, "
-              "earlier imports are kept", file=sys.stderr)
+        print(
+            f"error: {args.file}: no usable label ({len(result['bad_rows'])} bad rows); nothing imported, "
+            "earlier imports are kept",
+            file=sys.stderr,
+        )
         return 1
     print(f"imported {result['imported']} labels ({len(result['bad_rows'])} bad rows skipped) into {result['labels']}")
     if config.syndor.discern.labels.source == "human":
@@ -63,9 +66,11 @@ def _cmd_label_import(args: argparse.Namespace) -> int:
 
 def _ignored_labels_warning(source: str) -> str:
     """Why a rerun would ignore imported labels, and the setting that uses them."""
-    return (f"warning: this build's syndor.discern.labels.source is {source!r}, so a rerun trains the classifier "
-            "on simulated labels and ignores the imported ones; rerun the build with "
-            "--set syndor.discern.labels.source=human (or set it in the config YAML) to train on them")
+    return (
+        f"warning: this build's syndor.discern.labels.source is {source!r}, so a rerun trains the classifier "
+        "on simulated labels and ignores the imported ones; rerun the build with "
+        "--set syndor.discern.labels.source=human (or set it in the config YAML) to train on them"
+    )
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -80,5 +85,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         if name == "label-import":
             p.add_argument("file", metavar="FILE", help="CSV with image,label (yes/no) or Label Studio JSON export")
         p.add_argument("--config", help="the build's YAML config (default: the config in BUILD/build.json)")
-        p.add_argument("--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (with --config)")
+        p.add_argument(
+            "--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (with --config)"
+        )
         p.set_defaults(func=func)

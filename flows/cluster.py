@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import shlex
 import socket
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from benchfoundry.configs.build import RunnerConfig
 
@@ -46,8 +47,13 @@ def slurm_options(runner: RunnerConfig, prefect_api_url: str | None) -> dict[str
     worker_args = ["--resources", f"{GPU_RESOURCE}={s.gpus_per_job // s.processes}"] if s.gpus_per_job else []
     prologue = [f"export {k}={shlex.quote(v)}" for k, v in _worker_env(prefect_api_url).items()]
     options: dict[str, Any] = {
-        "job_name": JOB_NAME, "queue": s.queue, "account": s.account, "cores": s.cores, "memory": s.memory,
-        "walltime": s.walltime, "processes": s.processes,
+        "job_name": JOB_NAME,
+        "queue": s.queue,
+        "account": s.account,
+        "cores": s.cores,
+        "memory": s.memory,
+        "walltime": s.walltime,
+        "processes": s.processes,
         "job_extra_directives": [*directives, *s.job_extra_directives],
         "job_script_prologue": [*prologue, *s.job_script_prologue],
         "worker_extra_args": worker_args,
@@ -77,9 +83,17 @@ def dask_cluster(runner: RunnerConfig, prefect_api_url: str | None) -> Iterator[
 
         resources = {GPU_RESOURCE: runner.worker_gpus} if runner.worker_gpus else None
         # worker processes (and the nanny's replacements for dead ones) inherit this environment
-        with environ(_worker_env(prefect_api_url)), LocalCluster(
-                n_workers=runner.workers, threads_per_worker=1, processes=True, resources=resources,
-                dashboard_address=None, host="127.0.0.1") as cluster:
+        with (
+            environ(_worker_env(prefect_api_url)),
+            LocalCluster(
+                n_workers=runner.workers,
+                threads_per_worker=1,
+                processes=True,
+                resources=resources,
+                dashboard_address=None,
+                host="127.0.0.1",
+            ) as cluster,
+        ):
             yield runner.model_copy(update={"dask_address": cluster.scheduler_address})
     elif runner.kind == "slurm":
         from dask_jobqueue import SLURMCluster

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from prefect.futures import PrefectFuture
 
-from benchfoundry.flows.progress import StageProgress
 from benchfoundry.core.buildinfo import problem
+from benchfoundry.flows.progress import StageProgress
 
 
-def collect_shards(stage: str, futures: Iterable[tuple[str, PrefectFuture]],
-                   paths: Mapping[str, str] | None = None) -> tuple[list[Any], list[dict[str, Any]]]:
+def collect_shards(
+    stage: str, futures: Iterable[tuple[str, PrefectFuture]], paths: Mapping[str, str] | None = None
+) -> tuple[list[Any], list[dict[str, Any]]]:
     """The results of the (item, future) pairs that finished, in order, and a `failed` problem naming
     the item (and its input path, when `paths` has one) for each task that raised after its retries.
     A progress bar of the stage (shards done / total, failures) goes to the terminal (stderr)."""
@@ -21,8 +23,9 @@ def collect_shards(stage: str, futures: Iterable[tuple[str, PrefectFuture]],
     for item, future in pairs:
         try:
             results.append(future.result())
-        except Exception as exc:  # noqa: BLE001 - a failed shard is reported, the others go on
-            failed.append(problem(stage, item, f"{type(exc).__name__}: {exc}"[:2000], kind="failed",
-                                  path=(paths or {}).get(item)))
+        except Exception as exc:
+            failed.append(
+                problem(stage, item, f"{type(exc).__name__}: {exc}"[:2000], kind="failed", path=(paths or {}).get(item))
+            )
         progress.advance(ok=len(failed) == progress.failed)
     return results, failed

@@ -15,10 +15,10 @@ from typing import Any
 from prefect import flow
 
 from benchfoundry.configs.build import BuildConfig
-from benchfoundry.flows.collect import collect_shards
-from benchfoundry.flows.task_runner import with_runner_policy
 from benchfoundry.core.buildinfo import benchmark_outcome
 from benchfoundry.core.store import StageStore
+from benchfoundry.flows.collect import collect_shards
+from benchfoundry.flows.task_runner import with_runner_policy
 from benchfoundry.tasks.odi.annotate_stage import BENCHMARK, STAGE, annotate_batch_task
 from benchfoundry.tasks.odi.groundedsam import check_files
 from benchfoundry.tasks.odi.panoramas import batches, list_panoramas, panorama_id
@@ -37,8 +37,13 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     if odi.panorama_root is None:
         folder = Path(out) / BENCHMARK / "synthetic" / "panoramas"
         render = with_runner_policy(synthetic_panorama_task, config.runner)
-        made, problems = collect_shards("synthetic", [
-            (name, render.submit(str(folder), name, odi.synthetic, config.person, config.seed)) for name in odi.synthetic.scenes])
+        made, problems = collect_shards(
+            "synthetic",
+            [
+                (name, render.submit(str(folder), name, odi.synthetic, config.person, config.seed))
+                for name in odi.synthetic.scenes
+            ],
+        )
         extra["synthetic_render_s"] = {r["scene"]: round(r["seconds"], 2) for r in made}
         paths = [folder / f"{r['scene']}.png" for r in made]
         source = f"{len(paths)} synthetic panoramas in {folder}"
@@ -50,12 +55,17 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         check_files(odi.groundedsam)
         reason = "GroundingDINO + SAM checkpoints configured"
     else:
-        reason = ("set by odi.annotator" if odi.annotator == "truth"
-                  else "no GroundedSAM checkpoint configured (odi.groundedsam): the synthetic ground truth")
+        reason = (
+            "set by odi.annotator"
+            if odi.annotator == "truth"
+            else "no GroundedSAM checkpoint configured (odi.groundedsam): the synthetic ground truth"
+        )
     extra["annotator"] = {"name": annotator, "reason": reason}
     task = with_runner_policy(annotate_batch_task, config.runner)
-    submitted = [(f"batch{k:04d}", task.submit(out, [str(p) for p in batch], odi))
-                 for k, batch in enumerate(batches(paths, odi.batch_size))]
+    submitted = [
+        (f"batch{k:04d}", task.submit(out, [str(p) for p in batch], odi))
+        for k, batch in enumerate(batches(paths, odi.batch_size))
+    ]
     results, failed = collect_shards(STAGE, submitted)
     problems += failed
     rows = [r for batch in results for r in batch]
@@ -69,21 +79,25 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     n_instances = sum(r["instances"] for r in rows if r["done"])
     n_dropped = sum(sum(d.values()) for d in dropped.values())
     stages = {STAGE: str(manifest), "coco": str(store.dir / "coco"), "report": str(page)}
-    qa_runs, qa_failed = collect_shards(QA_STAGE, [
-        ("qa", with_runner_policy(qa_task, config.runner).submit(out, str(manifest), odi, config.seed))])
+    qa_runs, qa_failed = collect_shards(
+        QA_STAGE, [("qa", with_runner_policy(qa_task, config.runner).submit(out, str(manifest), odi, config.seed))]
+    )
     problems += qa_failed
     if qa_runs:
         qa = qa_runs[0]
         problems += qa["problems"]
         stages.update(release=qa["release"], review=qa["review"]["csv"])
         extra["qa"] = {"backend": odi.qa.backend, "panoramas": qa["panoramas"], "model_usage": qa["usage"]}
-        qa_text = (f"{qa['items']} QA items ({odi.qa.backend} backend), {qa['released']} released "
-                   f"{'(undecided ones unreviewed)' if odi.qa.release_unreviewed else '(reviewed only)'}")
+        qa_text = (
+            f"{qa['items']} QA items ({odi.qa.backend} backend), {qa['released']} released "
+            f"{'(undecided ones unreviewed)' if odi.qa.release_unreviewed else '(reviewed only)'}"
+        )
     else:
         qa_text = "QA failed"
-    detail = (f"{len(done)}/{len(paths)} panoramas annotated ({source}); {n_instances} instances kept, "
-              f"{n_dropped} dropped at face borders; annotator {annotator} ({reason}); {qa_text}.")
+    detail = (
+        f"{len(done)}/{len(paths)} panoramas annotated ({source}); {n_instances} instances kept, "
+        f"{n_dropped} dropped at face borders; annotator {annotator} ({reason}); {qa_text}."
+    )
     unreadable = {panorama_id(p) for p in paths} - set(done)
     status = "built" if (done or not paths) and not qa_failed else "failed"
-    return benchmark_outcome(status, detail, stages=stages, problems=problems, unannotated=sorted(unreadable),
-                             **extra)
+    return benchmark_outcome(status, detail, stages=stages, problems=problems, unannotated=sorted(unreadable), **extra)

@@ -14,8 +14,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Iterator
 
 from benchfoundry.configs.build import RunnerConfig
 from benchfoundry.flows.cluster import environ
@@ -45,8 +45,9 @@ def _healthy(url: str) -> bool:
 
 
 @contextmanager
-def prefect_server(host: str = "127.0.0.1", port: int | None = None,
-                   timeout_s: float = STARTUP_TIMEOUT_S) -> Iterator[str]:
+def prefect_server(
+    host: str = "127.0.0.1", port: int | None = None, timeout_s: float = STARTUP_TIMEOUT_S
+) -> Iterator[str]:
     """A `prefect server start` subprocess on host:port (a free port when None); yields its API URL and
     stops it at exit. Its log goes to a temporary file, quoted when it does not come up."""
     port = port or free_port(host)
@@ -55,17 +56,32 @@ def prefect_server(host: str = "127.0.0.1", port: int | None = None,
     env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_API_DATABASE_TIMEOUT": "60"}
     env.pop("PREFECT_API_URL", None)
     with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", host,
-                                 "--port", str(port), "--no-scheduler", "--analytics-off"],
-                                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "prefect",
+                "server",
+                "start",
+                "--host",
+                host,
+                "--port",
+                str(port),
+                "--no-scheduler",
+                "--analytics-off",
+            ],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             deadline = time.monotonic() + timeout_s
             while not _healthy(url):
                 if proc.poll() is not None or time.monotonic() > deadline:
                     log.seek(0)
                     tail = log.read().decode("utf-8", "replace")[-3000:]
-                    raise RuntimeError(f"prefect server on {host}:{port} did not start "
-                                       f"(exit {proc.poll()}):\n{tail}")
+                    raise RuntimeError(f"prefect server on {host}:{port} did not start (exit {proc.poll()}):\n{tail}")
                 time.sleep(0.5)
             yield url
         finally:

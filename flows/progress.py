@@ -19,8 +19,9 @@ class StageProgress:
 
     def line(self) -> str:
         filled = WIDTH * self.done // self.total if self.total else WIDTH
-        return (f"{self.stage:<12} [{'#' * filled}{'.' * (WIDTH - filled)}] {self.done}/{self.total} shards"
-                + (f", {self.failed} failed" if self.failed else ""))
+        return f"{self.stage:<12} [{'#' * filled}{'.' * (WIDTH - filled)}] {self.done}/{self.total} shards" + (
+            f", {self.failed} failed" if self.failed else ""
+        )
 
     def advance(self, ok: bool) -> None:
         self.done += 1

@@ -15,15 +15,12 @@ from prefect import flow
 from prefect.futures import PrefectFuture
 
 from benchfoundry.configs.build import BuildConfig
+from benchfoundry.core.buildinfo import benchmark_outcome
+from benchfoundry.core.store import StageStore, write_parquet_atomic
 from benchfoundry.flows.collect import collect_shards
 from benchfoundry.flows.task_runner import gpu_stage, on_runner, with_runner_policy
 from benchfoundry.tasks.common import render_client
-from benchfoundry.core.buildinfo import benchmark_outcome
-from benchfoundry.core.store import StageStore, write_parquet_atomic
-from benchfoundry.tasks.syndor import render_plan
-from benchfoundry.tasks.syndor import calibration_stage
-from benchfoundry.tasks.syndor import discern_stage
-from benchfoundry.tasks.syndor import render_stage
+from benchfoundry.tasks.syndor import calibration_stage, discern_stage, render_plan, render_stage
 from benchfoundry.tasks.syndor.pose_selection import select_poses
 from benchfoundry.tasks.syndor.qa_stage import export_task, report_task
 from benchfoundry.tasks.syndor.report import report_problems
@@ -51,20 +48,29 @@ def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     if calibration_rows is None:
         calibration_summary = calibration_stage.calibration_error_summary(calibration_error)
     else:
-        plot = calibration_stage.plot_calibration(calibration_rows,
-                                            Path(out) / render_plan.BENCHMARK / "report" / "calibration.png")
+        plot = calibration_stage.plot_calibration(
+            calibration_rows, Path(out) / render_plan.BENCHMARK / "report" / "calibration.png"
+        )
         calibration_summary = calibration_stage.calibration_summary(calibration_rows, str(plot.relative_to(out)))
     return {
-        "manifest": str(manifest), "shards": len(plans), "empty_scene_shards": sum(p.empty_scene for p in plans),
+        "manifest": str(manifest),
+        "shards": len(plans),
+        "empty_scene_shards": sum(p.empty_scene for p in plans),
         "empty_scene_frames": int(sum(frames[p.shard_id] for p in plans if p.empty_scene and p.shard_id in frames)),
         "empty_scene_share": render_plan.empty_scene_share(plans, frames),
         "empty_scene_share_target": config.syndor.empty_scene_share,
         "shards_rendered": len(todo) - len(failed),
-        "shards_failed": len(failed), "frames": int(sum(frames.values())),
+        "shards_failed": len(failed),
+        "frames": int(sum(frames.values())),
         "frames_rendered": int(sum(frames[p.shard_id] for p in todo if p.shard_id in frames)),
-        "calibration": calibration_summary, "poses": poses.summary(),
-        "problems": [*poses.problems, *failed, *calibration_stage.calibration_problems(calibration_summary),
-                     *store.problems(done)],
+        "calibration": calibration_summary,
+        "poses": poses.summary(),
+        "problems": [
+            *poses.problems,
+            *failed,
+            *calibration_stage.calibration_problems(calibration_summary),
+            *store.problems(done),
+        ],
     }
 
 
@@ -72,7 +78,7 @@ def _calibration_rows(calibrating: PrefectFuture) -> tuple[pd.DataFrame | None, 
     """The calibration task's rows, or None and why the task failed or left no readable rows."""
     try:
         rows = pd.read_parquet(calibrating.result())
-    except Exception as exc:  # noqa: BLE001 - a failed calibration fails the benchmark after the manifest is written
+    except Exception as exc:
         return None, f"{type(exc).__name__}: {exc}"[:2000]
     missing = sorted({"zone", "measured_ppm", "within_tolerance"} - set(rows.columns))
     if not len(rows) or missing:
@@ -86,8 +92,9 @@ def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: p
     rows = store.collect_rows(shard_ids)
     if len(rows):
         rows[render_plan.EMPTY_SCENE_COLUMN] = render_plan.empty_scene_rows(rows)
-        measured = {} if calibration_rows is None else dict(zip(calibration_rows["zone"],
-                                                                calibration_rows["measured_ppm"]))
+        measured = (
+            {} if calibration_rows is None else dict(zip(calibration_rows["zone"], calibration_rows["measured_ppm"]))
+        )
         rows["measured_ppm"] = rows["zone"].map(measured).astype(float)
     return write_parquet_atomic(store.manifest_path, rows)
 
@@ -106,13 +113,19 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
     specs = {sid: discern_stage.feature_spec_hash(config, by_path, paths) for sid, paths in plans.items()}
     todo = [sid for sid in plans if not store.is_done(sid, specs[sid])]
     task = with_runner_policy(discern_stage.feature_shard_task, config.runner)
-    _, failed = collect_shards(discern_stage.FEATURE_STAGE, [
-        (sid, task.submit(config, out, render_manifest, sid, plans[sid], specs[sid])) for sid in todo])
+    _, failed = collect_shards(
+        discern_stage.FEATURE_STAGE,
+        [(sid, task.submit(config, out, render_manifest, sid, plans[sid], specs[sid])) for sid in todo],
+    )
     done = [sid for sid in plans if store.is_done(sid, specs[sid])]
     features_manifest = store.write_manifest(done)
     problems = failed + store.problems(done)
-    summary: dict[str, Any] = {"features_manifest": str(features_manifest), "shards": len(plans),
-                               "shards_processed": len(todo) - len(failed), "shards_failed": len(failed)}
+    summary: dict[str, Any] = {
+        "features_manifest": str(features_manifest),
+        "shards": len(plans),
+        "shards_processed": len(todo) - len(failed),
+        "shards_failed": len(failed),
+    }
     features = pd.read_parquet(features_manifest)
     if not len(features):
         return {**summary, "frames": 0, "problems": problems, "manifest": None}
@@ -125,13 +138,23 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
     if "stopped" in result:
         return {**summary, "stopped": result["stopped"], "sample": result["sample"], "problems": problems}
     cv = result["cv"]
-    figures = {name: {k: cv[name][k] for k in ("macro_f1", "accuracy")} for name in ("ensemble", "decision_tree")
-               if name in cv}
-    return {**summary, "manifest": result["manifest"], "label_source": result["label_source"],
-            "population": result["population"], "sample": result["sample"], "cv_folds": cv.get("folds_used", 0),
-            "cv": figures, "cv_note": cv.get("note") or cv.get("skipped"), "label_sources": result["label_sources"],
-            "report": str(Path(out) / "report" / "discern_cv.json"), "labels_reused": bool(result.get("skipped")),
-            "problems": problems}
+    figures = {
+        name: {k: cv[name][k] for k in ("macro_f1", "accuracy")} for name in ("ensemble", "decision_tree") if name in cv
+    }
+    return {
+        **summary,
+        "manifest": result["manifest"],
+        "label_source": result["label_source"],
+        "population": result["population"],
+        "sample": result["sample"],
+        "cv_folds": cv.get("folds_used", 0),
+        "cv": figures,
+        "cv_note": cv.get("note") or cv.get("skipped"),
+        "label_sources": result["label_sources"],
+        "report": str(Path(out) / "report" / "discern_cv.json"),
+        "labels_reused": bool(result.get("skipped")),
+        "problems": problems,
+    }
 
 
 def qa_flow(config: BuildConfig, out: str, labelled_manifest: str | None, calibration: Any = None) -> dict[str, Any]:
@@ -171,18 +194,29 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     if calibration_failed:
         failures.append(calibration_failed)
     if failures:
-        return benchmark_outcome("failed", "; ".join(failures) + " (the rendered frames and their manifest, and "
-                                 "any calibration rows and plot, are kept on disk)", stages=stages, problems=problems,
-                                 calibration=calibrated)
+        return benchmark_outcome(
+            "failed",
+            "; ".join(failures) + " (the rendered frames and their manifest, and "
+            "any calibration rows and plot, are kept on disk)",
+            stages=stages,
+            problems=problems,
+            calibration=calibrated,
+        )
     discern = on_runner(discern_flow, config.runner)(config, out, render["manifest"])
     problems += discern.pop("problems")
     stages["discern"] = discern
     if "stopped" in discern:
-        return benchmark_outcome("stopped", discern["stopped"], stages=stages, problems=problems,
-                                 calibration=calibrated)
+        return benchmark_outcome(
+            "stopped", discern["stopped"], stages=stages, problems=problems, calibration=calibrated
+        )
     if discern["shards_failed"]:
-        return benchmark_outcome("failed", f"{discern['shards_failed']} night-vision/feature shard(s) failed",
-                                 stages=stages, problems=problems, calibration=calibrated)
+        return benchmark_outcome(
+            "failed",
+            f"{discern['shards_failed']} night-vision/feature shard(s) failed",
+            stages=stages,
+            problems=problems,
+            calibration=calibrated,
+        )
     qa = qa_flow(config, out, discern["manifest"], calibrated)
     problems += qa.pop("problems")
     if "report" in qa:
@@ -190,6 +224,9 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     stages["qa"] = qa
     empty = f", {render['empty_scene_share']:.1%} empty scenes" if render["empty_scene_frames"] else ""
     return benchmark_outcome(
-        "built", f"{render['frames']} frames{empty} ({render['frames_rendered']} rendered now), {qa['rows']} indexed",
-        stages=stages, problems=problems, calibration=calibrated,
+        "built",
+        f"{render['frames']} frames{empty} ({render['frames_rendered']} rendered now), {qa['rows']} indexed",
+        stages=stages,
+        problems=problems,
+        calibration=calibrated,
     )

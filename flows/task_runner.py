@@ -3,8 +3,8 @@ set in one place for every flow."""
 
 from __future__ import annotations
 
-from contextlib import contextmanager, nullcontext
-from typing import ContextManager, Iterator
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 from prefect import Flow, Task
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
@@ -24,8 +24,10 @@ def task_runner(runner: RunnerConfig) -> TaskRunner:
     if runner.kind == "local":
         return ThreadPoolTaskRunner(max_workers=runner.max_workers)
     if not runner.dask_address:
-        raise ValueError(f"runner.kind {runner.kind}: no scheduler address; the build starts its cluster "
-                         "(flows.cluster.dask_cluster) before the flows run")
+        raise ValueError(
+            f"runner.kind {runner.kind}: no scheduler address; the build starts its cluster "
+            "(flows.cluster.dask_cluster) before the flows run"
+        )
     from prefect_dask import DaskTaskRunner
 
     return DaskTaskRunner(address=runner.dask_address)
@@ -54,7 +56,7 @@ def _annotated() -> Iterator[None]:
         yield
 
 
-def gpu_stage(runner: RunnerConfig, needs_gpu: bool) -> ContextManager[None]:
+def gpu_stage(runner: RunnerConfig, needs_gpu: bool) -> AbstractContextManager[None]:
     """Tasks submitted inside carry Dask's resource annotation `GPU=1` when the stage needs a GPU and the
     runner's workers offer GPUs, so Dask runs them only on GPU workers, one per GPU."""
     return _annotated() if needs_gpu and offers_gpus(runner) else nullcontext()

@@ -24,10 +24,10 @@ from typing import Any
 from prefect import flow, get_run_logger
 
 from benchfoundry.configs.build import BuildConfig
-from benchfoundry.flows.collect import collect_shards
-from benchfoundry.flows.task_runner import with_runner_policy
 from benchfoundry.core.buildinfo import benchmark_outcome
 from benchfoundry.core.store import StageStore
+from benchfoundry.flows.collect import collect_shards
+from benchfoundry.flows.task_runner import with_runner_policy
 from benchfoundry.tasks.viewspatial.coco_stage import coco_task
 from benchfoundry.tasks.viewspatial.release import write_benchmark_files
 from benchfoundry.tasks.viewspatial.report_page import write_report_page
@@ -56,12 +56,14 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         settings["seed"] = config.seed
         render = with_runner_policy(synthetic_scan_task, config.runner)
         made, problems = collect_shards(
-            "synthetic", [(scene, render.submit(out, str(root), split, settings))
-                          for split, (scene, _) in SYNTHETIC_SCENES.items()],
-            {scene: str(root / "render" / scene) for scene, _ in SYNTHETIC_SCENES.values()})
+            "synthetic",
+            [(scene, render.submit(out, str(root), split, settings)) for split, (scene, _) in SYNTHETIC_SCENES.items()],
+            {scene: str(root / "render" / scene) for scene, _ in SYNTHETIC_SCENES.values()},
+        )
         extra["synthetic_render_s"] = {r["scene_id"]: r["render_s"] for r in made}
-        extra["synthetic_manifest"] = str(StageStore(out, BENCHMARK, "synthetic").write_manifest(
-            sorted(extra["synthetic_render_s"])))
+        extra["synthetic_manifest"] = str(
+            StageStore(out, BENCHMARK, "synthetic").write_manifest(sorted(extra["synthetic_render_s"]))
+        )
         scans_dir = root / ("scans" if vs.synthetic.layout == "raw" else "scans_export")
         layout: str | None = vs.synthetic.layout
         source = f"synthetic scans ({vs.synthetic.layout} layout) in {root}"
@@ -76,9 +78,14 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     unmade = {p["item"] for p in problems}
     task = with_runner_policy(scan_task, config.runner)
     results, failed = collect_shards(
-        "scan", [(scene, task.submit(out, str(scans_dir / scene), split, layout, nyu40_of, vs, config.seed))
-                 for split, scene in scans if scene not in unmade],
-        {scene: str(scans_dir / scene) for _, scene in scans})
+        "scan",
+        [
+            (scene, task.submit(out, str(scans_dir / scene), split, layout, nyu40_of, vs, config.seed))
+            for split, scene in scans
+            if scene not in unmade
+        ],
+        {scene: str(scans_dir / scene) for _, scene in scans},
+    )
     done = sorted(r["scene_id"] for r in results if r["done"])
     problems += failed + [p for r in results for p in r["problems"]]
     stages = {}
@@ -112,25 +119,36 @@ def coco_half(config: BuildConfig, out: str) -> tuple[dict[str, Any], list[dict[
     problems: list[dict[str, Any]] = []
     render_s: dict[str, float] = {}
     if cc.splits:
-        sources = {split: {"annotations": str(s.annotations), "images": str(s.images),
-                           "instances": None if s.instances is None else str(s.instances), "truth": None}
-                   for split, s in cc.splits.items()}
+        sources = {
+            split: {
+                "annotations": str(s.annotations),
+                "images": str(s.images),
+                "instances": None if s.instances is None else str(s.instances),
+                "truth": None,
+            }
+            for split, s in cc.splits.items()
+        }
         where = "COCO (" + ", ".join(f"{k}: {v.annotations}" for k, v in sorted(cc.splits.items())) + ")"
     else:
         root = Path(out) / BENCHMARK / "coco_synthetic"
         render = with_runner_policy(synthetic_coco_task, config.runner)
         made, problems = collect_shards(
             "coco-synthetic",
-            [(split, render.submit(out, str(root), split, cc.synthetic.model_dump(), config.person,
-                                   config.seed)) for split in sorted(cc.synthetic.images)],
-            {split: str(root / split) for split in cc.synthetic.images})
+            [
+                (split, render.submit(out, str(root), split, cc.synthetic.model_dump(), config.person, config.seed))
+                for split in sorted(cc.synthetic.images)
+            ],
+            {split: str(root / split) for split in cc.synthetic.images},
+        )
         sources = {r["split"]: {**r["paths"], "instances": None} for r in made}
         render_s = {r["split"]: r["render_s"] for r in made}
         where = f"the synthetic set in {root}"
     task = with_runner_policy(coco_task, config.runner)
     results, failed = collect_shards(
-        "coco", [(split, task.submit(out, split, sources[split], cc, config.seed)) for split in sorted(sources)],
-        {split: sources[split]["annotations"] for split in sources})
+        "coco",
+        [(split, task.submit(out, split, sources[split], cc, config.seed)) for split in sorted(sources)],
+        {split: sources[split]["annotations"] for split in sources},
+    )
     summary = {r["split"]: {**r, "render_s": render_s.get(r["split"])} for r in results}
     expected = len(cc.splits) if cc.splits else len(cc.synthetic.images)
     return summary, problems + failed, where, expected

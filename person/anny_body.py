@@ -32,17 +32,35 @@ _TOES = tuple(f"toe{k}-1" for k in range(1, 6))
 #: SMPL joint index → the Anny bones it rotates (their heads sit at that joint). SMPL's hand joints
 #: (22, 23) have no Anny bone: the fingers follow the wrist.
 SMPL_TO_ANNY: dict[int, tuple[str, ...]] = {
-    0: ("root",), 1: ("upperleg01.L",), 2: ("upperleg01.R",), 3: ("spine05",), 4: ("lowerleg01.L",),
-    5: ("lowerleg01.R",), 6: ("spine03",), 7: ("foot.L",), 8: ("foot.R",), 9: ("spine01",),
-    10: tuple(f"{t}.L" for t in _TOES), 11: tuple(f"{t}.R" for t in _TOES), 12: ("neck01",),
-    13: ("clavicle.L",), 14: ("clavicle.R",), 15: ("head",), 16: ("upperarm01.L",), 17: ("upperarm01.R",),
-    18: ("lowerarm01.L",), 19: ("lowerarm01.R",), 20: ("wrist.L",), 21: ("wrist.R",),
+    0: ("root",),
+    1: ("upperleg01.L",),
+    2: ("upperleg01.R",),
+    3: ("spine05",),
+    4: ("lowerleg01.L",),
+    5: ("lowerleg01.R",),
+    6: ("spine03",),
+    7: ("foot.L",),
+    8: ("foot.R",),
+    9: ("spine01",),
+    10: tuple(f"{t}.L" for t in _TOES),
+    11: tuple(f"{t}.R" for t in _TOES),
+    12: ("neck01",),
+    13: ("clavicle.L",),
+    14: ("clavicle.R",),
+    15: ("head",),
+    16: ("upperarm01.L",),
+    17: ("upperarm01.R",),
+    18: ("lowerarm01.L",),
+    19: ("lowerarm01.R",),
+    20: ("wrist.L",),
+    21: ("wrist.R",),
 }
 #: Where SMPL joints without a bone of their own sit on Anny's rig (the head of this bone).
 _JOINT_AT = {22: "finger3-1.L", 23: "finger3-1.R"}
 #: The Anny bone whose head is SMPL joint j's position on the rig (the middle toe for the foot joints).
-JOINT_BONE: dict[int, str] = {j: (SMPL_TO_ANNY.get(j) or (_JOINT_AT[j],))[len(SMPL_TO_ANNY.get(j, ())) // 2]
-                              for j in range(24)}
+JOINT_BONE: dict[int, str] = {
+    j: (SMPL_TO_ANNY.get(j) or (_JOINT_AT[j],))[len(SMPL_TO_ANNY.get(j, ())) // 2] for j in range(24)
+}
 #: Each SMPL joint's child that sets its bone direction (the spine's top: the neck); leaves: none.
 _DIRECTION_CHILD = {j: next((c for c in range(24) if PARENTS[c] == j), None) for j in range(24)}
 _DIRECTION_CHILD[0] = None  # the root keeps its orientation
@@ -126,22 +144,30 @@ def rest_body(phenotype: dict[str, float]) -> AnnyRest:
     align = np.tile(np.eye(3), (24, 1, 1))
     for j in range(1, 24):
         child = _DIRECTION_CHILD[j]
-        align[j] = align[PARENTS[j]] if child is None else min_rotation(
-            unit(joints[child] - joints[j]), unit(smpl_world[child] - smpl_world[j]), eps=1e-12)
+        align[j] = (
+            align[PARENTS[j]]
+            if child is None
+            else min_rotation(unit(joints[child] - joints[j]), unit(smpl_world[child] - smpl_world[j]), eps=1e-12)
+        )
     tpose = np.zeros((24, 3))
     tpose[0] = joints[0]
     for j in range(1, 24):
         p = PARENTS[j]
         tpose[j] = tpose[p] + align[p] @ (joints[j] - joints[p])
-    return AnnyRest(vertices=out["rest_vertices"][0].numpy().astype(np.float64),
-                    bone_poses=out["rest_bone_poses"][0].numpy().astype(np.float64),
-                    joints=joints, align=align, tpose_joints=tpose @ SMPL_TO_WORLD)
+    return AnnyRest(
+        vertices=out["rest_vertices"][0].numpy().astype(np.float64),
+        bone_poses=out["rest_bone_poses"][0].numpy().astype(np.float64),
+        joints=joints,
+        align=align,
+        tpose_joints=tpose @ SMPL_TO_WORLD,
+    )
 
 
 def smpl_global_rotations(body_pose: np.ndarray) -> np.ndarray:
     """(24,3,3) global rotations of SMPL's joints for a (23,3) body pose, in the world frame."""
-    local = np.concatenate([np.eye(3)[None], Rotation.from_rotvec(np.asarray(body_pose, dtype=np.float64)
-                                                                    .reshape(23, 3)).as_matrix()])
+    local = np.concatenate(
+        [np.eye(3)[None], Rotation.from_rotvec(np.asarray(body_pose, dtype=np.float64).reshape(23, 3)).as_matrix()]
+    )
     local = SMPL_TO_WORLD @ local @ SMPL_TO_WORLD.T
     glob = np.zeros_like(local)
     for j in range(24):
@@ -186,9 +212,14 @@ def pose_anny(body_pose: np.ndarray, rest: AnnyRest, phenotype: dict[str, float]
     out = _forward(torch.as_tensor(delta[None], dtype=model.dtype), phenotype, "world-orient")
     with _LOCK, torch.no_grad():
         keypoints = regressor(out)[0].numpy().astype(np.float64)
-    return PosedAnny(vertices=out["vertices"][0].numpy().astype(np.float64), faces=faces(),
-                     uv=corner_uv(), keypoints=keypoints,
-                     bone_heads=out["bone_poses"][0, :, :3, 3].numpy().astype(np.float64), height_m=rest.height_m)
+    return PosedAnny(
+        vertices=out["vertices"][0].numpy().astype(np.float64),
+        faces=faces(),
+        uv=corner_uv(),
+        keypoints=keypoints,
+        bone_heads=out["bone_poses"][0, :, :3, 3].numpy().astype(np.float64),
+        height_m=rest.height_m,
+    )
 
 
 @functools.lru_cache(maxsize=1)

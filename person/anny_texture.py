@@ -67,8 +67,12 @@ def _rest_marks() -> dict[str, float | np.ndarray]:
     heads = rest.bone_poses[:, :3, 3]
     head = heads[labels.index("head")]
     eye = heads[labels.index("eye.L")]
-    return {"waist": float(heads[labels.index("spine05")][2] + 0.03), "head": head,
-            "hairline": float(eye[2] + 0.055), "eyes": (heads[labels.index("eye.L")], heads[labels.index("eye.R")])}
+    return {
+        "waist": float(heads[labels.index("spine05")][2] + 0.03),
+        "head": head,
+        "hairline": float(eye[2] + 0.055),
+        "eyes": (heads[labels.index("eye.L")], heads[labels.index("eye.R")]),
+    }
 
 
 def anny_texture(texture_id: int, size: int = 512) -> np.ndarray:

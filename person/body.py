@@ -13,8 +13,9 @@ Official files (`body.model_path`) and the procedural body load the same way, as
 says (never guessed from the file name, so official names such as `basicmodel_neutral_lbs_10_207_0_v1.1.0.pkl`
 work): SMPL pickles are read here, chumpy arrays turned into numpy arrays without importing chumpy,
 and handed to `smplx.SMPL` as arrays; SMPL-X files go to `smplx.SMPLX` by path. The procedural file
-(SMPL or SMPL-X layout) is first written, once and atomically, into a cache folder. SMPL-X models take the first 21 joints of the
-(23,3) SMPL body pose (SMPL's hand joints 22–23 have no SMPL-X counterpart); hands stay flat.
+(SMPL or SMPL-X layout) is first written, once and atomically, into a cache folder. SMPL-X models take the
+first 21 joints of the (23,3) SMPL body pose (SMPL's hand joints 22–23 have no SMPL-X counterpart); hands stay
+flat.
 """
 
 from __future__ import annotations
@@ -39,8 +40,17 @@ SMPLX_BODY_JOINTS = 21
 
 _FACE_KEYPOINTS = {"nose": "nose", "left_eye": "leye", "right_eye": "reye", "left_ear": "lear", "right_ear": "rear"}
 _JOINT_LANDMARKS = {
-    "left_shoulder": 16, "right_shoulder": 17, "left_elbow": 18, "right_elbow": 19, "left_wrist": 20,
-    "right_wrist": 21, "left_hip": 1, "right_hip": 2, "left_knee": 4, "right_knee": 5, "left_ankle": 7,
+    "left_shoulder": 16,
+    "right_shoulder": 17,
+    "left_elbow": 18,
+    "right_elbow": 19,
+    "left_wrist": 20,
+    "right_wrist": 21,
+    "left_hip": 1,
+    "right_hip": 2,
+    "left_knee": 4,
+    "right_knee": 5,
+    "left_ankle": 7,
     "right_ankle": 8,
 }
 
@@ -116,10 +126,28 @@ class _ChumpyStub:
 #: (`J_regressor`), plain builtin containers and the object reconstructor; anything else (a callable a
 #: crafted file could run) is refused.
 _PICKLE_MODULES = ("numpy", "scipy.sparse")
-_SAFE_BUILTINS = {"object", "set", "frozenset", "list", "dict", "tuple", "slice", "complex", "bytearray",
-                  "int", "float", "bool", "str", "bytes"}
-_PICKLE_GLOBALS = {("copy_reg", "_reconstructor"), ("copyreg", "_reconstructor"), ("_codecs", "encode"),
-                   *((m, n) for m in ("__builtin__", "builtins") for n in _SAFE_BUILTINS)}
+_SAFE_BUILTINS = {
+    "object",
+    "set",
+    "frozenset",
+    "list",
+    "dict",
+    "tuple",
+    "slice",
+    "complex",
+    "bytearray",
+    "int",
+    "float",
+    "bool",
+    "str",
+    "bytes",
+}
+_PICKLE_GLOBALS = {
+    ("copy_reg", "_reconstructor"),
+    ("copyreg", "_reconstructor"),
+    ("_codecs", "encode"),
+    *((m, n) for m in ("__builtin__", "builtins") for n in _SAFE_BUILTINS),
+}
 
 
 class _ModelUnpickler(pickle.Unpickler):
@@ -181,8 +209,16 @@ def _load(path: str, model_type: str, gender: str, n_betas: int, procedural: boo
         data = Struct(**read_smpl_pickle(Path(path)))
         with _LOCK:
             return smplx.SMPL(model_path=path, data_struct=data, **kwargs)
-    except (pickle.UnpicklingError, ImportError, EOFError, ValueError, KeyError, AttributeError, IndexError,
-            TypeError) as exc:
+    except (
+        pickle.UnpicklingError,
+        ImportError,
+        EOFError,
+        ValueError,
+        KeyError,
+        AttributeError,
+        IndexError,
+        TypeError,
+    ) as exc:
         raise RuntimeError(f"{path}: not a readable {model_type.upper()} model file: {exc}") from exc
 
 
@@ -264,7 +300,9 @@ def _extras(cfg: BodyConfig, cache_dir: Path, model: Any) -> _Extras:
     return _official_extras(model, cfg.model_type, None if cfg.uv_path is None else str(cfg.uv_path))
 
 
-def _run(model: Any, model_type: str, body_pose: np.ndarray, global_orient: np.ndarray, betas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _run(
+    model: Any, model_type: str, body_pose: np.ndarray, global_orient: np.ndarray, betas: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """smplx forward pass → (vertices (V,3), joints (J,3)) in SMPL's frame."""
     import torch
 
@@ -348,9 +386,14 @@ def _posed_anny(pose: np.ndarray, orient: np.ndarray, phenotype: dict[str, float
     verts = (posed.vertices - pelvis) @ turn.T
     keypoints = (posed.keypoints - pelvis) @ turn.T
     shift = np.array([0.0, 0.0, verts[:, 2].min()])
-    return BodyMesh(vertices=(verts - shift).astype(np.float32), faces=posed.faces, uv=posed.uv,
-                    landmarks=anny_body.landmarks(), height_m=posed.height_m,
-                    keypoints=(keypoints - shift).astype(np.float32))
+    return BodyMesh(
+        vertices=(verts - shift).astype(np.float32),
+        faces=posed.faces,
+        uv=posed.uv,
+        landmarks=anny_body.landmarks(),
+        height_m=posed.height_m,
+        keypoints=(keypoints - shift).astype(np.float32),
+    )
 
 
 @functools.lru_cache(maxsize=64)

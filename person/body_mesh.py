@@ -37,7 +37,9 @@ class BodyMesh:
 def write_body_mesh(mesh: BodyMesh, path: Path) -> Path:
     """Save a BodyMesh as .npz (atomic), for handing a posed body to a render worker by path."""
     arrays: dict[str, np.ndarray] = {
-        "vertices": mesh.vertices, "faces": mesh.faces, "height_m": np.array(mesh.height_m),
+        "vertices": mesh.vertices,
+        "faces": mesh.faces,
+        "height_m": np.array(mesh.height_m),
         "landmark_names": np.array(list(mesh.landmarks)),
         "landmark_ids": np.array(list(mesh.landmarks.values()), dtype=np.int64),
     }
@@ -56,7 +58,8 @@ def read_body_mesh(path: Path) -> BodyMesh:
     """Load a BodyMesh written by `write_body_mesh`."""
     with np.load(path) as data:
         return BodyMesh(
-            vertices=data["vertices"], faces=data["faces"],
+            vertices=data["vertices"],
+            faces=data["faces"],
             uv=data["uv"] if "uv" in data.files else None,
             landmarks=dict(zip(data["landmark_names"].tolist(), data["landmark_ids"].tolist())),
             height_m=float(data["height_m"]),

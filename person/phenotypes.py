@@ -31,7 +31,9 @@ def draw_phenotype(ranges: PhenotypeRanges, seed: int, person_id: int) -> dict[s
     if np.any(np.diff(heights) <= 0):
         raise ValueError(f"anny rest height is not increasing with its height parameter for {values}: {heights}")
     if not heights[0] <= target <= heights[-1]:
-        raise ValueError(f"body.phenotypes.height_m: {target:.3f} m is outside what anny reaches for {values} "
-                         f"({heights[0]:.3f}–{heights[-1]:.3f} m)")
+        raise ValueError(
+            f"body.phenotypes.height_m: {target:.3f} m is outside what anny reaches for {values} "
+            f"({heights[0]:.3f}–{heights[-1]:.3f} m)"
+        )
     values["height"] = float(np.interp(target, heights, HEIGHT_GRID))
     return values

@@ -59,8 +59,9 @@ def _phenotype(ranges_json: str, seed: int, person_id: int) -> tuple[tuple[str, 
     return tuple(draw_phenotype(PhenotypeRanges.model_validate_json(ranges_json), seed, person_id).items())
 
 
-def person_body(person: PersonConfig, seed: int, person_id: int, body_pose: np.ndarray, action: str | None,
-                cache: Path) -> BodyMesh:
+def person_body(
+    person: PersonConfig, seed: int, person_id: int, body_pose: np.ndarray, action: str | None, cache: Path
+) -> BodyMesh:
     """The posed body of person `person_id`; `action` (a built-in action or UPRIGHT) is rebuilt on Anny's own
     skeleton, `body_pose` ((23,3) SMPL axis-angle) is used otherwise. Procedural models live in `cache/model`."""
     from benchfoundry.person.body import posed_body
@@ -99,8 +100,9 @@ def texture_file(person: PersonConfig, texture_id: int, cache: Path) -> Path:
     return path
 
 
-def prepare_person(person: PersonConfig, seed: int, person_id: int, name: str, body_pose: np.ndarray,
-                   action: str | None, cache: Path) -> PersonFiles:
+def prepare_person(
+    person: PersonConfig, seed: int, person_id: int, name: str, body_pose: np.ndarray, action: str | None, cache: Path
+) -> PersonFiles:
     """Pose person `person_id` and write their mesh (named `name` and its content) and texture into `cache`."""
     cache = Path(cache)
     body = person_body(person, seed, person_id, body_pose, action, cache)
@@ -110,6 +112,11 @@ def prepare_person(person: PersonConfig, seed: int, person_id: int, name: str, b
         write_body_mesh(body, mesh_npz)
     coco = mesh_npz.with_name(f"{mesh_npz.stem}_coco.json")
     if body.keypoints is not None and not coco.exists():
-        write_json_atomic(coco, {"frame": "world: metres, +Z up, feet on z = 0, facing -Y",
-                                 "keypoints": {n: [float(x) for x in k] for n, k in zip(COCO_KEYPOINTS, body.keypoints)}})
+        write_json_atomic(
+            coco,
+            {
+                "frame": "world: metres, +Z up, feet on z = 0, facing -Y",
+                "keypoints": {n: [float(x) for x in k] for n, k in zip(COCO_KEYPOINTS, body.keypoints)},
+            },
+        )
     return PersonFiles(mesh_npz, texture_file(person, person_id, cache), mesh_sha, body)

@@ -21,13 +21,34 @@ from benchfoundry.core.seeding import item_rng
 #: Seed of the procedural texture library (not the build seed: an id is a fixed outfit).
 LIBRARY_SEED = 0
 
-SKIN_TONES = np.array([
-    (255, 224, 196), (241, 194, 158), (224, 172, 125), (198, 134, 90), (141, 85, 54), (98, 60, 38),
-]) / 255.0
+SKIN_TONES = (
+    np.array(
+        [
+            (255, 224, 196),
+            (241, 194, 158),
+            (224, 172, 125),
+            (198, 134, 90),
+            (141, 85, 54),
+            (98, 60, 38),
+        ]
+    )
+    / 255.0
+)
 HAIR_COLOURS = np.array([(20, 17, 15), (59, 38, 26), (106, 78, 50), (181, 150, 96), (150, 150, 150)]) / 255.0
-TROUSER_COLOURS = np.array([
-    (43, 62, 99), (70, 90, 130), (190, 170, 130), (30, 30, 32), (85, 85, 90), (80, 85, 55), (95, 65, 45),
-]) / 255.0
+TROUSER_COLOURS = (
+    np.array(
+        [
+            (43, 62, 99),
+            (70, 90, 130),
+            (190, 170, 130),
+            (30, 30, 32),
+            (85, 85, 90),
+            (80, 85, 55),
+            (95, 65, 45),
+        ]
+    )
+    / 255.0
+)
 SHOE_COLOURS = np.array([(25, 22, 20), (60, 40, 25), (235, 235, 230), (90, 90, 95), (120, 30, 30)]) / 255.0
 
 
@@ -95,7 +116,7 @@ def _fabric(lu: np.ndarray, lv: np.ndarray, outfit: dict) -> np.ndarray:
     """Shirt cloth: solid, stripes along the body, or checks."""
     base, other, period = outfit["shirt"], outfit["shirt2"], outfit["period"]
     if outfit["pattern"] == "stripes":
-        mask = (np.floor(lv / period) % 2 == 1)
+        mask = np.floor(lv / period) % 2 == 1
     elif outfit["pattern"] == "checks":
         mask = (np.floor(lv / period) + np.floor(lu / (period * 1.5))) % 2 == 1
     else:

@@ -27,8 +27,15 @@ from benchfoundry.render.person import add_person
 def render_image(scene: Any, spec: CocoShard, image: CocoImage, scratch: Path) -> None:
     """Build one image's scene in the (empty) `scene`, render, move the image and the index pass."""
     apply_engine(scene, spec.engine, image.seed)
-    camera = setup_camera(scene, PinholeCamera(focal_mm=image.focal_mm, sensor_height_mm=spec.sensor_height_mm,
-                                               resolution_w=spec.width, resolution_h=spec.height))
+    camera = setup_camera(
+        scene,
+        PinholeCamera(
+            focal_mm=image.focal_mm,
+            sensor_height_mm=spec.sensor_height_mm,
+            resolution_w=spec.width,
+            resolution_h=spec.height,
+        ),
+    )
     place_camera(camera, image.camera_matrix)
     for k, part in enumerate(image.parts):
         add_primitive(scene, f"part{k:02d}", part)

@@ -21,6 +21,7 @@ from benchfoundry.render.objects import add_primitive, add_sign
 from benchfoundry.render.passes import render_with_index
 from benchfoundry.render.person import add_person
 
+
 def _camera(scene: Any, height_m: float) -> Any:
     """Equirectangular camera at (0, 0, height) looking along +Y with +Z up (sphere θ = 0 is +Y, θ = 90° is +X)."""
     data = bpy.data.cameras.new("panorama_camera")
@@ -52,5 +53,3 @@ def render_panorama(scene: Any, spec: PanoramaShard, scratch: Path) -> None:
             add_person(scene, inst.person).name = f"i{inst.id:03d}_person"
     apply_lighting(spec.light, scene)
     render_with_index(scene, scratch, spec.image, spec.index_npy)
-
-

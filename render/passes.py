@@ -88,8 +88,10 @@ def _index_outputs(scene: Any, scratch: Path) -> tuple[Path, Path]:
     tree = bpy.data.node_groups.new("panorama outputs", "CompositorNodeTree")
     scene.compositing_node_group = tree
     layers = tree.nodes.new("CompositorNodeRLayers")
-    for item, socket, file_format, depth in ((INDEXED_IMAGE_ITEM, "Image", "PNG", "8"),
-                                              (INDEX_ITEM, "Object Index", "OPEN_EXR", "32")):
+    for item, socket, file_format, depth in (
+        (INDEXED_IMAGE_ITEM, "Image", "PNG", "8"),
+        (INDEX_ITEM, "Object Index", "OPEN_EXR", "32"),
+    ):
         node = tree.nodes.new("CompositorNodeOutputFile")
         node.directory = str(scratch) + "/"
         node.file_name = ""

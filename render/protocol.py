@@ -7,7 +7,7 @@ request. `BENCHFOUNDRY_GPU_INDEX=i`: a GPU render enables only the i-th device o
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 GPU_INDEX_ENV = "BENCHFOUNDRY_GPU_INDEX"
 IDLE_ENV = "BENCHFOUNDRY_RENDER_IDLE_S"

@@ -1,6 +1,7 @@
 """Blender worker for the synthetic ScanNet room: `python -m benchfoundry.render.scannet_room SPEC.json OUTDIR`.
 
-Builds the room from the spec (a `ScanRoomShard`, `tasks/viewspatial/synthetic_scan.render_spec`), then renders each frame with
+Builds the room from the spec (a `ScanRoomShard`, `tasks/viewspatial/synthetic_scan.render_spec`), then renders
+each frame with
 Cycles: colour to `frame-<id>.color.png`, and the Z pass (planar depth along the view axis,
 which is what ScanNet's depth holds) through the compositor to EXR, converted to uint16
 millimetres, subsampled by `depth_stride`, as `frame-<id>.depth.npy`. Frames go to disk as

@@ -8,7 +8,8 @@ come between a camera and the person.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import bpy
 import numpy as np
@@ -46,8 +47,16 @@ def clear_scene() -> None:
             bpy.data.materials.remove(mat)
 
 
-def _material(name: str, color_a: tuple, color_b: tuple, *, scale: float, roughness: float,
-              bump: float = 0.0, pattern: str = "noise") -> Any:
+def _material(
+    name: str,
+    color_a: tuple,
+    color_b: tuple,
+    *,
+    scale: float,
+    roughness: float,
+    bump: float = 0.0,
+    pattern: str = "noise",
+) -> Any:
     """A principled material mixing two colours by a noise, wave or plank pattern; `scale` is
     per metre of world position."""
     mat = bpy.data.materials.new(f"env_{name}")
@@ -88,8 +97,15 @@ def _material(name: str, color_a: tuple, color_b: tuple, *, scale: float, roughn
     return mat
 
 
-def _add(collection: Any, maker: Callable[..., Any], material: Any, location: tuple, scale: tuple,
-         rotation_z: float = 0.0, **kwargs: Any) -> Any:
+def _add(
+    collection: Any,
+    maker: Callable[..., Any],
+    material: Any,
+    location: tuple,
+    scale: tuple,
+    rotation_z: float = 0.0,
+    **kwargs: Any,
+) -> Any:
     maker(location=location, **kwargs)
     obj = bpy.context.active_object
     for coll in obj.users_collection:
@@ -116,48 +132,72 @@ def _prop_spots(rng: np.random.Generator, count: int, r_min: float, r_max: float
 
 
 def _desert(collection: Any, rng: np.random.Generator) -> None:
-    _ground(collection, _material("sand", (0.72, 0.52, 0.30), (0.58, 0.40, 0.22), scale=0.15, roughness=0.9,
-                                  bump=0.2))
+    _ground(collection, _material("sand", (0.72, 0.52, 0.30), (0.58, 0.40, 0.22), scale=0.15, roughness=0.9, bump=0.2))
     rock = _material("rock", (0.35, 0.28, 0.22), (0.55, 0.45, 0.35), scale=3.0, roughness=0.8, bump=0.5)
     cactus = _material("cactus", (0.15, 0.30, 0.12), (0.25, 0.40, 0.18), scale=8.0, roughness=0.6)
     for x, y, yaw in _prop_spots(rng, 6, 4.0, 40.0):
         s = rng.uniform(0.3, 1.2)
-        _add(collection, bpy.ops.mesh.primitive_ico_sphere_add, rock, (x, y, 0.2 * s), (s, 0.8 * s, 0.5 * s), yaw,
-             subdivisions=2)
+        _add(
+            collection,
+            bpy.ops.mesh.primitive_ico_sphere_add,
+            rock,
+            (x, y, 0.2 * s),
+            (s, 0.8 * s, 0.5 * s),
+            yaw,
+            subdivisions=2,
+        )
     for x, y, yaw in _prop_spots(rng, 3, 8.0, 60.0):
         h = rng.uniform(1.5, 3.0)
         _add(collection, bpy.ops.mesh.primitive_cylinder_add, cactus, (x, y, h / 2), (0.2, 0.2, h / 2), yaw)
     for x, y, yaw in _prop_spots(rng, 4, 300.0, 900.0):
         s = rng.uniform(40, 120)
-        _add(collection, bpy.ops.mesh.primitive_uv_sphere_add, bpy.data.materials["env_sand"], (x, y, -0.6 * s),
-             (s, 1.5 * s, 0.75 * s), yaw)
+        _add(
+            collection,
+            bpy.ops.mesh.primitive_uv_sphere_add,
+            bpy.data.materials["env_sand"],
+            (x, y, -0.6 * s),
+            (s, 1.5 * s, 0.75 * s),
+            yaw,
+        )
 
 
 def _field(collection: Any, rng: np.random.Generator) -> None:
-    _ground(collection, _material("grass", (0.14, 0.30, 0.07), (0.30, 0.42, 0.12), scale=0.5, roughness=0.95,
-                                  bump=0.4))
+    _ground(collection, _material("grass", (0.14, 0.30, 0.07), (0.30, 0.42, 0.12), scale=0.5, roughness=0.95, bump=0.4))
     bark = _material("bark", (0.22, 0.15, 0.09), (0.30, 0.22, 0.14), scale=10.0, roughness=0.9)
     leaves = _material("leaves", (0.08, 0.22, 0.05), (0.16, 0.32, 0.08), scale=4.0, roughness=0.8, bump=0.5)
     hay = _material("hay", (0.75, 0.62, 0.30), (0.60, 0.48, 0.22), scale=12.0, roughness=0.9, pattern="wave")
     for x, y, yaw in _prop_spots(rng, 5, 25.0, 80.0):
         h = rng.uniform(3.0, 7.0)
         _add(collection, bpy.ops.mesh.primitive_cylinder_add, bark, (x, y, h / 2), (0.25, 0.25, h / 2), yaw)
-        _add(collection, bpy.ops.mesh.primitive_ico_sphere_add, leaves, (x, y, h), (h / 3, h / 3, h / 2.5), yaw,
-             subdivisions=2)
+        _add(
+            collection,
+            bpy.ops.mesh.primitive_ico_sphere_add,
+            leaves,
+            (x, y, h),
+            (h / 3, h / 3, h / 2.5),
+            yaw,
+            subdivisions=2,
+        )
     for x, y, yaw in _prop_spots(rng, 4, 4.0, 30.0):
         _add(collection, bpy.ops.mesh.primitive_cylinder_add, hay, (x, y, 0.6), (0.6, 0.6, 0.6), yaw)
         bpy.context.active_object.rotation_euler = (math.pi / 2, 0.0, yaw)
 
 
 def _wharf(collection: Any, rng: np.random.Generator) -> None:
-    _ground(collection, _material("water", (0.02, 0.06, 0.09), (0.04, 0.10, 0.13), scale=0.3, roughness=0.08,
-                                  bump=0.15, pattern="wave"), z=-1.2)
+    _ground(
+        collection,
+        _material(
+            "water", (0.02, 0.06, 0.09), (0.04, 0.10, 0.13), scale=0.3, roughness=0.08, bump=0.15, pattern="wave"
+        ),
+        z=-1.2,
+    )
     deck = _material("deck", (0.36, 0.25, 0.16), (0.28, 0.19, 0.12), scale=1.0, roughness=0.8, pattern="planks")
     _add(collection, bpy.ops.mesh.primitive_cube_add, deck, (0.0, 0.0, -0.15), (45.0, 45.0, 0.15))
     iron = _material("iron", (0.08, 0.08, 0.09), (0.18, 0.16, 0.15), scale=6.0, roughness=0.5)
     crate = _material("crate", (0.45, 0.32, 0.18), (0.35, 0.24, 0.13), scale=5.0, roughness=0.85, pattern="wave")
-    container = _material("container", (0.45, 0.10, 0.07), (0.35, 0.08, 0.05), scale=20.0, roughness=0.6,
-                          pattern="wave")
+    container = _material(
+        "container", (0.45, 0.10, 0.07), (0.35, 0.08, 0.05), scale=20.0, roughness=0.6, pattern="wave"
+    )
     for x, y, yaw in _prop_spots(rng, 6, 4.0, 40.0):
         _add(collection, bpy.ops.mesh.primitive_cylinder_add, iron, (x, y, 0.35), (0.2, 0.2, 0.35), yaw)
     for x, y, yaw in _prop_spots(rng, 5, 5.0, 35.0):

@@ -23,8 +23,9 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from typing import Any, TextIO
 
 from benchfoundry.core.render_spec import CocoShard, PanoramaShard, RigShard, Shard, read_spec
 from benchfoundry.render.protocol import idle_seconds
@@ -76,8 +77,9 @@ class Worker:
             self._reset()
             apply_engine(self.scene, spec.engine)
             self.camera = setup_camera(self.scene, spec.camera)
-            self.outputs = setup_outputs(self.scene, str(self.scratch), spec.mask_index, spec.engine.image_format,
-                                         spec.engine.jpeg_quality)
+            self.outputs = setup_outputs(
+                self.scene, str(self.scratch), spec.mask_index, spec.engine.image_format, spec.engine.jpeg_quality
+            )
             self.built = {"setup": setup_key}
         scene_key = (spec.scene, spec.scene_seed)
         if self.built.get("scene") != scene_key:
@@ -101,8 +103,12 @@ class Worker:
             move_output(image_file, frame.rgb)
             move_output(mask_file, frame.mask)
             frame_seconds.append(time.perf_counter() - frame_start)
-        return {"ok": True, "frames": len(spec.frames), "seconds": time.perf_counter() - started,
-                "frame_seconds": frame_seconds}
+        return {
+            "ok": True,
+            "frames": len(spec.frames),
+            "seconds": time.perf_counter() - started,
+            "frame_seconds": frame_seconds,
+        }
 
     def render_panorama(self, spec: PanoramaShard) -> dict[str, Any]:
         """An ODI-Bench synthetic panorama (render/panorama_scene.py), built in a fresh file."""
@@ -123,8 +129,7 @@ class Worker:
         seconds = render_coco(spec, self.scratch)
         self.scene = self.bpy.context.scene
         self.built = {"coco": spec.images[-1].image if spec.images else None}
-        return {"ok": True, "frames": len(seconds), "seconds": time.perf_counter() - started,
-                "frame_seconds": seconds}
+        return {"ok": True, "frames": len(seconds), "seconds": time.perf_counter() - started, "frame_seconds": seconds}
 
     def _reset(self) -> None:
         """Back to an empty file, unless nothing has been built since the last reset."""
@@ -168,7 +173,7 @@ def _serve(worker: Worker, proto: TextIO) -> None:
             break
         try:
             reply = worker.render_shard(read_spec(Path(request["spec"])))
-        except Exception as exc:  # noqa: BLE001 - reported to the client, which fails the shard
+        except Exception as exc:
             reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
         proto.write(json.dumps(reply) + "\n")
 

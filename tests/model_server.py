@@ -14,8 +14,9 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 Action = tuple[Any, ...]
 
@@ -60,7 +61,7 @@ class ScriptedModel:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 prompt = last_user_text(body)
                 with model._lock:
@@ -93,10 +94,15 @@ class ScriptedModel:
                 if kind == "sleep":
                     time.sleep(action[1])
                 text = action[-1]
-                reply = {"id": "x", "object": "chat.completion", "model": body["model"],
-                         "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                      "finish_reason": "stop"}],
-                         "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())}}
+                reply = {
+                    "id": "x",
+                    "object": "chat.completion",
+                    "model": body["model"],
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())},
+                }
                 try:
                     self._send(200, reply, {})
                 except (BrokenPipeError, ConnectionResetError):

@@ -8,8 +8,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import psutil
 import yaml
@@ -22,13 +22,15 @@ TINY_BUILD = {
         # 160×90 with an 8.4 mm lens: 40 and 25 px/m are 6.3 and 10.1 m away, the whole person in frame
         "camera": {"preset": "paper", "resolution_w": 160, "resolution_h": 90, "focal_mm": 8.4},
         "zones_ppm": {"near": 40, "far": 25},
-        "scenes": ["field"], "lightings": ["noon_north", "night"],
+        "scenes": ["field"],
+        "lightings": ["noon_north", "night"],
         "poses": {"actions": ["walking"]},
         "rig": {"azimuths_deg": [0], "elevations_deg": [0, 45]},
         "render": {"samples": 2, "denoise": False, "max_bounces": 2},
         "discern": {"labels": {"observer_min_height_px": 50}},
     },
-    "odi": {"enabled": False}, "viewspatial": {"enabled": False},
+    "odi": {"enabled": False},
+    "viewspatial": {"enabled": False},
 }
 SHARDS = 2
 #: Files that record a run rather than its outputs: the build record, the output root's marker and lock
@@ -54,15 +56,14 @@ def output_hashes(root: Path) -> dict[str, str]:
 
 def assert_same_outputs(built: Path, reference: Path) -> None:
     ours, theirs = output_hashes(built), output_hashes(reference)
-    assert sorted(ours) == sorted(theirs), (sorted(set(ours) ^ set(theirs)))
+    assert sorted(ours) == sorted(theirs), sorted(set(ours) ^ set(theirs))
     differing = [rel for rel in ours if ours[rel] != theirs[rel]]
     assert not differing, differing
 
 
-def cli_build(config: Path, out: Path, env: dict[str, str], extra: list[str] = (),
-              **popen: object) -> subprocess.Popen:
+def cli_build(config: Path, out: Path, env: dict[str, str], extra: list[str] = (), **popen: object) -> subprocess.Popen:
     """`benchfoundry build CONFIG --out OUT` in a subprocess (stdout and stderr to OUT.log)."""
-    log = open(f"{out}.log", "w")  # noqa: SIM115 - the caller's process owns it until it ends
+    log = open(f"{out}.log", "w")
     args = [sys.executable, "-m", "benchfoundry.flows.cli", "build", str(config), "--out", str(out), "--only", "syndor"]
     for item in extra:
         args += ["--set", item]

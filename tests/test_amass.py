@@ -30,23 +30,49 @@ def roots(tmp_path: Path) -> tuple[Path, Path]:
     (amass_root / "CMU" / "03").mkdir(parents=True)
     (amass_root / "CMU" / "03" / "broken_poses.npz").write_bytes(b"not a zip file")
     babel = {
-        "1": {"feat_p": "CMU/CMU/01/01_01_poses.npz", "dur": 10.0, "seq_ann": {"labels": [{"proc_label": "walk"}]},
-              "frame_ann": {"labels": [
-                  {"proc_label": "Kick Ball", "act_cat": ["kick", "leg movements"], "start_t": 2.0, "end_t": 3.0},
-                  {"proc_label": "stand", "act_cat": ["stand"], "start_t": 3.0, "end_t": 5.0},
-                  {"proc_label": "walking forward", "act_cat": ["walk"], "start_t": 5.0, "end_t": 6.0},
-              ]}},
-        "2": {"feat_p": "CMU/CMU/02/02_01_poses.npz", "dur": 5.0, "frame_ann": None,
-              "seq_ann": {"labels": [{"proc_label": "sneaking around", "act_cat": ["sneak"]}]}},
-        "3": {"feat_p": "CMU/CMU/03/broken_poses.npz", "dur": 1.0, "frame_ann": None,
-              "seq_ann": {"labels": [{"proc_label": "kick", "act_cat": ["kick"]}]}},
-        "4": {"feat_p": "CMU/CMU/04/missing_poses.npz", "dur": 1.0, "frame_ann": None,
-              "seq_ann": {"labels": [{"proc_label": "dodge", "act_cat": ["dodge"]}]}},
+        "1": {
+            "feat_p": "CMU/CMU/01/01_01_poses.npz",
+            "dur": 10.0,
+            "seq_ann": {"labels": [{"proc_label": "walk"}]},
+            "frame_ann": {
+                "labels": [
+                    {"proc_label": "Kick Ball", "act_cat": ["kick", "leg movements"], "start_t": 2.0, "end_t": 3.0},
+                    {"proc_label": "stand", "act_cat": ["stand"], "start_t": 3.0, "end_t": 5.0},
+                    {"proc_label": "walking forward", "act_cat": ["walk"], "start_t": 5.0, "end_t": 6.0},
+                ]
+            },
+        },
+        "2": {
+            "feat_p": "CMU/CMU/02/02_01_poses.npz",
+            "dur": 5.0,
+            "frame_ann": None,
+            "seq_ann": {"labels": [{"proc_label": "sneaking around", "act_cat": ["sneak"]}]},
+        },
+        "3": {
+            "feat_p": "CMU/CMU/03/broken_poses.npz",
+            "dur": 1.0,
+            "frame_ann": None,
+            "seq_ann": {"labels": [{"proc_label": "kick", "act_cat": ["kick"]}]},
+        },
+        "4": {
+            "feat_p": "CMU/CMU/04/missing_poses.npz",
+            "dur": 1.0,
+            "frame_ann": None,
+            "seq_ann": {"labels": [{"proc_label": "dodge", "act_cat": ["dodge"]}]},
+        },
     }
     babel_root.mkdir()
     (babel_root / "train.json").write_text(json.dumps(babel))
-    extra = {"9": {"feat_p": "CMU/CMU/02/02_01_poses.npz", "dur": 5.0, "seq_anns": [{"labels": [{"proc_label": "t pose"}]}],
-                   "frame_anns": [{"labels": [{"proc_label": "guard up", "act_cat": ["fight"], "start_t": 1.0, "end_t": 1.2}]}]}}
+    extra = {
+        "9": {
+            "feat_p": "CMU/CMU/02/02_01_poses.npz",
+            "dur": 5.0,
+            "seq_anns": [{"labels": [{"proc_label": "t pose"}]}],
+            "frame_anns": [
+                {"labels": [{"proc_label": "guard up", "act_cat": ["fight"], "start_t": 1.0, "end_t": 1.2}]}
+            ],
+        }
+    }
     (babel_root / "extra_train.json").write_text(json.dumps(extra))
     (babel_root / "zz_corrupt.json").write_text("{ not json")
     return amass_root, babel_root
@@ -54,8 +80,13 @@ def roots(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_frames_come_from_matching_labels_only(roots: tuple[Path, Path]) -> None:
     amass_root, babel_root = roots
-    cfg = PoseConfig(actions=["kicking", "walking", "sneak", "dodging"], amass_root=amass_root,
-                     babel_root=babel_root, max_frames_per_action=3, selection="synonyms")
+    cfg = PoseConfig(
+        actions=["kicking", "walking", "sneak", "dodging"],
+        amass_root=amass_root,
+        babel_root=babel_root,
+        max_frames_per_action=3,
+        selection="synonyms",
+    )
     sel = pose_selection.select_poses(cfg)
     kicks = sel.of("kicking")
     # kick ball labelled 2.0–3.0 s at 10 fps: frames 20…30; picks spread over them, ends included
@@ -86,7 +117,9 @@ def test_corrupt_and_missing_inputs_are_reported_and_skipped(roots: tuple[Path, 
     items = {p["item"]: p for p in sel.problems}
     assert "zz_corrupt.json" in items
     assert "CMU/CMU/03/broken_poses.npz" in items
-    assert "CMU/CMU/04/missing_poses.npz" in items and "missing_poses.npz" in items["CMU/CMU/04/missing_poses.npz"]["path"]
+    assert (
+        "CMU/CMU/04/missing_poses.npz" in items and "missing_poses.npz" in items["CMU/CMU/04/missing_poses.npz"]["path"]
+    )
     assert "dodging" in items  # no usable frame for that action
     assert len(sel.of("kicking")) == 4  # the broken kick sequence is skipped, the good one is used
 
@@ -114,7 +147,10 @@ def test_body_pose_widths() -> None:
 
 def test_builtin_source_without_amass() -> None:
     sel = pose_selection.select_poses(PoseConfig(actions=["walking", "guard_up"]))
-    assert [(f.action, f.source, f.frame) for f in sel.frames] == [("walking", "builtin", 0), ("guard_up", "builtin", 0)]
+    assert [(f.action, f.source, f.frame) for f in sel.frames] == [
+        ("walking", "builtin", 0),
+        ("guard_up", "builtin", 0),
+    ]
     np.testing.assert_array_equal(sel.frames[0].body_pose, action_pose("walking"))
 
 
@@ -139,9 +175,18 @@ def test_smplx_release_stageii_files_are_found_for_poses_names(tmp_path: Path) -
     poses[:, 3] = np.arange(20) + 500.0
     np.savez(path, poses=poses, trans=np.zeros((20, 3)), betas=np.zeros(16), mocap_frame_rate=np.array(10.0))
     babel_root.mkdir()
-    (babel_root / "train.json").write_text(json.dumps({"1": {
-        "feat_p": "CMU/CMU/05/05_01_poses.npz", "dur": 2.0, "frame_ann": None,
-        "seq_ann": {"labels": [{"proc_label": "kick"}]}}}))
+    (babel_root / "train.json").write_text(
+        json.dumps(
+            {
+                "1": {
+                    "feat_p": "CMU/CMU/05/05_01_poses.npz",
+                    "dur": 2.0,
+                    "frame_ann": None,
+                    "seq_ann": {"labels": [{"proc_label": "kick"}]},
+                }
+            }
+        )
+    )
     cfg = PoseConfig(actions=["kicking"], amass_root=amass_root, babel_root=babel_root, max_frames_per_action=2)
     sel = pose_selection.select_poses(cfg)
     assert sel.problems == []

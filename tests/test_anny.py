@@ -12,11 +12,9 @@ import pytest
 
 from benchfoundry.assets import poses as builtin_poses
 from benchfoundry.assets.body_model import PARENTS
-from benchfoundry.configs.person import BodyConfig, PhenotypeRanges
 from benchfoundry.configs.loader import load_config
-from benchfoundry.person import anny_body
-from benchfoundry.person import body
-from benchfoundry.person import body_mesh
+from benchfoundry.configs.person import BodyConfig, PhenotypeRanges
+from benchfoundry.person import anny_body, body, body_mesh
 from benchfoundry.person.phenotypes import draw_phenotype
 
 K = {name: i for i, name in enumerate(body_mesh.COCO_KEYPOINTS)}
@@ -24,8 +22,9 @@ PERSON = {"gender": 0.0, "age": 0.7, "muscle": 0.5, "weight": 0.5, "height": 0.4
 
 
 def posed(action: str, phenotype: dict[str, float] = PERSON) -> body_mesh.BodyMesh:
-    return body.posed_body(BodyConfig(), builtin_poses.upright_pose(), cache_dir=Path("/nonexistent"), phenotype=phenotype,
-                           action=action)
+    return body.posed_body(
+        BodyConfig(), builtin_poses.upright_pose(), cache_dir=Path("/nonexistent"), phenotype=phenotype, action=action
+    )
 
 
 def test_anny_is_the_default_and_builds_and_poses_with_the_network_blocked(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -154,8 +153,14 @@ def test_smpl_poses_drive_anny_with_the_same_bone_directions(tmp_path: Path) -> 
 
 
 def test_global_orientation_turns_anny_about_the_vertical() -> None:
-    turned = body.posed_body(BodyConfig(), builtin_poses.upright_pose(), cache_dir=Path("/nonexistent"), phenotype=PERSON,
-                             action="upright", global_orient=np.array([0.0, np.pi / 2, 0.0]))
+    turned = body.posed_body(
+        BodyConfig(),
+        builtin_poses.upright_pose(),
+        cache_dir=Path("/nonexistent"),
+        phenotype=PERSON,
+        action="upright",
+        global_orient=np.array([0.0, np.pi / 2, 0.0]),
+    )
     nose = turned.keypoints[K["nose"]]
     assert nose[0] > 0.08 and abs(nose[1]) < 0.05  # facing −Y turned +90° about up (counter-clockwise): now +X
 
@@ -178,8 +183,8 @@ def test_keypoints_are_saved_beside_the_mesh_in_the_world_frame(tmp_path: Path) 
 
 
 def test_clothing_on_annys_uv_layout_paints_shoes_on_the_feet_and_skin_on_the_face(tmp_path: Path) -> None:
-    from benchfoundry.person.textures import outfit
     from benchfoundry.person.anny_texture import anny_texture
+    from benchfoundry.person.textures import outfit
 
     size = 256
     mesh = posed("upright")
@@ -196,7 +201,9 @@ def test_clothing_on_annys_uv_layout_paints_shoes_on_the_feet_and_skin_on_the_fa
             return np.median(image[row, col], axis=0)
 
         soles = np.flatnonzero(centre[:, 2] < 0.03)
-        cheeks = np.flatnonzero(np.linalg.norm(centre - (mesh.keypoints[K["nose"]] + [0.035, 0.01, -0.02]), axis=1) < 0.02)
+        cheeks = np.flatnonzero(
+            np.linalg.norm(centre - (mesh.keypoints[K["nose"]] + [0.035, 0.01, -0.02]), axis=1) < 0.02
+        )
         assert len(soles) > 20 and len(cheeks) > 5
         assert np.abs(sampled(soles) - look["shoes"]).max() < 0.08
         assert np.abs(sampled(cheeks) - look["skin"]).max() < 0.08

@@ -12,12 +12,14 @@ import pytest
 from benchfoundry.assets import body_model
 from benchfoundry.assets import poses as builtin_poses
 from benchfoundry.configs.person import BodyConfig
-from benchfoundry.person import body
-from benchfoundry.person import body_mesh
+from benchfoundry.person import body, body_mesh
 
 MIRROR = np.array([-1.0, 1.0, 1.0])
-PAIRS = [(i, body_model.JOINT_NAMES.index(n.replace("left_", "right_")))
-         for i, n in enumerate(body_model.JOINT_NAMES) if n.startswith("left_")]
+PAIRS = [
+    (i, body_model.JOINT_NAMES.index(n.replace("left_", "right_")))
+    for i, n in enumerate(body_model.JOINT_NAMES)
+    if n.startswith("left_")
+]
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +89,13 @@ def test_regressed_joints_sit_inside_their_limbs_and_mirror(arrays: dict) -> Non
     # leg chain goes down, arm chain goes out, spine goes up
     assert joints[name("left_hip"), 1] > joints[name("left_knee"), 1] > joints[name("left_ankle"), 1]
     assert joints[name("left_shoulder"), 0] < joints[name("left_elbow"), 0] < joints[name("left_wrist"), 0]
-    assert joints[0, 1] < joints[name("spine1"), 1] < joints[name("spine2"), 1] < joints[name("neck"), 1] < joints[name("head"), 1]
+    assert (
+        joints[0, 1]
+        < joints[name("spine1"), 1]
+        < joints[name("spine2"), 1]
+        < joints[name("neck"), 1]
+        < joints[name("head"), 1]
+    )
     # every joint lies inside the body (winding number ≥ 1) and near its surface (< 13 cm)
     assert (_winding_numbers(arrays["v_template"], arrays["f"], joints) > 0.99).all()
     dist = np.linalg.norm(arrays["v_template"][None] - joints[:, None], axis=2).min(1)
@@ -100,7 +108,12 @@ def _winding_numbers(verts: np.ndarray, faces: np.ndarray, points: np.ndarray) -
     a, b, c = tri[..., 0, :], tri[..., 1, :], tri[..., 2, :]
     la, lb, lc = (np.linalg.norm(x, axis=-1) for x in (a, b, c))
     num = np.einsum("pfi,pfi->pf", a, np.cross(b, c))
-    den = la * lb * lc + np.einsum("pfi,pfi->pf", a, b) * lc + np.einsum("pfi,pfi->pf", b, c) * la + np.einsum("pfi,pfi->pf", c, a) * lb
+    den = (
+        la * lb * lc
+        + np.einsum("pfi,pfi->pf", a, b) * lc
+        + np.einsum("pfi,pfi->pf", b, c) * la
+        + np.einsum("pfi,pfi->pf", c, a) * lb
+    )
     return (2 * np.arctan2(num, den)).sum(1) / (4 * np.pi)
 
 
@@ -214,9 +227,63 @@ def test_procedural_smplx_file_is_deterministic() -> None:
     assert body_model_smplx.npz_bytes(body_model_smplx.model_arrays()) == first
 
 
-SMPLX_PARENTS = [-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 14, 16, 17, 18, 19, 15, 15, 15,
-                 20, 25, 26, 20, 28, 29, 20, 31, 32, 20, 34, 35, 20, 37, 38,
-                 21, 40, 41, 21, 43, 44, 21, 46, 47, 21, 49, 50, 21, 52, 53]
+SMPLX_PARENTS = [
+    -1,
+    0,
+    0,
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+    9,
+    9,
+    12,
+    13,
+    14,
+    16,
+    17,
+    18,
+    19,
+    15,
+    15,
+    15,
+    20,
+    25,
+    26,
+    20,
+    28,
+    29,
+    20,
+    31,
+    32,
+    20,
+    34,
+    35,
+    20,
+    37,
+    38,
+    21,
+    40,
+    41,
+    21,
+    43,
+    44,
+    21,
+    46,
+    47,
+    21,
+    49,
+    50,
+    21,
+    52,
+    53,
+]
 
 
 def _padded(arrays: dict, n_vertices: int) -> dict:
@@ -282,11 +349,19 @@ def test_official_smplx_layout_file_uses_its_21_body_joints(tmp_path: Path, arra
         if not regressor[j].any():
             regressor[j] = regressor[SMPLX_PARENTS[j]]
     np.savez(
-        tmp_path / "SMPLX_NEUTRAL.npz", v_template=base["v_template"], f=base["f"], weights=weights,
-        J_regressor=regressor, kintree_table=np.stack([SMPLX_PARENTS, np.arange(55)]),
+        tmp_path / "SMPLX_NEUTRAL.npz",
+        v_template=base["v_template"],
+        f=base["f"],
+        weights=weights,
+        J_regressor=regressor,
+        kintree_table=np.stack([SMPLX_PARENTS, np.arange(55)]),
         shapedirs=np.concatenate([base["shapedirs"], np.zeros((10475, 3, 10))], axis=2),
-        posedirs=np.zeros((10475, 3, 486)), hands_componentsl=np.eye(45), hands_componentsr=np.eye(45),
-        hands_meanl=np.zeros(45), hands_meanr=np.zeros(45), lmk_faces_idx=np.zeros(51, np.int64),
+        posedirs=np.zeros((10475, 3, 486)),
+        hands_componentsl=np.eye(45),
+        hands_componentsr=np.eye(45),
+        hands_meanl=np.zeros(45),
+        hands_meanr=np.zeros(45),
+        lmk_faces_idx=np.zeros(51, np.int64),
         lmk_bary_coords=np.tile([1.0, 0.0, 0.0], (51, 1)),
     )
     _write_obj_uv(tmp_path / "smplx_uv.obj", arrays)
@@ -300,9 +375,13 @@ def test_official_smplx_layout_file_uses_its_21_body_joints(tmp_path: Path, arra
     assert set(got.landmarks) == set(body_model.LANDMARK_NAMES)
 
 
-@pytest.mark.parametrize("name, gender", [
-    ("basicmodel_neutral_lbs_10_207_0_v1.1.0.pkl", "neutral"), ("basicModel_f_lbs_10_207_0_v1.0.0.pkl", "female")])
-def test_official_smpl_file_names_load_as_smpl(tmp_path: Path, arrays: dict, cache_dir: Path, name: str, gender: str) -> None:
+@pytest.mark.parametrize(
+    "name, gender",
+    [("basicmodel_neutral_lbs_10_207_0_v1.1.0.pkl", "neutral"), ("basicModel_f_lbs_10_207_0_v1.0.0.pkl", "female")],
+)
+def test_official_smpl_file_names_load_as_smpl(
+    tmp_path: Path, arrays: dict, cache_dir: Path, name: str, gender: str
+) -> None:
     """Official SMPL names do not start with "SMPL": the type comes from body.model_type, not the name."""
     import smplx
 
@@ -355,8 +434,9 @@ def _fake_chumpy_pickle(monkeypatch: pytest.MonkeyPatch, data: dict, wrap: tuple
     return raw
 
 
-def test_chumpy_arrays_are_read_without_chumpy(tmp_path: Path, arrays: dict, monkeypatch: pytest.MonkeyPatch,
-                                               cache_dir: Path) -> None:
+def test_chumpy_arrays_are_read_without_chumpy(
+    tmp_path: Path, arrays: dict, monkeypatch: pytest.MonkeyPatch, cache_dir: Path
+) -> None:
     plain = _padded(arrays, 6890)
     chumpy_keys = ("v_template", "shapedirs", "posedirs", "weights")
     path = tmp_path / "basicmodel_m_lbs_10_207_0_v1.1.0.pkl"
@@ -374,8 +454,9 @@ def test_chumpy_arrays_are_read_without_chumpy(tmp_path: Path, arrays: dict, mon
     assert "chumpy" not in sys.modules
 
 
-def test_chumpy_expression_in_a_needed_key_names_file_and_key(tmp_path: Path, arrays: dict,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_chumpy_expression_in_a_needed_key_names_file_and_key(
+    tmp_path: Path, arrays: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
     plain = _padded(arrays, 6890)
     plain.pop("posedirs")
     path = tmp_path / "basicModel_f.pkl"
@@ -405,8 +486,9 @@ def test_official_model_needs_uv_path(tmp_path: Path) -> None:
 
 def test_a_model_pickle_cannot_call_arbitrary_functions(tmp_path: Path) -> None:
     """The chumpy-free unpickler allows numpy, scipy.sparse and plain containers only."""
+
     class Payload:
-        def __reduce__(self):  # noqa: ANN204 - pickle protocol
+        def __reduce__(self):
             return (print, ("a crafted model file ran code",))
 
     path = tmp_path / "SMPL_NEUTRAL.pkl"

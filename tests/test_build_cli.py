@@ -16,7 +16,9 @@ from benchfoundry.core.output_root import MARKER_NAME
 
 
 def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "benchfoundry.flows.cli", *args], capture_output=True, text=True, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "benchfoundry.flows.cli", *args], capture_output=True, text=True, env=env
+    )
 
 
 def _write_config(tmp_path: Path, text: str) -> Path:
@@ -26,7 +28,9 @@ def _write_config(tmp_path: Path, text: str) -> Path:
 
 
 def test_build_with_nothing_selected_writes_build_json(tmp_path: Path, cli_env: dict[str, str]) -> None:
-    cfg = _write_config(tmp_path, "name: t\nseed: 3\nsyndor: {enabled: false}\nodi: {enabled: false}\nviewspatial: {enabled: false}\n")
+    cfg = _write_config(
+        tmp_path, "name: t\nseed: 3\nsyndor: {enabled: false}\nodi: {enabled: false}\nviewspatial: {enabled: false}\n"
+    )
     out = tmp_path / "out"
     stale = out / "syndor" / "render" / ".manifest.parquet.k1ll3dxx.tmp"  # left by a killed build
     stale.parent.mkdir(parents=True)
@@ -43,7 +47,9 @@ def test_build_with_nothing_selected_writes_build_json(tmp_path: Path, cli_env: 
     assert record["versions"]["numpy"] and record["versions"]["prefect"]
     assert record["started"] <= record["finished"]
     assert {name: o["status"] for name, o in record["benchmarks"].items()} == {
-        "syndor": "not built", "odi": "not built", "viewspatial": "not built",
+        "syndor": "not built",
+        "odi": "not built",
+        "viewspatial": "not built",
     }
     assert all("enabled is false" in o["detail"] for o in record["benchmarks"].values())
 
@@ -105,10 +111,13 @@ def test_a_users_folder_is_refused_and_keeps_its_files(tmp_path: Path, cli_env: 
 def test_a_second_build_into_a_held_root_stops_naming_the_holder(tmp_path: Path, cli_env: dict[str, str]) -> None:
     cfg = _write_config(tmp_path, NOTHING)
     root = tmp_path / "out"
-    script = ("import sys\nfrom benchfoundry.core.output_root import hold_output_root\n"
-              "with hold_output_root(sys.argv[1]):\n    print('held', flush=True)\n    sys.stdin.readline()\n")
-    holder = subprocess.Popen([sys.executable, "-c", script, str(root)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    script = (
+        "import sys\nfrom benchfoundry.core.output_root import hold_output_root\n"
+        "with hold_output_root(sys.argv[1]):\n    print('held', flush=True)\n    sys.stdin.readline()\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script, str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         result = _run(["build", str(cfg), "--out", str(root)], cli_env)

@@ -18,19 +18,33 @@ from benchfoundry.flows.build import build
 def _config(root: Path) -> object:
     (root / "val.txt").write_text("".join(f"{p.name}\n" for p in sorted((root / "scans").iterdir())))
     (root / "train.txt").write_text("")
-    return load_config(None, ["syndor.enabled=false", "odi.enabled=false", f"viewspatial.scannet_root={root}",
-                              "viewspatial.label_map=null", "viewspatial.split_lists={val: val.txt, train: train.txt}",
-                              "viewspatial.coverage.depth_stride=1", "runner.task_retries=0",
-                              "viewspatial.coco.synthetic.images={}"])
+    return load_config(
+        None,
+        [
+            "syndor.enabled=false",
+            "odi.enabled=false",
+            f"viewspatial.scannet_root={root}",
+            "viewspatial.label_map=null",
+            "viewspatial.split_lists={val: val.txt, train: train.txt}",
+            "viewspatial.coverage.depth_stride=1",
+            "runner.task_retries=0",
+            "viewspatial.coco.synthetic.images={}",
+        ],
+    )
 
 
 def _outputs(out: Path) -> dict[str, bytes]:
     bench = out / "viewspatial"
-    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(bench.rglob("*"))
-            if p.is_file() and "_done" not in p.parts}
+    return {
+        str(p.relative_to(out)): p.read_bytes()
+        for p in sorted(bench.rglob("*"))
+        if p.is_file() and "_done" not in p.parts
+    }
 
 
-def test_a_disk_full_mid_build_fails_cleanly_and_a_rerun_matches_a_clean_build(prefect_server: None, tmp_path: Path) -> None:
+def test_a_disk_full_mid_build_fails_cleanly_and_a_rerun_matches_a_clean_build(
+    prefect_server: None, tmp_path: Path
+) -> None:
     tiny_scans(tmp_path / "scannet" / "scans")
     config = _config(tmp_path / "scannet")
     clean = build(config, str(tmp_path / "clean"))
@@ -52,8 +66,11 @@ def test_a_disk_full_mid_build_fails_cleanly_and_a_rerun_matches_a_clean_build(p
         assert record["status"] == "failed"
         on_disk = json.loads((out / "build.json").read_text())
         assert on_disk["status"] == "failed" and on_disk["config_hash"] == clean["config_hash"]
-        reasons = [record.get("record_error", "")] + [o["detail"] for o in record["benchmarks"].values()] + [
-            p["reason"] for p in record["problems"]]
+        reasons = (
+            [record.get("record_error", "")]
+            + [o["detail"] for o in record["benchmarks"].values()]
+            + [p["reason"] for p in record["problems"]]
+        )
         assert any("ENOSPC" in r and str(out) in r for r in reasons), reasons
         assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
         filler.unlink()

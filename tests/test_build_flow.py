@@ -14,7 +14,12 @@ from benchfoundry.flows import build as build_module
 
 @flow(name="quiet")
 def _quiet(config, out):  # type: ignore[no-untyped-def]
-    return {"status": "built", "detail": "", "stages": {}, "problems": [{"stage": "s", "item": "x", "kind": "skipped", "reason": "corrupt"}]}
+    return {
+        "status": "built",
+        "detail": "",
+        "stages": {},
+        "problems": [{"stage": "s", "item": "x", "kind": "skipped", "reason": "corrupt"}],
+    }
 
 
 @flow(name="exploding")
@@ -22,7 +27,9 @@ def _exploding(config, out):  # type: ignore[no-untyped-def]
     raise RuntimeError("scan 7 is unreadable")
 
 
-def test_failed_benchmark_is_recorded_and_others_run(tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_benchmark_is_recorded_and_others_run(
+    tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(build_module.BENCHMARKS, "odi", _exploding)
     config = load_config(None, ["syndor.enabled=false", "viewspatial.enabled=false"])
     record = build_module.build(config, str(tmp_path), None)
@@ -39,12 +46,21 @@ def test_only_selects_benchmarks(tmp_path: Path, prefect_server: None, monkeypat
     config = load_config(None)
     record = build_module.build(config, str(tmp_path), ["viewspatial"])
     assert record["benchmarks"]["viewspatial"]["status"] == "built"
-    assert record["problems"] == [{"benchmark": "viewspatial", "stage": "s", "item": "x", "kind": "skipped", "reason": "corrupt"}]
-    assert record["benchmarks"]["odi"] == {"status": "not built", "detail": "not selected with --only", "stages": {}, "problems": []}
+    assert record["problems"] == [
+        {"benchmark": "viewspatial", "stage": "s", "item": "x", "kind": "skipped", "reason": "corrupt"}
+    ]
+    assert record["benchmarks"]["odi"] == {
+        "status": "not built",
+        "detail": "not selected with --only",
+        "stages": {},
+        "problems": [],
+    }
     assert record["benchmarks"]["syndor"]["detail"] == "not selected with --only"
 
 
-def test_subflows_get_the_absolute_output_root(tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_subflows_get_the_absolute_output_root(
+    tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen: list[str] = []
 
     @flow(name="recording")

@@ -54,8 +54,9 @@ def test_projection_is_the_pinhole_on_similar_triangles() -> None:
     k = intrinsic_matrix(500.0, 320.0, 240.0)
     points = np.array([[0.0, 0.0, 2.0], [1.0, 0.0, 4.0], [0.0, -0.5, 1.0]])
     assert project(points, k) == pytest.approx(np.array([[320, 240], [320 + 500 / 4, 240], [320, 240 - 250]]))
-    assert project(np.array([[1.0, 2.0, 3.0]]), np.array([[600.0, 0, 10], [0, 300.0, 20], [0, 0, 1]]))[0] == \
-        pytest.approx([10 + 600 / 3, 20 + 300 * 2 / 3])
+    assert project(np.array([[1.0, 2.0, 3.0]]), np.array([[600.0, 0, 10], [0, 300.0, 20], [0, 0, 1]]))[
+        0
+    ] == pytest.approx([10 + 600 / 3, 20 + 300 * 2 / 3])
 
 
 def test_mask_box_is_exclusive_at_the_far_edges() -> None:

@@ -7,9 +7,15 @@ import math
 import numpy as np
 import pytest
 
-from benchfoundry.tasks.syndor import camera_rig
 from benchfoundry.core import dori
-from benchfoundry.core.camera import blender_camera_to_world, intrinsic_matrix, opencv_to_blender, project, world_to_camera
+from benchfoundry.core.camera import (
+    blender_camera_to_world,
+    intrinsic_matrix,
+    opencv_to_blender,
+    project,
+    world_to_camera,
+)
+from benchfoundry.tasks.syndor import camera_rig
 
 SPEC = dori.PRESETS["paper"]
 TARGET = np.array([0.1, -0.05, 0.9])
@@ -54,7 +60,9 @@ def test_projection_gives_dori_ppm(ppm: float) -> None:
     m = blender_camera_to_world(camera_rig.camera_position(TARGET, d, 0, 0), TARGET)
     ends = pixels(np.array([TARGET + [0, 0, 0.5], TARGET - [0, 0, 0.5]]), m)
     # independent: f_px from the vertical field of view
-    f_px = (SPEC.resolution_h / 2) / math.tan(math.radians(dori.vertical_fov_deg(SPEC.focal_mm, SPEC.sensor_height_mm)) / 2)
+    f_px = (SPEC.resolution_h / 2) / math.tan(
+        math.radians(dori.vertical_fov_deg(SPEC.focal_mm, SPEC.sensor_height_mm)) / 2
+    )
     assert ends[1, 1] - ends[0, 1] == pytest.approx(f_px / d)
     assert ends[1, 1] - ends[0, 1] == pytest.approx(ppm)
 

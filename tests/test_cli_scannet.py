@@ -24,8 +24,22 @@ def test_console_script_same_selection_for_both_layouts(tmp_path: Path) -> None:
     outs = []
     for layout in ("raw", "export"):
         scan_dir = make_tiny_scan(tmp_path / layout, layout)
-        run = subprocess.run([sys.executable, "-m", "benchfoundry.flows.cli", "scannet", "select", str(scan_dir),
-                              "--depth-stride", "1", "--json"], capture_output=True, text=True, check=True)
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "benchfoundry.flows.cli",
+                "scannet",
+                "select",
+                str(scan_dir),
+                "--depth-stride",
+                "1",
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         outs.append(json.loads(run.stdout))
     assert outs[0] == outs[1]
     assert set(outs[0]) == {"selected", "coverage", "skipped"}

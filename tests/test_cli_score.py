@@ -57,14 +57,18 @@ def scored_build(tmp_path: Path) -> tuple[Path, Path]:
     (e,) = _pick(night, RADII[0], 1, 1)
     (f,) = [r for r in _pick(nv, RADII[2], 0, 4) if r["lighting"] == "night"][:1]
     assert truth_label(e["radius"], e["lighting"]) == 1 and truth_label(c["radius"], c["lighting"]) == 0
-    lines = [json.dumps({"img_path": r["img_path"], "prompt": HPC, "prediction": p})
-             for r, p in ((a, "1"), (b, "0"), (c, "0"), (d, "1"), (e, "1"), (f, "1 or 0"))]
+    lines = [
+        json.dumps({"img_path": r["img_path"], "prompt": HPC, "prediction": p})
+        for r, p in ((a, "1"), (b, "0"), (c, "0"), (d, "1"), (e, "1"), (f, "1 or 0"))
+    ]
     walking = next(r for r in _rows(out, "action_recognition", "day") if r["action"] == "walking")
     covering = next(r for r in _rows(out, "action_recognition", "night") if r["action"] == "cover_face_with_hands")
     lines.insert(2, "not json at all")  # line 3
     lines.append(json.dumps({"img_path": "images/nope.jpg", "prompt": HPC, "prediction": "1"}))  # line 8
     lines.append(json.dumps({"img_path": walking["img_path"], "prompt": ACTION_PROMPT, "prediction": "walking"}))
-    lines.append(json.dumps({"img_path": covering["img_path"], "prompt": ACTION_PROMPT, "prediction": "cover face with hands"}))
+    lines.append(
+        json.dumps({"img_path": covering["img_path"], "prompt": ACTION_PROMPT, "prediction": "cover face with hands"})
+    )
     lines.append(json.dumps({"img_path": a["img_path"], "prompt": "Describe the image.", "prediction": "1"}))  # line 11
     predictions = tmp_path / "model-x.jsonl"
     predictions.write_text("\n".join(lines) + "\n")
@@ -102,15 +106,25 @@ def test_console_script_presence_only_and_errors(scored_build: tuple[Path, Path]
     presence = tmp_path / "presence.jsonl"
     presence.write_text("".join(line + "\n" for line in predictions.read_text().splitlines() if "action" not in line))
     target = tmp_path / "s.json"
-    exe = shutil.which("benchfoundry", path=str(Path(__file__).resolve().parents[1] / ".venv" / "bin")) or "benchfoundry"
-    run = subprocess.run([exe, "score", "syndor", str(presence), "--build", str(out), "--out", str(target)],
-                         capture_output=True, text=True, env=dict(os.environ))
+    exe = (
+        shutil.which("benchfoundry", path=str(Path(__file__).resolve().parents[1] / ".venv" / "bin")) or "benchfoundry"
+    )
+    run = subprocess.run(
+        [exe, "score", "syndor", str(presence), "--build", str(out), "--out", str(target)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+    )
     assert run.returncode == 0, run.stderr
     score = json.loads(target.read_text())
     assert score["embedding_model"] is None and score["action"]["groups"] == []
     assert score["presence"]["groups"][-1]["macro_f1"] == pytest.approx(8 / 15)
-    bad = subprocess.run([exe, "score", "syndor", str(presence), "--build", str(tmp_path / "nothing")],
-                         capture_output=True, text=True, env=dict(os.environ))
+    bad = subprocess.run(
+        [exe, "score", "syndor", str(presence), "--build", str(tmp_path / "nothing")],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+    )
     assert bad.returncode == 2 and "task file missing" in bad.stderr
 
 
@@ -119,11 +133,17 @@ def test_echoing_task_file_img_path_scores_each_split_against_its_own_answers(tm
     night answer (or dropped as a duplicate) would lower the nv or night accuracy below 1."""
     out = tmp_path / "build"
     qa_stage.export_qa(make_labelled_build(out, nv_column=True, bad_rows=False), out, QaConfig())
-    expected = {"day": lambda r: truth_label(r["radius"], r["lighting"]),
-                "night": lambda r: truth_label(r["radius"], r["lighting"]), "nv": lambda r: nv_label(r["radius"])}
+    expected = {
+        "day": lambda r: truth_label(r["radius"], r["lighting"]),
+        "night": lambda r: truth_label(r["radius"], r["lighting"]),
+        "nv": lambda r: nv_label(r["radius"]),
+    }
     assert any(nv_label(r) != truth_label(r, "night") for r in RADII)
-    lines = [json.dumps({"img_path": r["img_path"], "prompt": r["prompt"], "prediction": str(expected[split](r))})
-             for split in ("day", "night", "nv") for r in _rows(out, "human_detection", split)]
+    lines = [
+        json.dumps({"img_path": r["img_path"], "prompt": r["prompt"], "prediction": str(expected[split](r))})
+        for split in ("day", "night", "nv")
+        for r in _rows(out, "human_detection", split)
+    ]
     predictions = tmp_path / "echo.jsonl"
     predictions.write_text("\n".join(lines) + "\n")
     assert main(["score", "syndor", str(predictions), "--build", str(out), "--out", str(tmp_path / "s.json")]) == 0
@@ -134,7 +154,9 @@ def test_echoing_task_file_img_path_scores_each_split_against_its_own_answers(tm
         assert score["coverage"]["human_detection"][split] == {"items": n, "predicted": n, "missing": 0}
     groups = {(g["distance"], g["split"]): g for g in score["presence"]["groups"]}
     for split in ("day", "night", "nv"):
-        assert groups[("all", split)]["accuracy"] == 1.0 and groups[("all", split)]["n"] == len(_rows(out, "human_detection", split))
+        assert groups[("all", split)]["accuracy"] == 1.0 and groups[("all", split)]["n"] == len(
+            _rows(out, "human_detection", split)
+        )
 
 
 def _action_predictions(out: Path, tmp_path: Path) -> Path:
@@ -145,25 +167,53 @@ def _action_predictions(out: Path, tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("remove", ["model.safetensors", "vocab.txt"])
-def test_bad_embedding_folder_is_exit_2_naming_the_field(scored_build: tuple[Path, Path], tmp_path: Path,
-                                                          remove: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_embedding_folder_is_exit_2_naming_the_field(
+    scored_build: tuple[Path, Path], tmp_path: Path, remove: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     out, _ = scored_build
     folder = save_tiny_bert(tmp_path / "e5", name_or_path="intfloat/e5-large-v2")
     (folder / remove).unlink()
-    code = main(["score", "syndor", str(_action_predictions(out, tmp_path)), "--build", str(out),
-                 "--embed-path", str(folder), "--out", str(tmp_path / "s.json")])
+    code = main(
+        [
+            "score",
+            "syndor",
+            str(_action_predictions(out, tmp_path)),
+            "--build",
+            str(out),
+            "--embed-path",
+            str(folder),
+            "--out",
+            str(tmp_path / "s.json"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "qa.embedding.path" in err and str(folder) in err
     assert "Traceback" not in err and not (tmp_path / "s.json").exists()
 
 
-def test_embed_path_alone_takes_the_name_from_the_folder(scored_build: tuple[Path, Path], tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_embed_path_alone_takes_the_name_from_the_folder(
+    scored_build: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out, _ = scored_build
     predictions = _action_predictions(out, tmp_path)
     folder = save_tiny_bert(tmp_path / "e5", name_or_path="intfloat/e5-large-v2")
     target = tmp_path / "s.json"
-    assert main(["score", "syndor", str(predictions), "--build", str(out), "--embed-path", str(folder), "--out", str(target)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "syndor",
+                str(predictions),
+                "--build",
+                str(out),
+                "--embed-path",
+                str(folder),
+                "--out",
+                str(target),
+            ]
+        )
+        == 0
+    )
     model = json.loads(target.read_text())["embedding_model"]
     assert model["name"] == "intfloat/e5-large-v2" and model["prefix"] == "query: " and model["path"] == str(folder)
     assert model["dim"] == 16 != 384  # the tiny model, not the configured MiniLM
@@ -172,7 +222,23 @@ def test_embed_path_alone_takes_the_name_from_the_folder(scored_build: tuple[Pat
     assert main(["score", "syndor", str(predictions), "--build", str(out), "--embed-path", str(unnamed)]) == 2
     err = capsys.readouterr().err
     assert "_name_or_path" in err and str(unnamed) in err
-    assert main(["score", "syndor", str(predictions), "--build", str(out), "--embed-path", str(unnamed),
-                 "--embed-name", "my/encoder", "--out", str(target)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "syndor",
+                str(predictions),
+                "--build",
+                str(out),
+                "--embed-path",
+                str(unnamed),
+                "--embed-name",
+                "my/encoder",
+                "--out",
+                str(target),
+            ]
+        )
+        == 0
+    )
     model = json.loads(target.read_text())["embedding_model"]
     assert model["name"] == "my/encoder" and model["prefix"] == ""

@@ -13,8 +13,8 @@ import pytest
 
 from benchfoundry.flows.cli import main, make_parser
 from benchfoundry.flows.cli_sphere import with_config_defaults
-from benchfoundry.tasks.odi import sphere_images
 from benchfoundry.tasks.odi import sphere_coords as sm
+from benchfoundry.tasks.odi import sphere_images
 
 
 def imread(path: Path) -> np.ndarray:
@@ -48,13 +48,17 @@ def test_views_and_crop(erp_png: Path, tmp_path: Path, capsys: pytest.CaptureFix
     assert imread(out / "top.png").shape == (24, 24, 3)
     capsys.readouterr()
     crop = tmp_path / "crop.png"
-    assert main(["sphere", "crop", str(erp_png), "--box", "0.25,0.4,0.35,0.5", str(crop), "--size", "40",
-                 "--margin", "0"]) == 0
+    assert (
+        main(["sphere", "crop", str(erp_png), "--box", "0.25,0.4,0.35,0.5", str(crop), "--size", "40", "--margin", "0"])
+        == 0
+    )
     record = json.loads(capsys.readouterr().out)
     assert record["theta_deg"] == pytest.approx(-180 + 0.30 * 360)
     assert record["phi_deg"] == pytest.approx(90 - 0.45 * 180)
     assert record["fov_deg"] == pytest.approx(36.0)
-    expected, _ = sphere_images.omnicot_crop(sphere_images.read_erp(erp_png), (0.25, 0.4, 0.35, 0.5), 40, margin_deg=0.0)
+    expected, _ = sphere_images.omnicot_crop(
+        sphere_images.read_erp(erp_png), (0.25, 0.4, 0.35, 0.5), 40, margin_deg=0.0
+    )
     np.testing.assert_array_equal(imread(crop), expected)
 
 
@@ -89,8 +93,12 @@ def test_console_script_reports_a_corrupt_file(tmp_path: Path) -> None:
     exe = shutil.which("benchfoundry") or str(Path(__file__).resolve().parents[1] / ".venv/bin/benchfoundry")
     corrupt = tmp_path / "pano.jpg"
     corrupt.write_bytes(b"\xff\xd8\xff not really a jpeg")
-    run = subprocess.run([exe, "sphere", "crop", str(corrupt), "--box", "0,0,1,1", str(tmp_path / "c.png")],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [exe, "sphere", "crop", str(corrupt), "--box", "0,0,1,1", str(tmp_path / "c.png")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2
     assert "pano.jpg" in run.stderr and "cannot decode" in run.stderr
 
@@ -112,8 +120,12 @@ def test_sphere_config_feeds_the_cli_defaults(tmp_path: Path, repo_root: Path) -
     args = with_config_defaults(args)
     defaults = SphereConfig()
     assert (args.size, args.margin, args.min_fov, args.max_fov, args.interpolation) == (
-        defaults.crop_size, defaults.crop_margin_deg, defaults.crop_min_fov_deg, defaults.crop_max_fov_deg,
-        defaults.interpolation)
+        defaults.crop_size,
+        defaults.crop_margin_deg,
+        defaults.crop_min_fov_deg,
+        defaults.crop_max_fov_deg,
+        defaults.interpolation,
+    )
 
 
 def write_config(path: Path, sphere_section: str) -> Path:
@@ -121,16 +133,21 @@ def write_config(path: Path, sphere_section: str) -> Path:
     return path
 
 
-def test_config_file_supplies_defaults_and_flags_win(erp_png: Path, tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_file_supplies_defaults_and_flags_win(
+    erp_png: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = write_config(tmp_path / "c.yaml", "face_width: 16\nview_size: 12\ncrop_size: 20\ncrop_margin_deg: 4")
     cube = tmp_path / "cube"
     assert main(["sphere", "cubemap", str(erp_png), str(cube), "--config", str(config)]) == 0
     assert imread(cube / "front.png").shape == (16, 16, 3)
     assert main(["sphere", "cubemap", str(erp_png), str(cube), "--config", str(config), "--face-width", "8"]) == 0
     assert imread(cube / "front.png").shape == (8, 8, 3)
-    assert main(["sphere", "cubemap", str(erp_png), str(cube), "--config", str(config),
-                 "--set", "odi.sphere.face_width=24"]) == 0
+    assert (
+        main(
+            ["sphere", "cubemap", str(erp_png), str(cube), "--config", str(config), "--set", "odi.sphere.face_width=24"]
+        )
+        == 0
+    )
     assert imread(cube / "front.png").shape == (24, 24, 3)
     assert main(["sphere", "views", str(erp_png), str(tmp_path / "views"), "--set", "odi.sphere.view_size=10"]) == 0
     assert imread(tmp_path / "views" / "top.png").shape == (10, 10, 3)
@@ -141,13 +158,29 @@ def test_config_file_supplies_defaults_and_flags_win(erp_png: Path, tmp_path: Pa
     record = json.loads(capsys.readouterr().out)
     assert record["fov_deg"] == pytest.approx(40.0) and record["size"] == 20
     assert imread(crop).shape == (20, 20, 3)
-    assert main(["sphere", "crop", str(erp_png), "--box", "0.25,0.4,0.35,0.5", str(crop), "--config", str(config),
-                 "--margin", "0"]) == 0
+    assert (
+        main(
+            [
+                "sphere",
+                "crop",
+                str(erp_png),
+                "--box",
+                "0.25,0.4,0.35,0.5",
+                str(crop),
+                "--config",
+                str(config),
+                "--margin",
+                "0",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["fov_deg"] == pytest.approx(36.0)
 
 
-def test_bad_config_exits_2_naming_file_and_field(erp_png: Path, tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_config_exits_2_naming_file_and_field(
+    erp_png: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = write_config(tmp_path / "bad.yaml", "face_width: 1")
     assert main(["sphere", "cubemap", str(erp_png), str(tmp_path / "o"), "--config", str(config)]) == 2
     err = capsys.readouterr().err
@@ -159,8 +192,9 @@ def test_bad_config_exits_2_naming_file_and_field(erp_png: Path, tmp_path: Path,
     assert not (tmp_path / "o").exists()
 
 
-def test_truncated_panorama_exits_2_naming_the_file(erp_png: Path, tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_truncated_panorama_exits_2_naming_the_file(
+    erp_png: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     jpeg = sphere_images.write_image(tmp_path / "pano.jpg", imread(erp_png))
     data = jpeg.read_bytes()
     (tmp_path / "half.jpg").write_bytes(data[: len(data) // 2])
@@ -183,8 +217,9 @@ def test_exr_output_of_an_eight_bit_panorama(erp_png: Path, tmp_path: Path, caps
         assert face.dtype == np.float32
         np.testing.assert_array_equal(face, faces[name].astype(np.float32))
     deep = sphere_images.write_image(tmp_path / "deep.png", erp.astype(np.uint16) * 257)
-    assert main(["sphere", "crop", str(deep), str(tmp_path / "crop.exr"), "--box", "0.4,0.4,0.6,0.6",
-                 "--size", "16"]) == 0
+    assert (
+        main(["sphere", "crop", str(deep), str(tmp_path / "crop.exr"), "--box", "0.4,0.4,0.6,0.6", "--size", "16"]) == 0
+    )
     crop = imread(tmp_path / "crop.exr")
     assert crop.dtype == np.float32 and crop.shape == (16, 16, 3) and crop.max() > 255
     capsys.readouterr()

@@ -19,9 +19,17 @@ W, H = 640, 480
 
 
 def annotation(ann_id: int, image_id: int, kp: np.ndarray, area: float = 0.3 * W * H, **extra: object) -> dict:
-    return {"id": ann_id, "image_id": image_id, "category_id": 1, "bbox": [200.0, 40.0, 240.0, 430.0],
-            "area": area, "iscrowd": 0, "keypoints": [float(v) for v in kp.reshape(-1)],
-            "num_keypoints": int((kp[:, 2] > 0).sum()), **extra}
+    return {
+        "id": ann_id,
+        "image_id": image_id,
+        "category_id": 1,
+        "bbox": [200.0, 40.0, 240.0, 430.0],
+        "area": area,
+        "iscrowd": 0,
+        "keypoints": [float(v) for v in kp.reshape(-1)],
+        "num_keypoints": int((kp[:, 2] > 0).sum()),
+        **extra,
+    }
 
 
 def coco_file(tmp_path: Path) -> tuple[Path, Path]:
@@ -34,8 +42,11 @@ def coco_file(tmp_path: Path) -> tuple[Path, Path]:
     no_shoulder = project(0.0, 0.0)
     no_shoulder[5, 2] = 0
     anns = [
-        annotation(1, 1, front_turned_left), annotation(2, 2, turned_to_image_left), annotation(9, 8, facing_away),
-        annotation(3, 3, front_turned_left), annotation(4, 3, front_turned_left),  # two people
+        annotation(1, 1, front_turned_left),
+        annotation(2, 2, turned_to_image_left),
+        annotation(9, 8, facing_away),
+        annotation(3, 3, front_turned_left),
+        annotation(4, 3, front_turned_left),  # two people
         annotation(5, 4, front_turned_left, iscrowd=1),
         annotation(6, 5, front_turned_left, area=0.1 * W * H),
         annotation(7, 6, no_shoulder),
@@ -44,8 +55,11 @@ def coco_file(tmp_path: Path) -> tuple[Path, Path]:
     for i in range(1, 9):
         Image.new("RGB", (W, H)).save(images / f"{i:012d}.jpg")
     (images / f"{2:012d}.jpg").write_bytes(b"")  # a zero-byte image
-    coco = {"images": [{"id": i, "file_name": f"{i:012d}.jpg", "width": W, "height": H} for i in range(1, 9)],
-            "annotations": anns, "categories": [{"id": 1, "name": "person"}]}
+    coco = {
+        "images": [{"id": i, "file_name": f"{i:012d}.jpg", "width": W, "height": H} for i in range(1, 9)],
+        "annotations": anns,
+        "categories": [{"id": 1, "name": "person"}],
+    }
     path = tmp_path / "person_keypoints.json"
     path.write_text(json.dumps(coco))
     return path, images
@@ -90,14 +104,32 @@ def test_the_cli_labels_a_real_photograph_with_hand_placed_keypoints(tmp_path: P
     side faces us: his left shoulder and hip are hidden, his left eye and ear unseen)."""
     Image.fromarray(skimage_data.camera()).save(tmp_path / "camera.png")
     kp = np.zeros((17, 3))
-    placed = {0: (254, 163, 2), 2: (234, 149, 2), 4: (186, 138, 2), 6: (120, 160, 2), 5: (135, 170, 1),
-              12: (55, 430, 2), 11: (70, 435, 1)}
+    placed = {
+        0: (254, 163, 2),
+        2: (234, 149, 2),
+        4: (186, 138, 2),
+        6: (120, 160, 2),
+        5: (135, 170, 1),
+        12: (55, 430, 2),
+        11: (70, 435, 1),
+    }
     for i, point in placed.items():
         kp[i] = point
-    coco = {"images": [{"id": 1, "file_name": "camera.png", "width": 512, "height": 512}],
-            "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 62, 340, 450],
-                             "area": 0.45 * 512 * 512, "iscrowd": 0, "keypoints": kp.reshape(-1).tolist(),
-                             "num_keypoints": 7}]}
+    coco = {
+        "images": [{"id": 1, "file_name": "camera.png", "width": 512, "height": 512}],
+        "annotations": [
+            {
+                "id": 1,
+                "image_id": 1,
+                "category_id": 1,
+                "bbox": [0, 62, 340, 450],
+                "area": 0.45 * 512 * 512,
+                "iscrowd": 0,
+                "keypoints": kp.reshape(-1).tolist(),
+                "num_keypoints": 7,
+            }
+        ],
+    }
     path = tmp_path / "camera.json"
     path.write_text(json.dumps(coco))
     assert main(["coco", "label", str(path), "--images", str(tmp_path), "--json"]) == 0
@@ -116,8 +148,7 @@ def test_orientation_questions_keep_the_distractor_rule_and_the_answer(tmp_path:
         kp = project(body, body + delta)
         rows.append(annotation(k + 1, k + 1, kp))
         truth[k + 1] = (body, delta)
-    coco = {"images": [{"id": i, "file_name": f"{i}.jpg", "width": W, "height": H} for i in truth],
-            "annotations": rows}
+    coco = {"images": [{"id": i, "file_name": f"{i}.jpg", "width": W, "height": H} for i in truth], "annotations": rows}
     (tmp_path / "c.json").write_text(json.dumps(coco))
     labels = label_file(tmp_path / "c.json", None, CocoConfig(shoulder_ratio=0.72))["labels"]
     items = orientation_items(labels, {i: f"images/coco/{i}.jpg" for i in truth}, "val", CocoConfig(), seed=5)

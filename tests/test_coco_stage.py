@@ -17,11 +17,11 @@ from test_orientation import project
 
 from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.configs.loader import load_config
-from benchfoundry.flows.cli import main
+from benchfoundry.core.directions import HORIZONTAL_LABELS, distractor_pool
 from benchfoundry.core.store import StageStore
+from benchfoundry.flows.cli import main
 from benchfoundry.tasks.viewspatial import relative_review
 from benchfoundry.tasks.viewspatial.coco_stage import coco_task
-from benchfoundry.core.directions import HORIZONTAL_LABELS, distractor_pool
 from benchfoundry.tasks.viewspatial.person_relative import (
     candidate_angle,
     facing_vector,
@@ -57,14 +57,17 @@ def own_frame_angle(yaw: float, person: np.ndarray, obj: np.ndarray) -> float:
     return math.degrees(math.atan2(v @ right, v @ front)) % 360
 
 
-@pytest.mark.parametrize(("yaw", "offset", "label"), [
-    (0.0, (2.0, 0.0), "left"),       # faces the camera: the image's right is on their left
-    (0.0, (0.0, 2.0), "back"),       # farther from the camera than them: behind
-    (90.0, (0.0, -2.0), "left"),     # faces the image's left: the camera side is their left
-    (90.0, (-2.0, 0.0), "front"),
-    (270.0, (0.0, -2.0), "right"),
-    (180.0, (-2.0, 2.0), "front-left"),  # faces away: ahead is farther, the image's left is their left
-])
+@pytest.mark.parametrize(
+    ("yaw", "offset", "label"),
+    [
+        (0.0, (2.0, 0.0), "left"),  # faces the camera: the image's right is on their left
+        (0.0, (0.0, 2.0), "back"),  # farther from the camera than them: behind
+        (90.0, (0.0, -2.0), "left"),  # faces the image's left: the camera side is their left
+        (90.0, (-2.0, 0.0), "front"),
+        (270.0, (0.0, -2.0), "right"),
+        (180.0, (-2.0, 2.0), "front-left"),  # faces away: ahead is farther, the image's left is their left
+    ],
+)
 def test_person_frame_directions_of_known_placements(yaw: float, offset: tuple[float, float], label: str) -> None:
     person = np.array([0.0, CAMERA_HEIGHT, 6.0])
     obj = person + np.array([offset[0], 0.0, offset[1]])
@@ -102,21 +105,41 @@ def test_a_box_cut_by_the_image_edge_falls_back_to_the_lateral_offset() -> None:
 
 
 def rows(n: int) -> pd.DataFrame:
-    return pd.DataFrame([{"item_id": f"i{k}", "split": "val", "question_type": "Per-Rel. Dir.", "question": "q",
-                          "image_path": ["images/x.jpg"], "choices": "A. left\nB. right\nC. back\nD. front",
-                          "answer": "A. left", "answer_label": "left", "needs_review": k > 0} for k in range(n)])
+    return pd.DataFrame(
+        [
+            {
+                "item_id": f"i{k}",
+                "split": "val",
+                "question_type": "Per-Rel. Dir.",
+                "question": "q",
+                "image_path": ["images/x.jpg"],
+                "choices": "A. left\nB. right\nC. back\nD. front",
+                "answer": "A. left",
+                "answer_label": "left",
+                "needs_review": k > 0,
+            }
+            for k in range(n)
+        ]
+    )
 
 
 def test_review_releases_accepted_and_edited_rows_and_flags_undecided_ones() -> None:
-    decisions = {"i1": {"decision": "accept", "answer": "left"}, "i2": {"decision": "reject", "answer": "left"},
-                 "i3": {"decision": "edit", "answer": "back"}}
+    decisions = {
+        "i1": {"decision": "accept", "answer": "left"},
+        "i2": {"decision": "reject", "answer": "left"},
+        "i3": {"decision": "edit", "answer": "back"},
+    }
     released = relative_review.released_rows(rows(5), decisions, release_unreviewed=False)
     assert list(released["item_id"]) == ["i0", "i1", "i3"] and released["verified"].all()
     edited = released.set_index("item_id").loc["i3"]
     assert edited["answer"] == "C. back" and edited["answer_label"] == "back"
     with_undecided = relative_review.released_rows(rows(5), decisions, release_unreviewed=True)
     assert dict(zip(with_undecided["item_id"], with_undecided["verified"])) == {
-        "i0": True, "i1": True, "i3": True, "i4": False}
+        "i0": True,
+        "i1": True,
+        "i3": True,
+        "i4": False,
+    }
     assert [item["id"] for item in relative_review.review_items(rows(5))] == ["i1", "i2", "i3", "i4"]
 
 
@@ -128,16 +151,29 @@ def write_split(tmp_path: Path) -> dict[str, str]:
     anns = []
     for i, kp in enumerate(kps, start=1):
         Image.new("RGB", (W, H), (40 * i, 90, 120)).save(images / f"{i:06d}.jpg")
-        anns.append({"id": 100 + i, "image_id": i, "category_id": 1, "bbox": [200.0, 40.0, 240.0, 400.0],
-                     "area": 0.3 * W * H, "iscrowd": 0, "keypoints": kp.reshape(-1).tolist(),
-                     "num_keypoints": int((kp[:, 2] > 0).sum())})
+        anns.append(
+            {
+                "id": 100 + i,
+                "image_id": i,
+                "category_id": 1,
+                "bbox": [200.0, 40.0, 240.0, 400.0],
+                "area": 0.3 * W * H,
+                "iscrowd": 0,
+                "keypoints": kp.reshape(-1).tolist(),
+                "num_keypoints": int((kp[:, 2] > 0).sum()),
+            }
+        )
     objects = [(1, 62, [520.0, 320.0, 80.0, 120.0]), (1, 47, [20.0, 380.0, 20.0, 20.0]), (1, 47, [60.0, 380.0, 20, 20])]
-    anns += [{"id": 200 + k, "image_id": i, "category_id": c, "bbox": b, "area": b[2] * b[3], "iscrowd": 0}
-             for k, (i, c, b) in enumerate(objects)]
+    anns += [
+        {"id": 200 + k, "image_id": i, "category_id": c, "bbox": b, "area": b[2] * b[3], "iscrowd": 0}
+        for k, (i, c, b) in enumerate(objects)
+    ]
     (images / f"{3:06d}.jpg").write_bytes(b"not a jpeg")
-    coco = {"images": [{"id": i, "file_name": f"{i:06d}.jpg", "width": W, "height": H} for i in (1, 2, 3)],
-            "annotations": anns, "categories": [{"id": 1, "name": "person"}, {"id": 47, "name": "cup"},
-                                                {"id": 62, "name": "chair"}]}
+    coco = {
+        "images": [{"id": i, "file_name": f"{i:06d}.jpg", "width": W, "height": H} for i in (1, 2, 3)],
+        "annotations": anns,
+        "categories": [{"id": 1, "name": "person"}, {"id": 47, "name": "cup"}, {"id": 62, "name": "chair"}],
+    }
     path = tmp_path / "person_keypoints.json"
     path.write_text(json.dumps(coco))
     return {"annotations": str(path), "images": str(images), "instances": None, "truth": None}

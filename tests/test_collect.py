@@ -18,9 +18,11 @@ class Future:
 
 
 def test_a_task_that_raises_is_reported_and_the_other_results_kept() -> None:
-    results, failed = collect_shards("scan", [("a", Future({"scene_id": "a"})), ("b", Future(RuntimeError("boom"))),
-                                              ("c", Future({"scene_id": "c"}))],
-                                     {"a": "/scans/a", "b": "/scans/b", "c": "/scans/c"})
+    results, failed = collect_shards(
+        "scan",
+        [("a", Future({"scene_id": "a"})), ("b", Future(RuntimeError("boom"))), ("c", Future({"scene_id": "c"}))],
+        {"a": "/scans/a", "b": "/scans/b", "c": "/scans/c"},
+    )
     assert results == [{"scene_id": "a"}, {"scene_id": "c"}]
     assert [(p["stage"], p["item"], p["kind"], p["path"]) for p in failed] == [("scan", "b", "failed", "/scans/b")]
     assert "RuntimeError: boom" in failed[0]["reason"]

@@ -129,8 +129,9 @@ def test_selection_coverage_matches_independent_count(tmp_path: Path) -> None:
     per_frame = {}
     for frame in scan.iter_frames():
         pts = cov.backproject(frame.depth_mm, intr.depth, frame.pose, 1000.0, stride=2)
-        cells = {tuple(c) for c in np.floor(pts / 0.1).astype(int)
-                 if -20 <= c[0] <= 20 and 0 <= c[2] <= 25 and c[1] == 20}
+        cells = {
+            tuple(c) for c in np.floor(pts / 0.1).astype(int) if -20 <= c[0] <= 20 and 0 <= c[2] <= 25 and c[1] == 20
+        }
         per_frame[frame.frame_id] = cells
     first = max(per_frame, key=lambda f: (len(per_frame[f]), -f))
     assert sel.selected[0] == first

@@ -7,13 +7,29 @@ import math
 import numpy as np
 import pytest
 
-from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS, boundary_margin, camera_direction, distractor_pool, horizontal_angle, horizontal_direction, horizontal_label, multiple_choice
+from benchfoundry.core.directions import (
+    CAMERA_LABELS,
+    HORIZONTAL_LABELS,
+    boundary_margin,
+    camera_direction,
+    distractor_pool,
+    horizontal_angle,
+    horizontal_direction,
+    horizontal_label,
+    multiple_choice,
+)
 
 # World z up, facing +y: right is +x (a right-handed frame seen from above).
 F, U = (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
 COMPASS = {  # vector in that frame → the word a person facing +y would use
-    (0, 1, 0): "front", (1, 1, 0): "front-right", (1, 0, 0): "right", (1, -1, 0): "back-right",
-    (0, -1, 0): "back", (-1, -1, 0): "back-left", (-1, 0, 0): "left", (-1, 1, 0): "front-left",
+    (0, 1, 0): "front",
+    (1, 1, 0): "front-right",
+    (1, 0, 0): "right",
+    (1, -1, 0): "back-right",
+    (0, -1, 0): "back",
+    (-1, -1, 0): "back-left",
+    (-1, 0, 0): "left",
+    (-1, 1, 0): "front-left",
 }
 
 
@@ -50,11 +66,23 @@ def test_angle_is_measured_clockwise_towards_the_right() -> None:
 
 
 CAM = [  # OpenCV camera axes: x right, y down, z forward
-    ((0, 0, 1), "front"), ((0, 0, -1), "back"), ((1, 0, 0), "right"), ((-1, 0, 0), "left"),
-    ((1, 0, 1), "front-right"), ((-1, 0, -1), "back-left"),
-    ((0, -1, 0), "above"), ((0, 1, 0), "down"), ((0.1, -3, 0.1), "above"),
-    ((1, -1, 0), "above-right"), ((-1, -1, 0), "above-left"), ((1, 1, 0), "down-right"), ((-1, 1, 0.2), "down-left"),
-    ((0, -1, 1), "front-up"), ((0, 1, 1), "front-down"), ((0.2, -1, -1), "back-up"), ((0, 1, -1), "back-down"),
+    ((0, 0, 1), "front"),
+    ((0, 0, -1), "back"),
+    ((1, 0, 0), "right"),
+    ((-1, 0, 0), "left"),
+    ((1, 0, 1), "front-right"),
+    ((-1, 0, -1), "back-left"),
+    ((0, -1, 0), "above"),
+    ((0, 1, 0), "down"),
+    ((0.1, -3, 0.1), "above"),
+    ((1, -1, 0), "above-right"),
+    ((-1, -1, 0), "above-left"),
+    ((1, 1, 0), "down-right"),
+    ((-1, 1, 0.2), "down-left"),
+    ((0, -1, 1), "front-up"),
+    ((0, 1, 1), "front-down"),
+    ((0.2, -1, -1), "back-up"),
+    ((0, 1, -1), "back-down"),
     ((1, -0.2, 1), "front-right"),  # elevation ~8°: still horizontal
 ]
 

@@ -12,15 +12,17 @@ import pytest
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, load_config
-from benchfoundry.flows import cli, syndor
 from benchfoundry.core.store import StageStore, check_shard_id
+from benchfoundry.flows import cli, syndor
 from benchfoundry.tasks.syndor import discern_model
 from benchfoundry.tasks.syndor import discern_stage as ds
 
 H, W = 72, 96
 
 
-def frame_images(rng: np.random.Generator, lighting: str, height: int, contrast: float) -> tuple[np.ndarray, np.ndarray]:
+def frame_images(
+    rng: np.random.Generator, lighting: str, height: int, contrast: float
+) -> tuple[np.ndarray, np.ndarray]:
     """A noisy scene with an upright elliptical 'person' of the given pixel height and contrast."""
     level = 0.02 if lighting == "night" else 0.3
     lin = np.clip(level * (1 + 0.2 * rng.standard_normal((H, W, 1))), 0, 1) * np.array([0.8, 0.9, 1.0])
@@ -50,10 +52,24 @@ def make_render(out: Path, n_night: int = 24, n_day: int = 6, seed: int = 0) -> 
         (root / mask_path).parent.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(root / img_path), cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
         cv2.imwrite(str(root / mask_path), mask)
-        rows.append({"source_dir": source, "action": "walk", "scene": "field", "lighting": lighting,
-                     "radius": {"near": 5.4, "mid": 10.8, "far": 23.0}[zone], "smplx_texture": "SMPLitex_texture_00000",
-                     "img_path": img_path, "mask_path": mask_path, "img_name": Path(img_path).name, "nv_path": None,
-                     "human_discernable": None, "zone": zone, "shard": f"walk-{lighting}", "render_settings_hash": "x"})
+        rows.append(
+            {
+                "source_dir": source,
+                "action": "walk",
+                "scene": "field",
+                "lighting": lighting,
+                "radius": {"near": 5.4, "mid": 10.8, "far": 23.0}[zone],
+                "smplx_texture": "SMPLitex_texture_00000",
+                "img_path": img_path,
+                "mask_path": mask_path,
+                "img_name": Path(img_path).name,
+                "nv_path": None,
+                "human_discernable": None,
+                "zone": zone,
+                "shard": f"walk-{lighting}",
+                "render_settings_hash": "x",
+            }
+        )
     manifest = StageStore(out, "syndor", "render").manifest_path
     manifest.parent.mkdir(parents=True, exist_ok=True)
     pd.DataFrame(rows).astype({"nv_path": "string", "human_discernable": "boolean"}).to_parquet(manifest)
@@ -61,8 +77,12 @@ def make_render(out: Path, n_night: int = 24, n_day: int = 6, seed: int = 0) -> 
 
 
 def config(**overrides: object) -> BuildConfig:
-    sets = ["syndor.discern.classifier.rf_trees=20", "syndor.discern.classifier.xgb_trees=20",
-            "syndor.discern.frames_per_shard=10", "syndor.discern.isp.denoiser=nlmeans"]
+    sets = [
+        "syndor.discern.classifier.rf_trees=20",
+        "syndor.discern.classifier.xgb_trees=20",
+        "syndor.discern.frames_per_shard=10",
+        "syndor.discern.isp.denoiser=nlmeans",
+    ]
     return load_config(None, sets + [f"{k}={v}" for k, v in overrides.items()])
 
 

@@ -26,12 +26,16 @@ def _hadolint() -> str:
 
 def _instructions(path: Path) -> list[tuple[str, str]]:
     """(INSTRUCTION, arguments) of a Dockerfile, continuation lines joined, comments dropped."""
-    text = re.sub(r"\\\n", " ", "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("#")))
+    text = re.sub(
+        r"\\\n", " ", "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("#"))
+    )
     return [(m.group(1).upper(), m.group(2)) for m in re.finditer(r"^\s*(\w+)\s+(.*)$", text, re.M)]
 
 
 def _ignored(rel: str) -> bool:
-    patterns = [p.strip() for p in (REPO / ".dockerignore").read_text().splitlines() if p.strip() and not p.startswith("#")]
+    patterns = [
+        p.strip() for p in (REPO / ".dockerignore").read_text().splitlines() if p.strip() and not p.startswith("#")
+    ]
     return any(fnmatch.fnmatch(rel, p.rstrip("/")) or rel.startswith(p.rstrip("/") + "/") for p in patterns)
 
 
@@ -41,16 +45,22 @@ def test_the_three_images_exist() -> None:
 
 @pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: p.name)
 def test_hadolint_passes(dockerfile: Path) -> None:
-    result = subprocess.run([_hadolint(), "--no-color", "-c", str(REPO / "docker" / "hadolint.yaml"), str(dockerfile)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [_hadolint(), "--no-color", "-c", str(REPO / "docker" / "hadolint.yaml"), str(dockerfile)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_hadolint_catches_a_bad_dockerfile(tmp_path: Path) -> None:
     bad = tmp_path / "Dockerfile"
     bad.write_text("FROM python:latest\nRUN cd /opt && pip install requests\n")
-    result = subprocess.run([_hadolint(), "--no-color", "-c", str(REPO / "docker" / "hadolint.yaml"), str(bad)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [_hadolint(), "--no-color", "-c", str(REPO / "docker" / "hadolint.yaml"), str(bad)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode != 0 and "DL3007" in result.stdout  # the `latest` tag
 
 
@@ -99,7 +109,9 @@ def test_compose_prefect_server_runs_on_its_postgres() -> None:
     services = COMPOSE["services"]
     pg = services["postgres"]["environment"]
     url = services["prefect-server"]["environment"]["PREFECT_API_DATABASE_CONNECTION_URL"]
-    assert url == f"postgresql+asyncpg://{pg['POSTGRES_USER']}:{pg['POSTGRES_PASSWORD']}@postgres:5432/{pg['POSTGRES_DB']}"
+    assert (
+        url == f"postgresql+asyncpg://{pg['POSTGRES_USER']}:{pg['POSTGRES_PASSWORD']}@postgres:5432/{pg['POSTGRES_DB']}"
+    )
     assert services["prefect-server"]["depends_on"]["postgres"]["condition"] == "service_healthy"
     pinned = re.search(r"^prefect==(\S+)$", (REPO / "constraints.txt").read_text(), re.M).group(1)
     assert services["prefect-server"]["image"].startswith(f"prefecthq/prefect:{pinned}-")

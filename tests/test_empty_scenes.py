@@ -15,15 +15,17 @@ from test_discern_stage import config as discern_config
 from test_discern_stage import make_render, run_stage
 
 from benchfoundry.configs.loader import ConfigError, load_config
-from benchfoundry.core.store import StageStore
-from benchfoundry.tasks.syndor import camera_rig, render_plan
 from benchfoundry.core import dori
-from benchfoundry.tasks.syndor import qa_stage
-from benchfoundry.tasks.syndor import render_stage
+from benchfoundry.core.store import StageStore
+from benchfoundry.tasks.syndor import camera_rig, qa_stage, render_plan, render_stage
 from benchfoundry.tasks.syndor import discern_stage as ds
 
-BASE = ["syndor.scenes=[desert, wharf]", "syndor.lightings=[noon_north, night, evening_east]",
-        "syndor.poses.actions=[walking, kicking]", "person.textures.ids=[0, 7]"]
+BASE = [
+    "syndor.scenes=[desert, wharf]",
+    "syndor.lightings=[noon_north, night, evening_east]",
+    "syndor.poses.actions=[walking, kicking]",
+    "person.textures.ids=[0, 7]",
+]
 
 
 def _plans(*extra: str) -> dict[str, render_plan.ShardPlan]:
@@ -35,8 +37,9 @@ def test_option_adds_one_shard_per_scene_and_lighting_and_keeps_person_shards() 
     on = _plans("syndor.empty_scenes=true")
     assert {k: on[k].spec_hash for k in off} == {k: p.spec_hash for k, p in off.items()}
     added = [p for k, p in on.items() if k not in off]
-    assert {(p.scene, p.lighting) for p in added} == {(s, light) for s in ("desert", "wharf")
-                                                       for light in ("noon_north", "night", "evening_east")}
+    assert {(p.scene, p.lighting) for p in added} == {
+        (s, light) for s in ("desert", "wharf") for light in ("noon_north", "night", "evening_east")
+    }
     assert len(added) == 2 * 3 and all(p.empty_scene and p.texture_id is None for p in added)
     assert not any(p.empty_scene for p in off.values())
     assert len({p.spec_hash for p in added}) == len(added)
@@ -45,17 +48,30 @@ def test_option_adds_one_shard_per_scene_and_lighting_and_keeps_person_shards() 
     assert {k: other[k].spec_hash for k in other if other[k].empty_scene} == {p.shard_id: p.spec_hash for p in added}
     moon = _plans("syndor.empty_scenes=true", "syndor.lighting.night.moon_strength=0.05")
     assert {p.shard_id for p in added if moon[p.shard_id].spec_hash != p.spec_hash} == {
-        "desert_empty_night", "wharf_empty_night"}
+        "desert_empty_night",
+        "wharf_empty_night",
+    }
 
 
 def test_empty_names_are_released_style_and_never_collide() -> None:
-    cams = camera_rig.rig_cameras(dori.PRESETS["paper"], dori.ZONE_MIDPOINTS_PPM, [45.0 * i for i in range(8)],
-                                  [22.5 * i for i in range(4)], np.array([0, 0, 0.9]))
-    person = {render_plan.frame_paths(t, a, "field", "night", 0, c)["img_path"]
-              for t in (0, 99999) for a in ("walking", "guard_up") for c in cams}
+    cams = camera_rig.rig_cameras(
+        dori.PRESETS["paper"],
+        dori.ZONE_MIDPOINTS_PPM,
+        [45.0 * i for i in range(8)],
+        [22.5 * i for i in range(4)],
+        np.array([0, 0, 0.9]),
+    )
+    person = {
+        render_plan.frame_paths(t, a, "field", "night", 0, c)["img_path"]
+        for t in (0, 99999)
+        for a in ("walking", "guard_up")
+        for c in cams
+    }
     empty = [render_plan.frame_paths(None, "none", "field", "night", 0, c) for c in cams]
-    pattern = re.compile(r"^images/SMPLitex_texture_none_empty_field_night_(\d+\.\d)/pose000/raw_images/"
-                         r"frame0001_cam\d{3}_r\d+_phi\d+_theta[\d.]+\.jpg$")
+    pattern = re.compile(
+        r"^images/SMPLitex_texture_none_empty_field_night_(\d+\.\d)/pose000/raw_images/"
+        r"frame0001_cam\d{3}_r\d+_phi\d+_theta[\d.]+\.jpg$"
+    )
     assert all(pattern.match(n["img_path"]) for n in empty)
     assert len({n["img_path"] for n in empty}) == len(cams) and not person & {n["img_path"] for n in empty}
     assert all(n["mask_path"] == n["img_path"].replace("/raw_images/", "/masks/")[:-4] + ".png" for n in empty)
@@ -104,7 +120,9 @@ def test_empty_rows_are_labelled_zero_and_stay_out_of_the_classifier(tmp_path: P
     assert empty["sample_label"].isna().all() and empty["sample_label_nv"].isna().all()
     # the population is the person frames' night raw and NV images only
     assert result["population"] == 2 * 12
-    units = ds.labelling_units(StageStore(tmp_path, "syndor", "discern_features").read_manifest(), discern_config().syndor.discern)
+    units = ds.labelling_units(
+        StageStore(tmp_path, "syndor", "discern_features").read_manifest(), discern_config().syndor.discern
+    )
     assert not set(units["img_path"]) & set(empty_paths)
 
     qa = discern_config().syndor.qa.model_copy(update={"empty_scene_negatives": True})
@@ -124,13 +142,26 @@ def test_empty_rows_are_labelled_zero_and_stay_out_of_the_classifier(tmp_path: P
 # ---------------------------------------------------------------- Blender: the flow, option off then on
 
 TINY = [
-    "runner.max_workers=1", "runner.retry_delay_s=0",
-    "syndor.camera.resolution_w=160", "syndor.camera.resolution_h=90", "syndor.camera.focal_mm=8.4",
-    "syndor.zones_ppm={near: 40, far: 25}", "syndor.scenes=[field]", "syndor.poses.actions=[walking]", "person.textures.ids=[3]", "person.textures.size=64",
-    "syndor.rig.azimuths_deg=[0, 180]", "syndor.rig.elevations_deg=[0]",
-    "syndor.render.samples=2", "syndor.render.denoise=false", "syndor.render.max_bounces=2",
-    "syndor.discern.isp.denoiser=nlmeans", "syndor.discern.classifier.rf_trees=10",
-    "syndor.discern.classifier.xgb_trees=10", "odi.enabled=false", "viewspatial.enabled=false",
+    "runner.max_workers=1",
+    "runner.retry_delay_s=0",
+    "syndor.camera.resolution_w=160",
+    "syndor.camera.resolution_h=90",
+    "syndor.camera.focal_mm=8.4",
+    "syndor.zones_ppm={near: 40, far: 25}",
+    "syndor.scenes=[field]",
+    "syndor.poses.actions=[walking]",
+    "person.textures.ids=[3]",
+    "person.textures.size=64",
+    "syndor.rig.azimuths_deg=[0, 180]",
+    "syndor.rig.elevations_deg=[0]",
+    "syndor.render.samples=2",
+    "syndor.render.denoise=false",
+    "syndor.render.max_bounces=2",
+    "syndor.discern.isp.denoiser=nlmeans",
+    "syndor.discern.classifier.rf_trees=10",
+    "syndor.discern.classifier.xgb_trees=10",
+    "odi.enabled=false",
+    "viewspatial.enabled=false",
 ]
 
 
@@ -165,7 +196,8 @@ def test_flow_adds_empty_scenes_without_rerendering_persons(tmp_path: Path, pref
     empty, person = index[index["empty_scene"]], index[~index["empty_scene"]]
     assert set(empty["action"]) == {"none"} and empty["img_path"].str.contains("texture_none_empty_field").all()
     assert set(zip(empty["zone"], empty["azimuth"], empty["lighting"])) == set(
-        zip(person["zone"], person["azimuth"], person["lighting"]))
+        zip(person["zone"], person["azimuth"], person["lighting"])
+    )
     for row in empty.itertuples():
         assert not np.array(Image.open(root / row.mask_path)).any(), row.mask_path
         rgb = np.array(Image.open(root / row.img_path).convert("RGB"), dtype=float)
@@ -180,14 +212,18 @@ def test_flow_adds_empty_scenes_without_rerendering_persons(tmp_path: Path, pref
     assert len(night) == cams and (night["human_discernable_nv"] == 0).all()
 
     qa_index = root / "index"
-    shown = {p for p in empty["img_path"]}
-    hpc = {s: [json.loads(x) for x in (qa_index / "human_detection" / f"{s}.jsonl").read_text().splitlines()]
-           for s in ("day", "night", "nv")}
+    shown = set(empty["img_path"])
+    hpc = {
+        s: [json.loads(x) for x in (qa_index / "human_detection" / f"{s}.jsonl").read_text().splitlines()]
+        for s in ("day", "night", "nv")
+    }
     for split, expected in (("day", cams), ("night", cams), ("nv", cams)):
         negatives = [r for r in hpc[split] if _raw_path(r) in shown]
         assert len(negatives) == expected and all(r["human_discernable"] == 0 for r in negatives)
-        assert not shown & {_raw_path(json.loads(x)) for x in
-                            (qa_index / "action_recognition" / f"{split}.jsonl").read_text().splitlines()}
+        assert not shown & {
+            _raw_path(json.loads(x))
+            for x in (qa_index / "action_recognition" / f"{split}.jsonl").read_text().splitlines()
+        }
     balance = json.loads((qa_index / "balance.json").read_text())
     assert balance["empty_scene_rows"] == 2 * cams
     for split in ("day", "night", "nv"):
@@ -229,8 +265,9 @@ def test_repeats_match_counting_up_for_many_shares_and_cells() -> None:
     shares = [*np.round(np.arange(0.01, 1.0, 0.01), 2), *rng.uniform(0.001, 0.99, 300), 1 / 3, 2 / 3, 0.1 + 0.2]
     for share in shares:
         for person_shards in (0, 1, 2, 3, 4, 7, 10, 12, 48, 99, 100, 360):
-            assert render_plan.empty_scene_repeats(float(share), person_shards) == \
-                _brute_force_repeats(float(share), person_shards), (share, person_shards)
+            assert render_plan.empty_scene_repeats(float(share), person_shards) == _brute_force_repeats(
+                float(share), person_shards
+            ), (share, person_shards)
     assert render_plan.empty_scene_repeats(None, 12) == 1
 
 
@@ -247,10 +284,15 @@ def test_repeats_are_new_scenes_and_keep_the_first_empty_shard() -> None:
     assert render_stage.shard_spec(config, None, "desert", [], extra[0].scene_seed).scene_seed == extra[0].scene_seed
     assert render_stage.shard_spec(config, None, "desert", []).scene_seed == config.seed
     # each repeat writes under its own pose folder: no two empty frames share a path
-    cams = camera_rig.rig_cameras(dori.PRESETS["paper"], dori.ZONE_MIDPOINTS_PPM, [0.0, 45.0], [0.0],
-                                  np.array([0, 0, 0.9]))
-    paths = [render_plan.frame_paths(None, p.action, p.scene, p.lighting, p.pose_index, c)["img_path"]
-             for p in repeated.values() if p.empty_scene for c in cams]
+    cams = camera_rig.rig_cameras(
+        dori.PRESETS["paper"], dori.ZONE_MIDPOINTS_PPM, [0.0, 45.0], [0.0], np.array([0, 0, 0.9])
+    )
+    paths = [
+        render_plan.frame_paths(None, p.action, p.scene, p.lighting, p.pose_index, c)["img_path"]
+        for p in repeated.values()
+        if p.empty_scene
+        for c in cams
+    ]
     assert len(set(paths)) == len(paths)
 
 

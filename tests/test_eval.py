@@ -16,8 +16,7 @@ from benchfoundry.flows.cli import main
 from benchfoundry.tasks.evaluation.choices import parse_choice
 from benchfoundry.tasks.evaluation.items import odi_items
 from benchfoundry.tasks.evaluation.report import write_eval_report
-from benchfoundry.tasks.syndor import qa_stage
-from benchfoundry.tasks.syndor import task_files
+from benchfoundry.tasks.syndor import qa_stage, task_files
 
 LABELS = ["front", "front-left", "left", "back-left", "back", "back-right", "right", "front-right"]
 
@@ -32,9 +31,15 @@ def viewspatial_build(out: Path, n: int = 24) -> list[dict]:
         letter = "ABCD"[(i * 7) % 4 if i % 3 else 0]
         answer = f"{letter}. {labels['ABCD'.index(letter)]}"
         Image.new("RGB", (8, 8), (i * 10 % 255, 0, 0)).save(folder / "images" / f"{i}.jpg")
-        items.append({"question_type": "Cam-Rel. Dir." if i % 2 else "Per-Sce. Sim.",
-                      "image_path": [f"images/{i}.jpg"], "question": f"Where is object {i}?", "answer": answer,
-                      "choices": "\n".join(f"{x}. {t}" for x, t in zip("ABCD", labels))})
+        items.append(
+            {
+                "question_type": "Cam-Rel. Dir." if i % 2 else "Per-Sce. Sim.",
+                "image_path": [f"images/{i}.jpg"],
+                "question": f"Where is object {i}?",
+                "answer": answer,
+                "choices": "\n".join(f"{x}. {t}" for x, t in zip("ABCD", labels)),
+            }
+        )
     (folder / "ViewSpatial-Bench.json").write_text(json.dumps(items))
     return items
 
@@ -45,15 +50,35 @@ def question_of(prompt: str) -> str:
 
 def always_a_with_faults(prompt: str, attempt: int) -> tuple:
     """Answers "A"; the 1st question meets a 429, the 2nd a 500 and the 3rd a dropped connection first."""
-    faults = {"Where is object 0?": ("status", 429, {"Retry-After": "0"}),
-              "Where is object 1?": ("status", 500, {}), "Where is object 2?": ("drop",)}
+    faults = {
+        "Where is object 0?": ("status", 429, {"Retry-After": "0"}),
+        "Where is object 1?": ("status", 500, {}),
+        "Where is object 2?": ("drop",),
+    }
     fault = faults.get(question_of(prompt))
     return fault if fault and attempt == 0 else ("ok", "A")
 
 
 def run_eval(out: Path, bench: str, url: str, *extra: str) -> int:
-    return main(["eval", bench, "--build", str(out), "--base-url", url, "--model", "org/scripted",
-                 "--api-key-env", "BF_EVAL_KEY", "--concurrency", "3", "--timeout-s", "5", *extra])
+    return main(
+        [
+            "eval",
+            bench,
+            "--build",
+            str(out),
+            "--base-url",
+            url,
+            "--model",
+            "org/scripted",
+            "--api-key-env",
+            "BF_EVAL_KEY",
+            "--concurrency",
+            "3",
+            "--timeout-s",
+            "5",
+            *extra,
+        ]
+    )
 
 
 def test_always_a_scores_the_share_of_a_answers_once_each_and_a_rerun_sends_nothing(tmp_path: Path) -> None:
@@ -96,7 +121,7 @@ def test_a_wrong_model_name_stops_the_run_naming_it(tmp_path: Path, capsys) -> N
 
 def test_items_that_fail_are_recorded_and_the_run_goes_on(tmp_path: Path, capsys) -> None:
     items = viewspatial_build(tmp_path, n=4)
-    script = lambda p, a: ("status", 500, {}) if question_of(p) == "Where is object 3?" else ("ok", "A")  # noqa: E731
+    script = lambda p, a: ("status", 500, {}) if question_of(p) == "Where is object 3?" else ("ok", "A")
     with ScriptedModel(script) as server:
         assert run_eval(tmp_path, "viewspatial", server.base_url, "--retries", "1") == 0
     assert "viewspatial-00003" in capsys.readouterr().err
@@ -116,8 +141,11 @@ def test_syndor_presence_accuracy_of_a_model_that_always_says_1(tmp_path: Path) 
     # Empty action replies: the action scorer (tested in test_cli_score) needs no embedding model then.
     with ScriptedModel(lambda p, a: ("ok", "1" if p == HPC_PROMPT else "")) as server:
         assert run_eval(out, "syndor", server.base_url) == 0
-    rows = [json.loads(x) for split in ("day", "night", "nv")
-            for x in (out / "syndor" / "index" / "human_detection" / f"{split}.jsonl").read_text().splitlines()]
+    rows = [
+        json.loads(x)
+        for split in ("day", "night", "nv")
+        for x in (out / "syndor" / "index" / "human_detection" / f"{split}.jsonl").read_text().splitlines()
+    ]
     truth = [task_files.answer(r, "human_detection") for r in rows]
     score = json.loads((out / "report" / "eval" / "org__scripted" / "syndor.json").read_text())
     overall = next(g for g in score["presence"]["groups"] if g["distance"] == "all" and g["split"] == "all")
@@ -126,21 +154,53 @@ def test_syndor_presence_accuracy_of_a_model_that_always_says_1(tmp_path: Path) 
 
 def test_odi_closed_items_become_lettered_choices_and_open_items_are_not_scored(tmp_path: Path) -> None:
     (tmp_path / "odi").mkdir()
-    (tmp_path / "odi" / "ODI-Bench.json").write_text(json.dumps([
-        {"id": "q1", "task": "OA", "form": "closed", "question": "What colour is the chair on my left?",
-         "options": ["blue", "red", "green", "white"], "answer": "green", "image": "p.jpg"},
-        {"id": "q2", "task": "OA", "form": "open", "question": "Describe the chair.", "options": [],
-         "answer": "a green chair", "image": "p.jpg"}]))
+    (tmp_path / "odi" / "ODI-Bench.json").write_text(
+        json.dumps(
+            [
+                {
+                    "id": "q1",
+                    "task": "OA",
+                    "form": "closed",
+                    "question": "What colour is the chair on my left?",
+                    "options": ["blue", "red", "green", "white"],
+                    "answer": "green",
+                    "image": "p.jpg",
+                },
+                {
+                    "id": "q2",
+                    "task": "OA",
+                    "form": "open",
+                    "question": "Describe the chair.",
+                    "options": [],
+                    "answer": "a green chair",
+                    "image": "p.jpg",
+                },
+            ]
+        )
+    )
     closed, open_ = odi_items(tmp_path)
     assert closed.options == ("A. blue", "B. red", "C. green", "D. white") and closed.answer == "C"
     assert "C. green" in closed.prompt and not open_.options and open_.meta["form"] == "open"
 
 
-@pytest.mark.parametrize(("reply", "expected"), [
-    ("B", 1), ("(C)", 2), ("The answer is D.", 3), ("B: front-left", 1), ("front-left", 1), ("front", 0),
-    ("I think it is back.", 2), ("A person stands in front", 0), ("B or C", None), ("left and back", None),
-    ("", None), ("a dog", None), ("back-left", None),
-])
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("B", 1),
+        ("(C)", 2),
+        ("The answer is D.", 3),
+        ("B: front-left", 1),
+        ("front-left", 1),
+        ("front", 0),
+        ("I think it is back.", 2),
+        ("A person stands in front", 0),
+        ("B or C", None),
+        ("left and back", None),
+        ("", None),
+        ("a dog", None),
+        ("back-left", None),
+    ],
+)
 def test_parse_choice(reply: str, expected: int | None) -> None:
     assert parse_choice(reply, ["A. front", "B. front-left", "C. back", "D. left"]) == expected
 
@@ -149,15 +209,19 @@ def test_the_page_shows_action_z_across_the_models_evaluated(tmp_path: Path) -> 
     root = tmp_path / "report" / "eval"
     e5 = {"m1": [0.9, 0.7], "m2": [0.5, 0.5]}
     for model, values in e5.items():
-        action = {"groups": [{"distance": 5.4, "split": "all", "e5score": sum(values) / 2}],
-                  "items": [{"radius": 5.4, "split": "day", "e5": v} for v in values]}
+        action = {
+            "groups": [{"distance": 5.4, "split": "all", "e5score": sum(values) / 2}],
+            "items": [{"radius": 5.4, "split": "day", "e5": v} for v in values],
+        }
         (root / model).mkdir(parents=True)
         (root / model / "syndor.json").write_text(json.dumps({"model": model, "action": action}))
     page = write_eval_report(tmp_path, root).read_text()
     pooled = [0.9, 0.7, 0.5, 0.5]
     mean = sum(pooled) / 4
     std = (sum((v - mean) ** 2 for v in pooled) / 4) ** 0.5
-    assert f"<td>0.800 / {(0.8 - mean) / std:+.2f}</td>" in page and f"<td>0.500 / {(0.5 - mean) / std:+.2f}</td>" in page
+    assert (
+        f"<td>0.800 / {(0.8 - mean) / std:+.2f}</td>" in page and f"<td>0.500 / {(0.5 - mean) / std:+.2f}</td>" in page
+    )
 
 
 def test_omnicot_answers_with_the_crop_of_the_box_the_model_named(tmp_path: Path) -> None:
@@ -171,9 +235,22 @@ def test_omnicot_answers_with_the_crop_of_the_box_the_model_named(tmp_path: Path
     erp = np.full((256, 512, 3), 128, np.uint8)
     erp[115:141, 358:410] = (220, 20, 20)  # x 0.70–0.80, y 0.45–0.55 of the panorama
     Image.fromarray(erp).save(odi / "pano.png")
-    (odi / "ODI-Bench.json").write_text(json.dumps([
-        {"id": f"q{i}", "task": "OA", "form": "closed", "question": f"What colour is thing {i}?",
-         "options": ["grey", "blue", "red", "green"], "answer": "red", "image": "pano.png"} for i in (1, 2)]))
+    (odi / "ODI-Bench.json").write_text(
+        json.dumps(
+            [
+                {
+                    "id": f"q{i}",
+                    "task": "OA",
+                    "form": "closed",
+                    "question": f"What colour is thing {i}?",
+                    "options": ["grey", "blue", "red", "green"],
+                    "answer": "red",
+                    "image": "pano.png",
+                }
+                for i in (1, 2)
+            ]
+        )
+    )
 
     def script(prompt: str, attempt: int) -> tuple:
         if prompt.startswith("To answer the question"):
@@ -185,16 +262,23 @@ def test_omnicot_answers_with_the_crop_of_the_box_the_model_named(tmp_path: Path
         sent = sum(server.requests.values())
         assert run_eval(tmp_path, "odi", server.base_url, "--omni-cot", "--crop-px", "64") == 0
         assert sum(server.requests.values()) == sent == 4
-    answers = {b["messages"][0]["content"][-1]["text"].split("thing ")[1][0]: b
-               for b in server.bodies if len(b["messages"]) == 3}
+    answers = {
+        b["messages"][0]["content"][-1]["text"].split("thing ")[1][0]: b
+        for b in server.bodies
+        if len(b["messages"]) == 3
+    }
     crop_parts = [p for p in answers["1"]["messages"][2]["content"] if isinstance(p, dict) and p["type"] == "image_url"]
     (url,) = [p["image_url"]["url"] for p in crop_parts]
     crop = np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB"), dtype=float)
     centre = crop[16:48, 16:48].mean(axis=(0, 1))
     assert centre[0] > 180 and centre[1] < 60 and centre[2] < 60
     assert isinstance(answers["2"]["messages"][2]["content"], str)  # no box: no crop
-    rows = [json.loads(x) for x in (tmp_path / "report" / "eval" / "org__scripted" / "odi-omnicot.predictions.jsonl")
-            .read_text().splitlines()]
+    rows = [
+        json.loads(x)
+        for x in (tmp_path / "report" / "eval" / "org__scripted" / "odi-omnicot.predictions.jsonl")
+        .read_text()
+        .splitlines()
+    ]
     assert [r["turns"][0]["box"] for r in rows] == [[0.7, 0.45, 0.8, 0.55], None]
     score = json.loads((tmp_path / "report" / "eval" / "org__scripted" / "odi-omnicot.json").read_text())
     assert score["overall"] == 1.0 and score["n"] == 2

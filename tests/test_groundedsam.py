@@ -92,14 +92,22 @@ def test_detect_and_segment_on_small_faces(model: object) -> None:
 
 def test_missing_or_wrong_checkpoint_names_the_field(tmp_path: Path, weights: dict[str, Path]) -> None:
     with pytest.raises(ConfigError, match="groundedsam.text_encoder is required"):
-        load_config("smoke", [f"odi.groundedsam.dino_checkpoint={weights['dino_checkpoint']}",
-                              f"odi.groundedsam.sam_checkpoint={weights['sam_checkpoint']}"])
+        load_config(
+            "smoke",
+            [
+                f"odi.groundedsam.dino_checkpoint={weights['dino_checkpoint']}",
+                f"odi.groundedsam.sam_checkpoint={weights['sam_checkpoint']}",
+            ],
+        )
     with pytest.raises(ValueError, match=r"odi\.groundedsam\.sam_checkpoint: .*missing\.pth does not exist"):
         check_files(GroundedSamConfig(**{**weights, "sam_checkpoint": tmp_path / "missing.pth"}))
     torch.save({"no_such.weight": torch.zeros(2)}, tmp_path / "wrong.pth")
     with pytest.raises(ValueError, match=r"odi\.groundedsam\.sam_checkpoint: .*wrong\.pth does not fit the model"):
-        load_groundedsam(GroundedSamConfig(**{**weights, "sam_checkpoint": tmp_path / "wrong.pth"},
-                                           sam_model_type="vit_b", dino_size=256))
+        load_groundedsam(
+            GroundedSamConfig(
+                **{**weights, "sam_checkpoint": tmp_path / "wrong.pth"}, sam_model_type="vit_b", dino_size=256
+            )
+        )
 
 
 def test_pure_nms_matches_a_brute_force_greedy_and_torchvision() -> None:
@@ -125,6 +133,8 @@ def test_pure_nms_matches_a_brute_force_greedy_and_torchvision() -> None:
     assert greedy_nms(boxes, scores, 0.4).tolist() == expected
     assert nms(boxes, scores, 0.4).tolist() == expected
     groups = torch.arange(60) % 2
-    per_group = sorted(greedy_nms(boxes[groups == 0], scores[groups == 0], 0.4).mul(2).tolist()
-                       + greedy_nms(boxes[groups == 1], scores[groups == 1], 0.4).mul(2).add(1).tolist())
+    per_group = sorted(
+        greedy_nms(boxes[groups == 0], scores[groups == 0], 0.4).mul(2).tolist()
+        + greedy_nms(boxes[groups == 1], scores[groups == 1], 0.4).mul(2).add(1).tolist()
+    )
     assert sorted(batched_nms(boxes, scores, groups, 0.4).tolist()) == per_group

@@ -15,8 +15,8 @@ from PIL import Image
 from test_image_decode import encoded, gradient
 from test_scannet_io import make_tiny_scan
 
-from benchfoundry.flows.cli import main
 from benchfoundry.core import image_decode
+from benchfoundry.flows.cli import main
 from benchfoundry.tasks.viewspatial import scannet_read as sio
 from benchfoundry.tasks.viewspatial.coverage import select_frames
 
@@ -34,7 +34,7 @@ def forged_jpeg(width: int, height: int) -> bytes:
     """A real small JPEG whose start-of-frame segment declares `width` × `height`."""
     data = bytearray(encoded(".jpg", gradient(8, 16)))
     sof = data.index(b"\xff\xc0")
-    data[sof + 5:sof + 9] = struct.pack(">HH", height, width)
+    data[sof + 5 : sof + 9] = struct.pack(">HH", height, width)
     return bytes(data)
 
 
@@ -74,8 +74,9 @@ def test_undecodable_data_is_an_error_naming_the_file_not_an_opencv_traceback() 
 
 @pytest.mark.parametrize("command", ["cubemap", "crop"])
 @pytest.mark.parametrize("content", [b"", forged_png(60000, 30000)])
-def test_sphere_commands_refuse_bad_panoramas_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                            command: str, content: bytes) -> None:
+def test_sphere_commands_refuse_bad_panoramas_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, content: bytes
+) -> None:
     pano = tmp_path / "pano.jpg"
     pano.write_bytes(content)
     args = ["sphere", command, str(pano), str(tmp_path / "o")]

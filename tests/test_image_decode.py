@@ -70,8 +70,9 @@ def test_trailing_data_that_is_not_padding_is_checked_by_pil() -> None:
     """Bytes after EOI (as some cameras append) do not make a complete JPEG truncated."""
     data = encoded(".jpg", gradient())
     assert not image_decode.has_end_marker(data + b"APPENDED")
-    np.testing.assert_array_equal(image_decode.decode_bytes(data + b"APPENDED", "a.jpg"),
-                                  image_decode.decode_bytes(data, "a.jpg"))
+    np.testing.assert_array_equal(
+        image_decode.decode_bytes(data + b"APPENDED", "a.jpg"), image_decode.decode_bytes(data, "a.jpg")
+    )
 
 
 def test_other_formats_and_bad_files(tmp_path: Path) -> None:
@@ -87,7 +88,8 @@ def test_other_formats_and_bad_files(tmp_path: Path) -> None:
 
 
 def test_an_image_too_large_for_pils_check_is_an_error_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without an end marker the data must be checked; when PIL refuses its size, say so instead of raising PIL's error."""
+    """Without an end marker the data must be checked; when PIL refuses its size, say so instead of raising
+    PIL's error."""
     from PIL import Image
 
     monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 1000)  # the 96×192 test image is then over twice the limit

@@ -152,12 +152,15 @@ def test_multithreaded_bm4d_takes_turns_from_several_threads():
     assert all(np.allclose(a, b, atol=1e-2) for a, b in zip(together, single))  # noise sigma is 0.05
 
 
-@pytest.mark.parametrize("denoiser, own, other", [
-    ("bm4d-luma", {"bm4d_step": 3, "chroma_radius": 2}, {"nlmeans_h": 2.0}),
-    ("bm4d", {"bm4d_search": 5}, {"chroma_radius": 2, "nlmeans_search": 11}),
-    ("nlmeans", {"nlmeans_h": 2.0}, {"bm4d_step": 3, "chroma_eps": 0.1}),
-    ("none", {}, {"bm4d_step": 3, "nlmeans_h": 2.0, "chroma_radius": 2, "denoise_strength": 2.0}),
-])
+@pytest.mark.parametrize(
+    "denoiser, own, other",
+    [
+        ("bm4d-luma", {"bm4d_step": 3, "chroma_radius": 2}, {"nlmeans_h": 2.0}),
+        ("bm4d", {"bm4d_search": 5}, {"chroma_radius": 2, "nlmeans_search": 11}),
+        ("nlmeans", {"nlmeans_h": 2.0}, {"bm4d_step": 3, "chroma_eps": 0.1}),
+        ("none", {}, {"bm4d_step": 3, "nlmeans_h": 2.0, "chroma_radius": 2, "denoise_strength": 2.0}),
+    ],
+)
 def test_only_the_active_denoisers_settings_identify_the_chain(denoiser, own, other):
     """Feature shards hash `effective_settings`: tuning another denoiser must not redo them, tuning this one must."""
     base = IspConfig(denoiser=denoiser)

@@ -17,9 +17,16 @@ def units(sizes: dict[tuple[str, str], int]) -> pd.DataFrame:
     rows = []
     for (zone, group), size in sizes.items():
         for i in range(size):
-            rows.append({"image": f"{zone}/{group}/{i:04d}.jpg", "variant": "raw", "zone": zone,
-                         "lighting_group": group, "person_height_px": 10.0 + i % 50,
-                         "michelson_contrast": (i % 10) / 20})
+            rows.append(
+                {
+                    "image": f"{zone}/{group}/{i:04d}.jpg",
+                    "variant": "raw",
+                    "zone": zone,
+                    "lighting_group": group,
+                    "person_height_px": 10.0 + i % 50,
+                    "michelson_contrast": (i % 10) / 20,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -121,12 +128,20 @@ def test_label_studio_export_import(tmp_path):
     cfg = LabelConfig()
 
     def task(image: str, choice: str | None) -> dict:
-        result = [] if choice is None else [
-            {"from_name": "discernible", "to_name": "image", "type": "choices", "value": {"choices": [choice]}}]
+        result = (
+            []
+            if choice is None
+            else [{"from_name": "discernible", "to_name": "image", "type": "choices", "value": {"choices": [choice]}}]
+        )
         return {"id": 1, "data": {"image": cfg.image_url_prefix + image}, "annotations": [{"result": result}]}
 
-    export = [task("a.jpg", "yes"), task("b.jpg", "no"), task("x.jpg", "yes"), task("c.jpg", None),
-              {"image": cfg.image_url_prefix + "c.jpg", "discernible": "yes"}]
+    export = [
+        task("a.jpg", "yes"),
+        task("b.jpg", "no"),
+        task("x.jpg", "yes"),
+        task("c.jpg", None),
+        {"image": cfg.image_url_prefix + "c.jpg", "discernible": "yes"},
+    ]
     path = tmp_path / "export.json"
     path.write_text(json.dumps(export))
     result = labels.read_labels(path, {"a.jpg", "b.jpg", "c.jpg"}, cfg)
@@ -160,7 +175,9 @@ def test_label_import_warns_when_the_build_ignores_human_labels(tmp_path, monkey
     assert main(["syndor", "label-import", str(tmp_path), str(tmp_path / "labels.csv")]) == 0
     captured = capsys.readouterr()
     assert seen == [source] and "imported 2 labels" in captured.out
-    warned = "syndor.discern.labels.source" in captured.err and "--set syndor.discern.labels.source=human" in captured.err
+    warned = (
+        "syndor.discern.labels.source" in captured.err and "--set syndor.discern.labels.source=human" in captured.err
+    )
     assert warned == (source == "simulated")
     assert ("rerun the build to train the classifier on them" in captured.out) == (source == "human")
 
@@ -168,8 +185,10 @@ def test_label_import_warns_when_the_build_ignores_human_labels(tmp_path, monkey
 def test_label_studio_tasks_of_the_wrong_shape_are_bad_rows(tmp_path):
     """Hand-edited or foreign exports: each malformed task is a bad row by position, the rest imports."""
     cfg = LabelConfig()
-    good = {"data": {"image_path": "a.jpg"},
-            "annotations": [{"result": [{"from_name": "discernible", "value": {"choices": ["yes"]}}]}]}
+    good = {
+        "data": {"image_path": "a.jpg"},
+        "annotations": [{"result": [{"from_name": "discernible", "value": {"choices": ["yes"]}}]}],
+    }
     export = [
         good,
         {"data": {"image_path": "b.jpg"}, "annotations": {"result": []}},
@@ -205,8 +224,9 @@ def test_conflicting_duplicates_are_refused_on_both_rows(tmp_path):
     result = labels.read_labels(path, {"a.jpg", "b.jpg", "c.jpg"}, LabelConfig())
     assert dict(zip(result.labels["image"], result.labels["label"])) == {"b.jpg": 0, "c.jpg": 1}
     assert [(b["line"], b["image"]) for b in result.bad_rows] == [(2, "a.jpg"), (4, "a.jpg")]
-    assert all("conflicting" in b["reason"] and "line 2" in b["reason"] and "line 4" in b["reason"]
-               for b in result.bad_rows)
+    assert all(
+        "conflicting" in b["reason"] and "line 2" in b["reason"] and "line 4" in b["reason"] for b in result.bad_rows
+    )
 
 
 def _label_build(tmp_path, monkeypatch):
@@ -288,7 +308,8 @@ def test_import_problems_point_at_the_resolved_file_and_are_written_before_the_l
         discern_stage.import_labels(str(tmp_path), BuildConfig(), "next.csv")
     # the new problems are on disk though the labels could not be written; the labels are unchanged
     assert [p["item"] for p in discern_stage.import_problems(str(tmp_path))] == [
-        f"{(tmp_path / 'in' / 'next.csv').resolve()}:3"]
+        f"{(tmp_path / 'in' / 'next.csv').resolve()}:3"
+    ]
     assert (directory / labels.IMPORTED).read_bytes() == stored
 
 

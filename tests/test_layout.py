@@ -21,12 +21,29 @@ from benchfoundry.configs.loader import PRESET_DIR, ConfigError, load_config, pr
 
 REPO = Path(__file__).resolve().parents[1]
 #: Repository folder → the package it installs as (pyproject.toml's package-dir).
-PACKAGES = {"benchfoundry": "benchfoundry", "configs": "benchfoundry.configs", "flows": "benchfoundry.flows",
-            "tasks": "benchfoundry.tasks", "render": "benchfoundry.render", "assets": "benchfoundry.assets",
-            "person": "benchfoundry.person"}
+PACKAGES = {
+    "benchfoundry": "benchfoundry",
+    "configs": "benchfoundry.configs",
+    "flows": "benchfoundry.flows",
+    "tasks": "benchfoundry.tasks",
+    "render": "benchfoundry.render",
+    "assets": "benchfoundry.assets",
+    "person": "benchfoundry.person",
+}
 #: The rooms of the house, most specific first: a module belongs to the first room its path starts with.
-ROOMS = ("benchfoundry/core/", "configs/", "assets/", "person/", "render/", "tasks/common/", "tasks/syndor/",
-         "tasks/odi/", "tasks/viewspatial/", "tasks/evaluation/", "flows/")
+ROOMS = (
+    "benchfoundry/core/",
+    "configs/",
+    "assets/",
+    "person/",
+    "render/",
+    "tasks/common/",
+    "tasks/syndor/",
+    "tasks/odi/",
+    "tasks/viewspatial/",
+    "tasks/evaluation/",
+    "flows/",
+)
 BENCHMARKS = ("tasks/syndor/", "tasks/odi/", "tasks/viewspatial/")
 
 
@@ -114,8 +131,7 @@ def test_the_table_refuses_an_upward_or_sideways_import() -> None:
 
 
 def test_every_import_goes_where_the_table_allows() -> None:
-    wrong = sorted(f"{rel(s)} imports {rel(t)}" for s, targets in graph().items() for t in targets
-                   if not allowed(s, t))
+    wrong = sorted(f"{rel(s)} imports {rel(t)}" for s, targets in graph().items() for t in targets if not allowed(s, t))
     assert wrong == []
 
 
@@ -128,8 +144,12 @@ def test_the_kernel_imports_nothing_of_the_project_and_configs_assets_render_no_
 
 
 def test_no_benchmark_imports_another_benchmarks_tasks() -> None:
-    crossing = sorted(f"{rel(s)} imports {rel(t)}" for s, targets in graph().items() for t in targets
-                      if room(s) in BENCHMARKS and room(t) in BENCHMARKS and room(s) != room(t))
+    crossing = sorted(
+        f"{rel(s)} imports {rel(t)}"
+        for s, targets in graph().items()
+        for t in targets
+        if room(s) in BENCHMARKS and room(t) in BENCHMARKS and room(s) != room(t)
+    )
     assert crossing == []
 
 
@@ -180,28 +200,39 @@ def test_no_import_cycle_anywhere() -> None:
 
 def test_every_project_import_uses_the_full_package_name() -> None:
     """`import tasks.common.store` would load the file a second time as another module."""
-    bare = sorted(f"{path.relative_to(REPO)}:{line} {name}"
-                  for path in [*modules().values(), *sorted((REPO / "tests").glob("*.py")),
-                               *sorted((REPO / "bench").glob("*.py"))]
-                  for name, line in imported_names(path) if name.split(".")[0] in set(PACKAGES) - {"benchfoundry"})
+    bare = sorted(
+        f"{path.relative_to(REPO)}:{line} {name}"
+        for path in [
+            *modules().values(),
+            *sorted((REPO / "tests").glob("*.py")),
+            *sorted((REPO / "bench").glob("*.py")),
+        ]
+        for name, line in imported_names(path)
+        if name.split(".")[0] in set(PACKAGES) - {"benchfoundry"}
+    )
     assert bare == []
 
 
 def test_importing_the_configs_leaves_the_heavy_runtimes_unloaded() -> None:
     names = [f"benchfoundry.configs.{p.stem}" for p in sorted((REPO / "configs").glob("*.py")) if p.stem != "__init__"]
-    code = ("import importlib, json, sys\n"
-            f"for name in {names!r}: importlib.import_module(name)\n"
-            "from benchfoundry.configs.loader import load_config\n"
-            "load_config('smoke')\n"
-            "print(json.dumps(sorted(m for m in ('prefect', 'bpy', 'cv2', 'pandas', 'torch') if m in sys.modules)))")
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {names!r}: importlib.import_module(name)\n"
+        "from benchfoundry.configs.loader import load_config\n"
+        "load_config('smoke')\n"
+        "print(json.dumps(sorted(m for m in ('prefect', 'bpy', 'cv2', 'pandas', 'torch') if m in sys.modules)))"
+    )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert len(names) >= 10
     assert json.loads(loaded.stdout) == []
 
 
 def _users(runtime: str) -> set[str]:
-    return {rel(m) for m, path in modules().items()
-            if any(n == runtime or n.startswith(runtime + ".") for n, _ in imported_names(path))}
+    return {
+        rel(m)
+        for m, path in modules().items()
+        if any(n == runtime or n.startswith(runtime + ".") for n, _ in imported_names(path))
+    }
 
 
 def test_prefect_is_imported_only_by_flows_and_the_shard_task_policy() -> None:
@@ -216,10 +247,12 @@ def test_bpy_is_imported_only_under_render_and_never_by_the_worker_protocol() ->
 
 def test_every_package_init_is_only_a_docstring() -> None:
     """No code and no re-exports in a package's `__init__`: a name is imported from the module that defines it."""
-    for name, path in modules().items():
+    for path in modules().values():
         if path.name == "__init__.py":
             body = ast.parse(path.read_text()).body
-            assert len(body) <= 1 and all(isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) for n in body), path
+            assert len(body) <= 1 and all(
+                isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) for n in body
+            ), path
 
 
 def test_every_folder_with_modules_is_an_installed_package() -> None:
@@ -244,8 +277,9 @@ def test_an_unknown_preset_name_lists_the_presets(tmp_path: Path) -> None:
         load_config(tmp_path / "missing.yaml")
 
 
-@pytest.mark.parametrize("old, new", [("syndor.body.model_type=smpl", "person.body"),
-                                      ("syndor.textures.ids=[1]", "person.textures")])
+@pytest.mark.parametrize(
+    "old, new", [("syndor.body.model_type=smpl", "person.body"), ("syndor.textures.ids=[1]", "person.textures")]
+)
 def test_the_person_keys_that_moved_name_their_new_path(old: str, new: str) -> None:
     with pytest.raises(ConfigError, match=rf"syndor\.\w+ moved to {re.escape(new)}"):
         load_config("smoke", [old])

@@ -45,8 +45,16 @@ def faulty_once(prompt: str, attempt: int) -> tuple:
 
 
 def endpoint(server: ScriptedModel, **overrides: object) -> ModelEndpoint:
-    settings = {"base_url": server.base_url, "model": "scripted", "api_key_env": "BF_TEST_KEY", "timeout_s": 0.3,
-                "max_retries": 3, "backoff_s": 0.01, "max_backoff_s": 5.0, "concurrency": 3}
+    settings = {
+        "base_url": server.base_url,
+        "model": "scripted",
+        "api_key_env": "BF_TEST_KEY",
+        "timeout_s": 0.3,
+        "max_retries": 3,
+        "backoff_s": 0.01,
+        "max_backoff_s": 5.0,
+        "concurrency": 3,
+    }
     return ModelEndpoint(**{**settings, **overrides})
 
 
@@ -59,7 +67,7 @@ def test_every_fault_is_retried_and_each_prompt_answered_exactly_once(tmp_path: 
             usage = client.usage()
     assert [r.text for r in replies] == [answer_for(p) for p in FAULTS]
     assert all(isinstance(r, Reply) and not r.cached for r in replies)
-    assert dict(server.answered) == {p: 1 for p in FAULTS}
+    assert dict(server.answered) == dict.fromkeys(FAULTS, 1)
     faulty = [p for p, f in FAULTS.items() if f is not None]
     assert dict(server.requests) == {p: 2 if p in faulty else 1 for p in FAULTS}
     assert usage["retries"] == len(faulty) and usage["requests"] == len(FAULTS) + len(faulty)
@@ -94,9 +102,10 @@ def test_the_key_is_written_nowhere(tmp_path: Path, monkeypatch) -> None:
     assert isinstance(results[1], ModelError) and SECRET not in str(results[1])
 
 
-@pytest.mark.parametrize(("status", "words"), [(401, "refused the key in $BF_TEST_KEY"),
-                                               (404, "model 'scripted' not found"),
-                                               (400, "HTTP 400: ")])
+@pytest.mark.parametrize(
+    ("status", "words"),
+    [(401, "refused the key in $BF_TEST_KEY"), (404, "model 'scripted' not found"), (400, "HTTP 400: ")],
+)
 def test_a_refusal_fails_at_once_with_one_line(tmp_path: Path, monkeypatch, status: int, words: str) -> None:
     monkeypatch.setenv("BF_TEST_KEY", SECRET)
     with ScriptedModel(lambda p, a: ("status", status, {})) as server:
@@ -109,7 +118,7 @@ def test_a_refusal_fails_at_once_with_one_line(tmp_path: Path, monkeypatch, stat
 
 
 def test_retries_run_out_into_an_error_for_that_request_only(tmp_path: Path) -> None:
-    script = lambda p, a: ("status", 502, {}) if p == "doomed" else ("ok", answer_for(p))  # noqa: E731
+    script = lambda p, a: ("status", 502, {}) if p == "doomed" else ("ok", answer_for(p))
     with ScriptedModel(script) as server:
         with ModelClient(endpoint(server, max_retries=2), tmp_path / "cache", sleep=lambda s: None) as client:
             results = client.chat_many([[user_message("a")], [user_message("doomed")], [user_message("b")]])

@@ -14,9 +14,18 @@ from benchfoundry.tasks.odi.descriptions import colour_name, describe_crops, nam
 SYNONYMS = OdiQaConfig().synonyms
 
 
-@pytest.mark.parametrize(("rgb", "name"), [((210, 25, 20), "red"), ((20, 60, 180), "blue"), ((35, 140, 45), "green"),
-                                           ((250, 250, 245), "white"), ((10, 12, 10), "black"),
-                                           ((125, 130, 128), "grey"), ((235, 150, 30), "orange")])
+@pytest.mark.parametrize(
+    ("rgb", "name"),
+    [
+        ((210, 25, 20), "red"),
+        ((20, 60, 180), "blue"),
+        ((35, 140, 45), "green"),
+        ((250, 250, 245), "white"),
+        ((10, 12, 10), "black"),
+        ((125, 130, 128), "grey"),
+        ((235, 150, 30), "orange"),
+    ],
+)
 def test_colour_name_of_a_noisy_patch(rgb: tuple[int, int, int], name: str) -> None:
     rng = np.random.default_rng(0)
     pixels = np.clip(np.array(rgb) + rng.normal(0, 8, (500, 3)), 0, 255).astype(np.uint8)
@@ -30,15 +39,18 @@ def test_template_descriptions() -> None:
     assert template_description("sign", "white", "paper", "EXIT") == 'a white paper sign that reads "EXIT"'
 
 
-@pytest.mark.parametrize(("category", "description", "agrees"), [
-    ("sofa", "A blue couch with two cushions.", True),
-    ("chair", "Two red chairs by the window", True),
-    ("television", "a black TV on a stand", True),
-    ("person", "A man in a grey coat", True),
-    ("chair", "an armchair-like stool", False),  # "chair" only inside a longer word
-    ("lamp", "A yellow vase on the floor", False),
-    ("potted plant", "a green potted plant in a pot", True),
-])
+@pytest.mark.parametrize(
+    ("category", "description", "agrees"),
+    [
+        ("sofa", "A blue couch with two cushions.", True),
+        ("chair", "Two red chairs by the window", True),
+        ("television", "a black TV on a stand", True),
+        ("person", "A man in a grey coat", True),
+        ("chair", "an armchair-like stool", False),  # "chair" only inside a longer word
+        ("lamp", "A yellow vase on the floor", False),
+        ("potted plant", "a green potted plant in a pot", True),
+    ],
+)
 def test_a_description_must_name_the_class(category: str, description: str, agrees: bool) -> None:
     assert names_class(category, description, SYNONYMS) is agrees
 
@@ -51,8 +63,7 @@ def test_crops_are_described_by_a_model_and_a_failure_stays_with_its_crop(tmp_pa
 
     crops = [np.full((32, 32, 3), v, np.uint8) for v in (10, 120, 250)]
     with ScriptedModel(script) as server:
-        endpoint = ModelEndpoint(base_url=server.base_url, model="vlm", api_key_env=None, max_retries=1,
-                                 backoff_s=0)
+        endpoint = ModelEndpoint(base_url=server.base_url, model="vlm", api_key_env=None, max_retries=1, backoff_s=0)
         with ModelClient(endpoint, tmp_path / "cache") as client:
             found = describe_crops(client, crops, ["sofa", "lamp", "chair"], OdiQaConfig().describe_prompt)
     assert found[0] == "a sofa of some colour" and found[2] == "a chair of some colour"

@@ -19,8 +19,13 @@ from benchfoundry.tasks.odi.sphere_coords import FACES
 
 pytestmark = pytest.mark.blender
 FACE = 256
-SETTINGS = ["odi.synthetic.width=1024", "odi.synthetic.samples=1", f"odi.sphere.face_width={FACE}",
-            "odi.sphere.crop_size=64", "odi.batch_size=1"]
+SETTINGS = [
+    "odi.synthetic.width=1024",
+    "odi.synthetic.samples=1",
+    f"odi.sphere.face_width={FACE}",
+    "odi.sphere.crop_size=64",
+    "odi.batch_size=1",
+]
 
 
 @pytest.fixture(scope="module")
@@ -119,8 +124,10 @@ def test_odi_bench_holds_template_items_that_agree_with_the_scene(built: tuple[P
     assert {"OA", "existence", "counting", "OCR"} <= tasks and {"EVO", "AVO", "RD", "SS", "OR"} <= tasks
     assert {i["form"] for i in items} == {"closed", "open"} and not any(i["verified"] for i in items)
     manifest = pd.read_parquet(out / "odi" / "instances" / "manifest.parquet").set_index(["panorama", "instance"])
-    truth = {f"{p.stem}.png": {r["id"]: r for r in json.loads(p.read_text())["instances"]}
-             for p in panoramas(out).glob("*.json")}
+    truth = {
+        f"{p.stem}.png": {r["id"]: r for r in json.loads(p.read_text())["instances"]}
+        for p in panoramas(out).glob("*.json")
+    }
     for item in items:
         pano = item["id"].split(":")[0]
         if item["form"] == "closed":
@@ -150,8 +157,9 @@ def test_review_import_releases_the_reviewed_answers(built: tuple[Path, dict], t
     closed = [r for r in rows if r["form"] == "closed" and r["task"] == "EVO"]
     other = next(o for o in closed[1]["options"].split(" | ") if o != closed[1]["answer"])
     for row in rows:
-        row["decision"], row["edited_answer"] = {closed[0]["id"]: ("reject", ""),
-                                                 closed[1]["id"]: ("edit", other)}.get(row["id"], ("accept", ""))
+        row["decision"], row["edited_answer"] = {closed[0]["id"]: ("reject", ""), closed[1]["id"]: ("edit", other)}.get(
+            row["id"], ("accept", "")
+        )
     rows.append({**rows[0], "id": "no-such-item"})
     filled = tmp_path / "filled.csv"
     with filled.open("w", newline="") as fh:

@@ -26,9 +26,12 @@ from benchfoundry.tasks.odi.truth_annotator import load_truth, truth_detections
 
 #: (right, up, forward) of each face in sphere axes (x right, y up, z forward).
 BASES = {
-    "front": ((1, 0, 0), (0, 1, 0), (0, 0, 1)), "right": ((0, 0, -1), (0, 1, 0), (1, 0, 0)),
-    "back": ((-1, 0, 0), (0, 1, 0), (0, 0, -1)), "left": ((0, 0, 1), (0, 1, 0), (-1, 0, 0)),
-    "up": ((1, 0, 0), (0, 0, -1), (0, 1, 0)), "down": ((1, 0, 0), (0, 0, 1), (0, -1, 0)),
+    "front": ((1, 0, 0), (0, 1, 0), (0, 0, 1)),
+    "right": ((0, 0, -1), (0, 1, 0), (1, 0, 0)),
+    "back": ((-1, 0, 0), (0, 1, 0), (0, 0, -1)),
+    "left": ((0, 0, 1), (0, 1, 0), (-1, 0, 0)),
+    "up": ((1, 0, 0), (0, 0, -1), (0, 1, 0)),
+    "down": ((1, 0, 0), (0, 0, 1), (0, -1, 0)),
 }
 
 
@@ -75,8 +78,14 @@ def iou(a: np.ndarray, b: np.ndarray) -> float:
 
 
 #: id → (category, θ, φ, radius in degrees); id 4 lies across the front/right border (θ = 45°).
-CAPS = {1: ("sofa", 0.0, -10.0, 12.0), 2: ("chair", 100.0, 5.0, 8.0), 3: ("lamp", 30.0, 70.0, 6.0),
-        4: ("table", 45.0, 0.0, 10.0), 5: ("ball", -150.0, -60.0, 9.0), 6: ("vase", -80.0, 20.0, 7.0)}
+CAPS = {
+    1: ("sofa", 0.0, -10.0, 12.0),
+    2: ("chair", 100.0, 5.0, 8.0),
+    3: ("lamp", 30.0, 70.0, 6.0),
+    4: ("table", 45.0, 0.0, 10.0),
+    5: ("ball", -150.0, -60.0, 9.0),
+    6: ("vase", -80.0, 20.0, 7.0),
+}
 
 
 def painted_panorama(folder: Path, name: str = "caps", width: int = 512) -> Path:
@@ -145,8 +154,9 @@ def test_batch_task_writes_coco_crops_and_reports_bad_files(tmp_path: Path) -> N
     paths = list_panoramas(root)
     assert [p.name for p in paths] == ["caps.png", "cut.png", "empty.jpg", "square.png"]
     out = tmp_path / "out"
-    odi = OdiConfig(classes=["sofa", "chair", "lamp", "table", "ball", "vase"],
-                    sphere={"face_width": 128, "crop_size": 64})
+    odi = OdiConfig(
+        classes=["sofa", "chair", "lamp", "table", "ball", "vase"], sphere={"face_width": 128, "crop_size": 64}
+    )
     results = annotate_batch_task.fn(str(out), [str(p) for p in paths], odi)
     by_name = {r["panorama"]: r for r in results}
     assert by_name["caps.png"]["done"] and by_name["caps.png"]["instances"] == 5

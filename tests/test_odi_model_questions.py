@@ -11,15 +11,23 @@ from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.tasks.common.model_client import ModelClient
 from benchfoundry.tasks.odi.model_questions import model_items, qa_request
 
-GOOD = {"task": "OA", "question": "What colour is the sofa in front of me?", "answer": "blue",
-        "distractors": ["red", "green", "white"]}
+GOOD = {
+    "task": "OA",
+    "question": "What colour is the sofa in front of me?",
+    "answer": "blue",
+    "distractors": ["red", "green", "white"],
+}
 
 
 def test_a_reply_through_the_client_becomes_checked_items(tmp_path) -> None:
-    proposals = [GOOD, {**GOOD, "task": "EVO"}, {**GOOD, "distractors": ["red", "red", "white"]},
-                 {**GOOD, "distractors": ["light blue", "green", "white"]}, {"task": "OCR", "question": "?"},
-                 {"task": "counting", "question": "How many chairs are around me?", "answer": 2,
-                  "distractors": [1, 3, 4]}]
+    proposals = [
+        GOOD,
+        {**GOOD, "task": "EVO"},
+        {**GOOD, "distractors": ["red", "red", "white"]},
+        {**GOOD, "distractors": ["light blue", "green", "white"]},
+        {"task": "OCR", "question": "?"},
+        {"task": "counting", "question": "How many chairs are around me?", "answer": 2, "distractors": [1, 3, 4]},
+    ]
     reply = "Here you go:\n```json\n" + json.dumps(proposals) + "\n```"
     with ScriptedModel(lambda p, a: ("ok", reply)) as server:
         endpoint = ModelEndpoint(base_url=server.base_url, model="llm", api_key_env=None)
@@ -31,8 +39,16 @@ def test_a_reply_through_the_client_becomes_checked_items(tmp_path) -> None:
     items, problems = model_items(text, "room", "odi/panoramas/room.png", seed=1)
     closed = [i for i in items if i["form"] == "closed"]
     assert [i["answer"] for i in closed] == ["blue", "2"]
-    assert all(sorted(i["options"]) == sorted([i["answer"], *next(
-        [str(d) for d in p["distractors"]] for p in proposals if str(p.get("answer")) == i["answer"])]) for i in closed)
+    assert all(
+        sorted(i["options"])
+        == sorted(
+            [
+                i["answer"],
+                *next([str(d) for d in p["distractors"]] for p in proposals if str(p.get("answer")) == i["answer"]),
+            ]
+        )
+        for i in closed
+    )
     assert all(i["source"] == "model" and not i["verified"] for i in items) and len(items) == 4
     assert [p.split(": ", 2)[1] for p in problems] == ["proposal 1", "proposal 2", "proposal 3", "proposal 4"]
     assert "not one of" in problems[0] and "repeat" in problems[1] and "contains the answer" in problems[2]

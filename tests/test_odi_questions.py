@@ -37,8 +37,11 @@ CENSUS = {"sofa": 1, "chair": 3, "lamp": 1, "sign": 1, "person": 1, "ball": 1}  
 
 
 def items_by(task: str, form: str = "closed") -> list[dict]:
-    return [i for i in template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS)
-            if i["task"] == task and i["form"] == form]
+    return [
+        i
+        for i in template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS)
+        if i["task"] == task and i["form"] == form
+    ]
 
 
 def answer_of(items: list[dict], words: str) -> str:
@@ -93,8 +96,17 @@ def test_spatial_answers_follow_independent_geometry() -> None:
         assert item["answer"] == bearing_label(bearing - heading)
 
 
-@pytest.mark.parametrize(("theta", "phrase"), [(0, "in front of me"), (44, "in front of me"), (46, "on my right"),
-                                              (-100, "on my left"), (180, "behind me"), (-179, "behind me")])
+@pytest.mark.parametrize(
+    ("theta", "phrase"),
+    [
+        (0, "in front of me"),
+        (44, "in front of me"),
+        (46, "on my right"),
+        (-100, "on my left"),
+        (180, "behind me"),
+        (-179, "behind me"),
+    ],
+)
 def test_quadrants(theta: float, phrase: str) -> None:
     assert quadrant(theta)[0] == phrase
 

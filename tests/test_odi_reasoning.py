@@ -30,9 +30,20 @@ def scene_truth(name: str) -> list[dict]:
 
 
 def facts_of(truth: list[dict]) -> list[Fact]:
-    return [Fact(r["id"], r["category"], r["theta_deg"], r["phi_deg"], colour=r["colour"], material=r["material"],
-                 text=r["text"], pose=r.get("pose"), position_m=tuple(r["position_m"]))
-            for r in truth]
+    return [
+        Fact(
+            r["id"],
+            r["category"],
+            r["theta_deg"],
+            r["phi_deg"],
+            colour=r["colour"],
+            material=r["material"],
+            text=r["text"],
+            pose=r.get("pose"),
+            position_m=tuple(r["position_m"]),
+        )
+        for r in truth
+    ]
 
 
 def bearing(p: list[float]) -> float:
@@ -117,35 +128,59 @@ def test_same_seed_same_items_and_the_seed_shuffles_the_options() -> None:
 
 
 def at(instance_id: int, category: str, theta: float, dist: float) -> Fact:
-    return Fact(instance_id, category, theta, 0.0, position_m=(dist * math.sin(math.radians(theta)),
-                                                               dist * math.cos(math.radians(theta)), 0.5))
+    return Fact(
+        instance_id,
+        category,
+        theta,
+        0.0,
+        position_m=(dist * math.sin(math.radians(theta)), dist * math.cos(math.radians(theta)), 0.5),
+    )
 
 
 def or_questions(facts: list[Fact], census: dict[str, int] | None = None, seed: int = 0) -> dict[str, str]:
-    return {i["question"]: i["answer"] for i in template_items("p", "p.png", facts, seed, MARGIN, census)
-            if i["task"] == "OR" and i["form"] == "closed"}
+    return {
+        i["question"]: i["answer"]
+        for i in template_items("p", "p.png", facts, seed, MARGIN, census)
+        if i["task"] == "OR" and i["form"] == "closed"
+    }
 
 
 @pytest.mark.parametrize(("second", "asked"), [(2.3, False), (2.6, True)])
 def test_a_near_tie_in_distance_makes_no_closest_question(second: float, asked: bool) -> None:
-    facts = [at(1, "sofa", 10.0, 2.0), at(2, "table", 100.0, second), at(3, "desk", 200.0, 3.0),
-             at(4, "piano", 250.0, 3.5)]
+    facts = [
+        at(1, "sofa", 10.0, 2.0),
+        at(2, "table", 100.0, second),
+        at(3, "desk", 200.0, 3.0),
+        at(4, "piano", 250.0, 3.5),
+    ]
     closest = {q: a for q, a in or_questions(facts).items() if "closest" in q}
     assert closest == ({"Which is closest to me: the desk, the piano, the sofa or the table?": "sofa"} if asked else {})
 
 
 @pytest.mark.parametrize(("theta", "asked"), [(40.0, False), (36.0, True)])
 def test_an_answer_near_a_sector_edge_makes_no_turn_question(theta: float, asked: bool) -> None:
-    facts = [at(1, "sofa", theta, 2.0), at(2, "table", 170.0, 3.0), at(3, "desk", 200.0, 3.0),
-             at(4, "piano", 130.0, 3.5)]
+    facts = [
+        at(1, "sofa", theta, 2.0),
+        at(2, "table", 170.0, 3.0),
+        at(3, "desk", 200.0, 3.0),
+        at(4, "piano", 130.0, 3.5),
+    ]
     behind = {q: a for q, a in or_questions(facts).items() if q.startswith("If I turn around, which is now behind me")}
-    assert behind == ({"If I turn around, which is now behind me: the desk, the piano, the sofa or the table?": "sofa"}
-                      if asked else {})
+    assert behind == (
+        {"If I turn around, which is now behind me: the desk, the piano, the sofa or the table?": "sofa"}
+        if asked
+        else {}
+    )
 
 
 def test_a_distractor_near_a_sector_edge_is_never_an_option() -> None:
-    facts = [at(1, "sofa", 0.0, 2.0), at(2, "table", 170.0, 3.0), at(3, "desk", 200.0, 3.0),
-             at(4, "piano", 130.0, 3.5), at(5, "lamp", 50.0, 3.0)]  # 5° from the front sector's right edge
+    facts = [
+        at(1, "sofa", 0.0, 2.0),
+        at(2, "table", 170.0, 3.0),
+        at(3, "desk", 200.0, 3.0),
+        at(4, "piano", 130.0, 3.5),
+        at(5, "lamp", 50.0, 3.0),
+    ]  # 5° from the front sector's right edge
     for seed in range(5):  # were the lamp allowed, five seeds would draw it with probability 1 − 4⁻⁵
         questions = or_questions(facts, seed=seed)
         assert "If I turn around, which is now behind me: the desk, the piano, the sofa or the table?" in questions
@@ -154,26 +189,45 @@ def test_a_distractor_near_a_sector_edge_is_never_an_option() -> None:
 def test_counts_in_a_direction_need_a_complete_census_and_clear_sectors() -> None:
     facts = [at(1, "chair", 40.0, 2.0), at(2, "chair", 100.0, 2.0), at(3, "sofa", 180.0, 3.0)]
     counts = {q: a for q, a in or_questions(facts, {"chair": 2, "sofa": 1}).items() if "chairs" in q}
-    assert list(counts.items()) in ([("How many chairs are behind me?", "0")], [("How many chairs are on my left?",
-                                                                                   "0")])
+    assert list(counts.items()) in (
+        [("How many chairs are behind me?", "0")],
+        [("How many chairs are on my left?", "0")],
+    )
     assert not [q for q in or_questions(facts, {"chair": 3, "sofa": 1}) if "chairs" in q]  # one chair not kept
     assert not [q for q in or_questions(facts) if q.startswith("How many")]
 
 
-@pytest.mark.parametrize(("noun", "many"), [("chair", "chairs"), ("bench", "benches"), ("box", "boxes"),
-                                            ("bookshelf", "bookshelves"), ("person", "people"),
-                                            ("trash can", "trash cans"), ("potted plant", "potted plants")])
+@pytest.mark.parametrize(
+    ("noun", "many"),
+    [
+        ("chair", "chairs"),
+        ("bench", "benches"),
+        ("box", "boxes"),
+        ("bookshelf", "bookshelves"),
+        ("person", "people"),
+        ("trash can", "trash cans"),
+        ("potted plant", "potted plants"),
+    ],
+)
 def test_plural(noun: str, many: str) -> None:
     assert plural(noun) == many
 
 
 def test_the_model_may_propose_or_items_which_stay_unverified() -> None:
     assert "OR (ODI reasoning" in qa_request([("sofa", 0.0, "a blue sofa")], 5)[0]["content"]
-    proposals = [{"task": "OR", "question": "If I turn around, what is in front of me?", "answer": "television",
-                  "distractors": ["sofa", "lamp", "ball"]},
-                 {"task": "SS", "question": "?", "answer": "left", "distractors": ["right", "front", "back"]}]
+    proposals = [
+        {
+            "task": "OR",
+            "question": "If I turn around, what is in front of me?",
+            "answer": "television",
+            "distractors": ["sofa", "lamp", "ball"],
+        },
+        {"task": "SS", "question": "?", "answer": "left", "distractors": ["right", "front", "back"]},
+    ]
     items, problems = model_items(json.dumps(proposals), "room", "room.png", seed=1)
     assert [(i["task"], i["form"], i["source"], i["verified"]) for i in items] == [
-        ("OR", "closed", "model", False), ("OR", "open", "model", False)]
+        ("OR", "closed", "model", False),
+        ("OR", "open", "model", False),
+    ]
     assert sorted(items[0]["options"]) == ["ball", "lamp", "sofa", "television"]
     assert len(problems) == 1 and "proposal 1" in problems[0] and "'SS' is not one of" in problems[0]

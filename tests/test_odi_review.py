@@ -35,26 +35,35 @@ def test_a_review_round_trip_through_the_csv(tmp_path: Path, items: list[dict]) 
     closed = [i for i in items if i["form"] == "closed" and i["task"] == "EVO"][:2]
     open_ = next(i for i in items if i["form"] == "open")
     other = next(o for o in closed[1]["options"] if o != closed[1]["answer"])
-    filled = fill(Path(paths["csv"]), {closed[0]["id"]: ("accept", ""), closed[1]["id"]: ("edit", other),
-                                       open_["id"]: ("reject", "")},
-                  [{"id": "nope", "decision": "accept"}, {"id": closed[0]["id"], "decision": "maybe"}])
+    filled = fill(
+        Path(paths["csv"]),
+        {closed[0]["id"]: ("accept", ""), closed[1]["id"]: ("edit", other), open_["id"]: ("reject", "")},
+        [{"id": "nope", "decision": "accept"}, {"id": closed[0]["id"], "decision": "maybe"}],
+    )
     decisions, bad = ver.read_decisions(filled, items)
-    assert decisions == {closed[0]["id"]: {"decision": "accept", "answer": closed[0]["answer"]},
-                         closed[1]["id"]: {"decision": "edit", "answer": other},
-                         open_["id"]: {"decision": "reject", "answer": open_["answer"]}}
+    assert decisions == {
+        closed[0]["id"]: {"decision": "accept", "answer": closed[0]["answer"]},
+        closed[1]["id"]: {"decision": "edit", "answer": other},
+        open_["id"]: {"decision": "reject", "answer": open_["answer"]},
+    }
     assert [b["line"] for b in bad] == [len(items) + 2, len(items) + 3]
     assert "unknown item 'nope'" in bad[0]["reason"] and "'maybe' is not accept" in bad[1]["reason"]
     released = ver.release(items, decisions, release_unreviewed=False)
     assert [(r["id"], r["answer"], r["verified"]) for r in released] == [
-        (closed[0]["id"], closed[0]["answer"], True), (closed[1]["id"], other, True)]
+        (closed[0]["id"], closed[0]["answer"], True),
+        (closed[1]["id"], other, True),
+    ]
     everything = ver.release(items, decisions, release_unreviewed=True)
     assert len(everything) == len(items) - 1 and sum(r["verified"] for r in everything) == 2
 
 
 def test_an_edit_outside_the_options_and_conflicting_decisions_are_refused(tmp_path: Path, items: list[dict]) -> None:
     closed = next(i for i in items if i["form"] == "closed")
-    rows = [{"id": closed["id"], "decision": "edit", "edited_answer": "purple elephant"},
-            {"id": items[-1]["id"], "decision": "accept"}, {"id": items[-1]["id"], "decision": "reject"}]
+    rows = [
+        {"id": closed["id"], "decision": "edit", "edited_answer": "purple elephant"},
+        {"id": items[-1]["id"], "decision": "accept"},
+        {"id": items[-1]["id"], "decision": "reject"},
+    ]
     path = tmp_path / "r.csv"
     with path.open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=ver.CSV_FIELDS)
@@ -70,10 +79,14 @@ def test_a_label_studio_export_and_accumulated_imports(tmp_path: Path, items: li
     ver.export_for_review(items, tmp_path, image_url_prefix="/data/local-files/?d=")
     tasks = json.loads((tmp_path / "label_studio_tasks.json").read_text())
     assert tasks[0]["data"]["image"] == "/data/local-files/?d=odi/panoramas/room.png"
-    done = [{**tasks[0], "annotations": [{"result": [{"from_name": "decision", "value": {"choices": ["reject"]}}]}]},
-            {**tasks[1], "annotations": [{"result": [{"from_name": "decision", "value": {"choices": ["accept"]}}]}]},
-            {"data": {"id": "ghost"}, "annotations": [{"result": [{"from_name": "decision",
-                                                                     "value": {"choices": ["accept"]}}]}]}]
+    done = [
+        {**tasks[0], "annotations": [{"result": [{"from_name": "decision", "value": {"choices": ["reject"]}}]}]},
+        {**tasks[1], "annotations": [{"result": [{"from_name": "decision", "value": {"choices": ["accept"]}}]}]},
+        {
+            "data": {"id": "ghost"},
+            "annotations": [{"result": [{"from_name": "decision", "value": {"choices": ["accept"]}}]}],
+        },
+    ]
     export = tmp_path / "export.json"
     export.write_text(json.dumps(done))
     decisions, bad = ver.read_decisions(export, items)

@@ -32,8 +32,9 @@ def dinov2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny DINOv2 (hidden 32, 2 layers, patch 14, 56 px) with random weights, saved as transformers does."""
     folder = tmp_path_factory.mktemp("dinov2")
     torch.manual_seed(0)
-    config = Dinov2Config(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=2, mlp_ratio=2,
-                          image_size=SIZE, patch_size=14)
+    config = Dinov2Config(
+        hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=2, mlp_ratio=2, image_size=SIZE, patch_size=14
+    )
     Dinov2Model(config).save_pretrained(folder)
     return folder
 
@@ -54,8 +55,9 @@ def their_head(seed: int = 1, in_dim: int = HIDDEN, width: int = WIDTH) -> dict[
     return state
 
 
-def peaked_head(azimuth: int, polar_bin: int, rotation_bin: int, confidence_logits: tuple[float, float],
-                width: int = WIDTH) -> dict[str, torch.Tensor]:
+def peaked_head(
+    azimuth: int, polar_bin: int, rotation_bin: int, confidence_logits: tuple[float, float], width: int = WIDTH
+) -> dict[str, torch.Tensor]:
     """A head whose output ignores the image: net1 gives ReLU(1) everywhere, net2's bias is the output, with
     one peak in each distribution and the given confidence logits (BatchNorms at identity)."""
     state = their_head(width=width)
@@ -89,8 +91,9 @@ def crops(n: int, seed: int = 0) -> list[np.ndarray]:
     return [rng.integers(0, 256, shapes[i % len(shapes)], dtype=np.uint8) for i in range(n)]
 
 
-def test_the_model_loads_from_local_files_without_the_network(dinov2_dir: Path, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_model_loads_from_local_files_without_the_network(
+    dinov2_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("network access")
 
@@ -105,8 +108,9 @@ def test_the_model_loads_from_local_files_without_the_network(dinov2_dir: Path, 
     assert len({f.azimuth_deg for f in found}) > 1  # random weights: the crops do not all look alike
 
 
-def test_a_hand_set_head_gives_its_peaks_and_the_azimuth_maps_to_the_facing_seen(dinov2_dir: Path,
-                                                                                  tmp_path: Path) -> None:
+def test_a_hand_set_head_gives_its_peaks_and_the_azimuth_maps_to_the_facing_seen(
+    dinov2_dir: Path, tmp_path: Path
+) -> None:
     for azimuth in (0, 90, 180, 270):
         path = save(peaked_head(azimuth, 100, 200, (2.0, 0.0)), tmp_path / f"peak{azimuth}.pt")
         (found,) = oa.load(config(dinov2_dir, path)).estimate(crops(1))
@@ -125,8 +129,7 @@ def test_a_hand_set_head_gives_its_peaks_and_the_azimuth_maps_to_the_facing_seen
     assert oa.load(config(dinov2_dir, path)).estimate(crops(1)) == [(30, 10, 10, pytest.approx(0.8808, abs=1e-4))]
 
 
-def test_a_checkpoint_missing_a_key_or_of_another_shape_is_an_error_naming_it(dinov2_dir: Path,
-                                                                               tmp_path: Path) -> None:
+def test_a_checkpoint_missing_a_key_or_of_another_shape_is_an_error_naming_it(dinov2_dir: Path, tmp_path: Path) -> None:
     state = their_head()
     del state["down_sampler.net2.1.running_var"]
     path = save(state, tmp_path / "missing.pt")
@@ -173,16 +176,35 @@ def camera_coco(tmp_path: Path) -> Path:
     a second copy whose shoulders sit on the box's top edge (no head crop)."""
     Image.fromarray(skimage_data.camera()).save(tmp_path / "camera.png")
     kp = np.zeros((17, 3))
-    for i, point in {0: (254, 163, 2), 2: (234, 149, 2), 4: (186, 138, 2), 6: (120, 160, 2), 5: (135, 170, 1),
-                     12: (55, 430, 2), 11: (70, 435, 1)}.items():
+    for i, point in {
+        0: (254, 163, 2),
+        2: (234, 149, 2),
+        4: (186, 138, 2),
+        6: (120, 160, 2),
+        5: (135, 170, 1),
+        12: (55, 430, 2),
+        11: (70, 435, 1),
+    }.items():
         kp[i] = point
     high = kp.copy()
     high[[5, 6], 1] = 62
-    anns = [{"id": i, "image_id": i, "category_id": 1, "bbox": [0, 62, 340, 450], "area": 0.45 * 512 * 512,
-             "iscrowd": 0, "keypoints": k.reshape(-1).tolist(), "num_keypoints": 7}
-            for i, k in ((1, kp), (2, high))]
-    coco = {"images": [{"id": i, "file_name": "camera.png", "width": 512, "height": 512} for i in (1, 2)],
-            "annotations": anns}
+    anns = [
+        {
+            "id": i,
+            "image_id": i,
+            "category_id": 1,
+            "bbox": [0, 62, 340, 450],
+            "area": 0.45 * 512 * 512,
+            "iscrowd": 0,
+            "keypoints": k.reshape(-1).tolist(),
+            "num_keypoints": 7,
+        }
+        for i, k in ((1, kp), (2, high))
+    ]
+    coco = {
+        "images": [{"id": i, "file_name": "camera.png", "width": 512, "height": 512} for i in (1, 2)],
+        "annotations": anns,
+    }
     path = tmp_path / "camera.json"
     path.write_text(json.dumps(coco))
     return path
@@ -191,14 +213,36 @@ def camera_coco(tmp_path: Path) -> Path:
 def test_the_cli_labels_with_orient_anything(dinov2_dir: Path, tmp_path: Path, capsys) -> None:
     checkpoint = save(peaked_head(270, 90, 180, (2.0, 0.0)), tmp_path / "peak.pt")
     path = camera_coco(tmp_path)
-    argv = ["coco", "label", str(path), "--images", str(tmp_path), "--estimator", "orient-anything",
-            "--dinov2-dir", str(dinov2_dir), "--checkpoint", str(checkpoint), "--device", "cpu", "--json"]
+    argv = [
+        "coco",
+        "label",
+        str(path),
+        "--images",
+        str(tmp_path),
+        "--estimator",
+        "orient-anything",
+        "--dinov2-dir",
+        str(dinov2_dir),
+        "--checkpoint",
+        str(checkpoint),
+        "--device",
+        "cpu",
+        "--json",
+    ]
     assert main(argv) == 0
     result = json.loads(capsys.readouterr().out)
     assert set(result) >= {"labels", "rejected"}
     by_image = {r["image_id"]: r for r in result["labels"]}
-    assert set(by_image[1]) >= {"image_id", "annotation_id", "kept", "reason", "facing", "head_delta_deg",
-                                "head_turn", "confidence"}
+    assert set(by_image[1]) >= {
+        "image_id",
+        "annotation_id",
+        "kept",
+        "reason",
+        "facing",
+        "head_delta_deg",
+        "head_turn",
+        "confidence",
+    }
     # Azimuth 270 for both crops: faces the image's right, head in line with the body.
     assert by_image[1]["kept"] and by_image[1]["facing"] == "right" and by_image[1]["head_turn"] == "front"
     assert by_image[1]["head_delta_deg"] == 0 and by_image[1]["confidence"] == pytest.approx(0.8808, abs=1e-4)
@@ -222,13 +266,15 @@ def test_an_implausible_angle_is_rejected_by_name(dinov2_dir: Path, tmp_path: Pa
     assert result["rejected"] == {"empty head crop": 1, "implausible angle": 1}
     [row] = [r for r in result["labels"] if r["reason"] == "implausible angle"]
     assert "polar 70°" in row["detail"]
-    relaxed = cfg.model_copy(update={"orient_anything": config(dinov2_dir, checkpoint).model_copy(
-        update={"max_polar_deg": 80.0})})
+    relaxed = cfg.model_copy(
+        update={"orient_anything": config(dinov2_dir, checkpoint).model_copy(update={"max_polar_deg": 80.0})}
+    )
     assert label_file(camera_coco(tmp_path), tmp_path, relaxed)["rejected"] == {"empty head crop": 1}
 
 
-def person(bbox: tuple[float, float, float, float], shoulders: tuple[float, float], labelled: tuple[int, int] = (2, 2)
-           ) -> Person:
+def person(
+    bbox: tuple[float, float, float, float], shoulders: tuple[float, float], labelled: tuple[int, int] = (2, 2)
+) -> Person:
     kp = np.zeros((17, 3))
     kp[5] = (10, shoulders[0], labelled[0])
     kp[6] = (20, shoulders[1], labelled[1])

@@ -12,11 +12,18 @@ from benchfoundry.tasks.viewspatial import orientation as ori
 #: A person's keypoints in their own frame: (lateral toward their own right, height, forward), metres.
 #: Head points are turned with the head, the others with the body.
 SKELETON = {
-    ori.LEFT_SHOULDER: (-0.18, 1.45, 0.0), ori.RIGHT_SHOULDER: (0.18, 1.45, 0.0),
-    ori.LEFT_HIP: (-0.10, 0.95, 0.0), ori.RIGHT_HIP: (0.10, 0.95, 0.0),
+    ori.LEFT_SHOULDER: (-0.18, 1.45, 0.0),
+    ori.RIGHT_SHOULDER: (0.18, 1.45, 0.0),
+    ori.LEFT_HIP: (-0.10, 0.95, 0.0),
+    ori.RIGHT_HIP: (0.10, 0.95, 0.0),
 }
-HEAD = {ori.NOSE: (0.0, 1.60, 0.10), ori.LEFT_EYE: (-0.03, 1.65, 0.08), ori.RIGHT_EYE: (0.03, 1.65, 0.08),
-        ori.LEFT_EAR: (-0.075, 1.62, 0.0), ori.RIGHT_EAR: (0.075, 1.62, 0.0)}
+HEAD = {
+    ori.NOSE: (0.0, 1.60, 0.10),
+    ori.LEFT_EYE: (-0.03, 1.65, 0.08),
+    ori.RIGHT_EYE: (0.03, 1.65, 0.08),
+    ori.LEFT_EAR: (-0.075, 1.62, 0.0),
+    ori.RIGHT_EAR: (0.075, 1.62, 0.0),
+}
 FOCAL, CENTRE = 800.0, (320.0, 240.0)
 
 
@@ -26,8 +33,13 @@ def frame(yaw: float) -> tuple[np.ndarray, np.ndarray]:
     return np.array([-math.sin(t), 0.0, -math.cos(t)]), np.array([-math.cos(t), 0.0, math.sin(t)])
 
 
-def project(body_yaw: float, head_yaw: float, scale: dict[str, float] | None = None, noise: float = 0.0,
-            rng: np.random.Generator | None = None) -> np.ndarray:
+def project(
+    body_yaw: float,
+    head_yaw: float,
+    scale: dict[str, float] | None = None,
+    noise: float = 0.0,
+    rng: np.random.Generator | None = None,
+) -> np.ndarray:
     """17 COCO keypoints (x, y, v) of the skeleton standing 6 m in front of the camera."""
     scale = scale or {}
     up, base = np.array([0.0, -1.0, 0.0]), np.array([0.0, 1.7, 6.0])
@@ -62,11 +74,25 @@ def _hide(kp: np.ndarray, body_yaw: float, head_yaw: float) -> None:
         kp[[ori.NOSE, ori.LEFT_EYE, ori.RIGHT_EYE], 2] = 0
 
 
-@pytest.mark.parametrize(("delta", "label"), [
-    (-90, "left"), (-60.01, "left"), (-60, "front-left"), (-20.01, "front-left"), (-20, "front"), (0, "front"),
-    (20, "front"), (20.01, "front-right"), (60, "front-right"), (60.01, "right"), (90, "right"),
-    (90.01, None), (-90.01, None), (179, None),
-])
+@pytest.mark.parametrize(
+    ("delta", "label"),
+    [
+        (-90, "left"),
+        (-60.01, "left"),
+        (-60, "front-left"),
+        (-20.01, "front-left"),
+        (-20, "front"),
+        (0, "front"),
+        (20, "front"),
+        (20.01, "front-right"),
+        (60, "front-right"),
+        (60.01, "right"),
+        (90, "right"),
+        (90.01, None),
+        (-90.01, None),
+        (179, None),
+    ],
+)
 def test_head_turn_bins_follow_the_design_edges(delta: float, label: str | None) -> None:
     assert ori.head_turn(delta) == label
 
@@ -78,8 +104,18 @@ def test_head_delta_wraps_and_is_negative_for_a_turn_to_the_own_left() -> None:
     assert ori.head_delta(0 - 30, 0) < 0
 
 
-@pytest.mark.parametrize(("yaw", "label"), [(0, "front"), (90, "left"), (180, "back"), (270, "right"),
-                                            (45, "front-left"), (315, "front-right"), (135, "back-left")])
+@pytest.mark.parametrize(
+    ("yaw", "label"),
+    [
+        (0, "front"),
+        (90, "left"),
+        (180, "back"),
+        (270, "right"),
+        (45, "front-left"),
+        (315, "front-right"),
+        (135, "back-left"),
+    ],
+)
 def test_facing_label_is_what_the_camera_sees(yaw: float, label: str) -> None:
     forward, _ = frame(yaw)
     image_dx = forward[0]  # > 0: faces toward the image's right

@@ -32,7 +32,9 @@ def test_score_out_naming_a_folder_is_refused(tmp_path: Path, capsys: pytest.Cap
     assert f"{tmp_path}: is a folder" in _one_error(capsys)
 
 
-def test_sphere_outputs_under_a_file_are_refused(tmp_path: Path, pano: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sphere_outputs_under_a_file_are_refused(
+    tmp_path: Path, pano: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["sphere", "cubemap", str(pano), str(pano), "--face-width", "16"]) == 2
     assert f"{pano}: is a file" in _one_error(capsys)
     assert main(["sphere", "crop", str(pano), "--box", "0.1,0.1,0.2,0.2", str(pano / "c.png"), "--size", "16"]) == 2

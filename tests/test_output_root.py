@@ -8,12 +8,21 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-from benchfoundry.core.output_root import LOCK_NAME, MARKER_NAME, OutputPathError, OutputRootBusy, check_build_root, check_output_dir, check_output_file, hold_output_root
+from benchfoundry.core.output_root import (
+    LOCK_NAME,
+    MARKER_NAME,
+    OutputPathError,
+    OutputRootBusy,
+    check_build_root,
+    check_output_dir,
+    check_output_file,
+    hold_output_root,
+)
 from benchfoundry.core.store import sweep_build_leftovers
 
 HOLD_SCRIPT = (
@@ -29,8 +38,9 @@ HOLD_SCRIPT = (
 def holder(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
     """A second process holding the lock of `tmp_path/root` until its stdin closes."""
     root = tmp_path / "root"
-    proc = subprocess.Popen([sys.executable, "-c", HOLD_SCRIPT, str(root)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD_SCRIPT, str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     yield proc, root
     if proc.poll() is None:
@@ -71,8 +81,9 @@ def test_the_lock_is_reentrant_within_a_process(tmp_path: Path) -> None:
     with hold_output_root(tmp_path / "r"):
         with hold_output_root(tmp_path / "r"):
             pass
-        probe = subprocess.run([sys.executable, "-c", HOLD_SCRIPT, str(tmp_path / "r")], input="",
-                               capture_output=True, text=True)
+        probe = subprocess.run(
+            [sys.executable, "-c", HOLD_SCRIPT, str(tmp_path / "r")], input="", capture_output=True, text=True
+        )
         assert probe.returncode != 0 and "another build" in probe.stderr  # still held after the inner exit
 
 
@@ -106,8 +117,10 @@ def test_output_paths_that_cannot_be_written_are_refused(tmp_path: Path) -> None
 
 def _mount_tmpfs(where: Path, options: str) -> bool:
     where.mkdir(parents=True, exist_ok=True)
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True).returncode
+        == 0
+    )
 
 
 def test_a_read_only_mount_is_refused_naming_the_errno(tmp_path: Path) -> None:
@@ -124,8 +137,12 @@ def test_a_read_only_mount_is_refused_naming_the_errno(tmp_path: Path) -> None:
 def test_the_sweep_removes_only_the_builds_own_leftovers(tmp_path: Path) -> None:
     root = tmp_path / "u"
     user = [root / "docs" / ".thesis.draft1.tmp", root / ".notes.abcdefgh.tmp", root / "syndor" / "notes.tmp"]
-    own = [root / "syndor" / "render" / ".manifest.parquet.k1ll3dxx.tmp", root / ".build.json.a1b2c3d4.tmp",
-           root / "syndor" / "render" / "_tmp" / "shard_0" / "0000.jpg", root / "syndor" / "index" / ".hf.x1y2z3w4" / "a"]
+    own = [
+        root / "syndor" / "render" / ".manifest.parquet.k1ll3dxx.tmp",
+        root / ".build.json.a1b2c3d4.tmp",
+        root / "syndor" / "render" / "_tmp" / "shard_0" / "0000.jpg",
+        root / "syndor" / "index" / ".hf.x1y2z3w4" / "a",
+    ]
     for path in user + own:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("x")

@@ -36,8 +36,10 @@ def test_a_frame_moves_across_filesystems_by_copy_then_rename(tmp_path: Path, mo
     assert [p.name for p in dest.parent.iterdir()] == ["frame.png"]  # no staged copy left beside it
 
 
-@pytest.mark.skipif(not Path("/dev/shm").is_dir() or os.stat("/dev/shm").st_dev == os.stat(tempfile.gettempdir()).st_dev,
-                    reason="needs /dev/shm on another filesystem than the temporary folder")
+@pytest.mark.skipif(
+    not Path("/dev/shm").is_dir() or os.stat("/dev/shm").st_dev == os.stat(tempfile.gettempdir()).st_dev,
+    reason="needs /dev/shm on another filesystem than the temporary folder",
+)
 def test_a_frame_moves_from_a_real_other_filesystem(tmp_path: Path) -> None:
     with tempfile.TemporaryDirectory(dir="/dev/shm") as shm:
         written = _scratch_frame(Path(shm))

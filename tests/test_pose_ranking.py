@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 from model_server import ScriptedModel
 
+from benchfoundry.configs.model import EmbeddingConfig, ModelEndpoint
 from benchfoundry.configs.syndor_poses import PoseConfig
-from benchfoundry.configs.model import ModelEndpoint
-from benchfoundry.configs.model import EmbeddingConfig
 from benchfoundry.tasks.syndor import pose_ranking, pose_selection
 
 FEAT_P = "CMU/CMU/01/01_01_poses.npz"
@@ -43,12 +42,16 @@ def roots(tmp_path: Path) -> tuple[Path, Path]:
     np.savez(path, poses=poses, trans=np.zeros((60, 3)), betas=np.zeros(16), mocap_framerate=np.array(10.0))
     labels = [{"proc_label": p, "act_cat": c, "start_t": s, "end_t": e} for p, c, s, e in LABELS]
     babel_root.mkdir()
-    (babel_root / "train.json").write_text(json.dumps({"1": {"feat_p": FEAT_P, "dur": 6.0, "frame_ann": {"labels": labels}}}))
+    (babel_root / "train.json").write_text(
+        json.dumps({"1": {"feat_p": FEAT_P, "dur": 6.0, "frame_ann": {"labels": labels}}})
+    )
     return amass_root, babel_root
 
 
 def _config(roots: tuple[Path, Path], **extra) -> PoseConfig:
-    return PoseConfig(actions=ACTIONS, amass_root=roots[0], babel_root=roots[1], **{"max_frames_per_action": 12, **extra})
+    return PoseConfig(
+        actions=ACTIONS, amass_root=roots[0], babel_root=roots[1], **{"max_frames_per_action": 12, **extra}
+    )
 
 
 def _cosines(embedder, label: str, actions: list[str]) -> dict[str, float]:
@@ -112,6 +115,7 @@ def _rating_server(ratings: dict[str, str]) -> ScriptedModel:
     def script(prompt: str, attempt: int) -> tuple:
         label = prompt.rsplit("Label: ", 1)[1]
         return ("ok", ratings[label])
+
     return ScriptedModel(script)
 
 
@@ -162,8 +166,10 @@ def test_broken_embedder_falls_back_to_synonyms_and_says_so(roots, tmp_path) -> 
     assert all(f.score is None for f in sel.frames)
 
 
-@pytest.mark.parametrize(("reply", "rating"), [("7", 7.0), ("Rating: 8.5/10", 8.5), ("0", 0.0), ("11", None),
-                                               ("-1", None), ("no idea", None), ("", None)])
+@pytest.mark.parametrize(
+    ("reply", "rating"),
+    [("7", 7.0), ("Rating: 8.5/10", 8.5), ("0", 0.0), ("11", None), ("-1", None), ("no idea", None), ("", None)],
+)
 def test_parse_rating(reply: str, rating: float | None) -> None:
     assert pose_ranking.parse_rating(reply) == rating
 

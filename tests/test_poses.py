@@ -13,14 +13,16 @@ import pytest
 from benchfoundry.assets import poses as builtin_poses
 from benchfoundry.configs.person import BodyConfig
 from benchfoundry.configs.syndor_poses import PoseConfig
-from benchfoundry.person import body
-from benchfoundry.person import body_mesh
+from benchfoundry.person import body, body_mesh
 
 
 @pytest.fixture(scope="module")
 def meshes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, body_mesh.BodyMesh]:
     cache = tmp_path_factory.mktemp("pose-cache")
-    poses = {"upright": builtin_poses.upright_pose(), **{a: builtin_poses.action_pose(a) for a in builtin_poses.ACTIONS}}
+    poses = {
+        "upright": builtin_poses.upright_pose(),
+        **{a: builtin_poses.action_pose(a) for a in builtin_poses.ACTIONS},
+    }
     return {name: body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache) for name, pose in poses.items()}
 
 

@@ -32,7 +32,9 @@ def test_every_key_is_a_field_prefect_reads() -> None:
 
 
 @pytest.mark.parametrize("deployment", MODEL.deployments, ids=lambda d: d.name)
-def test_entrypoint_loads_and_parameters_validate(deployment: DeploymentConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_entrypoint_loads_and_parameters_validate(
+    deployment: DeploymentConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(REPO)
     flow = load_flow_from_entrypoint(deployment.entrypoint)
     params = flow.validate_parameters(deployment.parameters)

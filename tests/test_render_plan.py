@@ -9,12 +9,15 @@ import pandas as pd
 import pytest
 
 from benchfoundry.configs.loader import load_config
-from benchfoundry.tasks.syndor import camera_rig, render_plan
-from benchfoundry.tasks.syndor import calibration_stage
 from benchfoundry.core import dori
+from benchfoundry.tasks.syndor import calibration_stage, camera_rig, render_plan
 
-BASE = ["syndor.scenes=[desert, wharf]", "syndor.lightings=[noon_north, night]",
-        "syndor.poses.actions=[walking, kicking]", "person.textures.ids=[0, 7]"]
+BASE = [
+    "syndor.scenes=[desert, wharf]",
+    "syndor.lightings=[noon_north, night]",
+    "syndor.poses.actions=[walking, kicking]",
+    "person.textures.ids=[0, 7]",
+]
 
 
 def _plans(*extra: str) -> dict[str, str]:
@@ -46,10 +49,13 @@ def test_only_affected_shards_change() -> None:
 
 def test_released_names() -> None:
     spec = dori.PRESETS["paper"]
-    cams = camera_rig.rig_cameras(spec, dori.ZONE_MIDPOINTS_PPM, [45.0 * i for i in range(8)],
-                                  [22.5 * i for i in range(4)], np.array([0, 0, 0.9]))
-    pattern = re.compile(r"^images/SMPLitex_texture_00012_walking_field_night_(\d+\.\d)/pose002/raw_images/"
-                         r"frame0001_cam(\d{3})_r(\d+)_phi(\d+)_theta([\d.]+)\.jpg$")
+    cams = camera_rig.rig_cameras(
+        spec, dori.ZONE_MIDPOINTS_PPM, [45.0 * i for i in range(8)], [22.5 * i for i in range(4)], np.array([0, 0, 0.9])
+    )
+    pattern = re.compile(
+        r"^images/SMPLitex_texture_00012_walking_field_night_(\d+\.\d)/pose002/raw_images/"
+        r"frame0001_cam(\d{3})_r(\d+)_phi(\d+)_theta([\d.]+)\.jpg$"
+    )
     seen = set()
     for cam in cams:
         names = render_plan.frame_paths(12, "walking", "field", "night", 2, cam)
@@ -96,22 +102,37 @@ def test_new_texture_renders_only_its_shards() -> None:
 
 
 def _summary(masks: dict[str, tuple[np.ndarray, float]], height_m: float = 1.75) -> dict:
-    rows = pd.DataFrame([{"zone": zone, "distance_m": 10.0 + i, "target_ppm": target, "target_height_px": target * height_m,
-                          "body_height_m": height_m, **calibration_stage.measure_ppm(mask, height_m, target)}
-                         for i, (zone, (mask, target)) in enumerate(masks.items())])
+    rows = pd.DataFrame(
+        [
+            {
+                "zone": zone,
+                "distance_m": 10.0 + i,
+                "target_ppm": target,
+                "target_height_px": target * height_m,
+                "body_height_m": height_m,
+                **calibration_stage.measure_ppm(mask, height_m, target),
+            }
+            for i, (zone, (mask, target)) in enumerate(masks.items())
+        ]
+    )
     return calibration_stage.calibration_summary(rows, "report/calibration.png")
 
 
 def _person(rows: int, top: int = 10, shape: tuple[int, int] = (360, 640)) -> np.ndarray:
     mask = np.zeros(shape, bool)
-    mask[top:top + rows, 300:320] = True
+    mask[top : top + rows, 300:320] = True
     return mask
 
 
 def test_calibration_failure_names_each_zone_outside_tolerance() -> None:
     # 100 px for 1.75 m = 57.14 px/m: 1% off passes; 5% (≈5 px) off fails; a clipped person fails
-    summary = _summary({"near": (_person(100), 100 / 1.75 * 1.01), "mid": (_person(100), 100 / 1.75 * 1.05),
-                        "far": (_person(100, top=0), 100 / 1.75)})
+    summary = _summary(
+        {
+            "near": (_person(100), 100 / 1.75 * 1.01),
+            "mid": (_person(100), 100 / 1.75 * 1.05),
+            "far": (_person(100, top=0), 100 / 1.75),
+        }
+    )
     reason = calibration_stage.calibration_failure(summary)
     assert not summary["passed"] and reason is not None
     assert "near" not in reason

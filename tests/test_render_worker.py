@@ -17,12 +17,20 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from benchfoundry.tasks.common import render_client
-from benchfoundry.core.camera import blender_camera_to_world
-from benchfoundry.core.render_spec import DayLight, EngineSettings, NightLight, PersonSpec, PinholeCamera, RigFrame, RigShard, write_spec
-from benchfoundry.tasks.syndor import camera_rig
-from benchfoundry.tasks.syndor import calibration_stage
 from benchfoundry.core import dori
+from benchfoundry.core.camera import blender_camera_to_world
+from benchfoundry.core.render_spec import (
+    DayLight,
+    EngineSettings,
+    NightLight,
+    PersonSpec,
+    PinholeCamera,
+    RigFrame,
+    RigShard,
+    write_spec,
+)
+from benchfoundry.tasks.common import render_client
+from benchfoundry.tasks.syndor import calibration_stage, camera_rig
 
 pytestmark = pytest.mark.blender
 
@@ -30,16 +38,34 @@ HEIGHT, HALF_DEPTH = 1.75, 0.02
 CALIB = dori.CameraSpec(resolution_h=360, focal_mm=2.8, sensor_height_mm=3.0)
 TINY = dori.CameraSpec(resolution_h=90, focal_mm=2.8, sensor_height_mm=3.0)
 DAY = DayLight(sun_elevation_deg=40.0, sun_bearing_deg=180.0, sun_strength=3.0, sky_strength=0.03, exposure=0.0)
-NIGHT = NightLight(moon_elevation_deg=35.0, moon_bearing_deg=200.0, moon_strength=0.01, sky_color=(0.004, 0.005, 0.01),
-                   exposure=0.0)
-SETTINGS = EngineSettings(device="CPU", samples=2, denoise=False, max_bounces=2, image_format="PNG", persistent_data=True)
+NIGHT = NightLight(
+    moon_elevation_deg=35.0, moon_bearing_deg=200.0, moon_strength=0.01, sky_color=(0.004, 0.005, 0.01), exposure=0.0
+)
+SETTINGS = EngineSettings(
+    device="CPU", samples=2, denoise=False, max_bounces=2, image_format="PNG", persistent_data=True
+)
 
 
 def _box(path: Path) -> np.ndarray:
     xs, ys, zs = (-0.2, 0.2), (-HALF_DEPTH, HALF_DEPTH), (0.0, HEIGHT)
     v = np.array([[x, y, z] for x in xs for y in ys for z in zs], np.float32)
-    f = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
-                  [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]], np.int32)
+    f = np.array(
+        [
+            [0, 1, 3],
+            [0, 3, 2],
+            [4, 6, 7],
+            [4, 7, 5],
+            [0, 4, 5],
+            [0, 5, 1],
+            [2, 3, 7],
+            [2, 7, 6],
+            [0, 2, 6],
+            [0, 6, 4],
+            [1, 5, 7],
+            [1, 7, 3],
+        ],
+        np.int32,
+    )
     uv = np.tile(np.array([[0, 0], [1, 0], [1, 1]], np.float32), (len(f), 1, 1))
     np.savez(path, vertices=v, faces=f, uv=uv)
     return v
@@ -47,17 +73,29 @@ def _box(path: Path) -> np.ndarray:
 
 def _spec(tmp: Path, spec: dori.CameraSpec, width: int, frames: list[RigFrame]) -> RigShard:
     return RigShard(
-        scene="field", scene_seed=0,
+        scene="field",
+        scene_seed=0,
         person=PersonSpec(mesh=str(tmp / "box.npz"), texture=str(tmp / "tex.png"), pass_index=1, mesh_sha="box"),
         mask_index=1,
-        camera=PinholeCamera(focal_mm=spec.focal_mm, sensor_height_mm=spec.sensor_height_mm, resolution_w=width,
-                             resolution_h=spec.resolution_h),
-        engine=SETTINGS, frames=tuple(frames))
+        camera=PinholeCamera(
+            focal_mm=spec.focal_mm,
+            sensor_height_mm=spec.sensor_height_mm,
+            resolution_w=width,
+            resolution_h=spec.resolution_h,
+        ),
+        engine=SETTINGS,
+        frames=tuple(frames),
+    )
 
 
 def _frame(tmp: Path, name: str, matrix: np.ndarray, light: DayLight | NightLight = DAY, seed: int = 1) -> RigFrame:
-    return RigFrame(matrix_world=tuple(map(tuple, np.asarray(matrix).tolist())), seed=seed, light=light,
-                    rgb=str(tmp / f"{name}.png"), mask=str(tmp / f"{name}_mask.png"))
+    return RigFrame(
+        matrix_world=tuple(map(tuple, np.asarray(matrix).tolist())),
+        seed=seed,
+        light=light,
+        rgb=str(tmp / f"{name}.png"),
+        mask=str(tmp / f"{name}_mask.png"),
+    )
 
 
 def _mask(tmp: Path, name: str) -> np.ndarray:
@@ -71,15 +109,22 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
     vertices = _box(tmp / "box.npz")
     Image.fromarray(np.full((16, 16, 3), 180, np.uint8)).save(tmp / "tex.png")
     target = camera_rig.aim_point(vertices)
-    calib = [_frame(tmp, f"calib_{zone}", np.asarray(c.matrix_world)) for zone, c in zip(
-        dori.ZONE_MIDPOINTS_PPM, camera_rig.rig_cameras(CALIB, dori.ZONE_MIDPOINTS_PPM, [0.0], [0.0], target))]
+    calib = [
+        _frame(tmp, f"calib_{zone}", np.asarray(c.matrix_world))
+        for zone, c in zip(
+            dori.ZONE_MIDPOINTS_PPM, camera_rig.rig_cameras(CALIB, dori.ZONE_MIDPOINTS_PPM, [0.0], [0.0], target)
+        )
+    ]
     tiny_cams = camera_rig.rig_cameras(TINY, dori.ZONE_MIDPOINTS_PPM, [0.0, 135.0], [0.0, 67.5], target)
     tiny = [_frame(tmp, f"tiny_{c.zone}_{c.cam_index}", np.asarray(c.matrix_world)) for c in tiny_cams]
     pos = camera_rig.camera_position(target, 5.0, 0.0, 0.0)
     away = blender_camera_to_world(pos, 2 * pos - target)
-    extra = [_frame(tmp, "away", away), _frame(tmp, "again_a", np.asarray(tiny_cams[0].matrix_world), seed=7),
-             _frame(tmp, "again_b", np.asarray(tiny_cams[0].matrix_world), seed=7),
-             _frame(tmp, "night", np.asarray(tiny_cams[0].matrix_world), NIGHT)]
+    extra = [
+        _frame(tmp, "away", away),
+        _frame(tmp, "again_a", np.asarray(tiny_cams[0].matrix_world), seed=7),
+        _frame(tmp, "again_b", np.asarray(tiny_cams[0].matrix_world), seed=7),
+        _frame(tmp, "night", np.asarray(tiny_cams[0].matrix_world), NIGHT),
+    ]
     write_spec(tmp / "calib.json", _spec(tmp, CALIB, 640, calib))
     write_spec(tmp / "tiny.json", _spec(tmp, TINY, 160, tiny + extra))
     for spec in ("calib.json", "tiny.json"):
@@ -129,7 +174,9 @@ def test_same_seed_same_bytes(rendered: Path) -> None:
 def test_killed_worker_fails_the_shard_and_a_retry_completes(rendered: Path, tmp_path: Path) -> None:
     target = np.array([0.0, 0.0, HEIGHT / 2])
     zone = next(iter(dori.ZONE_MIDPOINTS_PPM))
-    cams = camera_rig.rig_cameras(TINY, {zone: dori.ZONE_MIDPOINTS_PPM[zone]}, [45.0 * i for i in range(8)], [0.0], target)
+    cams = camera_rig.rig_cameras(
+        TINY, {zone: dori.ZONE_MIDPOINTS_PPM[zone]}, [45.0 * i for i in range(8)], [0.0], target
+    )
     frames = [_frame(tmp_path, f"f{i}", np.asarray(c.matrix_world)) for i, c in enumerate(cams)]
     spec = _spec(rendered, TINY, 160, frames)
     write_spec(tmp_path / "spec.json", spec)
@@ -139,7 +186,7 @@ def test_killed_worker_fails_the_shard_and_a_retry_completes(rendered: Path, tmp
     def run() -> None:
         try:
             render_client.render_spec(tmp_path / "spec.json", timeout_s=600, shards_per_worker=4)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             errors.append(exc)
 
     thread = threading.Thread(target=run)

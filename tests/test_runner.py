@@ -16,11 +16,19 @@ from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.task_runner import gpu_stage, offers_gpus, task_runner
 
 SLURM = [
-    "runner.kind=slurm", "runner.slurm.queue=gpu-long", "runner.slurm.account=vision42", "runner.slurm.cores=16",
-    "runner.slurm.memory=64GB", "runner.slurm.walltime=1-12:00:00", "runner.slurm.processes=4",
-    "runner.slurm.gpus_per_job=4", "runner.slurm.job_extra_directives=[--constraint=a100, --exclusive]",
-    "runner.slurm.job_script_prologue=[module load cuda/12.4]", "runner.prefect_host=login1",
-    "runner.prefect_port=4200", "runner.slurm.scheduler_port=8786",
+    "runner.kind=slurm",
+    "runner.slurm.queue=gpu-long",
+    "runner.slurm.account=vision42",
+    "runner.slurm.cores=16",
+    "runner.slurm.memory=64GB",
+    "runner.slurm.walltime=1-12:00:00",
+    "runner.slurm.processes=4",
+    "runner.slurm.gpus_per_job=4",
+    "runner.slurm.job_extra_directives=[--constraint=a100, --exclusive]",
+    "runner.slurm.job_script_prologue=[module load cuda/12.4]",
+    "runner.prefect_host=login1",
+    "runner.prefect_port=4200",
+    "runner.slurm.scheduler_port=8786",
 ]
 
 
@@ -34,8 +42,9 @@ def _job_script(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPa
     return capsys.readouterr().out
 
 
-def test_job_script_carries_every_slurm_setting(capsys: pytest.CaptureFixture[str],
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_job_script_carries_every_slurm_setting(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     script = _job_script(capsys, monkeypatch, SLURM)
     assert script.startswith("#!/usr/bin/env bash\n")
     subprocess.run(["bash", "-n"], input=script, text=True, check=True)  # valid shell
@@ -43,8 +52,16 @@ def test_job_script_carries_every_slurm_setting(capsys: pytest.CaptureFixture[st
     directives = [line.removeprefix("#SBATCH ") for line in lines if line.startswith("#SBATCH")]
     first_command = next(i for i, line in enumerate(lines[1:], 1) if not line.startswith("#"))
     assert all(not line.startswith("#SBATCH") for line in lines[first_command:])  # sbatch reads only the header
-    for expected in ("-J benchfoundry", "-p gpu-long", "-A vision42", "--cpus-per-task=16", "-t 1-12:00:00",
-                     "--gres=gpu:4", "--constraint=a100", "--exclusive"):
+    for expected in (
+        "-J benchfoundry",
+        "-p gpu-long",
+        "-A vision42",
+        "--cpus-per-task=16",
+        "-t 1-12:00:00",
+        "--gres=gpu:4",
+        "--constraint=a100",
+        "--exclusive",
+    ):
         assert expected in directives, (expected, directives)
     mem = next(d for d in directives if d.startswith("--mem="))
     assert int(re.fullmatch(r"--mem=(\d+)G", mem).group(1)) == round(64e9 / 2**30)  # 64 GB in GiB
@@ -57,20 +74,24 @@ def test_job_script_carries_every_slurm_setting(capsys: pytest.CaptureFixture[st
     assert option["--resources"] == "GPU=1"  # 4 GPUs over 4 worker processes
 
 
-def test_job_script_without_gpus_requests_none(capsys: pytest.CaptureFixture[str],
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_job_script_without_gpus_requests_none(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     script = _job_script(capsys, monkeypatch, ["runner.kind=slurm"])
     assert "--gres" not in script and "--resources" not in script
     assert "export PREFECT_API_URL=" in script
 
 
-@pytest.mark.parametrize(("overrides", "field"), [
-    (["runner.kind=dask"], "runner"),
-    (["runner.slurm.min_jobs=5", "runner.slurm.max_jobs=2"], "runner.slurm"),
-    (["runner.slurm.gpus_per_job=3", "runner.slurm.processes=2"], "runner.slurm"),
-    (["runner.slurm.walltime=4h"], "runner.slurm.walltime"),
-    (["runner.kind=kubernetes"], "runner.kind"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        (["runner.kind=dask"], "runner"),
+        (["runner.slurm.min_jobs=5", "runner.slurm.max_jobs=2"], "runner.slurm"),
+        (["runner.slurm.gpus_per_job=3", "runner.slurm.processes=2"], "runner.slurm"),
+        (["runner.slurm.walltime=4h"], "runner.slurm.walltime"),
+        (["runner.kind=kubernetes"], "runner.kind"),
+    ],
+)
 def test_bad_runner_settings_name_the_field(overrides: list[str], field: str) -> None:
     with pytest.raises(ConfigError) as err:
         load_config(None, overrides)

@@ -52,7 +52,8 @@ def reference(config_path: Path, tmp_path_factory: pytest.TempPathFactory, prefe
 
 
 def test_dask_local_build_against_a_real_prefect_server_equals_the_local_build(
-        reference: Path, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reference: Path, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """(4) local vs dask-local with 2 workers: the same files; (d) a real `prefect server start` (SQLite,
     loopback) holds the flow runs and every shard's task run, reported from the Dask workers."""
     from prefect.client.orchestration import get_client
@@ -80,13 +81,15 @@ def test_dask_local_build_against_a_real_prefect_server_equals_the_local_build(
 
 
 def test_a_killed_blender_worker_is_retried_and_the_outputs_equal_an_uninterrupted_build(
-        reference: Path, config_path: Path, tmp_path: Path) -> None:
+    reference: Path, config_path: Path, tmp_path: Path
+) -> None:
     """(a) SIGKILL the Blender worker mid-shard: the task fails, Prefect retries it, nothing differs."""
     killed: list[int] = []
 
     def kill_mid_shard() -> None:
-        workers = wait_for(lambda: frame_in_progress(tmp_path) and render_workers(os.getpid()),
-                           what="a frame of a shard in progress")
+        workers = wait_for(
+            lambda: frame_in_progress(tmp_path) and render_workers(os.getpid()), what="a frame of a shard in progress"
+        )
         workers[0].send_signal(signal.SIGKILL)
         killed.append(workers[0].pid)
 
@@ -101,7 +104,8 @@ def test_a_killed_blender_worker_is_retried_and_the_outputs_equal_an_uninterrupt
 
 
 def test_a_killed_build_reruns_only_its_unfinished_shards(
-        reference: Path, config_path: Path, tmp_path: Path, cli_env: dict[str, str]) -> None:
+    reference: Path, config_path: Path, tmp_path: Path, cli_env: dict[str, str]
+) -> None:
     """(b) SIGKILL the build process after its first shard: the rerun renders only the rest, and the
     finished shard's marker and files are not touched."""
     out = tmp_path / "out"
@@ -130,15 +134,18 @@ def test_a_killed_build_reruns_only_its_unfinished_shards(
 
 
 def test_a_killed_dask_worker_is_replaced_and_the_build_completes_alike(
-        reference: Path, config_path: Path, tmp_path: Path) -> None:
+    reference: Path, config_path: Path, tmp_path: Path
+) -> None:
     """(c) dask-local with two workers, one SIGKILLed mid-shard; with no Prefect API configured the build
     starts one real server for itself and every shard's task run is recorded in its database."""
     out = tmp_path / "out"
     home = tmp_path / "prefect"
     proc = cli_build(config_path, out, environ_without_api(home), ["runner.kind=dask-local", "runner.workers=2"])
     try:
-        blender = wait_for(lambda: frame_in_progress(out) and render_workers(proc.pid) or proc.poll() is not None,
-                           what="a frame of a shard in progress")
+        blender = wait_for(
+            lambda: frame_in_progress(out) and render_workers(proc.pid) or proc.poll() is not None,
+            what="a frame of a shard in progress",
+        )
         assert proc.poll() is None, "the build ended before a shard was caught"
         dask_worker = blender[0].parent()
         assert "benchfoundry.render.worker" not in " ".join(dask_worker.cmdline())
@@ -152,7 +159,11 @@ def test_a_killed_dask_worker_is_replaced_and_the_build_completes_alike(
     assert "Prefect API for this build: http://127.0.0.1:" in log
     assert_same_outputs(out, reference)
     with sqlite3.connect(home / "prefect.db") as db:
-        shards = db.execute("SELECT DISTINCT name, state_type FROM task_run WHERE name LIKE 'syndor-render-shard%'").fetchall()
-        flows = {name for (name,) in db.execute("SELECT flow.name FROM flow_run JOIN flow ON flow.id = flow_run.flow_id")}
+        shards = db.execute(
+            "SELECT DISTINCT name, state_type FROM task_run WHERE name LIKE 'syndor-render-shard%'"
+        ).fetchall()
+        flows = {
+            name for (name,) in db.execute("SELECT flow.name FROM flow_run JOIN flow ON flow.id = flow_run.flow_id")
+        }
     assert len(shards) == SHARDS and {state for _, state in shards} == {"COMPLETED"}, shards
     assert {"build", "syndor-render"} <= flows

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 import struct
 import zlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pytest
@@ -93,10 +93,14 @@ def make_tiny_scan(root: Path, layout: str) -> Path:
     colors = np.full(verts.shape, 200, dtype=np.uint8)
     sw.write_ply(root / f"{SCENE}_vh_clean_2.ply", verts, faces, colors)
     sw.write_segs_json(root / f"{SCENE}_vh_clean_2.0.010000.segs.json", SCENE, segs)
-    sw.write_aggregation_json(root / f"{SCENE}.aggregation.json", SCENE, [
-        {"objectId": 0, "label": "wall", "segments": [7]},
-        {"objectId": 1, "label": "picture", "segments": [8]},
-    ])
+    sw.write_aggregation_json(
+        root / f"{SCENE}.aggregation.json",
+        SCENE,
+        [
+            {"objectId": 0, "label": "wall", "segments": [7]},
+            {"objectId": 1, "label": "picture", "segments": [8]},
+        ],
+    )
     return root
 
 
@@ -129,23 +133,31 @@ def test_sens_byte_layout_matches_scannet(tmp_path: Path) -> None:
     path = make_tiny_scan(tmp_path / "raw", "raw") / f"{SCENE}.sens"
     data = path.read_bytes()
     o = 0
-    (version,) = struct.unpack_from("I", data, o); o += 4
-    (strlen,) = struct.unpack_from("Q", data, o); o += 8
+    (version,) = struct.unpack_from("I", data, o)
+    o += 4
+    (strlen,) = struct.unpack_from("Q", data, o)
+    o += 8
     o += strlen
     mats = [np.array(struct.unpack_from("f" * 16, data, o + 64 * i)).reshape(4, 4) for i in range(4)]
     o += 4 * 64
-    c_type, d_type = struct.unpack_from("ii", data, o); o += 8
-    sizes = struct.unpack_from("IIII", data, o); o += 16
-    (shift,) = struct.unpack_from("f", data, o); o += 4
-    (n,) = struct.unpack_from("Q", data, o); o += 8
+    c_type, d_type = struct.unpack_from("ii", data, o)
+    o += 8
+    sizes = struct.unpack_from("IIII", data, o)
+    o += 16
+    (shift,) = struct.unpack_from("f", data, o)
+    o += 4
+    (n,) = struct.unpack_from("Q", data, o)
+    o += 8
     assert version == 4 and c_type == 2 and d_type == 1 and n == 5 and shift == 1000.0
     assert sizes == (80, 60, 64, 48)
     np.testing.assert_array_equal(mats[1], np.eye(4))
     np.testing.assert_array_equal(mats[2], _intrinsics().depth.astype(np.float32))
-    pose = np.array(struct.unpack_from("f" * 16, data, o)).reshape(4, 4); o += 64
-    _, _, n_color, n_depth = struct.unpack_from("QQQQ", data, o); o += 32
-    assert data[o:o + 2] == b"\xff\xd8"  # JPEG start of image
-    depth = np.frombuffer(zlib.decompress(data[o + n_color:o + n_color + n_depth]), dtype=np.uint16)
+    pose = np.array(struct.unpack_from("f" * 16, data, o)).reshape(4, 4)
+    o += 64
+    _, _, n_color, n_depth = struct.unpack_from("QQQQ", data, o)
+    o += 32
+    assert data[o : o + 2] == b"\xff\xd8"  # JPEG start of image
+    depth = np.frombuffer(zlib.decompress(data[o + n_color : o + n_color + n_depth]), dtype=np.uint16)
     want = tiny_frames()[0]
     np.testing.assert_array_equal(depth.reshape(48, 64), want.depth_mm)
     np.testing.assert_array_equal(pose, want.pose.astype(np.float32))
@@ -166,7 +178,11 @@ def test_export_layout_matches_sens(tmp_path: Path) -> None:
     raw = sio.open_scan(make_tiny_scan(tmp_path / "raw", "raw"))
     exp_dir = make_tiny_scan(tmp_path / "exp", "export")
     assert sorted(p.name for p in (exp_dir / "intrinsic").iterdir()) == [
-        "extrinsic_color.txt", "extrinsic_depth.txt", "intrinsic_color.txt", "intrinsic_depth.txt"]
+        "extrinsic_color.txt",
+        "extrinsic_depth.txt",
+        "intrinsic_color.txt",
+        "intrinsic_depth.txt",
+    ]
     assert np.loadtxt(exp_dir / "pose" / "2.txt").shape == (4, 4)
     exp = sio.open_scan(exp_dir)
     assert (exp.scene_id, exp.layout) == (SCENE, "export")
@@ -215,8 +231,9 @@ def read_each(scan: sio.Scan) -> tuple[list[int], dict[int, str]]:
 
 
 @pytest.mark.parametrize("layout, where", [("raw", rf"{SCENE}\.sens: frame 1"), ("export", r"color/1\.jpg")])
-def test_truncated_colour_frame_fails_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                            layout: str, where: str) -> None:
+def test_truncated_colour_frame_fails_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str, where: str
+) -> None:
     monkeypatch.setattr(sw, "encode_jpeg", truncating_jpeg(1))
     scan = sio.open_scan(make_tiny_scan(tmp_path / layout, layout))
     monkeypatch.undo()
@@ -275,8 +292,12 @@ def test_mesh_segments_aggregation(tmp_path: Path) -> None:
 
 
 def test_ply_layout_is_scannet_binary(tmp_path: Path) -> None:
-    path = sw.write_ply(tmp_path / "m.ply", np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0.5]]), np.array([[0, 1, 2]]),
-                         np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]]))
+    path = sw.write_ply(
+        tmp_path / "m.ply",
+        np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0.5]]),
+        np.array([[0, 1, 2]]),
+        np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]]),
+    )
     data = path.read_bytes()
     head, body = data.split(b"end_header\n")
     assert b"format binary_little_endian 1.0" in head and b"property list uchar int vertex_indices" in head
@@ -291,10 +312,12 @@ def test_ply_layout_is_scannet_binary(tmp_path: Path) -> None:
 
 def test_label_map_and_split(tmp_path: Path) -> None:
     tsv = tmp_path / "scannetv2-labels.combined.tsv"
-    tsv.write_text("id\traw_category\tcategory\tcount\tnyu40id\teigen13id\tnyuClass\tnyu40class\n"
-                   "1\twall\twall\t8277\t1\t12\twall\twall\n"
-                   "2\tchair\tchair\t4646\t5\t4\tchair\tchair\n"
-                   "3\tkitchen cabinets\tkitchen cabinet\t310\t3\t6\tcabinet\tcabinet\n")
+    tsv.write_text(
+        "id\traw_category\tcategory\tcount\tnyu40id\teigen13id\tnyuClass\tnyu40class\n"
+        "1\twall\twall\t8277\t1\t12\twall\twall\n"
+        "2\tchair\tchair\t4646\t5\t4\tchair\tchair\n"
+        "3\tkitchen cabinets\tkitchen cabinet\t310\t3\t6\tcabinet\tcabinet\n"
+    )
     assert sio.read_label_map(tsv) == {"wall": 1, "chair": 5, "kitchen cabinets": 3}
     written = sw.write_label_map(tmp_path / "mine.tsv", [{"raw_category": "sofa", "nyu40id": 6}])
     assert sio.read_label_map(written) == {"sofa": 6}
@@ -378,7 +401,9 @@ def test_export_fingerprint_reads_no_image_and_hashes_poses(tmp_path: Path) -> N
     scan_dir = make_tiny_scan(tmp_path / "exp", "export")
     before = sio.scan_fingerprint(scan_dir, SCENE)
     rows = {row[0]: row for row in before}
-    images = sorted(p.relative_to(scan_dir).as_posix() for sub in ("color", "depth") for p in (scan_dir / sub).iterdir())
+    images = sorted(
+        p.relative_to(scan_dir).as_posix() for sub in ("color", "depth") for p in (scan_dir / sub).iterdir()
+    )
     assert images and all(rows[name] == [name, (scan_dir / name).stat().st_size, None] for name in images)
     assert not any(name.startswith(("pose/", "intrinsic/")) for name in rows)  # one stream row, not one per file
     # An image is judged by name and size: same-size other bytes go unnoticed, another size does not.

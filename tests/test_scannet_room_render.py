@@ -31,8 +31,12 @@ def test_two_renders_of_one_spec_are_byte_identical(tmp_path: Path) -> None:
     for name in ("a", "b"):
         run_render_worker(spec, tmp_path / name)
         outputs.append({p.name: p.read_bytes() for p in sorted((tmp_path / name).iterdir())})
-    assert sorted(outputs[0]) == ["frame-000000.color.png", "frame-000000.depth.npy",
-                                  "frame-000001.color.png", "frame-000001.depth.npy"]
+    assert sorted(outputs[0]) == [
+        "frame-000000.color.png",
+        "frame-000000.depth.npy",
+        "frame-000001.color.png",
+        "frame-000001.depth.npy",
+    ]
     assert outputs[0] == outputs[1]
 
 

@@ -25,7 +25,16 @@ TEXTS = ["1", "0", "1 ", "0", "1", "yes"]
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("1", 1), ("0", 0), (" 1.", 1), ("Answer: 0", 0), ("10", INVALID), ("0 or 1", INVALID), ("yes", INVALID), ("", INVALID)],
+    [
+        ("1", 1),
+        ("0", 0),
+        (" 1.", 1),
+        ("Answer: 0", 0),
+        ("10", INVALID),
+        ("0 or 1", INVALID),
+        ("yes", INVALID),
+        ("", INVALID),
+    ],
 )
 def test_parse_presence(text: str, expected: int) -> None:
     assert parse_presence(text) == expected
@@ -50,7 +59,7 @@ def test_presence_metrics_match_sklearn() -> None:
     pred = rng.choice([0, 1, INVALID], 200, p=[0.45, 0.45, 0.1]).tolist()
     m = presence_metrics(truth, pred)
     assert m["accuracy"] == pytest.approx(accuracy_score(truth, pred))
-    kw = dict(labels=[0, 1], average="macro", zero_division=0)
+    kw = {"labels": [0, 1], "average": "macro", "zero_division": 0}
     assert m["macro_precision"] == pytest.approx(precision_score(truth, pred, **kw))
     assert m["macro_recall"] == pytest.approx(recall_score(truth, pred, **kw))
     assert m["macro_f1"] == pytest.approx(f1_score(truth, pred, **kw))

@@ -11,8 +11,8 @@ import py360convert
 import pytest
 
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.tasks.odi import sphere_images
 from benchfoundry.tasks.odi import sphere_coords as sm
+from benchfoundry.tasks.odi import sphere_images
 
 PY360_KEYS = dict(zip("FRBLUD", sm.FACES))
 
@@ -112,8 +112,10 @@ def test_world_axes() -> None:
 
 def test_view_and_cube_pixel_maps_invert_each_other() -> None:
     rng = item_rng(0, "test-sphere", "roundtrip-points")
-    for view in (sm.View(35.0, -20.0, 100.0, 70.0, 320, 200, roll_deg=25.0),
-                 sm.View(-170.0, 80.0, 60.0, 60.0, 64, 64, align_corners=True)):
+    for view in (
+        sm.View(35.0, -20.0, 100.0, 70.0, 320, 200, roll_deg=25.0),
+        sm.View(-170.0, 80.0, 60.0, 60.0, 64, 64, align_corners=True),
+    ):
         u = rng.uniform(0, view.width, 500)
         v = rng.uniform(0, view.height, 500)
         theta, phi = sm.view_pixel_to_angles(view, u, v)
@@ -127,8 +129,7 @@ def test_view_and_cube_pixel_maps_invert_each_other() -> None:
     assert set(np.unique(face)) == set(range(6))
     for k, name in enumerate(sm.FACES):
         t2, p2 = sm.cube_pixel_to_angles(name, u[face == k], v[face == k], 96)
-        np.testing.assert_allclose(sm.angles_to_vectors(t2, p2), sm.angles_to_vectors(theta, phi)[face == k],
-                                   atol=1e-9)
+        np.testing.assert_allclose(sm.angles_to_vectors(t2, p2), sm.angles_to_vectors(theta, phi)[face == k], atol=1e-9)
     # a point behind the camera is not inside the view
     _, _, inside = sm.angles_to_view_pixel(sm.View.square(0, 0, 90, 64), 180.0, 0.0)
     assert not inside
@@ -155,18 +156,30 @@ def test_cube_neighbours_match_the_cube_edges() -> None:
     idx = np.arange(6 * n * n).reshape(6, n, n)
     f = {name: idx[k] for k, name in enumerate(sm.FACES)}
     expected = {
-        ("front", "top"): f["up"][-1, :], ("right", "top"): f["up"][::-1, -1],
-        ("back", "top"): f["up"][0, ::-1], ("left", "top"): f["up"][:, 0],
-        ("front", "bottom"): f["down"][0, :], ("right", "bottom"): f["down"][:, -1],
-        ("back", "bottom"): f["down"][-1, ::-1], ("left", "bottom"): f["down"][::-1, 0],
-        ("front", "left"): f["left"][:, -1], ("front", "right"): f["right"][:, 0],
-        ("right", "left"): f["front"][:, -1], ("right", "right"): f["back"][:, 0],
-        ("back", "left"): f["right"][:, -1], ("back", "right"): f["left"][:, 0],
-        ("left", "left"): f["back"][:, -1], ("left", "right"): f["front"][:, 0],
-        ("up", "top"): f["back"][0, ::-1], ("up", "bottom"): f["front"][0, :],
-        ("up", "left"): f["left"][0, :], ("up", "right"): f["right"][0, ::-1],
-        ("down", "top"): f["front"][-1, :], ("down", "bottom"): f["back"][-1, ::-1],
-        ("down", "left"): f["left"][-1, ::-1], ("down", "right"): f["right"][-1, :],
+        ("front", "top"): f["up"][-1, :],
+        ("right", "top"): f["up"][::-1, -1],
+        ("back", "top"): f["up"][0, ::-1],
+        ("left", "top"): f["up"][:, 0],
+        ("front", "bottom"): f["down"][0, :],
+        ("right", "bottom"): f["down"][:, -1],
+        ("back", "bottom"): f["down"][-1, ::-1],
+        ("left", "bottom"): f["down"][::-1, 0],
+        ("front", "left"): f["left"][:, -1],
+        ("front", "right"): f["right"][:, 0],
+        ("right", "left"): f["front"][:, -1],
+        ("right", "right"): f["back"][:, 0],
+        ("back", "left"): f["right"][:, -1],
+        ("back", "right"): f["left"][:, 0],
+        ("left", "left"): f["back"][:, -1],
+        ("left", "right"): f["front"][:, 0],
+        ("up", "top"): f["back"][0, ::-1],
+        ("up", "bottom"): f["front"][0, :],
+        ("up", "left"): f["left"][0, :],
+        ("up", "right"): f["right"][0, ::-1],
+        ("down", "top"): f["front"][-1, :],
+        ("down", "bottom"): f["back"][-1, ::-1],
+        ("down", "left"): f["left"][-1, ::-1],
+        ("down", "right"): f["right"][-1, :],
     }
     table = sm.cube_neighbours(n)
     for (face, side), want in expected.items():
@@ -214,26 +227,37 @@ def test_erp_cubemap_erp_round_trip() -> None:
     width = 512
     erp = smooth_erp(width)
     for align in (False, True):
-        back = sphere_images.cubemap_to_erp(sphere_images.erp_to_cubemap(erp, 128, align_corners=align), width,
-                                     align_corners=align)
+        back = sphere_images.cubemap_to_erp(
+            sphere_images.erp_to_cubemap(erp, 128, align_corners=align), width, align_corners=align
+        )
         err = np.abs(back - erp)
         assert np.quantile(err, 0.999) < 0.05 and err.max() < 1.0, (align, err.max())
     strip = sphere_images.faces_to_strip(sphere_images.erp_to_cubemap(erp, 128))
     assert strip.shape == (128, 768)
-    np.testing.assert_array_equal(sphere_images.cubemap_to_erp(strip, width),
-                                  sphere_images.cubemap_to_erp(sphere_images.strip_to_faces(strip), width))
+    np.testing.assert_array_equal(
+        sphere_images.cubemap_to_erp(strip, width),
+        sphere_images.cubemap_to_erp(sphere_images.strip_to_faces(strip), width),
+    )
 
 
 def test_neighbouring_faces_agree_along_shared_edges() -> None:
     erp = smooth_erp(1024)
     aligned = sphere_images.erp_to_cubemap(erp, 64, align_corners=True)
     default = sphere_images.erp_to_cubemap(erp, 64)
-    pairs = [(("front", np.s_[:, -1]), ("right", np.s_[:, 0])), (("right", np.s_[:, -1]), ("back", np.s_[:, 0])),
-             (("back", np.s_[:, -1]), ("left", np.s_[:, 0])), (("left", np.s_[:, -1]), ("front", np.s_[:, 0])),
-             (("front", np.s_[0, :]), ("up", np.s_[-1, :])), (("front", np.s_[-1, :]), ("down", np.s_[0, :])),
-             (("back", np.s_[0, :]), ("up", np.s_[0, ::-1])), (("left", np.s_[0, :]), ("up", np.s_[:, 0])),
-             (("right", np.s_[0, :]), ("up", np.s_[::-1, -1])), (("right", np.s_[-1, :]), ("down", np.s_[:, -1])),
-             (("back", np.s_[-1, :]), ("down", np.s_[-1, ::-1])), (("left", np.s_[-1, :]), ("down", np.s_[::-1, 0]))]
+    pairs = [
+        (("front", np.s_[:, -1]), ("right", np.s_[:, 0])),
+        (("right", np.s_[:, -1]), ("back", np.s_[:, 0])),
+        (("back", np.s_[:, -1]), ("left", np.s_[:, 0])),
+        (("left", np.s_[:, -1]), ("front", np.s_[:, 0])),
+        (("front", np.s_[0, :]), ("up", np.s_[-1, :])),
+        (("front", np.s_[-1, :]), ("down", np.s_[0, :])),
+        (("back", np.s_[0, :]), ("up", np.s_[0, ::-1])),
+        (("left", np.s_[0, :]), ("up", np.s_[:, 0])),
+        (("right", np.s_[0, :]), ("up", np.s_[::-1, -1])),
+        (("right", np.s_[-1, :]), ("down", np.s_[:, -1])),
+        (("back", np.s_[-1, :]), ("down", np.s_[-1, ::-1])),
+        (("left", np.s_[-1, :]), ("down", np.s_[::-1, 0])),
+    ]
     for (fa, sa), (fb, sb) in pairs:
         # the corner-aligned grid samples the very same edge directions on both faces
         np.testing.assert_allclose(aligned[fa][sa], aligned[fb][sb], atol=0.02, err_msg=f"{fa}/{fb}")
@@ -400,14 +424,14 @@ def test_12k_panorama() -> None:
     width = 12288
     erp = np.zeros((width // 2, width), np.uint8)
     x, y = sm.angles_to_erp_pixel(177.0, -30.0, width, width // 2)
-    erp[int(y) - 2:int(y) + 3, int(x) - 2:int(x) + 3] = 255
+    erp[int(y) - 2 : int(y) + 3, int(x) - 2 : int(x) + 3] = 255
     view = sm.View.square(179.0, -30.0, 10.0, 129)
     crop = sphere_images.erp_to_perspective(erp, view)
     u, v, inside = sm.angles_to_view_pixel(view, 177.0 + 0.5 * 360 / width, -30.0 - 0.5 * 180 / (width // 2))
     ys, xs = np.nonzero(crop > 128)
     assert inside and abs(xs.mean() + 0.5 - float(u)) < 1.0 and abs(ys.mean() + 0.5 - float(v)) < 1.0
     # a 6°-wide patch there lands on the back-face pixel whose direction is nearest (hand-written axes)
-    erp[int(y) - 100:int(y) + 100, int(x) - 100:int(x) + 100] = 255
+    erp[int(y) - 100 : int(y) + 100, int(x) - 100 : int(x) + 100] = 255
     back = sphere_images.erp_to_cubemap(erp, 32)["back"]
     target = sm.angles_to_vectors(177.0, -30.0)
     nearest = np.unravel_index(np.argmax(face_directions("back", 32) @ target), (32, 32))
@@ -467,7 +491,9 @@ def test_truncated_panorama_is_refused_naming_the_file(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match=rf"half\{ext}: .*truncated"):
             sphere_images.read_erp(tmp_path / f"half{ext}")
     (tmp_path / "padded.jpg").write_bytes((tmp_path / "whole.jpg").read_bytes() + b"\x00" * 64)
-    np.testing.assert_array_equal(sphere_images.read_erp(tmp_path / "padded.jpg"), sphere_images.read_erp(tmp_path / "whole.jpg"))
+    np.testing.assert_array_equal(
+        sphere_images.read_erp(tmp_path / "padded.jpg"), sphere_images.read_erp(tmp_path / "whole.jpg")
+    )
 
 
 def test_eight_bit_formats_refuse_wider_integers(tmp_path: Path) -> None:

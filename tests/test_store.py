@@ -104,7 +104,10 @@ def test_spec_hash_ignores_key_order_and_sees_every_value() -> None:
 
     base = {"samples": 16, "lighting": "night", "rig": {"azimuths": [0, 45]}}
     assert spec_hash(base) == spec_hash({"rig": {"azimuths": [0, 45]}, "lighting": "night", "samples": 16})
-    assert len({spec_hash(base), spec_hash({**base, "samples": 17}), spec_hash({**base, "rig": {"azimuths": [45, 0]}})}) == 3
+    assert (
+        len({spec_hash(base), spec_hash({**base, "samples": 17}), spec_hash({**base, "rig": {"azimuths": [45, 0]}})})
+        == 3
+    )
 
 
 def test_a_killed_writer_leaves_only_a_temporary_which_the_next_build_sweeps(tmp_path: Path) -> None:

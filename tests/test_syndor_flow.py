@@ -18,34 +18,45 @@ from prefect import flow
 from test_syndor_report import assert_no_broken_links
 
 from benchfoundry.configs.loader import load_config
+from benchfoundry.core.store import StageStore
 from benchfoundry.flows import cli, syndor
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.core.store import StageStore
-from benchfoundry.tasks.syndor import render_plan
-from benchfoundry.tasks.syndor import calibration_stage
-from benchfoundry.tasks.syndor import render_stage
+from benchfoundry.tasks.syndor import calibration_stage, render_plan, render_stage
 from benchfoundry.tasks.syndor import discern_stage as ds
 
 #: DESIGN §2.5, verbatim (not taken from the code under test).
 PROMPTS = {
     "human_detection": "Respond only with 1 or 0. Respond with 1 if a person is visible in the image, and 0 if not. "
-                       "Is there a person visible in the image?",
-    "action_recognition": "Respond only with the name of the action. What action is the person performing in the image?",
+    "Is there a person visible in the image?",
+    "action_recognition": "Respond only with the name of the action. "
+    "What action is the person performing in the image?",
 }
 
 # 160×90 with an 8.4 mm lens: 40 and 25 px/m are 6.3 and 10.1 m away, the whole person in frame.
 TINY = [
-    "runner.max_workers=1", "runner.retry_delay_s=0", "runner.task_retries=2",
-    "syndor.camera.resolution_w=160", "syndor.camera.resolution_h=90", "syndor.camera.focal_mm=8.4",
-    "syndor.zones_ppm={near: 40, far: 25}", "syndor.scenes=[field]", "syndor.lightings=[noon_north, night]",
-    "syndor.poses.actions=[walking, kicking]", "person.textures.ids=[3]", "person.textures.size=64",
-    "syndor.rig.azimuths_deg=[0, 180]", "syndor.rig.elevations_deg=[0, 45]",
-    "syndor.render.samples=2", "syndor.render.denoise=false", "syndor.render.max_bounces=2",
+    "runner.max_workers=1",
+    "runner.retry_delay_s=0",
+    "runner.task_retries=2",
+    "syndor.camera.resolution_w=160",
+    "syndor.camera.resolution_h=90",
+    "syndor.camera.focal_mm=8.4",
+    "syndor.zones_ppm={near: 40, far: 25}",
+    "syndor.scenes=[field]",
+    "syndor.lightings=[noon_north, night]",
+    "syndor.poses.actions=[walking, kicking]",
+    "person.textures.ids=[3]",
+    "person.textures.size=64",
+    "syndor.rig.azimuths_deg=[0, 180]",
+    "syndor.rig.elevations_deg=[0, 45]",
+    "syndor.render.samples=2",
+    "syndor.render.denoise=false",
+    "syndor.render.max_bounces=2",
     # the observer sees the near person (≈70 px tall at elevation 0) and not the far one (≈44 px):
     # the labelled sample holds both classes, so cross-validation runs
     "syndor.discern.labels.observer_min_height_px=50",
-    "odi.enabled=false", "viewspatial.enabled=false",
+    "odi.enabled=false",
+    "viewspatial.enabled=false",
 ]
 
 
@@ -87,8 +98,17 @@ def test_index_has_every_combination_once(first_build: tuple[Path, dict, list[in
     assert outcome["status"] == "built", outcome
     index = pd.read_parquet(outcome["stages"]["render"]["manifest"])
     keys = ["scene", "smplx_texture", "action", "lighting", "zone", "azimuth", "elevation"]
-    expected = set(itertools.product(["field"], ["SMPLitex_texture_00003"], ["walking", "kicking"],
-                                     ["noon_north", "night"], ["near", "far"], [0.0, 180.0], [0.0, 45.0]))
+    expected = set(
+        itertools.product(
+            ["field"],
+            ["SMPLitex_texture_00003"],
+            ["walking", "kicking"],
+            ["noon_north", "night"],
+            ["near", "far"],
+            [0.0, 180.0],
+            [0.0, 45.0],
+        )
+    )
     assert len(index) == len(expected)
     assert set(map(tuple, index[keys].itertuples(index=False))) == expected
     assert not index["img_path"].duplicated().any()
@@ -100,7 +120,8 @@ def test_index_has_every_combination_once(first_build: tuple[Path, dict, list[in
         assert (np.array(Image.open(out / "syndor" / row.mask_path)) > 0).any(), row.mask_path
     assert index["nv_path"].isna().all() and index["human_discernable"].isna().all()
     assert set(index["measured_ppm"].round(6)) == {
-        round(d["measured_ppm"], 6) for d in outcome["calibration"]["distances"]}
+        round(d["measured_ppm"], 6) for d in outcome["calibration"]["distances"]
+    }
 
 
 @pytest.mark.blender
@@ -122,8 +143,10 @@ def test_discernibility_report_and_labels(first_build: tuple[Path, dict, list[in
     # the rows of the labelled sample are exactly those marked simulated, with the observer's label beside
     units = ds.labelling_units(StageStore(out, "syndor", "discern_features").read_manifest(), config.syndor.discern)
     sample = set(ds.label_sample(units, config)["image"])
-    marked = {*night.loc[night["label_source"] == "simulated", "img_path"],
-              *night.loc[night["label_source_nv"] == "simulated", "nv_path"]}
+    marked = {
+        *night.loc[night["label_source"] == "simulated", "img_path"],
+        *night.loc[night["label_source_nv"] == "simulated", "nv_path"],
+    }
     assert marked == sample and len(sample) == report["sample"]
     assert set(night["label_source"]) | set(night["label_source_nv"]) <= {"simulated", "model"}
     for suffix in ("", "_nv"):
@@ -133,12 +156,14 @@ def test_discernibility_report_and_labels(first_build: tuple[Path, dict, list[in
 
 
 @pytest.mark.blender
-def test_task_files_carry_the_exact_prompts_and_report_links_resolve(
-        first_build: tuple[Path, dict, list[int]]) -> None:
+def test_task_files_carry_the_exact_prompts_and_report_links_resolve(first_build: tuple[Path, dict, list[int]]) -> None:
     out, record, _ = first_build
     rows = pd.read_parquet(record["benchmarks"]["syndor"]["stages"]["discern"]["manifest"])
-    expected = {"day": int((rows["lighting"] != "night").sum()), "night": int((rows["lighting"] == "night").sum()),
-                "nv": int(rows["nv_path"].notna().sum())}
+    expected = {
+        "day": int((rows["lighting"] != "night").sum()),
+        "night": int((rows["lighting"] == "night").sum()),
+        "nv": int(rows["nv_path"].notna().sum()),
+    }
     assert all(expected.values())  # the build has rows of every split
     for task, prompt in PROMPTS.items():
         for split, count in expected.items():
@@ -169,7 +194,8 @@ def test_calibration_in_build_json(first_build: tuple[Path, dict, list[int]]) ->
 
 @pytest.mark.blender
 def test_rerun_renders_nothing_and_new_lighting_renders_only_its_shards(
-        first_build: tuple[Path, dict, list[int]]) -> None:
+    first_build: tuple[Path, dict, list[int]],
+) -> None:
     out, _, _ = first_build
     manifest = out / "syndor" / "render" / "manifest.parquet"
     before = pd.read_parquet(manifest)
@@ -186,22 +212,41 @@ def test_rerun_renders_nothing_and_new_lighting_renders_only_its_shards(
 
 
 def test_calibration_outside_tolerance_fails_the_build_before_discernibility(
-        tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A render stage whose far distance measures 5% short (no Blender: the stage is replaced):
     the syndor outcome fails naming the zone, discernibility does not run, the CLI exits 1."""
     manifest = tmp_path / "rendered.parquet"
     pd.DataFrame({"img_path": ["images/a.jpg"]}).to_parquet(manifest)
     mask = np.zeros((90, 160), bool)
     mask[10:80, 80] = True  # 70 px for 1.75 m: 40 px/m
-    rows = pd.DataFrame([{"zone": zone, "distance_m": d, "target_ppm": target, "target_height_px": target * 1.75,
-                          "body_height_m": 1.75, **calibration_stage.measure_ppm(mask, 1.75, target)}
-                         for zone, d, target in (("near", 6.3, 40.0), ("far", 10.1, 40.0 / 0.95))])
+    rows = pd.DataFrame(
+        [
+            {
+                "zone": zone,
+                "distance_m": d,
+                "target_ppm": target,
+                "target_height_px": target * 1.75,
+                "body_height_m": 1.75,
+                **calibration_stage.measure_ppm(mask, 1.75, target),
+            }
+            for zone, d, target in (("near", 6.3, 40.0), ("far", 10.1, 40.0 / 0.95))
+        ]
+    )
 
     @flow(name="syndor-render-fake")
     def fake_render(config: object, out: str) -> dict:
-        return {"manifest": str(manifest), "shards": 1, "empty_scene_shards": 0, "shards_rendered": 1,
-                "shards_failed": 0, "frames": 1, "frames_rendered": 1, "problems": [],
-                "calibration": calibration_stage.calibration_summary(rows, "syndor/report/calibration.png")}
+        return {
+            "manifest": str(manifest),
+            "shards": 1,
+            "empty_scene_shards": 0,
+            "shards_rendered": 1,
+            "shards_failed": 0,
+            "frames": 1,
+            "frames_rendered": 1,
+            "problems": [],
+            "calibration": calibration_stage.calibration_summary(rows, "syndor/report/calibration.png"),
+        }
 
     @flow(name="syndor-discern-must-not-run")
     def no_discern(*args: object) -> dict:
@@ -222,7 +267,8 @@ def test_calibration_outside_tolerance_fails_the_build_before_discernibility(
 
 
 def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names_the_error(
-        tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No Blender: the render shard task writes two rows per shard and fails on the night shards, the
     calibration task raises. The render stage still writes the manifest of the finished shards and
     the build fails naming both, with each as a problem."""
@@ -233,8 +279,9 @@ def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names
             raise RuntimeError(f"worker died on {plan.shard_id}")
         store = StageStore(out, "syndor", "render")
         paths = [f"{plan.shard_id}/{zone}.jpg" for zone in ("near", "far")]
-        store.write_shard(plan.shard_id, pd.DataFrame({"img_path": paths, "zone": ["near", "far"]}),
-                          spec_hash=plan.spec_hash)
+        store.write_shard(
+            plan.shard_id, pd.DataFrame({"img_path": paths, "zone": ["near", "far"]}), spec_hash=plan.spec_hash
+        )
         written.extend(paths)
         return str(store.shard_path(plan.shard_id))
 
@@ -261,17 +308,22 @@ def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names
     failed = {(p["stage"], p["item"]) for p in outcome["problems"] if p["kind"] == "failed"}
     assert ("calibration", "calibration") in failed
     assert {item for stage, item in failed if stage == "render"} == {
-        f"field_t00003_{action}_p000_night" for action in ("walking", "kicking")}
+        f"field_t00003_{action}_p000_night" for action in ("walking", "kicking")
+    }
     recorded = json.loads((out / "build.json").read_text())["benchmarks"]["syndor"]["problems"]
     assert any(p["stage"] == "calibration" and "blender crashed while calibrating" in p["reason"] for p in recorded)
 
 
-@pytest.mark.parametrize("frame, reason", [
-    (pd.DataFrame({"zone": [], "measured_ppm": [], "within_tolerance": []}), "left no rows"),
-    (pd.DataFrame({"zone": ["near"], "measured_ppm": [90.0]}), "['within_tolerance']"),
-])
+@pytest.mark.parametrize(
+    "frame, reason",
+    [
+        (pd.DataFrame({"zone": [], "measured_ppm": [], "within_tolerance": []}), "left no rows"),
+        (pd.DataFrame({"zone": ["near"], "measured_ppm": [90.0]}), "['within_tolerance']"),
+    ],
+)
 def test_calibration_rows_that_cannot_be_judged_fail_instead_of_passing(
-        tmp_path: Path, frame: pd.DataFrame, reason: str) -> None:
+    tmp_path: Path, frame: pd.DataFrame, reason: str
+) -> None:
     """No rows would make `within_tolerance.all()` true: an empty or incomplete table is a failure."""
     path = tmp_path / "calibration.parquet"
     frame.to_parquet(path)

@@ -13,15 +13,16 @@ from PIL import Image
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.syndor_qa import QaConfig
-from benchfoundry.tasks.syndor import qa_stage
-from benchfoundry.tasks.syndor import task_files
+from benchfoundry.tasks.syndor import qa_stage, task_files
 
 RADII = (5.376, 10.752, 23.04)
 LIGHTINGS = ("noon_south", "evening_east", "night")
 ACTIONS = ("walking", "cover_face_with_hands")
 VIEWS = ((0, 0.0), (1, 22.5))  # (azimuth index, elevation); azimuth = 45° · index
-HPC = ("Respond only with 1 or 0. Respond with 1 if a person is visible in the image, and 0 if not. "
-       "Is there a person visible in the image?")
+HPC = (
+    "Respond only with 1 or 0. Respond with 1 if a person is visible in the image, and 0 if not. "
+    "Is there a person visible in the image?"
+)
 ACTION = "Respond only with the name of the action. What action is the person performing in the image?"
 DESIGN = Path(__file__).resolve().parents[2] / "shared" / "DESIGN.md"
 
@@ -58,12 +59,23 @@ def make_labelled_build(out: Path, *, nv_column: bool = False, bad_rows: bool = 
                     if lighting != "noon_south":
                         nv = f"{source}/pose000/nv_images/{name}"
                         _jpeg(root / nv, (0, 200, 0))
-                    rows.append({
-                        "source_dir": source, "action": action, "scene": "desert", "lighting": lighting,
-                        "radius": radius, "smplx_texture": "SMPLitex_texture_00000", "img_path": img,
-                        "mask_path": img.replace("raw_images", "masks").replace(".jpg", ".png"), "img_name": name,
-                        "nv_path": nv, "human_discernable": truth_label(radius, lighting), "zone": "x", "seed": 1,
-                    })
+                    rows.append(
+                        {
+                            "source_dir": source,
+                            "action": action,
+                            "scene": "desert",
+                            "lighting": lighting,
+                            "radius": radius,
+                            "smplx_texture": "SMPLitex_texture_00000",
+                            "img_path": img,
+                            "mask_path": img.replace("raw_images", "masks").replace(".jpg", ".png"),
+                            "img_name": name,
+                            "nv_path": nv,
+                            "human_discernable": truth_label(radius, lighting),
+                            "zone": "x",
+                            "seed": 1,
+                        }
+                    )
                     if nv_column:
                         rows[-1]["human_discernable_nv"] = nv_label(radius) if nv else None
     if bad_rows:
@@ -112,7 +124,9 @@ def test_master_index_has_the_released_columns_sorted(built: tuple[Path, dict]) 
     assert all(r["human_discernable"] == truth_label(r["radius"], r["lighting"]) for r in rows)
     reasons = {p["item"]: p["reason"] for p in summary["problems"]}
     assert "images/missing/frame.jpg" in reasons and "images/x/../../etc.jpg" in reasons
-    assert any("one copy kept" in r for r in reasons.values()) and any("human_discernable 7" in r for r in reasons.values())
+    assert any("one copy kept" in r for r in reasons.values()) and any(
+        "human_discernable 7" in r for r in reasons.values()
+    )
     parquet = pd.read_parquet(out / "syndor" / "index" / "master_index.parquet")
     assert list(parquet.columns) == list(task_files.MASTER_COLUMNS)
     assert parquet["img_path"].tolist() == [r["img_path"] for r in rows]
@@ -187,8 +201,9 @@ def check_imagefolder(folder: Path) -> list[dict]:
     for row in rows:
         assert "image" not in row, "imagefolder adds the image column itself"
         assert all(v is not None for v in row.values()), "a null-only column would get Arrow type null"
-        assert not [k for k in row if k != "file_name" and k.endswith(("file_name", "file_names"))], \
+        assert not [k for k in row if k != "file_name" and k.endswith(("file_name", "file_names"))], (
             "keys ending in file_name become image columns"
+        )
         name = row["file_name"]
         assert isinstance(name, str) and not name.startswith("/") and "\\" not in name
         assert ".." not in PurePosixPath(name).parts
@@ -213,7 +228,9 @@ def test_imagefolder_layout(built: tuple[Path, dict]) -> None:
                 assert row["file_name"] == row["img_path"] == (row["nv_path"] if split == "nv" else row["raw_img_path"])
                 want = row["human_discernable"] if task == "human_detection" else row["action"]
                 assert row["answer"] == want
-                assert (hf / task / split / row["file_name"]).read_bytes() == (out / "syndor" / row["file_name"]).read_bytes()
+                assert (hf / task / split / row["file_name"]).read_bytes() == (
+                    out / "syndor" / row["file_name"]
+                ).read_bytes()
         assert len(types) == 1, "the splits' metadata must have the same features"
 
 
@@ -222,8 +239,13 @@ def test_balance_counts_and_empty_scene_note(built: tuple[Path, dict], tmp_path:
     balance = json.loads((out / "syndor" / "index" / "balance.json").read_text())
     per = len(ACTIONS) * len(VIEWS)
     night_ones = per  # only the nearest distance is discernible at night
-    assert balance["per_split"]["night"] == {"1": night_ones, "0": 2 * per, "total": 3 * per, "empty_scene": 0,
-                                             "share_0": round(2 / 3, 4)}
+    assert balance["per_split"]["night"] == {
+        "1": night_ones,
+        "0": 2 * per,
+        "total": 3 * per,
+        "empty_scene": 0,
+        "share_0": round(2 / 3, 4),
+    }
     assert balance["per_split"]["day"] == {"1": 6 * per, "0": 0, "total": 6 * per, "empty_scene": 0, "share_0": 0}
     far_night = [c for c in balance["per_distance_split"] if c["split"] == "night" and c["radius"] == RADII[2]]
     assert far_night == [{"radius": RADII[2], "split": "night", "1": 0, "0": per, "total": per}]
@@ -248,7 +270,9 @@ def test_empty_scene_rows_are_presence_negatives_only(tmp_path: Path) -> None:
     index = tmp_path / "syndor" / "index"
     day = {r["img_path"]: r for r in _lines(index / "human_detection" / "day.jsonl")}
     assert day["images/empty/frame0001.jpg"]["human_discernable"] == 0
-    assert all(r["img_path"] != "images/empty/frame0001.jpg" for r in _lines(index / "action_recognition" / "day.jsonl"))
+    assert all(
+        r["img_path"] != "images/empty/frame0001.jpg" for r in _lines(index / "action_recognition" / "day.jsonl")
+    )
 
 
 def test_conflicting_duplicates_are_all_skipped(tmp_path: Path) -> None:

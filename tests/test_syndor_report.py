@@ -14,8 +14,7 @@ from PIL import Image
 from test_syndor_qa import RADII, make_labelled_build
 
 from benchfoundry.configs.syndor_qa import QaConfig
-from benchfoundry.tasks.syndor import qa_stage
-from benchfoundry.tasks.syndor import task_files
+from benchfoundry.tasks.syndor import qa_stage, task_files
 from benchfoundry.tasks.syndor import report as syndor_report
 
 
@@ -79,21 +78,46 @@ def test_report_links_calibration_discern_and_scores_when_present(tmp_path: Path
     (out / "syndor" / "report").mkdir(parents=True)
     Image.new("RGB", (8, 8)).save(out / "syndor" / "report" / "calibration.png")
     (out / "syndor" / "report" / "discern_cv.json").write_text(
-        json.dumps({"ensemble": {"macro_f1": 0.81, "accuracy": 0.9, "fold_macro_f1": [0.8, 0.82]}, "folds": 5}))
+        json.dumps({"ensemble": {"macro_f1": 0.81, "accuracy": 0.9, "fold_macro_f1": [0.8, 0.82]}, "folds": 5})
+    )
     Image.new("RGB", (8, 8)).save(out / "syndor" / "report" / "discern_cv_confusion.png")
     scores = report / "scores"
     scores.mkdir()
-    group = {"distance": RADII[0], "split": "day", "n": 2, "n_invalid": 0, "accuracy": 1.0, "macro_precision": 1.0,
-             "macro_recall": 1.0, "macro_f1": 1.0, "deployable": True}
+    group = {
+        "distance": RADII[0],
+        "split": "day",
+        "n": 2,
+        "n_invalid": 0,
+        "accuracy": 1.0,
+        "macro_precision": 1.0,
+        "macro_recall": 1.0,
+        "macro_f1": 1.0,
+        "deployable": True,
+    }
     action = {"distance": "all", "split": "all", "n": 2, "n_invalid": 0, "e5score": 0.75, "z": 0.0}
-    (scores / "model a.json").write_text(json.dumps({
-        "predictions": "p.jsonl", "problems": [], "embedding_model": {"name": "m"},
-        "presence": {"deployable_accuracy": 0.8, "groups": [group]}, "action": {"groups": [action]},
-    }))
+    (scores / "model a.json").write_text(
+        json.dumps(
+            {
+                "predictions": "p.jsonl",
+                "problems": [],
+                "embedding_model": {"name": "m"},
+                "presence": {"deployable_accuracy": 0.8, "groups": [group]},
+                "action": {"groups": [action]},
+            }
+        )
+    )
     (scores / "broken.json").write_text("{")
-    page = syndor_report.write_report(out, qa, seed=0, calibration={
-        "passed": True, "tolerance": "±2%", "plot": "syndor/report/calibration.png",
-        "distances": [{"zone": "R-I", "distance_m": 5.376, "target_ppm": 187.5, "measured_ppm": 186.0}]})
+    page = syndor_report.write_report(
+        out,
+        qa,
+        seed=0,
+        calibration={
+            "passed": True,
+            "tolerance": "±2%",
+            "plot": "syndor/report/calibration.png",
+            "distances": [{"zone": "R-I", "distance_m": 5.376, "target_ppm": 187.5, "measured_ppm": 186.0}],
+        },
+    )
     links = assert_no_broken_links(page)
     assert "../syndor/report/calibration.png" in links and "score_model_a.png" in links
     text = " ".join(parse(page).text)
@@ -105,8 +129,10 @@ def test_report_links_calibration_discern_and_scores_when_present(tmp_path: Path
 def _tables(page: Path) -> list[list[list[str]]]:
     """Every table of the page as rows of cell texts."""
     text = page.read_text(encoding="utf-8")
-    return [[re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row) for row in re.findall(r"<tr>(.*?)</tr>", t)]
-            for t in re.findall(r"<table>(.*?)</table>", text)]
+    return [
+        [re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row) for row in re.findall(r"<tr>(.*?)</tr>", t)]
+        for t in re.findall(r"<table>(.*?)</table>", text)
+    ]
 
 
 def test_discern_confusion_matrices_are_tables(tmp_path: Path) -> None:
@@ -114,8 +140,11 @@ def test_discern_confusion_matrices_are_tables(tmp_path: Path) -> None:
     out = _build(tmp_path, qa)
     (out / "report").mkdir(exist_ok=True)
     ensemble, tree = [[17, 3], [5, 29]], [[15, 5], [8, 26]]
-    (out / "report" / "discern_cv.json").write_text(json.dumps({
-        "ensemble": {"macro_f1": 0.8, "confusion_matrix": ensemble}, "decision_tree": {"confusion_matrix": tree}}))
+    (out / "report" / "discern_cv.json").write_text(
+        json.dumps(
+            {"ensemble": {"macro_f1": 0.8, "confusion_matrix": ensemble}, "decision_tree": {"confusion_matrix": tree}}
+        )
+    )
     page = syndor_report.write_report(out, qa, seed=0)
     found = {t[0][0]: t[1:] for t in _tables(page) if t and t[0] and "confusion_matrix" in t[0][0]}
     for name, matrix in (("ensemble", ensemble), ("decision_tree", tree)):
@@ -129,7 +158,9 @@ def test_rerender_prunes_unused_thumbnails(tmp_path: Path) -> None:
     syndor_report.write_report(out, QaConfig(thumbs_per_cell=3), seed=0)
     syndor_report.write_report(out, QaConfig(thumbs_per_cell=1, nv_pairs=0), seed=0)
     on_disk = {p.name for p in (out / "report" / "thumbs").iterdir()}
-    linked = {Path(link).name for link in assert_no_broken_links(out / "report" / "index.html") if link.startswith("thumbs/")}
+    linked = {
+        Path(link).name for link in assert_no_broken_links(out / "report" / "index.html") if link.startswith("thumbs/")
+    }
     assert on_disk == linked and len(linked) == 9
 
 
@@ -152,8 +183,11 @@ def test_unreadable_thumbnail_images_become_build_problems(tmp_path: Path) -> No
     found = syndor_report.report_problems(out)
     assert [(p["stage"], p["item"], p["path"]) for p in found] == [("report", shown, str(out / "syndor" / shown))]
     (out / "syndor" / shown).unlink()
-    (out / "syndor" / shown).symlink_to(out / "syndor" / task_files.read_jsonl(
-        out / "syndor" / "index" / "human_detection" / "day.jsonl")[1]["img_path"])
+    (out / "syndor" / shown).symlink_to(
+        out
+        / "syndor"
+        / task_files.read_jsonl(out / "syndor" / "index" / "human_detection" / "day.jsonl")[1]["img_path"]
+    )
     syndor_report.write_report(out, qa, seed=0)
     assert syndor_report.report_problems(out) == []
 

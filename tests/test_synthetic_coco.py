@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchfoundry.configs.coco import CocoConfig, SyntheticCocoConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.person.prepare import prepare_person
-from benchfoundry.configs.coco import CocoConfig, SyntheticCocoConfig
 from benchfoundry.tasks.viewspatial import synthetic_coco as sco
 from benchfoundry.tasks.viewspatial import synthetic_coco_scene as sc
 from benchfoundry.tasks.viewspatial.coco_keypoints import (
     box_triangles,
+    coco_box,
     cylinder_triangles,
     first_hits,
     look_at,
-    coco_box,
     visibility,
 )
 from benchfoundry.tasks.viewspatial.coco_people import label_file
@@ -32,6 +32,7 @@ ANKLES, KNEES = [15, 16], [13, 14]
 
 
 # --- pure geometry ------------------------------------------------------------------------------
+
 
 def test_camera_projects_like_a_pinhole_and_matches_blender_axes():
     cam = look_at([0.0, -3.0, 1.0], [0.0, 0.0, 1.0], f=100.0, width=120, height=160)
@@ -79,13 +80,15 @@ def test_cylinder_is_hit_at_its_radius_and_box_yaw_turns_it():
 def test_visibility_flags_hidden_tolerated_and_out_of_frame_points():
     cam = look_at([0.0, -5.0, 0.0], [0.0, 0.0, 0.0], f=100.0, width=100, height=100)
     wall = box_triangles(np.array([0.0, -1.0, 0.0]), np.array([0.4, 0.1, 0.4]))
-    points = np.array([
-        [0.0, 0.0, 0.0],  # 0.95 m behind the wall's front: hidden
-        [0.0, -0.9, 0.0],  # 0.15 m behind the front: within a 0.2 m tolerance
-        [1.0, 0.0, 0.0],  # beside the wall: visible
-        [4.0, 0.0, 0.0],  # outside the image (x = 50 + 100·4/5 = 130)
-        [0.0, -6.0, 0.0],  # behind the camera
-    ])
+    points = np.array(
+        [
+            [0.0, 0.0, 0.0],  # 0.95 m behind the wall's front: hidden
+            [0.0, -0.9, 0.0],  # 0.15 m behind the front: within a 0.2 m tolerance
+            [1.0, 0.0, 0.0],  # beside the wall: visible
+            [4.0, 0.0, 0.0],  # outside the image (x = 50 + 100·4/5 = 130)
+            [0.0, -6.0, 0.0],  # behind the camera
+        ]
+    )
     kp = visibility(points, cam, wall, np.full(5, 0.2))
     assert kp[:, 2].tolist() == [1, 2, 2, 0, 0]
     assert kp[3, :2].tolist() == [0.0, 0.0] and kp[2, 0] == pytest.approx(70.0)
@@ -98,8 +101,17 @@ def test_coco_box_is_coco_xywh_and_pixel_count():
     assert coco_box(np.zeros((4, 4), bool)) is None
 
 
-@pytest.mark.parametrize("xy,label", [((0, -1), "front"), ((1, 0), "left"), ((-1, 0), "right"), ((0, 1), "back"),
-                                      ((1, -1), "front-left"), ((-1, 1), "back-right")])
+@pytest.mark.parametrize(
+    "xy,label",
+    [
+        ((0, -1), "front"),
+        ((1, 0), "left"),
+        ((-1, 0), "right"),
+        ((0, 1), "back"),
+        ((1, -1), "front-left"),
+        ((-1, 1), "back-right"),
+    ],
+)
 def test_person_relative_in_the_body_frame(xy, label):
     # The body faces −Y with its own left at +X (person/body.py).
     assert sco.person_relative(np.array([xy[0], xy[1], 0.4]))[1] == label
@@ -107,13 +119,26 @@ def test_person_relative_in_the_body_frame(xy, label):
 
 # --- the posed person (Anny, no render) ---------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def person(tmp_path_factory):
     return PersonConfig(), tmp_path_factory.mktemp("anny")
 
 
-PLAN = sc.ImagePlan(texture_id=0, action="upright", body_yaw_deg=0.0, head_turn_deg=0.0, framing="full", fill=0.9,
-                    fov_deg=40.0, camera_height_m=1.3, crop_offset_m=0.08, n_objects=0, occluder=False, sun=(45, 0))
+PLAN = sc.ImagePlan(
+    texture_id=0,
+    action="upright",
+    body_yaw_deg=0.0,
+    head_turn_deg=0.0,
+    framing="full",
+    fill=0.9,
+    fov_deg=40.0,
+    camera_height_m=1.3,
+    crop_offset_m=0.08,
+    n_objects=0,
+    occluder=False,
+    sun=(45, 0),
+)
 
 
 def _view(person, objects=(), **changes):
@@ -181,6 +206,7 @@ def test_plans_are_drawn_from_the_seed():
 
 
 # --- a tiny rendered set ------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
@@ -268,7 +294,8 @@ def test_same_seed_same_bytes_whatever_the_set_size(rendered, tmp_path):
     again = sco.synthetic_coco_task.fn(str(tmp_path), str(tmp_path / "coco"), "val", small, PersonConfig(), 7)
     for name in ("000001.png", "000002.png"):
         assert (Path(again["paths"]["images"]) / name).read_bytes() == (
-            Path(result["paths"]["images"]) / name).read_bytes()
+            Path(result["paths"]["images"]) / name
+        ).read_bytes()
     first = json.loads(Path(result["paths"]["annotations"]).read_text())
     second = json.loads(Path(again["paths"]["annotations"]).read_text())
     assert second["annotations"] == [a for a in first["annotations"] if a["image_id"] <= 2]

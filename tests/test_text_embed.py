@@ -25,11 +25,19 @@ def save_tiny_bert(folder: Path, name_or_path: str | None = None) -> Path:
 
     folder.mkdir(parents=True, exist_ok=True)
     words = ["walking", "kicking", "running", "a", "man", "is", "person", "the"]
-    (folder / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "query", ":", *words]) + "\n")
+    (folder / "vocab.txt").write_text(
+        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "query", ":", *words]) + "\n"
+    )
     BertTokenizer(str(folder / "vocab.txt")).save_pretrained(folder)
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=15, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=64)
+    config = BertConfig(
+        vocab_size=15,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+    )
     BertModel(config).save_pretrained(folder)
     if name_or_path is not None:
         record = json.loads((folder / "config.json").read_text())
@@ -77,7 +85,9 @@ def test_missing_model_folder_is_a_clear_error(tmp_path: Path) -> None:
 def test_incomplete_model_folder_names_the_field_and_folder(tiny_bert_dir: Path, tmp_path: Path, remove: str) -> None:
     folder = tmp_path / "broken"
     shutil.copytree(tiny_bert_dir, folder)
-    doomed = ["model.safetensors"] if remove == "weights" else [p.name for p in folder.iterdir() if p.name != "config.json"]
+    doomed = (
+        ["model.safetensors"] if remove == "weights" else [p.name for p in folder.iterdir() if p.name != "config.json"]
+    )
     for name in doomed:
         (folder / name).unlink()
     with pytest.raises(ValueError, match="qa.embedding.path") as caught:
@@ -85,10 +95,18 @@ def test_incomplete_model_folder_names_the_field_and_folder(tiny_bert_dir: Path,
     assert str(folder) in str(caught.value)
 
 
-@pytest.mark.parametrize("recorded,ok", [
-    ("intfloat/e5-large-v2", True), ("all-MiniLM-L6-v2", True), ("", False), ("/home/me/ckpt", False),
-    ("./ckpt", False), ("tmp/", False), (None, False),
-])
+@pytest.mark.parametrize(
+    "recorded,ok",
+    [
+        ("intfloat/e5-large-v2", True),
+        ("all-MiniLM-L6-v2", True),
+        ("", False),
+        ("/home/me/ckpt", False),
+        ("./ckpt", False),
+        ("tmp/", False),
+        (None, False),
+    ],
+)
 def test_folder_model_name_reads_name_or_path(tmp_path: Path, recorded: str | None, ok: bool) -> None:
     (tmp_path / "config.json").write_text(json.dumps({} if recorded is None else {"_name_or_path": recorded}))
     if ok:

@@ -11,8 +11,8 @@ import pytest
 
 from benchfoundry.assets import body_model
 from benchfoundry.assets import poses as builtin_poses
-from benchfoundry.person.textures import load_texture, procedural_texture
 from benchfoundry.configs.person import TextureConfig
+from benchfoundry.person.textures import load_texture, procedural_texture
 
 
 def test_deterministic_per_id_and_different_between_ids() -> None:
@@ -39,7 +39,9 @@ def test_every_face_maps_inside_one_island() -> None:
     for k, name in enumerate(body_model.PARTS):
         u0, v0, u1, v1 = body_model.UV_ISLANDS[name]
         corners = uv[part == k].reshape(-1, 2)
-        assert ((corners[:, 0] >= u0) & (corners[:, 0] <= u1) & (corners[:, 1] >= v0) & (corners[:, 1] <= v1)).all(), name
+        assert ((corners[:, 0] >= u0) & (corners[:, 0] <= u1) & (corners[:, 1] >= v0) & (corners[:, 1] <= v1)).all(), (
+            name
+        )
 
 
 def test_painted_regions_land_on_the_right_body_parts() -> None:
@@ -95,7 +97,7 @@ def test_texture_config_validation() -> None:
         TextureConfig(file_pattern="texture.png")
 
 
-_RENDER = '''
+_RENDER = """
 import sys, numpy as np, bpy
 mesh_npz, tex_png, out_png = sys.argv[1:4]
 bpy.ops.wm.read_factory_settings(use_empty=True)
@@ -126,7 +128,7 @@ scene.view_settings.view_transform = "Standard"
 scene.render.resolution_x, scene.render.resolution_y = 100, 200
 scene.render.filepath = out_png
 bpy.ops.render.render(write_still=True)
-'''
+"""
 
 
 @pytest.mark.blender
@@ -144,8 +146,18 @@ def test_blender_shows_the_texture_where_the_uvs_say(tmp_path: Path) -> None:
     tex = procedural_texture(5, 256)
     cv2.imwrite(str(tmp_path / "tex.png"), tex[:, :, ::-1])
     (tmp_path / "render.py").write_text(_RENDER)
-    subprocess.run([sys.executable, str(tmp_path / "render.py"), str(tmp_path / "mesh.npz"), str(tmp_path / "tex.png"),
-                    str(tmp_path / "out.png")], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            str(tmp_path / "render.py"),
+            str(tmp_path / "mesh.npz"),
+            str(tmp_path / "tex.png"),
+            str(tmp_path / "out.png"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     image = cv2.imread(str(tmp_path / "out.png"))[:, :, ::-1].astype(np.float64)
     tri = mesh.vertices[mesh.faces]
     normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])

@@ -26,8 +26,12 @@ from benchfoundry.tasks.viewspatial.synthetic_scan import SYNTHETIC_SCENES, came
 #: Objects of the synthetic aggregation before the furniture: floor, ceiling, four walls.
 N_STRUCTURE = 6
 #: A small synthetic COCO set for the module's build; builds that test the scans alone make none.
-SMALL_COCO = ["viewspatial.coco.synthetic.images={val: 12, train: 4}", "viewspatial.coco.synthetic.width=120",
-              "viewspatial.coco.synthetic.height=160", "viewspatial.coco.synthetic.samples=4"]
+SMALL_COCO = [
+    "viewspatial.coco.synthetic.images={val: 12, train: 4}",
+    "viewspatial.coco.synthetic.width=120",
+    "viewspatial.coco.synthetic.height=160",
+    "viewspatial.coco.synthetic.samples=4",
+]
 NO_COCO = ["viewspatial.coco.synthetic.images={}"]
 COMPASS = ["front", "front-right", "right", "back-right", "back", "back-left", "left", "front-left"]
 
@@ -77,7 +81,12 @@ def test_flow_builds_both_splits(built: tuple[Path, dict]) -> None:
     sft = json.loads((out / "viewspatial" / "ViewSpatial-SFT.json").read_text())
     multi = json.loads((out / "viewspatial" / "ViewSpatial-SFT-multi.json").read_text())
     assert {r["question_type"] for r in bench} == {
-        "Cam-Rel. Dir.", "Per-Sce. Sim.", "Cam-Obj. Ori.", "Per-Obj. Ori.", "Per-Rel. Dir."}
+        "Cam-Rel. Dir.",
+        "Per-Sce. Sim.",
+        "Cam-Obj. Ori.",
+        "Per-Obj. Ori.",
+        "Per-Rel. Dir.",
+    }
     assert sft and len(sft) % 2 == 0 and len(multi) % 2 == 0
     assert all(isinstance(r["image"], str) and r["images"] == [r["image"]] for r in sft)
     assert all(len(r["images"]) > 1 and r["image"] == r["images"] for r in multi)
@@ -162,7 +171,9 @@ def test_rendered_depth_is_planar_depth_of_the_known_room(built: tuple[Path, dic
     for frame in scan.iter_frames(scan.frame_ids()[::6]):
         h, w = frame.depth_mm.shape
         u, v = np.meshgrid(np.arange(w), np.arange(h))
-        rays_cam = np.stack([(u - k[0, 2]) / k[0, 0], (v - k[1, 2]) / k[1, 1], np.ones_like(u, float)], -1).reshape(-1, 3)
+        rays_cam = np.stack([(u - k[0, 2]) / k[0, 0], (v - k[1, 2]) / k[1, 1], np.ones_like(u, float)], -1).reshape(
+            -1, 3
+        )
         dirs = rays_cam @ frame.pose[:3, :3].T  # unit z in camera: t along the ray is planar depth
         origins = np.broadcast_to(frame.pose[:3, 3], dirs.shape)
         t = _ray_box_depth(origins, dirs, np.zeros(3), np.asarray(room.size, float))  # the room, from inside
@@ -194,7 +205,13 @@ def test_rerun_skips_finished_scans_and_duplicates_nothing(built: tuple[Path, di
     vs = out / "viewspatial"
     markers = {p: p.read_text() for p in vs.glob("*/_done/*.json")}
     assert {p.parent.parent.name for p in markers} == {
-        "synthetic", "frames", "visibility", "qa", "synthetic_coco", "coco"}
+        "synthetic",
+        "frames",
+        "visibility",
+        "qa",
+        "synthetic_coco",
+        "coco",
+    }
     bench_before = (vs / "ViewSpatial-Bench.json").read_bytes()
     sft_before = (vs / "ViewSpatial-SFT.json").read_bytes() + (vs / "ViewSpatial-SFT-multi.json").read_bytes()
     second = viewspatial_flow(load_config(None, SMALL_COCO), str(out))
@@ -220,10 +237,15 @@ def test_scannet_root_with_a_missing_scan_reports_it_and_builds_the_rest(
     out, _ = built
     root = out / "viewspatial" / "synthetic"
     val_scene, train_scene = SYNTHETIC_SCENES["val"][0], SYNTHETIC_SCENES["train"][0]
-    config = load_config(None, [
-        *NO_COCO, f"viewspatial.scannet_root={root}", "viewspatial.scans_dir=scans_export",
-        _split_lists(tmp_path, [val_scene, "scene0999_00"], [train_scene]),
-    ])
+    config = load_config(
+        None,
+        [
+            *NO_COCO,
+            f"viewspatial.scannet_root={root}",
+            "viewspatial.scans_dir=scans_export",
+            _split_lists(tmp_path, [val_scene, "scene0999_00"], [train_scene]),
+        ],
+    )
     outcome = viewspatial_flow(config, str(tmp_path / "build"))
     assert outcome["status"] == "built"
     assert outcome["detail"].startswith("2/3 scans")
@@ -240,10 +262,15 @@ def test_scannet_root_with_a_missing_scan_reports_it_and_builds_the_rest(
 def test_without_the_label_map_structure_is_excluded_by_raw_name(built: tuple[Path, dict], tmp_path: Path) -> None:
     out, _ = built
     root = out / "viewspatial" / "synthetic"
-    config = load_config(None, [
-        *NO_COCO, f"viewspatial.scannet_root={root}", "viewspatial.label_map=null",
-        _split_lists(tmp_path, [SYNTHETIC_SCENES["val"][0]], [SYNTHETIC_SCENES["train"][0]]),
-    ])
+    config = load_config(
+        None,
+        [
+            *NO_COCO,
+            f"viewspatial.scannet_root={root}",
+            "viewspatial.label_map=null",
+            _split_lists(tmp_path, [SYNTHETIC_SCENES["val"][0]], [SYNTHETIC_SCENES["train"][0]]),
+        ],
+    )
     outcome = viewspatial_flow(config, str(tmp_path / "build"))
     assert outcome["status"] == "built" and outcome["label_map"] is None
     assert outcome["detail"].startswith("2/2 scans")
@@ -271,8 +298,11 @@ def test_a_corrupt_mesh_fails_its_scan_only_and_a_new_selection_leaves_no_stale_
     (root / "train.txt").write_text(f"{train_scene}\n")
     ply = root / "scans" / train_scene / scan_file_names(train_scene)["ply"]
     ply.write_bytes(ply.read_bytes()[:-1001])
-    overrides = [*NO_COCO, f"viewspatial.scannet_root={root}",
-                 "viewspatial.split_lists={val: val.txt, train: train.txt}"]
+    overrides = [
+        *NO_COCO,
+        f"viewspatial.scannet_root={root}",
+        "viewspatial.split_lists={val: val.txt, train: train.txt}",
+    ]
     build = tmp_path / "build" / "viewspatial"
     outcome = viewspatial_flow(load_config(None, overrides), str(build.parent))
     assert outcome["status"] == "built" and outcome["detail"].startswith("1/2 scans")
@@ -385,8 +415,15 @@ def test_a_changed_scan_is_redone_and_an_untouched_or_moved_one_is_not(tmp_path:
 
 def test_a_scannet_root_where_every_scan_fails_fails_the_benchmark(prefect_server: None, tmp_path: Path) -> None:
     (tmp_path / "scans" / "scene0998_00").mkdir(parents=True)  # a scan folder with nothing readable in it
-    config = load_config(None, [*NO_COCO, f"viewspatial.scannet_root={tmp_path}", "viewspatial.label_map=null",
-                                _split_lists(tmp_path, ["scene0998_00", "scene0999_00"], [])])
+    config = load_config(
+        None,
+        [
+            *NO_COCO,
+            f"viewspatial.scannet_root={tmp_path}",
+            "viewspatial.label_map=null",
+            _split_lists(tmp_path, ["scene0998_00", "scene0999_00"], []),
+        ],
+    )
     outcome = viewspatial_flow(config, str(tmp_path / "build"))
     assert outcome["status"] == "failed" and outcome["detail"].startswith("0/2 scans")
     assert sorted(p["item"] for p in outcome["problems"]) == ["scene0998_00", "scene0999_00"]

@@ -12,8 +12,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from benchfoundry.core.store import write_json_atomic
 from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS
+from benchfoundry.core.store import write_json_atomic
 from benchfoundry.tasks.viewspatial.questions import (
     CAM_REL,
     SCENE_SIM,
@@ -28,17 +28,34 @@ from benchfoundry.tasks.viewspatial.questions import (
 from benchfoundry.tasks.viewspatial.visibility import ObjectBox
 
 S = QASettings(
-    min_visibility=0.5, vertical_min_deg=30.0, vertical_only_deg=67.5, margin_deg=5.0, min_distance_m=0.3,
-    cam_rel_per_scene=100, scene_sim_per_scene=40,
+    min_visibility=0.5,
+    vertical_min_deg=30.0,
+    vertical_only_deg=67.5,
+    margin_deg=5.0,
+    min_distance_m=0.3,
+    cam_rel_per_scene=100,
+    scene_sim_per_scene=40,
     cam_rel_template="Where is the {b} relative to the {a}?",
     scene_sim_template="Stand at the {a} facing the {b}: where is the {c}?",
 )
 
 
 def vis_row(fid: int, oid: int, label: str, xyz: tuple[float, float, float], visibility: float = 1.0) -> dict:
-    return {"scene_id": "s", "frame_id": fid, "object_id": oid, "label": label, "nyu40_id": 5,
-            "n_visible": int(visibility * 8), "visibility": visibility, "center_in_image": visibility > 0,
-            "u_center": 0.0, "v_center": 0.0, "x_cam": xyz[0], "y_cam": xyz[1], "z_cam": xyz[2]}
+    return {
+        "scene_id": "s",
+        "frame_id": fid,
+        "object_id": oid,
+        "label": label,
+        "nyu40_id": 5,
+        "n_visible": int(visibility * 8),
+        "visibility": visibility,
+        "center_in_image": visibility > 0,
+        "u_center": 0.0,
+        "v_center": 0.0,
+        "x_cam": xyz[0],
+        "y_cam": xyz[1],
+        "z_cam": xyz[2],
+    }
 
 
 def check_choices(item: dict, labels: tuple[str, ...]) -> None:
@@ -55,20 +72,38 @@ def check_choices(item: dict, labels: tuple[str, ...]) -> None:
 def test_cam_rel_labels_from_camera_coordinates() -> None:
     # Camera axes: x right, y down, z forward. The tv is 1 m right of the sofa at the same depth;
     # the lamp is 1.2 m above the sofa (y −1.2) and slightly right (0.3 m); the bed 1 m behind it.
-    table = pd.DataFrame([
-        vis_row(0, 1, "sofa", (0.0, 0.0, 3.0)),
-        vis_row(0, 2, "tv", (1.0, 0.0, 3.0)),
-        vis_row(0, 3, "lamp", (0.3, -1.2, 3.0)),
-        vis_row(0, 4, "bed", (0.0, 0.0, 4.0)),
-    ])
+    table = pd.DataFrame(
+        [
+            vis_row(0, 1, "sofa", (0.0, 0.0, 3.0)),
+            vis_row(0, 2, "tv", (1.0, 0.0, 3.0)),
+            vis_row(0, 3, "lamp", (0.3, -1.2, 3.0)),
+            vis_row(0, 4, "bed", (0.0, 0.0, 4.0)),
+        ]
+    )
     items = cam_rel_items("s", "val", table, [0], S, seed=0)
     got = {(tuple(i["labels"])): i["answer_label"] for i in items}
-    inverse = {"right": "left", "left": "right", "above": "down", "down": "above",
-               "front": "back", "back": "front", "above-left": "down-right", "down-right": "above-left",
-               "above-right": "down-left", "down-left": "above-right", "front-right": "back-left",
-               "back-left": "front-right", "front-left": "back-right", "back-right": "front-left"}
-    expected = {("sofa", "tv"): "right", ("sofa", "lamp"): "above", ("sofa", "bed"): "front",
-                ("tv", "bed"): "front-left"}
+    inverse = {
+        "right": "left",
+        "left": "right",
+        "above": "down",
+        "down": "above",
+        "front": "back",
+        "back": "front",
+        "above-left": "down-right",
+        "down-right": "above-left",
+        "above-right": "down-left",
+        "down-left": "above-right",
+        "front-right": "back-left",
+        "back-left": "front-right",
+        "front-left": "back-right",
+        "back-right": "front-left",
+    }
+    expected = {
+        ("sofa", "tv"): "right",
+        ("sofa", "lamp"): "above",
+        ("sofa", "bed"): "front",
+        ("tv", "bed"): "front-left",
+    }
     for (a, b), label in expected.items():
         assert got.get((a, b), inverse.get(got.get((b, a), ""))) == label
     # tv → lamp: 0.7 m left, 1.2 m up: elevation 60° (between 30° and 67.5°) → above-left.
@@ -80,14 +115,16 @@ def test_cam_rel_labels_from_camera_coordinates() -> None:
 
 
 def test_cam_rel_skips_ambiguous_labels_low_visibility_and_boundary_cases() -> None:
-    table = pd.DataFrame([
-        vis_row(0, 1, "sofa", (0.0, 0.0, 3.0)),
-        vis_row(0, 2, "chair", (1.0, 0.0, 3.0)),
-        vis_row(0, 3, "chair", (-1.0, 0.0, 3.0), visibility=0.125),  # a second chair seen: "the chair" is ambiguous
-        vis_row(0, 4, "bed", (0.2, 0.0, 5.0), visibility=0.25),  # too little visible
-        vis_row(0, 5, "desk", (2.0, 0.0, 3.0)),  # from the sofa: right, 22.5° from any boundary
-        vis_row(0, 6, "tv", (1.0, 0.0, 3.0 + 1 / math.tan(math.radians(22.5)))),  # at the 22.5° boundary
-    ])
+    table = pd.DataFrame(
+        [
+            vis_row(0, 1, "sofa", (0.0, 0.0, 3.0)),
+            vis_row(0, 2, "chair", (1.0, 0.0, 3.0)),
+            vis_row(0, 3, "chair", (-1.0, 0.0, 3.0), visibility=0.125),  # a second chair seen: "the chair" is ambiguous
+            vis_row(0, 4, "bed", (0.2, 0.0, 5.0), visibility=0.25),  # too little visible
+            vis_row(0, 5, "desk", (2.0, 0.0, 3.0)),  # from the sofa: right, 22.5° from any boundary
+            vis_row(0, 6, "tv", (1.0, 0.0, 3.0 + 1 / math.tan(math.radians(22.5)))),  # at the 22.5° boundary
+        ]
+    )
     items = cam_rel_items("s", "val", table, [0], S, seed=0)
     pairs = {frozenset(i["labels"]) for i in items}
     assert all("chair" not in p and "bed" not in p for p in pairs)
@@ -96,20 +133,31 @@ def test_cam_rel_skips_ambiguous_labels_low_visibility_and_boundary_cases() -> N
 
 
 def boxes_at(centres: dict[str, tuple[float, float, float]]) -> list[ObjectBox]:
-    return [ObjectBox(i, label, 5, tuple(c[k] - 0.2 for k in range(3)), tuple(c[k] + 0.2 for k in range(3)))
-            for i, (label, c) in enumerate(centres.items())]
+    return [
+        ObjectBox(i, label, 5, tuple(c[k] - 0.2 for k in range(3)), tuple(c[k] + 0.2 for k in range(3)))
+        for i, (label, c) in enumerate(centres.items())
+    ]
 
 
 def test_scene_sim_stand_at_a_face_b() -> None:
     # World z up. Standing at the sofa (origin) facing the tv (+y): +x is right.
-    centres = {"sofa": (0.0, 0.0, 0.5), "tv": (0.0, 3.0, 1.2), "bed": (2.0, 0.1, 0.3),
-               "desk": (-2.0, 2.0, 0.4), "lamp": (0.3, -3.0, 0.8)}
+    centres = {
+        "sofa": (0.0, 0.0, 0.5),
+        "tv": (0.0, 3.0, 1.2),
+        "bed": (2.0, 0.1, 0.3),
+        "desk": (-2.0, 2.0, 0.4),
+        "lamp": (0.3, -3.0, 0.8),
+    }
     boxes = boxes_at(centres)
     table = pd.DataFrame([vis_row(f, b.object_id, b.label, (0, 0, 1)) for f in (4, 9) for b in boxes])
     items = scene_sim_items("s", "train", table, [9, 4], boxes, dataclasses.replace(S, scene_sim_per_scene=100), seed=0)
     by_labels = {tuple(i["labels"]): i for i in items}
-    expected = {("sofa", "tv", "bed"): "right", ("sofa", "tv", "desk"): "front-left",
-                ("sofa", "tv", "lamp"): "back", ("tv", "sofa", "bed"): "front-left"}
+    expected = {
+        ("sofa", "tv", "bed"): "right",
+        ("sofa", "tv", "desk"): "front-left",
+        ("sofa", "tv", "lamp"): "back",
+        ("tv", "sofa", "bed"): "front-left",
+    }
     for key, label in expected.items():
         assert by_labels[key]["answer_label"] == label
         assert by_labels[key]["image_path"] == ["images/s/9.jpg", "images/s/4.jpg"]
@@ -120,8 +168,10 @@ def test_scene_sim_stand_at_a_face_b() -> None:
 
 def test_scene_sim_uses_only_unique_categories_and_covisible_triples() -> None:
     centres = {"sofa": (0.0, 0.0, 0.5), "tv": (0.0, 3.0, 1.2), "bed": (2.0, 0.1, 0.3), "desk": (-2.0, 2.0, 0.4)}
-    boxes = boxes_at(centres) + [ObjectBox(10, "chair", 5, (1, 1, 0), (1.4, 1.4, 0.9)),
-                                 ObjectBox(11, "chair", 5, (3, 1, 0), (3.4, 1.4, 0.9))]
+    boxes = boxes_at(centres) + [
+        ObjectBox(10, "chair", 5, (1, 1, 0), (1.4, 1.4, 0.9)),
+        ObjectBox(11, "chair", 5, (3, 1, 0), (3.4, 1.4, 0.9)),
+    ]
     rows = [vis_row(0, b.object_id, b.label, (0, 0, 1)) for b in boxes if b.label != "desk"]
     rows += [vis_row(1, b.object_id, b.label, (0, 0, 1)) for b in boxes if b.label in ("desk", "sofa")]
     items = scene_sim_items("s", "train", pd.DataFrame(rows), [0, 1], boxes, S, seed=0)
@@ -158,11 +208,19 @@ def test_exports_follow_the_released_schema_and_chat_format() -> None:
 
 
 def sft_rows(image_counts: list[int]) -> pd.DataFrame:
-    return pd.DataFrame([
-        {"item_id": f"x{k}", "image_path": [f"images/s/{i}.jpg" for i in range(n)], "question": "q",
-         "choices": "A. a\nB. b\nC. c\nD. d", "answer": "A. a", "answer_label": "a"}
-        for k, n in enumerate(image_counts)
-    ])
+    return pd.DataFrame(
+        [
+            {
+                "item_id": f"x{k}",
+                "image_path": [f"images/s/{i}.jpg" for i in range(n)],
+                "question": "q",
+                "choices": "A. a\nB. b\nC. c\nD. d",
+                "answer": "A. a",
+                "answer_label": "a",
+            }
+            for k, n in enumerate(image_counts)
+        ]
+    )
 
 
 @pytest.mark.parametrize("n_images", [1, 3])

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from test_scannet_io import make_tiny_scan
 
+from benchfoundry.core.camera import opencv_camera_to_world
 from benchfoundry.tasks.viewspatial.scannet_read import (
     ScanFormatError,
     ScanFrame,
@@ -16,7 +17,6 @@ from benchfoundry.tasks.viewspatial.scannet_read import (
     read_segs_json,
 )
 from benchfoundry.tasks.viewspatial.scannet_write import write_segs_json
-from benchfoundry.core.camera import opencv_camera_to_world
 from benchfoundry.tasks.viewspatial.synthetic_scan import room_mesh, synthetic_room
 from benchfoundry.tasks.viewspatial.visibility import (
     EXCLUDED_NYU40,
@@ -73,10 +73,9 @@ def test_corners_behind_the_camera_or_outside_the_image_are_not_visible() -> Non
     # x from 0 to 10 at z = 2..2.5: the right half lies far outside the image (u > W).
     wide = box((0.0, -0.1, 2.0), (10.0, 0.1, 2.5))
     (row,) = frame_visibility([wide], IDENTITY, K, (W, H), flat_depth_mm(9.0), K)
-    expected = sum(
-        1 for x in (0.0, 10.0) for z in (2.0, 2.5)
-        if -0.5 <= FX * x / z + (W - 1) / 2 < W - 0.5
-    ) * 2  # y = ±0.1 both project inside
+    expected = (
+        sum(1 for x in (0.0, 10.0) for z in (2.0, 2.5) if -0.5 <= FX * x / z + (W - 1) / 2 < W - 0.5) * 2
+    )  # y = ±0.1 both project inside
     assert row["n_visible"] == expected == 4
     behind = box((-0.3, -0.3, -2.0), (0.3, 0.3, -1.0))
     (row,) = frame_visibility([behind], IDENTITY, K, (W, H), flat_depth_mm(9.0), K)

@@ -11,8 +11,21 @@ from typing import Any
 
 #: Distributions whose versions go into every build.json.
 KEY_PACKAGES = (
-    "benchfoundry", "bpy", "prefect", "prefect-dask", "torch", "numpy", "pandas", "pyarrow",
-    "opencv-python-headless", "scipy", "scikit-learn", "xgboost-cpu", "bm4d", "smplx", "pydantic",
+    "benchfoundry",
+    "bpy",
+    "prefect",
+    "prefect-dask",
+    "torch",
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "opencv-python-headless",
+    "scipy",
+    "scikit-learn",
+    "xgboost-cpu",
+    "bm4d",
+    "smplx",
+    "pydantic",
     "transformers",
 )
 

@@ -14,15 +14,16 @@ at integers.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 WORLD_UP = np.array([0.0, 0.0, 1.0])
 
 
-def look_at_axes(eye: Sequence[float], target: Sequence[float], up: Sequence[float] = WORLD_UP
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def look_at_axes(
+    eye: Sequence[float], target: Sequence[float], up: Sequence[float] = WORLD_UP
+) -> tuple[np.ndarray, np.ndarray]:
     """The unit right and forward axes, in world coordinates, of a camera at `eye` looking at `target` with a
     level horizon; a view along `up` has no defined roll (ValueError)."""
     forward = np.asarray(target, dtype=float) - np.asarray(eye, dtype=float)
@@ -41,15 +42,15 @@ def _matrix(columns: tuple[np.ndarray, np.ndarray, np.ndarray], eye: Sequence[fl
     return matrix
 
 
-def opencv_camera_to_world(eye: Sequence[float], target: Sequence[float], up: Sequence[float] = WORLD_UP
-                           ) -> np.ndarray:
+def opencv_camera_to_world(eye: Sequence[float], target: Sequence[float], up: Sequence[float] = WORLD_UP) -> np.ndarray:
     """4×4 camera-to-world matrix of a level look-at, OpenCV axes: columns right, down, forward, position."""
     right, forward = look_at_axes(eye, target, up)
     return _matrix((right, np.cross(forward, right), forward), eye)
 
 
-def blender_camera_to_world(eye: Sequence[float], target: Sequence[float], up: Sequence[float] = WORLD_UP
-                            ) -> np.ndarray:
+def blender_camera_to_world(
+    eye: Sequence[float], target: Sequence[float], up: Sequence[float] = WORLD_UP
+) -> np.ndarray:
     """4×4 camera-to-world matrix of a level look-at in Blender's axes (what the render worker places): columns
     right, up, backward, position."""
     right, forward = look_at_axes(eye, target, up)

@@ -7,19 +7,34 @@ camera-relative direction with a vertical component, and lettered options A–D.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
 #: The eight horizontal labels, counter-clockwise bins of 45° starting at "front" (centred on 0°).
 HORIZONTAL_LABELS: tuple[str, ...] = (
-    "front", "front-right", "right", "back-right", "back", "back-left", "left", "front-left",
+    "front",
+    "front-right",
+    "right",
+    "back-right",
+    "back",
+    "back-left",
+    "left",
+    "front-left",
 )
 #: Labels with a vertical component (the released set's ten).
 VERTICAL_LABELS: tuple[str, ...] = (
-    "above", "down", "above-left", "above-right", "down-left", "down-right",
-    "front-up", "front-down", "back-up", "back-down",
+    "above",
+    "down",
+    "above-left",
+    "above-right",
+    "down-left",
+    "down-right",
+    "front-up",
+    "front-down",
+    "back-up",
+    "back-down",
 )
 #: The 18 camera-relative labels.
 CAMERA_LABELS: tuple[str, ...] = HORIZONTAL_LABELS + VERTICAL_LABELS
@@ -66,7 +81,9 @@ def camera_direction(v_cam: Sequence[float], vertical_min_deg: float, vertical_o
     larger horizontal component: above-/down-left/right, or front-/back-up/down.
     """
     if not 0.0 < vertical_min_deg < vertical_only_deg < 90.0:
-        raise ValueError(f"need 0 < vertical_min_deg < vertical_only_deg < 90, got {vertical_min_deg}, {vertical_only_deg}")
+        raise ValueError(
+            f"need 0 < vertical_min_deg < vertical_only_deg < 90, got {vertical_min_deg}, {vertical_only_deg}"
+        )
     right, up, front = float(v_cam[0]), -float(v_cam[1]), float(v_cam[2])
     elevation = math.degrees(math.atan2(abs(up), math.hypot(right, front)))
     vertical = "above" if up > 0 else "down"

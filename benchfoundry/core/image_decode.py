@@ -15,15 +15,15 @@ on truncated data. Other formats (EXR, TIFF, …) go to OpenCV unchecked.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from io import BytesIO
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 os.environ.setdefault("OPENCV_IO_ENABLE_OPENEXR", "1")
-import cv2  # noqa: E402  (the EXR switch must be set before OpenCV loads)
-from PIL import Image, UnidentifiedImageError  # noqa: E402
+import cv2
+from PIL import Image, UnidentifiedImageError
 
 JPEG_START, JPEG_END = b"\xff\xd8", b"\xff\xd9"
 PNG_START, PNG_END = b"\x89PNG\r\n\x1a\n", b"IEND\xaeB`\x82"
@@ -40,7 +40,7 @@ _JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 
 
 def container(data: bytes) -> str | None:
-    """"JPEG" or "PNG" from the leading signature, else None."""
+    """ "JPEG" or "PNG" from the leading signature, else None."""
     if data.startswith(JPEG_START):
         return "JPEG"
     if data.startswith(PNG_START):
@@ -78,8 +78,8 @@ def header_size(data: bytes) -> tuple[int, int] | None:
         if marker in _JPEG_SOF:
             if i + 9 > len(data):
                 return None
-            return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
-        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+            return int.from_bytes(data[i + 7 : i + 9], "big"), int.from_bytes(data[i + 5 : i + 7], "big")
+        i += 2 + int.from_bytes(data[i + 2 : i + 4], "big")
     return None
 
 
@@ -95,8 +95,10 @@ def check_header(data: bytes, where: str, error: ErrorType = ValueError) -> None
     if width == 0 or height == 0:
         raise error(f"{where}: the {container(data)} header declares {width}x{height} pixels")
     if width * height > MAX_PIXELS:
-        raise error(f"{where}: the {container(data)} header declares {width}x{height} = {width * height} pixels, "
-                    f"over the limit of {MAX_PIXELS}")
+        raise error(
+            f"{where}: the {container(data)} header declares {width}x{height} = {width * height} pixels, "
+            f"over the limit of {MAX_PIXELS}"
+        )
 
 
 def check_complete(data: bytes, where: str, error: ErrorType = ValueError) -> None:
@@ -110,14 +112,17 @@ def check_complete(data: bytes, where: str, error: ErrorType = ValueError) -> No
     except UnidentifiedImageError:
         raise error(f"{where}: cannot decode the image (corrupt or unsupported format)") from None
     except Image.DecompressionBombError:
-        raise error(f"{where}: {kind} data without an end marker (truncated?) and too large for PIL to check "
-                    f"(over {Image.MAX_IMAGE_PIXELS * 2} pixels)") from None
+        raise error(
+            f"{where}: {kind} data without an end marker (truncated?) and too large for PIL to check "
+            f"(over {Image.MAX_IMAGE_PIXELS * 2} pixels)"
+        ) from None
     except (OSError, SyntaxError, ValueError) as exc:
         raise error(f"{where}: cannot decode the image: truncated {kind} (no end marker; {exc})") from None
 
 
-def decode_bytes(data: bytes, where: str, flags: int = cv2.IMREAD_UNCHANGED,
-                 error: ErrorType = ValueError) -> np.ndarray:
+def decode_bytes(
+    data: bytes, where: str, flags: int = cv2.IMREAD_UNCHANGED, error: ErrorType = ValueError
+) -> np.ndarray:
     """Decode image bytes with OpenCV after `check_header` and `check_complete`; errors name `where`."""
     check_header(data, where, error)
     check_complete(data, where, error)
@@ -131,8 +136,9 @@ def decode_bytes(data: bytes, where: str, flags: int = cv2.IMREAD_UNCHANGED,
     return image
 
 
-def decode_file(path: str | os.PathLike[str], flags: int = cv2.IMREAD_UNCHANGED,
-                error: ErrorType = ValueError) -> np.ndarray:
+def decode_file(
+    path: str | os.PathLike[str], flags: int = cv2.IMREAD_UNCHANGED, error: ErrorType = ValueError
+) -> np.ndarray:
     """Read and decode an image file; a missing, unreadable, truncated or corrupt file raises `error` naming it."""
     path = Path(path)
     try:

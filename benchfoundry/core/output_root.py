@@ -15,8 +15,9 @@ import os
 import socket
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from benchfoundry.core.buildinfo import os_reason, utc_now
 
@@ -99,7 +100,8 @@ def check_build_root(path: str | os.PathLike[str], adopt: bool = False) -> Path:
         return folder
     raise OutputPathError(
         f"{folder}: not empty and not a benchfoundry build (no {MARKER_NAME}); choose an empty or new folder, "
-        "or pass --adopt-out to build into it (the build then owns only the files it writes)")
+        "or pass --adopt-out to build into it (the build then owns only the files it writes)"
+    )
 
 
 def _holder(text: str) -> dict[str, Any] | None:

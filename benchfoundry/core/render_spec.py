@@ -15,7 +15,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
 from benchfoundry.core.store import write_json_atomic
 
@@ -35,6 +35,7 @@ Matrix4 = tuple[tuple[float, ...], ...]
 
 
 # --- lights ---------------------------------------------------------------------------------------
+
 
 @_spec
 @dataclass(frozen=True)
@@ -81,10 +82,11 @@ class IndoorLight:
     lamps: tuple[AreaLamp, ...]
 
 
-Light = Union[DayLight, NightLight, IndoorLight]
+Light = DayLight | NightLight | IndoorLight
 
 
 # --- what is in a scene ---------------------------------------------------------------------------
+
 
 @_spec
 @dataclass(frozen=True)
@@ -144,6 +146,7 @@ class MeshPart:
 
 # --- camera and engine ----------------------------------------------------------------------------
 
+
 @_spec
 @dataclass(frozen=True)
 class PinholeCamera:
@@ -174,6 +177,7 @@ class EngineSettings:
 
 
 # --- shards ---------------------------------------------------------------------------------------
+
 
 @_spec
 @dataclass(frozen=True)
@@ -293,10 +297,11 @@ class ScanRoomShard:
     frames: tuple[ScanRoomFrame, ...]
 
 
-Shard = Union[RigShard, PanoramaShard, CocoShard, ScanRoomShard]
+Shard = RigShard | PanoramaShard | CocoShard | ScanRoomShard
 
 
 # --- JSON -----------------------------------------------------------------------------------------
+
 
 def to_json(value: Any) -> Any:
     """A spec value as JSON data: dataclasses as objects with their `kind` (and a shard's `version`)."""
@@ -324,8 +329,9 @@ def from_json(data: Any) -> Any:
         raise ValueError(f"render spec: unknown kind {kind!r}; known: {sorted(_KINDS)}")
     values = {k: from_json(v) for k, v in data.items() if k not in ("kind", "version")}
     if hasattr(cls, "version") and data.get("version") != cls.version:
-        raise ValueError(f"render spec: a {kind} shard of version {data.get('version')}, this worker renders "
-                         f"version {cls.version}")
+        raise ValueError(
+            f"render spec: a {kind} shard of version {data.get('version')}, this worker renders version {cls.version}"
+        )
     return cls(**values)
 
 

@@ -19,8 +19,9 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -56,8 +57,9 @@ _TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 _STAGING = re.compile(r"^(_tmp|\.hf\..+)$")
 
 
-def sweep_build_leftovers(root: str | os.PathLike[str], owned_dirs: Iterable[str],
-                          owned_files: Iterable[str]) -> list[Path]:
+def sweep_build_leftovers(
+    root: str | os.PathLike[str], owned_dirs: Iterable[str], owned_files: Iterable[str]
+) -> list[Path]:
     """Delete what a killed build left in its output root and return it: temporaries and staging folders
     under the benchmark folders `owned_dirs`, and temporaries of the root's own files `owned_files`.
 
@@ -67,8 +69,11 @@ def sweep_build_leftovers(root: str | os.PathLike[str], owned_dirs: Iterable[str
     """
     root = Path(root)
     names = set(owned_files)
-    swept = [p for p in sorted(root.glob(".*.tmp")) if _TEMPORARY.match(p.name) and p.is_file()
-             and p.name[1:].rsplit(".", 2)[0] in names]
+    swept = [
+        p
+        for p in sorted(root.glob(".*.tmp"))
+        if _TEMPORARY.match(p.name) and p.is_file() and p.name[1:].rsplit(".", 2)[0] in names
+    ]
     for folder in (root / name for name in sorted(set(owned_dirs))):
         if not folder.is_dir() or folder.is_symlink():
             continue

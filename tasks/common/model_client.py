@@ -19,10 +19,11 @@ import os
 import random
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import httpx
 
@@ -60,8 +61,12 @@ def user_message(text: str, images: Sequence[dict[str, Any]] = ()) -> dict[str, 
 
 
 def request_body(endpoint: ModelEndpoint, messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    return {"model": endpoint.model, "messages": list(messages), "temperature": endpoint.temperature,
-            "max_tokens": endpoint.max_tokens}
+    return {
+        "model": endpoint.model,
+        "messages": list(messages),
+        "temperature": endpoint.temperature,
+        "max_tokens": endpoint.max_tokens,
+    }
 
 
 def request_key(endpoint: ModelEndpoint, messages: Sequence[dict[str, Any]]) -> str:
@@ -110,8 +115,11 @@ def _refusal(endpoint: ModelEndpoint, response: httpx.Response) -> str:
     """One line for a status that is not retried."""
     status = response.status_code
     if status in (401, 403):
-        sent = (f"the key in ${endpoint.api_key_env}" if endpoint.api_key_env and os.environ.get(endpoint.api_key_env)
-                else "no key (set the environment variable named by api_key_env)")
+        sent = (
+            f"the key in ${endpoint.api_key_env}"
+            if endpoint.api_key_env and os.environ.get(endpoint.api_key_env)
+            else "no key (set the environment variable named by api_key_env)"
+        )
         return f"HTTP {status}: the server refused {sent}"
     if status == 404:
         return f"HTTP 404: model {endpoint.model!r} not found there (or the base URL is wrong)"
@@ -122,15 +130,26 @@ def _refusal(endpoint: ModelEndpoint, response: httpx.Response) -> str:
 class ModelClient:
     """Chat completions against one endpoint, at most `endpoint.concurrency` requests in flight."""
 
-    def __init__(self, endpoint: ModelEndpoint, cache_dir: str | os.PathLike[str] | None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        endpoint: ModelEndpoint,
+        cache_dir: str | os.PathLike[str] | None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.endpoint = endpoint
         self.cache_dir = None if cache_dir is None else Path(cache_dir)
         self._sleep = sleep
         self._slots = threading.BoundedSemaphore(endpoint.concurrency)
         self._lock = threading.Lock()
-        self._usage = {"requests": 0, "retries": 0, "cache_hits": 0, "answered": 0, "failed": 0,
-                       "prompt_tokens": 0, "completion_tokens": 0}
+        self._usage = {
+            "requests": 0,
+            "retries": 0,
+            "cache_hits": 0,
+            "answered": 0,
+            "failed": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+        }
         limits = httpx.Limits(max_connections=endpoint.concurrency, max_keepalive_connections=endpoint.concurrency)
         self._http = httpx.Client(timeout=endpoint.timeout_s, limits=limits)
 
@@ -161,15 +180,18 @@ class ModelClient:
             except ModelError:
                 self._count(failed=1)
                 raise
-        self._count(answered=1, prompt_tokens=usage.get("prompt_tokens", 0),
-                    completion_tokens=usage.get("completion_tokens", 0))
+        self._count(
+            answered=1, prompt_tokens=usage.get("prompt_tokens", 0), completion_tokens=usage.get("completion_tokens", 0)
+        )
         if self.cache_dir is not None:
-            write_json_atomic(self._cache_path(key), {"key": key, "model": self.endpoint.model, "text": text,
-                                                      "usage": usage})
+            write_json_atomic(
+                self._cache_path(key), {"key": key, "model": self.endpoint.model, "text": text, "usage": usage}
+            )
         return Reply(text, False, usage)
 
     def chat_many(self, requests: Sequence[Sequence[dict[str, Any]]]) -> list[Reply | ModelError]:
         """Every request's reply, or its ModelError, in order; up to `concurrency` at once."""
+
         def one(messages: Sequence[dict[str, Any]]) -> Reply | ModelError:
             try:
                 return self.chat(messages)

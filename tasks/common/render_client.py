@@ -31,7 +31,8 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from benchfoundry.render.protocol import GPU_INDEX_ENV, WORKER_MODULE, idle_seconds
 
@@ -52,8 +53,13 @@ class RenderWorker:
     def __init__(self, slot: int = 0) -> None:
         self.log = tempfile.TemporaryFile(mode="w+b")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", WORKER_MODULE], env=worker_env(os.environ, slot),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True, bufsize=1,
+            [sys.executable, "-m", WORKER_MODULE],
+            env=worker_env(os.environ, slot),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+            bufsize=1,
         )
         self.owner = threading.current_thread()
         self.shards = 0
@@ -83,8 +89,9 @@ class RenderWorker:
         self.last_reply = time.monotonic()
         self.shards += 1
         if not reply.get("ok"):
-            raise RenderError(f"render worker {self.pid} failed on {spec_path}: {reply.get('error')}\n"
-                              f"{reply.get('traceback', '')}")
+            raise RenderError(
+                f"render worker {self.pid} failed on {spec_path}: {reply.get('error')}\n{reply.get('traceback', '')}"
+            )
         return reply
 
     def _read_reply(self, timeout_s: float, doing: str) -> dict[str, Any]:
@@ -201,8 +208,11 @@ def render_spec(spec_path: str | os.PathLike[str], *, timeout_s: float, shards_p
     """Render a shard spec on this thread's worker, starting or recycling it as needed (a worker that has
     done `shards_per_worker` shards, has quit or is near its idle exit is replaced first)."""
     worker: RenderWorker | None = getattr(_LOCAL, "worker", None)
-    if worker is not None and (not worker.alive() or worker.shards >= shards_per_worker
-                               or worker.near_idle_exit(time.monotonic(), idle_seconds(os.environ))):
+    if worker is not None and (
+        not worker.alive()
+        or worker.shards >= shards_per_worker
+        or worker.near_idle_exit(time.monotonic(), idle_seconds(os.environ))
+    ):
         worker.close()
         worker = None
     if worker is None:

@@ -14,7 +14,9 @@ from pathlib import Path
 from benchfoundry.core.store import write_bytes_atomic
 
 PAGES: tuple[tuple[str, str], ...] = (
-    ("SynDORBench", "index.html"), ("ODI-Bench", "odi.html"), ("ViewSpatial-Bench", "viewspatial.html"),
+    ("SynDORBench", "index.html"),
+    ("ODI-Bench", "odi.html"),
+    ("ViewSpatial-Bench", "viewspatial.html"),
     ("Evaluation", "eval/index.html"),
 )
 _NAV = re.compile(r'<nav id="pages">.*?</nav>\n?', re.S)
@@ -23,8 +25,12 @@ _NAV = re.compile(r'<nav id="pages">.*?</nav>\n?', re.S)
 def nav_line(present: list[tuple[str, str]], page: str) -> str:
     """The nav element as seen from `page` (a path relative to the report folder)."""
     here = os.path.dirname(page) or "."
-    links = [f"<b>{html.escape(name)}</b>" if rel == page else
-             f'<a href="{html.escape(os.path.relpath(rel, here))}">{html.escape(name)}</a>' for name, rel in present]
+    links = [
+        f"<b>{html.escape(name)}</b>"
+        if rel == page
+        else f'<a href="{html.escape(os.path.relpath(rel, here))}">{html.escape(name)}</a>'
+        for name, rel in present
+    ]
     return f'<nav id="pages">{" · ".join(links)}</nav>\n'
 
 

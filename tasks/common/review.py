@@ -16,8 +16,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
 
@@ -47,15 +48,33 @@ def export_for_review(items: Sequence[dict[str, Any]], directory: Path, image_ur
     writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
     for item in items:
-        writer.writerow({**{k: item.get(k, "") for k in CSV_FIELDS}, "options": " | ".join(item["options"]),
-                         "decision": "", "edited_answer": ""})
-    tasks = [{"data": {"id": item["id"], "image": image_url_prefix + item["image"], "question": item["question"],
-                       "options": " | ".join(item["options"]) or "(open question)", "answer": item["answer"]}}
-             for item in items]
-    return {"csv": str(write_bytes_atomic(directory / "review.csv", buffer.getvalue().encode())),
-            "label_studio": str(write_json_atomic(directory / "label_studio_tasks.json", tasks)),
-            "label_studio_config": str(write_bytes_atomic(directory / "label_studio_config.xml",
-                                                          LABEL_STUDIO_CONFIG.encode()))}
+        writer.writerow(
+            {
+                **{k: item.get(k, "") for k in CSV_FIELDS},
+                "options": " | ".join(item["options"]),
+                "decision": "",
+                "edited_answer": "",
+            }
+        )
+    tasks = [
+        {
+            "data": {
+                "id": item["id"],
+                "image": image_url_prefix + item["image"],
+                "question": item["question"],
+                "options": " | ".join(item["options"]) or "(open question)",
+                "answer": item["answer"],
+            }
+        }
+        for item in items
+    ]
+    return {
+        "csv": str(write_bytes_atomic(directory / "review.csv", buffer.getvalue().encode())),
+        "label_studio": str(write_json_atomic(directory / "label_studio_tasks.json", tasks)),
+        "label_studio_config": str(
+            write_bytes_atomic(directory / "label_studio_config.xml", LABEL_STUDIO_CONFIG.encode())
+        ),
+    }
 
 
 def _csv_rows(path: Path) -> list[tuple[int, Any, Any, Any]]:
@@ -71,18 +90,36 @@ def _label_studio_rows(path: Path) -> list[tuple[int, Any, Any, Any]]:
     rows = []
     for n, task in enumerate(tasks, start=1):
         data = task.get("data", {}) if isinstance(task, dict) else {}
-        results = [r for a in (task.get("annotations") or [] if isinstance(task, dict) else [])
-                   if isinstance(a, dict) for r in a.get("result") or [] if isinstance(r, dict)]
-        decision = next((r["value"]["choices"][0] for r in results if r.get("from_name") == "decision"
-                         and r.get("value", {}).get("choices")), None)
-        edited = next((r["value"]["text"][0] for r in results if r.get("from_name") == "edited_answer"
-                       and r.get("value", {}).get("text")), None)
+        results = [
+            r
+            for a in (task.get("annotations") or [] if isinstance(task, dict) else [])
+            if isinstance(a, dict)
+            for r in a.get("result") or []
+            if isinstance(r, dict)
+        ]
+        decision = next(
+            (
+                r["value"]["choices"][0]
+                for r in results
+                if r.get("from_name") == "decision" and r.get("value", {}).get("choices")
+            ),
+            None,
+        )
+        edited = next(
+            (
+                r["value"]["text"][0]
+                for r in results
+                if r.get("from_name") == "edited_answer" and r.get("value", {}).get("text")
+            ),
+            None,
+        )
         rows.append((n, data.get("id"), decision, edited))
     return rows
 
 
-def read_decisions(path: str | Path, items: Sequence[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]],
-                                                                             list[dict[str, Any]]]:
+def read_decisions(
+    path: str | Path, items: Sequence[dict[str, Any]]
+) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """(item id → {decision, answer}, bad rows {line, id, reason}) of one review file."""
     path = Path(path)
     try:
@@ -115,8 +152,10 @@ def read_decisions(path: str | Path, items: Sequence[dict[str, Any]]) -> tuple[d
     decisions = {}
     for item_id, given in good.items():
         if len({json.dumps(d, sort_keys=True) for _, d in given}) > 1:
-            bad += [{"line": line, "id": item_id, "reason": "conflicting decisions for this item: all refused"}
-                    for line, _ in given]
+            bad += [
+                {"line": line, "id": item_id, "reason": "conflicting decisions for this item: all refused"}
+                for line, _ in given
+            ]
         else:
             decisions[item_id] = given[0][1]
     return decisions, sorted(bad, key=lambda row: row["line"])
@@ -133,8 +172,9 @@ def load_decisions(directory: Path) -> dict[str, dict[str, Any]]:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
-def release(items: Sequence[dict[str, Any]], decisions: dict[str, dict[str, Any]],
-            release_unreviewed: bool) -> list[dict[str, Any]]:
+def release(
+    items: Sequence[dict[str, Any]], decisions: dict[str, dict[str, Any]], release_unreviewed: bool
+) -> list[dict[str, Any]]:
     """The released items: accepted and edited ones `verified`, rejected ones dropped, undecided ones
     kept (not `verified`) only when asked."""
     out = []

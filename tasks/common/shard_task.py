@@ -7,7 +7,8 @@ database and a move to another cluster. Outside flows/, this is the one module t
 from __future__ import annotations
 
 import errno
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from prefect import Task, task
 from prefect.cache_policies import NO_CACHE
@@ -17,8 +18,19 @@ from prefect.states import State
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: OS errors that the same call meets again a few seconds later.
-DETERMINISTIC_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EACCES, errno.EPERM,
-                                  errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG})
+DETERMINISTIC_ERRNOS = frozenset(
+    {
+        errno.ENOENT,
+        errno.ENOTDIR,
+        errno.EISDIR,
+        errno.EACCES,
+        errno.EPERM,
+        errno.EROFS,
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.ENAMETOOLONG,
+    }
+)
 
 
 def is_deterministic(exc: BaseException) -> bool:

@@ -10,7 +10,7 @@ words, a text inside a longer matched one (`front` in `front-left`) not counting
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from benchfoundry.core.directions import LETTERS
 
@@ -32,8 +32,9 @@ def split_option(option: str) -> tuple[str, str]:
 
 def _letters_named(reply: str, letters: str) -> set[str]:
     named = {m.group(1) for m in _KEYWORD.finditer(reply)}
-    named |= {m.group(1) for m in _STANDALONE.finditer(reply)
-              if not (m.group(1) == "A" and _ARTICLE.match(reply, m.end()))}
+    named |= {
+        m.group(1) for m in _STANDALONE.finditer(reply) if not (m.group(1) == "A" and _ARTICLE.match(reply, m.end()))
+    }
     return {x for x in named if x in letters}
 
 
@@ -46,8 +47,9 @@ def _texts_named(reply: str, texts: Sequence[str]) -> set[int]:
             spans[i] = [(m.start(), m.end()) for m in re.finditer(pattern, low)]
     hits = set()
     for i, found in spans.items():
-        inside = lambda s, e: any(j != i and a <= s and e <= b and (b - a) > (e - s)  # noqa: E731
-                                  for j, other in spans.items() for a, b in other)
+        inside = lambda s, e: any(
+            j != i and a <= s and e <= b and (b - a) > (e - s) for j, other in spans.items() for a, b in other
+        )
         if any(not inside(s, e) for s, e in found):
             hits.add(i)
     return hits

@@ -54,10 +54,16 @@ def syndor_items(build: Path) -> list[EvalItem]:
                 raise FileNotFoundError(f"{path}: task file missing; build the syndor benchmark first")
             for line in path.read_text().splitlines():
                 row = json.loads(line)
-                items.append(EvalItem(
-                    id=f"{task}:{row['img_path']}", task=task, prompt=row["prompt"], images=(root / row["img_path"],),
-                    answer=str(task_files.answer(row, task)),
-                    meta={"img_path": row["img_path"], "prompt": row["prompt"], "split": split}))
+                items.append(
+                    EvalItem(
+                        id=f"{task}:{row['img_path']}",
+                        task=task,
+                        prompt=row["prompt"],
+                        images=(root / row["img_path"],),
+                        answer=str(task_files.answer(row, task)),
+                        meta={"img_path": row["img_path"], "prompt": row["prompt"], "split": split},
+                    )
+                )
     return items
 
 
@@ -69,10 +75,16 @@ def viewspatial_items(build: Path) -> list[EvalItem]:
         letter, _ = split_option(row["answer"])
         if letter not in [split_option(o)[0] for o in options]:
             raise ValueError(f"{path}: item {i}: answer {row['answer']!r} is not one of its choices")
-        items.append(EvalItem(
-            id=f"viewspatial-{i:05d}", task=row["question_type"],
-            prompt=MC_TEMPLATE.format(question=row["question"], choices=row["choices"]),
-            images=tuple(path.parent / p for p in row["image_path"]), options=options, answer=letter))
+        items.append(
+            EvalItem(
+                id=f"viewspatial-{i:05d}",
+                task=row["question_type"],
+                prompt=MC_TEMPLATE.format(question=row["question"], choices=row["choices"]),
+                images=tuple(path.parent / p for p in row["image_path"]),
+                options=options,
+                answer=letter,
+            )
+        )
     return items
 
 
@@ -83,19 +95,33 @@ def odi_items(build: Path) -> list[EvalItem]:
     for row in _read_json(path):
         image = (path.parent / row["image"],)
         if row["form"] != "closed":
-            items.append(EvalItem(id=str(row["id"]), task=row["task"], prompt=row["question"], images=image,
-                                  answer=str(row["answer"]), meta={"form": "open", "question": row["question"]}))
+            items.append(
+                EvalItem(
+                    id=str(row["id"]),
+                    task=row["task"],
+                    prompt=row["question"],
+                    images=image,
+                    answer=str(row["answer"]),
+                    meta={"form": "open", "question": row["question"]},
+                )
+            )
             continue
         texts = [split_option(o)[1] for o in row["options"]]
         answer = split_option(str(row["answer"]))[1]
         if answer not in texts:
             raise ValueError(f"{path}: item {row['id']}: answer {row['answer']!r} is not one of its options")
         options = tuple(f"{letter_of(k)}. {t}" for k, t in enumerate(texts))
-        items.append(EvalItem(
-            id=str(row["id"]), task=row["task"], prompt=MC_TEMPLATE.format(question=row["question"],
-                                                                         choices="\n".join(options)),
-            images=image, options=options, answer=letter_of(texts.index(answer)),
-            meta={"form": "closed", "question": row["question"]}))
+        items.append(
+            EvalItem(
+                id=str(row["id"]),
+                task=row["task"],
+                prompt=MC_TEMPLATE.format(question=row["question"], choices="\n".join(options)),
+                images=image,
+                options=options,
+                answer=letter_of(texts.index(answer)),
+                meta={"form": "closed", "question": row["question"]},
+            )
+        )
     return items
 
 

@@ -6,7 +6,8 @@ turn answers the item with that crop. A reply that is not a box sends the second
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -16,9 +17,11 @@ from benchfoundry.tasks.evaluation.items import EvalItem
 from benchfoundry.tasks.evaluation.run import Progress
 from benchfoundry.tasks.odi import sphere_images
 
-GROUNDING_PROMPT = ("To answer the question below, give the region of this panorama to look at, as a bounding box "
-                    "(x1, y1, x2, y2) normalised to [0, 1] of the image's width and height. Reply with the four "
-                    "numbers only.\nQuestion: {question}")
+GROUNDING_PROMPT = (
+    "To answer the question below, give the region of this panorama to look at, as a bounding box "
+    "(x1, y1, x2, y2) normalised to [0, 1] of the image's width and height. Reply with the four "
+    "numbers only.\nQuestion: {question}"
+)
 ANSWER_PROMPT = "Here is a perspective view of that region.\n{prompt}"
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -45,16 +48,18 @@ def _failed(item: EvalItem, error: str, turns: list[dict[str, Any]]) -> dict[str
     return {"id": item.id, "task": item.task, "prediction": None, "error": error, "turns": turns}
 
 
-def ask_omnicot(client: ModelClient, items: Sequence[EvalItem], crop_px: int = 512,
-                progress: Progress | None = None) -> list[dict[str, Any]]:
+def ask_omnicot(
+    client: ModelClient, items: Sequence[EvalItem], crop_px: int = 512, progress: Progress | None = None
+) -> list[dict[str, Any]]:
     """One row per item: {id, task, prediction, error, turns}, both turns logged with the box; an item
     whose panorama cannot be read, or whose turn fails, is a row with its error."""
     firsts: dict[int, list[dict[str, Any]]] = {}
     rows: dict[int, dict[str, Any]] = {}
     for k, item in enumerate(items):
         try:
-            firsts[k] = [user_message(GROUNDING_PROMPT.format(question=item.meta["question"]),
-                                      [image_file_part(item.images[0])])]
+            firsts[k] = [
+                user_message(GROUNDING_PROMPT.format(question=item.meta["question"]), [image_file_part(item.images[0])])
+            ]
         except OSError as exc:
             rows[k] = _failed(item, f"{exc.filename}: cannot read the image ({exc.strerror})", [])
     seconds: dict[int, tuple[list[dict[str, Any]], dict[str, Any]]] = {}
@@ -70,13 +75,23 @@ def ask_omnicot(client: ModelClient, items: Sequence[EvalItem], crop_px: int = 5
         except ValueError as exc:
             rows[k] = _failed(item, str(exc), [turn])
             continue
-        seconds[k] = ([*firsts[k], {"role": "assistant", "content": reply.text},
-                       user_message(ANSWER_PROMPT.format(prompt=item.prompt), images)], turn)
+        seconds[k] = (
+            [
+                *firsts[k],
+                {"role": "assistant", "content": reply.text},
+                user_message(ANSWER_PROMPT.format(prompt=item.prompt), images),
+            ],
+            turn,
+        )
     for k, answer in zip(seconds, client.chat_many([m for m, _ in seconds.values()])):
         failed = isinstance(answer, ModelError)
-        rows[k] = {"id": items[k].id, "task": items[k].task, "prediction": None if failed else answer.text,
-                   "error": str(answer) if failed else None,
-                   "turns": [seconds[k][1], {"prompt": "answer", "reply": None if failed else answer.text}]}
+        rows[k] = {
+            "id": items[k].id,
+            "task": items[k].task,
+            "prediction": None if failed else answer.text,
+            "error": str(answer) if failed else None,
+            "turns": [seconds[k][1], {"prompt": "answer", "reply": None if failed else answer.text}],
+        }
     if progress is not None:
         progress(len(items), len(items), sum(1 for r in rows.values() if r["error"]))
     return [rows[k] for k in range(len(items))]

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
-from benchfoundry.tasks.common.model_client import ModelClient, ModelError, image_file_part, user_message
 from benchfoundry.core.store import write_bytes_atomic
+from benchfoundry.tasks.common.model_client import ModelClient, ModelError, image_file_part, user_message
 from benchfoundry.tasks.evaluation.choices import letter_of, parse_choice
 from benchfoundry.tasks.evaluation.items import EvalItem
 
@@ -34,14 +35,15 @@ def _request(item: EvalItem) -> list[dict[str, Any]]:
     return [user_message(item.prompt, [image_file_part(p) for p in item.images])]
 
 
-def ask(client: ModelClient, items: Sequence[EvalItem], progress: Progress | None = None,
-        chunk: int = 64) -> list[dict[str, Any]]:
+def ask(
+    client: ModelClient, items: Sequence[EvalItem], progress: Progress | None = None, chunk: int = 64
+) -> list[dict[str, Any]]:
     """One prediction row per item, in order: {id, task, prediction, error}; a request or an image that
     fails is recorded with its error and the run goes on."""
     rows: list[dict[str, Any]] = []
     errors = 0
     for start in range(0, len(items), chunk):
-        batch = items[start: start + chunk]
+        batch = items[start : start + chunk]
         requests, unreadable = [], {}
         for k, item in enumerate(batch):
             try:
@@ -53,16 +55,23 @@ def ask(client: ModelClient, items: Sequence[EvalItem], progress: Progress | Non
             result = ModelError(unreadable[k]) if k in unreadable else next(replies)
             failed = isinstance(result, ModelError)
             errors += failed
-            rows.append({"id": item.id, "task": item.task, "prediction": None if failed else result.text,
-                         "error": str(result) if failed else None})
+            rows.append(
+                {
+                    "id": item.id,
+                    "task": item.task,
+                    "prediction": None if failed else result.text,
+                    "error": str(result) if failed else None,
+                }
+            )
         if progress is not None:
             progress(len(rows), len(items), errors)
     return rows
 
 
 def write_predictions(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
-    return write_bytes_atomic(path, "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
-                                            for r in rows).encode())
+    return write_bytes_atomic(
+        path, "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows).encode()
+    )
 
 
 def score_choices(items: Sequence[EvalItem], rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -84,7 +93,10 @@ def score_choices(items: Sequence[EvalItem], rows: Sequence[dict[str, Any]]) -> 
         correct[item.task] += choice is not None and letter_of(choice) == item.answer
     total = sum(n.values())
     return {
-        "n": total, "answered": sum(answered.values()), "invalid": invalid, "correct": sum(correct.values()),
+        "n": total,
+        "answered": sum(answered.values()),
+        "invalid": invalid,
+        "correct": sum(correct.values()),
         "overall": sum(correct.values()) / total if total else None,
         "per_task": {task: correct[task] / n[task] for task in sorted(n)},
         "per_task_n": dict(sorted(n.items())),

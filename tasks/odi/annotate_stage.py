@@ -8,20 +8,21 @@ it writes `odi/faces/<id>/<face>.jpg`, `odi/instances/crops/<id>/<k>_<face>.jpg`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import cv2
 import pandas as pd
 
 from benchfoundry.configs.odi import OdiConfig
 from benchfoundry.core.buildinfo import problem
-from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
+from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.odi.instances import Detection, coco_document, keep_instances
 from benchfoundry.tasks.odi.panoramas import display_bgr, file_digest, load_panorama, panorama_id
-from benchfoundry.tasks.odi.sphere_images import erp_to_cubemap, sample_views
 from benchfoundry.tasks.odi.sphere_coords import FACES
+from benchfoundry.tasks.odi.sphere_images import erp_to_cubemap, sample_views
 from benchfoundry.tasks.odi.truth_annotator import load_truth, truth_detections
 
 BENCHMARK = "odi"
@@ -43,8 +44,12 @@ def make_annotator(odi: OdiConfig) -> Annotator:
 
 def annotation_settings(odi: OdiConfig) -> dict[str, Any]:
     """What a panorama's instances depend on besides its bytes (hashed into its marker)."""
-    settings: dict[str, Any] = {"annotator": odi.chosen_annotator, "classes": odi.classes,
-                                "sphere": odi.sphere.model_dump(mode="json"), "quality": odi.crop_quality}
+    settings: dict[str, Any] = {
+        "annotator": odi.chosen_annotator,
+        "classes": odi.classes,
+        "sphere": odi.sphere.model_dump(mode="json"),
+        "quality": odi.crop_quality,
+    }
     if odi.chosen_annotator == "groundedsam":
         settings["groundedsam"] = odi.groundedsam.model_dump(mode="json", exclude={"device", "batch_faces"})
     return settings
@@ -57,8 +62,9 @@ def _jpeg(path: Path, bgr: Any, quality: int) -> None:
     write_bytes_atomic(path, data.tobytes())
 
 
-def annotate_panorama(out: Path, path: Path, pano: str, odi: OdiConfig, annotator: Annotator
-                      ) -> tuple[pd.DataFrame, dict[str, int]]:
+def annotate_panorama(
+    out: Path, path: Path, pano: str, odi: OdiConfig, annotator: Annotator
+) -> tuple[pd.DataFrame, dict[str, int]]:
     """Faces, detections, kept instances, crops and the COCO file of one panorama; returns the manifest rows
     and the border drops per face."""
     erp = load_panorama(path)
@@ -77,17 +83,35 @@ def annotate_panorama(out: Path, path: Path, pano: str, odi: OdiConfig, annotato
         rel = f"{STAGE}/crops/{pano}/{k:03d}_{inst.face}.jpg"
         _jpeg(out / BENCHMARK / rel, crop, odi.crop_quality)
         x1, y1, x2, y2 = inst.detection.box
-        rows.append({
-            "panorama": pano, "source": str(path), "instance": k, "face": inst.face,
-            "class": inst.detection.label, "score": float(inst.detection.score),
-            "x1": x1, "y1": y1, "x2": x2, "y2": y2, "area": inst.area,
-            "rle_counts": inst.rle["counts"], "rle_height": inst.rle["size"][0], "rle_width": inst.rle["size"][1],
-            "theta_deg": inst.theta_deg, "phi_deg": inst.phi_deg, "crop": rel, "crop_fov_deg": inst.view.hfov_deg,
-            "face_image": face_files[inst.face], "annotator": odi.chosen_annotator,
-            "truth_id": -1 if inst.detection.truth_id is None else inst.detection.truth_id,
-        })
-    write_json_atomic(out / BENCHMARK / STAGE / "coco" / f"{pano}.json",
-                      coco_document(pano, face_files, odi.sphere.face_width, kept, odi.classes))
+        rows.append(
+            {
+                "panorama": pano,
+                "source": str(path),
+                "instance": k,
+                "face": inst.face,
+                "class": inst.detection.label,
+                "score": float(inst.detection.score),
+                "x1": x1,
+                "y1": y1,
+                "x2": x2,
+                "y2": y2,
+                "area": inst.area,
+                "rle_counts": inst.rle["counts"],
+                "rle_height": inst.rle["size"][0],
+                "rle_width": inst.rle["size"][1],
+                "theta_deg": inst.theta_deg,
+                "phi_deg": inst.phi_deg,
+                "crop": rel,
+                "crop_fov_deg": inst.view.hfov_deg,
+                "face_image": face_files[inst.face],
+                "annotator": odi.chosen_annotator,
+                "truth_id": -1 if inst.detection.truth_id is None else inst.detection.truth_id,
+            }
+        )
+    write_json_atomic(
+        out / BENCHMARK / STAGE / "coco" / f"{pano}.json",
+        coco_document(pano, face_files, odi.sphere.face_width, kept, odi.classes),
+    )
     return pd.DataFrame(rows), dropped
 
 
@@ -106,8 +130,13 @@ def annotate_batch_task(out: str, paths: list[str], odi: OdiConfig) -> list[dict
         try:
             h = spec_hash([file_digest(path), settings])
         except OSError as exc:
-            results.append({"panorama": pano, "done": False,
-                            "problems": [problem(STAGE, pano, f"{path}: cannot read ({exc.strerror})", path=name)]})
+            results.append(
+                {
+                    "panorama": pano,
+                    "done": False,
+                    "problems": [problem(STAGE, pano, f"{path}: cannot read ({exc.strerror})", path=name)],
+                }
+            )
             continue
         if not store.is_done(pano, h):
             if annotator is None:
@@ -115,10 +144,19 @@ def annotate_batch_task(out: str, paths: list[str], odi: OdiConfig) -> list[dict
             try:
                 rows, dropped = annotate_panorama(root, path, pano, odi, annotator)
             except ValueError as exc:
-                results.append({"panorama": pano, "done": False, "problems": [problem(STAGE, pano, str(exc), path=name)]})
+                results.append(
+                    {"panorama": pano, "done": False, "problems": [problem(STAGE, pano, str(exc), path=name)]}
+                )
                 continue
             store.write_shard(pano, rows, spec_hash=h, info={"dropped_at_border": dropped, "source": name})
         marker = store.marker(pano) or {}
-        results.append({"panorama": pano, "done": True, "instances": marker.get("rows", 0),
-                        "dropped_at_border": marker.get("dropped_at_border", {}), "problems": []})
+        results.append(
+            {
+                "panorama": pano,
+                "done": True,
+                "instances": marker.get("rows", 0),
+                "dropped_at_border": marker.get("dropped_at_border", {}),
+                "problems": [],
+            }
+        )
     return results

@@ -10,7 +10,7 @@ their plural, as whole words).
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
@@ -19,9 +19,16 @@ from benchfoundry.tasks.common.model_client import ModelClient, ModelError, imag
 
 #: Colour names and their sRGB values, for naming a crop's dominant colour.
 NAMED_COLOURS: dict[str, tuple[int, int, int]] = {
-    "red": (200, 30, 30), "orange": (240, 140, 20), "yellow": (230, 210, 40), "green": (40, 150, 50),
-    "blue": (30, 70, 200), "purple": (120, 50, 160), "brown": (120, 70, 30), "black": (15, 15, 15),
-    "white": (240, 240, 240), "grey": (128, 128, 128),
+    "red": (200, 30, 30),
+    "orange": (240, 140, 20),
+    "yellow": (230, 210, 40),
+    "green": (40, 150, 50),
+    "blue": (30, 70, 200),
+    "purple": (120, 50, 160),
+    "brown": (120, 70, 30),
+    "black": (15, 15, 15),
+    "white": (240, 240, 240),
+    "grey": (128, 128, 128),
 }
 
 
@@ -40,8 +47,9 @@ def colour_name(pixels: np.ndarray) -> str:
     return names[int(np.argmin(distances))]
 
 
-def template_description(category: str, colour: str | None = None, material: str | None = None,
-                         text: str | None = None) -> str:
+def template_description(
+    category: str, colour: str | None = None, material: str | None = None, text: str | None = None
+) -> str:
     """`a blue fabric sofa`, `a white paper sign that reads "EXIT"`."""
     words = " ".join(w for w in (colour, material, category) if w)
     article = "an" if words[:1].lower() in "aeiou" else "a"
@@ -58,8 +66,9 @@ def names_class(category: str, description: str, synonyms: dict[str, list[str]])
     return False
 
 
-def describe_crops(client: ModelClient, crops: Sequence[np.ndarray], categories: Sequence[str],
-                   prompt: str) -> list[str | ModelError]:
+def describe_crops(
+    client: ModelClient, crops: Sequence[np.ndarray], categories: Sequence[str], prompt: str
+) -> list[str | ModelError]:
     """The model's description of each BGR crop (JPEG data URL), or the request's error."""
     requests = []
     for crop, category in zip(crops, categories):

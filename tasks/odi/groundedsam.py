@@ -10,10 +10,11 @@ SAM computes each face's image embedding once and prompts it with all of that fa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -33,8 +34,9 @@ def check_files(cfg: GroundedSamConfig) -> None:
     for name in _REQUIRED:
         value = getattr(cfg, name)
         if value is None:
-            raise ValueError(f"odi.groundedsam.{name} is not set: the groundedsam annotator needs it "
-                             "(or use odi.annotator: truth)")
+            raise ValueError(
+                f"odi.groundedsam.{name} is not set: the groundedsam annotator needs it (or use odi.annotator: truth)"
+            )
         if not Path(value).exists():
             raise ValueError(f"odi.groundedsam.{name}: {value} does not exist")
     if cfg.dino_config is not None and not Path(cfg.dino_config).is_file():
@@ -69,16 +71,24 @@ def boxes_to_pixels(boxes_cxcywh: np.ndarray, width: int, height: int) -> np.nda
     return np.clip(xyxy * [width, height, width, height], 0, [width, height, width, height])
 
 
-def select_boxes(logits: Any, boxes: Any, token_ids: Sequence[int], tokenizer: Any, classes: Sequence[str],
-                 box_threshold: float, text_threshold: float) -> list[tuple[str, float, np.ndarray]]:
+def select_boxes(
+    logits: Any,
+    boxes: Any,
+    token_ids: Sequence[int],
+    tokenizer: Any,
+    classes: Sequence[str],
+    box_threshold: float,
+    text_threshold: float,
+) -> list[tuple[str, float, np.ndarray]]:
     """Queries whose best token score exceeds `box_threshold`, labelled by the tokens above `text_threshold`
     (GroundingDINO's `predict`); returns (class, score, normalised cxcywh box) for phrases that name a class."""
     probs = logits.sigmoid()
     best = probs.max(dim=1).values
     found = []
     for q in (best > box_threshold).nonzero(as_tuple=True)[0].tolist():
-        ids = [token_ids[i] for i in (probs[q] > text_threshold).nonzero(as_tuple=True)[0].tolist()
-               if i < len(token_ids)]
+        ids = [
+            token_ids[i] for i in (probs[q] > text_threshold).nonzero(as_tuple=True)[0].tolist() if i < len(token_ids)
+        ]
         label = class_of_phrase(tokenizer.decode(ids), classes)
         if label is not None:
             found.append((label, float(best[q]), boxes[q].detach().cpu().numpy()))
@@ -108,19 +118,28 @@ class GroundedSam:
             out = self.dino(batch.to(self.cfg.device), captions=[caption] * len(images))
         return out["pred_logits"].float().cpu(), out["pred_boxes"].float().cpu()
 
-    def detect(self, faces: dict[str, np.ndarray], classes: Sequence[str]) -> dict[str, list[tuple[str, float, np.ndarray]]]:
+    def detect(
+        self, faces: dict[str, np.ndarray], classes: Sequence[str]
+    ) -> dict[str, list[tuple[str, float, np.ndarray]]]:
         """GroundingDINO on the faces in batches: per face (class, score, box in face pixels)."""
         caption = caption_for(classes)
         token_ids = self.dino.tokenizer(caption)["input_ids"]
         names = list(faces)
         found: dict[str, list[tuple[str, float, np.ndarray]]] = {}
         for start in range(0, len(names), self.cfg.batch_faces):
-            chunk = names[start:start + self.cfg.batch_faces]
+            chunk = names[start : start + self.cfg.batch_faces]
             logits, boxes = self._dino_batch([faces[n] for n in chunk], caption)
             for k, name in enumerate(chunk):
                 h, w = faces[name].shape[:2]
-                picked = select_boxes(logits[k], boxes[k], token_ids, self.dino.tokenizer, classes,
-                                      self.cfg.box_threshold, self.cfg.text_threshold)
+                picked = select_boxes(
+                    logits[k],
+                    boxes[k],
+                    token_ids,
+                    self.dino.tokenizer,
+                    classes,
+                    self.cfg.box_threshold,
+                    self.cfg.text_threshold,
+                )
                 found[name] = [(label, score, boxes_to_pixels(box, w, h)[0]) for label, score, box in picked]
         return found
 
@@ -132,7 +151,8 @@ class GroundedSam:
             return np.zeros((0,) + face.shape[:2], dtype=bool)
         self.predictor.set_image(face)
         prompts = self.predictor.transform.apply_boxes_torch(
-            torch.as_tensor(boxes, dtype=torch.float32, device=self.predictor.device), face.shape[:2])
+            torch.as_tensor(boxes, dtype=torch.float32, device=self.predictor.device), face.shape[:2]
+        )
         with torch.no_grad():
             masks, _, _ = self.predictor.predict_torch(None, None, boxes=prompts, multimask_output=False)
         return masks[:, 0].cpu().numpy().astype(bool)
@@ -144,8 +164,10 @@ class GroundedSam:
         for name, picks in found.items():
             boxes = np.array([box for _, _, box in picks], dtype=np.float64).reshape(-1, 4)
             masks = self.segment(faces[name], boxes)
-            out[name] = [Detection(label, score, tuple(float(v) for v in box), mask)
-                         for (label, score, box), mask in zip(picks, masks)]
+            out[name] = [
+                Detection(label, score, tuple(float(v) for v in box), mask)
+                for (label, score, box), mask in zip(picks, masks)
+            ]
         return out
 
 
@@ -154,7 +176,7 @@ def _checkpoint_state(path: Path, field: str) -> dict[str, Any]:
 
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # noqa: BLE001 - any unreadable checkpoint is reported with its field
+    except Exception as exc:
         raise ValueError(f"odi.groundedsam.{field}: {path} is not a readable torch checkpoint ({exc})") from None
     state = state.get("model", state) if isinstance(state, dict) else state
     if not isinstance(state, dict):
@@ -166,10 +188,15 @@ def _load_state(model: Any, state: dict[str, Any], path: Path, field: str) -> di
     """Load what matches; a checkpoint none of whose tensors fit the model is an error naming it."""
     result = model.load_state_dict(state, strict=False)
     if result.unexpected_keys and len(result.unexpected_keys) == len(state):
-        raise ValueError(f"odi.groundedsam.{field}: {path} does not fit the model "
-                         f"(e.g. {result.unexpected_keys[0]!r} is not one of its tensors)")
-    return {"loaded": len(state) - len(result.unexpected_keys), "missing": len(result.missing_keys),
-            "unexpected": len(result.unexpected_keys)}
+        raise ValueError(
+            f"odi.groundedsam.{field}: {path} does not fit the model "
+            f"(e.g. {result.unexpected_keys[0]!r} is not one of its tensors)"
+        )
+    return {
+        "loaded": len(state) - len(result.unexpected_keys),
+        "missing": len(result.missing_keys),
+        "unexpected": len(result.unexpected_keys),
+    }
 
 
 def load_groundedsam(cfg: GroundedSamConfig) -> GroundedSam:
@@ -188,11 +215,16 @@ def load_groundedsam(cfg: GroundedSamConfig) -> GroundedSam:
     args.device = cfg.device
     args.text_encoder_type = str(cfg.text_encoder)
     dino = build_model(args)
-    dino_report = _load_state(dino, clean_state_dict(_checkpoint_state(Path(cfg.dino_checkpoint), "dino_checkpoint")),
-                              Path(cfg.dino_checkpoint), "dino_checkpoint")
+    dino_report = _load_state(
+        dino,
+        clean_state_dict(_checkpoint_state(Path(cfg.dino_checkpoint), "dino_checkpoint")),
+        Path(cfg.dino_checkpoint),
+        "dino_checkpoint",
+    )
     dino.eval().to(cfg.device)
     sam = sam_model_registry[cfg.sam_model_type](checkpoint=None)
-    sam_report = _load_state(sam, _checkpoint_state(Path(cfg.sam_checkpoint), "sam_checkpoint"),
-                             Path(cfg.sam_checkpoint), "sam_checkpoint")
+    sam_report = _load_state(
+        sam, _checkpoint_state(Path(cfg.sam_checkpoint), "sam_checkpoint"), Path(cfg.sam_checkpoint), "sam_checkpoint"
+    )
     sam.eval().to(cfg.device)
     return GroundedSam(dino, SamPredictor(sam), cfg, {"dino": dino_report, "sam": sam_report})

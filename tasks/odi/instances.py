@@ -9,8 +9,9 @@ DESIGN §3.3: clip(max(Δθ, Δφ) + margin, min, max).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from pycocotools import mask as mask_utils
@@ -86,8 +87,9 @@ class Instance:
     view: sm.View
 
 
-def keep_instances(detections: dict[str, Sequence[Detection]], sphere: SphereConfig
-                   ) -> tuple[list[Instance], dict[str, int]]:
+def keep_instances(
+    detections: dict[str, Sequence[Detection]], sphere: SphereConfig
+) -> tuple[list[Instance], dict[str, int]]:
     """The detections whose masks do not touch their face's border, in face order, and the drops per face.
 
     Empty masks are dropped too (counted with the border drops: they cannot be located).
@@ -105,21 +107,44 @@ def keep_instances(detections: dict[str, Sequence[Detection]], sphere: SphereCon
     return kept, dropped
 
 
-def coco_document(panorama: str, face_files: dict[str, str], face_width: int, instances: Sequence[Instance],
-                  classes: Sequence[str]) -> dict[str, Any]:
+def coco_document(
+    panorama: str, face_files: dict[str, str], face_width: int, instances: Sequence[Instance], classes: Sequence[str]
+) -> dict[str, Any]:
     """A COCO instances file for one panorama: its six faces are the images, ids from 1."""
     image_ids = {face: k for k, face in enumerate(sm.FACES, start=1)}
     category_ids = {name: k for k, name in enumerate(classes, start=1)}
-    images = [{"id": image_ids[f], "file_name": face_files[f], "width": face_width, "height": face_width,
-               "panorama": panorama, "face": f} for f in sm.FACES]
+    images = [
+        {
+            "id": image_ids[f],
+            "file_name": face_files[f],
+            "width": face_width,
+            "height": face_width,
+            "panorama": panorama,
+            "face": f,
+        }
+        for f in sm.FACES
+    ]
     annotations = []
     for k, inst in enumerate(instances, start=1):
         x1, y1, x2, y2 = inst.detection.box
-        annotations.append({
-            "id": k, "image_id": image_ids[inst.face], "category_id": category_ids[inst.detection.label],
-            "segmentation": inst.rle, "area": inst.area, "bbox": [x1, y1, x2 - x1, y2 - y1], "iscrowd": 0,
-            "score": inst.detection.score, "theta_deg": inst.theta_deg, "phi_deg": inst.phi_deg,
-        })
+        annotations.append(
+            {
+                "id": k,
+                "image_id": image_ids[inst.face],
+                "category_id": category_ids[inst.detection.label],
+                "segmentation": inst.rle,
+                "area": inst.area,
+                "bbox": [x1, y1, x2 - x1, y2 - y1],
+                "iscrowd": 0,
+                "score": inst.detection.score,
+                "theta_deg": inst.theta_deg,
+                "phi_deg": inst.phi_deg,
+            }
+        )
     categories = [{"id": i, "name": name, "supercategory": "object"} for name, i in category_ids.items()]
-    return {"info": {"description": f"ODI-Bench instances of {panorama} (cube faces as images)"},
-            "images": images, "annotations": annotations, "categories": categories}
+    return {
+        "info": {"description": f"ODI-Bench instances of {panorama} (cube faces as images)"},
+        "images": images,
+        "annotations": annotations,
+        "categories": categories,
+    }

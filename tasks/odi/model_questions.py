@@ -15,20 +15,21 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from benchfoundry.tasks.common.model_client import user_message
+from benchfoundry.core.directions import distractor_pool
 from benchfoundry.core.seeding import item_rng
+from benchfoundry.tasks.common.model_client import user_message
 from benchfoundry.tasks.odi.question_builder import quadrant
 from benchfoundry.tasks.odi.questions import GENERAL
-from benchfoundry.core.directions import distractor_pool
 
 #: Tasks a model may propose: the general ones and ODI reasoning.
 MODEL_TASKS = (*GENERAL, "OR")
 QA_PROMPT = (
     "You write questions for a benchmark of 360° panoramas. I stand at the camera. Around me are:\n{objects}\n"
     "Write up to {n} questions about these objects' attributes, the people, what exists and how many, and any "
-    "text, worded in the first person (\"the chair on my left\"), each with its answer and three wrong but "
+    'text, worded in the first person ("the chair on my left"), each with its answer and three wrong but '
     "plausible answers. Tasks: OA (object attribute), HA (human attribute), existence, counting, OCR, and OR (ODI "
     "reasoning: a question that needs a step of reasoning over the whole scene around me, such as which object is "
     "closest, or what is in front of me after I turn). Reply with "
@@ -38,8 +39,9 @@ QA_PROMPT = (
 
 def objects_text(described: Sequence[tuple[str, float, str]]) -> str:
     """One line per kept instance: `- sofa (in front of me): a blue fabric sofa`."""
-    return "\n".join(f"- {category} ({quadrant(theta)[0]}): {description}"
-                     for category, theta, description in described)
+    return "\n".join(
+        f"- {category} ({quadrant(theta)[0]}): {description}" for category, theta, description in described
+    )
 
 
 def qa_request(described: Sequence[tuple[str, float, str]], n: int) -> list[dict[str, Any]]:
@@ -49,7 +51,7 @@ def qa_request(described: Sequence[tuple[str, float, str]], n: int) -> list[dict
 def _json_list(reply: str) -> list[Any]:
     """The JSON list in a reply, fenced in ``` or bare; ValueError otherwise."""
     fenced = re.search(r"```(?:json)?\s*(.*?)```", reply, re.DOTALL)
-    text = fenced.group(1) if fenced else reply[reply.find("["): reply.rfind("]") + 1]
+    text = fenced.group(1) if fenced else reply[reply.find("[") : reply.rfind("]") + 1]
     found = json.loads(text)
     if not isinstance(found, list):
         raise ValueError("not a JSON list")
@@ -66,8 +68,9 @@ def _check(proposal: Any) -> str | None:
         return f"task {task!r} is not one of {list(MODEL_TASKS)}"
     if not (isinstance(question, str) and question.strip() and isinstance(answer, (str, int)) and str(answer).strip()):
         return "question or answer missing"
-    if not (isinstance(distractors, list) and len(distractors) == 3
-            and all(isinstance(d, (str, int)) for d in distractors)):
+    if not (
+        isinstance(distractors, list) and len(distractors) == 3 and all(isinstance(d, (str, int)) for d in distractors)
+    ):
         return "distractors are not three strings"
     answer_text = str(answer).strip()
     wrong = [str(d).strip() for d in distractors]
@@ -94,8 +97,15 @@ def model_items(reply: str, panorama: str, image: str, seed: int) -> tuple[list[
         options = [answer, *(str(d).strip() for d in proposal["distractors"])]
         item_id = f"{panorama}:{proposal['task']}:model{k:03d}"
         order = item_rng(seed, "odi.qa.options", item_id).permutation(4)
-        base = {"task": proposal["task"], "question": proposal["question"].strip(), "answer": answer, "image": image,
-                "instance_ids": [], "source": "model", "verified": False}
+        base = {
+            "task": proposal["task"],
+            "question": proposal["question"].strip(),
+            "answer": answer,
+            "image": image,
+            "instance_ids": [],
+            "source": "model",
+            "verified": False,
+        }
         items.append({"id": f"{item_id}:closed", "form": "closed", **base, "options": [options[i] for i in order]})
         items.append({"id": f"{item_id}:open", "form": "open", **base, "options": []})
     return items, problems

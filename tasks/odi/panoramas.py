@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -20,8 +20,11 @@ def list_panoramas(root: Path) -> list[Path]:
     """The panorama files directly in `root`, sorted by name; instance maps (`*.instances.png`) are not panoramas."""
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: panorama folder of odi.panorama_root not found")
-    return sorted(p for p in root.iterdir()
-                  if p.is_file() and p.suffix.lower() in PANORAMA_SUFFIXES and not p.name.endswith(INSTANCES_SUFFIX))
+    return sorted(
+        p
+        for p in root.iterdir()
+        if p.is_file() and p.suffix.lower() in PANORAMA_SUFFIXES and not p.name.endswith(INSTANCES_SUFFIX)
+    )
 
 
 def panorama_id(path: Path) -> str:
@@ -69,4 +72,4 @@ def truth_files(path: Path) -> tuple[Path, Path]:
 
 def batches(items: Sequence[Path], size: int) -> Iterator[list[Path]]:
     for start in range(0, len(items), size):
-        yield list(items[start:start + size])
+        yield list(items[start : start + size])

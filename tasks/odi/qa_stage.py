@@ -22,12 +22,12 @@ import cv2
 import pandas as pd
 
 from benchfoundry.configs.odi import OdiConfig
-from benchfoundry.tasks.common import review
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import decode_file
+from benchfoundry.core.store import StageStore, spec_hash, write_json_atomic, write_parquet_atomic
+from benchfoundry.tasks.common import review
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError
 from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.core.store import StageStore, spec_hash, write_json_atomic, write_parquet_atomic
 from benchfoundry.tasks.odi import descriptions, model_questions
 from benchfoundry.tasks.odi.annotate_stage import BENCHMARK
 from benchfoundry.tasks.odi.question_builder import Fact, ItemBuilder
@@ -54,7 +54,7 @@ def crop_colour(path: Path) -> str:
     """The dominant colour name of a crop's centre (the instance sits there)."""
     rgb = cv2.cvtColor(decode_file(path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
     h, w = rgb.shape[:2]
-    return descriptions.colour_name(rgb[h // 3: 2 * h // 3, w // 3: 2 * w // 3])
+    return descriptions.colour_name(rgb[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3])
 
 
 def instance_fact(row: dict[str, Any], truth: dict[int, dict[str, Any]], odi_root: Path) -> Fact:
@@ -63,10 +63,17 @@ def instance_fact(row: dict[str, Any], truth: dict[int, dict[str, Any]], odi_roo
     record = truth.get(int(row["truth_id"]), {}) if int(row["truth_id"]) >= 0 else {}
     if record:
         position = record.get("position_m")
-        return Fact(int(row["instance"]), str(row["class"]), float(row["theta_deg"]), float(row["phi_deg"]),
-                    colour=record.get("colour"), material=record.get("material"), text=record.get("text"),
-                    pose=POSE_WORDS.get(record.get("pose"), record.get("pose")),
-                    position_m=tuple(position) if position else None)
+        return Fact(
+            int(row["instance"]),
+            str(row["class"]),
+            float(row["theta_deg"]),
+            float(row["phi_deg"]),
+            colour=record.get("colour"),
+            material=record.get("material"),
+            text=record.get("text"),
+            pose=POSE_WORDS.get(record.get("pose"), record.get("pose")),
+            position_m=tuple(position) if position else None,
+        )
     colour = None if row["class"] == "person" else crop_colour(odi_root / str(row["crop"]))
     return Fact(int(row["instance"]), str(row["class"]), float(row["theta_deg"]), float(row["phi_deg"]), colour=colour)
 
@@ -79,8 +86,9 @@ def image_ref(source: Path, odi_root: Path) -> str:
         return str(source.resolve())
 
 
-def panorama_qa(pano: str, rows: pd.DataFrame, odi: OdiConfig, odi_root: Path, seed: int,
-                client: ModelClient | None) -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
+def panorama_qa(
+    pano: str, rows: pd.DataFrame, odi: OdiConfig, odi_root: Path, seed: int, client: ModelClient | None
+) -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
     """(items, counts, problems) of one panorama."""
     source = Path(str(rows["source"].iloc[0]))
     truth = truth_records(source)
@@ -130,7 +138,7 @@ def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]
         client = ModelClient(odi.qa.describer, odi_root / STAGE / "cache")
     counts: dict[str, Any] = {}
     try:
-        for pano, rows in (instances.groupby("panorama", sort=True) if len(instances) else ()):
+        for pano, rows in instances.groupby("panorama", sort=True) if len(instances) else ():
             h = qa_spec(odi, seed, rows)
             if not store.is_done(str(pano), h):
                 items, info, problems = panorama_qa(str(pano), rows, odi, odi_root, seed, client)
@@ -145,15 +153,35 @@ def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]
     store.write_manifest(done)
     items = [json.loads(x) for x in store.collect_rows(done)["item"]] if done else []
     exported = review.export_for_review(items, odi_root / review.FOLDER)
-    released = review.release(items, review.load_decisions(odi_root / review.FOLDER),
-                                    odi.qa.release_unreviewed)
+    released = review.release(items, review.load_decisions(odi_root / review.FOLDER), odi.qa.release_unreviewed)
     write_json_atomic(odi_root / RELEASE_JSON, released)
-    write_parquet_atomic(odi_root / "hf" / "ODI-Bench.parquet", pd.DataFrame(
-        [{**i, "options": list(i["options"]), "instance_ids": list(i["instance_ids"])} for i in released],
-        columns=["id", "task", "form", "question", "options", "answer", "image", "instance_ids", "source",
-                 "verified"]))
-    return {"panoramas": counts, "items": len(items), "released": len(released), "review": exported,
-            "usage": usage, "problems": store.problems(done), "release": str(odi_root / RELEASE_JSON)}
+    write_parquet_atomic(
+        odi_root / "hf" / "ODI-Bench.parquet",
+        pd.DataFrame(
+            [{**i, "options": list(i["options"]), "instance_ids": list(i["instance_ids"])} for i in released],
+            columns=[
+                "id",
+                "task",
+                "form",
+                "question",
+                "options",
+                "answer",
+                "image",
+                "instance_ids",
+                "source",
+                "verified",
+            ],
+        ),
+    )
+    return {
+        "panoramas": counts,
+        "items": len(items),
+        "released": len(released),
+        "review": exported,
+        "usage": usage,
+        "problems": store.problems(done),
+        "release": str(odi_root / RELEASE_JSON),
+    }
 
 
 qa_task = shard_task(qa_all, name="odi-qa")
@@ -166,7 +194,6 @@ def release_from_decisions(out: str | os.PathLike[str], odi: OdiConfig) -> dict[
     if not store.manifest_path.exists():
         raise ValueError(f"{store.manifest_path}: no ODI items yet; build the odi benchmark first")
     items = [json.loads(x) for x in store.read_manifest()["item"]]
-    released = review.release(items, review.load_decisions(odi_root / review.FOLDER),
-                                    odi.qa.release_unreviewed)
+    released = review.release(items, review.load_decisions(odi_root / review.FOLDER), odi.qa.release_unreviewed)
     write_json_atomic(odi_root / RELEASE_JSON, released)
     return {"items": items, "released": len(released), "verified": sum(i["verified"] for i in released)}

@@ -4,8 +4,9 @@ around the viewer, English plurals, and the builder that turns a question and it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from benchfoundry.core.directions import distractor_pool
 from benchfoundry.core.seeding import item_rng
@@ -64,16 +65,37 @@ class ItemBuilder:
         self.panorama, self.image, self.seed = panorama, image, seed
         self.items: list[dict[str, Any]] = []
 
-    def add(self, task: str, key: str, question: str, answer: str, pool: Sequence[str], ids: Sequence[int],
-            n_options: int = 4) -> None:
-        base = {"task": task, "question": question, "answer": answer, "image": self.image,
-                "instance_ids": [int(i) for i in ids], "source": "template", "verified": False}
+    def add(
+        self,
+        task: str,
+        key: str,
+        question: str,
+        answer: str,
+        pool: Sequence[str],
+        ids: Sequence[int],
+        n_options: int = 4,
+    ) -> None:
+        base = {
+            "task": task,
+            "question": question,
+            "answer": answer,
+            "image": self.image,
+            "instance_ids": [int(i) for i in ids],
+            "source": "template",
+            "verified": False,
+        }
         item_id = f"{self.panorama}:{task}:{key}"
         distractors = sorted(set(distractor_pool(answer, pool)))
         if len(distractors) >= n_options - 1:
             rng = item_rng(self.seed, "odi.qa.options", item_id)
             picked = [distractors[i] for i in rng.choice(len(distractors), size=n_options - 1, replace=False)]
             options = [answer, *picked]
-            self.items.append({"id": f"{item_id}:closed", "form": "closed", **base,
-                               "options": [options[i] for i in rng.permutation(n_options)]})
+            self.items.append(
+                {
+                    "id": f"{item_id}:closed",
+                    "form": "closed",
+                    **base,
+                    "options": [options[i] for i in rng.permutation(n_options)],
+                }
+            )
         self.items.append({"id": f"{item_id}:open", "form": "open", **base, "options": []})

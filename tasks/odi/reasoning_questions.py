@@ -27,9 +27,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from benchfoundry.core.directions import distractor_pool
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.tasks.odi.question_builder import QUADRANTS, Fact, ItemBuilder, plural, signed
-from benchfoundry.core.directions import distractor_pool
 
 #: The answer of a nearest/farthest question is at least this much (relative) nearer/farther than every other
 #: option (module docstring).
@@ -66,19 +66,27 @@ def _pick(rng: np.random.Generator, answer: Fact, pool: Sequence[Fact], k: int =
 
 
 def _ask_which(b: ItemBuilder, key: str, stem: str, answer: Fact, distractors: Sequence[Fact]) -> None:
-    """"{stem}: the a, the b, the c or the d?" with the names in alphabetical order (no hint of the answer)."""
+    """ "{stem}: the a, the b, the c or the d?" with the names in alphabetical order (no hint of the answer)."""
     names = sorted(f.category for f in (answer, *distractors))
     listed = ", ".join(f"the {n}" for n in names[:-1]) + f" or the {names[-1]}"
-    b.add("OR", key, f"{stem}: {listed}?", answer.category, [f.category for f in distractors],
-          [answer.instance_id, *(f.instance_id for f in distractors)])
+    b.add(
+        "OR",
+        key,
+        f"{stem}: {listed}?",
+        answer.category,
+        [f.category for f in distractors],
+        [answer.instance_id, *(f.instance_id for f in distractors)],
+    )
 
 
 def nearest_items(b: ItemBuilder, unique: Sequence[Fact]) -> None:
     """One closest and one farthest question per object that can be the clear answer among four."""
     dist = {f.instance_id: floor_distance(f.position_m) for f in unique if f.position_m is not None}
     placed = [f for f in unique if f.instance_id in dist]
-    for word, clear in (("closest to", lambda a, o: dist[o] >= (1 + NEAR_MARGIN) * dist[a]),
-                        ("farthest from", lambda a, o: dist[a] >= (1 + NEAR_MARGIN) * dist[o])):
+    for word, clear in (
+        ("closest to", lambda a, o: dist[o] >= (1 + NEAR_MARGIN) * dist[a]),
+        ("farthest from", lambda a, o: dist[a] >= (1 + NEAR_MARGIN) * dist[o]),
+    ):
         for a in placed:
             key = f"{word.split()[0]}:{a.instance_id}"
             pool = [o for o in placed if o is not a and clear(a.instance_id, o.instance_id)]
@@ -87,8 +95,7 @@ def nearest_items(b: ItemBuilder, unique: Sequence[Fact]) -> None:
                 _ask_which(b, key, f"Which is {word} me", a, picked)
 
 
-def _sector_split(facts: Sequence[Fact], heading: float, centre: float, margin: float
-                  ) -> tuple[list[Fact], list[Fact]]:
+def _sector_split(facts: Sequence[Fact], heading: float, centre: float, margin: float) -> tuple[list[Fact], list[Fact]]:
     """Facts clearly inside and clearly outside the 90° sector centred `centre` from `heading`."""
     offsets = [(f, abs(signed(f.theta_deg - heading - centre))) for f in facts]
     return ([f for f, d in offsets if d <= 45.0 - margin], [f for f, d in offsets if d >= 45.0 + margin])
@@ -96,10 +103,21 @@ def _sector_split(facts: Sequence[Fact], heading: float, centre: float, margin: 
 
 def turn_items(b: ItemBuilder, unique: Sequence[Fact], margin: float) -> None:
     """Which object is in a sector after a fixed turn, and which is in front after facing one and turning around."""
-    asks = [(f"turn{int(turn)}:{SECTOR_KEYS[phrase]}", turn, centre, f"If I {words}, which is now {phrase}", None)
-            for words, turn in TURNS for phrase, centre in QUADRANTS]
-    asks += [(f"face{a.instance_id}:back", a.theta_deg + 180.0, 0.0,
-              f"If I turn to face the {a.category} and then turn around, which is in front of me", a) for a in unique]
+    asks = [
+        (f"turn{int(turn)}:{SECTOR_KEYS[phrase]}", turn, centre, f"If I {words}, which is now {phrase}", None)
+        for words, turn in TURNS
+        for phrase, centre in QUADRANTS
+    ]
+    asks += [
+        (
+            f"face{a.instance_id}:back",
+            a.theta_deg + 180.0,
+            0.0,
+            f"If I turn to face the {a.category} and then turn around, which is in front of me",
+            a,
+        )
+        for a in unique
+    ]
     for key, heading, centre, stem, faced in asks:
         inside, outside = _sector_split([f for f in unique if f is not faced], heading, centre, margin)
         if not inside:
@@ -120,8 +138,11 @@ def count_items(b: ItemBuilder, facts: Sequence[Fact], margin: float, census: Ma
         if any(abs(f.phi_deg) > POLE_LIMIT_DEG for f in facts if f.category == category):
             continue
         thetas = [f.theta_deg for f in facts if f.category == category]
-        clear = [(phrase, centre) for phrase, centre in QUADRANTS
-                 if all(not 45.0 - margin < abs(signed(t - centre)) < 45.0 + margin for t in thetas)]
+        clear = [
+            (phrase, centre)
+            for phrase, centre in QUADRANTS
+            if all(not 45.0 - margin < abs(signed(t - centre)) < 45.0 + margin for t in thetas)
+        ]
         if not clear:
             continue
         held = [(phrase, centre, sum(abs(signed(t - centre)) < 45.0 for t in thetas)) for phrase, centre in clear]
@@ -129,17 +150,28 @@ def count_items(b: ItemBuilder, facts: Sequence[Fact], margin: float, census: Ma
         occupied, empty = [h for h in held if h[2]], [h for h in held if not h[2]]
         group = next(g for g in ((occupied, empty) if rng.random() < 0.5 else (empty, occupied)) if g)
         phrase, _, count = group[int(rng.integers(len(group)))]
-        b.add("OR", f"count:{category}:{SECTOR_KEYS[phrase]}", f"How many {plural(category)} are {phrase}?", str(count),
-              [str(n) for n in range(max(0, count - 3), count + 4)],
-              [f.instance_id for f in facts if f.category == category])
+        b.add(
+            "OR",
+            f"count:{category}:{SECTOR_KEYS[phrase]}",
+            f"How many {plural(category)} are {phrase}?",
+            str(count),
+            [str(n) for n in range(max(0, count - 3), count + 4)],
+            [f.instance_id for f in facts if f.category == category],
+        )
 
 
-def reasoning_items(b: ItemBuilder, facts: Sequence[Fact], margin: float,
-                    census: Mapping[str, int] | None = None) -> None:
+def reasoning_items(
+    b: ItemBuilder, facts: Sequence[Fact], margin: float, census: Mapping[str, int] | None = None
+) -> None:
     """Every OR question of one panorama in a fixed order: nearest/farthest, turns, then counts (with a census)."""
     counts = Counter(f.category for f in facts)
-    unique = [f for f in facts if counts[f.category] == 1 and (census is None or census.get(f.category) == 1)
-              and abs(f.phi_deg) <= POLE_LIMIT_DEG]
+    unique = [
+        f
+        for f in facts
+        if counts[f.category] == 1
+        and (census is None or census.get(f.category) == 1)
+        and abs(f.phi_deg) <= POLE_LIMIT_DEG
+    ]
     nearest_items(b, unique)
     turn_items(b, unique, margin)
     if census is not None:

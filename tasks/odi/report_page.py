@@ -29,18 +29,24 @@ def overlay(face_bgr: np.ndarray, masks: list[np.ndarray], colours: np.ndarray) 
     return out
 
 
-def write_report_page(out: str | Path, manifest: pd.DataFrame, dropped: dict[str, dict[str, int]], seed: int,
-                      thumb_px: int = 256) -> Path:
+def write_report_page(
+    out: str | Path, manifest: pd.DataFrame, dropped: dict[str, dict[str, int]], seed: int, thumb_px: int = 256
+) -> Path:
     """Overlays under `report/odi/` and the page `report/odi.html`; returns the page's path."""
     root = Path(out)
     report = root / "report"
-    parts = ["<!doctype html><meta charset='utf-8'><title>ODI-Bench instances</title>",
-             "<h1>ODI-Bench: cube-face instances</h1>",
-             "<p>Kept instances tinted on each face; instances touching a face border are dropped.</p>"]
+    parts = [
+        "<!doctype html><meta charset='utf-8'><title>ODI-Bench instances</title>",
+        "<h1>ODI-Bench: cube-face instances</h1>",
+        "<p>Kept instances tinted on each face; instances touching a face border are dropped.</p>",
+    ]
     for pano in sorted(dropped):
         rows = manifest[manifest["panorama"] == pano] if len(manifest) else manifest
-        parts.append(f"<h2>{html.escape(pano)}</h2><p>{len(rows)} kept, "
-                     + ", ".join(f"{f} {dropped[pano].get(f, 0)}" for f in FACES) + " dropped at borders</p><div>")
+        parts.append(
+            f"<h2>{html.escape(pano)}</h2><p>{len(rows)} kept, "
+            + ", ".join(f"{f} {dropped[pano].get(f, 0)}" for f in FACES)
+            + " dropped at borders</p><div>"
+        )
         for face in FACES:
             face_path = root / "odi" / "faces" / pano / f"{face}.jpg"
             try:
@@ -48,8 +54,9 @@ def write_report_page(out: str | Path, manifest: pd.DataFrame, dropped: dict[str
             except ValueError:
                 continue
             on_face = rows[rows["face"] == face] if len(rows) else rows
-            masks = [decode_rle({"size": [r.rle_height, r.rle_width], "counts": r.rle_counts})
-                     for r in on_face.itertuples()]
+            masks = [
+                decode_rle({"size": [r.rle_height, r.rle_width], "counts": r.rle_counts}) for r in on_face.itertuples()
+            ]
             colours = item_rng(seed, "odi.report", pano).integers(60, 256, (max(len(masks), 1), 3))
             small = cv2.resize(overlay(image, masks, colours), (thumb_px, thumb_px), interpolation=cv2.INTER_AREA)
             rel = f"odi/{pano}_{face}.jpg"
@@ -57,7 +64,9 @@ def write_report_page(out: str | Path, manifest: pd.DataFrame, dropped: dict[str
             if ok:
                 write_bytes_atomic(report / rel, data.tobytes())
             labels = ", ".join(html.escape(str(c)) for c in on_face["class"]) if len(on_face) else "none"
-            parts.append(f"<figure style='display:inline-block;margin:4px'><img src='{rel}' width='{thumb_px}' "
-                         f"alt='{face}'><figcaption>{face}: {labels}</figcaption></figure>")
+            parts.append(
+                f"<figure style='display:inline-block;margin:4px'><img src='{rel}' width='{thumb_px}' "
+                f"alt='{face}'><figcaption>{face}: {labels}</figcaption></figure>"
+            )
         parts.append("</div>")
     return write_bytes_atomic(report / "odi.html", "\n".join(parts).encode("utf-8"))

@@ -41,9 +41,9 @@ pixel centres are integers: grid = continuous coordinate − ½.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator
 
 import numpy as np
 
@@ -101,12 +101,25 @@ class View:
 
     @classmethod
     def square(
-        cls, theta_deg: float, phi_deg: float, fov_deg: float, size: int, roll_deg: float = 0.0,
+        cls,
+        theta_deg: float,
+        phi_deg: float,
+        fov_deg: float,
+        size: int,
+        roll_deg: float = 0.0,
         align_corners: bool = False,
-    ) -> "View":
+    ) -> View:
         """A size × size view with the same horizontal and vertical field of view."""
-        return cls(float(theta_deg), float(phi_deg), float(fov_deg), float(fov_deg), int(size), int(size),
-                   float(roll_deg), align_corners)
+        return cls(
+            float(theta_deg),
+            float(phi_deg),
+            float(fov_deg),
+            float(fov_deg),
+            int(size),
+            int(size),
+            float(roll_deg),
+            align_corners,
+        )
 
 
 def face_view(face: str, width: int, align_corners: bool = False) -> View:
@@ -155,24 +168,25 @@ def vectors_to_angles(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return theta, np.degrees(np.arctan2(y, np.hypot(x, z)))
 
 
-def erp_pixel_to_angles(x: np.ndarray | float, y: np.ndarray | float, width: int, height: int
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def erp_pixel_to_angles(
+    x: np.ndarray | float, y: np.ndarray | float, width: int, height: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Continuous ERP pixel coordinates → (θ, φ) in degrees."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     return -180.0 + x / width * 360.0, 90.0 - y / height * 180.0
 
 
-def angles_to_erp_pixel(theta_deg: np.ndarray | float, phi_deg: np.ndarray | float, width: int, height: int
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def angles_to_erp_pixel(
+    theta_deg: np.ndarray | float, phi_deg: np.ndarray | float, width: int, height: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(θ, φ) in degrees → continuous ERP pixel coordinates, x wrapped into [0, width)."""
     theta = np.asarray(theta_deg, dtype=np.float64)
     x = np.mod((theta + 180.0) / 360.0 * width, width)
     return x, (90.0 - np.asarray(phi_deg, dtype=np.float64)) / 180.0 * height
 
 
-def view_pixel_to_angles(view: View, u: np.ndarray | float, v: np.ndarray | float
-                         ) -> tuple[np.ndarray, np.ndarray]:
+def view_pixel_to_angles(view: View, u: np.ndarray | float, v: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
     """Continuous pixel coordinates of a view → (θ, φ) in degrees."""
     a = pixel_to_plane(u, view.width, view.align_corners) * math.tan(math.radians(view.hfov_deg) / 2)
     b = -pixel_to_plane(v, view.height, view.align_corners) * math.tan(math.radians(view.vfov_deg) / 2)
@@ -181,8 +195,9 @@ def view_pixel_to_angles(view: View, u: np.ndarray | float, v: np.ndarray | floa
     return vectors_to_angles(cam @ rotation(view).T)
 
 
-def angles_to_view_pixel(view: View, theta_deg: np.ndarray | float, phi_deg: np.ndarray | float
-                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def angles_to_view_pixel(
+    view: View, theta_deg: np.ndarray | float, phi_deg: np.ndarray | float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(θ, φ) → continuous pixel coordinates of a view and whether the point is inside the image.
 
     Points behind the camera get NaN coordinates and `inside` False.
@@ -199,14 +214,16 @@ def angles_to_view_pixel(view: View, theta_deg: np.ndarray | float, phi_deg: np.
     return u, v, np.asarray(inside)
 
 
-def angles_to_cube_pixel(theta_deg: np.ndarray | float, phi_deg: np.ndarray | float, face_width: int,
-                         align_corners: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def angles_to_cube_pixel(
+    theta_deg: np.ndarray | float, phi_deg: np.ndarray | float, face_width: int, align_corners: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(θ, φ) → (face index into `FACES`, u, v): the face the direction crosses and its pixel there."""
     return _vectors_to_cube_pixel(angles_to_vectors(theta_deg, phi_deg), face_width, align_corners)
 
 
-def cube_pixel_to_angles(face: str, u: np.ndarray | float, v: np.ndarray | float, face_width: int,
-                         align_corners: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def cube_pixel_to_angles(
+    face: str, u: np.ndarray | float, v: np.ndarray | float, face_width: int, align_corners: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Continuous pixel coordinates on a cube face → (θ, φ) in degrees."""
     return view_pixel_to_angles(face_view(face, face_width, align_corners), u, v)
 
@@ -224,8 +241,9 @@ def erp_grid(view: View, erp_width: int, erp_height: int) -> tuple[np.ndarray, n
     return map_x, map_y
 
 
-def cube_grid(face_width: int, erp_width: int, erp_height: int, align_corners: bool = False,
-              rows: slice | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def cube_grid(
+    face_width: int, erp_width: int, erp_height: int, align_corners: bool = False, rows: slice | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For the ERP pixel centres of `rows` (all by default): face index (uint8) and face remap grid (float32)."""
     rows = slice(0, erp_height) if rows is None else rows
     theta = np.radians(-180.0 + (np.arange(erp_width) + 0.5) / erp_width * 360.0)[None, :]
@@ -275,16 +293,19 @@ def row_bands(height: int, width: int) -> Iterator[slice]:
         yield slice(start, min(height, start + step))
 
 
-def _erp_grid_band(view: View, erp_width: int, erp_height: int, rows: slice, map_x: np.ndarray, map_y: np.ndarray
-                   ) -> None:
+def _erp_grid_band(
+    view: View, erp_width: int, erp_height: int, rows: slice, map_x: np.ndarray, map_y: np.ndarray
+) -> None:
     """Fill one band of the grid: float32 on broadcast rows × columns (float32 atan2 is vectorised, ~1e-7 rad)."""
     u = np.arange(view.width, dtype=np.float64) + 0.5
     v = np.arange(rows.start, rows.stop, dtype=np.float64) + 0.5
     a = pixel_to_plane(u, view.width, view.align_corners) * math.tan(math.radians(view.hfov_deg) / 2)
     b = -pixel_to_plane(v, view.height, view.align_corners) * math.tan(math.radians(view.vfov_deg) / 2)
     rot = rotation(view)
-    x, y, z = ((rot[k, 0] * a + rot[k, 2]).astype(np.float32)[None, :] + (rot[k, 1] * b).astype(np.float32)[:, None]
-               for k in range(3))
+    x, y, z = (
+        (rot[k, 0] * a + rot[k, 2]).astype(np.float32)[None, :] + (rot[k, 1] * b).astype(np.float32)[:, None]
+        for k in range(3)
+    )
     np.arctan2(x, z, out=map_x)
     map_x *= np.float32(erp_width / (2 * math.pi))
     map_x += np.float32(erp_width / 2 - 0.5)
@@ -296,13 +317,15 @@ def _erp_grid_band(view: View, erp_width: int, erp_height: int, rows: slice, map
     map_y += np.float32(erp_height / 2 - 0.5)
 
 
-def _vectors_to_cube_pixel(vec: np.ndarray, face_width: int, align_corners: bool
-                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _vectors_to_cube_pixel(
+    vec: np.ndarray, face_width: int, align_corners: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return _components_to_cube_pixel(vec[..., 0], vec[..., 1], vec[..., 2], face_width, align_corners)
 
 
-def _components_to_cube_pixel(x: np.ndarray, y: np.ndarray, z: np.ndarray, face_width: int, align_corners: bool
-                              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _components_to_cube_pixel(
+    x: np.ndarray, y: np.ndarray, z: np.ndarray, face_width: int, align_corners: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The face a direction crosses (the axis of its largest component, x before y before z on ties) and its pixel.
 
     Per face the camera's right, up and forward are signed world axes (see `FACE_CENTRES`):

@@ -16,18 +16,19 @@ import math
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Hashable, Literal, Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 
 os.environ.setdefault("OPENCV_IO_ENABLE_OPENEXR", "1")
-import cv2  # noqa: E402  (the EXR switch must be set before OpenCV loads)
+import cv2
 
-from benchfoundry.core.image_decode import decode_file# noqa: E402
-from benchfoundry.core.store import write_bytes_atomic# noqa: E402
-from benchfoundry.tasks.odi import sphere_coords as sm# noqa: E402
+from benchfoundry.core.image_decode import decode_file
+from benchfoundry.core.store import write_bytes_atomic
+from benchfoundry.tasks.odi import sphere_coords as sm
 
 Interpolation = Literal["bilinear", "nearest"]
 BILINEAR_DTYPES = (np.uint8, np.uint16, np.int16, np.float32, np.float64)
@@ -104,8 +105,9 @@ def erp_to_perspective(erp: np.ndarray, view: sm.View, interpolation: Interpolat
     return sample_views(erp, [view], interpolation)[0]
 
 
-def sample_views(erp: np.ndarray, views: Sequence[sm.View], interpolation: Interpolation = "bilinear"
-                 ) -> list[np.ndarray]:
+def sample_views(
+    erp: np.ndarray, views: Sequence[sm.View], interpolation: Interpolation = "bilinear"
+) -> list[np.ndarray]:
     """Sample several views from one ERP (checked and prepared once)."""
     src, restore = _to_cv(erp, interpolation)
     height, width = _erp_size(erp)
@@ -116,30 +118,38 @@ def sample_views(erp: np.ndarray, views: Sequence[sm.View], interpolation: Inter
         out = cv2.remap(src, grid.map1, grid.map2, _CV_INTERP[interpolation], borderMode=cv2.BORDER_WRAP)
         if grid.pole_index is not None and grid.pole_index.size:
             if strip is None:
-                strip = np.stack([np.roll(src[0], width // 2, axis=0), src[0],
-                                  src[-1], np.roll(src[-1], width // 2, axis=0)])
+                strip = np.stack(
+                    [np.roll(src[0], width // 2, axis=0), src[0], src[-1], np.roll(src[-1], width // 2, axis=0)]
+                )
             patch = cv2.remap(strip, grid.pole_x, grid.pole_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)
             out.reshape(view.height * view.width, -1)[grid.pole_index] = patch.reshape(grid.pole_index.size, -1)
         outputs.append(restore(out, src))
     return outputs
 
 
-def erp_to_cubemap(erp: np.ndarray, face_width: int, interpolation: Interpolation = "bilinear",
-                   align_corners: bool = False) -> dict[str, np.ndarray]:
+def erp_to_cubemap(
+    erp: np.ndarray, face_width: int, interpolation: Interpolation = "bilinear", align_corners: bool = False
+) -> dict[str, np.ndarray]:
     """The six cube faces, keyed front, right, back, left, up, down (py360convert's F R B L U D)."""
     views = [sm.face_view(face, face_width, align_corners) for face in sm.FACES]
     return dict(zip(sm.FACES, sample_views(erp, views, interpolation)))
 
 
-def omnicot_views(erp: np.ndarray, size: int, fov_deg: float = 90.0, interpolation: Interpolation = "bilinear"
-                  ) -> dict[str, np.ndarray]:
+def omnicot_views(
+    erp: np.ndarray, size: int, fov_deg: float = 90.0, interpolation: Interpolation = "bilinear"
+) -> dict[str, np.ndarray]:
     """The six Omni-CoT views, keyed front, right, back, left, top, bottom (DESIGN §3.3)."""
     views = [sm.View.square(*sm.FACE_CENTRES[face], fov_deg, size) for face in sm.VIEW_FACES.values()]
     return dict(zip(sm.VIEW_FACES, sample_views(erp, views, interpolation)))
 
 
-def omnicot_crop_view(box: tuple[float, float, float, float], size: int, margin_deg: float = 10.0,
-                      min_fov_deg: float = 30.0, max_fov_deg: float = 120.0) -> sm.View:
+def omnicot_crop_view(
+    box: tuple[float, float, float, float],
+    size: int,
+    margin_deg: float = 10.0,
+    min_fov_deg: float = 30.0,
+    max_fov_deg: float = 120.0,
+) -> sm.View:
     """The narrow view of a grounding box normalised to the ERP (DESIGN §3.3).
 
     θ = −180° + c_x·360°, φ = 90° − c_y·180°, fov = clip(max(fov_w, fov_h) + margin, min, max).
@@ -158,16 +168,26 @@ def omnicot_crop_view(box: tuple[float, float, float, float], size: int, margin_
     return sm.View.square(-180.0 + cx * 360.0, 90.0 - cy * 180.0, fov, size)
 
 
-def omnicot_crop(erp: np.ndarray, box: tuple[float, float, float, float], size: int, margin_deg: float = 10.0,
-                 min_fov_deg: float = 30.0, max_fov_deg: float = 120.0, interpolation: Interpolation = "bilinear"
-                 ) -> tuple[np.ndarray, sm.View]:
+def omnicot_crop(
+    erp: np.ndarray,
+    box: tuple[float, float, float, float],
+    size: int,
+    margin_deg: float = 10.0,
+    min_fov_deg: float = 30.0,
+    max_fov_deg: float = 120.0,
+    interpolation: Interpolation = "bilinear",
+) -> tuple[np.ndarray, sm.View]:
     """The Omni-CoT crop of a normalised ERP box, and the view it was sampled with."""
     view = omnicot_crop_view(box, size, margin_deg, min_fov_deg, max_fov_deg)
     return erp_to_perspective(erp, view, interpolation), view
 
 
-def cubemap_to_erp(faces: Mapping[str, np.ndarray] | np.ndarray, erp_width: int,
-                   interpolation: Interpolation = "bilinear", align_corners: bool = False) -> np.ndarray:
+def cubemap_to_erp(
+    faces: Mapping[str, np.ndarray] | np.ndarray,
+    erp_width: int,
+    interpolation: Interpolation = "bilinear",
+    align_corners: bool = False,
+) -> np.ndarray:
     """An ERP of erp_width × erp_width/2 from six faces (a dict as `erp_to_cubemap` makes, or a strip).
 
     Each face is padded with one row / column of its neighbours, so bilinear samples across a
@@ -186,8 +206,10 @@ def cubemap_to_erp(faces: Mapping[str, np.ndarray] | np.ndarray, erp_width: int,
     if erp_width < 2 or erp_width % 2:
         raise ValueError(f"ERP width must be a positive even number, got {erp_width}")
     if face_width > MAX_FACE_WIDTH or erp_width >= sm.REMAP_LIMIT:
-        raise ValueError(f"face width {face_width} / ERP width {erp_width} exceed OpenCV remap's "
-                         f"{sm.REMAP_LIMIT}-pixel limit (faces up to {MAX_FACE_WIDTH} px)")
+        raise ValueError(
+            f"face width {face_width} / ERP width {erp_width} exceed OpenCV remap's "
+            f"{sm.REMAP_LIMIT}-pixel limit (faces up to {MAX_FACE_WIDTH} px)"
+        )
     stack = np.stack(parts)
     src, restore = _to_cv(stack.reshape((6 * face_width, face_width) + stack.shape[3:]), interpolation)
     atlas = _atlas(src.reshape((6, face_width, face_width) + src.shape[2:]))
@@ -211,7 +233,7 @@ def strip_to_faces_list(strip: np.ndarray) -> list[np.ndarray]:
     width = strip.shape[0]
     if strip.ndim not in (2, 3) or strip.shape[1] != 6 * width:
         raise ValueError(f"a cubemap strip must be w × 6w, got {strip.shape}")
-    return [strip[:, k * width:(k + 1) * width] for k in range(6)]
+    return [strip[:, k * width : (k + 1) * width] for k in range(6)]
 
 
 def read_erp(path: str | os.PathLike[str]) -> np.ndarray:
@@ -220,8 +242,9 @@ def read_erp(path: str | os.PathLike[str]) -> np.ndarray:
     image = decode_file(path)
     height, width = image.shape[:2]
     if width != 2 * height:
-        raise ValueError(f"{path}: {width}×{height} is not an equirectangular panorama "
-                         "(width must be twice the height)")
+        raise ValueError(
+            f"{path}: {width}×{height} is not an equirectangular panorama (width must be twice the height)"
+        )
     return image
 
 
@@ -236,8 +259,10 @@ def exr_ready(path: Path, image: np.ndarray) -> np.ndarray:
         return image
     if image.dtype in (np.float16, np.float64) or image.dtype in EXACT_IN_FLOAT32:
         return image.astype(np.float32)
-    raise ValueError(f"{path}: a {image.dtype} image does not fit OpenEXR's float32 exactly; "
-                     "write .tif instead (it keeps 32-bit integers)")
+    raise ValueError(
+        f"{path}: a {image.dtype} image does not fit OpenEXR's float32 exactly; "
+        "write .tif instead (it keeps 32-bit integers)"
+    )
 
 
 def write_image(path: str | os.PathLike[str], image: np.ndarray) -> Path:
@@ -251,18 +276,24 @@ def write_image(path: str | os.PathLike[str], image: np.ndarray) -> Path:
     if image.dtype.kind == "f" and suffix not in FLOAT_FORMATS:
         raise ValueError(f"{path}: a {image.dtype} image needs .tif or .exr (or .hdr / .pfm), not {path.suffix!r}")
     if image.dtype.kind != "f" and suffix in FLOAT_ONLY_FORMATS:
-        raise ValueError(f"{path}: {path.suffix!r} stores floats only; a {image.dtype} image would be rescaled, "
-                         "write .png or .tif (integers) instead")
+        raise ValueError(
+            f"{path}: {path.suffix!r} stores floats only; a {image.dtype} image would be rescaled, "
+            "write .png or .tif (integers) instead"
+        )
     if image.dtype != np.uint8 and suffix in EIGHT_BIT_FORMATS:
-        raise ValueError(f"{path}: {path.suffix!r} holds 8 bits per channel, a {image.dtype} image would be "
-                         "clipped; write .png or .tif (16-bit integers) or .tif / .exr (float) instead")
+        raise ValueError(
+            f"{path}: {path.suffix!r} holds 8 bits per channel, a {image.dtype} image would be "
+            "clipped; write .png or .tif (16-bit integers) or .tif / .exr (float) instead"
+        )
     if suffix == ".exr":
         image = exr_ready(path, image)
     try:
         ok, data = cv2.imencode(path.suffix, image)
     except cv2.error as exc:
-        raise ValueError(f"{path}: OpenCV cannot encode a {image.dtype} image with {image.shape[2:] or (1,)} "
-                         f"channel(s) as {path.suffix!r} ({exc.err})") from None
+        raise ValueError(
+            f"{path}: OpenCV cannot encode a {image.dtype} image with {image.shape[2:] or (1,)} "
+            f"channel(s) as {path.suffix!r} ({exc.err})"
+        ) from None
     if not ok:
         raise ValueError(f"{path}: OpenCV cannot encode a {image.dtype} image as {path.suffix!r}")
     return write_bytes_atomic(path, data.tobytes())
@@ -279,16 +310,19 @@ def _erp_size(erp: np.ndarray) -> tuple[int, int]:
     return height, width
 
 
-def _to_cv(image: np.ndarray, interpolation: Interpolation
-           ) -> tuple[np.ndarray, Callable[[np.ndarray, np.ndarray], np.ndarray]]:
+def _to_cv(
+    image: np.ndarray, interpolation: Interpolation
+) -> tuple[np.ndarray, Callable[[np.ndarray, np.ndarray], np.ndarray]]:
     """An OpenCV-ready view of the image, and a function turning a remap result back into its dtype and shape."""
     if interpolation not in _CV_INTERP:
         raise ValueError(f"interpolation must be one of {sorted(_CV_INTERP)}, got {interpolation!r}")
     dtype, channels = image.dtype, (image.shape[2:] if image.ndim == 3 else ())
     if interpolation == "bilinear":
         if dtype.type not in BILINEAR_DTYPES:
-            raise TypeError(f"bilinear sampling takes {[d.__name__ for d in BILINEAR_DTYPES]}, got {dtype}; "
-                            "use interpolation='nearest' for masks and instance ids")
+            raise TypeError(
+                f"bilinear sampling takes {[d.__name__ for d in BILINEAR_DTYPES]}, got {dtype}; "
+                "use interpolation='nearest' for masks and instance ids"
+            )
         src = np.ascontiguousarray(image)
     else:
         base = _NEAREST_AS.get(dtype.itemsize, np.int32)
@@ -358,7 +392,7 @@ def _atlas(stack: np.ndarray) -> np.ndarray:
     sides = sm.cube_neighbours(width)
     for k in range(6):
         row, col = int(_ATLAS_Y[k]) * step, int(_ATLAS_X[k]) * step
-        block = atlas[row:row + step, col:col + step]
+        block = atlas[row : row + step, col : col + step]
         block[1:-1, 1:-1] = stack[k]
         for side, (faces, rows, cols) in sides[k].items():
             values = stack[faces, rows, cols]

@@ -21,12 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.odi import SyntheticPanoramaConfig
-from benchfoundry.person.prepare import prepare_person
-from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.core.seeding import item_seed
+from benchfoundry.configs.person import PersonConfig
 from benchfoundry.core.render_spec import (
     AreaLamp,
     DayLight,
@@ -41,19 +37,36 @@ from benchfoundry.core.render_spec import (
     to_json,
     write_spec,
 )
+from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.store import spec_hash, write_json_atomic
+from benchfoundry.person.prepare import prepare_person
+from benchfoundry.tasks.common import render_client
+from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.odi.sphere_images import write_image
 
 #: Material name → (roughness, metallic).
 MATERIALS: dict[str, tuple[float, float]] = {
-    "fabric": (0.9, 0.0), "wood": (0.6, 0.0), "metal": (0.35, 1.0), "plastic": (0.4, 0.0),
-    "ceramic": (0.2, 0.0), "rubber": (0.7, 0.0), "stone": (0.85, 0.0), "paper": (0.8, 0.0),
+    "fabric": (0.9, 0.0),
+    "wood": (0.6, 0.0),
+    "metal": (0.35, 1.0),
+    "plastic": (0.4, 0.0),
+    "ceramic": (0.2, 0.0),
+    "rubber": (0.7, 0.0),
+    "stone": (0.85, 0.0),
+    "paper": (0.8, 0.0),
 }
 #: Colour name → linear RGB.
 COLOURS: dict[str, tuple[float, float, float]] = {
-    "red": (0.6, 0.05, 0.04), "blue": (0.05, 0.12, 0.55), "green": (0.08, 0.35, 0.07), "yellow": (0.75, 0.6, 0.05),
-    "brown": (0.25, 0.12, 0.05), "black": (0.02, 0.02, 0.02), "white": (0.8, 0.8, 0.8), "grey": (0.3, 0.3, 0.3),
-    "orange": (0.8, 0.25, 0.03), "purple": (0.25, 0.06, 0.4),
+    "red": (0.6, 0.05, 0.04),
+    "blue": (0.05, 0.12, 0.55),
+    "green": (0.08, 0.35, 0.07),
+    "yellow": (0.75, 0.6, 0.05),
+    "brown": (0.25, 0.12, 0.05),
+    "black": (0.02, 0.02, 0.02),
+    "white": (0.8, 0.8, 0.8),
+    "grey": (0.3, 0.3, 0.3),
+    "orange": (0.8, 0.25, 0.03),
+    "purple": (0.25, 0.06, 0.4),
 }
 #: Files of one rendered scene, beside each other in the panorama folder.
 INSTANCES_SUFFIX = ".instances.png"
@@ -104,8 +117,9 @@ def facing_yaw(x: float, y: float) -> float:
     return math.degrees(math.atan2(-x, y))
 
 
-def _standing(theta: float, dist: float, shape: str, size: tuple[float, float, float], z0: float = 0.0,
-              yaw: float | None = None) -> Part:
+def _standing(
+    theta: float, dist: float, shape: str, size: tuple[float, float, float], z0: float = 0.0, yaw: float | None = None
+) -> Part:
     x, y = polar(theta, dist)
     return Part(shape, (x, y, z0 + size[2] / 2), size, facing_yaw(x, y) if yaw is None else yaw)
 
@@ -135,9 +149,12 @@ def _living_room() -> PanoramaScene:
         Thing("lamp", "yellow", "metal", (_standing(-70, 2.5, "cylinder", (0.3, 0.3, 1.6)),)),
         Thing("television", "black", "plastic", (_standing(180, 3.35, "box", (1.2, 0.1, 0.7), z0=0.9),)),
         Thing("bookshelf", "brown", "wood", (_standing(-115, 2.6, "box", (0.9, 0.4, 1.8)),)),
-        Thing("potted plant", "green", "ceramic", (
-            _standing(120, 2.4, "cylinder", (0.4, 0.4, 0.5)),
-            _standing(120, 2.4, "sphere", (0.7, 0.7, 0.7), z0=0.45))),
+        Thing(
+            "potted plant",
+            "green",
+            "ceramic",
+            (_standing(120, 2.4, "cylinder", (0.4, 0.4, 0.5)), _standing(120, 2.4, "sphere", (0.7, 0.7, 0.7), z0=0.45)),
+        ),
         Thing("ball", "orange", "rubber", (_standing(-30, 2.2, "sphere", (0.5, 0.5, 0.5)),)),
         Thing("lamp", "white", "ceramic", (Part("sphere", (0.5, 0.4, 2.45), (0.4, 0.4, 0.4)),)),
         Thing("rug", "purple", "fabric", (Part("box", (0.2, -0.2, 0.01), (1.0, 0.7, 0.02)),)),
@@ -146,29 +163,54 @@ def _living_room() -> PanoramaScene:
         Thing("person", "", "", person=(*polar(150, 2.6), "upright")),
         Thing("sign", "white", "paper", (board,), text="EXIT", text_at=text_at),
     )
-    lighting = IndoorLight(ambient=(0.05, 0.05, 0.05), lamps=tuple(
-        AreaLamp(location=(x, y, h - 0.05), size=1.0, power=120.0) for x in (-1.5, 1.5) for y in (-1.8, 1.8)))
+    lighting = IndoorLight(
+        ambient=(0.05, 0.05, 0.05),
+        lamps=tuple(
+            AreaLamp(location=(x, y, h - 0.05), size=1.0, power=120.0) for x in (-1.5, 1.5) for y in (-1.8, 1.8)
+        ),
+    )
     return PanoramaScene("living_room", 1.5, structure, things, lighting)
 
 
 def _courtyard() -> PanoramaScene:
     r = 12.0
     structure = (("ground", Part("box", (0, 0, -0.05), (80, 80, 0.1), look=("grey", "stone"))),) + tuple(
-        (f"building{k}", Part("box", (r * math.sin(math.radians(a)), r * math.cos(math.radians(a)), 4.0),
-                              (10.0, 1.0, 8.0), -a, look=("white" if k % 2 else "brown", "stone")))
-        for k, a in enumerate(range(0, 360, 45)))
+        (
+            f"building{k}",
+            Part(
+                "box",
+                (r * math.sin(math.radians(a)), r * math.cos(math.radians(a)), 4.0),
+                (10.0, 1.0, 8.0),
+                -a,
+                look=("white" if k % 2 else "brown", "stone"),
+            ),
+        )
+        for k, a in enumerate(range(0, 360, 45))
+    )
     board, text_at = _sign(150.0, 5.0, 1.8, 1.4, 0.7)
     things = (
         Thing("car", "blue", "metal", (_standing(0, 6.5, "box", (1.8, 4.2, 1.4), yaw=90.0),)),
         Thing("bench", "brown", "wood", (_standing(90, 4.0, "box", (1.6, 0.5, 0.5)),)),
         Thing("trash can", "green", "metal", (_standing(70, 3.5, "cylinder", (0.6, 0.6, 0.9)),)),
-        Thing("tree", "green", "wood", (
-            _standing(180, 6.0, "cylinder", (0.4, 0.4, 2.5), yaw=0.0),
-            _standing(180, 6.0, "sphere", (2.4, 2.4, 2.4), z0=2.2, yaw=0.0))),
+        Thing(
+            "tree",
+            "green",
+            "wood",
+            (
+                _standing(180, 6.0, "cylinder", (0.4, 0.4, 2.5), yaw=0.0),
+                _standing(180, 6.0, "sphere", (2.4, 2.4, 2.4), z0=2.2, yaw=0.0),
+            ),
+        ),
         Thing("fire hydrant", "red", "metal", (_standing(-60, 3.0, "cylinder", (0.3, 0.3, 0.7)),)),
-        Thing("street lamp", "grey", "metal", (
-            _standing(-120, 5.0, "cylinder", (0.16, 0.16, 4.0), yaw=0.0),
-            _standing(-120, 5.0, "sphere", (0.5, 0.5, 0.5), z0=3.9, yaw=0.0))),
+        Thing(
+            "street lamp",
+            "grey",
+            "metal",
+            (
+                _standing(-120, 5.0, "cylinder", (0.16, 0.16, 4.0), yaw=0.0),
+                _standing(-120, 5.0, "sphere", (0.5, 0.5, 0.5), z0=3.9, yaw=0.0),
+            ),
+        ),
         Thing("box", "brown", "wood", (_standing(-45, 3.0, "box", (0.8, 0.8, 0.8)),)),  # spans front/left
         Thing("potted plant", "green", "ceramic", (_standing(135, 3.5, "cylinder", (0.6, 0.6, 0.8)),)),  # spans
         Thing("manhole cover", "grey", "metal", (Part("cylinder", (0.3, 0.5, 0.01), (0.8, 0.8, 0.02)),)),
@@ -176,9 +218,9 @@ def _courtyard() -> PanoramaScene:
         Thing("person", "", "", person=(*polar(-95, 4.0), "walking")),
         Thing("sign", "white", "paper", (board,), text="CAFE", text_at=text_at),
     )
-    lighting = DayLight(sun_elevation_deg=45.0, sun_bearing_deg=135.0, sun_strength=3.0, sky_strength=0.3,
-                        exposure=0.0)
+    lighting = DayLight(sun_elevation_deg=45.0, sun_bearing_deg=135.0, sun_strength=3.0, sky_strength=0.3, exposure=0.0)
     return PanoramaScene("courtyard", 1.6, structure, things, lighting)
+
 
 SCENES = {"living_room": _living_room, "courtyard": _courtyard}
 
@@ -199,12 +241,27 @@ def direction_of(point: tuple[float, float, float] | np.ndarray, camera_height_m
 
 def _primitive(part: Part, colour: str, material: str, pass_index: int = 0, name: str = "") -> Primitive:
     roughness, metallic = MATERIALS[material]
-    return Primitive(shape=part.shape, center=part.center, size=part.size, yaw_deg=part.yaw_deg, rgb=COLOURS[colour],
-                     roughness=roughness, metallic=metallic, pass_index=pass_index, name=name)
+    return Primitive(
+        shape=part.shape,
+        center=part.center,
+        size=part.size,
+        yaw_deg=part.yaw_deg,
+        rgb=COLOURS[colour],
+        roughness=roughness,
+        metallic=metallic,
+        pass_index=pass_index,
+        name=name,
+    )
 
 
-def render_spec(scene: PanoramaScene, people: dict[str, tuple[str, str, float]], settings: SyntheticPanoramaConfig,
-                seed: int, image: Path, index_npy: Path) -> tuple[PanoramaShard, list[dict[str, Any]]]:
+def render_spec(
+    scene: PanoramaScene,
+    people: dict[str, tuple[str, str, float]],
+    settings: SyntheticPanoramaConfig,
+    seed: int,
+    image: Path,
+    index_npy: Path,
+) -> tuple[PanoramaShard, list[dict[str, Any]]]:
     """The worker's spec and the ground-truth instance records.
 
     `people` maps a pose name to (mesh .npz, texture .png, body height m) written by `prepare_people`.
@@ -213,32 +270,57 @@ def render_spec(scene: PanoramaScene, people: dict[str, tuple[str, str, float]],
     for k, thing in enumerate(scene.things, start=1):
         parts = tuple(_primitive(p, *(p.look or (thing.colour, thing.material)), pass_index=k) for p in thing.parts)
         person, signs = None, ()
-        record: dict[str, Any] = {"id": k, "category": thing.category, "colour": thing.colour or None,
-                                  "material": thing.material or None, "text": thing.text}
+        record: dict[str, Any] = {
+            "id": k,
+            "category": thing.category,
+            "colour": thing.colour or None,
+            "material": thing.material or None,
+            "text": thing.text,
+        }
         if thing.person is not None:
             x, y, pose = thing.person
             mesh, texture, height = people[pose]
-            person = PersonSpec(mesh=mesh, texture=texture, pass_index=k, location=(x, y, 0.0), yaw_deg=facing_yaw(x, y))
+            person = PersonSpec(
+                mesh=mesh, texture=texture, pass_index=k, location=(x, y, 0.0), yaw_deg=facing_yaw(x, y)
+            )
             centre = np.array([x, y, height / 2])
             record["pose"] = pose
         else:
             centre = np.mean([p.center for p in thing.parts], axis=0)
         if thing.text is not None:
             board = thing.parts[0]
-            signs = (Sign(text=thing.text, center=thing.text_at or board.center, char_height=0.55 * board.size[2],
-                          yaw_deg=board.yaw_deg, rgb=COLOURS["red"]),)
+            signs = (
+                Sign(
+                    text=thing.text,
+                    center=thing.text_at or board.center,
+                    char_height=0.55 * board.size[2],
+                    yaw_deg=board.yaw_deg,
+                    rgb=COLOURS["red"],
+                ),
+            )
         theta, phi = direction_of(centre, scene.camera_height_m)
-        record.update({"position_m": [round(float(v), 4) for v in centre], "theta_deg": round(theta, 4),
-                       "phi_deg": round(phi, 4),
-                       "distance_m": round(float(np.linalg.norm(centre - [0, 0, scene.camera_height_m])), 4)})
+        record.update(
+            {
+                "position_m": [round(float(v), 4) for v in centre],
+                "theta_deg": round(theta, 4),
+                "phi_deg": round(phi, 4),
+                "distance_m": round(float(np.linalg.norm(centre - [0, 0, scene.camera_height_m])), 4),
+            }
+        )
         instances.append(PanoramaInstance(id=k, parts=parts, signs=signs, person=person))
         truth.append(record)
     spec = PanoramaShard(
-        scene=scene.name, width=settings.width,
+        scene=scene.name,
+        width=settings.width,
         engine=EngineSettings(device=settings.device, samples=settings.samples, denoise=False, max_bounces=3),
-        seed=seed, camera_height_m=scene.camera_height_m,
+        seed=seed,
+        camera_height_m=scene.camera_height_m,
         structure=tuple(_primitive(p, *p.look, name=n) for n, p in scene.structure if p.look),
-        instances=tuple(instances), light=scene.lighting, image=str(image), index_npy=str(index_npy))
+        instances=tuple(instances),
+        light=scene.lighting,
+        image=str(image),
+        index_npy=str(index_npy),
+    )
     return spec, truth
 
 
@@ -255,7 +337,8 @@ def prepare_people(person: PersonConfig, cache: Path, seed: int) -> dict[str, tu
 
 
 def index_map_from_pass(path: Path) -> np.ndarray:
-    """The object-index pass (float32 `.npy` from the worker) as uint16 ids; a value that is not an integer is an error."""
+    """The object-index pass (float32 `.npy` from the worker) as uint16 ids; a value that is not an integer is an
+    error."""
     values = np.load(path, allow_pickle=False)
     ids = np.rint(values)
     if values.ndim != 2 or not np.allclose(values, ids, atol=1e-3) or ids.min() < 0 or ids.max() > 65535:
@@ -263,14 +346,16 @@ def index_map_from_pass(path: Path) -> np.ndarray:
     return ids.astype(np.uint16)
 
 
-def render_scene(name: str, folder: Path, settings: SyntheticPanoramaConfig, person: PersonConfig, seed: int,
-                 timeout_s: float) -> dict[str, Any]:
+def render_scene(
+    name: str, folder: Path, settings: SyntheticPanoramaConfig, person: PersonConfig, seed: int, timeout_s: float
+) -> dict[str, Any]:
     """Render one scene into `folder` unless its files are there with the same spec; returns a summary."""
     scene = scene_named(name)
     people = prepare_people(person, folder.parent / "_people", seed)
     work = folder.parent / "_render" / name
-    spec, truth = render_spec(scene, people, settings, item_seed(seed, "odi.synthetic", name),
-                              work / "panorama.png", work / "instances.npy")
+    spec, truth = render_spec(
+        scene, people, settings, item_seed(seed, "odi.synthetic", name), work / "panorama.png", work / "instances.npy"
+    )
     h = spec_hash({k: v for k, v in to_json(spec).items() if k not in ("image", "index_npy")})
     truth_path = folder / f"{name}{TRUTH_SUFFIX}"
     image, ids = folder / f"{name}.png", folder / f"{name}{INSTANCES_SUFFIX}"
@@ -281,13 +366,22 @@ def render_scene(name: str, folder: Path, settings: SyntheticPanoramaConfig, per
     reply = render_client.render_spec(spec_path, timeout_s=timeout_s, shards_per_worker=1)
     write_image(ids, index_map_from_pass(work / "instances.npy"))
     (work / "panorama.png").replace(image)
-    write_json_atomic(truth_path, {"scene": name, "spec_hash": h, "width": settings.width,
-                                   "camera_height_m": scene.camera_height_m, "instances": truth})
+    write_json_atomic(
+        truth_path,
+        {
+            "scene": name,
+            "spec_hash": h,
+            "width": settings.width,
+            "camera_height_m": scene.camera_height_m,
+            "instances": truth,
+        },
+    )
     return {"scene": name, "rendered": True, "seconds": reply["seconds"]}
 
 
 @shard_task
-def synthetic_panorama_task(folder: str, name: str, settings: SyntheticPanoramaConfig, person: PersonConfig,
-                            seed: int) -> dict[str, Any]:
+def synthetic_panorama_task(
+    folder: str, name: str, settings: SyntheticPanoramaConfig, person: PersonConfig, seed: int
+) -> dict[str, Any]:
     """Render one embedded scene into `folder` (skipped when its files match the spec)."""
     return render_scene(name, Path(folder), settings, person, seed, settings.render_timeout_s)

@@ -58,7 +58,7 @@ def greedy_nms(boxes: torch.Tensor, scores: torch.Tensor, iou_threshold: float) 
 
 def _has_nms() -> bool:
     try:
-        torch.ops.torchvision.nms
+        _ = torch.ops.torchvision.nms
     except (AttributeError, RuntimeError):
         return False
     return True
@@ -87,8 +87,10 @@ def ensure_torchvision_ops() -> None:
         try:
             import torchvision.extension
         except ImportError as exc:
-            raise ImportError(f"torchvision is not installed in {folder} (nor importable): run `make venv`, "
-                              f"or install it there with pip --target, or set {SITE_ENV} ({exc})") from None
+            raise ImportError(
+                f"torchvision is not installed in {folder} (nor importable): run `make venv`, "
+                f"or install it there with pip --target, or set {SITE_ENV} ({exc})"
+            ) from None
 
         if _LIB is not None:
             torchvision.extension._has_ops = lambda: True

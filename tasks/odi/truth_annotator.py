@@ -7,17 +7,18 @@ exactly; each id present on a face whose category is among the asked classes is 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.camera import mask_box
+from benchfoundry.core.image_decode import decode_file
 from benchfoundry.tasks.odi.instances import Detection
 from benchfoundry.tasks.odi.panoramas import truth_files
-from benchfoundry.tasks.odi.sphere_images import erp_to_cubemap
 from benchfoundry.tasks.odi.sphere_coords import FACES
+from benchfoundry.tasks.odi.sphere_images import erp_to_cubemap
 
 
 def load_truth(panorama: Path, shape: tuple[int, int]) -> tuple[np.ndarray, dict[int, dict[str, Any]]]:
@@ -28,8 +29,9 @@ def load_truth(panorama: Path, shape: tuple[int, int]) -> tuple[np.ndarray, dict
         raise ValueError(f"{panorama}: the truth annotator needs {ids_path.name} and {json_path.name} beside it")
     ids = decode_file(ids_path)
     if ids.ndim != 2 or ids.dtype not in (np.uint8, np.uint16) or ids.shape != shape:
-        raise ValueError(f"{ids_path}: expected a one-channel 8/16-bit id map of {shape[1]}×{shape[0]}, "
-                         f"got {ids.dtype} {ids.shape}")
+        raise ValueError(
+            f"{ids_path}: expected a one-channel 8/16-bit id map of {shape[1]}×{shape[0]}, got {ids.dtype} {ids.shape}"
+        )
     try:
         records = {int(r["id"]): r for r in json.loads(json_path.read_text())["instances"]}
     except (ValueError, KeyError, TypeError) as exc:
@@ -37,8 +39,9 @@ def load_truth(panorama: Path, shape: tuple[int, int]) -> tuple[np.ndarray, dict
     return ids, records
 
 
-def truth_detections(ids: np.ndarray, records: dict[int, dict[str, Any]], face_width: int,
-                     classes: Sequence[str]) -> dict[str, list[Detection]]:
+def truth_detections(
+    ids: np.ndarray, records: dict[int, dict[str, Any]], face_width: int, classes: Sequence[str]
+) -> dict[str, list[Detection]]:
     """Per face, one detection per instance id present whose category is in `classes`."""
     wanted = set(classes)
     faces = erp_to_cubemap(ids, face_width, interpolation="nearest")

@@ -4,8 +4,8 @@ measured px/m (mask height ÷ body height) against the target, the plot and what
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +14,13 @@ import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import problem
-from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.render_spec import RigFrame, to_json
+from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.store import StageStore, atomic_path, spec_hash
+from benchfoundry.person.prepare import prepare_person
+from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor import camera_rig
 from benchfoundry.tasks.syndor.render_plan import BENCHMARK, lighting_spec, radius_label, render_settings_hash, zones
-from benchfoundry.person.prepare import prepare_person
 from benchfoundry.tasks.syndor.render_stage import fresh_dir, person_cache, run_shard, shard_spec
 
 CALIBRATION_STAGE = "calibration"
@@ -45,8 +45,14 @@ def measure_ppm(mask: np.ndarray, height_m: float, target_ppm: float) -> dict[st
     """
     extent = mask_rows(mask)
     if extent is None:
-        return {"mask_height_px": 0, "measured_ppm": None, "whole_in_frame": False, "within_tolerance": False,
-                "rel_error": None, "px_error": None}
+        return {
+            "mask_height_px": 0,
+            "measured_ppm": None,
+            "whole_in_frame": False,
+            "within_tolerance": False,
+            "rel_error": None,
+            "px_error": None,
+        }
     top, bottom = extent
     height_px = bottom - top + 1
     measured = height_px / height_m
@@ -54,15 +60,29 @@ def measure_ppm(mask: np.ndarray, height_m: float, target_ppm: float) -> dict[st
     rel_error = measured / target_ppm - 1.0
     whole = top > 0 and bottom < mask.shape[0] - 1
     within = whole and (abs(rel_error) <= CALIBRATION_REL_TOL or abs(px_error) <= CALIBRATION_PX_TOL)
-    return {"mask_height_px": int(height_px), "measured_ppm": float(measured), "whole_in_frame": bool(whole),
-            "within_tolerance": bool(within), "rel_error": float(rel_error), "px_error": float(px_error)}
+    return {
+        "mask_height_px": int(height_px),
+        "measured_ppm": float(measured),
+        "whole_in_frame": bool(whole),
+        "within_tolerance": bool(within),
+        "rel_error": float(rel_error),
+        "px_error": float(px_error),
+    }
 
 
 def calibration_hash(config: BuildConfig) -> str:
     s = config.syndor
-    return spec_hash({"render": render_settings_hash(s), "zones": zones(s), "body": config.person.body.model_dump(mode="json"),
-                      "textures": config.person.textures.model_dump(mode="json"), "scene": s.scenes[0], "seed": config.seed,
-                      "light": to_json(lighting_spec(s, CALIBRATION_LIGHTING))})
+    return spec_hash(
+        {
+            "render": render_settings_hash(s),
+            "zones": zones(s),
+            "body": config.person.body.model_dump(mode="json"),
+            "textures": config.person.textures.model_dump(mode="json"),
+            "scene": s.scenes[0],
+            "seed": config.seed,
+            "light": to_json(lighting_spec(s, CALIBRATION_LIGHTING)),
+        }
+    )
 
 
 def calibrate(config: BuildConfig, out: str) -> str:
@@ -78,8 +98,15 @@ def calibrate(config: BuildConfig, out: str) -> str:
     shard, spec = "calibration", calibration_hash(config)
     if store.is_done(shard, spec):
         return str(store.shard_path(shard))
-    person = prepare_person(config.person, config.seed, config.person.textures.ids[0], "upright", upright_pose(),
-                            UPRIGHT, person_cache(root))
+    person = prepare_person(
+        config.person,
+        config.seed,
+        config.person.textures.ids[0],
+        "upright",
+        upright_pose(),
+        UPRIGHT,
+        person_cache(root),
+    )
     lo, hi = np.array(person.vertices_min), np.array(person.vertices_max)
     height_m = float(hi[2] - lo[2])
     cameras = camera_rig.rig_cameras(s.camera.spec(), zones(s), [0.0], [0.0], person.aim)
@@ -87,14 +114,28 @@ def calibrate(config: BuildConfig, out: str) -> str:
     frames, finals, rows = [], [], []
     for cam in cameras:
         rgb, mask = store.dir / "frames" / f"{cam.zone}.png", store.dir / "frames" / f"{cam.zone}_mask.png"
-        frames.append(RigFrame(matrix_world=cam.matrix_world, seed=item_seed(config.seed, CALIBRATION_STAGE, cam.zone),
-                               light=lighting_spec(s, CALIBRATION_LIGHTING), rgb=str(tmp / rgb.name),
-                               mask=str(tmp / mask.name)))
+        frames.append(
+            RigFrame(
+                matrix_world=cam.matrix_world,
+                seed=item_seed(config.seed, CALIBRATION_STAGE, cam.zone),
+                light=lighting_spec(s, CALIBRATION_LIGHTING),
+                rgb=str(tmp / rgb.name),
+                mask=str(tmp / mask.name),
+            )
+        )
         finals += [(tmp / rgb.name, rgb), (tmp / mask.name, mask)]
-        rows.append({"zone": cam.zone, "target_ppm": cam.target_ppm, "distance_m": cam.distance_m,
-                     "radius": radius_label(cam.distance_m), "body_height_m": height_m,
-                     "target_height_px": cam.target_ppm * height_m,
-                     "img_path": str(rgb.relative_to(root / BENCHMARK)), "mask_path": str(mask.relative_to(root / BENCHMARK))})
+        rows.append(
+            {
+                "zone": cam.zone,
+                "target_ppm": cam.target_ppm,
+                "distance_m": cam.distance_m,
+                "radius": radius_label(cam.distance_m),
+                "body_height_m": height_m,
+                "target_height_px": cam.target_ppm * height_m,
+                "img_path": str(rgb.relative_to(root / BENCHMARK)),
+                "mask_path": str(mask.relative_to(root / BENCHMARK)),
+            }
+        )
     rig = shard_spec(config, person, s.scenes[0], frames)
     # The mask does not depend on samples or denoising: calibration frames render with one sample.
     rig = replace(rig, engine=replace(rig.engine, samples=1, denoise=False, image_format="PNG"))
@@ -118,8 +159,14 @@ def plot_calibration(rows: pd.DataFrame, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
     d = rows["distance_m"].to_numpy()
     target = rows["target_ppm"].to_numpy()
-    ax.fill_between(d, target * (1 - CALIBRATION_REL_TOL), target * (1 + CALIBRATION_REL_TOL), color="tab:blue",
-                    alpha=0.15, label="±2%")
+    ax.fill_between(
+        d,
+        target * (1 - CALIBRATION_REL_TOL),
+        target * (1 + CALIBRATION_REL_TOL),
+        color="tab:blue",
+        alpha=0.15,
+        label="±2%",
+    )
     ax.plot(d, target, "o-", color="tab:blue", label="target (pinhole)")
     measured = rows["measured_ppm"].astype(float).to_numpy()
     ax.plot(d, measured, "x", color="tab:red", markersize=9, label="measured (mask height / body height)")
@@ -142,11 +189,26 @@ CALIBRATION_TOLERANCE = "±2% or ±1 px of height"
 
 def calibration_summary(rows: pd.DataFrame, plot_path: str) -> dict[str, Any]:
     """What build.json records: per-distance target and measured px/m, and whether all pass."""
-    cols = ["zone", "distance_m", "target_ppm", "measured_ppm", "rel_error", "px_error", "mask_height_px",
-            "target_height_px", "body_height_m", "whole_in_frame", "within_tolerance"]
+    cols = [
+        "zone",
+        "distance_m",
+        "target_ppm",
+        "measured_ppm",
+        "rel_error",
+        "px_error",
+        "mask_height_px",
+        "target_height_px",
+        "body_height_m",
+        "whole_in_frame",
+        "within_tolerance",
+    ]
     records = json.loads(rows[cols].to_json(orient="records"))
-    return {"passed": bool(rows["within_tolerance"].all()), "tolerance": CALIBRATION_TOLERANCE,
-            "plot": plot_path, "distances": records}
+    return {
+        "passed": bool(rows["within_tolerance"].all()),
+        "tolerance": CALIBRATION_TOLERANCE,
+        "plot": plot_path,
+        "distances": records,
+    }
 
 
 def calibration_error_summary(error: str) -> dict[str, Any]:
@@ -157,10 +219,17 @@ def calibration_error_summary(error: str) -> dict[str, Any]:
 def calibration_problems(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """A problem row for a failed calibration task, and for every distance outside the tolerance."""
     failed = [problem(CALIBRATION_STAGE, "calibration", summary["error"], kind="failed")] if "error" in summary else []
-    return failed + [problem(CALIBRATION_STAGE, row["zone"],
-                    f"measured {row['measured_ppm']} px/m, target {row['target_ppm']} px/m"
-                    + ("" if row["whole_in_frame"] else ": the person is not whole in the frame"), kind="failed")
-            for row in summary["distances"] if not row["within_tolerance"]]
+    return failed + [
+        problem(
+            CALIBRATION_STAGE,
+            row["zone"],
+            f"measured {row['measured_ppm']} px/m, target {row['target_ppm']} px/m"
+            + ("" if row["whole_in_frame"] else ": the person is not whole in the frame"),
+            kind="failed",
+        )
+        for row in summary["distances"]
+        if not row["within_tolerance"]
+    ]
 
 
 def calibration_failure(summary: dict[str, Any]) -> str | None:
@@ -181,5 +250,3 @@ def calibration_failure(summary: dict[str, Any]) -> str | None:
 
 
 calibrate_task = shard_task(calibrate, name="syndor-calibrate")
-
-

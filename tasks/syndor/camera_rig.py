@@ -38,13 +38,20 @@ class RigCamera:
         return np.array([row[3] for row in self.matrix_world[:3]])
 
 
-def cam_index(azimuth_deg: float, elevation_deg: float, azimuth_step: float = 45.0,
-              elevation_step: float = 22.5, n_elevations: int = 4) -> int:
+def cam_index(
+    azimuth_deg: float,
+    elevation_deg: float,
+    azimuth_step: float = 45.0,
+    elevation_step: float = 22.5,
+    n_elevations: int = 4,
+) -> int:
     """The released camera number `az_idx·4 + el_idx`; angles off the 45° / 22.5° grid have none (ValueError)."""
     az_idx, el_idx = azimuth_deg / azimuth_step, elevation_deg / elevation_step
     if not (az_idx.is_integer() and el_idx.is_integer() and 0 <= el_idx < n_elevations):
-        raise ValueError(f"camera at azimuth {azimuth_deg}°, elevation {elevation_deg}° is off the released "
-                         f"{azimuth_step}° × {elevation_step}° grid: no camera number")
+        raise ValueError(
+            f"camera at azimuth {azimuth_deg}°, elevation {elevation_deg}° is off the released "
+            f"{azimuth_step}° × {elevation_step}° grid: no camera number"
+        )
     return int(az_idx) * n_elevations + int(el_idx)
 
 
@@ -74,11 +81,17 @@ def rig_cameras(
         for az in azimuths_deg:
             for el in elevations_deg:
                 matrix = blender_camera_to_world(camera_position(target, distance, az, el), target)
-                cameras.append(RigCamera(
-                    zone=zone, target_ppm=float(ppm), distance_m=float(distance), azimuth_deg=float(az),
-                    elevation_deg=float(el), cam_index=cam_index(az, el),
-                    matrix_world=tuple(tuple(float(x) for x in row) for row in matrix),
-                ))
+                cameras.append(
+                    RigCamera(
+                        zone=zone,
+                        target_ppm=float(ppm),
+                        distance_m=float(distance),
+                        azimuth_deg=float(az),
+                        elevation_deg=float(el),
+                        cam_index=cam_index(az, el),
+                        matrix_world=tuple(tuple(float(x) for x in row) for row in matrix),
+                    )
+                )
     return cameras
 
 

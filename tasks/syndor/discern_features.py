@@ -101,7 +101,10 @@ def _distances(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def edge_iou(
-    lightness: np.ndarray, mask: np.ndarray, threshold: float, band: int,
+    lightness: np.ndarray,
+    mask: np.ndarray,
+    threshold: float,
+    band: int,
     distances: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> float:
     """IoU of strong Sobel edges inside the dilated mask with the mask's contour band.
@@ -120,7 +123,7 @@ def edge_iou(
 
 
 def empty_features() -> dict[str, float]:
-    return {name: 0.0 for name in FEATURES + CUES}
+    return dict.fromkeys(FEATURES + CUES, 0.0)
 
 
 def image_features(

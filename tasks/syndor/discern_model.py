@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import joblib
 import numpy as np
@@ -31,7 +32,7 @@ class SoftVoteEnsemble(ClassifierMixin, BaseEstimator):
     def __init__(self, members: Sequence[Any]) -> None:
         self.members = members
 
-    def fit(self, x: np.ndarray, y: np.ndarray) -> "SoftVoteEnsemble":
+    def fit(self, x: np.ndarray, y: np.ndarray) -> SoftVoteEnsemble:
         self.fitted_ = [clone(member).fit(x, y) for member in self.members]
         self.classes_ = self.fitted_[0].classes_
         return self
@@ -48,8 +49,13 @@ def make_ensemble(cfg: ClassifierConfig, seed: int) -> SoftVoteEnsemble:
         n_estimators=cfg.rf_trees, max_depth=cfg.rf_max_depth, random_state=seed, n_jobs=cfg.n_jobs
     )
     boosted = XGBClassifier(
-        n_estimators=cfg.xgb_trees, max_depth=cfg.xgb_max_depth, learning_rate=cfg.xgb_learning_rate,
-        random_state=seed, n_jobs=cfg.n_jobs, tree_method="hist", eval_metric="logloss",
+        n_estimators=cfg.xgb_trees,
+        max_depth=cfg.xgb_max_depth,
+        learning_rate=cfg.xgb_learning_rate,
+        random_state=seed,
+        n_jobs=cfg.n_jobs,
+        tree_method="hist",
+        eval_metric="logloss",
     )
     return SoftVoteEnsemble([forest, boosted])
 
@@ -77,8 +83,12 @@ def cross_validate(x: np.ndarray, y: np.ndarray, cfg: ClassifierConfig, seed: in
     """Stratified k-fold CV of the ensemble and of a single tree: out-of-fold scores and per-fold F1."""
     counts = {str(c): int(np.sum(y == c)) for c in CLASSES}
     folds = usable_folds(y, cfg.folds)
-    report: dict[str, Any] = {"rows": int(len(y)), "class_counts": counts, "folds_requested": cfg.folds,
-                              "folds_used": folds}
+    report: dict[str, Any] = {
+        "rows": int(len(y)),
+        "class_counts": counts,
+        "folds_requested": cfg.folds,
+        "folds_used": folds,
+    }
     if folds == 0:
         report["skipped"] = f"cross-validation needs at least 2 rows of each class; class counts {counts}"
         return report

@@ -30,8 +30,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -39,12 +40,12 @@ import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.discern import DiscernConfig
-from benchfoundry.core.lighting import family
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import decode_file
-from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.core.lighting import family
 from benchfoundry.core.seeding import item_rng, item_seed
 from benchfoundry.core.store import StageStore, atomic_path, spec_hash, write_bytes_atomic, write_json_atomic
+from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor import discern_features, discern_model, isp, labels
 from benchfoundry.tasks.syndor.render_plan import empty_scene_rows
 
@@ -100,8 +101,16 @@ def feature_spec_hash(config: BuildConfig, by_path: pd.DataFrame, paths: list[st
     d = config.syndor.discern
     rows = by_path.loc[paths]
     settings = rows["render_settings_hash"].astype(str).tolist() if "render_settings_hash" in rows else []
-    return spec_hash({"seed": config.seed, "isp": isp.effective_settings(d.isp), "features": d.features.model_dump(),
-                      "paths": paths, "lighting": rows["lighting"].astype(str).tolist(), "render": settings})
+    return spec_hash(
+        {
+            "seed": config.seed,
+            "isp": isp.effective_settings(d.isp),
+            "features": d.features.model_dump(),
+            "paths": paths,
+            "lighting": rows["lighting"].astype(str).tolist(),
+            "render": settings,
+        }
+    )
 
 
 def _read_rgb(path: Path) -> np.ndarray:
@@ -110,7 +119,8 @@ def _read_rgb(path: Path) -> np.ndarray:
 
 
 def _read_mask(path: Path) -> np.ndarray:
-    """The person mask as booleans (any channel above 0); a missing, truncated or corrupt file is a ValueError naming it."""
+    """The person mask as booleans (any channel above 0); a missing, truncated or corrupt file is a ValueError
+    naming it."""
     mask = decode_file(path, cv2.IMREAD_UNCHANGED)
     return (mask.max(axis=2) if mask.ndim == 3 else mask) > 0
 
@@ -140,8 +150,9 @@ def process_frame(config: BuildConfig, root: Path, row: dict[str, Any]) -> dict[
     if family(row["lighting"]) in d.isp.apply_to:
         result = isp.run_chain(rgb, d.isp, item_rng(config.seed, "isp", img_path))
         nv_rel = nv_relpath(img_path)
-        ok, encoded = cv2.imencode(".jpg", cv2.cvtColor(result.image, cv2.COLOR_RGB2BGR),
-                                   [cv2.IMWRITE_JPEG_QUALITY, d.isp.jpeg_quality])
+        ok, encoded = cv2.imencode(
+            ".jpg", cv2.cvtColor(result.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, d.isp.jpeg_quality]
+        )
         if not ok:
             raise ValueError(f"{root / nv_rel}: JPEG encoding failed")
         write_bytes_atomic(root / nv_rel, encoded.tobytes())
@@ -150,8 +161,9 @@ def process_frame(config: BuildConfig, root: Path, row: dict[str, Any]) -> dict[
     return out
 
 
-def feature_shard(config: BuildConfig, out: str, render_manifest: str, shard_id: str, paths: list[str],
-                  spec_hash: str) -> str:
+def feature_shard(
+    config: BuildConfig, out: str, render_manifest: str, shard_id: str, paths: list[str], spec_hash: str
+) -> str:
     """Night vision and features of one shard of frames; a bad frame is reported and skipped."""
     store = StageStore(out, BENCHMARK, FEATURE_STAGE)
     if store.is_done(shard_id, spec_hash):
@@ -163,7 +175,9 @@ def feature_shard(config: BuildConfig, out: str, render_manifest: str, shard_id:
         try:
             done.append(process_frame(config, root, row))
         except ValueError as exc:
-            problems.append(problem(FEATURE_STAGE, str(row["img_path"]), str(exc), path=str(root / str(row["img_path"]))))
+            problems.append(
+                problem(FEATURE_STAGE, str(row["img_path"]), str(exc), path=str(root / str(row["img_path"])))
+            )
     frame = pd.DataFrame(done)
     if len(frame):
         frame["nv_path"] = frame["nv_path"].astype("string")
@@ -187,13 +201,15 @@ def labelling_units(features: pd.DataFrame, cfg: DiscernConfig) -> pd.DataFrame:
     for variant, rows, image_col in (("raw", raw, "img_path"), ("nv", nv, "nv_path")):
         if not len(rows):
             continue
-        unit = pd.DataFrame({
-            "image": rows[image_col].astype(str).to_numpy(),
-            "img_path": rows["img_path"].astype(str).to_numpy(),
-            "variant": variant,
-            "zone": rows["zone" if "zone" in rows else "radius"].astype(str).to_numpy(),
-            "lighting_group": rows["lighting"].map(family).to_numpy() + ("-nv" if variant == "nv" else ""),
-        })
+        unit = pd.DataFrame(
+            {
+                "image": rows[image_col].astype(str).to_numpy(),
+                "img_path": rows["img_path"].astype(str).to_numpy(),
+                "variant": variant,
+                "zone": rows["zone" if "zone" in rows else "radius"].astype(str).to_numpy(),
+                "lighting_group": rows["lighting"].map(family).to_numpy() + ("-nv" if variant == "nv" else ""),
+            }
+        )
         for name in VALUE_COLUMNS:
             unit[name] = rows[f"{variant}_{name}"].to_numpy(dtype=float)
         parts.append(unit)
@@ -247,8 +263,11 @@ def import_problems(out: str) -> list[dict[str, Any]]:
     if found is None:
         return []
     file = str(found.get("file", ""))
-    return [problem("label-import", f"{file}:{row.get('line')}", str(row.get("reason")), path=file)
-            for row in found["bad_rows"] if isinstance(row, dict)]
+    return [
+        problem("label-import", f"{file}:{row.get('line')}", str(row.get("reason")), path=file)
+        for row in found["bad_rows"]
+        if isinstance(row, dict)
+    ]
 
 
 # ---------------------------------------------------------------- classifier and labelled index
@@ -298,10 +317,17 @@ def _file_hash(path: Path) -> str | None:
 def label_spec_hash(config: BuildConfig, out: str, features_manifest: str) -> str:
     d = config.syndor.discern
     imported = labels.labels_dir(out) / labels.IMPORTED
-    return spec_hash({"version": LABELS_VERSION, "seed": config.seed, "features": _file_hash(Path(features_manifest)),
-                      "model_lighting": d.model_lighting, "labels": d.labels.model_dump(),
-                      "classifier": d.classifier.model_dump(),
-                      "imported": _file_hash(imported) if d.labels.source == "human" else None})
+    return spec_hash(
+        {
+            "version": LABELS_VERSION,
+            "seed": config.seed,
+            "features": _file_hash(Path(features_manifest)),
+            "model_lighting": d.model_lighting,
+            "labels": d.labels.model_dump(),
+            "classifier": d.classifier.model_dump(),
+            "imported": _file_hash(imported) if d.labels.source == "human" else None,
+        }
+    )
 
 
 def _assign(frame: pd.DataFrame, units: pd.DataFrame, variant: str, columns: tuple[str, str, str]) -> None:
@@ -330,20 +356,30 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
     if found is None:
         sample = label_sample(units, config)
         paths = labels.export_sample(sample, labels.labels_dir(out), d.labels)
-        return {"stopped": (
-            f"human labels needed: label the {len(sample)} images of {paths['csv']} (or import "
-            f"{paths['label_studio']} into Label Studio with {paths['label_studio_config']}), then run "
-            f"`benchfoundry syndor label-import {out} FILE` and rerun the build"), "sample": paths}
+        return {
+            "stopped": (
+                f"human labels needed: label the {len(sample)} images of {paths['csv']} (or import "
+                f"{paths['label_studio']} into Label Studio with {paths['label_studio_config']}), then run "
+                f"`benchfoundry syndor label-import {out} FILE` and rerun the build"
+            ),
+            "sample": paths,
+        }
     labelled, source = found
     seed = item_seed(config.seed, "discern-model", "ensemble")
     x = labelled[list(discern_features.FEATURES)].to_numpy(dtype=float)
     y = labelled["label"].to_numpy(dtype=int)
-    cv = discern_model.cross_validate(x, y, d.classifier, seed) if len(y) else {"rows": 0, "skipped": "no labelled units"}
+    cv = (
+        discern_model.cross_validate(x, y, d.classifier, seed)
+        if len(y)
+        else {"rows": 0, "skipped": "no labelled units"}
+    )
     notes = []
     if source == "simulated":
-        notes.append("labels come from the simulated observer (tasks/syndor/labels.py rule), not from people: "
-                     f"person height >= {d.labels.observer_min_height_px} px and Michelson contrast >= "
-                     f"{d.labels.observer_min_contrast}, lapse rate {d.labels.observer_lapse}")
+        notes.append(
+            "labels come from the simulated observer (tasks/syndor/labels.py rule), not from people: "
+            f"person height >= {d.labels.observer_min_height_px} px and Michelson contrast >= "
+            f"{d.labels.observer_min_contrast}, lapse rate {d.labels.observer_lapse}"
+        )
     model_info: dict[str, Any] = {}
     # y is empty only with no units at all: the sample of N ≥ 1 units holds ≥ 1 (labels.cochran_size),
     # and human mode with no imported unit stops above, so no unit gets a label from an absent model.
@@ -352,8 +388,12 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
         model = discern_model.fit_model(x, y, d.classifier, seed)
         if len(np.unique(y)) < 2:
             notes.append(f"single-class sample (all {int(y[0])}): every unit gets that class")
-        model_info = discern_model.save_model(model, store.dir / "model", discern_features.FEATURES,
-                                              {"seed": seed, "trained_rows": int(len(y)), "label_source": source})
+        model_info = discern_model.save_model(
+            model,
+            store.dir / "model",
+            discern_features.FEATURES,
+            {"seed": seed, "trained_rows": int(len(y)), "label_source": source},
+        )
         units["model"] = model.predict(units[list(discern_features.FEATURES)].to_numpy(dtype=float)).astype(int)
     given = dict(zip(labelled["image"], labelled["label"].astype(int)))
     units["sample_label"] = units["image"].map(given).astype("Int64")
@@ -372,19 +412,34 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
     frame.loc[empty, ["human_discernable", "label_source"]] = [0, EMPTY_LABEL_SOURCE]
     empty_nv = empty & frame["nv_path"].notna()
     frame.loc[empty_nv, [NV_LABEL_COLUMN, "label_source_nv"]] = [0, EMPTY_LABEL_SOURCE]
-    frame = frame.astype({"human_discernable": "int64", NV_LABEL_COLUMN: "Int64", "label_source": "string",
-                          "label_source_nv": "string", SAMPLE_LABEL_COLUMN: "Int64",
-                          f"{SAMPLE_LABEL_COLUMN}_nv": "Int64"})
+    frame = frame.astype(
+        {
+            "human_discernable": "int64",
+            NV_LABEL_COLUMN: "Int64",
+            "label_source": "string",
+            "label_source_nv": "string",
+            SAMPLE_LABEL_COLUMN: "Int64",
+            f"{SAMPLE_LABEL_COLUMN}_nv": "Int64",
+        }
+    )
     store.write_shard("labels", frame, spec_hash=spec)
     manifest = store.write_manifest(["labels"])
     report = {
-        "label_source": source, "notes": notes, "population": int(len(units)),
-        "sample": int(len(labelled)), "empty_scene_frames": int(empty.sum()),
+        "label_source": source,
+        "notes": notes,
+        "population": int(len(units)),
+        "sample": int(len(labelled)),
+        "empty_scene_frames": int(empty.sum()),
         "model_agrees_with_sample": _agreement(units),
-        "features": list(discern_features.FEATURES), "cv": cv,
-        "label_sources": {f"{col}={k}": int(v) for col in ("label_source", "label_source_nv")
-                          for k, v in frame[col].value_counts().items()},
-        "model": model_info, "manifest": str(manifest),
+        "features": list(discern_features.FEATURES),
+        "cv": cv,
+        "label_sources": {
+            f"{col}={k}": int(v)
+            for col in ("label_source", "label_source_nv")
+            for k, v in frame[col].value_counts().items()
+        },
+        "model": model_info,
+        "manifest": str(manifest),
     }
     if "ensemble" in cv:
         report["plot"] = str(_plot_cv(cv, report_path.with_suffix(".png")))
@@ -401,8 +456,11 @@ def _agreement(units: pd.DataFrame) -> dict[str, int]:
 def _report_paths(report: dict[str, Any], convert: Callable[[str], str]) -> dict[str, Any]:
     """The report with its file paths converted: relative to the output root on disk (so a build
     gives the same bytes wherever it lies), usable paths in memory."""
-    converted = {**report, "manifest": convert(report["manifest"]),
-                 "model": {k: convert(v) for k, v in report["model"].items()}}
+    converted = {
+        **report,
+        "manifest": convert(report["manifest"]),
+        "model": {k: convert(v) for k, v in report["model"].items()},
+    }
     if "plot" in report:
         converted["plot"] = convert(report["plot"])
     return converted

@@ -13,9 +13,10 @@ frame's mean level, times the AGC gain.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -91,7 +92,7 @@ def from_opponent(opp: np.ndarray) -> np.ndarray:
     return opp @ OPPONENT
 
 
-def _bm4d_profile(cfg: IspConfig):  # noqa: ANN202 - bm4d's profile class
+def _bm4d_profile(cfg: IspConfig):
     """bm4d's 2-D profile with a 2-D FFT domain (its default 16³ domain is 10× slower on images)."""
     from bm4d.profiles import BM4DProfile2D
 
@@ -156,8 +157,9 @@ def denoise_nlmeans(lin: np.ndarray, sigma: float, cfg: IspConfig) -> np.ndarray
     """OpenCV non-local means on 16-bit linear RGB (L1 patch norm)."""
     u16 = np.clip(np.rint(lin * 65535.0), 0, 65535).astype(np.uint16)
     h = float(cfg.nlmeans_h * sigma * 65535.0)
-    out = cv2.fastNlMeansDenoising(u16, h=[h], templateWindowSize=cfg.nlmeans_template,
-                                   searchWindowSize=cfg.nlmeans_search, normType=cv2.NORM_L1)
+    out = cv2.fastNlMeansDenoising(
+        u16, h=[h], templateWindowSize=cfg.nlmeans_template, searchWindowSize=cfg.nlmeans_search, normType=cv2.NORM_L1
+    )
     return out.astype(np.float64) / 65535.0
 
 
@@ -170,8 +172,11 @@ def effective_settings(cfg: IspConfig) -> dict[str, Any]:
     """The settings that shape this chain's output: the other denoisers' parameters are left out,
     so tuning one denoiser does not redo frames built with another."""
     own = _DENOISER_FIELDS[cfg.denoiser]
-    settings = {name: value for name, value in cfg.model_dump(mode="json").items()
-                if not name.startswith(_ANY_DENOISER_FIELD) or name.startswith(own)}
+    settings = {
+        name: value
+        for name, value in cfg.model_dump(mode="json").items()
+        if not name.startswith(_ANY_DENOISER_FIELD) or name.startswith(own)
+    }
     if cfg.denoiser == "none":
         del settings["denoise_strength"]
     return settings

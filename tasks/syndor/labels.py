@@ -18,9 +18,10 @@ import csv
 import io
 import json
 import math
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -73,7 +74,7 @@ def allocate(sizes: dict[str, int], n: int) -> dict[str, int]:
     """Proportional allocation of `n` over strata of `sizes` (largest remainder, ties by key)."""
     total = sum(sizes.values())
     if total == 0:
-        return {key: 0 for key in sizes}
+        return dict.fromkeys(sizes, 0)
     exact = {key: n * size / total for key, size in sizes.items()}
     quota = {key: min(math.floor(v), sizes[key]) for key, v in exact.items()}
     spare = n - sum(quota.values())
@@ -126,8 +127,16 @@ def export_sample(sample: pd.DataFrame, directory: Path, cfg: LabelConfig) -> di
     csv_path = directory / SAMPLE_CSV
     write_bytes_atomic(csv_path, table.to_csv(index=False).encode("utf-8"))
     tasks = [
-        {"id": i + 1, "data": {"image": cfg.image_url_prefix + row.image, "image_path": row.image,
-                               "variant": row.variant, "zone": row.zone, "lighting_group": row.lighting_group}}
+        {
+            "id": i + 1,
+            "data": {
+                "image": cfg.image_url_prefix + row.image,
+                "image_path": row.image,
+                "variant": row.variant,
+                "zone": row.zone,
+                "lighting_group": row.lighting_group,
+            },
+        }
         for i, row in enumerate(table.itertuples(index=False))
     ]
     json_path = write_json_atomic(directory / SAMPLE_LS_JSON, tasks)
@@ -172,7 +181,7 @@ def _csv_rows(path: Path) -> list[Row]:
 
 def _task_image(data: dict[str, Any], prefix: str) -> str:
     image = str(data.get("image_path") or data.get("image") or "")
-    return image[len(prefix):] if prefix and image.startswith(prefix) else image
+    return image[len(prefix) :] if prefix and image.startswith(prefix) else image
 
 
 def _shape_error(task: dict[str, Any]) -> str | None:
@@ -256,12 +265,17 @@ def read_labels(path: str | Path, known_images: set[str], cfg: LabelConfig) -> I
         else:
             good.append((line, image, value))
     conflicts = _conflicts(good)
-    for line, image, value in good:
+    for line, image, _ in good:
         if image in conflicts:
             given = ", ".join(f"{'yes' if v else 'no'} on line {n}" for n, v in conflicts[image])
-            bad.append({"line": line, "image": image,
-                        "reason": f"conflicting labels for {image!r} ({given}): both refused, and a label "
-                                  "imported earlier for it is dropped"})
+            bad.append(
+                {
+                    "line": line,
+                    "image": image,
+                    "reason": f"conflicting labels for {image!r} ({given}): both refused, and a label "
+                    "imported earlier for it is dropped",
+                }
+            )
     bad.sort(key=lambda row: row["line"])
     kept = {image: value for _, image, value in good if image not in conflicts}
     frame = pd.DataFrame({"image": list(kept), "label": list(kept.values())}, columns=["image", "label"])

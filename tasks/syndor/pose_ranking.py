@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from benchfoundry.configs.syndor_poses import PoseConfig
 from benchfoundry.configs.model import EmbeddingConfig
+from benchfoundry.configs.syndor_poses import PoseConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError, user_message
 from benchfoundry.tasks.syndor.text_embed import load_embedder
@@ -52,8 +52,9 @@ def normalise_text(text: str) -> str:
     return " ".join(str(text).lower().replace("_", " ").split())
 
 
-def best_similarities(embed: Callable[[list[str]], np.ndarray], texts: Sequence[Sequence[str]],
-                      phrases: Sequence[str]) -> np.ndarray:
+def best_similarities(
+    embed: Callable[[list[str]], np.ndarray], texts: Sequence[Sequence[str]], phrases: Sequence[str]
+) -> np.ndarray:
     """(stretches, phrases): for each stretch, the best cosine similarity among its texts to each phrase
     (`embed` gives L2-normalised rows); -1 for a stretch without texts."""
     distinct = sorted({t for group in texts for t in group})
@@ -61,7 +62,7 @@ def best_similarities(embed: Callable[[list[str]], np.ndarray], texts: Sequence[
     if not distinct or not phrases:
         return scores
     vectors = np.asarray(embed(distinct + list(phrases)), dtype=np.float64)
-    sims = vectors[: len(distinct)] @ vectors[len(distinct):].T
+    sims = vectors[: len(distinct)] @ vectors[len(distinct) :].T
     row = {t: i for i, t in enumerate(distinct)}
     for s, group in enumerate(texts):
         if group:
@@ -69,8 +70,9 @@ def best_similarities(embed: Callable[[list[str]], np.ndarray], texts: Sequence[
     return scores
 
 
-def rank_candidates(scores: np.ndarray, actions: Sequence[str], min_similarity: float,
-                    top_k: int) -> dict[str, list[Candidate]]:
+def rank_candidates(
+    scores: np.ndarray, actions: Sequence[str], min_similarity: float, top_k: int
+) -> dict[str, list[Candidate]]:
     """Each stretch to its best action (the first on equal scores) when that score reaches the floor;
     per action the best `top_k`, by score then stretch index."""
     ranked: dict[str, list[Candidate]] = {a: [] for a in actions}
@@ -91,8 +93,13 @@ def parse_rating(text: str) -> float | None:
     return value if 0.0 <= value <= 10.0 else None
 
 
-def rerank(candidates: dict[str, list[Candidate]], describe: Callable[[int], str], phrases: dict[str, str],
-           prompt: str, client: ModelClient) -> tuple[dict[str, list[Candidate]], list[dict[str, Any]]]:
+def rerank(
+    candidates: dict[str, list[Candidate]],
+    describe: Callable[[int], str],
+    phrases: dict[str, str],
+    prompt: str,
+    client: ModelClient,
+) -> tuple[dict[str, list[Candidate]], list[dict[str, Any]]]:
     """Every candidate rated by the model, each action re-ordered by rating then similarity (then index);
     an action with an unrated candidate keeps its similarity order and each unrated one is a problem row."""
     jobs = [(a, c) for a, cands in candidates.items() for c in cands]
@@ -110,11 +117,14 @@ def rerank(candidates: dict[str, list[Candidate]], describe: Callable[[int], str
             why = f"no 0-10 rating in the reply {reply.text[:200]!r}"
         if rating is None:
             unrated.add(action)
-            problems.append(problem(STAGE, f"{action}: {label}", f"{why}; {action} keeps its similarity order",
-                                    kind="unrated"))
+            problems.append(
+                problem(STAGE, f"{action}: {label}", f"{why}; {action} keeps its similarity order", kind="unrated")
+            )
         rated[action].append(replace(cand, rating=rating))
-    ordered = {a: cands if a in unrated else sorted(cands, key=lambda c: (-(c.rating or 0.0), -c.score, c.index))
-               for a, cands in rated.items()}
+    ordered = {
+        a: cands if a in unrated else sorted(cands, key=lambda c: (-(c.rating or 0.0), -c.score, c.index))
+        for a, cands in rated.items()
+    }
     return ordered, problems
 
 
@@ -129,8 +139,13 @@ def embedder(config: EmbeddingConfig) -> Callable[[list[str]], np.ndarray]:
     return _embedder(config.model_dump_json())
 
 
-def rank_stretches(cfg: PoseConfig, texts: Sequence[Sequence[str]], describe: Callable[[int], str],
-                   embed: Callable[[list[str]], np.ndarray], cache_dir: str | Path | None) -> Ranking:
+def rank_stretches(
+    cfg: PoseConfig,
+    texts: Sequence[Sequence[str]],
+    describe: Callable[[int], str],
+    embed: Callable[[list[str]], np.ndarray],
+    cache_dir: str | Path | None,
+) -> Ranking:
     """Candidates per configured action for the stretches' texts (already `normalise_text`ed), rated by
     `cfg.rerank` when set (replies cached under `cache_dir`)."""
     phrases = [normalise_text(cfg.phrases[a]) for a in cfg.actions]
@@ -151,4 +166,3 @@ def describe_texts(texts: Sequence[str]) -> str:
 
 def method_name(cfg: PoseConfig) -> str:
     return "embedding+llm" if cfg.rerank is not None else "embedding"
-

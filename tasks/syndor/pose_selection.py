@@ -164,8 +164,13 @@ def _labels(entry: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     """Labels of one annotation kind: `frame_ann`/`seq_ann` (dense splits) or the lists
     `frame_anns`/`seq_anns` (several annotators, BABEL's extra_*.json)."""
     blocks = [entry.get(kind)] + list(entry.get(f"{kind}s") or [])
-    return [label for block in blocks if isinstance(block, dict) for label in (block.get("labels") or [])
-            if isinstance(label, dict)]
+    return [
+        label
+        for block in blocks
+        if isinstance(block, dict)
+        for label in (block.get("labels") or [])
+        if isinstance(label, dict)
+    ]
 
 
 def babel_stretches(babel: dict[str, dict[str, Any]]) -> list[Stretch]:
@@ -181,12 +186,21 @@ def babel_stretches(babel: dict[str, dict[str, Any]]) -> list[Stretch]:
                 continue
             start = float(label.get("start_t") or 0.0) if frame_labels else 0.0
             end = label.get("end_t") if frame_labels else None
-            found.append(Stretch(str(entry["feat_p"]), start, None if end is None else float(end),
-                                 str(label.get("proc_label") or label.get("raw_label") or ""), texts))
+            found.append(
+                Stretch(
+                    str(entry["feat_p"]),
+                    start,
+                    None if end is None else float(end),
+                    str(label.get("proc_label") or label.get("raw_label") or ""),
+                    texts,
+                )
+            )
     return found
 
 
-def babel_segments(babel: dict[str, dict[str, Any]], actions: list[str], synonyms: dict[str, list[str]]) -> list[Segment]:
+def babel_segments(
+    babel: dict[str, dict[str, Any]], actions: list[str], synonyms: dict[str, list[str]]
+) -> list[Segment]:
     """Labelled stretches matching the actions' synonyms, in key then label order."""
     found = []
     for st in babel_stretches(babel):
@@ -196,14 +210,26 @@ def babel_segments(babel: dict[str, dict[str, Any]], actions: list[str], synonym
     return found
 
 
-def ranked_segments(cfg: PoseConfig, stretches: list[Stretch], embed: Any,
-                    cache_dir: str | Path | None) -> tuple[list[Segment], list[dict[str, Any]], dict[str, int]]:
+def ranked_segments(
+    cfg: PoseConfig, stretches: list[Stretch], embed: Any, cache_dir: str | Path | None
+) -> tuple[list[Segment], list[dict[str, Any]], dict[str, int]]:
     """The stretches ranked per action by tasks/syndor/pose_ranking (best first), its problems and usage."""
-    ranking = pose_ranking.rank_stretches(cfg, [st.texts for st in stretches],
-                                          lambda i: pose_ranking.describe_texts(stretches[i].texts), embed, cache_dir)
-    segments = [Segment(action, stretches[c.index].feat_p, stretches[c.index].start_t, stretches[c.index].end_t,
-                        stretches[c.index].label, c.score, c.rating)
-                for action in cfg.actions for c in ranking.candidates[action]]
+    ranking = pose_ranking.rank_stretches(
+        cfg, [st.texts for st in stretches], lambda i: pose_ranking.describe_texts(stretches[i].texts), embed, cache_dir
+    )
+    segments = [
+        Segment(
+            action,
+            stretches[c.index].feat_p,
+            stretches[c.index].start_t,
+            stretches[c.index].end_t,
+            stretches[c.index].label,
+            c.score,
+            c.rating,
+        )
+        for action in cfg.actions
+        for c in ranking.candidates[action]
+    ]
     return segments, ranking.problems, ranking.usage
 
 
@@ -242,8 +268,9 @@ def _read_sequence(path: Path) -> tuple[np.ndarray, float]:
     return poses, fps
 
 
-def choose_segments(cfg: PoseConfig, babel: dict[str, dict[str, Any]], cache_dir: str | Path | None
-                    ) -> tuple[list[Segment], str, list[dict[str, Any]], dict[str, int]]:
+def choose_segments(
+    cfg: PoseConfig, babel: dict[str, dict[str, Any]], cache_dir: str | Path | None
+) -> tuple[list[Segment], str, list[dict[str, Any]], dict[str, int]]:
     """The segments of every action (ranked ones best first), the method that chose them, problems, usage."""
     if cfg.selection == "synonyms":
         return babel_segments(babel, cfg.actions, cfg.synonyms), "synonyms", [], {}
@@ -251,8 +278,12 @@ def choose_segments(cfg: PoseConfig, babel: dict[str, dict[str, Any]], cache_dir
         embed = pose_ranking.embedder(cfg.embedding)
     except (ValueError, ImportError, OSError) as exc:
         reason = " ".join(str(exc).split())
-        row = problem(STAGE, "poses.embedding", f"the embedding model did not load ({reason}); poses chosen by synonyms",
-                      kind="fallback")
+        row = problem(
+            STAGE,
+            "poses.embedding",
+            f"the embedding model did not load ({reason}); poses chosen by synonyms",
+            kind="fallback",
+        )
         return babel_segments(babel, cfg.actions, cfg.synonyms), f"synonyms (fallback: {reason})", [row], {}
     segments, problems, usage = ranked_segments(cfg, babel_stretches(babel), embed, cache_dir)
     return segments, pose_ranking.method_name(cfg), problems, usage
@@ -268,8 +299,12 @@ def spread_picks(groups: list[list[Any]], n: int) -> list[Any]:
             if left and counts[j] < len(group):
                 counts[j] += 1
                 left -= 1
-    return [group[k] for group, c in zip(groups, counts) if c
-            for k in np.unique(np.linspace(0, len(group) - 1, c).round().astype(int))]
+    return [
+        group[k]
+        for group, c in zip(groups, counts)
+        if c
+        for k in np.unique(np.linspace(0, len(group) - 1, c).round().astype(int))
+    ]
 
 
 def select_amass_poses(cfg: PoseConfig, cache_dir: str | Path | None = None) -> PoseSelection:
@@ -313,6 +348,7 @@ def select_amass_poses(cfg: PoseConfig, cache_dir: str | Path | None = None) -> 
         for feat_p, i in spread_picks(pooled, cfg.max_frames_per_action):
             seg = owner[action][feat_p, i]
             poses, _ = sequences[feat_p]  # type: ignore[misc]
-            selection.frames.append(PoseFrame(action, feat_p, i, amass_body_pose(poses[i]), seg.label, seg.score,
-                                              seg.rating))
+            selection.frames.append(
+                PoseFrame(action, feat_p, i, amass_body_pose(poses[i]), seg.label, seg.score, seg.rating)
+            )
     return selection

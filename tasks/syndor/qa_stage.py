@@ -28,16 +28,17 @@ import os
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable
+from typing import Any
 
 import pandas as pd
 
 from benchfoundry.configs.syndor_qa import TASK_PROMPTS, QaConfig
-from benchfoundry.core.lighting import lighting_group
 from benchfoundry.core.buildinfo import problem
-from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.core.lighting import lighting_group
 from benchfoundry.core.store import atomic_path, write_json_atomic, write_parquet_atomic
+from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor.report import write_report
 from benchfoundry.tasks.syndor.task_files import (
     EMPTY_SCENE_COLUMN,
@@ -114,7 +115,9 @@ def master_rows(frame: pd.DataFrame, root: Path, qa: QaConfig) -> tuple[list[dic
             problems.append(problem(STAGE, item, f"empty {', '.join(bad)}"))
             continue
         if not _relative_ok(text["img_path"]) or not (root / text["img_path"]).is_file():
-            problems.append(problem(STAGE, item, "image missing under the dataset root", path=str(root / text["img_path"])))
+            problems.append(
+                problem(STAGE, item, "image missing under the dataset root", path=str(root / text["img_path"]))
+            )
             continue
         if item in conflicting:
             problems.append(problem(STAGE, item, "img_path repeated with different values; every copy skipped"))
@@ -128,23 +131,31 @@ def master_rows(frame: pd.DataFrame, root: Path, qa: QaConfig) -> tuple[list[dic
             radius = math.nan
         label = 0 if empty else _label(record["human_discernable"])
         if not math.isfinite(radius) or label is None:
-            problems.append(problem(STAGE, item, f"bad radius {record['radius']!r} or human_discernable {record['human_discernable']!r}"))
+            problems.append(
+                problem(
+                    STAGE, item, f"bad radius {record['radius']!r} or human_discernable {record['human_discernable']!r}"
+                )
+            )
             continue
         nv_path = None if _blank(record.get("nv_path")) else str(record["nv_path"])
         if nv_path is not None and (not _relative_ok(nv_path) or not (root / nv_path).is_file()):
-            problems.append(problem(STAGE, item, "night-vision image missing; row kept without nv_path", path=str(root / nv_path)))
+            problems.append(
+                problem(STAGE, item, "night-vision image missing; row kept without nv_path", path=str(root / nv_path))
+            )
             nv_path = None
         nv_label = _label(record.get(NV_LABEL_COLUMN))
         seen.add(item)
-        rows.append({
-            **{c: text[c] for c in ("source_dir", "action", "scene", "lighting")},
-            "radius": radius,
-            **{c: text[c] for c in ("smplx_texture", "img_path", "mask_path", "img_name")},
-            "nv_path": nv_path,
-            "human_discernable": label,
-            "_nv_label": 0 if empty else label if nv_label is None else nv_label,
-            "_empty": empty,
-        })
+        rows.append(
+            {
+                **{c: text[c] for c in ("source_dir", "action", "scene", "lighting")},
+                "radius": radius,
+                **{c: text[c] for c in ("smplx_texture", "img_path", "mask_path", "img_name")},
+                "nv_path": nv_path,
+                "human_discernable": label,
+                "_nv_label": 0 if empty else label if nv_label is None else nv_label,
+                "_empty": empty,
+            }
+        )
     rows.sort(key=lambda r: r["img_path"])
     problems.sort(key=lambda p: (p["item"], p["reason"]))
     return rows, problems
@@ -240,7 +251,9 @@ def write_imagefolder(root: Path, files: dict[tuple[str, str], list[dict[str, An
     return final
 
 
-def presence_balance(files: dict[tuple[str, str], list[dict[str, Any]]], rows: list[dict[str, Any]], qa: QaConfig) -> dict[str, Any]:
+def presence_balance(
+    files: dict[tuple[str, str], list[dict[str, Any]]], rows: list[dict[str, Any]], qa: QaConfig
+) -> dict[str, Any]:
     """Counts of presence answers 1 / 0 per split (with the empty-scene renders among the 0s and
     the share of 0s) and per distance × split, and the empty-scene status."""
     per_split: dict[str, dict[str, Any]] = {}
@@ -249,9 +262,13 @@ def presence_balance(files: dict[tuple[str, str], list[dict[str, Any]]], rows: l
     empty_per_split["nv"] = sum(1 for r in rows if r["_empty"] and r["nv_path"] is not None)
     for split in SPLITS:
         labels = [r["human_discernable"] for r in files[("human_detection", split)]]
-        per_split[split] = {"1": labels.count(1), "0": labels.count(0), "total": len(labels),
-                            "empty_scene": empty_per_split[split],
-                            "share_0": round(labels.count(0) / len(labels), 4) if labels else None}
+        per_split[split] = {
+            "1": labels.count(1),
+            "0": labels.count(0),
+            "total": len(labels),
+            "empty_scene": empty_per_split[split],
+            "share_0": round(labels.count(0) / len(labels), 4) if labels else None,
+        }
         by_radius: dict[float, Counter[int]] = {}
         for r in files[("human_detection", split)]:
             by_radius.setdefault(r["radius"], Counter())[r["human_discernable"]] += 1
@@ -263,8 +280,10 @@ def presence_balance(files: dict[tuple[str, str], list[dict[str, Any]]], rows: l
     if not qa.empty_scene_negatives:
         note = "empty-scene negatives are off (qa.empty_scene_negatives); negatives are non-discernible frames only"
     elif empty_rows == 0:
-        note = ("qa.empty_scene_negatives is on, but the labelled manifest has no empty-scene renders "
-                "(syndor.empty_scenes off?): negatives are non-discernible frames only")
+        note = (
+            "qa.empty_scene_negatives is on, but the labelled manifest has no empty-scene renders "
+            "(syndor.empty_scenes off?): negatives are non-discernible frames only"
+        )
     else:
         note = f"{empty_rows} empty-scene renders added as 0 answers"
     return {

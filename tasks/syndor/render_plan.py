@@ -37,12 +37,12 @@ import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.syndor import SyndorConfig
+from benchfoundry.core import dori
 from benchfoundry.core import lighting as lighting_table
 from benchfoundry.core.render_spec import DayLight, EngineSettings, Light, NightLight, PinholeCamera, RigShard, to_json
 from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.store import spec_hash
 from benchfoundry.tasks.syndor import camera_rig
-from benchfoundry.core import dori
 from benchfoundry.tasks.syndor.pose_selection import PoseSelection, select_poses
 
 BENCHMARK = "syndor"
@@ -74,32 +74,58 @@ def lighting_spec(syndor: SyndorConfig, name: str) -> Light:
     entry = lighting_table.lighting(name)
     if entry.is_night:
         night = syndor.lighting.night
-        return NightLight(moon_strength=night.moon_strength, moon_elevation_deg=night.moon_elevation_deg,
-                          moon_bearing_deg=night.moon_azimuth_deg, sky_color=tuple(night.sky_color),
-                          exposure=night.exposure)
+        return NightLight(
+            moon_strength=night.moon_strength,
+            moon_elevation_deg=night.moon_elevation_deg,
+            moon_bearing_deg=night.moon_azimuth_deg,
+            sky_color=tuple(night.sky_color),
+            exposure=night.exposure,
+        )
     day = syndor.lighting.day
-    return DayLight(sun_elevation_deg=day.sun_elevation_deg[entry.family], sun_bearing_deg=entry.sun_bearing_deg,
-                    sun_strength=day.sun_strength, sky_strength=day.sky_strength, exposure=day.exposure[entry.family])
+    return DayLight(
+        sun_elevation_deg=day.sun_elevation_deg[entry.family],
+        sun_bearing_deg=entry.sun_bearing_deg,
+        sun_strength=day.sun_strength,
+        sky_strength=day.sky_strength,
+        exposure=day.exposure[entry.family],
+    )
 
 
 def pinhole_camera(syndor: SyndorConfig) -> PinholeCamera:
     spec = syndor.camera.spec()
-    return PinholeCamera(focal_mm=spec.focal_mm, sensor_height_mm=spec.sensor_height_mm,
-                         resolution_w=syndor.camera.resolution_w, resolution_h=spec.resolution_h)
+    return PinholeCamera(
+        focal_mm=spec.focal_mm,
+        sensor_height_mm=spec.sensor_height_mm,
+        resolution_w=syndor.camera.resolution_w,
+        resolution_h=spec.resolution_h,
+    )
 
 
 def engine_settings(syndor: SyndorConfig) -> EngineSettings:
     r = syndor.render
-    return EngineSettings(device=r.device, samples=r.samples, denoise=r.denoise, max_bounces=r.max_bounces,
-                          threads=r.threads, image_format=r.image_format, jpeg_quality=r.jpeg_quality,
-                          persistent_data=True)
+    return EngineSettings(
+        device=r.device,
+        samples=r.samples,
+        denoise=r.denoise,
+        max_bounces=r.max_bounces,
+        threads=r.threads,
+        image_format=r.image_format,
+        jpeg_quality=r.jpeg_quality,
+        persistent_data=True,
+    )
 
 
 def render_settings_hash(syndor: SyndorConfig) -> str:
     """Hash of what changes pixels apart from the factors: engine settings, camera, the rig's render version,
     the renderer."""
-    return spec_hash([syndor.render.engine_settings(), dataclasses.asdict(pinhole_camera(syndor)), RigShard.version,
-                      importlib.metadata.version("bpy")])
+    return spec_hash(
+        [
+            syndor.render.engine_settings(),
+            dataclasses.asdict(pinhole_camera(syndor)),
+            RigShard.version,
+            importlib.metadata.version("bpy"),
+        ]
+    )
 
 
 def zones(syndor: SyndorConfig) -> dict[str, float]:
@@ -122,8 +148,13 @@ def _rig_spec(config: BuildConfig) -> dict[str, Any]:
     """The part of every render shard's spec hash that is not a factor: render settings, zones,
     rig, body and seed."""
     s = config.syndor
-    return {"render": render_settings_hash(s), "zones": zones(s), "rig": s.rig.model_dump(mode="json"),
-            "body": config.person.body.model_dump(mode="json"), "seed": config.seed}
+    return {
+        "render": render_settings_hash(s),
+        "zones": zones(s),
+        "rig": s.rig.model_dump(mode="json"),
+        "body": config.person.body.model_dump(mode="json"),
+        "seed": config.seed,
+    }
 
 
 def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list[ShardPlan]:
@@ -134,18 +165,37 @@ def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list
     poses = select_poses(s.poses) if poses is None else poses
     check_distinct_radii(s)
     common = {**_rig_spec(config), "textures": config.person.textures.model_dump(mode="json", exclude={"ids"})}
-    action_poses = [(a, k, frame, tuple(float(x) for x in np.asarray(frame.body_pose, dtype=np.float64).reshape(-1)))
-                    for a in s.poses.actions for k, frame in enumerate(poses.of(a))]
+    action_poses = [
+        (a, k, frame, tuple(float(x) for x in np.asarray(frame.body_pose, dtype=np.float64).reshape(-1)))
+        for a in s.poses.actions
+        for k, frame in enumerate(poses.of(a))
+    ]
     plans = []
-    for scene, tex, (action, k, pose, body_pose), lighting in itertools.product(s.scenes, config.person.textures.ids, action_poses,
-                                                                                s.lightings):
-        factors = {"scene": scene, "texture": tex, "action": action, "pose": [k, pose.source, pose.frame, body_pose],
-                   "lighting": lighting, "light": to_json(lighting_spec(s, lighting))}
-        plans.append(ShardPlan(
-            shard_id=f"{scene}_t{tex:05d}_{action}_p{k:03d}_{lighting}", scene=scene, texture_id=tex, action=action,
-            pose_index=k, pose_source=pose.source, pose_frame=pose.frame, body_pose=body_pose, lighting=lighting,
-            spec_hash=spec_hash({**common, **factors}),
-        ))
+    for scene, tex, (action, k, pose, body_pose), lighting in itertools.product(
+        s.scenes, config.person.textures.ids, action_poses, s.lightings
+    ):
+        factors = {
+            "scene": scene,
+            "texture": tex,
+            "action": action,
+            "pose": [k, pose.source, pose.frame, body_pose],
+            "lighting": lighting,
+            "light": to_json(lighting_spec(s, lighting)),
+        }
+        plans.append(
+            ShardPlan(
+                shard_id=f"{scene}_t{tex:05d}_{action}_p{k:03d}_{lighting}",
+                scene=scene,
+                texture_id=tex,
+                action=action,
+                pose_index=k,
+                pose_source=pose.source,
+                pose_frame=pose.frame,
+                body_pose=body_pose,
+                lighting=lighting,
+                spec_hash=spec_hash({**common, **factors}),
+            )
+        )
     if not s.empty_scenes:
         return plans
     repeats = empty_scene_repeats(s.empty_scene_share, len(config.person.textures.ids) * len(action_poses))
@@ -185,12 +235,30 @@ def plan_empty_shards(config: BuildConfig, repeats: int) -> list[ShardPlan]:
         shard_id = empty_shard_id(scene, lighting, k)
         scene_seed = item_seed(config.seed, "empty-scene", shard_id) if k else None
         extra = {"repeat": k, "scene_seed": scene_seed} if k else {}
-        plans.append(ShardPlan(
-            shard_id=shard_id, scene=scene, texture_id=None, action=EMPTY_ACTION, pose_index=k,
-            pose_source=EMPTY_ACTION, pose_frame=None, body_pose=(), lighting=lighting,
-            spec_hash=spec_hash({**common, "scene": scene, "lighting": lighting, "light": to_json(lighting_spec(s, lighting)),
-                                 **extra}),
-            empty_scene=True, scene_seed=scene_seed))
+        plans.append(
+            ShardPlan(
+                shard_id=shard_id,
+                scene=scene,
+                texture_id=None,
+                action=EMPTY_ACTION,
+                pose_index=k,
+                pose_source=EMPTY_ACTION,
+                pose_frame=None,
+                body_pose=(),
+                lighting=lighting,
+                spec_hash=spec_hash(
+                    {
+                        **common,
+                        "scene": scene,
+                        "lighting": lighting,
+                        "light": to_json(lighting_spec(s, lighting)),
+                        **extra,
+                    }
+                ),
+                empty_scene=True,
+                scene_seed=scene_seed,
+            )
+        )
     return plans
 
 
@@ -209,8 +277,15 @@ def empty_scene_rows(frame: pd.DataFrame) -> pd.Series:
     return frame[EMPTY_SCENE_COLUMN].astype("boolean").fillna(False).astype(bool)
 
 
-def frame_paths(texture_id: int | None, action: str, scene: str, lighting: str, pose_index: int,
-                cam: camera_rig.RigCamera, ext: str = ".jpg") -> dict[str, str]:
+def frame_paths(
+    texture_id: int | None,
+    action: str,
+    scene: str,
+    lighting: str,
+    pose_index: int,
+    cam: camera_rig.RigCamera,
+    ext: str = ".jpg",
+) -> dict[str, str]:
     """Released names of one frame, relative to `<out>/syndor/`.
 
     `texture_id` None is an empty-scene frame: `SMPLitex_texture_none_empty_{scene}_{lighting}_{radius}`
@@ -219,13 +294,13 @@ def frame_paths(texture_id: int | None, action: str, scene: str, lighting: str, 
     radius = radius_label(cam.distance_m)
     person = "none_empty" if texture_id is None else f"{texture_id:05d}_{action}"
     source_dir = f"images/SMPLitex_texture_{person}_{scene}_{lighting}_{radius}"
-    img_name = (f"frame0001_cam{cam.cam_index:03d}_r{int(cam.distance_m)}"
-                f"_phi{cam.azimuth_deg:g}_theta{cam.elevation_deg:g}")
+    img_name = (
+        f"frame0001_cam{cam.cam_index:03d}_r{int(cam.distance_m)}_phi{cam.azimuth_deg:g}_theta{cam.elevation_deg:g}"
+    )
     pose = f"pose{pose_index:03d}"
     return {
-        "source_dir": source_dir, "img_name": f"{img_name}{ext}",
+        "source_dir": source_dir,
+        "img_name": f"{img_name}{ext}",
         "img_path": f"{source_dir}/{pose}/raw_images/{img_name}{ext}",
         "mask_path": f"{source_dir}/{pose}/masks/{img_name}.png",
     }
-
-

@@ -15,12 +15,12 @@ import numpy as np
 import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
-from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.render_spec import PersonSpec, RigFrame, RigShard, write_spec
+from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.store import StageStore
 from benchfoundry.person.prepare import PersonFiles, person_body, prepare_person
+from benchfoundry.tasks.common import render_client
+from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor import camera_rig
 from benchfoundry.tasks.syndor.pose_selection import BUILTIN
 from benchfoundry.tasks.syndor.render_plan import (
@@ -51,22 +51,34 @@ def empty_scene_target(config: BuildConfig, out: Path) -> np.ndarray:
     first texture's person)."""
     from benchfoundry.assets.poses import UPRIGHT, upright_pose
 
-    body = person_body(config.person, config.seed, config.person.textures.ids[0], upright_pose(), UPRIGHT,
-                       person_cache(out))
+    body = person_body(
+        config.person, config.seed, config.person.textures.ids[0], upright_pose(), UPRIGHT, person_cache(out)
+    )
     return camera_rig.aim_point(body.vertices)
 
 
-def shard_spec(config: BuildConfig, person: PersonFiles | None, scene: str, frames: list[RigFrame],
-               scene_seed: int | None = None) -> RigShard:
+def shard_spec(
+    config: BuildConfig, person: PersonFiles | None, scene: str, frames: list[RigFrame], scene_seed: int | None = None
+) -> RigShard:
     """The worker's input (render/worker.py); `person` None renders the scene without one; the
     scene's props are placed by `scene_seed` (None: the build seed)."""
     s = config.syndor
     return RigShard(
-        scene=scene, scene_seed=config.seed if scene_seed is None else scene_seed,
-        person=None if person is None else PersonSpec(mesh=str(person.mesh_npz), texture=str(person.texture_png),
-                                                      pass_index=PERSON_PASS_INDEX, mesh_sha=person.mesh_sha),
+        scene=scene,
+        scene_seed=config.seed if scene_seed is None else scene_seed,
+        person=None
+        if person is None
+        else PersonSpec(
+            mesh=str(person.mesh_npz),
+            texture=str(person.texture_png),
+            pass_index=PERSON_PASS_INDEX,
+            mesh_sha=person.mesh_sha,
+        ),
         mask_index=PERSON_PASS_INDEX,
-        camera=pinhole_camera(s), engine=engine_settings(s), frames=tuple(frames))
+        camera=pinhole_camera(s),
+        engine=engine_settings(s),
+        frames=tuple(frames),
+    )
 
 
 def run_shard(config: BuildConfig, spec: RigShard, tmp: Path, finals: list[tuple[Path, Path]]) -> dict[str, Any]:
@@ -86,8 +98,9 @@ def fresh_dir(path: Path) -> Path:
     return path
 
 
-def shard_frames(config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path
-                 ) -> tuple[RigShard, list[tuple[Path, Path]], list[dict[str, Any]]]:
+def shard_frames(
+    config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path
+) -> tuple[RigShard, list[tuple[Path, Path]], list[dict[str, Any]]]:
     """The worker spec of a shard rendering into `tmp`, the (temporary, final) file pairs, and
     the shard's index rows."""
     s = config.syndor
@@ -97,8 +110,15 @@ def shard_frames(config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path
         target = empty_scene_target(config, root)
     else:
         body_pose = np.array(plan.body_pose).reshape(23, 3)
-        person = prepare_person(config.person, config.seed, plan.texture_id, f"{plan.action}_p{plan.pose_index:03d}",
-                                body_pose, plan.action if plan.pose_source == BUILTIN else None, person_cache(root))
+        person = prepare_person(
+            config.person,
+            config.seed,
+            plan.texture_id,
+            f"{plan.action}_p{plan.pose_index:03d}",
+            body_pose,
+            plan.action if plan.pose_source == BUILTIN else None,
+            person_cache(root),
+        )
         target = person.aim
     cameras = camera_rig.rig_cameras(s.camera.spec(), zones(s), s.rig.azimuths_deg, s.rig.elevations_deg, target)
     ext = ".jpg" if s.render.image_format == "JPEG" else ".png"
@@ -110,22 +130,41 @@ def shard_frames(config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path
         frame_id = f"{plan.shard_id}/{cam.zone}/cam{cam.cam_index:03d}"
         seed = item_seed(config.seed, STAGE, frame_id)
         rgb_tmp, mask_tmp = tmp / f"{i:04d}{ext}", tmp / f"{i:04d}_mask.png"
-        frames.append(RigFrame(matrix_world=cam.matrix_world, seed=seed, light=light, rgb=str(rgb_tmp),
-                               mask=str(mask_tmp)))
+        frames.append(
+            RigFrame(matrix_world=cam.matrix_world, seed=seed, light=light, rgb=str(rgb_tmp), mask=str(mask_tmp))
+        )
         finals += [(rgb_tmp, bench_dir / names["img_path"]), (mask_tmp, bench_dir / names["mask_path"])]
-        rows.append({
-            "source_dir": names["source_dir"], "action": plan.action, "scene": plan.scene,
-            "lighting": plan.lighting, "radius": radius_label(cam.distance_m),
-            "smplx_texture": EMPTY_ACTION if plan.texture_id is None else f"SMPLitex_texture_{plan.texture_id:05d}",
-            "img_path": names["img_path"],
-            "mask_path": names["mask_path"], "img_name": names["img_name"], "nv_path": None,
-            "human_discernable": None, "zone": cam.zone, "target_ppm": cam.target_ppm, "distance_m": cam.distance_m,
-            "azimuth": cam.azimuth_deg, "elevation": cam.elevation_deg, "cam": cam.cam_index, "pose": plan.pose_index,
-            "pose_source": plan.pose_source, "pose_frame": plan.pose_frame,
-            "texture_id": plan.texture_id, "seed": seed, "render_settings_hash": settings_hash,
-            "shard": plan.shard_id, "body_path": None if person is None else str(person.mesh_npz.relative_to(bench_dir)),
-            "camera_matrix": [x for row in cam.matrix_world for x in row], EMPTY_SCENE_COLUMN: plan.empty_scene,
-        })
+        rows.append(
+            {
+                "source_dir": names["source_dir"],
+                "action": plan.action,
+                "scene": plan.scene,
+                "lighting": plan.lighting,
+                "radius": radius_label(cam.distance_m),
+                "smplx_texture": EMPTY_ACTION if plan.texture_id is None else f"SMPLitex_texture_{plan.texture_id:05d}",
+                "img_path": names["img_path"],
+                "mask_path": names["mask_path"],
+                "img_name": names["img_name"],
+                "nv_path": None,
+                "human_discernable": None,
+                "zone": cam.zone,
+                "target_ppm": cam.target_ppm,
+                "distance_m": cam.distance_m,
+                "azimuth": cam.azimuth_deg,
+                "elevation": cam.elevation_deg,
+                "cam": cam.cam_index,
+                "pose": plan.pose_index,
+                "pose_source": plan.pose_source,
+                "pose_frame": plan.pose_frame,
+                "texture_id": plan.texture_id,
+                "seed": seed,
+                "render_settings_hash": settings_hash,
+                "shard": plan.shard_id,
+                "body_path": None if person is None else str(person.mesh_npz.relative_to(bench_dir)),
+                "camera_matrix": [x for row in cam.matrix_world for x in row],
+                EMPTY_SCENE_COLUMN: plan.empty_scene,
+            }
+        )
     return shard_spec(config, person, plan.scene, frames, plan.scene_seed), finals, rows
 
 
@@ -138,14 +177,20 @@ def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:
     tmp = fresh_dir(store.dir / "_tmp" / plan.shard_id)
     spec, finals, rows = shard_frames(config, root, plan, tmp)
     reply = run_shard(config, spec, tmp, finals)
-    frame = pd.DataFrame(rows).astype({"nv_path": "string", "human_discernable": "boolean", "texture_id": "Int64",
-                                       "pose_frame": "Int64", "body_path": "string"})
-    store.write_shard(plan.shard_id, frame, spec_hash=plan.spec_hash,
-                      info={"render_seconds": round(reply["seconds"], 3)})
+    frame = pd.DataFrame(rows).astype(
+        {
+            "nv_path": "string",
+            "human_discernable": "boolean",
+            "texture_id": "Int64",
+            "pose_frame": "Int64",
+            "body_path": "string",
+        }
+    )
+    store.write_shard(
+        plan.shard_id, frame, spec_hash=plan.spec_hash, info={"render_seconds": round(reply["seconds"], 3)}
+    )
     shutil.rmtree(tmp, ignore_errors=True)
     return str(store.shard_path(plan.shard_id))
 
 
 render_shard_task = shard_task(render_shard, name="syndor-render-shard")
-
-

@@ -13,12 +13,13 @@ import json
 import os
 import re
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from benchfoundry.configs.syndor_qa import QaConfig
-from benchfoundry.core.lighting import lighting
 from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.lighting import lighting
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.syndor.task_files import read_jsonl
@@ -56,8 +57,14 @@ def report_problems(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
     except (OSError, ValueError):
         return []
     root = Path(out) / "syndor"
-    return [problem("report", str(image), "image unreadable: no thumbnail in the report", path=str(root / str(image)))
-            for image in images] if isinstance(images, list) else []
+    return (
+        [
+            problem("report", str(image), "image unreadable: no thumbnail in the report", path=str(root / str(image)))
+            for image in images
+        ]
+        if isinstance(images, list)
+        else []
+    )
 
 
 def _fmt(value: Any) -> str:
@@ -71,10 +78,16 @@ def _fmt(value: Any) -> str:
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    head = "".join(f'<th class="l">{html.escape(h)}</th>' if i == 0 else f"<th>{html.escape(h)}</th>" for i, h in enumerate(header))
+    head = "".join(
+        f'<th class="l">{html.escape(h)}</th>' if i == 0 else f"<th>{html.escape(h)}</th>" for i, h in enumerate(header)
+    )
     body = "".join(
-        "<tr>" + "".join(f'<td class="l">{html.escape(_fmt(v))}</td>' if i == 0 else f"<td>{html.escape(_fmt(v))}</td>"
-                         for i, v in enumerate(row)) + "</tr>"
+        "<tr>"
+        + "".join(
+            f'<td class="l">{html.escape(_fmt(v))}</td>' if i == 0 else f"<td>{html.escape(_fmt(v))}</td>"
+            for i, v in enumerate(row)
+        )
+        + "</tr>"
         for row in rows
     )
     return f"<table><tr>{head}</tr>{body}</table>"
@@ -126,7 +139,7 @@ def plot_counts(counts: dict[str, Counter[str]], path: Path) -> Path:
     cols = min(4, len(counts))
     rows = -(-len(counts) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3 * rows), squeeze=False)
-    for ax in axes.flat[len(counts):]:
+    for ax in axes.flat[len(counts) :]:
         ax.set_visible(False)
     for ax, (factor, counter) in zip(axes.flat, counts.items()):
         keys = sorted(counter, key=_natural)
@@ -253,12 +266,19 @@ def _section_coverage(page: _Page, rows: Sequence[dict[str, Any]]) -> None:
         plot = plot_counts(counts, page.dir / "coverage.png")
         page.add(_img(page.rel(plot), "frames per factor value"))
     for factor, counter in counts.items():
-        page.add(f"<h3>{html.escape(factor)}</h3>" + table([factor, "frames"], [(k, counter[k]) for k in sorted(counter, key=_natural)]))
+        page.add(
+            f"<h3>{html.escape(factor)}</h3>"
+            + table([factor, "frames"], [(k, counter[k]) for k in sorted(counter, key=_natural)])
+        )
 
 
 def _calibration_plot(out: Path, calibration: Any) -> Path | None:
     """The render stage's calibration plot: where its summary says, else the usual places."""
-    named = [out / calibration["plot"]] if isinstance(calibration, dict) and isinstance(calibration.get("plot"), str) else []
+    named = (
+        [out / calibration["plot"]]
+        if isinstance(calibration, dict) and isinstance(calibration.get("plot"), str)
+        else []
+    )
     for path in [*named, report_dir(out) / "calibration.png", out / "syndor" / "report" / "calibration.png"]:
         if path.is_file():
             return path
@@ -294,7 +314,11 @@ def _section_thumbs(page: _Page, split_rows: dict[str, list[dict[str, Any]]]) ->
         for split in SPLITS:
             rows = [r for r in split_rows[split] if r["radius"] == radius]
             picked = _sample(rows, page.qa.thumbs_per_cell, page.seed, f"{radius}|{split}")
-            cells.append('<td class="grid">' + "".join(page.thumb(r["img_path"], f"{split} {radius:g} m") for r in picked) + "</td>")
+            cells.append(
+                '<td class="grid">'
+                + "".join(page.thumb(r["img_path"], f"{split} {radius:g} m") for r in picked)
+                + "</td>"
+            )
         body.append(f'<tr><td class="l">{radius:g} m</td>{"".join(cells)}</tr>')
     page.add(f'<table><tr><th class="l">distance</th>{header}</tr>{"".join(body)}</table>')
 
@@ -308,7 +332,7 @@ def _section_pairs(page: _Page, split_rows: dict[str, list[dict[str, Any]]]) -> 
         return
     rows = [
         f'<tr><td class="l">{r["radius"]:g} m, {html.escape(r["lighting"])}</td>'
-        f'<td>{page.thumb(r["raw_img_path"], "raw")}</td><td>{page.thumb(r["img_path"], "night vision")}</td></tr>'
+        f"<td>{page.thumb(r['raw_img_path'], 'raw')}</td><td>{page.thumb(r['img_path'], 'night vision')}</td></tr>"
         for r in picked
     ]
     page.add(f'<table><tr><th class="l">frame</th><th>raw</th><th>night vision</th></tr>{"".join(rows)}</table>')
@@ -316,9 +340,13 @@ def _section_pairs(page: _Page, split_rows: dict[str, list[dict[str, Any]]]) -> 
 
 def _is_matrix(value: Any) -> bool:
     """A non-empty list of equally long, non-empty lists of numbers (a confusion matrix)."""
-    return (isinstance(value, list) and bool(value) and all(isinstance(r, list) and r for r in value)
-            and len({len(r) for r in value}) == 1
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for r in value for v in r))
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(r, list) and r for r in value)
+        and len({len(r) for r in value}) == 1
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for r in value for v in r)
+    )
 
 
 def _flat(prefix: str, value: Any) -> list[tuple[str, Any]]:
@@ -368,10 +396,19 @@ def _section_balance(page: _Page, balance: dict[str, Any] | None) -> None:
         page.add('<p class="warn">No index/balance.json.</p>')
         return
     page.add(f"<p>{html.escape(balance['note'])}</p>")
-    page.add(table(["split", "answer 1", "answer 0", "of which empty scene", "total"],
-                   [(s, c["1"], c["0"], c.get("empty_scene", 0), c["total"]) for s, c in balance["per_split"].items()]))
+    page.add(
+        table(
+            ["split", "answer 1", "answer 0", "of which empty scene", "total"],
+            [(s, c["1"], c["0"], c.get("empty_scene", 0), c["total"]) for s, c in balance["per_split"].items()],
+        )
+    )
     cells = balance["per_distance_split"]
-    page.add(table(["distance (m)", "split", "answer 1", "answer 0"], [(c["radius"], c["split"], c["1"], c["0"]) for c in cells]))
+    page.add(
+        table(
+            ["distance (m)", "split", "answer 1", "answer 0"],
+            [(c["radius"], c["split"], c["1"], c["0"]) for c in cells],
+        )
+    )
     if cells:
         page.add(_img(page.rel(plot_balance(balance, page.dir / "balance.png")), "answers per distance and split"))
 
@@ -380,7 +417,9 @@ def _section_scores(page: _Page) -> None:
     scores = sorted((page.dir / "scores").glob("*.json")) if (page.dir / "scores").exists() else []
     page.add("<h2>Scores</h2>")
     if not scores:
-        page.add("<p>No predictions scored yet (<code>benchfoundry score syndor PREDICTIONS.jsonl --build DIR</code>).</p>")
+        page.add(
+            "<p>No predictions scored yet (<code>benchfoundry score syndor PREDICTIONS.jsonl --build DIR</code>).</p>"
+        )
     for path in scores:
         try:
             score = json.loads(path.read_text())
@@ -389,20 +428,40 @@ def _section_scores(page: _Page) -> None:
             page.add(f'<p class="warn">{html.escape(path.name)} is not a score file.</p>')
             continue
         model = score.get("embedding_model") or {}
-        page.add(f"<h3>{html.escape(path.stem)}</h3><p>predictions: {html.escape(str(score.get('predictions')))}; "
-                 f"{len(score.get('problems', []))} bad lines skipped; embedding model: "
-                 f"{html.escape(str(model.get('name', 'none')))}</p>")
-        page.add(table(
-            ["distance (m)", "split", "n", "invalid", "accuracy", "macro P", "macro R", "macro F1", "deployable"],
-            [(g["distance"], g["split"], g["n"], g["n_invalid"], g["accuracy"], g["macro_precision"],
-              g["macro_recall"], g["macro_f1"], g["deployable"]) for g in presence["groups"]],
-        ))
+        page.add(
+            f"<h3>{html.escape(path.stem)}</h3><p>predictions: {html.escape(str(score.get('predictions')))}; "
+            f"{len(score.get('problems', []))} bad lines skipped; embedding model: "
+            f"{html.escape(str(model.get('name', 'none')))}</p>"
+        )
+        page.add(
+            table(
+                ["distance (m)", "split", "n", "invalid", "accuracy", "macro P", "macro R", "macro F1", "deployable"],
+                [
+                    (
+                        g["distance"],
+                        g["split"],
+                        g["n"],
+                        g["n_invalid"],
+                        g["accuracy"],
+                        g["macro_precision"],
+                        g["macro_recall"],
+                        g["macro_f1"],
+                        g["deployable"],
+                    )
+                    for g in presence["groups"]
+                ],
+            )
+        )
         if any(g["distance"] != "all" for g in presence["groups"]):
             safe = re.sub(r"[^A-Za-z0-9_.-]", "_", path.stem)
             plot = plot_presence(presence["groups"], presence["deployable_accuracy"], page.dir / f"score_{safe}.png")
             page.add(_img(page.rel(plot), "presence accuracy per distance"))
-        page.add(table(["distance (m)", "split", "n", "invalid", "E5Score", "z"],
-                       [(g["distance"], g["split"], g["n"], g["n_invalid"], g["e5score"], g["z"]) for g in action["groups"]]))
+        page.add(
+            table(
+                ["distance (m)", "split", "n", "invalid", "E5Score", "z"],
+                [(g["distance"], g["split"], g["n"], g["n_invalid"], g["e5score"], g["z"]) for g in action["groups"]],
+            )
+        )
 
 
 def write_report(out: str | os.PathLike[str], qa: QaConfig, seed: int = 0, calibration: Any = None) -> Path:
@@ -432,6 +491,8 @@ def write_report(out: str | os.PathLike[str], qa: QaConfig, seed: int = 0, calib
         page.add(f'<p class="warn">{len(page.missing)} images could not be read for thumbnails.</p>')
     page.prune_thumbs()
     write_json_atomic(unreadable_path(root), sorted(set(page.missing)))
-    text = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>SynDORBench build report</title>'
-            f"<style>{_STYLE}</style></head><body>\n" + "\n".join(page.parts) + "\n</body></html>\n")
+    text = (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>SynDORBench build report</title>'
+        f"<style>{_STYLE}</style></head><body>\n" + "\n".join(page.parts) + "\n</body></html>\n"
+    )
     return write_bytes_atomic(page.dir / "index.html", text.encode("utf-8"))

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def presence_metrics(truth: Sequence[int], pred: Sequence[int]) -> dict[str, Any
     if len(truth) != len(pred):
         raise ValueError("truth and predictions differ in length")
     pairs = list(zip(truth, pred))
-    classes = sorted({t for t in truth} | {p for p in pred if p != INVALID})
+    classes = sorted(set(truth) | {p for p in pred if p != INVALID})
     per_class: dict[str, dict[str, float]] = {}
     for c in classes:
         tp = sum(1 for t, p in pairs if t == c and p == c)
@@ -55,11 +56,18 @@ def presence_metrics(truth: Sequence[int], pred: Sequence[int]) -> dict[str, Any
         fn = sum(1 for t, p in pairs if t == c and p != c)
         precision, recall = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
         per_class[str(c)] = {
-            "tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall,
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "precision": precision,
+            "recall": recall,
             "f1": _ratio(2 * precision * recall, precision + recall),
         }
     n = len(pairs)
-    macro = {k: (float(np.mean([m[k] for m in per_class.values()])) if per_class else 0.0) for k in ("precision", "recall", "f1")}
+    macro = {
+        k: (float(np.mean([m[k] for m in per_class.values()])) if per_class else 0.0)
+        for k in ("precision", "recall", "f1")
+    }
     return {
         "n": n,
         "n_invalid": sum(1 for p in pred if p == INVALID),
@@ -85,7 +93,9 @@ def _sort_key(key: tuple[Any, str]) -> tuple[int, float, int, str]:
     return (radius == ALL, 0.0 if radius == ALL else float(radius), split_rank, split)
 
 
-def grouped(items: Iterable[dict[str, Any]], summarise: Callable[[list[dict[str, Any]]], dict[str, Any]]) -> list[dict[str, Any]]:
+def grouped(
+    items: Iterable[dict[str, Any]], summarise: Callable[[list[dict[str, Any]]], dict[str, Any]]
+) -> list[dict[str, Any]]:
     """`summarise` applied per distance × split, per split, per distance and overall, in a stable order."""
     groups: dict[tuple[Any, str], list[dict[str, Any]]] = {}
     for item in items:
@@ -96,6 +106,7 @@ def grouped(items: Iterable[dict[str, Any]], summarise: Callable[[list[dict[str,
 
 def presence_groups(items: Iterable[dict[str, Any]], deployable: float) -> list[dict[str, Any]]:
     """Items carry `truth`, `pred` (parsed), `radius`, `split`."""
+
     def summarise(group: list[dict[str, Any]]) -> dict[str, Any]:
         metrics = presence_metrics([i["truth"] for i in group], [i["pred"] for i in group])
         return {**metrics, "deployable": metrics["accuracy"] >= deployable}
@@ -136,7 +147,11 @@ def score_actions(items: list[dict[str, Any]], embed: Embed | None) -> dict[str,
     valid = [i for i in items if i["prediction"].strip()]
     if valid and embed is None:
         raise ValueError("action predictions need an embedding model")
-    scores = e5_scores([i["prediction"].strip() for i in valid], [action_text(i["truth"]) for i in valid], embed) if valid else []
+    scores = (
+        e5_scores([i["prediction"].strip() for i in valid], [action_text(i["truth"]) for i in valid], embed)
+        if valid
+        else []
+    )
     by_id = {id(i): float(s) for i, s in zip(valid, scores)}
     values = [by_id.get(id(i), 0.0) for i in items]
     z = np.full(len(items), np.nan)
@@ -156,13 +171,16 @@ def score_actions(items: list[dict[str, Any]], embed: Embed | None) -> dict[str,
             "z": float(np.mean(zs)) + 0.0 if zs else None,
         }
 
-    return {"groups": grouped(scored, summarise), "z_reference": reference,
-            "items": [{"img_path": i.get("img_path"), "radius": i["radius"], "split": i["split"], "e5": i["e5"]}
-                      for i in scored]}
+    return {
+        "groups": grouped(scored, summarise),
+        "z_reference": reference,
+        "items": [
+            {"img_path": i.get("img_path"), "radius": i["radius"], "split": i["split"], "e5": i["e5"]} for i in scored
+        ],
+    }
 
 
-def zscores_across_models(actions: dict[str, dict[str, Any]],
-                          tol: float = 1e-6) -> dict[str, dict[str, float | None]]:
+def zscores_across_models(actions: dict[str, dict[str, Any]], tol: float = 1e-6) -> dict[str, dict[str, float | None]]:
     """Model → {distance: z} from several models' `score_actions` results on one build: a model's mean
     E5Score at a distance, standardised by the mean and population std of all models' items there
     (None where the spread is below `tol`)."""
@@ -227,14 +245,18 @@ def match_predictions(
             problems.append({"line": number, "reason": f"unknown img_path {row['img_path']!r} for {task}"})
             continue
         if (task, row["img_path"]) in seen:
-            problems.append({"line": number, "reason": f"second prediction for {row['img_path']!r} ({task}); first kept"})
+            problems.append(
+                {"line": number, "reason": f"second prediction for {row['img_path']!r} ({task}); first kept"}
+            )
             continue
         seen.add((task, row["img_path"]))
         matched[task].append({**item, "img_path": row["img_path"], "prediction": row["prediction"]})
     return matched, problems
 
 
-def coverage(matched: dict[str, list[dict[str, Any]]], key: dict[tuple[str, str], dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
+def coverage(
+    matched: dict[str, list[dict[str, Any]]], key: dict[tuple[str, str], dict[str, Any]]
+) -> dict[str, dict[str, dict[str, int]]]:
     """Answer-key items, predicted items and missing items per task and split."""
     table: dict[str, dict[str, dict[str, int]]] = {}
     for (task, _), item in key.items():

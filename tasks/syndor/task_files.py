@@ -16,8 +16,17 @@ from benchfoundry.configs.syndor_qa import TASK_PROMPTS
 
 #: The released master-index columns, in their released order (DESIGN §2.2).
 MASTER_COLUMNS: tuple[str, ...] = (
-    "source_dir", "action", "scene", "lighting", "radius", "smplx_texture",
-    "img_path", "mask_path", "img_name", "nv_path", "human_discernable",
+    "source_dir",
+    "action",
+    "scene",
+    "lighting",
+    "radius",
+    "smplx_texture",
+    "img_path",
+    "mask_path",
+    "img_name",
+    "nv_path",
+    "human_discernable",
 )
 #: Task-file columns: a master-index row whose `img_path` is the shown image, the raw frame, prompt, task.
 TASK_COLUMNS: tuple[str, ...] = (*MASTER_COLUMNS, "raw_img_path", "prompt", "task")
@@ -27,6 +36,8 @@ TASKS: tuple[str, ...] = tuple(TASK_PROMPTS)
 NV_LABEL_COLUMN = "human_discernable_nv"
 #: Optional manifest column marking renders without a person (presence negatives).
 EMPTY_SCENE_COLUMN = "empty_scene"
+
+
 def dataset_root(out: str | os.PathLike[str]) -> Path:
     return Path(out) / "syndor"
 
@@ -66,6 +77,9 @@ def answer_key(index: str | os.PathLike[str]) -> dict[tuple[str, str], dict[str,
                 raise FileNotFoundError(f"{path}: task file missing; run the QA export first")
             for row in read_jsonl(path):
                 if "raw_img_path" not in row:
-                    raise ValueError(f"{path}: rows lack raw_img_path (written by an older export); rerun the build to rewrite the QA files")
+                    raise ValueError(
+                        f"{path}: rows lack raw_img_path (written by an older export); "
+                        "rerun the build to rewrite the QA files"
+                    )
                 key[(task, row["img_path"])] = {"truth": answer(row, task), "radius": row["radius"], "split": split}
     return key

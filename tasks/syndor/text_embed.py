@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,8 +48,10 @@ def folder_model_name(path: str | os.PathLike[str]) -> str:
     except (OSError, ValueError, AttributeError) as exc:
         raise ValueError(f"qa.embedding.path: {config} is not a readable model config ({exc})") from exc
     if not isinstance(name, str) or not _MODEL_ID.fullmatch(name) or name.startswith("."):
-        raise ValueError(f"qa.embedding.path: {config} records no model id (_name_or_path {name!r}); "
-                         "give the model's name (--embed-name or qa.embedding.name)")
+        raise ValueError(
+            f"qa.embedding.path: {config} records no model id (_name_or_path {name!r}); "
+            "give the model's name (--embed-name or qa.embedding.name)"
+        )
     return name
 
 
@@ -77,7 +80,9 @@ class TextEmbedder:
         chunks = []
         for start in range(0, len(texts), self.batch_size):
             batch = [self.prefix + t for t in texts[start : start + self.batch_size]]
-            tokens = self.tokenizer(batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
+            tokens = self.tokenizer(
+                batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+            )
             tokens = {k: v.to(self.device) for k, v in tokens.items()}
             with torch.inference_mode():
                 hidden = self.model(**tokens).last_hidden_state
@@ -120,7 +125,9 @@ def load_embedder(config: EmbeddingConfig, field: str = "qa.embedding") -> TextE
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     if config.path is None and config.name != SHIPPED_EMBEDDING_MODEL:
-        raise ValueError(f"{field}.path: {config.name} needs a local model folder (only {SHIPPED_EMBEDDING_MODEL} ships)")
+        raise ValueError(
+            f"{field}.path: {config.name} needs a local model folder (only {SHIPPED_EMBEDDING_MODEL} ships)"
+        )
     path = Path(config.path) if config.path is not None else shipped_minilm_path()
     if not (path / "config.json").is_file():
         raise ValueError(
@@ -140,6 +147,12 @@ def load_embedder(config: EmbeddingConfig, field: str = "qa.embedding") -> TextE
     model = _on_device(model, config.device, field).eval()
     prefix = default_prefix(config.name) if config.prefix is None else config.prefix
     return TextEmbedder(
-        name=config.name, path=path, prefix=prefix, tokenizer=tokenizer, model=model,
-        batch_size=config.batch_size, max_length=config.max_length, device=config.device,
+        name=config.name,
+        path=path,
+        prefix=prefix,
+        tokenizer=tokenizer,
+        model=model,
+        batch_size=config.batch_size,
+        max_length=config.max_length,
+        device=config.device,
     )

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchfoundry.core.camera import (
+    blender_camera_to_world,
     intrinsic_matrix,
     mask_box,
-    blender_camera_to_world,
     opencv_to_blender,
     project,
     world_to_camera,
@@ -125,8 +125,12 @@ def cylinder_triangles(center: np.ndarray, size: np.ndarray, segments: int = CYL
     tris = []
     for i in range(segments):
         j = (i + 1) % segments
-        tris += [(low[i], low[j], high[j]), (low[i], high[j], high[i]),
-                 (c - [0, 0, sz / 2], low[j], low[i]), (c + [0, 0, sz / 2], high[i], high[j])]
+        tris += [
+            (low[i], low[j], high[j]),
+            (low[i], high[j], high[i]),
+            (c - [0, 0, sz / 2], low[j], low[i]),
+            (c + [0, 0, sz / 2], high[i], high[j]),
+        ]
     return np.array(tris)
 
 

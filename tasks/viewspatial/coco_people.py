@@ -52,8 +52,11 @@ def read_annotations(path: str | Path) -> dict[str, Any]:
         data = json.loads(path.read_bytes())
     except (OSError, ValueError) as exc:
         raise ValueError(f"{path}: not a readable COCO JSON file ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("images"), list) or not isinstance(
-            data.get("annotations"), list):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("images"), list)
+        or not isinstance(data.get("annotations"), list)
+    ):
         raise ValueError(f"{path}: a COCO file needs `images` and `annotations` lists")
     return data
 
@@ -72,8 +75,15 @@ def _person(image: dict[str, Any], ann: dict[str, Any]) -> Person:
     area = ann.get("area")
     if not isinstance(area, (int, float)) or area < 0:
         raise ValueError("area missing")
-    return Person(int(image["id"]), int(ann["id"]), str(image.get("file_name", "")), size,  # type: ignore[arg-type]
-                  tuple(float(v) for v in bbox), float(area), kp.reshape(17, 3))  # type: ignore[arg-type]
+    return Person(
+        int(image["id"]),
+        int(ann["id"]),
+        str(image.get("file_name", "")),
+        size,  # type: ignore[arg-type]
+        tuple(float(v) for v in bbox),
+        float(area),
+        kp.reshape(17, 3),
+    )  # type: ignore[arg-type]
 
 
 def select_people(data: dict[str, Any], cfg: CocoConfig) -> tuple[list[Person], list[dict[str, Any]]]:
@@ -117,8 +127,11 @@ def check_image(images: Path, person: Person) -> str | None:
             size = img.size
     except (OSError, SyntaxError, ValueError) as exc:
         return f"{path}: cannot read the image ({exc})"
-    return None if size == person.size else f"{path}: image is {size[0]}x{size[1]}, the annotation says " \
-                                              f"{person.size[0]}x{person.size[1]}"
+    return (
+        None
+        if size == person.size
+        else f"{path}: image is {size[0]}x{size[1]}, the annotation says {person.size[0]}x{person.size[1]}"
+    )
 
 
 class CropRejected(ValueError):
@@ -132,8 +145,7 @@ def person_crops(image: np.ndarray, person: Person) -> tuple[np.ndarray, np.ndar
     x, y, w, h = person.bbox
     x0, x1 = max(0, math.floor(x)), min(cols, math.ceil(x + w))
     y0, y1 = max(0, math.floor(y)), min(rows, math.ceil(y + h))
-    shoulders = [person.keypoints[i, 1] for i in (ori.LEFT_SHOULDER, ori.RIGHT_SHOULDER)
-                 if person.keypoints[i, 2] > 0]
+    shoulders = [person.keypoints[i, 1] for i in (ori.LEFT_SHOULDER, ori.RIGHT_SHOULDER) if person.keypoints[i, 2] > 0]
     if not shoulders:
         raise CropRejected("shoulders not labelled")
     if x1 <= x0 or y1 <= y0:
@@ -154,12 +166,23 @@ def read_rgb(path: Path) -> np.ndarray:
 
 def label_row(image_id: Any, annotation_id: Any, **fields: Any) -> dict[str, Any]:
     """One row of the labels: not kept and no label unless `fields` say otherwise."""
-    return {"image_id": image_id, "annotation_id": annotation_id, "kept": False, "reason": None, "facing": None,
-            "facing_yaw_deg": None, "head_delta_deg": None, "head_turn": None, "confidence": None, **fields}
+    return {
+        "image_id": image_id,
+        "annotation_id": annotation_id,
+        "kept": False,
+        "reason": None,
+        "facing": None,
+        "facing_yaw_deg": None,
+        "head_delta_deg": None,
+        "head_turn": None,
+        "confidence": None,
+        **fields,
+    }
 
 
-def label_person(person: Person, cfg: CocoConfig, shoulder_ratio: float,
-                 found: ori.Orientation | None = None) -> dict[str, Any]:
+def label_person(
+    person: Person, cfg: CocoConfig, shoulder_ratio: float, found: ori.Orientation | None = None
+) -> dict[str, Any]:
     """The label row of one kept person (kept false with the reason when it is rejected), from `found`
     (another estimator's body and head yaw) or else from the keypoints."""
     row = label_row(person.image_id, person.annotation_id)
@@ -171,11 +194,22 @@ def label_person(person: Person, cfg: CocoConfig, shoulder_ratio: float,
     if confidence < cfg.min_confidence:
         return {**row, "reason": "low confidence", "confidence": confidence}
     if turn is None:
-        return {**row, "reason": "head turn outside ±90°", "head_delta_deg": round(found.delta, 2),
-                "confidence": confidence}
+        return {
+            **row,
+            "reason": "head turn outside ±90°",
+            "head_delta_deg": round(found.delta, 2),
+            "confidence": confidence,
+        }
     facing = found.head if found.head.confidence > found.body.confidence else found.body
-    return {**row, "kept": True, "facing": ori.facing_label(facing.degrees), "facing_yaw_deg": round(facing.degrees, 2),
-            "head_delta_deg": round(found.delta, 2), "head_turn": turn, "confidence": confidence}
+    return {
+        **row,
+        "kept": True,
+        "facing": ori.facing_label(facing.degrees),
+        "facing_yaw_deg": round(facing.degrees, 2),
+        "head_delta_deg": round(found.delta, 2),
+        "head_turn": turn,
+        "confidence": confidence,
+    }
 
 
 def crop_orientation(found_head: Estimate, found_body: Estimate) -> ori.Orientation:
@@ -209,7 +243,7 @@ def label_with_crops(people: list[Person], images: Path, cfg: CocoConfig) -> lis
     labels = []
     for start in range(0, len(people), CHUNK):
         cropped = []
-        for person in people[start:start + CHUNK]:
+        for person in people[start : start + CHUNK]:
             row = label_row(person.image_id, person.annotation_id)
             try:
                 cropped.append((person, *person_crops(read_rgb(images / person.file_name), person)))
@@ -222,8 +256,13 @@ def label_with_crops(people: list[Person], images: Path, cfg: CocoConfig) -> lis
             head, body = found[2 * k], found[2 * k + 1]
             implausible = implausible_angle((head, body), cfg.orient_anything)
             if implausible:
-                labels.append({**label_row(person.image_id, person.annotation_id), "reason": "implausible angle",
-                               "detail": implausible})
+                labels.append(
+                    {
+                        **label_row(person.image_id, person.annotation_id),
+                        "reason": "implausible angle",
+                        "detail": implausible,
+                    }
+                )
             else:
                 labels.append(label_person(person, cfg, 0.0, crop_orientation(head, body)))
     return labels
@@ -234,8 +273,9 @@ def label_file(annotations: str | Path, images: str | Path | None, cfg: CocoConf
     return label_people(read_annotations(annotations), images, cfg)[0]
 
 
-def label_people(data: dict[str, Any], images: str | Path | None, cfg: CocoConfig) -> tuple[dict[str, Any],
-                                                                                             list[Person]]:
+def label_people(
+    data: dict[str, Any], images: str | Path | None, cfg: CocoConfig
+) -> tuple[dict[str, Any], list[Person]]:
     """`label_file`'s result for a read COCO file, and the people whose images were usable."""
     if cfg.estimator == "orient-anything" and images is None:
         raise ValueError("the orient-anything estimator reads the head and body crops: give the images folder")
@@ -246,8 +286,14 @@ def label_people(data: dict[str, Any], images: str | Path | None, cfg: CocoConfi
         if problem is None:
             usable.append(person)
         else:
-            rejected.append({"image_id": person.image_id, "annotation_id": person.annotation_id,
-                             "reason": "image unusable", "detail": problem})
+            rejected.append(
+                {
+                    "image_id": person.image_id,
+                    "annotation_id": person.annotation_id,
+                    "reason": "image unusable",
+                    "detail": problem,
+                }
+            )
     ratio = cfg.shoulder_ratio or ori.calibrate_shoulder_ratio([p.keypoints for p in usable])
     if cfg.estimator == "orient-anything":
         labels = label_with_crops(usable, Path(images), cfg)  # type: ignore[arg-type]
@@ -255,5 +301,8 @@ def label_people(data: dict[str, Any], images: str | Path | None, cfg: CocoConfi
         labels = [label_person(p, cfg, ratio) for p in usable]
     reasons = Counter(r["reason"] for r in rejected) + Counter(r["reason"] for r in labels if not r["kept"])
     rows = [label_row(**r) for r in rejected] + labels
-    return {"labels": sorted(rows, key=lambda r: (r["image_id"] is None, r["image_id"] or 0)),
-            "rejected": dict(sorted(reasons.items())), "shoulder_ratio": round(ratio, 4)}, usable
+    return {
+        "labels": sorted(rows, key=lambda r: (r["image_id"] is None, r["image_id"] or 0)),
+        "rejected": dict(sorted(reasons.items())),
+        "shoulder_ratio": round(ratio, 4),
+    }, usable

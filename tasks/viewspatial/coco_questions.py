@@ -9,7 +9,8 @@ of a bin edge makes no question. Rows have the columns of tasks/viewspatial/ques
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.core.directions import HORIZONTAL_LABELS, boundary_margin
@@ -25,24 +26,45 @@ def head_turn_margin(delta: float) -> float:
     return min(abs(delta - edge) for edge in HEAD_TURN_EDGES)
 
 
-def orientation_items(labels: Sequence[dict[str, Any]], image_of: Mapping[int, str], split: str, cfg: CocoConfig,
-                      seed: int) -> list[dict[str, Any]]:
+def orientation_items(
+    labels: Sequence[dict[str, Any]], image_of: Mapping[int, str], split: str, cfg: CocoConfig, seed: int
+) -> list[dict[str, Any]]:
     """Both questions for every kept person whose image is in `image_of` (image id → path in the benchmark)."""
     items = []
     for row in labels:
         if not row["kept"] or row["image_id"] not in image_of:
             continue
-        base = {"scene_id": f"coco:{row['image_id']}", "split": split, "image_path": [image_of[row["image_id"]]],
-                "object_ids": [int(row["annotation_id"])], "labels": ["person"], "frame_ids": []}
+        base = {
+            "scene_id": f"coco:{row['image_id']}",
+            "split": split,
+            "image_path": [image_of[row["image_id"]]],
+            "object_ids": [int(row["annotation_id"])],
+            "labels": ["person"],
+            "frame_ids": [],
+        }
         stem = f"coco:{row['image_id']}:{row['annotation_id']}"
         facing_margin = boundary_margin((-row["facing_yaw_deg"]) % 360.0)
         if facing_margin >= cfg.margin_deg:
-            items.append({**base, "item_id": f"{stem}:cam_obj", "question_type": CAM_OBJ,
-                          "question": cfg.cam_obj_template, "answer_label": row["facing"],
-                          "margin_deg": facing_margin})
+            items.append(
+                {
+                    **base,
+                    "item_id": f"{stem}:cam_obj",
+                    "question_type": CAM_OBJ,
+                    "question": cfg.cam_obj_template,
+                    "answer_label": row["facing"],
+                    "margin_deg": facing_margin,
+                }
+            )
         turn_margin = head_turn_margin(row["head_delta_deg"])
         if turn_margin >= cfg.margin_deg:
-            items.append({**base, "item_id": f"{stem}:per_obj", "question_type": PER_OBJ,
-                          "question": cfg.per_obj_template, "answer_label": row["head_turn"],
-                          "margin_deg": turn_margin})
+            items.append(
+                {
+                    **base,
+                    "item_id": f"{stem}:per_obj",
+                    "question_type": PER_OBJ,
+                    "question": cfg.per_obj_template,
+                    "answer_label": row["head_turn"],
+                    "margin_deg": turn_margin,
+                }
+            )
     return [with_options(item, HORIZONTAL_LABELS, seed) for item in items]

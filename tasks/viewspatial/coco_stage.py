@@ -20,8 +20,8 @@ import pandas as pd
 
 from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.core.buildinfo import problem
-from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
+from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial.coco_people import label_people, read_annotations
 from benchfoundry.tasks.viewspatial.coco_questions import orientation_items
 from benchfoundry.tasks.viewspatial.person_relative import candidate_items, image_objects, synthetic_items
@@ -66,8 +66,9 @@ def _faults(split: str, labels: list[dict[str, Any]], annotations: str, images: 
     return rows
 
 
-def split_items(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, seed: int) -> tuple[
-        pd.DataFrame, dict[str, Any], list[dict[str, Any]]]:
+def split_items(
+    out: str, split: str, source: dict[str, Any], cfg: CocoConfig, seed: int
+) -> tuple[pd.DataFrame, dict[str, Any], list[dict[str, Any]]]:
     """(item rows, marker info, problems) of one split."""
     data = read_annotations(source["annotations"])
     result, usable = label_people(data, source["images"], cfg)
@@ -95,11 +96,23 @@ def split_items(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, s
 def coco_task(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, seed: int) -> dict[str, Any]:
     """Labels and items of one split unless its marker says they are made from these files and settings."""
     store = StageStore(out, BENCHMARK, STAGE)
-    h = spec_hash([split, {k: _file_hash(source.get(k)) for k in ("annotations", "instances", "truth")},
-                   cfg.model_dump(mode="json"), seed])
+    h = spec_hash(
+        [
+            split,
+            {k: _file_hash(source.get(k)) for k in ("annotations", "instances", "truth")},
+            cfg.model_dump(mode="json"),
+            seed,
+        ]
+    )
     if not store.is_done(split, h):
         table, info, problems = split_items(out, split, source, cfg, seed)
         store.write_shard(split, table, spec_hash=h, problems=problems, info=info)
     marker = store.marker(split) or {}
-    return {"split": split, "items": marker.get("rows", 0), "rejected": marker.get("rejected", {}),
-            "accuracy": marker.get("accuracy"), "people": marker.get("people"), "kept": marker.get("kept")}
+    return {
+        "split": split,
+        "items": marker.get("rows", 0),
+        "rejected": marker.get("rejected", {}),
+        "accuracy": marker.get("accuracy"),
+        "people": marker.get("people"),
+        "kept": marker.get("kept"),
+    }

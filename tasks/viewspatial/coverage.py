@@ -12,9 +12,10 @@ upper bound and most frames are never re-evaluated).
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -41,8 +42,9 @@ def surface_points(vertices: np.ndarray, faces: np.ndarray, spacing: float) -> n
     chunks = [v]
     if len(f):
         a, b, c = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]
-        longest = np.max([np.linalg.norm(b - a, axis=1), np.linalg.norm(c - b, axis=1),
-                          np.linalg.norm(a - c, axis=1)], axis=0)
+        longest = np.max(
+            [np.linalg.norm(b - a, axis=1), np.linalg.norm(c - b, axis=1), np.linalg.norm(a - c, axis=1)], axis=0
+        )
         steps = np.ceil(longest / spacing).astype(np.int64)
         for n in np.unique(steps[steps > 1]):
             sel = steps == n
@@ -60,8 +62,9 @@ def scene_voxels(vertices: np.ndarray, faces: np.ndarray | None, voxel: float) -
     return np.unique(voxel_keys(surface_points(vertices, faces, voxel / 2), voxel))
 
 
-def backproject(depth_mm: np.ndarray, k_depth: np.ndarray, pose: np.ndarray,
-                depth_shift: float = 1000.0, stride: int = 1) -> np.ndarray:
+def backproject(
+    depth_mm: np.ndarray, k_depth: np.ndarray, pose: np.ndarray, depth_shift: float = 1000.0, stride: int = 1
+) -> np.ndarray:
     """World points (N,3) of the pixels with depth, every `stride`-th row and column.
 
     Pixel (u, v) at integer indices: X = (u − cx)·z/fx, Y = (v − cy)·z/fy (OpenCV camera axes),
@@ -69,7 +72,7 @@ def backproject(depth_mm: np.ndarray, k_depth: np.ndarray, pose: np.ndarray,
     """
     d = np.asarray(depth_mm)[::stride, ::stride]
     h, w = d.shape
-    v, u = np.mgrid[0:h * stride:stride, 0:w * stride:stride]
+    v, u = np.mgrid[0 : h * stride : stride, 0 : w * stride : stride]
     valid = d > 0
     z = d[valid].astype(np.float64) / depth_shift
     x = (u[valid] - k_depth[0, 2]) * z / k_depth[0, 0]
@@ -162,8 +165,9 @@ class Selection:
         return {"selected": self.selected, "coverage": self.coverage, "skipped": self.skipped}
 
 
-def iter_frame_sets(scan: Scan, scene_keys: np.ndarray, voxel: float, depth_stride: int,
-                    skipped: list[dict[str, Any]]) -> Iterator[tuple[int, np.ndarray]]:
+def iter_frame_sets(
+    scan: Scan, scene_keys: np.ndarray, voxel: float, depth_stride: int, skipped: list[dict[str, Any]]
+) -> Iterator[tuple[int, np.ndarray]]:
     """(frame id, scene-voxel indices) one frame at a time; frames that fail to read go to `skipped`."""
     k = scan.intrinsics.depth
     for fid in scan.frame_ids():

@@ -91,17 +91,27 @@ def decode(logits: torch.Tensor, rotation_bins: int = ROTATION_BINS[0]) -> list[
     polar = logits[:, a:p].argmax(dim=-1) - POLAR_BINS // 2
     rotation = logits[:, p:r].argmax(dim=-1) - rotation_bins // 2
     confidence = torch.softmax(logits[:, -CONFIDENCE_LOGITS:], dim=-1)[:, 0]
-    return [Estimate(float(az), float(po), float(ro), float(c))
-            for az, po, ro, c in zip(azimuth.tolist(), polar.tolist(), rotation.tolist(), confidence.tolist())]
+    return [
+        Estimate(float(az), float(po), float(ro), float(c))
+        for az, po, ro, c in zip(azimuth.tolist(), polar.tolist(), rotation.tolist(), confidence.tolist())
+    ]
 
 
 def processor(image_size: int) -> BitImageProcessor:
     """DINOv2's image processor (their `val_preprocess`) for `image_size` crops."""
     return BitImageProcessor(
-        do_resize=True, size={"shortest_edge": round(image_size * RESIZE_RATIO)}, resample=PILImageResampling.BICUBIC,
-        do_center_crop=True, crop_size={"height": image_size, "width": image_size}, do_rescale=True,
-        rescale_factor=1 / 255, do_normalize=True, image_mean=IMAGENET_DEFAULT_MEAN, image_std=IMAGENET_DEFAULT_STD,
-        do_convert_rgb=True)
+        do_resize=True,
+        size={"shortest_edge": round(image_size * RESIZE_RATIO)},
+        resample=PILImageResampling.BICUBIC,
+        do_center_crop=True,
+        crop_size={"height": image_size, "width": image_size},
+        do_rescale=True,
+        rescale_factor=1 / 255,
+        do_normalize=True,
+        image_mean=IMAGENET_DEFAULT_MEAN,
+        image_std=IMAGENET_DEFAULT_STD,
+        do_convert_rgb=True,
+    )
 
 
 class Estimator:
@@ -115,8 +125,9 @@ class Estimator:
         """One estimate per crop (H × W × 3 RGB or H × W grey, uint8), in order."""
         found: list[Estimate] = []
         for start in range(0, len(crops), self.batch_size):
-            images = [Image.fromarray(np.ascontiguousarray(c)).convert("RGB")
-                      for c in crops[start:start + self.batch_size]]
+            images = [
+                Image.fromarray(np.ascontiguousarray(c)).convert("RGB") for c in crops[start : start + self.batch_size]
+            ]
             pixels = self.processor(images=images, return_tensors="pt")["pixel_values"].to(self.device)
             with torch.no_grad():
                 found += decode(self.model(pixels).float().cpu(), self.model.rotation_bins)
@@ -132,12 +143,17 @@ def _check_state(state: dict[str, torch.Tensor], model: OrientAnything, path: Pa
         needed = {k for k in needed if k.startswith("down_sampler.")}
     missing = sorted(needed - state.keys())
     unexpected = sorted(state.keys() - expected.keys())
-    mismatched = [f"{k} {tuple(state[k].shape)} vs {tuple(expected[k].shape)}" for k in sorted(state)
-                  if k in expected and tuple(state[k].shape) != tuple(expected[k].shape)]
+    mismatched = [
+        f"{k} {tuple(state[k].shape)} vs {tuple(expected[k].shape)}"
+        for k in sorted(state)
+        if k in expected and tuple(state[k].shape) != tuple(expected[k].shape)
+    ]
     for what, keys in (("missing", missing), ("unexpected", unexpected), ("of another shape", mismatched)):
         if keys:
-            raise ValueError(f"{path}: not an Orient-Anything checkpoint for this backbone: {len(keys)} keys {what}, "
-                             f"first {keys[:5]}")
+            raise ValueError(
+                f"{path}: not an Orient-Anything checkpoint for this backbone: {len(keys)} keys {what}, "
+                f"first {keys[:5]}"
+            )
 
 
 def read_checkpoint(path: Path) -> dict[str, torch.Tensor]:

@@ -87,8 +87,9 @@ def torso_length(kp: np.ndarray) -> float | None:
     return length if length > 0 else None
 
 
-def calibrate_shoulder_ratio(people: list[np.ndarray], quantile: float = 0.95, default: float = 0.72,
-                             least: int = 20) -> float:
+def calibrate_shoulder_ratio(
+    people: list[np.ndarray], quantile: float = 0.95, default: float = 0.72, least: int = 20
+) -> float:
     """The frontal shoulder span over torso length of a population: a high quantile of |L − R| / torso
     (the most frontal people); `default` for fewer than `least` people."""
     ratios = []
@@ -129,8 +130,11 @@ def _turn_side(kp: np.ndarray) -> float | None:
 #: right, forward), adult averages (eye centres 6.4 cm apart, 7.5 cm and the nose tip 10.5 cm in front
 #: of the ear axis, ears 15 cm apart); only their proportions matter.
 FACE_MODEL: dict[int, tuple[float, float]] = {
-    NOSE: (0.0, 0.105), LEFT_EYE: (-0.032, 0.075), RIGHT_EYE: (0.032, 0.075),
-    LEFT_EAR: (-0.075, 0.0), RIGHT_EAR: (0.075, 0.0),
+    NOSE: (0.0, 0.105),
+    LEFT_EYE: (-0.032, 0.075),
+    RIGHT_EYE: (0.032, 0.075),
+    LEFT_EAR: (-0.075, 0.0),
+    RIGHT_EAR: (0.075, 0.0),
 }
 
 

@@ -17,7 +17,8 @@ f = (−sin ψ, 0, −cos ψ).
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -68,8 +69,13 @@ def _person_ground(bbox: Sequence[float], keypoints: np.ndarray, size: tuple[int
     return _box_ground(bbox, size)
 
 
-def candidate_angle(yaw_deg: float, person_bbox: Sequence[float], keypoints: np.ndarray, obj_bbox: Sequence[float],
-                    size: tuple[int, int]) -> float:
+def candidate_angle(
+    yaw_deg: float,
+    person_bbox: Sequence[float],
+    keypoints: np.ndarray,
+    obj_bbox: Sequence[float],
+    size: tuple[int, int],
+) -> float:
     """The candidate angle of an object in a real photograph (the module's ground-plane rule)."""
     p, o = _person_ground(person_bbox, keypoints, size), _box_ground(obj_bbox, size)
     if p is None or o is None:
@@ -78,13 +84,23 @@ def candidate_angle(yaw_deg: float, person_bbox: Sequence[float], keypoints: np.
     return person_angle(yaw_deg, p, o)
 
 
-def _item(stem: str, split: str, image: str, cfg: CocoConfig, annotation_ids: list[int], name: str, angle: float,
-          review: bool) -> dict[str, Any]:
-    return {"item_id": f"{stem}:per_rel:{annotation_ids[1]}", "scene_id": stem.rsplit(":", 1)[0], "split": split,
-            "question_type": PER_REL, "image_path": [image], "question": cfg.per_rel.template.format(object=name),
-            "answer_label": horizontal_label(angle),
-            "object_ids": annotation_ids, "labels": ["person", name], "frame_ids": [],
-            "margin_deg": boundary_margin(angle), "needs_review": review}
+def _item(
+    stem: str, split: str, image: str, cfg: CocoConfig, annotation_ids: list[int], name: str, angle: float, review: bool
+) -> dict[str, Any]:
+    return {
+        "item_id": f"{stem}:per_rel:{annotation_ids[1]}",
+        "scene_id": stem.rsplit(":", 1)[0],
+        "split": split,
+        "question_type": PER_REL,
+        "image_path": [image],
+        "question": cfg.per_rel.template.format(object=name),
+        "answer_label": horizontal_label(angle),
+        "object_ids": annotation_ids,
+        "labels": ["person", name],
+        "frame_ids": [],
+        "margin_deg": boundary_margin(angle),
+        "needs_review": review,
+    }
 
 
 def _unique(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -92,8 +108,9 @@ def _unique(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return [o for o in objects if names.count(o["name"]) == 1]
 
 
-def synthetic_items(truth: Sequence[Mapping[str, Any]], image_of: Mapping[int, str], split: str, cfg: CocoConfig,
-                    seed: int) -> list[dict[str, Any]]:
+def synthetic_items(
+    truth: Sequence[Mapping[str, Any]], image_of: Mapping[int, str], split: str, cfg: CocoConfig, seed: int
+) -> list[dict[str, Any]]:
     """Exact items from the synthetic set's truth (its images' objects and their angles in the person's frame)."""
     items = []
     for image in truth:
@@ -101,17 +118,30 @@ def synthetic_items(truth: Sequence[Mapping[str, Any]], image_of: Mapping[int, s
             continue
         stem = f"coco:{image['image_id']}:{image['person']['annotation_id']}"
         for obj in _unique(image["objects"]):
-            item = _item(stem, split, image_of[image["image_id"]], cfg,
-                         [int(image["person"]["annotation_id"]), int(obj["annotation_id"])], obj["name"],
-                         float(obj["person_angle_deg"]), review=False)
+            item = _item(
+                stem,
+                split,
+                image_of[image["image_id"]],
+                cfg,
+                [int(image["person"]["annotation_id"]), int(obj["annotation_id"])],
+                obj["name"],
+                float(obj["person_angle_deg"]),
+                review=False,
+            )
             if item["margin_deg"] >= cfg.per_rel.margin_deg:
                 items.append(item)
     return [with_options(item, HORIZONTAL_LABELS, seed) for item in items]
 
 
-def candidate_items(people: Sequence[Any], facing: Mapping[int, float],
-                    objects: Mapping[int, Sequence[Mapping[str, Any]]], image_of: Mapping[int, str], split: str,
-                    cfg: CocoConfig, seed: int) -> list[dict[str, Any]]:
+def candidate_items(
+    people: Sequence[Any],
+    facing: Mapping[int, float],
+    objects: Mapping[int, Sequence[Mapping[str, Any]]],
+    image_of: Mapping[int, str],
+    split: str,
+    cfg: CocoConfig,
+    seed: int,
+) -> list[dict[str, Any]]:
     """Candidates for review: `people` are coco_people.Person, `facing` annotation id → facing yaw of the kept,
     `objects` image id → [{annotation_id, name, bbox, area}] of the image's other objects."""
     items = []
@@ -123,8 +153,16 @@ def candidate_items(people: Sequence[Any], facing: Mapping[int, float],
         big = [o for o in objects.get(person.image_id, []) if o["area"] >= cfg.per_rel.min_object_area_ratio * w * h]
         for obj in _unique(big):
             angle = candidate_angle(facing[person.annotation_id], person.bbox, person.keypoints, obj["bbox"], (w, h))
-            item = _item(stem, split, image_of[person.image_id], cfg, [person.annotation_id, int(obj["annotation_id"])],
-                         obj["name"], angle, review=True)
+            item = _item(
+                stem,
+                split,
+                image_of[person.image_id],
+                cfg,
+                [person.annotation_id, int(obj["annotation_id"])],
+                obj["name"],
+                angle,
+                review=True,
+            )
             if item["margin_deg"] >= cfg.per_rel.margin_deg:
                 items.append(item)
     return [with_options(item, HORIZONTAL_LABELS, seed) for item in items]
@@ -141,6 +179,11 @@ def image_objects(data: Mapping[str, Any]) -> dict[int, list[dict[str, Any]]]:
         if ann.get("category_id") not in names or not (isinstance(bbox, list) and len(bbox) == 4):
             continue
         found.setdefault(ann.get("image_id"), []).append(
-            {"annotation_id": int(ann["id"]), "name": names[ann["category_id"]], "bbox": [float(v) for v in bbox],
-             "area": float(ann.get("area") or bbox[2] * bbox[3])})
+            {
+                "annotation_id": int(ann["id"]),
+                "name": names[ann["category_id"]],
+                "bbox": [float(v) for v in bbox],
+                "area": float(ann.get("area") or bbox[2] * bbox[3]),
+            }
+        )
     return found

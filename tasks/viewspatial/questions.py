@@ -10,22 +10,40 @@ and direct-answer forms) are written from those rows.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from benchfoundry.core.camera import WORLD_UP
+from benchfoundry.core.directions import (
+    CAMERA_LABELS,
+    HORIZONTAL_LABELS,
+    camera_direction,
+    horizontal_direction,
+    multiple_choice,
+)
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS, camera_direction, horizontal_direction, multiple_choice
 from benchfoundry.tasks.viewspatial.visibility import ObjectBox
 
 CAM_REL = "Cam-Rel. Dir."
 SCENE_SIM = "Per-Sce. Sim."
 QA_COLUMNS = (
-    "item_id", "scene_id", "split", "question_type", "image_path", "question", "answer", "choices",
-    "answer_label", "object_ids", "labels", "frame_ids", "margin_deg",
+    "item_id",
+    "scene_id",
+    "split",
+    "question_type",
+    "image_path",
+    "question",
+    "answer",
+    "choices",
+    "answer_label",
+    "object_ids",
+    "labels",
+    "frame_ids",
+    "margin_deg",
 )
 
 
@@ -80,7 +98,12 @@ def with_options(item: dict[str, Any], labels: Sequence[str], seed: int) -> dict
 
 
 def cam_rel_items(
-    scene_id: str, split: str, visibility: pd.DataFrame, selected: Sequence[int], s: QASettings, seed: int,
+    scene_id: str,
+    split: str,
+    visibility: pd.DataFrame,
+    selected: Sequence[int],
+    s: QASettings,
+    seed: int,
 ) -> list[dict[str, Any]]:
     """Relative direction of object pairs in one selected frame, from the camera's axes.
 
@@ -100,20 +123,33 @@ def cam_rel_items(
             direction = camera_direction(v, s.vertical_min_deg, s.vertical_only_deg)
             if direction.margin_deg < s.margin_deg:
                 continue
-            items.append({
-                "item_id": item_id, "scene_id": scene_id, "split": split, "question_type": CAM_REL,
-                "image_path": [image_path(scene_id, fid)],
-                "question": s.cam_rel_template.format(a=a["label"], b=b["label"]),
-                "answer_label": direction.label, "object_ids": [int(a["object_id"]), int(b["object_id"])],
-                "labels": [a["label"], b["label"]], "frame_ids": [int(fid)], "margin_deg": direction.margin_deg,
-            })
+            items.append(
+                {
+                    "item_id": item_id,
+                    "scene_id": scene_id,
+                    "split": split,
+                    "question_type": CAM_REL,
+                    "image_path": [image_path(scene_id, fid)],
+                    "question": s.cam_rel_template.format(a=a["label"], b=b["label"]),
+                    "answer_label": direction.label,
+                    "object_ids": [int(a["object_id"]), int(b["object_id"])],
+                    "labels": [a["label"], b["label"]],
+                    "frame_ids": [int(fid)],
+                    "margin_deg": direction.margin_deg,
+                }
+            )
     items = _sample(items, s.cam_rel_per_scene, item_rng(seed, "viewspatial.qa.cam_rel", scene_id))
     return [with_options(item, CAMERA_LABELS, seed) for item in items]
 
 
 def scene_sim_items(
-    scene_id: str, split: str, visibility: pd.DataFrame, selected: Sequence[int], boxes: Sequence[ObjectBox],
-    s: QASettings, seed: int,
+    scene_id: str,
+    split: str,
+    visibility: pd.DataFrame,
+    selected: Sequence[int],
+    boxes: Sequence[ObjectBox],
+    s: QASettings,
+    seed: int,
 ) -> list[dict[str, Any]]:
     """Stand at A facing B: the horizontal direction of C, for co-visible triples of unique categories.
 
@@ -139,13 +175,21 @@ def scene_sim_items(
         if direction.margin_deg < s.margin_deg:
             continue
         labels = [by_id[i].label for i in (ia, ib, ic)]
-        items.append({
-            "item_id": f"{scene_id}:sim:{ia}:{ib}:{ic}", "scene_id": scene_id, "split": split,
-            "question_type": SCENE_SIM, "image_path": [image_path(scene_id, f) for f in fids],
-            "question": s.scene_sim_template.format(a=labels[0], b=labels[1], c=labels[2]),
-            "answer_label": direction.label, "object_ids": [ia, ib, ic], "labels": labels,
-            "frame_ids": fids, "margin_deg": direction.margin_deg,
-        })
+        items.append(
+            {
+                "item_id": f"{scene_id}:sim:{ia}:{ib}:{ic}",
+                "scene_id": scene_id,
+                "split": split,
+                "question_type": SCENE_SIM,
+                "image_path": [image_path(scene_id, f) for f in fids],
+                "question": s.scene_sim_template.format(a=labels[0], b=labels[1], c=labels[2]),
+                "answer_label": direction.label,
+                "object_ids": [ia, ib, ic],
+                "labels": labels,
+                "frame_ids": fids,
+                "margin_deg": direction.margin_deg,
+            }
+        )
     items = _sample(items, s.scene_sim_per_scene, item_rng(seed, "viewspatial.qa.scene_sim", scene_id))
     return [with_options(item, HORIZONTAL_LABELS, seed) for item in items]
 
@@ -157,8 +201,13 @@ def qa_table(items: Iterable[dict[str, Any]]) -> pd.DataFrame:
 def benchmark_records(rows: pd.DataFrame) -> list[dict[str, Any]]:
     """The released schema: question_type, image_path, question, answer, choices."""
     return [
-        {"question_type": r.question_type, "image_path": list(r.image_path), "question": r.question,
-         "answer": r.answer, "choices": r.choices}
+        {
+            "question_type": r.question_type,
+            "image_path": list(r.image_path),
+            "question": r.question,
+            "answer": r.answer,
+            "choices": r.choices,
+        }
         for r in rows.itertuples()
     ]
 
@@ -179,10 +228,14 @@ def sft_records(rows: pd.DataFrame, mc_instruction: str, direct_instruction: str
             ("direct", f"{prefix}{r.question}\n{direct_instruction}", r.answer_label),
         )
         for form, prompt, reply in forms:
-            out.append({
-                "id": f"{r.item_id}:{form}", "image": images[0] if len(images) == 1 else images, "images": images,
-                "conversations": [{"from": "human", "value": prompt}, {"from": "gpt", "value": reply}],
-            })
+            out.append(
+                {
+                    "id": f"{r.item_id}:{form}",
+                    "image": images[0] if len(images) == 1 else images,
+                    "images": images,
+                    "conversations": [{"from": "human", "value": prompt}, {"from": "gpt", "value": reply}],
+                }
+            )
     return out
 
 

@@ -33,9 +33,18 @@ def review_items(rows: pd.DataFrame) -> list[dict[str, Any]]:
     if not len(rows) or "needs_review" not in rows:
         return []
     todo = rows[rows["needs_review"].eq(True)]
-    return [{"id": r.item_id, "task": r.question_type, "form": "closed", "question": r.question,
-             "options": options(r.choices), "answer": r.answer_label, "image": str(list(r.image_path)[0])}
-            for r in todo.itertuples()]
+    return [
+        {
+            "id": r.item_id,
+            "task": r.question_type,
+            "form": "closed",
+            "question": r.question,
+            "options": options(r.choices),
+            "answer": r.answer_label,
+            "image": str(list(r.image_path)[0]),
+        }
+        for r in todo.itertuples()
+    ]
 
 
 def _answer(choices: str, label: str) -> str:

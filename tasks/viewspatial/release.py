@@ -14,8 +14,8 @@ from typing import Any
 import pandas as pd
 
 from benchfoundry.configs.viewspatial import ViewSpatialConfig
-from benchfoundry.tasks.common import review
 from benchfoundry.core.store import StageStore, write_json_atomic
+from benchfoundry.tasks.common import review
 from benchfoundry.tasks.viewspatial import relative_review
 from benchfoundry.tasks.viewspatial.questions import benchmark_records, sft_records, split_by_image_count
 
@@ -56,6 +56,8 @@ def write_benchmark_files(out: str, vs: ViewSpatialConfig) -> dict[str, Any]:
         "benchmark": str(write_json_atomic(bench_dir / BENCHMARK_JSON, _records(val) if len(val) else [])),
         "sft": str(write_json_atomic(bench_dir / SFT_JSON, single)),
         "sft_multi": str(write_json_atomic(bench_dir / SFT_MULTI_JSON, multi)),
-        "val_items": len(val), "train_items": len(train), "review_items": exported["review_items"],
+        "val_items": len(val),
+        "train_items": len(train),
+        "review_items": exported["review_items"],
         "counts": rows.groupby(["split", "question_type"]).size().to_dict() if len(rows) else {},
     }

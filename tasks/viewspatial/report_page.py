@@ -30,10 +30,14 @@ def _scans(out: Path) -> list[str]:
     for scene in store.done_shards():
         marker = store.marker(scene) or {}
         frames = store.shard_rows(scene).sort_values("order")["frame_id"].tolist()
-        parts.append(f"<h3>{_esc(scene)}</h3><p>{len(frames)} frames selected, coverage "
-                     f"{float(marker.get('coverage', 0.0)):.1%} of the scene's voxels</p><div>")
-        parts += [f"<img src='../{BENCHMARK}/images/{_esc(scene)}/{int(f)}.jpg' width='160' alt='frame {int(f)}'>"
-                  for f in frames[:FRAMES_SHOWN]]
+        parts.append(
+            f"<h3>{_esc(scene)}</h3><p>{len(frames)} frames selected, coverage "
+            f"{float(marker.get('coverage', 0.0)):.1%} of the scene's voxels</p><div>"
+        )
+        parts += [
+            f"<img src='../{BENCHMARK}/images/{_esc(scene)}/{int(f)}.jpg' width='160' alt='frame {int(f)}'>"
+            for f in frames[:FRAMES_SHOWN]
+        ]
         parts.append("</div>")
     return parts
 
@@ -44,10 +48,13 @@ def _counts(out: Path) -> list[str]:
         return ["<h2>Items</h2><p>none</p>"]
     counts = rows.groupby(["question_type", "split"]).size().unstack(fill_value=0)
     head = "".join(f"<th>{_esc(s)}</th>" for s in counts.columns)
-    body = "".join(f"<tr><td>{_esc(t)}</td>" + "".join(f"<td>{int(n)}</td>" for n in r) + "</tr>"
-                   for t, r in counts.iterrows())
-    return ["<h2>Items per task and split (before review)</h2>",
-            f"<table border='1' cellpadding='4'><tr><th>task</th>{head}</tr>{body}</table>"]
+    body = "".join(
+        f"<tr><td>{_esc(t)}</td>" + "".join(f"<td>{int(n)}</td>" for n in r) + "</tr>" for t, r in counts.iterrows()
+    )
+    return [
+        "<h2>Items per task and split (before review)</h2>",
+        f"<table border='1' cellpadding='4'><tr><th>task</th>{head}</tr>{body}</table>",
+    ]
 
 
 def _examples(out: Path, seed: int) -> list[str]:
@@ -58,11 +65,14 @@ def _examples(out: Path, seed: int) -> list[str]:
         of_task = [r for r in records if r["question_type"] == task]
         picks = item_rng(seed, "viewspatial.report", task).permutation(len(of_task))[:EXAMPLES_PER_TASK]
         for r in (of_task[i] for i in sorted(picks)):
-            images = "".join(f"<img src='../{BENCHMARK}/{_esc(p)}' width='200' alt='{_esc(p)}'>"
-                             for p in r["image_path"])
+            images = "".join(
+                f"<img src='../{BENCHMARK}/{_esc(p)}' width='200' alt='{_esc(p)}'>" for p in r["image_path"]
+            )
             choices = "<br>".join(_esc(c) for c in r["choices"].split("\n"))
-            parts.append(f"<div style='margin:8px 0'><b>{_esc(task)}</b><br>{images}<br>{_esc(r['question'])}"
-                         f"<br>{choices}<br>answer: <b>{_esc(r['answer'])}</b></div>")
+            parts.append(
+                f"<div style='margin:8px 0'><b>{_esc(task)}</b><br>{images}<br>{_esc(r['question'])}"
+                f"<br>{choices}<br>answer: <b>{_esc(r['answer'])}</b></div>"
+            )
     return parts
 
 
@@ -76,20 +86,27 @@ def _coco(out: Path) -> list[str]:
     for split in store.done_shards():
         m = store.marker(split) or {}
         rejected = ", ".join(f"{_esc(k)}: {v}" for k, v in sorted(m.get("rejected", {}).items())) or "none"
-        parts.append(f"<h3>{_esc(split)}</h3><p>{m.get('kept', 0)} of {m.get('people', 0)} people kept; "
-                     f"rejected by reason: {rejected}</p>")
+        parts.append(
+            f"<h3>{_esc(split)}</h3><p>{m.get('kept', 0)} of {m.get('people', 0)} people kept; "
+            f"rejected by reason: {rejected}</p>"
+        )
         acc = m.get("accuracy")
         if acc:
-            parts.append("<p>Against the synthetic truth (kept people): facing (8 bins) "
-                         f"{_share(acc['facing_accuracy'])}, head turn (5 bins) {_share(acc['head_turn_accuracy'])} "
-                         f"over {acc['kept']} people</p>")
+            parts.append(
+                "<p>Against the synthetic truth (kept people): facing (8 bins) "
+                f"{_share(acc['facing_accuracy'])}, head turn (5 bins) {_share(acc['head_turn_accuracy'])} "
+                f"over {acc['kept']} people</p>"
+            )
     return parts
 
 
 def write_report_page(out: str | Path, seed: int) -> Path:
     """Write `report/viewspatial.html` from the build's stores and released file; returns its path."""
     root = Path(out)
-    parts = ["<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>ViewSpatial-Bench build report"
-             "</title></head><body>", "<h1>ViewSpatial-Bench</h1>"]
+    parts = [
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>ViewSpatial-Bench build report"
+        "</title></head><body>",
+        "<h1>ViewSpatial-Bench</h1>",
+    ]
     parts += _counts(root) + _coco(root) + _scans(root) + _examples(root, seed) + ["</body></html>"]
     return write_bytes_atomic(root / "report" / PAGE, "\n".join(parts).encode("utf-8"))

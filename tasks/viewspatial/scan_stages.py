@@ -15,8 +15,8 @@ import pandas as pd
 
 from benchfoundry.configs.viewspatial import ViewSpatialConfig
 from benchfoundry.core.buildinfo import problem
-from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.core.store import StageStore, spec_hash
+from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial.coverage import select_frames
 from benchfoundry.tasks.viewspatial.questions import (
     QASettings,
@@ -55,16 +55,20 @@ def _select_stage(out: str, scan: Any, vs: ViewSpatialConfig, h: str) -> list[in
     store = StageStore(out, BENCHMARK, "frames")
     if not store.is_done(scan.scene_id, h):
         c = vs.coverage
-        sel = select_frames(scan, voxel=c.voxel_m, budget=c.budget, min_gain=c.min_gain,
-                            depth_stride=c.depth_stride, method=c.method)
-        rows = pd.DataFrame({"scene_id": scan.scene_id, "order": range(len(sel.selected)),
-                             "frame_id": sel.selected, "gain": sel.gains})
+        sel = select_frames(
+            scan, voxel=c.voxel_m, budget=c.budget, min_gain=c.min_gain, depth_stride=c.depth_stride, method=c.method
+        )
+        rows = pd.DataFrame(
+            {"scene_id": scan.scene_id, "order": range(len(sel.selected)), "frame_id": sel.selected, "gain": sel.gains}
+        )
         problems = [problem("frames", f"{scan.scene_id}:{s['frame']}", s["reason"]) for s in sel.skipped]
         store.write_shard(scan.scene_id, rows, spec_hash=h, problems=problems, info={"coverage": sel.coverage})
     return [int(f) for f in store.shard_rows(scan.scene_id).sort_values("order")["frame_id"]]
 
 
-def _visibility_stage(out: str, scan: Any, boxes: list, selected: list[int], vs: ViewSpatialConfig, h: str) -> pd.DataFrame:
+def _visibility_stage(
+    out: str, scan: Any, boxes: list, selected: list[int], vs: ViewSpatialConfig, h: str
+) -> pd.DataFrame:
     store = StageStore(out, BENCHMARK, "visibility")
     if not store.is_done(scan.scene_id, h):
         image_dir = Path(out) / BENCHMARK / "images" / scan.scene_id
@@ -74,14 +78,31 @@ def _visibility_stage(out: str, scan: Any, boxes: list, selected: list[int], vs:
     return store.shard_rows(scan.scene_id)
 
 
-def _qa_stage(out: str, scan: Any, split: str, boxes: list, selected: list[int], table: pd.DataFrame,
-              vs: ViewSpatialConfig, seed: int, h: str) -> int:
+def _qa_stage(
+    out: str,
+    scan: Any,
+    split: str,
+    boxes: list,
+    selected: list[int],
+    table: pd.DataFrame,
+    vs: ViewSpatialConfig,
+    seed: int,
+    h: str,
+) -> int:
     store = StageStore(out, BENCHMARK, "qa")
     if not store.is_done(scan.scene_id, h):
         q = vs.qa
         settings = QASettings(
-            q.min_visibility, q.vertical_min_deg, q.vertical_only_deg, q.margin_deg, q.min_distance_m,
-            q.cam_rel_per_scene, q.scene_sim_per_scene, q.cam_rel_template, q.scene_sim_template)
+            q.min_visibility,
+            q.vertical_min_deg,
+            q.vertical_only_deg,
+            q.margin_deg,
+            q.min_distance_m,
+            q.cam_rel_per_scene,
+            q.scene_sim_per_scene,
+            q.cam_rel_template,
+            q.scene_sim_template,
+        )
         read = set(table["frame_id"])
         seen = [f for f in selected if f in read]
         items = cam_rel_items(scan.scene_id, split, table, seen, settings, seed)
@@ -91,8 +112,15 @@ def _qa_stage(out: str, scan: Any, split: str, boxes: list, selected: list[int],
 
 
 @shard_task
-def scan_task(out: str, scan_dir: str, split: str, layout: str | None, nyu40_of: dict[str, int] | None,
-              vs: ViewSpatialConfig, seed: int) -> dict[str, Any]:
+def scan_task(
+    out: str,
+    scan_dir: str,
+    split: str,
+    layout: str | None,
+    nyu40_of: dict[str, int] | None,
+    vs: ViewSpatialConfig,
+    seed: int,
+) -> dict[str, Any]:
     """Frame selection, visibility and QA of one scan; a scan that cannot be read is reported.
 
     A scan whose QA marker matches is skipped without opening it; `nyu40_of` None: no label map.
@@ -131,10 +159,13 @@ def label_map_rule(root: Path, vs: ViewSpatialConfig) -> tuple[dict[str, int] | 
     if vs.label_map is not None and "label_map" in vs.model_fields_set:
         raise FileNotFoundError(
             f"{root / vs.label_map}: label map of viewspatial.label_map not found "
-            "(set viewspatial.label_map: null to exclude objects by raw category name instead)")
+            "(set viewspatial.label_map: null to exclude objects by raw category name instead)"
+        )
     where = "not set" if vs.label_map is None else f"{root / vs.label_map} not found"
-    return None, (f"no label map (viewspatial.label_map: {where}): objects excluded by raw category name "
-                  f"({', '.join(sorted(vs.excluded_labels))})")
+    return None, (
+        f"no label map (viewspatial.label_map: {where}): objects excluded by raw category name "
+        f"({', '.join(sorted(vs.excluded_labels))})"
+    )
 
 
 def scan_list(root: Path, vs: ViewSpatialConfig) -> list[tuple[str, str]]:

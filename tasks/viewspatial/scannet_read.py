@@ -24,9 +24,10 @@ import struct
 import zlib
 from abc import ABC, abstractmethod
 from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Iterator, Sequence
+from typing import Any, BinaryIO
 
 import cv2
 import numpy as np
@@ -39,8 +40,14 @@ COLOR_COMPRESSION = {-1: "unknown", 0: "raw", 1: "png", 2: "jpeg"}
 DEPTH_COMPRESSION = {-1: "unknown", 0: "raw_ushort", 1: "zlib_ushort", 2: "occi_ushort"}
 FRAME_HEADER = struct.Struct("<16f4Q")  # camera_to_world, timestamp color/depth, color/depth byte counts
 SEGS_PARAMS = {
-    "kThresh": "0.0001", "segMinVerts": "20", "minPoints": "750", "maxPoints": "30000",
-    "thinThresh": "0.05", "flatThresh": "0.001", "minLength": "0.02", "maxLength": "1",
+    "kThresh": "0.0001",
+    "segMinVerts": "20",
+    "minPoints": "750",
+    "maxPoints": "30000",
+    "thinThresh": "0.05",
+    "flatThresh": "0.001",
+    "minLength": "0.02",
+    "maxLength": "1",
 }
 
 
@@ -155,9 +162,22 @@ def read_matrix(path: str | Path) -> np.ndarray:
 # --- mesh, segments, aggregation ---------------------------------------------------------------
 
 _PLY_TYPES = {
-    "char": "i1", "int8": "i1", "uchar": "u1", "uint8": "u1", "short": "i2", "int16": "i2",
-    "ushort": "u2", "uint16": "u2", "int": "i4", "int32": "i4", "uint": "u4", "uint32": "u4",
-    "float": "f4", "float32": "f4", "double": "f8", "float64": "f8",
+    "char": "i1",
+    "int8": "i1",
+    "uchar": "u1",
+    "uint8": "u1",
+    "short": "i2",
+    "int16": "i2",
+    "ushort": "u2",
+    "uint16": "u2",
+    "int": "i4",
+    "int32": "i4",
+    "uint": "u4",
+    "uint32": "u4",
+    "float": "f4",
+    "float32": "f4",
+    "double": "f8",
+    "float64": "f8",
 }
 
 
@@ -166,8 +186,10 @@ def _read_records(fh: BinaryIO, dtype: np.dtype, count: int, path: Path, name: s
     header claiming 4e9 vertices) raises ScanFormatError naming the file before anything is allocated."""
     left = os.fstat(fh.fileno()).st_size - fh.tell()
     if count < 0 or dtype.itemsize * count > left:
-        raise ScanFormatError(f"{path}: truncated in element {name!r}: the header declares {count} records "
-                              f"({dtype.itemsize * count} bytes), only {left} bytes follow")
+        raise ScanFormatError(
+            f"{path}: truncated in element {name!r}: the header declares {count} records "
+            f"({dtype.itemsize * count} bytes), only {left} bytes follow"
+        )
     return np.frombuffer(fh.read(dtype.itemsize * count), dtype=dtype)
 
 
@@ -279,14 +301,20 @@ def read_aggregation_json(path: str | Path) -> list[dict[str, Any]]:
     out = []
     for i, g in enumerate(data["segGroups"]):
         try:
-            out.append({"objectId": int(g.get("objectId", g.get("id"))), "label": str(g["label"]),
-                        "segments": [int(s) for s in g["segments"]]})
+            out.append(
+                {
+                    "objectId": int(g.get("objectId", g.get("id"))),
+                    "label": str(g["label"]),
+                    "segments": [int(s) for s in g["segments"]],
+                }
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise ScanFormatError(f"{path}: segGroups[{i}] lacks objectId/label/segments ({exc})") from exc
     return out
 
 
 # --- label map and splits ----------------------------------------------------------------------
+
 
 def read_label_map(path: str | Path, to: str = "nyu40id") -> dict[str, int]:
     """`scannetv2-labels.combined.tsv`: raw_category → `to` column (NYU40 id by default)."""
@@ -314,6 +342,7 @@ def read_split(path: str | Path) -> list[str]:
 
 
 # --- scans -------------------------------------------------------------------------------------
+
 
 def scan_file_names(scene_id: str) -> dict[str, str]:
     """ScanNet's file names of a scan: mesh, segments, aggregation and `.sens`."""
@@ -455,8 +484,11 @@ class ExportScan(Scan):
             fid = int(fid)
             pose = read_matrix(self.scan_dir / "pose" / f"{fid}.txt")
             color_path, depth_path = self.scan_dir / "color" / f"{fid}.jpg", self.scan_dir / "depth" / f"{fid}.png"
-            color = check_image_size(_read_color_file(color_path), self.intrinsics.color_size,
-                                     str(color_path)) if with_color else _NO_COLOR
+            color = (
+                check_image_size(_read_color_file(color_path), self.intrinsics.color_size, str(color_path))
+                if with_color
+                else _NO_COLOR
+            )
             depth = check_image_size(_read_depth_file(depth_path), self.intrinsics.depth_size, str(depth_path))
             yield ScanFrame(fid, color, depth, pose)
 
@@ -498,10 +530,10 @@ def open_sens(sens_path: str | Path, scan_dir: str | Path | None = None) -> Sens
             color_bytes, depth_bytes = values[18], values[19]
             end = offset + FRAME_HEADER.size + color_bytes + depth_bytes
             if end > size:
-                raise ScanFormatError(
-                    f"{sens_path}: frame {i}: truncated (needs bytes up to {end}, file has {size})")
-            entries.append(_SensEntry(offset, np.asarray(values[:16], dtype=np.float64).reshape(4, 4),
-                                      color_bytes, depth_bytes))
+                raise ScanFormatError(f"{sens_path}: frame {i}: truncated (needs bytes up to {end}, file has {size})")
+            entries.append(
+                _SensEntry(offset, np.asarray(values[:16], dtype=np.float64).reshape(4, 4), color_bytes, depth_bytes)
+            )
             fh.seek(end)
     intr = ScanIntrinsics(k_color, k_depth, (cw, ch), (dw, dh), float(shift))
     skipped, valid = [], []
@@ -512,20 +544,29 @@ def open_sens(sens_path: str | Path, scan_dir: str | Path | None = None) -> Sens
         else:
             valid.append(i)
     return SensScan(
-        scan_dir=Path(scan_dir) if scan_dir is not None else sens_path.parent, scene_id=sens_path.stem,
-        layout="raw", intrinsics=intr, skipped=skipped, _valid=valid, sens_path=sens_path,
-        color_compression=color_c, depth_compression=depth_c, _entries=entries,
+        scan_dir=Path(scan_dir) if scan_dir is not None else sens_path.parent,
+        scene_id=sens_path.stem,
+        layout="raw",
+        intrinsics=intr,
+        skipped=skipped,
+        _valid=valid,
+        sens_path=sens_path,
+        color_compression=color_c,
+        depth_compression=depth_c,
+        _entries=entries,
     )
 
 
-def most_common_size(sizes: Sequence[tuple[tuple[int, int], tuple[int, int]]]
-                     ) -> tuple[tuple[int, int], tuple[int, int]]:
+def most_common_size(
+    sizes: Sequence[tuple[tuple[int, int], tuple[int, int]]],
+) -> tuple[tuple[int, int], tuple[int, int]]:
     """The most common (colour, depth) size pair; a tie goes to the pair seen first."""
     return Counter(sizes).most_common(1)[0][0]  # equal counts keep the order first met
 
 
-def _export_sizes(scan_dir: Path, frame_ids: list[int]
-                  ) -> tuple[tuple[int, int], tuple[int, int], list[dict[str, Any]]]:
+def _export_sizes(
+    scan_dir: Path, frame_ids: list[int]
+) -> tuple[tuple[int, int], tuple[int, int], list[dict[str, Any]]]:
     """Colour and depth (w, h): the most common pair among the first `_SIZE_SAMPLE` frames whose headers
     read, and the unreadable frames before the first readable one as skipped entries; (0, 0) sizes when
     no frame has readable headers. (Unreadable frames among the sample fail when they are read.)"""
@@ -553,11 +594,15 @@ def _open_export(scan_dir: Path, scene_id: str) -> ExportScan:
     ids = sorted(int(p.stem) for p in (scan_dir / "pose").glob("*.txt") if p.stem.isdigit())
     skipped, valid = [], []
     for fid in ids:
-        missing = [f"{sub}/{fid}.{ext}" for sub, ext in _EXPORT_IMAGE_FILES
-                   if not (scan_dir / sub / f"{fid}.{ext}").exists()]
+        missing = [
+            f"{sub}/{fid}.{ext}" for sub, ext in _EXPORT_IMAGE_FILES if not (scan_dir / sub / f"{fid}.{ext}").exists()
+        ]
         try:
-            reason = f"missing {', '.join(missing)}" if missing else pose_problem(
-                read_matrix(scan_dir / "pose" / f"{fid}.txt"))
+            reason = (
+                f"missing {', '.join(missing)}"
+                if missing
+                else pose_problem(read_matrix(scan_dir / "pose" / f"{fid}.txt"))
+            )
         except ScanFormatError as exc:
             reason = str(exc)
         if reason:
@@ -567,11 +612,12 @@ def _open_export(scan_dir: Path, scene_id: str) -> ExportScan:
     k_color = read_matrix(scan_dir / "intrinsic" / "intrinsic_color.txt")
     k_depth = read_matrix(scan_dir / "intrinsic" / "intrinsic_depth.txt")
     color_size, depth_size, unreadable = _export_sizes(scan_dir, valid)
-    valid = valid[len(unreadable):]
+    valid = valid[len(unreadable) :]
     skipped = sorted(skipped + unreadable, key=lambda s: s["frame"])
     intr = ScanIntrinsics(k_color, k_depth, color_size, depth_size, 1000.0)
-    return ExportScan(scan_dir=scan_dir, scene_id=scene_id, layout="export", intrinsics=intr,
-                      skipped=skipped, _valid=valid, _ids=ids)
+    return ExportScan(
+        scan_dir=scan_dir, scene_id=scene_id, layout="export", intrinsics=intr, skipped=skipped, _valid=valid, _ids=ids
+    )
 
 
 def _scene_id_from_files(scan_dir: Path) -> str:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -27,8 +28,11 @@ from benchfoundry.tasks.viewspatial.scannet_read import (
 
 
 def encode_jpeg(rgb: np.ndarray, quality: int = 95) -> bytes:
-    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(np.ascontiguousarray(rgb, dtype=np.uint8), cv2.COLOR_RGB2BGR),
-                           [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    ok, buf = cv2.imencode(
+        ".jpg",
+        cv2.cvtColor(np.ascontiguousarray(rgb, dtype=np.uint8), cv2.COLOR_RGB2BGR),
+        [cv2.IMWRITE_JPEG_QUALITY, int(quality)],
+    )
     if not ok:
         raise ValueError("JPEG encoding failed")
     return buf.tobytes()
@@ -44,7 +48,7 @@ def encode_png16(depth_mm: np.ndarray) -> bytes:
 def _format_matrix(matrix: np.ndarray) -> str:
     """4 lines of 4 space-separated numbers (ScanNet's layout), float32 values in 9 significant digits."""
     m = np.asarray(matrix, dtype=np.float64).astype(np.float32)
-    return "".join(" ".join("%.9g" % float(v) for v in row) + "\n" for row in m)
+    return "".join(" ".join(f"{float(v):.9g}" for v in row) + "\n" for row in m)
 
 
 def _check_frame(frame: ScanFrame, intrinsics: ScanIntrinsics) -> None:
@@ -148,8 +152,14 @@ def write_ply(path: str | Path, vertices: np.ndarray, faces: np.ndarray, colors:
     if len(f) and (f.min() < 0 or f.max() >= len(v)):
         raise ValueError(f"{path}: face indices out of range 0..{len(v) - 1}")
     fields = [("x", "<f4"), ("y", "<f4"), ("z", "<f4")]
-    header = ["ply", "format binary_little_endian 1.0", f"element vertex {len(v)}",
-              "property float x", "property float y", "property float z"]
+    header = [
+        "ply",
+        "format binary_little_endian 1.0",
+        f"element vertex {len(v)}",
+        "property float x",
+        "property float y",
+        "property float z",
+    ]
     if colors is not None:
         c = np.asarray(colors)
         if c.shape != v.shape:
@@ -173,11 +183,14 @@ def write_ply(path: str | Path, vertices: np.ndarray, faces: np.ndarray, colors:
 
 def write_segs_json(path: str | Path, scene_id: str, seg_indices: Sequence[int] | np.ndarray) -> Path:
     """`<scene>_vh_clean_2.0.010000.segs.json`: a segment id per mesh vertex."""
-    return write_json_atomic(path, {
-        "params": dict(SEGS_PARAMS),
-        "sceneId": scene_id,
-        "segIndices": [int(s) for s in np.asarray(seg_indices).reshape(-1)],
-    })
+    return write_json_atomic(
+        path,
+        {
+            "params": dict(SEGS_PARAMS),
+            "sceneId": scene_id,
+            "segIndices": [int(s) for s in np.asarray(seg_indices).reshape(-1)],
+        },
+    )
 
 
 def write_aggregation_json(path: str | Path, scene_id: str, groups: Sequence[dict[str, Any]]) -> Path:
@@ -185,16 +198,23 @@ def write_aggregation_json(path: str | Path, scene_id: str, groups: Sequence[dic
     seg_groups = []
     for i, g in enumerate(groups):
         object_id = int(g.get("objectId", g.get("id", i)))
-        seg_groups.append({
-            "id": object_id, "objectId": object_id, "label": str(g["label"]),
-            "segments": [int(s) for s in g["segments"]],
-        })
-    return write_json_atomic(path, {
-        "sceneId": f"scannet.{scene_id}",
-        "appId": "benchfoundry.v1",
-        "segGroups": seg_groups,
-        "segmentsFile": f"scannet.{scene_id}_vh_clean_2.0.010000.segs.json",
-    })
+        seg_groups.append(
+            {
+                "id": object_id,
+                "objectId": object_id,
+                "label": str(g["label"]),
+                "segments": [int(s) for s in g["segments"]],
+            }
+        )
+    return write_json_atomic(
+        path,
+        {
+            "sceneId": f"scannet.{scene_id}",
+            "appId": "benchfoundry.v1",
+            "segGroups": seg_groups,
+            "segmentsFile": f"scannet.{scene_id}_vh_clean_2.0.010000.segs.json",
+        },
+    )
 
 
 def write_label_map(path: str | Path, rows: Sequence[dict[str, Any]]) -> Path:

@@ -17,26 +17,69 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.coco import SyntheticCocoConfig
+from benchfoundry.configs.person import PersonConfig
+from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.directions import horizontal_angle, horizontal_label
+from benchfoundry.core.render_spec import (
+    CocoImage,
+    CocoShard,
+    DayLight,
+    EngineSettings,
+    PersonSpec,
+    Primitive,
+    write_spec,
+)
+from benchfoundry.core.seeding import item_rng, item_seed
+from benchfoundry.core.store import StageStore, spec_hash, write_json_atomic
 from benchfoundry.person.prepare import prepare_person
 from benchfoundry.tasks.common import render_client
-from benchfoundry.core.buildinfo import problem
 from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.core.seeding import item_rng, item_seed
-from benchfoundry.core.render_spec import CocoImage, CocoShard, DayLight, EngineSettings, PersonSpec, Primitive, write_spec
-from benchfoundry.core.store import StageStore, spec_hash, write_json_atomic
 from benchfoundry.tasks.viewspatial import orientation as ori
 from benchfoundry.tasks.viewspatial import synthetic_coco_scene as sc
 from benchfoundry.tasks.viewspatial.coco_keypoints import Camera, coco_box, visibility
-from benchfoundry.core.directions import horizontal_angle, horizontal_label
 
 STAGE = "viewspatial.synthetic_coco"
-KEYPOINT_NAMES = ("nose", "left_eye", "right_eye", "left_ear", "right_ear", "left_shoulder", "right_shoulder",
-                  "left_elbow", "right_elbow", "left_wrist", "right_wrist", "left_hip", "right_hip", "left_knee",
-                  "right_knee", "left_ankle", "right_ankle")
-SKELETON = [[16, 14], [14, 12], [17, 15], [15, 13], [12, 13], [6, 12], [7, 13], [6, 7], [6, 8], [7, 9], [8, 10],
-            [9, 11], [2, 3], [1, 2], [1, 3], [2, 4], [3, 5], [4, 6], [5, 7]]
+KEYPOINT_NAMES = (
+    "nose",
+    "left_eye",
+    "right_eye",
+    "left_ear",
+    "right_ear",
+    "left_shoulder",
+    "right_shoulder",
+    "left_elbow",
+    "right_elbow",
+    "left_wrist",
+    "right_wrist",
+    "left_hip",
+    "right_hip",
+    "left_knee",
+    "right_knee",
+    "left_ankle",
+    "right_ankle",
+)
+SKELETON = [
+    [16, 14],
+    [14, 12],
+    [17, 15],
+    [15, 13],
+    [12, 13],
+    [6, 12],
+    [7, 13],
+    [6, 7],
+    [6, 8],
+    [7, 9],
+    [8, 10],
+    [9, 11],
+    [2, 3],
+    [1, 2],
+    [1, 3],
+    [2, 4],
+    [3, 5],
+    [4, 6],
+    [5, 7],
+]
 #: How far (m) a surface may lie before a keypoint and still leave it visible. Face points are skin
 #: vertices (≤ 4 mm deep on Anny), joints lie inside the body: the depth of a joint below its own skin
 #: along the ray, measured on Anny (upright, walking, guard_up; 12 views), is at most 0.11 m (shoulders),
@@ -59,8 +102,9 @@ def label_keypoints(mesh: Any, camera: Camera, objects: list[sc.SceneObject]) ->
     return visibility(mesh.keypoints, camera, triangles, TOLERANCE_M)
 
 
-def _image(person: PersonConfig, cfg: SyntheticCocoConfig, seed: int, split: str, index: int, work: Path
-           ) -> dict[str, Any]:
+def _image(
+    person: PersonConfig, cfg: SyntheticCocoConfig, seed: int, split: str, index: int, work: Path
+) -> dict[str, Any]:
     """Draw, pose and label one image; returns its render entry and its labels before the render."""
     rng = item_rng(seed, STAGE, f"{split}:{index}")
     plan = sc.draw_plan(rng, cfg, list(person.textures.ids))
@@ -70,23 +114,56 @@ def _image(person: PersonConfig, cfg: SyntheticCocoConfig, seed: int, split: str
     camera = sc.frame_camera(mesh.vertices, mesh.keypoints, plan, cfg.width, cfg.height)
     objects = sc.place_objects(rng, plan, camera)
     keypoints = label_keypoints(mesh, camera, objects)
-    parts = (Primitive(shape="box", center=(0.0, 0.0, -0.05), size=(60.0, 60.0, 0.1), yaw_deg=0.0,
-                       rgb=(0.35, 0.33, 0.3), roughness=0.9, metallic=0.0, pass_index=0),)
-    parts += tuple(Primitive(shape=o.shape, center=tuple(o.center), size=tuple(o.size), yaw_deg=o.yaw_deg,
-                             rgb=tuple(o.rgb), roughness=0.6, metallic=0.0, pass_index=PERSON_INDEX + 1 + k)
-                   for k, o in enumerate(objects))
+    parts = (
+        Primitive(
+            shape="box",
+            center=(0.0, 0.0, -0.05),
+            size=(60.0, 60.0, 0.1),
+            yaw_deg=0.0,
+            rgb=(0.35, 0.33, 0.3),
+            roughness=0.9,
+            metallic=0.0,
+            pass_index=0,
+        ),
+    )
+    parts += tuple(
+        Primitive(
+            shape=o.shape,
+            center=tuple(o.center),
+            size=tuple(o.size),
+            yaw_deg=o.yaw_deg,
+            rgb=tuple(o.rgb),
+            roughness=0.6,
+            metallic=0.0,
+            pass_index=PERSON_INDEX + 1 + k,
+        )
+        for k, o in enumerate(objects)
+    )
     entry = CocoImage(
-        seed=item_seed(seed, STAGE, f"{split}:{index}"), camera_matrix=tuple(map(tuple, camera.blender_matrix())),
-        focal_mm=camera.f * 24.0 / cfg.height, parts=parts,
+        seed=item_seed(seed, STAGE, f"{split}:{index}"),
+        camera_matrix=tuple(map(tuple, camera.blender_matrix())),
+        focal_mm=camera.f * 24.0 / cfg.height,
+        parts=parts,
         person=PersonSpec(mesh=str(files.mesh_npz), texture=str(files.texture_png), pass_index=PERSON_INDEX),
-        light=DayLight(sun_elevation_deg=plan.sun[0], sun_bearing_deg=plan.sun[1], sun_strength=3.0, sky_strength=0.3,
-                       exposure=0.0),
-        image=str(work / f"{index:06d}.png"), index_npy=str(work / f"{index:06d}.npy"))
+        light=DayLight(
+            sun_elevation_deg=plan.sun[0], sun_bearing_deg=plan.sun[1], sun_strength=3.0, sky_strength=0.3, exposure=0.0
+        ),
+        image=str(work / f"{index:06d}.png"),
+        index_npy=str(work / f"{index:06d}.npy"),
+    )
     head_yaw = (plan.body_yaw_deg + delta) % 360.0
     hips = float(mesh.keypoints[11:13, 2].mean())
-    return {"entry": entry, "keypoints": keypoints, "camera": camera, "objects": objects, "plan": plan,
-            "body_yaw": plan.body_yaw_deg, "head_yaw": head_yaw, "delta": ori.head_delta(head_yaw, plan.body_yaw_deg),
-            "axis_cam": camera.to_camera(np.array([[0.0, 0.0, hips]]))[0]}
+    return {
+        "entry": entry,
+        "keypoints": keypoints,
+        "camera": camera,
+        "objects": objects,
+        "plan": plan,
+        "body_yaw": plan.body_yaw_deg,
+        "head_yaw": head_yaw,
+        "delta": ori.head_delta(head_yaw, plan.body_yaw_deg),
+        "axis_cam": camera.to_camera(np.array([[0.0, 0.0, hips]]))[0],
+    }
 
 
 def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list[dict], dict[str, Any]] | None:
@@ -95,46 +172,88 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
     if person is None:
         return None
     kp = made["keypoints"]
-    anns = [{"id": image_id * 10, "image_id": image_id, "category_id": 1, "bbox": person[0], "area": person[1],
-             "keypoints": [round(float(v), 2) if i % 3 < 2 else int(v) for i, v in enumerate(kp.reshape(-1))],
-             "num_keypoints": int((kp[:, 2] > 0).sum()), "iscrowd": 0}]
+    anns = [
+        {
+            "id": image_id * 10,
+            "image_id": image_id,
+            "category_id": 1,
+            "bbox": person[0],
+            "area": person[1],
+            "keypoints": [round(float(v), 2) if i % 3 < 2 else int(v) for i, v in enumerate(kp.reshape(-1))],
+            "num_keypoints": int((kp[:, 2] > 0).sum()),
+            "iscrowd": 0,
+        }
+    ]
     delta = made["delta"]
     up = made["camera"].R @ np.array([0.0, 0.0, 1.0])
-    truth = {"image_id": image_id, "file_name": f"{image_id:06d}.png", "objects": [],
-             "up_cam": [round(float(v), 6) for v in up], "person": {
-        "annotation_id": image_id * 10, "body_yaw_deg": round(made["body_yaw"], 3),
-        "head_yaw_deg": round(made["head_yaw"], 3), "head_delta_deg": round(delta, 3),
-        "facing": ori.facing_label(made["body_yaw"]), "head_turn": ori.head_turn(delta),
-        "action": made["plan"].action, "framing": made["plan"].framing,
-        "center_cam": [round(float(v), 4) for v in made["axis_cam"]]}}
+    truth = {
+        "image_id": image_id,
+        "file_name": f"{image_id:06d}.png",
+        "objects": [],
+        "up_cam": [round(float(v), 6) for v in up],
+        "person": {
+            "annotation_id": image_id * 10,
+            "body_yaw_deg": round(made["body_yaw"], 3),
+            "head_yaw_deg": round(made["head_yaw"], 3),
+            "head_delta_deg": round(delta, 3),
+            "facing": ori.facing_label(made["body_yaw"]),
+            "head_turn": ori.head_turn(delta),
+            "action": made["plan"].action,
+            "framing": made["plan"].framing,
+            "center_cam": [round(float(v), 4) for v in made["axis_cam"]],
+        },
+    }
     for k, obj in enumerate(made["objects"]):
         found = coco_box(ids == PERSON_INDEX + 1 + k)
         if found is None:
             continue
         ann_id = image_id * 10 + 1 + k
-        anns.append({"id": ann_id, "image_id": image_id, "category_id": obj.category_id, "bbox": found[0],
-                     "area": found[1], "iscrowd": 0})
+        anns.append(
+            {
+                "id": ann_id,
+                "image_id": image_id,
+                "category_id": obj.category_id,
+                "bbox": found[0],
+                "area": found[1],
+                "iscrowd": 0,
+            }
+        )
         angle, label = person_relative(np.array(obj.center))
-        truth["objects"].append({
-            "annotation_id": ann_id, "name": obj.name, "category_id": obj.category_id,
-            "center_cam": [round(float(v), 4) for v in made["camera"].to_camera(np.array([obj.center]))[0]],
-            "person_angle_deg": round(angle, 3), "person_relative": label})
+        truth["objects"].append(
+            {
+                "annotation_id": ann_id,
+                "name": obj.name,
+                "category_id": obj.category_id,
+                "center_cam": [round(float(v), 4) for v in made["camera"].to_camera(np.array([obj.center]))[0]],
+                "person_angle_deg": round(angle, 3),
+                "person_relative": label,
+            }
+        )
     return anns, truth
 
 
 def categories() -> list[dict[str, Any]]:
-    person = {"id": 1, "name": "person", "supercategory": "person", "keypoints": list(KEYPOINT_NAMES),
-              "skeleton": SKELETON}
-    return [person] + [{"id": cid, "name": name, "supercategory": name} for name, (cid, _, _) in
-                       sorted(sc.OBJECTS.items(), key=lambda item: item[1][0])]
+    person = {
+        "id": 1,
+        "name": "person",
+        "supercategory": "person",
+        "keypoints": list(KEYPOINT_NAMES),
+        "skeleton": SKELETON,
+    }
+    return [person] + [
+        {"id": cid, "name": name, "supercategory": name}
+        for name, (cid, _, _) in sorted(sc.OBJECTS.items(), key=lambda item: item[1][0])
+    ]
 
 
-def make_split(root: str | Path, split: str, cfg: SyntheticCocoConfig, person: PersonConfig, seed: int
-               ) -> dict[str, Any]:
+def make_split(
+    root: str | Path, split: str, cfg: SyntheticCocoConfig, person: PersonConfig, seed: int
+) -> dict[str, Any]:
     """Render and write one split under `root/<split>/`; returns counts, render seconds, paths and problems."""
     if person.body.model_type != "anny":
-        raise ValueError(f"person.body.model_type {person.body.model_type}: the synthetic COCO set needs anny (its "
-                         "COCO keypoints)")
+        raise ValueError(
+            f"person.body.model_type {person.body.model_type}: the synthetic COCO set needs anny (its COCO keypoints)"
+        )
     if split not in cfg.images:
         raise ValueError(f"viewspatial.coco.synthetic.images has no split {split!r}: {sorted(cfg.images)}")
     folder = Path(root) / split
@@ -142,11 +261,16 @@ def make_split(root: str | Path, split: str, cfg: SyntheticCocoConfig, person: P
     shutil.rmtree(folder / "images", ignore_errors=True)  # a smaller set must not keep older images
     work.mkdir(parents=True, exist_ok=True)
     made = [_image(person, cfg, seed, split, i, work) for i in range(1, cfg.images[split] + 1)]
-    spec = CocoShard(width=cfg.width, height=cfg.height, sensor_height_mm=24.0,
-                     engine=EngineSettings(device=cfg.device, samples=cfg.samples, denoise=False, max_bounces=3),
-                     images=tuple(m["entry"] for m in made))
-    reply = render_client.render_spec(write_spec(work / "spec.json", spec), timeout_s=cfg.render_timeout_s,
-                                      shards_per_worker=1)
+    spec = CocoShard(
+        width=cfg.width,
+        height=cfg.height,
+        sensor_height_mm=24.0,
+        engine=EngineSettings(device=cfg.device, samples=cfg.samples, denoise=False, max_bounces=3),
+        images=tuple(m["entry"] for m in made),
+    )
+    reply = render_client.render_spec(
+        write_spec(work / "spec.json", spec), timeout_s=cfg.render_timeout_s, shards_per_worker=1
+    )
     images, anns, truth, problems = [], [], [], []
     (folder / "images").mkdir(exist_ok=True)
     for image_id, m in enumerate(made, start=1):
@@ -158,37 +282,64 @@ def make_split(root: str | Path, split: str, cfg: SyntheticCocoConfig, person: P
         images.append({"id": image_id, "file_name": f"{image_id:06d}.png", "width": cfg.width, "height": cfg.height})
         anns += found[0]
         truth.append(found[1])
-    write_json_atomic(folder / "person_keypoints.json", {"images": images, "annotations": anns,
-                                                        "categories": categories()})
+    write_json_atomic(
+        folder / "person_keypoints.json", {"images": images, "annotations": anns, "categories": categories()}
+    )
     write_json_atomic(folder / "truth.json", {"images": truth})
     shutil.rmtree(work)
-    return {"split": split, "images": len(images), "render_s": float(reply["seconds"]), "problems": problems,
-            "paths": split_paths(root, split)}
+    return {
+        "split": split,
+        "images": len(images),
+        "render_s": float(reply["seconds"]),
+        "problems": problems,
+        "paths": split_paths(root, split),
+    }
 
 
 def split_paths(root: str | Path, split: str) -> dict[str, str]:
     """Where a split's COCO file, images folder and truth file lie."""
     folder = Path(root) / split
-    return {"annotations": str(folder / "person_keypoints.json"), "images": str(folder / "images"),
-            "truth": str(folder / "truth.json")}
+    return {
+        "annotations": str(folder / "person_keypoints.json"),
+        "images": str(folder / "images"),
+        "truth": str(folder / "truth.json"),
+    }
 
 
 @shard_task
-def synthetic_coco_task(out: str, root: str, split: str, settings: dict[str, Any], person: PersonConfig | dict,
-                        seed: int) -> dict[str, Any]:
+def synthetic_coco_task(
+    out: str, root: str, split: str, settings: dict[str, Any], person: PersonConfig | dict, seed: int
+) -> dict[str, Any]:
     """Render and write one split unless its store marker says it is made with these settings."""
     cfg = SyntheticCocoConfig.model_validate(settings)
     person = PersonConfig.model_validate(person if isinstance(person, dict) else person.model_dump())
     store = StageStore(out, "viewspatial", "synthetic_coco")
-    h = spec_hash([split, cfg.model_dump(mode="json"), person.body.model_dump(mode="json"),
-                   person.textures.model_dump(mode="json"), seed, CocoShard.version])
+    h = spec_hash(
+        [
+            split,
+            cfg.model_dump(mode="json"),
+            person.body.model_dump(mode="json"),
+            person.textures.model_dump(mode="json"),
+            seed,
+            CocoShard.version,
+        ]
+    )
     if not (store.is_done(split, h) and (Path(root) / split / "truth.json").exists()):
         summary = make_split(root, split, cfg, person, seed)
-        store.write_shard(split, pd.DataFrame([{"split": split, "images": summary["images"]}]), spec_hash=h,
-                          problems=summary["problems"], info={"render_s": summary["render_s"]})
+        store.write_shard(
+            split,
+            pd.DataFrame([{"split": split, "images": summary["images"]}]),
+            spec_hash=h,
+            problems=summary["problems"],
+            info={"render_s": summary["render_s"]},
+        )
     marker = store.marker(split)
-    return {"split": split, "images": int(store.shard_rows(split)["images"][0]), "render_s": float(marker["render_s"]),
-            "paths": split_paths(root, split)}
+    return {
+        "split": split,
+        "images": int(store.shard_rows(split)["images"][0]),
+        "render_s": float(marker["render_s"]),
+        "paths": split_paths(root, split),
+    }
 
 
 def orientation_accuracy(labels: list[dict[str, Any]], truth: dict[str, Any]) -> dict[str, Any]:
@@ -199,7 +350,10 @@ def orientation_accuracy(labels: list[dict[str, Any]], truth: dict[str, Any]) ->
     facing = sum(row["facing"] == by_image[row["image_id"]]["facing"] for row in kept)
     turn = sum(row["head_turn"] == by_image[row["image_id"]]["head_turn"] for row in kept)
     rejected = Counter(str(row.get("reason")) for row in labels if not row.get("kept"))
-    return {"people": len(labels), "kept": len(kept),
-            "facing_accuracy": round(facing / len(kept), 4) if kept else None,
-            "head_turn_accuracy": round(turn / len(kept), 4) if kept else None,
-            "rejected": dict(sorted(rejected.items()))}
+    return {
+        "people": len(labels),
+        "kept": len(kept),
+        "facing_accuracy": round(facing / len(kept), 4) if kept else None,
+        "head_turn_accuracy": round(turn / len(kept), 4) if kept else None,
+        "rejected": dict(sorted(rejected.items())),
+    }

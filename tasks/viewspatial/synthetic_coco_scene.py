@@ -20,20 +20,30 @@ from scipy.spatial.transform import Rotation
 
 from benchfoundry.assets.body_model import PARENTS, J
 from benchfoundry.assets.poses import ACTIONS, UPRIGHT, PoseBuilder, action_pose
-from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.coco import SyntheticCocoConfig
+from benchfoundry.configs.person import PersonConfig
 from benchfoundry.tasks.viewspatial.coco_keypoints import Camera, box_triangles, cylinder_triangles, look_at
 
 #: COCO objects as coloured primitives: name → (category id, shape, full extents in m).
 OBJECTS: dict[str, tuple[int, str, tuple[float, float, float]]] = {
-    "backpack": (27, "box", (0.32, 0.22, 0.45)), "suitcase": (33, "box", (0.46, 0.25, 0.62)),
-    "bottle": (44, "cylinder", (0.09, 0.09, 0.30)), "chair": (62, "box", (0.50, 0.50, 0.85)),
+    "backpack": (27, "box", (0.32, 0.22, 0.45)),
+    "suitcase": (33, "box", (0.46, 0.25, 0.62)),
+    "bottle": (44, "cylinder", (0.09, 0.09, 0.30)),
+    "chair": (62, "box", (0.50, 0.50, 0.85)),
     "potted plant": (64, "cylinder", (0.36, 0.36, 0.55)),
 }
 #: Objects tall and wide enough to stand in front of the shins.
 OCCLUDERS = ("suitcase", "chair", "backpack")
-COLOURS = ((0.6, 0.05, 0.04), (0.05, 0.12, 0.55), (0.08, 0.35, 0.07), (0.75, 0.6, 0.05), (0.25, 0.12, 0.05),
-           (0.8, 0.8, 0.8), (0.8, 0.25, 0.03), (0.25, 0.06, 0.4))
+COLOURS = (
+    (0.6, 0.05, 0.04),
+    (0.05, 0.12, 0.55),
+    (0.08, 0.35, 0.07),
+    (0.75, 0.6, 0.05),
+    (0.25, 0.12, 0.05),
+    (0.8, 0.8, 0.8),
+    (0.8, 0.25, 0.03),
+    (0.25, 0.06, 0.4),
+)
 #: Framings: the whole person, or the frame's bottom edge above the knees or just below the hips. A whole
 #: standing person covers only ~0.15 of a 3:4 portrait frame (below COCO's 0.2 filter), so most are cropped.
 FRAMINGS = ("full", "knees", "hips")
@@ -94,10 +104,14 @@ def draw_plan(rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: l
     return ImagePlan(
         texture_id=int(rng.choice(texture_ids)),
         action=UPRIGHT if rng.random() < UPRIGHT_SHARE else str(rng.choice(list(ACTIONS))),
-        body_yaw_deg=float(rng.uniform(0.0, 360.0)), head_turn_deg=head, framing=framing,
-        fill=float(rng.uniform(0.88, 0.97)), fov_deg=float(rng.uniform(35.0, 50.0)),
+        body_yaw_deg=float(rng.uniform(0.0, 360.0)),
+        head_turn_deg=head,
+        framing=framing,
+        fill=float(rng.uniform(0.88, 0.97)),
+        fov_deg=float(rng.uniform(35.0, 50.0)),
         camera_height_m=float(rng.uniform(1.1, 1.7) if framing == "hips" else rng.uniform(0.9, 1.6)),
-        crop_offset_m=float(rng.uniform(0.05, 0.12)), n_objects=n_objects,
+        crop_offset_m=float(rng.uniform(0.05, 0.12)),
+        n_objects=n_objects,
         occluder=n_objects > 0 and framing == "full" and rng.random() < 0.8,
         sun=(float(rng.uniform(30.0, 70.0)), float(rng.uniform(0.0, 360.0))),
     )
@@ -141,8 +155,9 @@ def frame_camera(vertices: np.ndarray, keypoints: np.ndarray, plan: ImagePlan, w
     target = np.array([0.0, 0.0, (kept[:, 2].min() + kept[:, 2].max()) / 2])
     distance = 3.0
     for _ in range(6):
-        camera = look_at(target + distance * direction + [0, 0, plan.camera_height_m - target[2]], target, f,
-                         width, height)
+        camera = look_at(
+            target + distance * direction + [0, 0, plan.camera_height_m - target[2]], target, f, width, height
+        )
         uv, _ = camera.project(kept)
         span_v = (uv[:, 1].max() - uv[:, 1].min()) / (plan.fill * height)
         span_u = (uv[:, 0].max() - uv[:, 0].min()) / (plan.fill * width)
@@ -151,8 +166,7 @@ def frame_camera(vertices: np.ndarray, keypoints: np.ndarray, plan: ImagePlan, w
         if plan.framing != "full":  # the top at 1 − fill of the height, the cut at the frame's bottom edge
             middle = uv[:, 1].min() - (1 - plan.fill) * height + height / 2
         target[2] -= (middle - height / 2) / f * distance
-    return look_at(target + distance * direction + [0, 0, plan.camera_height_m - target[2]], target, f,
-                   width, height)
+    return look_at(target + distance * direction + [0, 0, plan.camera_height_m - target[2]], target, f, width, height)
 
 
 def place_objects(rng: np.random.Generator, plan: ImagePlan, camera: Camera) -> list[SceneObject]:
@@ -180,11 +194,21 @@ def place_objects(rng: np.random.Generator, plan: ImagePlan, camera: Camera) -> 
                 wider = (distance - along) / distance
                 xy = right * rng.choice([-1, 1]) * rng.uniform(0.35, 0.9) * half_width * wider + toward * along
             if np.linalg.norm(xy) >= CLEARANCE_M + radius and all(
-                    np.linalg.norm(xy - o.center[:2]) >= radius + math.hypot(*o.size[:2]) / 2 for o in placed):
+                np.linalg.norm(xy - o.center[:2]) >= radius + math.hypot(*o.size[:2]) / 2 for o in placed
+            ):
                 break
         else:
             continue
         yaw = float(rng.uniform(0.0, 360.0)) if shape == "box" else 0.0
-        placed.append(SceneObject(name, category, shape, (float(xy[0]), float(xy[1]), size[2] / 2), size, yaw,
-                                  COLOURS[int(rng.integers(len(COLOURS)))]))
+        placed.append(
+            SceneObject(
+                name,
+                category,
+                shape,
+                (float(xy[0]), float(xy[1]), size[2] / 2),
+                size,
+                yaw,
+                COLOURS[int(rng.integers(len(COLOURS)))],
+            )
+        )
     return placed

@@ -15,9 +15,10 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -102,6 +103,7 @@ def synthetic_room(scene_id: str, mirrored: bool = False) -> Room:
 
 # --- cameras ------------------------------------------------------------------------------------
 
+
 def camera_walk(room: Room, n_frames: int, invalid_frames: Sequence[int] = (3,)) -> list[np.ndarray]:
     """Poses on a loop near the walls, each looking across the room and slightly down.
 
@@ -136,6 +138,7 @@ def intrinsics_for(width: int, height: int, hfov_deg: float, depth_stride: int) 
 
 # --- mesh, segments, aggregation ---------------------------------------------------------------
 
+
 @dataclass
 class RoomMesh:
     """Vertices, triangles, vertex colours, a segment id per vertex and the aggregation's groups."""
@@ -149,7 +152,12 @@ class RoomMesh:
 
 
 _BOX_FACES = (  # (axis, side) of each of a box's six faces
-    (0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1),
+    (0, 0),
+    (0, 1),
+    (1, 0),
+    (1, 1),
+    (2, 0),
+    (2, 1),
 )
 
 
@@ -193,11 +201,14 @@ def room_mesh(room: Room) -> RoomMesh:
             faces.extend([[base, base + 1, base + 2], [base, base + 2, base + 3]])
             seg_ids.append(seg)
         groups.append({"objectId": object_id, "label": label, "segments": seg_ids})
-        parts.append(MeshPart(
-            name=f"{object_id:02d}_{label.replace(' ', '_')}", color=tuple(float(c) for c in rgb),
-            vertices=tuple(map(tuple, np.asarray(verts[first_vertex:]).tolist())),
-            faces=tuple(map(tuple, (np.asarray(faces[first_face:]) - first_vertex).tolist())),
-        ))
+        parts.append(
+            MeshPart(
+                name=f"{object_id:02d}_{label.replace(' ', '_')}",
+                color=tuple(float(c) for c in rgb),
+                vertices=tuple(map(tuple, np.asarray(verts[first_vertex:]).tolist())),
+                faces=tuple(map(tuple, (np.asarray(faces[first_face:]) - first_vertex).tolist())),
+            )
+        )
 
     add_object("floor", [_quad(room_lo, room_hi, 2, 0)[::-1]], (0.55, 0.45, 0.35))
     add_object("ceiling", [_quad(room_lo, room_hi, 2, 1)[::-1]], (0.92, 0.92, 0.92))
@@ -207,9 +218,12 @@ def room_mesh(room: Room) -> RoomMesh:
     for item in room.furniture:
         add_object(item.label, [_quad(item.lo, item.hi, a, s) for a, s in _BOX_FACES], item.color)
     return RoomMesh(
-        vertices=np.asarray(verts, float), faces=np.asarray(faces, np.int64),
-        colors=np.asarray(colors, np.uint8), seg_indices=np.asarray(segs, np.int64),
-        groups=groups, parts=parts,
+        vertices=np.asarray(verts, float),
+        faces=np.asarray(faces, np.int64),
+        colors=np.asarray(colors, np.uint8),
+        seg_indices=np.asarray(segs, np.int64),
+        groups=groups,
+        parts=parts,
     )
 
 
@@ -222,6 +236,7 @@ def label_map_rows(rooms: Sequence[Room]) -> list[dict[str, Any]]:
 
 
 # --- rendering and writing -----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class RenderSettings:
@@ -244,16 +259,25 @@ def render_spec(room: Room, mesh: RoomMesh, poses: Sequence[np.ndarray], setting
     valid = [i for i, p in enumerate(poses) if np.isfinite(p).all()]
     if not valid:
         raise ValueError(f"{room.scene_id}: the camera walk has no valid pose")
-    render_poses = [
-        poses[i] if i in valid else poses[min(valid, key=lambda j: (j - i) % n)] for i in range(n)
-    ]
-    lamps = tuple(AreaLamp(location=(w * fx, d * fy, h - 0.05), size=1.2, power=30.0)
-                  for fx, fy in ((0.3, 0.3), (0.7, 0.3), (0.3, 0.7), (0.7, 0.7)))
+    render_poses = [poses[i] if i in valid else poses[min(valid, key=lambda j: (j - i) % n)] for i in range(n)]
+    lamps = tuple(
+        AreaLamp(location=(w * fx, d * fy, h - 0.05), size=1.2, power=30.0)
+        for fx, fy in ((0.3, 0.3), (0.7, 0.3), (0.3, 0.7), (0.7, 0.7))
+    )
     return ScanRoomShard(
-        scene_id=room.scene_id, width=settings.width, height=settings.height, hfov_deg=settings.hfov_deg,
-        depth_stride=settings.depth_stride, samples=settings.samples, seed=settings.seed, parts=tuple(mesh.parts),
-        lamps=lamps, frames=tuple(ScanRoomFrame(frame_id=i, pose_c2w=tuple(map(tuple, p.tolist())))
-                                  for i, p in enumerate(render_poses)))
+        scene_id=room.scene_id,
+        width=settings.width,
+        height=settings.height,
+        hfov_deg=settings.hfov_deg,
+        depth_stride=settings.depth_stride,
+        samples=settings.samples,
+        seed=settings.seed,
+        parts=tuple(mesh.parts),
+        lamps=lamps,
+        frames=tuple(
+            ScanRoomFrame(frame_id=i, pose_c2w=tuple(map(tuple, p.tolist()))) for i, p in enumerate(render_poses)
+        ),
+    )
 
 
 def frame_paths(render_dir: str | Path, frame_id: int) -> tuple[Path, Path]:
@@ -329,8 +353,13 @@ def make_synthetic_scan(root: str | Path, split: str, settings: RenderSettings) 
     for d in (raw_dir, export_dir):
         write_scan_annotations(d, scene_id, mesh)
     invalid = [i for i, p in enumerate(poses) if not np.isfinite(p).all()]
-    return {"scene_id": scene_id, "split": split, "frames": len(poses), "invalid_frames": invalid,
-            "render_s": rendered["render_s"]}
+    return {
+        "scene_id": scene_id,
+        "split": split,
+        "frames": len(poses),
+        "invalid_frames": invalid,
+        "render_s": rendered["render_s"],
+    }
 
 
 def write_root_files(root: str | Path) -> None:

@@ -10,15 +10,16 @@ label map is given, by raw category name (structure: wall, floor, ceiling, …).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from benchfoundry.core.camera import project, world_to_camera
 from benchfoundry.configs.scannet import EXCLUDED_LABELS, EXCLUDED_NYU40
+from benchfoundry.core.camera import project, world_to_camera
 from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.viewspatial.scannet_read import ScanFormatError
 from benchfoundry.tasks.viewspatial.scannet_write import encode_jpeg
@@ -26,8 +27,19 @@ from benchfoundry.tasks.viewspatial.scannet_write import encode_jpeg
 #: The `nyu40_id` of every object when no label map is given (not a NYU40 id: unknown).
 NO_NYU40 = -1
 VISIBILITY_COLUMNS = (
-    "scene_id", "frame_id", "object_id", "label", "nyu40_id", "n_visible", "visibility",
-    "center_in_image", "u_center", "v_center", "x_cam", "y_cam", "z_cam",
+    "scene_id",
+    "frame_id",
+    "object_id",
+    "label",
+    "nyu40_id",
+    "n_visible",
+    "visibility",
+    "center_in_image",
+    "u_center",
+    "v_center",
+    "x_cam",
+    "y_cam",
+    "z_cam",
 )
 
 
@@ -146,7 +158,8 @@ def frame_visibility(
     for box in boxes:
         corners_cam = world_to_camera(box.corners(), pose_c2w)
         inside, visible, uv = corner_visibility(
-            corners_cam, color_intrinsic, color_size, depth_m, depth_intrinsic, occlusion_m)
+            corners_cam, color_intrinsic, color_size, depth_m, depth_intrinsic, occlusion_m
+        )
         centre_cam = world_to_camera(box.center[None], pose_c2w)[0]
         centre_in = False
         if centre_cam[2] > 1e-6:
@@ -158,18 +171,31 @@ def frame_visibility(
         else:
             u_c = v_c = float("nan")
         n_vis = int(visible.sum())
-        rows.append({
-            "object_id": box.object_id, "label": box.label, "nyu40_id": box.nyu40_id,
-            "n_visible": n_vis, "visibility": n_vis / 8.0, "center_in_image": centre_in,
-            "u_center": float(u_c), "v_center": float(v_c),
-            "x_cam": float(centre_cam[0]), "y_cam": float(centre_cam[1]), "z_cam": float(centre_cam[2]),
-        })
+        rows.append(
+            {
+                "object_id": box.object_id,
+                "label": box.label,
+                "nyu40_id": box.nyu40_id,
+                "n_visible": n_vis,
+                "visibility": n_vis / 8.0,
+                "center_in_image": centre_in,
+                "u_center": float(u_c),
+                "v_center": float(v_c),
+                "x_cam": float(centre_cam[0]),
+                "y_cam": float(centre_cam[1]),
+                "z_cam": float(centre_cam[2]),
+            }
+        )
     return rows
 
 
 def visibility_table(scene_id: str, per_frame: Mapping[int, list[dict[str, Any]]]) -> pd.DataFrame:
     """The per-frame table of a scan, rows ordered by frame then object."""
-    rows = [{"scene_id": scene_id, "frame_id": int(fid), **row} for fid, frame_rows in per_frame.items() for row in frame_rows]
+    rows = [
+        {"scene_id": scene_id, "frame_id": int(fid), **row}
+        for fid, frame_rows in per_frame.items()
+        for row in frame_rows
+    ]
     table = pd.DataFrame(rows, columns=list(VISIBILITY_COLUMNS))
     return table.sort_values(["frame_id", "object_id"], kind="stable").reset_index(drop=True)
 
@@ -187,8 +213,10 @@ def scan_boxes(
     vertices, _, _ = scan.mesh()
     segs = scan.segments()
     if len(segs) != len(vertices):
-        raise ScanFormatError(f"{scan.segs_path}: segIndices has {len(segs)} entries for the "
-                              f"{len(vertices)} vertices of {scan.ply_path.name}")
+        raise ScanFormatError(
+            f"{scan.segs_path}: segIndices has {len(segs)} entries for the "
+            f"{len(vertices)} vertices of {scan.ply_path.name}"
+        )
     return object_boxes(vertices, segs, scan.aggregation(), nyu40_of, excluded, excluded_labels)
 
 
@@ -212,7 +240,8 @@ def scan_visibility(
             skipped.append({"frame": int(fid), "reason": str(exc)})
             continue
         per_frame[int(fid)] = frame_visibility(
-            boxes, frame.pose, intr.color, intr.color_size, frame.depth_mm, intr.depth, intr.depth_shift, occlusion_m)
+            boxes, frame.pose, intr.color, intr.color_size, frame.depth_mm, intr.depth, intr.depth_shift, occlusion_m
+        )
         if image_dir is not None:
             write_bytes_atomic(image_dir / f"{int(fid)}.jpg", encode_jpeg(frame.color, 95))
     if image_dir is not None:
