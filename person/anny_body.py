@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +74,22 @@ PHENOTYPES: tuple[str, ...] = ("gender", "age", "muscle", "weight", "height", "p
 _LOCK = threading.RLock()
 
 
+@contextmanager
+def _model_call() -> Iterator[None]:
+    """Hold the model, without gradients, on one torch thread: anny's sums come out differently in their last
+    bits with another thread count, so a Dask worker (one thread) and a local build (all cores) would pose the
+    same person into different meshes."""
+    import torch
+
+    with _LOCK, torch.no_grad():
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(threads)
+
+
 @functools.lru_cache(maxsize=1)
 def load_model() -> tuple[Any, Any]:
     """The Anny model (torch LBS skinning) and its COCO keypoint regressor, built once per process.
@@ -112,11 +130,10 @@ def phenotype_tensor(phenotype: dict[str, float]) -> Any:
 
 
 def _forward(pose: Any, phenotype: dict[str, float], parameterization: str | None = None) -> dict[str, Any]:
-    import torch
 
     model, _ = load_model()
     kwargs = {"pose_parameterization": parameterization} if parameterization else {}
-    with _LOCK, torch.no_grad():
+    with _model_call():
         return model(pose_parameters=pose, phenotype_kwargs=phenotype_tensor(phenotype).to(model.dtype), **kwargs)
 
 
@@ -126,7 +143,7 @@ def rest_heights(phenotypes: list[dict[str, float]]) -> np.ndarray:
 
     model, _ = load_model()
     params = torch.cat([phenotype_tensor(p) for p in phenotypes]).to(model.dtype)
-    with _LOCK, torch.no_grad():
+    with _model_call():
         z = model(pose_parameters=None, phenotype_kwargs=params)["rest_vertices"][..., 2].numpy()
     return z.max(axis=1) - z.min(axis=1)
 
@@ -210,7 +227,7 @@ def pose_anny(body_pose: np.ndarray, rest: AnnyRest, phenotype: dict[str, float]
     delta[:, :3, :3] = rot @ rest.bone_poses[:, :3, :3]
     delta[0, :3, 3] = rest.bone_poses[0, :3, 3]
     out = _forward(torch.as_tensor(delta[None], dtype=model.dtype), phenotype, "world-orient")
-    with _LOCK, torch.no_grad():
+    with _model_call():
         keypoints = regressor(out)[0].numpy().astype(np.float64)
     return PosedAnny(
         vertices=out["vertices"][0].numpy().astype(np.float64),

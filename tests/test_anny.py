@@ -214,3 +214,30 @@ def test_smplitex_textures_still_need_an_official_smpl() -> None:
 
     with pytest.raises(ValueError, match="needs body.model_path"):
         check_person(BodyConfig(), TextureConfig(smplitex_dir=Path("/data/smplitex")))
+
+
+def test_a_person_is_the_same_mesh_whatever_the_torch_thread_count(tmp_path: Path) -> None:
+    """A Dask worker runs torch on one thread, a local build on all cores: both must pose the same bytes."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, torch\n"
+        "torch.set_num_threads(int(sys.argv[1]))\n"
+        "from pathlib import Path\n"
+        "from benchfoundry.assets.poses import upright_pose\n"
+        "from benchfoundry.configs.person import PersonConfig\n"
+        "from benchfoundry.person.prepare import prepare_person\n"
+        "files = prepare_person(PersonConfig(), 0, 3, 'upright', upright_pose(), 'upright', Path(sys.argv[2]))\n"
+        "print(files.mesh_sha)\n"
+    )
+    shas = {
+        threads: subprocess.run(
+            [sys.executable, "-c", code, str(threads), str(tmp_path / str(threads))],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()[-1]
+        for threads in (1, 2)
+    }
+    assert shas[1] == shas[2]
