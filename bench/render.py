@@ -120,7 +120,7 @@ def pipeline_vs_bare(work: Path, width: int, frames: int, samples: int, reps: in
         spec, _, _ = render_stage.shard_frames(config, out, plan, work / "specs" / plan.shard_id / "tmp")
         path = write_spec(work / "specs" / f"{plan.shard_id}.json", spec)
         specs.append(path)
-    n = len(plans) * frames
+    n = sum(len(plan.frames) for plan in plans)
     pipeline, bare = [], []
     for _ in range(reps):
         for stage_dir in ("shards", "_done"):

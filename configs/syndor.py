@@ -133,6 +133,17 @@ class RenderConfig(Section):
         return self.model_dump(mode="json", exclude={"shards_per_worker", "shard_timeout_s", "threads"})
 
 
+class SampleConfig(Section):
+    """Full-factorial stratified sampling (DESIGN §2.2, tasks/syndor/sampling.py): only sampled frames render."""
+
+    items: int | None = Field(
+        None,
+        ge=1,
+        description="QA items to draw (task-file rows of both tasks, night-vision rows included; the paper: "
+        "54,864), every level of every factor balanced; None: every frame of the full factorial",
+    )
+
+
 class SyndorConfig(Section):
     """SynDORBench: renders, night vision, discernibility labels, QA."""
 
@@ -140,6 +151,7 @@ class SyndorConfig(Section):
     camera: CameraConfig = CameraConfig()
     zones_ppm: dict[str, PixelsPerMetre] = Field(default_factory=lambda: dict(dori.ZONE_MIDPOINTS_PPM))
     rig: RigConfig = RigConfig()
+    sample: SampleConfig = SampleConfig()
     scenes: list[Literal["desert", "field", "wharf"]] = Field(default_factory=lambda: list(SCENES))
     lightings: list[str] = Field(default_factory=lambda: list(LIGHTINGS))
     lighting: LightingConfig = LightingConfig()

@@ -43,6 +43,10 @@ def _cmd_build(args: argparse.Namespace) -> int:
                 + (f"unknown benchmark(s) {unknown}" if unknown else "names no benchmark")
                 + f"; known: {', '.join(BENCHMARKS)}"
             )
+    if args.plan:
+        from benchfoundry.flows.cli_syndor import print_plan
+
+        return print_plan(config, only)
     out = args.out or str(config.output_root)
     # The root is checked and locked before Prefect starts: a second build stops at once.
     with hold_output_root(out, args.adopt_out):
@@ -99,6 +103,9 @@ def make_parser() -> argparse.ArgumentParser:
         "--adopt-out",
         action="store_true",
         help="build into a non-empty folder that is not a benchfoundry build (it then owns only what it writes)",
+    )
+    p.add_argument(
+        "--plan", action="store_true", help="print what the build would do (items, task runs) and stop; reads no asset"
     )
     p.set_defaults(func=_cmd_build)
 

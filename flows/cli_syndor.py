@@ -1,4 +1,5 @@
-"""`benchfoundry syndor label-sample BUILD` and `benchfoundry syndor label-import BUILD FILE`."""
+"""`benchfoundry syndor label-sample BUILD`, `benchfoundry syndor label-import BUILD FILE`, and SynDORBench's part
+of `benchfoundry build CONFIG --plan`."""
 
 from __future__ import annotations
 
@@ -22,14 +23,28 @@ def _build_config(build: Path, config_path: str | None, overrides: list[str]) ->
     return BuildConfig.model_validate(json.loads(record.read_text())["config"])
 
 
+def print_plan(config: BuildConfig, only: list[str] | None) -> int:
+    """`build --plan`: SynDORBench's items, task runs and frames per shard, from the config alone."""
+    from benchfoundry.tasks.syndor.build_plan import format_plan, plan_config
+
+    if (only is not None and "syndor" not in only) or not config.syndor.enabled:
+        print("syndor: not built (nothing to plan)")
+        return 0
+    print(format_plan(plan_config(config)))
+    return 0
+
+
 def _cmd_label_sample(args: argparse.Namespace) -> int:
     from benchfoundry.core.output_root import check_output_dir
-    from benchfoundry.tasks.syndor.discern_stage import export_label_sample
+    from benchfoundry.tasks.syndor.label_stage import export_label_sample
 
     check_output_dir(args.build, create=False)
     config = _build_config(Path(args.build), args.config, args.set or [])
     result = export_label_sample(args.build, config)
-    print(f"{result['sample']} of {result['population']} images to label (Cochran, stratified by zone × lighting)")
+    print(
+        f"{result['sample']} of {result['population']} images to label ({result['holdout']} of them held out to "
+        "test the classifier; stratified by distance × lighting group × raw/NV)"
+    )
     print(f"CSV (fill the label column with yes/no): {result['csv']}")
     print(f"Label Studio tasks: {result['label_studio']} (labelling config {result['label_studio_config']})")
     print(f"then: benchfoundry syndor label-import {args.build} FILE")
@@ -38,7 +53,7 @@ def _cmd_label_sample(args: argparse.Namespace) -> int:
 
 def _cmd_label_import(args: argparse.Namespace) -> int:
     from benchfoundry.core.output_root import check_output_dir
-    from benchfoundry.tasks.syndor.discern_stage import import_labels
+    from benchfoundry.tasks.syndor.label_stage import import_labels
 
     check_output_dir(args.build, create=False)
     config = _build_config(Path(args.build), args.config, args.set or [])

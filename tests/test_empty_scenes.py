@@ -17,8 +17,7 @@ from test_discern_stage import make_render, run_stage
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.core import dori
 from benchfoundry.core.store import StageStore
-from benchfoundry.tasks.syndor import camera_rig, qa_stage, render_plan, render_stage
-from benchfoundry.tasks.syndor import discern_stage as ds
+from benchfoundry.tasks.syndor import camera_rig, label_stage, qa_stage, render_plan, render_stage
 
 BASE = [
     "syndor.scenes=[desert, wharf]",
@@ -37,7 +36,7 @@ def test_option_adds_one_shard_per_scene_and_lighting_and_keeps_person_shards() 
     on = _plans("syndor.empty_scenes=true")
     assert {k: on[k].spec_hash for k in off} == {k: p.spec_hash for k, p in off.items()}
     added = [p for k, p in on.items() if k not in off]
-    assert {(p.scene, p.lighting) for p in added} == {
+    assert {(p.scene, *p.lightings) for p in added} == {
         (s, light) for s in ("desert", "wharf") for light in ("noon_north", "night", "evening_east")
     }
     assert len(added) == 2 * 3 and all(p.empty_scene and p.texture_id is None for p in added)
@@ -118,10 +117,10 @@ def test_empty_rows_are_labelled_zero_and_stay_out_of_the_classifier(tmp_path: P
     assert empty["nv_path"].notna().all()
     assert (empty["human_discernable_nv"] == 0).all() and (empty["label_source_nv"] == "empty").all()
     assert empty["sample_label"].isna().all() and empty["sample_label_nv"].isna().all()
-    # the population is the person frames' night raw and NV images only
-    assert result["population"] == 2 * 12
-    units = ds.labelling_units(
-        StageStore(tmp_path, "syndor", "discern_features").read_manifest(), discern_config().syndor.discern
+    # the population is the person frames' raw and NV images only
+    assert result["population"] == 12 + 3 + 12
+    units = label_stage.labelling_units(
+        StageStore(tmp_path, "syndor", "discern_features").read_manifest(), discern_config()
     )
     assert not set(units["img_path"]) & set(empty_paths)
 
@@ -173,22 +172,23 @@ def _build(out: Path, *extra: str) -> dict:
 
 @pytest.mark.blender
 def test_flow_adds_empty_scenes_without_rerendering_persons(tmp_path: Path, prefect_server: None) -> None:
-    """Option off (noon only), then on with night added: the noon person shard is kept, and the
-    worker renders the night person before the empty scenes (so it must take the person out)."""
-    first = _build(tmp_path, "syndor.lightings=[noon_north]")
+    """Option off, then on with an action added: the walking shard is kept, and the worker renders the new kicking
+    person before the empty scenes (so it must take the person out)."""
+    lightings = "syndor.lightings=[noon_north, night]"
+    first = _build(tmp_path, lightings)
     assert first["status"] == "built", first
     store = StageStore(tmp_path, "syndor", "render")
     # a person shard written before the empty_scene column existed
-    noon = "field_t00003_walking_p000_noon_north"
-    store.shard_rows(noon).drop(columns=["empty_scene"]).to_parquet(store.shard_path(noon))
+    walking = "field_t00003_walking_p000"
+    store.shard_rows(walking).drop(columns=["empty_scene"]).to_parquet(store.shard_path(walking))
 
-    second = _build(tmp_path, "syndor.lightings=[noon_north, night]", "syndor.empty_scenes=true")
+    second = _build(tmp_path, lightings, "syndor.poses.actions=[walking, kicking]", "syndor.empty_scenes=true")
     assert second["status"] == "built", second
     render = second["stages"]["render"]
     cams = 2 * 2  # zones × azimuths
-    assert render["empty_scene_shards"] == 2 and render["shards_rendered"] == 3  # night person, two empty
-    assert render["frames_rendered"] == 3 * cams and render["frames"] == 4 * cams
-    assert render["empty_scene_frames"] == 2 * cams and render["empty_scene_share"] == 0.5
+    assert render["empty_scene_shards"] == 2 and render["shards_rendered"] == 3  # kicking person, two empty
+    assert render["frames_rendered"] == 4 * cams and render["frames"] == 6 * cams
+    assert render["empty_scene_frames"] == 2 * cams and render["empty_scene_share"] == round(2 / 6, 4)
 
     root = tmp_path / "syndor"
     index = pd.read_parquet(render["manifest"])
@@ -198,6 +198,7 @@ def test_flow_adds_empty_scenes_without_rerendering_persons(tmp_path: Path, pref
     assert set(zip(empty["zone"], empty["azimuth"], empty["lighting"])) == set(
         zip(person["zone"], person["azimuth"], person["lighting"])
     )
+    assert index.loc[index["action"] == "walking", "empty_scene"].eq(False).all()  # the old shard's rows
     for row in empty.itertuples():
         assert not np.array(Image.open(root / row.mask_path)).any(), row.mask_path
         rgb = np.array(Image.open(root / row.img_path).convert("RGB"), dtype=float)
@@ -235,15 +236,18 @@ def test_flow_adds_empty_scenes_without_rerendering_persons(tmp_path: Path, pref
 @pytest.mark.parametrize("share", [0.05, 0.2, 0.3, 0.5, 0.75])
 def test_share_plans_the_fewest_repeats_that_reach_it(share: float) -> None:
     plans = list(_plans("syndor.empty_scenes=true", f"syndor.empty_scene_share={share}").values())
-    person = 2 * 2  # textures × actions per (scene, lighting)
+    cameras = 3 * 8 * 4  # the default rig
     for scene in ("desert", "wharf"):
         for lighting in ("noon_north", "night", "evening_east"):
-            cell = [p for p in plans if p.scene == scene and p.lighting == lighting]
-            empty = sum(p.empty_scene for p in cell)
-            assert len(cell) - empty == person
-            # every shard renders the same cameras, so the frame share is the shard share
-            assert empty / len(cell) >= share
-            assert empty == 1 or (empty - 1) / (len(cell) - 1) < share
+            person = sum(
+                1 for p in plans if p.scene == scene and not p.empty_scene for f in p.frames if f.lighting == lighting
+            )
+            empty_shards = [p for p in plans if p.scene == scene and p.empty_scene and p.lightings == (lighting,)]
+            assert person == 2 * 2 * cameras  # textures × actions, every camera (nothing sampled)
+            assert all(len(p.frames) == cameras for p in empty_shards)
+            empty = len(empty_shards) * cameras
+            assert empty / (empty + person) >= share
+            assert len(empty_shards) == 1 or (empty - cameras) / (empty - cameras + person) < share
     # frame-weighted: empty shards of 30 frames, person shards of 10
     frames = {p.shard_id: 30 if p.empty_scene else 10 for p in plans}
     empty_total = sum(p.empty_scene for p in plans)
@@ -288,7 +292,7 @@ def test_repeats_are_new_scenes_and_keep_the_first_empty_shard() -> None:
         dori.PRESETS["paper"], dori.ZONE_MIDPOINTS_PPM, [0.0, 45.0], [0.0], np.array([0, 0, 0.9])
     )
     paths = [
-        render_plan.frame_paths(None, p.action, p.scene, p.lighting, p.pose_index, c)["img_path"]
+        render_plan.frame_paths(None, p.action, p.scene, p.lightings[0], p.pose_index, c)["img_path"]
         for p in repeated.values()
         if p.empty_scene
         for c in cams

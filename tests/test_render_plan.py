@@ -10,7 +10,8 @@ import pytest
 
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core import dori
-from benchfoundry.tasks.syndor import calibration_stage, camera_rig, render_plan
+from benchfoundry.tasks.syndor import calibration_stage, camera_rig, render_plan, sampling
+from benchfoundry.tasks.syndor.pose_selection import select_poses
 
 BASE = [
     "syndor.scenes=[desert, wharf]",
@@ -24,23 +25,30 @@ def _plans(*extra: str) -> dict[str, str]:
     return {p.shard_id: p.spec_hash for p in render_plan.plan_shards(load_config(None, [*BASE, *extra]))}
 
 
-def test_one_shard_per_factor_combination() -> None:
+def test_one_shard_per_person_with_every_lighting_and_camera() -> None:
+    """A shard is a (scene, texture, action, pose) with all its frames: every lighting × camera of the full
+    factorial when nothing is sampled."""
     plans = render_plan.plan_shards(load_config(None, BASE))
-    combos = {(p.scene, p.texture_id, p.action, p.lighting) for p in plans}
-    assert len(plans) == len(combos) == 2 * 2 * 2 * 2
+    combos = {(p.scene, p.texture_id, p.action, p.pose_index) for p in plans}
+    assert len(plans) == len(combos) == 2 * 2 * 2
     assert len({p.shard_id for p in plans}) == len(plans)
+    cameras = 3 * 8 * 4  # the default rig: 3 distances × 8 azimuths × 4 elevations
+    for p in plans:
+        assert len(p.frames) == len(set(p.frames)) == 2 * cameras
+        assert p.lightings == ("noon_north", "night")  # frames ordered by lighting: one light switch
+        assert [f.lighting for f in p.frames] == ["noon_north"] * cameras + ["night"] * cameras
 
 
 def test_only_affected_shards_change() -> None:
     before = _plans()
-    more_light = _plans("syndor.lightings=[noon_north, night, morning_west]")
-    assert {k: more_light[k] for k in before} == before
-    assert len(more_light) == len(before) * 3 // 2
     fewer_actions = _plans("syndor.poses.actions=[kicking]")
-    assert all(before[k] == h for k, h in fewer_actions.items())
+    assert fewer_actions and all(before[k] == h for k, h in fewer_actions.items())
+    more_light = _plans("syndor.lightings=[noon_north, night, morning_west]")
+    assert set(more_light) == set(before) and all(more_light[k] != before[k] for k in before)
     night = _plans("syndor.lighting.night.moon_strength=0.05")
-    changed = {k for k in before if night[k] != before[k]}
-    assert changed == {k for k in before if k.endswith("_night")}
+    assert set(night) == set(before) and all(night[k] != before[k] for k in before)  # every shard has a night frame
+    day_only = ["syndor.lightings=[noon_north]"]
+    assert _plans(*day_only) == _plans(*day_only, "syndor.lighting.night.moon_strength=0.05")
     samples = _plans("syndor.render.samples=64")
     assert all(samples[k] != before[k] for k in before)
     workers = _plans("syndor.render.shards_per_worker=1")
@@ -99,6 +107,27 @@ def test_new_texture_renders_only_its_shards() -> None:
     before = _plans()
     more = _plans("person.textures.ids=[0, 7, 9]")
     assert {k: more[k] for k in before} == before and len(more) == len(before) * 3 // 2
+
+
+def test_sampled_shards_hold_exactly_the_sampled_frames() -> None:
+    """With `sample.items` the shards hold the sample's frames, each once, grouped by person; the same config plans
+    the same shards."""
+    config = load_config(None, [*BASE, "syndor.sample.items=120"])
+    poses = select_poses(config.syndor.poses)
+    levels = sampling.build_levels(config, render_plan.pose_counts(poses, config.syndor.poses.actions))
+    sample = sampling.sample_frames(config, levels)
+    plans = render_plan.plan_shards(config, poses, sample)
+    planned = {
+        sampling.Frame(
+            p.scene, p.texture_id, p.action, p.pose_index, f.lighting, f.zone, f.azimuth_deg, f.elevation_deg
+        )
+        for p in plans
+        for f in p.frames
+    }
+    assert planned == set(sample.frames) and sum(len(p.frames) for p in plans) == len(sample.frames)
+    by_id = {p.shard_id: p for p in plans}
+    again = {p.shard_id: p for p in render_plan.plan_shards(config, poses)}
+    assert {k: p.spec_hash for k, p in again.items()} == {k: p.spec_hash for k, p in by_id.items()}
 
 
 def _summary(masks: dict[str, tuple[np.ndarray, float]], height_m: float = 1.75) -> dict:

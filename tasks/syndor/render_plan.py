@@ -1,9 +1,10 @@
-"""SynDORBench render plan: one shard per (scene, texture, action, pose, lighting), released naming.
+"""SynDORBench render plan: one shard per (scene, texture, action, pose) with its sampled frames, released naming.
 
-A shard is one (scene, texture, action, pose, lighting) with every camera of the rig, so adding
-a lighting or an action renders only the new shards. Its spec hash (render settings, camera,
-rig, factors with the pose's joint angles, body and texture config, seed) is stored in its
-marker; a changed setting re-renders the shards it affects.
+A shard is one posed, textured person in one scene, with every frame the sample (tasks/syndor/sampling.py)
+gives it: all its lightings and cameras in one Blender worker visit (each frame carries its own light).
+Its spec hash (render settings, camera, rig, the person's factors with the pose's joint angles, its frames
+and their lights, body and texture config, seed) is stored in its marker; a changed setting re-renders the
+shards it affects, and a changed sample the shards whose frames changed.
 
 Released naming (DESIGN §2.2), under `<out>/syndor/`:
 `images/SMPLitex_texture_{id:05d}_{action}_{scene}_{lighting}_{radius}/{pose}/raw_images/
@@ -14,7 +15,7 @@ selected AMASS frame otherwise). Masks are the same path with
 `raw_images` → `masks` and a `.png` suffix.
 
 Empty scenes (`syndor.empty_scenes`): one more shard per (scene, lighting), `{scene}_empty_{lighting}`,
-renders the same cameras with no person (empty masks). Its frames are
+renders every camera of the rig with no person (empty masks). Its frames are
 `images/SMPLitex_texture_none_empty_{scene}_{lighting}_{radius}/pose000/raw_images/...`, and its rows
 have `empty_scene` true, `action` and `smplx_texture` "none", `texture_id` and `pose_frame` null.
 `syndor.empty_scene_share` sizes them: repeat k ≥ 1 of the empty shard, `{scene}_empty_{lighting}_r{k:03d}`,
@@ -29,8 +30,9 @@ import dataclasses
 import importlib.metadata
 import itertools
 import math
+from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -42,7 +44,7 @@ from benchfoundry.core import lighting as lighting_table
 from benchfoundry.core.render_spec import DayLight, EngineSettings, Light, NightLight, PinholeCamera, RigShard, to_json
 from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.store import spec_hash
-from benchfoundry.tasks.syndor import camera_rig
+from benchfoundry.tasks.syndor import camera_rig, sampling
 from benchfoundry.tasks.syndor.pose_selection import PoseSelection, select_poses
 
 BENCHMARK = "syndor"
@@ -51,6 +53,15 @@ STAGE = "render"
 EMPTY_SCENE_COLUMN = "empty_scene"
 #: `action`, `smplx_texture` and `pose_source` of an empty-scene row (no person, nothing to recognise).
 EMPTY_ACTION = "none"
+
+
+class ShardFrame(NamedTuple):
+    """One frame of a shard: its lighting and its rig camera (distance zone, azimuth, elevation)."""
+
+    lighting: str
+    zone: str
+    azimuth_deg: float
+    elevation_deg: float
 
 
 @dataclass(frozen=True)
@@ -63,10 +74,15 @@ class ShardPlan:
     pose_source: str  # "builtin" or the AMASS sequence (BABEL feat_p)
     pose_frame: int | None  # frame of that sequence
     body_pose: tuple[float, ...]  # (23·3) SMPL axis-angle; () for an empty scene
-    lighting: str
+    frames: tuple[ShardFrame, ...]  # ordered by lighting, then camera
     spec_hash: str
     empty_scene: bool = False
     scene_seed: int | None = None  # the seed placing the scene's props; None: the build seed
+
+    @property
+    def lightings(self) -> tuple[str, ...]:
+        """The shard's lightings, in frame order."""
+        return tuple(dict.fromkeys(f.lighting for f in self.frames))
 
 
 def lighting_spec(syndor: SyndorConfig, name: str) -> Light:
@@ -157,34 +173,42 @@ def _rig_spec(config: BuildConfig) -> dict[str, Any]:
     }
 
 
-def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list[ShardPlan]:
-    """Every (scene, texture, action, pose, lighting) shard of the configured factors, then the
-    empty-scene shards when `syndor.empty_scenes` is on; `poses` defaults to
-    tasks/syndor/pose_selection.select_poses (built-in poses, or AMASS frames)."""
+def pose_counts(poses: PoseSelection, actions: list[str]) -> dict[str, int]:
+    """Each configured action's number of selected poses."""
+    return {a: len(poses.of(a)) for a in actions}
+
+
+def plan_shards(
+    config: BuildConfig, poses: PoseSelection | None = None, sample: sampling.Sample | None = None
+) -> list[ShardPlan]:
+    """One shard per (scene, texture, action, pose) holding frames of the sample, then the empty-scene shards
+    when `syndor.empty_scenes` is on. `poses` defaults to tasks/syndor/pose_selection.select_poses (built-in
+    poses, or AMASS frames), `sample` to tasks/syndor/sampling.sample_frames over those poses."""
     s = config.syndor
     poses = select_poses(s.poses) if poses is None else poses
     check_distinct_radii(s)
+    if sample is None:
+        sample = sampling.sample_frames(config, sampling.build_levels(config, pose_counts(poses, s.poses.actions)))
     common = {**_rig_spec(config), "textures": config.person.textures.model_dump(mode="json", exclude={"ids"})}
-    action_poses = [
-        (a, k, frame, tuple(float(x) for x in np.asarray(frame.body_pose, dtype=np.float64).reshape(-1)))
-        for a in s.poses.actions
-        for k, frame in enumerate(poses.of(a))
-    ]
+    grouped: dict[tuple[str, int, str, int], list[ShardFrame]] = {}
+    for f in sample.frames:
+        grouped.setdefault(f.shard_key(), []).append(ShardFrame(f.lighting, f.zone, f.azimuth, f.elevation))
     plans = []
-    for scene, tex, (action, k, pose, body_pose), lighting in itertools.product(
-        s.scenes, config.person.textures.ids, action_poses, s.lightings
-    ):
+    for (scene, tex, action, k), frames in grouped.items():
+        pose = poses.of(action)[k]
+        body_pose = tuple(float(x) for x in np.asarray(pose.body_pose, dtype=np.float64).reshape(-1))
+        lightings = dict.fromkeys(f.lighting for f in frames)
         factors = {
             "scene": scene,
             "texture": tex,
             "action": action,
             "pose": [k, pose.source, pose.frame, body_pose],
-            "lighting": lighting,
-            "light": to_json(lighting_spec(s, lighting)),
+            "frames": [list(f) for f in frames],
+            "lights": {name: to_json(lighting_spec(s, name)) for name in lightings},
         }
         plans.append(
             ShardPlan(
-                shard_id=f"{scene}_t{tex:05d}_{action}_p{k:03d}_{lighting}",
+                shard_id=f"{scene}_t{tex:05d}_{action}_p{k:03d}",
                 scene=scene,
                 texture_id=tex,
                 action=action,
@@ -192,20 +216,37 @@ def plan_shards(config: BuildConfig, poses: PoseSelection | None = None) -> list
                 pose_source=pose.source,
                 pose_frame=pose.frame,
                 body_pose=body_pose,
-                lighting=lighting,
+                frames=tuple(frames),
                 spec_hash=spec_hash({**common, **factors}),
             )
         )
     if not s.empty_scenes:
         return plans
-    repeats = empty_scene_repeats(s.empty_scene_share, len(config.person.textures.ids) * len(action_poses))
-    return plans + plan_empty_shards(config, repeats)
+    return plans + plan_empty_shards(config, empty_scene_repeats(s.empty_scene_share, person_rigs(s, sample)))
+
+
+def person_rigs(syndor: SyndorConfig, sample: sampling.Sample) -> int:
+    """The most person frames of one (scene, lighting) in the sample, in rig-fulls (every camera once), rounded
+    up: what an empty shard's frames are weighed against."""
+    per_cell = Counter((f.scene, f.lighting) for f in sample.frames)
+    cameras = len(zones(syndor)) * len(syndor.rig.azimuths_deg) * len(syndor.rig.elevations_deg)
+    return math.ceil(max(per_cell.values(), default=0) / cameras)
+
+
+def rig_frames(syndor: SyndorConfig, lighting: str) -> tuple[ShardFrame, ...]:
+    """Every camera of the rig under one lighting."""
+    return tuple(
+        ShardFrame(lighting, zone, float(az), float(el))
+        for zone in zones(syndor)
+        for az in syndor.rig.azimuths_deg
+        for el in syndor.rig.elevations_deg
+    )
 
 
 def empty_scene_repeats(share: float | None, person_shards: int) -> int:
     """The least number r ≥ 1 of empty shards per (scene, lighting) whose frames make at least `share`
-    of that (scene, lighting)'s frames next to `person_shards` person shards (every shard has the same
-    cameras); 1 when `share` is None.
+    of that (scene, lighting)'s frames next to `person_shards` rig-fulls of person frames (one person,
+    one lighting, every camera: the full factorial's count; a sample holds fewer); 1 when `share` is None.
 
     r / (r + p) ≥ share ⇔ r ≥ share·p / (1 − share) for 0 < share < 1; the rounded-up bound is then
     moved by one where floating point puts it on the wrong side of the share.
@@ -233,6 +274,7 @@ def plan_empty_shards(config: BuildConfig, repeats: int) -> list[ShardPlan]:
     plans = []
     for scene, lighting, k in itertools.product(s.scenes, s.lightings, range(repeats)):
         shard_id = empty_shard_id(scene, lighting, k)
+        frames = rig_frames(s, lighting)
         scene_seed = item_seed(config.seed, "empty-scene", shard_id) if k else None
         extra = {"repeat": k, "scene_seed": scene_seed} if k else {}
         plans.append(
@@ -245,7 +287,7 @@ def plan_empty_shards(config: BuildConfig, repeats: int) -> list[ShardPlan]:
                 pose_source=EMPTY_ACTION,
                 pose_frame=None,
                 body_pose=(),
-                lighting=lighting,
+                frames=frames,
                 spec_hash=spec_hash(
                     {
                         **common,

@@ -120,16 +120,21 @@ def shard_frames(
             person_cache(root),
         )
         target = person.aim
-    cameras = camera_rig.rig_cameras(s.camera.spec(), zones(s), s.rig.azimuths_deg, s.rig.elevations_deg, target)
+    cameras = {
+        (cam.zone, cam.azimuth_deg, cam.elevation_deg): cam
+        for cam in camera_rig.rig_cameras(s.camera.spec(), zones(s), s.rig.azimuths_deg, s.rig.elevations_deg, target)
+    }
     ext = ".jpg" if s.render.image_format == "JPEG" else ".png"
-    light = lighting_spec(s, plan.lighting)
+    lights = {name: lighting_spec(s, name) for name in plan.lightings}
     frames, finals, rows = [], [], []
     settings_hash = render_settings_hash(s)
-    for i, cam in enumerate(cameras):
-        names = frame_paths(plan.texture_id, plan.action, plan.scene, plan.lighting, plan.pose_index, cam, ext)
-        frame_id = f"{plan.shard_id}/{cam.zone}/cam{cam.cam_index:03d}"
+    for i, planned in enumerate(plan.frames):
+        cam = cameras[(planned.zone, planned.azimuth_deg, planned.elevation_deg)]
+        names = frame_paths(plan.texture_id, plan.action, plan.scene, planned.lighting, plan.pose_index, cam, ext)
+        frame_id = f"{plan.shard_id}/{planned.lighting}/{cam.zone}/cam{cam.cam_index:03d}"
         seed = item_seed(config.seed, STAGE, frame_id)
         rgb_tmp, mask_tmp = tmp / f"{i:04d}{ext}", tmp / f"{i:04d}_mask.png"
+        light = lights[planned.lighting]
         frames.append(
             RigFrame(matrix_world=cam.matrix_world, seed=seed, light=light, rgb=str(rgb_tmp), mask=str(mask_tmp))
         )
@@ -139,7 +144,7 @@ def shard_frames(
                 "source_dir": names["source_dir"],
                 "action": plan.action,
                 "scene": plan.scene,
-                "lighting": plan.lighting,
+                "lighting": planned.lighting,
                 "radius": radius_label(cam.distance_m),
                 "smplx_texture": EMPTY_ACTION if plan.texture_id is None else f"SMPLitex_texture_{plan.texture_id:05d}",
                 "img_path": names["img_path"],

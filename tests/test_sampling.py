@@ -1,0 +1,175 @@
+"""Stratified sampling of SynDORBench frames and the build plan (`build --plan`): balance, coverage, items."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from benchfoundry.configs.loader import load_config
+from benchfoundry.flows import cli
+from benchfoundry.tasks.syndor import build_plan, sampling
+
+FULL = Path(__file__).parents[1] / "configs" / "syndorbench.yaml"
+#: The authors' task index (jzyee/SynDORBench task_index/create_task_idxs.py): day = morning and noon; every other
+#: lighting is night and has a night-vision copy. Items per frame: one row per task (2), twice for night.
+DAY = ("morning", "noon")
+
+
+def items_of(frames: list[sampling.Frame]) -> int:
+    return sum(2 if f.lighting.split("_")[0] in DAY else 4 for f in frames)
+
+
+def full_preset_levels() -> tuple[object, sampling.Levels]:
+    config = load_config(FULL)
+    return config, sampling.build_levels(config, build_plan.nominal_pose_counts(config))
+
+
+def _value(frame: sampling.Frame, factor: str) -> object:
+    return {
+        "distance": frame.zone,
+        "azimuth": frame.azimuth,
+        "elevation": frame.elevation,
+        "lighting": frame.lighting,
+        "scene": frame.scene,
+        "action": frame.action,
+        "texture": frame.texture,
+        "pose": (frame.action, frame.pose),
+    }[factor]
+
+
+def assert_balanced(frames: list[sampling.Frame], levels: sampling.Levels) -> None:
+    """Every level of every factor within one frame of the others (pose within its action), overall and within
+    each distance; every distance × level pair holds a frame."""
+    all_levels = {
+        "distance": levels.zones,
+        "azimuth": levels.azimuths,
+        "elevation": levels.elevations,
+        "lighting": levels.lightings,
+        "scene": levels.scenes,
+        "action": [a for a, _ in levels.poses],
+        "texture": levels.textures,
+    }
+    for factor, values in all_levels.items():
+        counts = Counter(_value(f, factor) for f in frames)
+        assert max(counts[v] for v in values) - min(counts[v] for v in values) <= 1, (factor, counts)
+        if factor == "distance":
+            continue
+        for zone in levels.zones:
+            at = Counter(_value(f, factor) for f in frames if f.zone == zone)
+            assert min(at[v] for v in values) >= 1, (factor, zone)
+            assert max(at[v] for v in values) - min(at[v] for v in values) <= 1, (factor, zone, at)
+    for action, n_poses in levels.poses:
+        counts = Counter(f.pose for f in frames if f.action == action)
+        assert max(counts[k] for k in range(n_poses)) - min(counts[k] for k in range(n_poses)) <= 1
+        for zone in levels.zones:
+            assert {f.pose for f in frames if f.action == action and f.zone == zone} == set(range(n_poses))
+
+
+def test_full_preset_draws_the_papers_items_balanced() -> None:
+    config, levels = full_preset_levels()
+    sample = sampling.sample_frames(config, levels)
+    frames = list(sample.frames)
+    assert items_of(frames) == sample.items == 54_864  # the paper's QA pairs
+    assert len(set(frames)) == len(frames)
+    assert_balanced(frames, levels)
+    per_lighting = Counter(f.lighting for f in frames)
+    assert len(per_lighting) == 13 and len(set(per_lighting.values())) == 1
+    grid = set(sampling.full_factorial(levels))
+    assert set(frames) <= grid and len(grid) == levels.grid_size() == 3 * 32 * 13 * 3 * 8 * 4 * 10
+
+
+@pytest.mark.parametrize("target", [2, 38, 1000, 3_002, 12_346])
+def test_even_targets_are_met_exactly_and_never_passed(target: int) -> None:
+    config, levels = full_preset_levels()
+    config = config.model_copy(deep=True)
+    config.syndor.sample.items = target
+    sample = sampling.sample_frames(config, levels)
+    assert items_of(list(sample.frames)) == sample.items == target
+    assert (
+        max(Counter(f.lighting for f in sample.frames).values())
+        - min(Counter(f.lighting for f in sample.frames).get(name, 0) for name in levels.lightings)
+        <= 1
+    )
+
+
+def test_same_seed_same_frames_other_seed_other_frames() -> None:
+    config, levels = full_preset_levels()
+    config = config.model_copy(deep=True)
+    config.syndor.sample.items = 3_000
+    first = sampling.sample_frames(config, levels).frames
+    assert sampling.sample_frames(config, levels).frames == first
+    config.seed = 1
+    assert set(sampling.sample_frames(config, levels).frames) != set(first)
+
+
+def test_dense_sample_and_uneven_poses_stay_distinct_and_balanced() -> None:
+    """A third of a small grid, with actions of 3 and 2 poses: the repeated frames a deal makes are swapped away
+    without unbalancing anything."""
+    config = load_config(
+        None,
+        [
+            "syndor.lightings=[noon_north, night]",
+            "syndor.rig.azimuths_deg=[0, 90, 180]",
+            "syndor.rig.elevations_deg=[0, 45]",
+            "syndor.scenes=[desert, field]",
+            "syndor.poses.actions=[walking, kicking]",
+            "person.textures.ids=[0, 1]",
+        ],
+    )
+    levels = sampling.build_levels(config, {"walking": 3, "kicking": 2})
+    grid = levels.grid_size()
+    assert grid == 2 * 3 * 2 * 2 * 3 * 2 * 5
+    config.syndor.sample.items = grid  # a third of the frames (a day frame gives 2 items, a night one 4)
+    frames = list(sampling.sample_frames(config, levels).frames)
+    assert len(frames) == len(set(frames)) == grid // 3
+    assert_balanced(frames, levels)
+
+
+def test_no_target_or_a_target_past_the_factorial_takes_every_frame() -> None:
+    config = load_config(
+        None, ["syndor.lightings=[noon_north, night]", "syndor.rig.azimuths_deg=[0, 180]", "syndor.scenes=[desert]"]
+    )
+    levels = sampling.build_levels(config, {"walking": 1})
+    every = set(itertools.product(levels.lightings, levels.zones, levels.azimuths, levels.elevations))
+    taken = sampling.sample_frames(config, levels)
+    assert {(f.lighting, f.zone, f.azimuth, f.elevation) for f in taken.frames} == every
+    assert taken.target_items is None and len(taken.frames) == len(every) == taken.grid_frames
+    config.syndor.sample.items = 10**9
+    assert set(sampling.sample_frames(config, levels).frames) == set(taken.frames)
+
+
+def test_balance_report_counts_every_level_and_pair() -> None:
+    config, levels = full_preset_levels()
+    config = config.model_copy(deep=True)
+    config.syndor.sample.items = 4_000
+    sample = sampling.sample_frames(config, levels)
+    report = sampling.balance(sample.frames, levels)
+    lighting = report["lighting"]
+    assert lighting["frames"] == {k: Counter(f.lighting for f in sample.frames)[k] for k in levels.lightings}
+    assert lighting["spread"] <= 1 and lighting["distance_pairs"] == {
+        "covered": 3 * 13,
+        "of": 3 * 13,
+        "min": min(Counter((f.zone, f.lighting) for f in sample.frames).values()),
+    }
+    assert report["pose"]["spread"] <= 1 and len(report["pose"]["frames"]) == 8 * 4
+
+
+def test_plan_of_the_full_preset_needs_no_asset(capsys: pytest.CaptureFixture[str]) -> None:
+    """`build --plan` on the full preset: the paper's item count, at most 3,000 task runs, nothing read (the
+    preset's /data and /models paths need not exist)."""
+    assert cli.main(["build", str(FULL), "--plan"]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"^syndor: 54,864 QA items", text, re.M), text
+    runs = re.search(r"Prefect task runs: ([\d,]+) \(([^)]*)\)", text)
+    assert runs and int(runs[1].replace(",", "")) <= 3000
+    parts = {name: int(n.replace(",", "")) for name, n in re.findall(r"([a-z ]+) ([\d,]+)(?:,|$)", runs[2])}
+    assert sum(parts.values()) == int(runs[1].replace(",", ""))
+    shards = re.search(r"render shards: ([\d,]+)", text)
+    assert shards and int(shards[1].replace(",", "")) == 3 * 10 * 8 * 4  # scene × texture × action × pose
+    per = re.search(r"frames per shard: min ([\d,]+), mean ([\d.]+), max ([\d,]+)", text)
+    assert per and float(per[2]) * 960 == pytest.approx(19_812, abs=0.005 * 960)  # the mean has two decimals
+    assert not (Path.cwd() / "out" / "syndorbench").exists()
