@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from benchfoundry.configs.base import Section
-from benchfoundry.core.lighting import FAMILIES
+from benchfoundry.core.lighting import FAMILIES, NIGHT_FAMILIES
 
 
 def _families(values: list[str]) -> list[str]:
@@ -24,9 +24,9 @@ class IspConfig(Section):
     """The neutral night-vision ISP chain (tasks/syndor/isp.py), in the order it runs."""
 
     apply_to: list[str] = Field(
-        default_factory=lambda: ["night"],
+        default_factory=lambda: list(NIGHT_FAMILIES),
         description="lighting families (the part of `lighting` before '_') that get a night-vision image; "
-        "add 'evening' to process evening frames too",
+        "the authors' night group (evening and night) by default",
     )
     noise: bool = Field(True, description="add sensor noise (off gives the noise-free reference)")
     exposure: float = Field(1.0, gt=0, description="scale of the linear render before the sensor")
@@ -82,19 +82,52 @@ class FeatureConfig(Section):
 
 
 class LabelConfig(Section):
-    """The human-label sample (Cochran) and the simulated observer (tasks/syndor/labels.py)."""
+    """The human-label sample (Cochran, stratified over distance × lighting group × raw/NV, part held out) and
+    the simulated observer (tasks/syndor/labels.py, tasks/syndor/observer.py)."""
 
     source: Literal["simulated", "human"] = Field(
         "simulated", description="human: export the sample and stop until labels are imported"
+    )
+    sample_size: int | None = Field(
+        None, ge=2, description="images to label (the paper: 2,000); None: Cochran's minimum for the population"
+    )
+    holdout_size: int | None = Field(
+        None,
+        ge=1,
+        description="of the sample, images held out to test the classifier once (the paper: 400); "
+        "None: a fifth of the sample, the paper's share",
     )
     z: float = Field(1.96, gt=0, description="Cochran: z of the confidence level")
     p: float = Field(0.5, gt=0, lt=1, description="Cochran: expected proportion")
     margin: float = Field(0.05, gt=0, lt=1, description="Cochran: margin of error")
     finite_population: bool = Field(True, description="apply the finite-population correction")
     image_url_prefix: str = Field("/data/local-files/?d=", description="Label Studio: prefix of task image URLs")
-    observer_min_height_px: float = Field(20.0, ge=0, description="observer: least person height, px")
-    observer_min_contrast: float = Field(0.08, ge=0, description="observer: least Michelson luminance contrast")
+    observer: Literal["detector", "threshold"] = Field(
+        "detector",
+        description="simulated observer: detector = OpenCV's HOG + linear SVM people detector sees the person "
+        "(a detection overlapping the mask); threshold = person height and Michelson contrast thresholds",
+    )
+    detector_upscale: float = Field(
+        2.0, gt=0, le=4, description="detector: the frame is resized by this before the detector's own pyramid"
+    )
+    detector_scale_step: float = Field(1.05, gt=1, le=2, description="detector: pyramid scale step")
+    detector_hit_threshold: float = Field(0.0, description="detector: least SVM score of a detection window")
+    detector_min_iou: float = Field(
+        0.3, gt=0, le=1, description="detector: least IoU of a detection box with the mask's bounding box"
+    )
+    observer_min_height_px: float = Field(20.0, ge=0, description="threshold observer: least person height, px")
+    observer_min_contrast: float = Field(
+        0.08, ge=0, description="threshold observer: least Michelson luminance contrast"
+    )
     observer_lapse: float = Field(0.04, ge=0, le=1, description="observer: chance of a random answer")
+
+    @model_validator(mode="after")
+    def _holdout_leaves_training(self) -> LabelConfig:
+        if self.sample_size is not None and self.holdout_size is not None and self.holdout_size >= self.sample_size:
+            raise ValueError(
+                f"holdout_size {self.holdout_size} leaves nothing to train on in a sample of {self.sample_size}"
+            )
+        return self
 
 
 class ClassifierConfig(Section):
@@ -115,9 +148,9 @@ class DiscernConfig(Section):
 
     frames_per_shard: int = Field(64, ge=1, description="frames per ISP/feature task")
     model_lighting: list[str] = Field(
-        default_factory=lambda: ["night"],
+        default_factory=lambda: list(NIGHT_FAMILIES),
         description="lighting families whose raw frames the classifier labels (night-vision images always); "
-        "other frames are discernible where the mask is non-empty",
+        "other frames are discernible where the mask is non-empty. The authors' night group by default",
     )
     isp: IspConfig = IspConfig()
     features: FeatureConfig = FeatureConfig()

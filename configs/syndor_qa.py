@@ -31,7 +31,9 @@ class QaConfig(Section):
     """QA task files, scoring and the build report."""
 
     evening_group: Literal["day", "night"] = Field(
-        "day", description="which raw-image split the evening frames join (their NV images always go to nv)"
+        "night",
+        description="which raw-image split the evening frames join: night, as the authors' task index has it "
+        "(their NV images always go to nv)",
     )
     empty_scene_negatives: bool | None = Field(
         None,

@@ -20,7 +20,15 @@ from benchfoundry.core.store import StageStore, write_parquet_atomic
 from benchfoundry.flows.collect import collect_shards
 from benchfoundry.flows.task_runner import gpu_stage, on_runner, with_runner_policy
 from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.syndor import calibration_stage, discern_stage, render_plan, render_stage
+from benchfoundry.tasks.syndor import (
+    build_plan,
+    calibration_stage,
+    discern_stage,
+    label_stage,
+    render_plan,
+    render_stage,
+    sampling,
+)
 from benchfoundry.tasks.syndor.pose_selection import select_poses
 from benchfoundry.tasks.syndor.qa_stage import export_task, report_task
 from benchfoundry.tasks.syndor.report import report_problems
@@ -28,9 +36,11 @@ from benchfoundry.tasks.syndor.report import report_problems
 
 @flow(name="syndor-render")
 def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
-    """Calibration and every render shard not yet finished; the manifest last."""
+    """The sample, calibration and every render shard not yet finished; the manifest last."""
     poses = select_poses(config.syndor.poses, Path(out) / render_plan.BENCHMARK / "poses" / "rating_cache")
-    plans = render_plan.plan_shards(config, poses)
+    levels = sampling.build_levels(config, render_plan.pose_counts(poses, config.syndor.poses.actions))
+    sample = sampling.sample_frames(config, levels)
+    plans = render_plan.plan_shards(config, poses, sample)
     store = StageStore(out, render_plan.BENCHMARK, render_plan.STAGE)
     todo = [p for p in plans if not store.is_done(p.shard_id, p.spec_hash)]
     shard = with_runner_policy(render_stage.render_shard_task, config.runner)
@@ -64,7 +74,8 @@ def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         "frames": int(sum(frames.values())),
         "frames_rendered": int(sum(frames[p.shard_id] for p in todo if p.shard_id in frames)),
         "calibration": calibration_summary,
-        "poses": poses.summary(),
+        "poses": {**poses.summary(), **_embedding_named(config)},
+        "sample": build_plan.summary(config, sample, levels),
         "problems": [
             *poses.problems,
             *failed,
@@ -72,6 +83,18 @@ def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
             *store.problems(done),
         ],
     }
+
+
+def _embedding_named(config: BuildConfig) -> dict[str, Any]:
+    """The embedding model pose selection ranks with, when it ranks with one."""
+    poses = config.syndor.poses
+    if not poses.uses_amass or poses.selection != "embedding":
+        return {}
+    return {"embedding_model": {"name": poses.embedding.name, "path": _path(poses.embedding.path)}}
+
+
+def _path(path: Path | None) -> str | None:
+    return None if path is None else str(path)
 
 
 def _calibration_rows(calibrating: PrefectFuture) -> tuple[pd.DataFrame | None, str]:
@@ -101,7 +124,8 @@ def _write_manifest(store: StageStore, shard_ids: list[str], calibration_rows: p
 
 @flow(name="syndor-discern")
 def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[str, Any]:
-    """Night vision + features per shard, then labels and classifier (tasks/syndor/discern_stage.py).
+    """Night vision + features per shard (tasks/syndor/discern_stage.py), then labels, classifier and its held-out
+    test (tasks/syndor/label_stage.py).
 
     Returns the stage summary (`manifest`, counts, CV figures, `problems`), with `stopped` set to
     a message when human labels must be imported first.
@@ -132,28 +156,38 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
     summary["frames"] = int(len(features))
     summary["nv_images"] = int(features["nv_path"].notna().sum())
     if config.syndor.discern.labels.source == "human":
-        problems += discern_stage.import_problems(out)
-    labelling = with_runner_policy(discern_stage.label_task, config.runner)
+        problems += label_stage.import_problems(out)
+    labelling = with_runner_policy(label_stage.label_task, config.runner)
     result = labelling.submit(config, out, str(features_manifest)).result()
     if "stopped" in result:
         return {**summary, "stopped": result["stopped"], "sample": result["sample"], "problems": problems}
-    cv = result["cv"]
-    figures = {
-        name: {k: cv[name][k] for k in ("macro_f1", "accuracy")} for name in ("ensemble", "decision_tree") if name in cv
-    }
+    cv, holdout = result["cv"], result["holdout"]
     return {
         **summary,
         "manifest": result["manifest"],
         "label_source": result["label_source"],
+        "observer": config.syndor.discern.labels.observer if result["label_source"] == "simulated" else None,
         "population": result["population"],
         "sample": result["sample"],
+        "held_out": result["held_out"],
+        "holdout": _figures(holdout),
+        "holdout_note": holdout.get("skipped"),
+        "paper": result["paper"],
         "cv_folds": cv.get("folds_used", 0),
-        "cv": figures,
+        "cv": _figures(cv),
         "cv_note": cv.get("note") or cv.get("skipped"),
+        "night_vision": result["night_vision"],
         "label_sources": result["label_sources"],
         "report": str(Path(out) / "report" / "discern_cv.json"),
         "labels_reused": bool(result.get("skipped")),
         "problems": problems,
+    }
+
+
+def _figures(report: dict[str, Any]) -> dict[str, Any]:
+    """Macro-F1 and accuracy of both models in a CV or held-out report."""
+    return {
+        name: {k: report[name][k] for k in ("macro_f1", "accuracy")} for name in label_stage.MODELS if name in report
     }
 
 
@@ -225,7 +259,8 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     empty = f", {render['empty_scene_share']:.1%} empty scenes" if render["empty_scene_frames"] else ""
     return benchmark_outcome(
         "built",
-        f"{render['frames']} frames{empty} ({render['frames_rendered']} rendered now), {qa['rows']} indexed",
+        f"{render['frames']} frames{empty} ({render['frames_rendered']} rendered now), {qa['rows']} indexed, "
+        f"{qa.get('items', 0)} QA items",
         stages=stages,
         problems=problems,
         calibration=calibrated,

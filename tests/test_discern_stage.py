@@ -1,4 +1,5 @@
-"""The discern stage on a tiny synthetic render manifest: NV images, labels, CV report, rerun, human loop."""
+"""The discern and label stages on a tiny synthetic render manifest: NV images, labels, the held-out test, CV
+report, rerun, human loop."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, load_config
 from benchfoundry.core.store import StageStore, check_shard_id
 from benchfoundry.flows import cli, syndor
-from benchfoundry.tasks.syndor import discern_model
+from benchfoundry.tasks.syndor import discern_model, label_stage
 from benchfoundry.tasks.syndor import discern_stage as ds
 
 H, W = 72, 96
@@ -77,7 +78,9 @@ def make_render(out: Path, n_night: int = 24, n_day: int = 6, seed: int = 0) -> 
 
 
 def config(**overrides: object) -> BuildConfig:
+    """Small classifiers; the threshold observer (the synthetic ellipses are no people to the HOG detector)."""
     sets = [
+        "syndor.discern.labels.observer=threshold",
         "syndor.discern.classifier.rf_trees=20",
         "syndor.discern.classifier.xgb_trees=20",
         "syndor.discern.frames_per_shard=10",
@@ -116,15 +119,16 @@ def test_simulated_build_labels_every_night_and_nv_row_and_reruns_nothing(tmp_pa
         sampled = night[f"label_source{suffix}"] == "simulated"
         assert night.loc[sampled, f"sample_label{suffix}"].isin([0, 1]).all()
         assert night.loc[~sampled, f"sample_label{suffix}"].isna().all()
-    sampled_units = int((night["label_source"] == "simulated").sum() + (night["label_source_nv"] == "simulated").sum())
-    assert day["sample_label"].isna().all()
+    # day frames may be sampled (the sample spans both lighting groups) but keep their label from the mask
     assert (day["label_source"] == "mask").all()
     assert day["human_discernable"].tolist() == (day["raw_area_ratio"] > 0).astype(int).tolist()
+    sampled_units = int(rows["sample_label"].notna().sum() + rows["sample_label_nv"].notna().sum())
     assert all((tmp_path / "syndor" / p).is_file() for p in night["nv_path"])
     assert day["nv_path"].isna().all()
     report = json.loads((tmp_path / "report" / "discern_cv.json").read_text())
     assert report["label_source"] == "simulated" and any("simulated" in n for n in report["notes"])
     assert report["sample"] == sampled_units == report["model_agrees_with_sample"]["units"]
+    assert report["population"] == 30 + 24  # every raw frame and every NV image
     on_disk = [report["manifest"], *report["model"].values()]
     assert all(not Path(p).is_absolute() and (tmp_path / p).is_file() for p in on_disk)  # relocatable build
     assert {"ensemble", "decision_tree"} <= set(report["cv"]) and "skipped" not in report["cv"]
@@ -138,6 +142,63 @@ def test_simulated_build_labels_every_night_and_nv_row_and_reruns_nothing(tmp_pa
     assert {s: store.marker(s)["finished"] for s in store.done_shards()} == markers
     assert {p: (tmp_path / "syndor" / p).stat().st_mtime_ns for p in night["nv_path"]} == nv_times
     assert pd.read_parquet(second["manifest"]).equals(rows)
+
+
+def test_held_out_images_test_a_model_trained_without_them(tmp_path, prefect_server):
+    """The paper's protocol: a fifth of the sample is held out (stratified like the sample), the ensemble is trained
+    on the rest and scored once on the held-out images; the report puts the paper's figures beside them."""
+    manifest = make_render(tmp_path, n_night=45, n_day=15)
+    result = run_stage(config(**{"syndor.discern.labels.sample_size": 50}), str(tmp_path), manifest)
+    report = json.loads((tmp_path / "report" / "discern_cv.json").read_text())
+    assert report["sample"] == 50 and report["held_out"] == 10 and report["trained_on"] == 40
+    assert result["held_out"] == 10 and set(result["holdout"]) == {"ensemble", "decision_tree"}
+    assert report["paper"] == {
+        "ensemble": {"macro_f1": 0.8355, "accuracy": 0.9050},
+        "decision_tree": {"macro_f1": 0.8241, "accuracy": 0.9025},
+    }
+    card = json.loads((tmp_path / "syndor" / "discern" / "model" / "model.json").read_text())
+    assert card["trained_rows"] == 40 and card["held_out_rows"] == 10
+    rows = pd.read_parquet(result["manifest"])
+    x_parts, y_parts = [], []
+    for suffix, prefix in (("", "raw"), ("_nv", "nv")):
+        chosen = rows[rows[f"holdout{suffix}"].fillna(False).astype(bool)]
+        x_parts.append(chosen[[f"{prefix}_{n}" for n in card["features"]]].to_numpy(dtype=float))
+        y_parts.append(chosen[f"sample_label{suffix}"].to_numpy(dtype=int))
+    x, y = np.concatenate(x_parts), np.concatenate(y_parts)
+    assert len(y) == 10
+    model, _ = discern_model.load_model(tmp_path / "syndor" / "discern" / "model")
+    predicted = model.predict(x)
+    assert report["holdout"]["ensemble"]["accuracy"] == pytest.approx(float(np.mean(predicted == y)))
+    from sklearn.metrics import f1_score
+
+    f1 = f1_score(y, predicted, average="macro", labels=[0, 1], zero_division=0)
+    assert report["holdout"]["ensemble"]["macro_f1"] == pytest.approx(f1)
+    # the held-out images are part of the sample and were not in the training rows the CV used
+    assert report["cv"]["rows"] == 40
+
+
+def test_label_sample_is_stratified_by_distance_group_and_variant(tmp_path):
+    """Every distance × lighting group × raw/NV stratum of the population is in the sample and in proportion, and the
+    held-out part is drawn from the sample the same way."""
+    manifest = make_render(tmp_path, n_night=60, n_day=30)
+    frames = pd.read_parquet(manifest)
+    features = frames.assign(nv_path=np.where(frames["lighting"] == "night", "nv/" + frames["img_path"], None))
+    for name in (*ds.VALUE_COLUMNS, *ds.OBSERVER_COLUMNS):
+        features[f"raw_{name}"], features[f"nv_{name}"] = 1.0, 1.0
+    cfg = config(**{"syndor.discern.labels.sample_size": 60, "syndor.discern.labels.holdout_size": 15})
+    units = label_stage.labelling_units(features, cfg)
+    assert len(units) == 90 + 60
+    sample = label_stage.label_sample(units, cfg)
+    assert len(sample) == 60 and sample[label_stage.HOLDOUT_COLUMN].sum() == 15
+    population = units.groupby(["zone", "lighting_group", "variant"]).size()
+    drawn = sample.groupby(["zone", "lighting_group", "variant"]).size()
+    held = sample[sample[label_stage.HOLDOUT_COLUMN]].groupby(["zone", "lighting_group", "variant"]).size()
+    assert set(population.index) == set(drawn.index) == set(held.index)
+    assert len(population) == 3 * 3  # distances × {day raw, night raw, night NV}
+    for key, size in population.items():
+        assert abs(drawn[key] - 60 * size / 150) < 1 and abs(held[key] - 15 * drawn[key] / 60) < 1
+    again = label_stage.label_sample(units.sample(frac=1, random_state=1), cfg)
+    assert again.sort_values("image").reset_index(drop=True).equals(sample.sort_values("image").reset_index(drop=True))
 
 
 def test_corrupt_image_is_reported_and_skipped(tmp_path, prefect_server):
@@ -181,10 +242,14 @@ def test_human_mode_stops_after_export_then_continues_after_import(tmp_path, pre
     for image, label in given.items():
         suffix = "_nv" if "/nv_images/" in image else ""
         key = raw.index[raw["nv_path"] == image][0] if suffix else image
-        assert raw.loc[key, f"sample_label{suffix}"] == label and raw.loc[key, f"label_source{suffix}"] == "human"
+        assert raw.loc[key, f"sample_label{suffix}"] == label
+        modelled = suffix or raw.loc[key, "lighting"] == "night"  # day frames keep their label from the mask
+        assert raw.loc[key, f"label_source{suffix}"] == ("human" if modelled else "mask")
     night = rows[rows["lighting"] == "night"]
     assert night["human_discernable"].isin([0, 1]).all() and night["human_discernable_nv"].isin([0, 1]).all()
-    assert int(night["sample_label"].notna().sum() + night["sample_label_nv"].notna().sum()) == len(given)
+    assert int(rows["sample_label"].notna().sum() + rows["sample_label_nv"].notna().sum()) == len(given)
+    held = set(sample.loc[sample["holdout"] & (sample.index > 0), "image"])  # row 0 was made unknown
+    assert held and done["held_out"] == len(held)  # the exported holdout column is what the build holds out
 
 
 def test_single_class_sample_does_not_crash(tmp_path, prefect_server):
@@ -198,14 +263,19 @@ def test_single_class_sample_does_not_crash(tmp_path, prefect_server):
     assert any("single-class" in n for n in report["notes"])
 
 
-def test_evening_frames_get_night_vision_only_when_configured(tmp_path):
-    manifest = make_render(tmp_path, n_night=0, n_day=1)
-    row = pd.read_parquet(manifest).iloc[0].to_dict() | {"lighting": "evening_west"}
+def test_evening_frames_get_night_vision_as_the_authors_index_them(tmp_path):
+    """The authors' task index puts evening in night, with NV rows: evening frames get a night-vision image by
+    default, and not when the ISP is limited to night."""
+    manifest = make_render(tmp_path, n_night=0, n_day=2)
+    frames = pd.read_parquet(manifest)
     root = tmp_path / "syndor"
-    plain = ds.process_frame(config(), root, row)
-    assert plain["nv_path"] is None and np.isnan(plain["nv_area_ratio"])
-    evening = ds.process_frame(config(**{"syndor.discern.isp.apply_to": "[night, evening]"}), root, row)
+    evening = ds.process_frame(config(), root, frames.iloc[0].to_dict() | {"lighting": "evening_west"})
     assert (root / evening["nv_path"]).is_file() and evening["nv_area_ratio"] == evening["raw_area_ratio"]
+    noon = ds.process_frame(config(), root, frames.iloc[1].to_dict() | {"lighting": "noon_west"})
+    assert noon["nv_path"] is None and np.isnan(noon["nv_area_ratio"])
+    night_only = config(**{"syndor.discern.isp.apply_to": "[night]"})
+    plain = ds.process_frame(night_only, root, frames.iloc[0].to_dict() | {"lighting": "evening_east"})
+    assert plain["nv_path"] is None and np.isnan(plain["nv_area_ratio"])
 
 
 def test_feature_shards_cover_every_frame_once_in_valid_chunks(tmp_path):
@@ -219,7 +289,7 @@ def test_feature_shards_cover_every_frame_once_in_valid_chunks(tmp_path):
 
 def test_label_sample_command_needs_features(tmp_path):
     with pytest.raises(ValueError, match="no features yet"):
-        ds.export_label_sample(str(tmp_path), config())
+        label_stage.export_label_sample(str(tmp_path), config())
 
 
 def test_cv_plot_carries_no_library_version(tmp_path):
@@ -228,7 +298,7 @@ def test_cv_plot_carries_no_library_version(tmp_path):
     from PIL import Image
 
     scores = {"confusion_matrix": [[3, 1], [0, 4]], "macro_f1": 0.87, "accuracy": 0.875}
-    path = ds._plot_cv({"ensemble": scores, "decision_tree": scores}, tmp_path / "cv.png")
+    path = label_stage._plot_confusion({"ensemble": scores, "decision_tree": scores}, "held-out", tmp_path / "cv.png")
     text = " ".join(str(v) for v in Image.open(path).info.values())
     assert matplotlib.__version__ not in text and "matplotlib" not in text.lower()
 

@@ -80,7 +80,7 @@ def test_stratified_sample_is_seeded():
 
 
 def test_simulated_observer_follows_its_rule_without_lapses():
-    cfg = LabelConfig(observer_min_height_px=30, observer_min_contrast=0.2, observer_lapse=0.0)
+    cfg = LabelConfig(observer="threshold", observer_min_height_px=30, observer_min_contrast=0.2, observer_lapse=0.0)
     table = units({("near", "night"): 200})
     got = labels.simulated_labels(table, cfg, seed=0)
     rule = (table["person_height_px"] >= 30) & (table["michelson_contrast"] >= 0.2)
@@ -88,11 +88,21 @@ def test_simulated_observer_follows_its_rule_without_lapses():
 
 
 def test_simulated_observer_lapses_at_about_the_configured_rate():
-    cfg = LabelConfig(observer_min_height_px=0, observer_min_contrast=0, observer_lapse=0.4)
+    cfg = LabelConfig(observer="threshold", observer_min_height_px=0, observer_min_contrast=0, observer_lapse=0.4)
     table = units({("near", "night"): 3000})
     got = labels.simulated_labels(table, cfg, seed=0)
     # a lapse answers at random, so about half the lapses flip a "yes" to "no"
     assert (got == 0).mean() == pytest.approx(0.2, abs=0.03)
+
+
+def test_detector_observer_answers_what_the_detector_saw():
+    """The default observer reports the detector's finding (computed on the image by the discern stage); a build
+    whose features lack it is told how to get it."""
+    table = units({("near", "night"): 40}).assign(detector_seen=[float(i % 3 == 0) for i in range(40)])
+    got = labels.simulated_labels(table, LabelConfig(observer_lapse=0.0), seed=0)
+    assert got.tolist() == [int(i % 3 == 0) for i in range(40)]
+    with pytest.raises(ValueError, match="detector_seen"):
+        labels.simulated_labels(table.drop(columns=["detector_seen"]), LabelConfig(), seed=0)
 
 
 def test_export_writes_csv_and_label_studio_tasks(tmp_path):
@@ -160,7 +170,7 @@ def test_imported_labels_merge_newest_wins(tmp_path):
 def test_label_import_warns_when_the_build_ignores_human_labels(tmp_path, monkeypatch, capsys, source):
     from benchfoundry.configs.build import BuildConfig
     from benchfoundry.flows.cli import main
-    from benchfoundry.tasks.syndor import discern_stage
+    from benchfoundry.tasks.syndor import label_stage
 
     config = BuildConfig().model_dump(mode="json")
     config["syndor"]["discern"]["labels"]["source"] = source
@@ -171,7 +181,7 @@ def test_label_import_warns_when_the_build_ignores_human_labels(tmp_path, monkey
         seen.append(build_config.syndor.discern.labels.source)
         return {"imported": 2, "bad_rows": [], "labels": str(tmp_path / "labels" / "imported.parquet")}
 
-    monkeypatch.setattr(discern_stage, "import_labels", fake_import)
+    monkeypatch.setattr(label_stage, "import_labels", fake_import)
     assert main(["syndor", "label-import", str(tmp_path), str(tmp_path / "labels.csv")]) == 0
     captured = capsys.readouterr()
     assert seen == [source] and "imported 2 labels" in captured.out
@@ -232,26 +242,26 @@ def test_conflicting_duplicates_are_refused_on_both_rows(tmp_path):
 def _label_build(tmp_path, monkeypatch):
     """A build record whose labelling units are a.jpg and b.jpg (the features manifest is faked)."""
     from benchfoundry.configs.build import BuildConfig
-    from benchfoundry.tasks.syndor import discern_stage
+    from benchfoundry.tasks.syndor import label_stage
 
     config = BuildConfig().model_dump(mode="json")
     config["syndor"]["discern"]["labels"]["source"] = "human"
     (tmp_path / "build.json").write_text(json.dumps({"config": config}))
-    monkeypatch.setattr(discern_stage, "_built_units", lambda out, cfg: pd.DataFrame({"image": ["a.jpg", "b.jpg"]}))
-    return discern_stage
+    monkeypatch.setattr(label_stage, "_built_units", lambda out, cfg: pd.DataFrame({"image": ["a.jpg", "b.jpg"]}))
+    return label_stage
 
 
 def test_label_import_keeps_bad_rows_for_the_build_and_refuses_an_all_bad_file(tmp_path, monkeypatch, capsys):
     from benchfoundry.flows.cli import main
 
-    discern_stage = _label_build(tmp_path, monkeypatch)
+    label_stage = _label_build(tmp_path, monkeypatch)
     first = tmp_path / "first.csv"
     first.write_text("image,label\na.jpg,yes\nzzz.jpg,no\n")
     assert main(["syndor", "label-import", str(tmp_path), str(first)]) == 0
     directory = labels.labels_dir(tmp_path)
     stored = (directory / labels.IMPORTED).read_bytes()
     kept_problems = (directory / labels.IMPORT_PROBLEMS).read_bytes()
-    found = discern_stage.import_problems(str(tmp_path))
+    found = label_stage.import_problems(str(tmp_path))
     assert [(p["stage"], p["item"], p["path"]) for p in found] == [("label-import", f"{first}:3", str(first))]
     assert "zzz.jpg" in found[0]["reason"]
     capsys.readouterr()
@@ -268,18 +278,18 @@ def test_label_import_keeps_bad_rows_for_the_build_and_refuses_an_all_bad_file(t
 def test_conflicting_labels_drop_the_label_imported_earlier(tmp_path, monkeypatch):
     from benchfoundry.configs.build import BuildConfig
 
-    discern_stage = _label_build(tmp_path, monkeypatch)
+    label_stage = _label_build(tmp_path, monkeypatch)
     first = tmp_path / "first.csv"
     first.write_text("image,label\na.jpg,yes\nb.jpg,no\n")
-    discern_stage.import_labels(str(tmp_path), BuildConfig(), str(first))
+    label_stage.import_labels(str(tmp_path), BuildConfig(), str(first))
     second = tmp_path / "second.csv"
     second.write_text("image,label\na.jpg,no\na.jpg,yes\n")
-    result = discern_stage.import_labels(str(tmp_path), BuildConfig(), str(second))
+    result = label_stage.import_labels(str(tmp_path), BuildConfig(), str(second))
     stored = labels.load_imported(labels.labels_dir(tmp_path))
     # a.jpg's yes from the first file is gone with both of the second file's answers; b.jpg is untouched
     assert dict(zip(stored["image"], stored["label"])) == {"b.jpg": 0}
     assert result["imported"] == 0 and result["labels"] is not None
-    found = discern_stage.import_problems(str(tmp_path))
+    found = label_stage.import_problems(str(tmp_path))
     assert sorted(p["item"] for p in found) == [f"{second.resolve()}:2", f"{second.resolve()}:3"]
     assert all("conflicting" in p["reason"] and "earlier" in p["reason"] and "dropped" in p["reason"] for p in found)
 
@@ -287,12 +297,12 @@ def test_conflicting_labels_drop_the_label_imported_earlier(tmp_path, monkeypatc
 def test_import_problems_point_at_the_resolved_file_and_are_written_before_the_labels(tmp_path, monkeypatch):
     from benchfoundry.configs.build import BuildConfig
 
-    discern_stage = _label_build(tmp_path, monkeypatch)
+    label_stage = _label_build(tmp_path, monkeypatch)
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "rel.csv").write_text("image,label\na.jpg,yes\nzzz.jpg,no\n")
     monkeypatch.chdir(tmp_path / "in")
-    discern_stage.import_labels(str(tmp_path), BuildConfig(), "rel.csv")
-    found = discern_stage.import_problems(str(tmp_path))
+    label_stage.import_labels(str(tmp_path), BuildConfig(), "rel.csv")
+    found = label_stage.import_problems(str(tmp_path))
     assert [p["path"] for p in found] == [str((tmp_path / "in" / "rel.csv").resolve())]
     assert Path(found[0]["path"]).is_absolute() and Path(found[0]["path"]).is_file()
 
@@ -305,9 +315,9 @@ def test_import_problems_point_at_the_resolved_file_and_are_written_before_the_l
 
     monkeypatch.setattr(labels, "store_imported", disk_full)
     with pytest.raises(OSError):
-        discern_stage.import_labels(str(tmp_path), BuildConfig(), "next.csv")
+        label_stage.import_labels(str(tmp_path), BuildConfig(), "next.csv")
     # the new problems are on disk though the labels could not be written; the labels are unchanged
-    assert [p["item"] for p in discern_stage.import_problems(str(tmp_path))] == [
+    assert [p["item"] for p in label_stage.import_problems(str(tmp_path))] == [
         f"{(tmp_path / 'in' / 'next.csv').resolve()}:3"
     ]
     assert (directory / labels.IMPORTED).read_bytes() == stored

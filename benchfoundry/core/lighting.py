@@ -2,8 +2,10 @@
 
 `{time}_{sun direction}` by day (morning, noon, evening; sun from north, south, east or west) and `night`,
 13 in the released index's order. A lighting's family is its time of day (or `night`); its group, the
-split its raw frames join, is `day` or `night`: morning and noon are day, night is night, and evening joins
-the group a build chooses (the authors' task index puts it with night).
+split its raw frames join, is `day` or `night` as the authors' task index has it
+(jzyee/SynDORBench `task_index/create_task_idxs.py`): morning and noon are day, everything else, evening
+included, is night, and the night-vision rows are the night rows after the ISP. A build may still move
+evening to day (`syndor.qa.evening_group`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ FAMILIES: tuple[str, ...] = (*TIMES_OF_DAY, NIGHT)
 #: Compass bearing of the sun per direction: 0 = north = +Y, 90 = east = +X (the person faces south, −Y).
 SUN_BEARING_DEG: dict[str, float] = {"north": 0.0, "south": 180.0, "east": 90.0, "west": 270.0}
 GROUPS: tuple[str, ...] = ("day", "night")
+#: The authors' grouping: families whose raw frames are day; every other family is night.
+DAY_FAMILIES: tuple[str, ...] = ("morning", "noon")
+#: The night group's families as the authors index them (evening and night): the ISP's default input.
+NIGHT_FAMILIES: tuple[str, ...] = tuple(f for f in FAMILIES if f not in DAY_FAMILIES)
 
 
 @dataclass(frozen=True)
@@ -32,11 +38,11 @@ class Lighting:
     def is_night(self) -> bool:
         return self.family == NIGHT
 
-    def group(self, evening_group: str = "day") -> str:
-        """`day` or `night`: evening goes to `evening_group`."""
-        if self.is_night:
-            return NIGHT
-        return evening_group if self.family == "evening" else "day"
+    def group(self, evening_group: str = NIGHT) -> str:
+        """`day` or `night`: evening goes to `evening_group` (night, as the authors index it, by default)."""
+        if self.family == "evening":
+            return evening_group
+        return "day" if self.family in DAY_FAMILIES else NIGHT
 
 
 #: Every released lighting by name, in the released order.
@@ -59,6 +65,6 @@ def family(name: str) -> str:
     return lighting(name).family
 
 
-def lighting_group(name: str, evening_group: str = "day") -> str:
+def lighting_group(name: str, evening_group: str = NIGHT) -> str:
     """`day` or `night` of a released lighting name (`morning_north`, `evening_east`, `night`, …)."""
     return lighting(name).group(evening_group)

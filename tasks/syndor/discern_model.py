@@ -106,6 +106,24 @@ def cross_validate(x: np.ndarray, y: np.ndarray, cfg: ClassifierConfig, seed: in
     return report
 
 
+def fit_and_test(
+    x: np.ndarray, y: np.ndarray, x_test: np.ndarray, y_test: np.ndarray, cfg: ClassifierConfig, seed: int
+) -> tuple[Any, dict[str, Any]]:
+    """The ensemble fitted on (x, y) and the held-out report: the ensemble and a single decision tree, each fitted
+    on (x, y), scored once on (x_test, y_test); with no held-out rows the report says so."""
+    model = fit_model(x, y, cfg, seed)
+    report: dict[str, Any] = {
+        "rows": int(len(y_test)),
+        "class_counts": {str(c): int(np.sum(y_test == c)) for c in CLASSES},
+    }
+    if not len(y_test):
+        return model, {**report, "skipped": "no labelled image is held out"}
+    tree = make_tree(cfg, seed).fit(x, y) if len(np.unique(y)) > 1 else model
+    for name, fitted in (("ensemble", model), ("decision_tree", tree)):
+        report[name] = scores(y_test, fitted.predict(x_test))
+    return model, report
+
+
 def fit_model(x: np.ndarray, y: np.ndarray, cfg: ClassifierConfig, seed: int) -> Any:
     """The ensemble fitted on all rows; with a single class, a constant predictor of that class."""
     if len(np.unique(y)) < 2:

@@ -4,12 +4,14 @@ labels (CSV or Label Studio export), and the simulated observer used when no hum
 A labelling unit is one image: a raw frame or its night-vision version, named by its path relative
 to the syndor dataset root (column ``image``).
 
-Simulated observer (documented rule): a person is reported seen when the person spans at least
-``observer_min_height_px`` rows (a size threshold in the spirit of Johnson's detection criterion)
-and the Michelson contrast of mean linear luminance between person and surrounding background
-ring is at least ``observer_min_contrast`` (a contrast threshold, Weber/Michelson style). With
-probability ``observer_lapse`` the observer lapses and answers yes or no at random (seeded per
-image), as lapse rates do in psychometric functions.
+Simulated observers (for the embedded default; the full preset labels by people): ``observer: detector``
+(the default) reports a person seen when OpenCV's HOG + linear SVM people detector finds a box overlapping
+the person (tasks/syndor/observer.py, computed on each image by the discern stage: ``detector_seen``);
+``observer: threshold`` when the person spans at least ``observer_min_height_px`` rows (a size threshold in
+the spirit of Johnson's detection criterion) and the Michelson contrast of mean linear luminance between
+person and surrounding background ring is at least ``observer_min_contrast``. With probability
+``observer_lapse`` either observer lapses and answers yes or no at random (seeded per image), as lapse
+rates do in psychometric functions.
 """
 
 from __future__ import annotations
@@ -91,15 +93,17 @@ def allocate(sizes: dict[str, int], n: int) -> dict[str, int]:
     return quota
 
 
-def stratified_sample(units: pd.DataFrame, strata: Sequence[str], n: int, seed: int) -> pd.DataFrame:
-    """`n` units drawn without replacement, allocated proportionally over the `strata` columns."""
+def stratified_sample(
+    units: pd.DataFrame, strata: Sequence[str], n: int, seed: int, stage: str = "discern-labels"
+) -> pd.DataFrame:
+    """`n` units drawn without replacement, allocated proportionally over the `strata` columns (seeded by `stage`)."""
     keys = units[list(strata)].astype(str).agg("|".join, axis=1)
     groups = {key: frame.sort_values("image") for key, frame in units.groupby(keys, sort=True)}
     quota = allocate({key: len(frame) for key, frame in groups.items()}, n)
     picked = []
     for key, frame in groups.items():
         if quota[key]:
-            rows = item_rng(seed, "discern-labels", f"stratum:{key}").choice(len(frame), quota[key], replace=False)
+            rows = item_rng(seed, stage, f"stratum:{key}").choice(len(frame), quota[key], replace=False)
             picked.append(frame.iloc[np.sort(rows)])
     if not picked:
         return units.iloc[0:0]
@@ -108,9 +112,17 @@ def stratified_sample(units: pd.DataFrame, strata: Sequence[str], n: int, seed: 
 
 def simulated_labels(sample: pd.DataFrame, cfg: LabelConfig, seed: int) -> np.ndarray:
     """The simulated observer's yes (1) / no (0) for each unit (module docstring gives the rule)."""
-    seen = (sample["person_height_px"].to_numpy() >= cfg.observer_min_height_px) & (
-        sample["michelson_contrast"].to_numpy() >= cfg.observer_min_contrast
-    )
+    if cfg.observer == "detector":
+        if "detector_seen" not in sample.columns:
+            raise ValueError(
+                "labels.observer is detector, but the features hold no detector_seen column; rebuild the "
+                "discern stage with labels.source simulated"
+            )
+        seen = sample["detector_seen"].to_numpy(dtype=float) >= 1
+    else:
+        seen = (sample["person_height_px"].to_numpy() >= cfg.observer_min_height_px) & (
+            sample["michelson_contrast"].to_numpy() >= cfg.observer_min_contrast
+        )
     answers = seen.astype(int)
     for i, image in enumerate(sample["image"]):
         rng = item_rng(seed, "discern-observer", image)
@@ -120,8 +132,9 @@ def simulated_labels(sample: pd.DataFrame, cfg: LabelConfig, seed: int) -> np.nd
 
 
 def export_sample(sample: pd.DataFrame, directory: Path, cfg: LabelConfig) -> dict[str, str]:
-    """Write the sample as CSV (label column to fill with yes/no) and as Label Studio tasks + config."""
-    columns = ["image", "variant", "zone", "lighting_group"]
+    """Write the sample as CSV (label column to fill with yes/no) and as Label Studio tasks + config; a
+    `holdout` column, when the sample has one, says which images test the classifier (label them all)."""
+    columns = ["image", "variant", "zone", "lighting_group", *[c for c in ("holdout",) if c in sample.columns]]
     table = sample[columns].copy()
     table["label"] = ""
     csv_path = directory / SAMPLE_CSV
