@@ -23,6 +23,18 @@ ACTIONS: tuple[str, ...] = (
     "guard_up",
 )
 
+#: The released action names (DESIGN §2.2): the action-recognition references, as a person would say them.
+ACTION_NAMES: dict[str, str] = {
+    "kicking": "kicking",
+    "sneak": "sneak",
+    "stepping_over": "stepping over something",
+    "walking": "walking",
+    "cover_face": "cover face with hands",
+    "choking": "choking",
+    "dodging": "dodging",
+    "guard_up": "guard up",
+}
+
 #: BABEL words per action (matched case-insensitively on proc_label and act_cat).
 DEFAULT_SYNONYMS: dict[str, tuple[str, ...]] = {
     "kicking": ("kick", "kicking", "kicks"),

@@ -11,6 +11,9 @@ from typing import Any
 
 from benchfoundry.configs.syndor_qa import TASK_PROMPTS, QaConfig
 
+#: The paper's E5Score model (the authors' eval/metrics/e5_score.py).
+E5 = "intfloat/e5-large-v2"
+
 
 def _build_record(build: Path) -> dict[str, Any]:
     """The build's build.json ({} when there is none)."""
@@ -68,9 +71,10 @@ def format_tables(score: dict[str, Any]) -> str:
             + f"  {'yes' if g['deployable'] else 'no'}"
         )
     model = (score.get("embedding_model") or {}).get("name", "none")
+    fallback = "" if model == "none" or "e5" in model.lower() else f" — the embedded fallback, not the paper's {E5}"
     lines += [
         "",
-        f"action recognition (E5Score with {model}; z within each distance range of this file)",
+        f"action recognition (E5Score with {model}{fallback}; z within each distance range of this file)",
         f"{'distance':>9} {'split':>6} {'n':>5} {'invalid':>7} {'E5Score':>8} {'z':>7}",
     ]
     for g in score["action"]["groups"]:

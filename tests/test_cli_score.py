@@ -62,12 +62,13 @@ def scored_build(tmp_path: Path) -> tuple[Path, Path]:
         for r, p in ((a, "1"), (b, "0"), (c, "0"), (d, "1"), (e, "1"), (f, "1 or 0"))
     ]
     walking = next(r for r in _rows(out, "action_recognition", "day") if r["action"] == "walking")
-    covering = next(r for r in _rows(out, "action_recognition", "night") if r["action"] == "cover_face_with_hands")
+    stepping = next(r for r in _rows(out, "action_recognition", "night") if r["action"] == "stepping_over")
     lines.insert(2, "not json at all")  # line 3
     lines.append(json.dumps({"img_path": "images/nope.jpg", "prompt": HPC, "prediction": "1"}))  # line 8
     lines.append(json.dumps({"img_path": walking["img_path"], "prompt": ACTION_PROMPT, "prediction": "walking"}))
+    # the reference is the action's released name (DESIGN §2.2), not its slug: this reply scores 1
     lines.append(
-        json.dumps({"img_path": covering["img_path"], "prompt": ACTION_PROMPT, "prediction": "cover face with hands"})
+        json.dumps({"img_path": stepping["img_path"], "prompt": ACTION_PROMPT, "prediction": "stepping over something"})
     )
     lines.append(json.dumps({"img_path": a["img_path"], "prompt": "Describe the image.", "prediction": "1"}))  # line 11
     predictions = tmp_path / "model-x.jsonl"

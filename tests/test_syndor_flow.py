@@ -22,8 +22,7 @@ from benchfoundry.core.store import StageStore
 from benchfoundry.flows import cli, syndor
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.tasks.syndor import calibration_stage, render_plan, render_stage
-from benchfoundry.tasks.syndor import discern_stage as ds
+from benchfoundry.tasks.syndor import calibration_stage, label_stage, render_plan, render_stage
 
 #: DESIGN §2.5, verbatim (not taken from the code under test).
 PROMPTS = {
@@ -52,8 +51,9 @@ TINY = [
     "syndor.render.samples=2",
     "syndor.render.denoise=false",
     "syndor.render.max_bounces=2",
-    # the observer sees the near person (≈70 px tall at elevation 0) and not the far one (≈44 px):
-    # the labelled sample holds both classes, so cross-validation runs
+    # the threshold observer sees the near person (≈70 px tall at elevation 0) and not the far one (≈44 px):
+    # the labelled sample holds both classes, so cross-validation runs (160×90 is too small for the detector)
+    "syndor.discern.labels.observer=threshold",
     "syndor.discern.labels.observer_min_height_px=50",
     "odi.enabled=false",
     "viewspatial.enabled=false",
@@ -131,23 +131,31 @@ def test_discernibility_report_and_labels(first_build: tuple[Path, dict, list[in
     out, record, _ = first_build
     config = load_config(None, TINY)
     report = json.loads((out / "report" / "discern_cv.json").read_text())
+    assert report["trained_on"] + report["held_out"] == report["sample"] and report["held_out"] >= 1
     for model in ("ensemble", "decision_tree"):
         figures = report["cv"][model]
         assert 0 <= figures["macro_f1"] <= 1 and 0 <= figures["accuracy"] <= 1
-        assert np.array(figures["confusion_matrix"]).sum() == report["sample"]
+        assert np.array(figures["confusion_matrix"]).sum() == report["trained_on"]
+        tested = report["holdout"][model]
+        assert np.array(tested["confusion_matrix"]).sum() == report["held_out"]
     assert report["label_source"] == "simulated" and any("simulated observer" in n for n in report["notes"])
     rows = pd.read_parquet(record["benchmarks"]["syndor"]["stages"]["discern"]["manifest"])
     night = rows[rows["lighting"] == "night"]
     assert len(night) == 16 and night["nv_path"].notna().all()
     assert night["human_discernable"].isin([0, 1]).all() and night["human_discernable_nv"].isin([0, 1]).all()
-    # the rows of the labelled sample are exactly those marked simulated, with the observer's label beside
-    units = ds.labelling_units(StageStore(out, "syndor", "discern_features").read_manifest(), config.syndor.discern)
-    sample = set(ds.label_sample(units, config)["image"])
+    # the images of the labelled sample are exactly those with a sample label; night ones are marked simulated
+    units = label_stage.labelling_units(StageStore(out, "syndor", "discern_features").read_manifest(), config)
+    sample = set(label_stage.label_sample(units, config)["image"])
     marked = {
+        *rows.loc[rows["sample_label"].notna(), "img_path"],
+        *rows.loc[rows["sample_label_nv"].notna(), "nv_path"],
+    }
+    assert marked == sample and len(sample) == report["sample"]
+    simulated = {
         *night.loc[night["label_source"] == "simulated", "img_path"],
         *night.loc[night["label_source_nv"] == "simulated", "nv_path"],
     }
-    assert marked == sample and len(sample) == report["sample"]
+    assert simulated == {image for image in sample if image in set(night["img_path"]) | set(night["nv_path"])}
     assert set(night["label_source"]) | set(night["label_source_nv"]) <= {"simulated", "model"}
     for suffix in ("", "_nv"):
         simulated = night[f"label_source{suffix}"] == "simulated"
@@ -193,9 +201,10 @@ def test_calibration_in_build_json(first_build: tuple[Path, dict, list[int]]) ->
 
 
 @pytest.mark.blender
-def test_rerun_renders_nothing_and_new_lighting_renders_only_its_shards(
+def test_rerun_renders_nothing_and_a_new_lighting_rerenders_the_person_shards(
     first_build: tuple[Path, dict, list[int]],
 ) -> None:
+    """A shard is a person with all its lightings and cameras: a new lighting re-renders each person's shard."""
     out, _, _ = first_build
     manifest = out / "syndor" / "render" / "manifest.parquet"
     before = pd.read_parquet(manifest)
@@ -204,8 +213,8 @@ def test_rerun_renders_nothing_and_new_lighting_renders_only_its_shards(
     pd.testing.assert_frame_equal(pd.read_parquet(manifest), before)
     more = _build(out, ["syndor.lightings=[noon_north, night, evening_west]"])["benchmarks"]["syndor"]
     render = more["stages"]["render"]
-    assert render["shards_rendered"] == 2 and render["frames_rendered"] == 2 * 2 * 2 * 2
     index = pd.read_parquet(manifest)
+    assert render["shards_rendered"] == 2 and render["frames_rendered"] == len(index) == 2 * 3 * 2 * 2 * 2
     assert len(index) == len(before) * 3 // 2
     assert not index["img_path"].duplicated().any()
     assert set(index["lighting"]) == {"noon_north", "night", "evening_west"}
@@ -269,13 +278,13 @@ def test_calibration_outside_tolerance_fails_the_build_before_discernibility(
 def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names_the_error(
     tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """No Blender: the render shard task writes two rows per shard and fails on the night shards, the
+    """No Blender: the render shard task writes two rows per shard and fails on the kicking shard, the
     calibration task raises. The render stage still writes the manifest of the finished shards and
     the build fails naming both, with each as a problem."""
     written: list[str] = []
 
     def fake_shard(config: object, out: str, plan: render_plan.ShardPlan) -> str:
-        if plan.lighting == "night":
+        if plan.action == "kicking":
             raise RuntimeError(f"worker died on {plan.shard_id}")
         store = StageStore(out, "syndor", "render")
         paths = [f"{plan.shard_id}/{zone}.jpg" for zone in ("near", "far")]
@@ -299,17 +308,15 @@ def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names
     record = _build(out)
     outcome = record["benchmarks"]["syndor"]
     assert outcome["status"] == "failed" and "discern" not in outcome["stages"]
-    # TINY: 1 scene × 1 texture × 2 actions × 2 lightings; the 2 night shards fail
-    assert "2 render shard(s) failed" in outcome["detail"]
+    # TINY: 1 scene × 1 texture × 2 actions (each shard holds both lightings); the kicking shard fails
+    assert "1 render shard(s) failed" in outcome["detail"]
     assert "calibration task failed: RuntimeError: blender crashed while calibrating" in outcome["detail"]
     manifest = pd.read_parquet(out / "syndor" / "render" / "manifest.parquet")
-    assert len(written) == 4 and sorted(manifest["img_path"]) == sorted(written)
+    assert len(written) == 2 and sorted(manifest["img_path"]) == sorted(written)
     assert manifest["measured_ppm"].isna().all() and not outcome["calibration"]["passed"]
     failed = {(p["stage"], p["item"]) for p in outcome["problems"] if p["kind"] == "failed"}
     assert ("calibration", "calibration") in failed
-    assert {item for stage, item in failed if stage == "render"} == {
-        f"field_t00003_{action}_p000_night" for action in ("walking", "kicking")
-    }
+    assert {item for stage, item in failed if stage == "render"} == {"field_t00003_kicking_p000"}
     recorded = json.loads((out / "build.json").read_text())["benchmarks"]["syndor"]["problems"]
     assert any(p["stage"] == "calibration" and "blender crashed while calibrating" in p["reason"] for p in recorded)
 

@@ -17,7 +17,9 @@ from benchfoundry.tasks.syndor import qa_stage, task_files
 
 RADII = (5.376, 10.752, 23.04)
 LIGHTINGS = ("noon_south", "evening_east", "night")
-ACTIONS = ("walking", "cover_face_with_hands")
+ACTIONS = ("walking", "stepping_over")
+#: DESIGN §2.2's action names: the action-recognition answers.
+PHRASES = {"walking": "walking", "stepping_over": "stepping over something"}
 VIEWS = ((0, 0.0), (1, 22.5))  # (azimuth index, elevation); azimuth = 45° · index
 HPC = (
     "Respond only with 1 or 0. Respond with 1 if a person is visible in the image, and 0 if not. "
@@ -140,10 +142,13 @@ def test_task_files_have_prompts_and_the_right_frames(built: tuple[Path, dict]) 
         files = {s: _lines(index / task / f"{s}.jsonl") for s in ("day", "night", "nv")}
         for rows in files.values():
             assert all(r["prompt"] == prompt and r["task"] == task for r in rows)
-            assert all(list(r) == [*task_files.MASTER_COLUMNS, "raw_img_path", "prompt", "task"] for r in rows)
-        assert {r["lighting"] for r in files["day"]} == {"noon_south", "evening_east"}  # evening joins day
-        assert {r["lighting"] for r in files["night"]} == {"night"}
-        assert len(files["day"]) == 2 * per_view and len(files["night"]) == per_view
+            assert all(
+                list(r) == [*task_files.MASTER_COLUMNS, "raw_img_path", "prompt", "task", "action_phrase"] for r in rows
+            )
+            assert all(r["action_phrase"] == PHRASES[r["action"]] for r in rows)
+        assert {r["lighting"] for r in files["day"]} == {"noon_south"}
+        assert {r["lighting"] for r in files["night"]} == {"night", "evening_east"}  # the authors' grouping
+        assert len(files["day"]) == per_view and len(files["night"]) == 2 * per_view
         assert len(files["nv"]) == 2 * per_view and all(r["nv_path"] for r in files["nv"])
         assert len(pd.read_parquet(index / task / "nv.parquet")) == len(files["nv"])
         master = {r["img_path"]: r for r in _lines(index / "master_index.jsonl")}
@@ -157,11 +162,13 @@ def test_task_files_have_prompts_and_the_right_frames(built: tuple[Path, dict]) 
         assert not {r["img_path"] for r in files["nv"]} & {r["img_path"] for r in files["night"] + files["day"]}
 
 
-def test_evening_can_join_night(tmp_path: Path) -> None:
+def test_evening_can_join_day(tmp_path: Path) -> None:
     manifest = make_labelled_build(tmp_path, bad_rows=False)
-    qa_stage.export_qa(manifest, tmp_path, QaConfig(evening_group="night"))
-    night = _lines(tmp_path / "syndor" / "index" / "human_detection" / "night.jsonl")
-    assert {r["lighting"] for r in night} == {"night", "evening_east"}
+    qa_stage.export_qa(manifest, tmp_path, QaConfig(evening_group="day"))
+    index = tmp_path / "syndor" / "index" / "human_detection"
+    assert {r["lighting"] for r in _lines(index / "day.jsonl")} == {"noon_south", "evening_east"}
+    assert {r["lighting"] for r in _lines(index / "night.jsonl")} == {"night"}
+    assert {r["lighting"] for r in _lines(index / "nv.jsonl")} == {"night", "evening_east"}  # NV rows stay
 
 
 def test_nv_rows_carry_the_night_vision_label(tmp_path: Path) -> None:
@@ -226,7 +233,7 @@ def test_imagefolder_layout(built: tuple[Path, dict]) -> None:
             assert len(rows) == len(expected)
             for row in rows:
                 assert row["file_name"] == row["img_path"] == (row["nv_path"] if split == "nv" else row["raw_img_path"])
-                want = row["human_discernable"] if task == "human_detection" else row["action"]
+                want = row["human_discernable"] if task == "human_detection" else PHRASES[row["action"]]
                 assert row["answer"] == want
                 assert (hf / task / split / row["file_name"]).read_bytes() == (
                     out / "syndor" / row["file_name"]
@@ -238,17 +245,17 @@ def test_balance_counts_and_empty_scene_note(built: tuple[Path, dict], tmp_path:
     out, summary = built
     balance = json.loads((out / "syndor" / "index" / "balance.json").read_text())
     per = len(ACTIONS) * len(VIEWS)
-    night_ones = per  # only the nearest distance is discernible at night
+    night_ones = per + 3 * per  # night: only the nearest distance is discernible; evening (night group): all three
     assert balance["per_split"]["night"] == {
         "1": night_ones,
         "0": 2 * per,
-        "total": 3 * per,
+        "total": 6 * per,
         "empty_scene": 0,
-        "share_0": round(2 / 3, 4),
+        "share_0": round(2 / 6, 4),
     }
-    assert balance["per_split"]["day"] == {"1": 6 * per, "0": 0, "total": 6 * per, "empty_scene": 0, "share_0": 0}
+    assert balance["per_split"]["day"] == {"1": 3 * per, "0": 0, "total": 3 * per, "empty_scene": 0, "share_0": 0}
     far_night = [c for c in balance["per_distance_split"] if c["split"] == "night" and c["radius"] == RADII[2]]
-    assert far_night == [{"radius": RADII[2], "split": "night", "1": 0, "0": per, "total": per}]
+    assert far_night == [{"radius": RADII[2], "split": "night", "1": per, "0": per, "total": 2 * per}]  # evening 1s
     assert balance["empty_scene_rows"] == 0 and "off" in balance["note"]
     manifest = out / "syndor" / "discern" / "manifest.parquet"
     on = qa_stage.export_qa(manifest, out, QaConfig(empty_scene_negatives=True))

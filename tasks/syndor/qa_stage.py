@@ -5,18 +5,19 @@ Under the dataset root `OUT/syndor/`:
     index/master_index.{jsonl,parquet}                  the released columns, one row per raw frame
     index/{human_detection,action_recognition}/{day,night,nv}.{jsonl,parquet}
                                                         master-index rows plus `raw_img_path`,
-                                                        `prompt` and `task`
+                                                        `prompt`, `task` and `action_phrase`
     index/balance.json                                  presence answers (1/0) per split and distance,
                                                         empty-scene renders among the 0s
     hf/{task}/{split}/metadata.jsonl                    Hugging Face `imagefolder` layout (hard links)
 
-Splits: `day` holds the raw images of daylight frames (and of evening frames while
-`qa.evening_group` is "day"), `night` the raw images of night frames (and evening when
-configured), `nv` every frame that has a night-vision image. In every task file `img_path` is the
-image the model is shown (in `nv` rows the night-vision image, equal to `nv_path`) and
+Splits, as the authors' task index has them: `day` holds the raw images of morning and noon frames,
+`night` the raw images of evening and night frames (evening joins day with `qa.evening_group: day`),
+`nv` every frame that has a night-vision image (every night-group frame by default). In every task file
+`img_path` is the image the model is shown (in `nv` rows the night-vision image, equal to `nv_path`) and
 `raw_img_path` the raw render of the frame (the master index's `img_path`), so a harness that
 echoes a row's `img_path` into its predictions is scored against that row's answer; in the
-imagefolder layout `file_name` is the shown image too. Rows are sorted by image path and keys keep
+imagefolder layout `file_name` is the shown image too. `action_phrase` is the action's released name
+(configs/syndor_poses.ACTION_NAMES), the action-recognition answer. Rows are sorted by image path and keys keep
 one order, so the files' bytes depend only on the labelled manifest.
 """
 
@@ -34,6 +35,7 @@ from typing import Any
 
 import pandas as pd
 
+from benchfoundry.configs.syndor_poses import ACTION_NAMES
 from benchfoundry.configs.syndor_qa import TASK_PROMPTS, QaConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.lighting import lighting_group
@@ -173,7 +175,19 @@ def task_row(row: dict[str, Any], task: str, night_vision: bool) -> dict[str, An
     """A task-file row: `img_path` is the shown image (the night-vision one when `night_vision`),
     `raw_img_path` the raw frame; nv rows carry the night-vision image's label."""
     shown = {"img_path": row["nv_path"], "human_discernable": row["_nv_label"]} if night_vision else {}
-    return {**released(row), **shown, "raw_img_path": row["img_path"], "prompt": TASK_PROMPTS[task], "task": task}
+    return {
+        **released(row),
+        **shown,
+        "raw_img_path": row["img_path"],
+        "prompt": TASK_PROMPTS[task],
+        "task": task,
+        "action_phrase": action_phrase(row["action"]),
+    }
+
+
+def action_phrase(action: str) -> str:
+    """The released name of an action slug; another value (an empty scene's "none") as words."""
+    return ACTION_NAMES.get(action) or " ".join(action.replace("_", " ").split())
 
 
 def task_files(rows: list[dict[str, Any]], qa: QaConfig) -> dict[tuple[str, str], list[dict[str, Any]]]:
@@ -314,7 +328,12 @@ def export_qa(labelled_manifest: str | os.PathLike[str], out: str | os.PathLike[
     write_json_atomic(index / "balance.json", balance)
     return {
         "rows": len(master),
+        "items": sum(len(r) for r in files.values()),
         "files": {f"{t}/{s}": len(r) for (t, s), r in sorted(files.items())},
+        "scoring_model": {
+            "name": qa.embedding.name,
+            "path": None if qa.embedding.path is None else str(qa.embedding.path),
+        },
         "balance": balance,
         "index": str(index),
         "problems": problems,

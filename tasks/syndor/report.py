@@ -19,7 +19,7 @@ from typing import Any
 
 from benchfoundry.configs.syndor_qa import QaConfig
 from benchfoundry.core.buildinfo import problem
-from benchfoundry.core.lighting import lighting
+from benchfoundry.core.lighting import lighting, lighting_group
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.syndor.task_files import read_jsonl
@@ -27,8 +27,9 @@ from benchfoundry.tasks.syndor.task_files import read_jsonl
 SPLITS = ("day", "night", "nv")
 #: Beside index.html: the dataset-relative images the report could not read (a JSON list, sorted).
 UNREADABLE_JSON = "unreadable_images.json"
-FACTORS = ("action", "scene", "lighting", "radius", "smplx_texture", "azimuth", "elevation")
+FACTORS = ("radius", "azimuth", "elevation", "lighting", "scene", "action", "smplx_texture", "pose")
 _VIEW = re.compile(r"phi(?P<azimuth>-?\d+(?:\.\d+)?)_theta(?P<elevation>-?\d+(?:\.\d+)?)")
+_POSE = re.compile(r"/(?P<pose>pose\d+)/")
 _STYLE = """
 body{font-family:sans-serif;margin:2em;max-width:1200px}
 table{border-collapse:collapse;margin:.5em 0 1.5em}
@@ -99,16 +100,34 @@ def _img(src: str, alt: str, width: int | None = None) -> str:
 
 
 def factor_counts(rows: Sequence[dict[str, Any]]) -> dict[str, Counter[str]]:
-    """Frames per value of every factor; azimuth and elevation are read from the released file name."""
+    """Frames per value of every factor; azimuth and elevation are read from the released file name, pose (within
+    its action: `action/poseNNN`) from the image path."""
     counts: dict[str, Counter[str]] = {f: Counter() for f in FACTORS}
     for row in rows:
-        for factor in FACTORS[:5]:
+        for factor in ("radius", "lighting", "scene", "action", "smplx_texture"):
             counts[factor][_fmt(row[factor])] += 1
         view = _VIEW.search(row.get("img_name") or row["img_path"])
         if view:
             counts["azimuth"][view["azimuth"]] += 1
             counts["elevation"][view["elevation"]] += 1
+        pose = _POSE.search(row["img_path"])
+        if pose:
+            counts["pose"][f"{row['action']}/{pose['pose']}"] += 1
     return {f: c for f, c in counts.items() if c}
+
+
+def balance_rows(counts: dict[str, Counter[str]]) -> list[tuple[Any, ...]]:
+    """Per factor: levels, the fewest and most frames of a level and their difference (pose: within each action)."""
+    rows = []
+    for factor, counter in counts.items():
+        spread = max(counter.values()) - min(counter.values())
+        if factor == "pose":
+            by_action: dict[str, list[int]] = {}
+            for key, n in counter.items():
+                by_action.setdefault(key.split("/")[0], []).append(n)
+            spread = max(max(v) - min(v) for v in by_action.values())
+        rows.append((factor, len(counter), min(counter.values()), max(counter.values()), spread))
+    return rows
 
 
 def _natural(value: str) -> tuple[int, float, str]:
@@ -261,8 +280,13 @@ def _split_rows(index: Path) -> dict[str, list[dict[str, Any]]]:
 
 def _section_coverage(page: _Page, rows: Sequence[dict[str, Any]]) -> None:
     counts = factor_counts(rows)
-    page.add(f"<h2>Factor coverage</h2><p>{len(rows)} frames in the master index.</p>")
+    page.add(
+        f"<h2>Factor coverage</h2><p>{len(rows)} frames in the master index (the build's stratified sample: "
+        "every level of every factor balanced; <code>build.json</code> has the sample's balance and its "
+        "distance × level pairs under <code>stages.render.sample</code>).</p>"
+    )
     if rows:
+        page.add(table(["factor", "levels", "fewest frames", "most frames", "difference"], balance_rows(counts)))
         plot = plot_counts(counts, page.dir / "coverage.png")
         page.add(_img(page.rel(plot), "frames per factor value"))
     for factor, counter in counts.items():
@@ -302,6 +326,41 @@ def _section_calibration(page: _Page, calibration: Any) -> None:
     if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
         header = list(dict.fromkeys(k for r in rows for k in r))
         page.add(table(header, [[r.get(k) for k in header] for r in rows]))
+
+
+def _section_groups(page: _Page, rows: Sequence[dict[str, Any]], split_rows: dict[str, list[dict[str, Any]]]) -> None:
+    """Which lightings make each group (the authors' task index: day = morning and noon, night = the rest, NV = the
+    night rows after the ISP) and the frames and items of each."""
+    page.add(
+        "<h2>Lighting groups</h2><p>As the authors' task index has them: day = morning and noon; night = "
+        "evening and night; NV = the night rows after the ISP (evening joins day only with "
+        f"<code>syndor.qa.evening_group: day</code>; here: {html.escape(page.qa.evening_group)}).</p>"
+    )
+    per_lighting = Counter(r["lighting"] for r in rows)
+    with_nv = Counter(r["lighting"] for r in rows if r.get("nv_path"))
+    page.add(
+        table(
+            ["lighting", "group", "frames", "with NV image"],
+            [
+                (name, lighting_group(name, page.qa.evening_group), per_lighting[name], with_nv[name])
+                for name in sorted(per_lighting, key=lambda n: (lighting_group(n, page.qa.evening_group), n))
+            ],
+        )
+    )
+    page.add(
+        table(
+            ["split", "presence items", "answer 1", "answer 0"],
+            [
+                (
+                    split,
+                    len(split_rows[split]),
+                    sum(1 for r in split_rows[split] if r["human_discernable"] == 1),
+                    sum(1 for r in split_rows[split] if r["human_discernable"] == 0),
+                )
+                for split in SPLITS
+            ],
+        )
+    )
 
 
 def _section_thumbs(page: _Page, split_rows: dict[str, list[dict[str, Any]]]) -> None:
@@ -384,10 +443,86 @@ def _section_discern(page: _Page) -> None:
         except (OSError, json.JSONDecodeError):
             page.add(f'<p class="warn">{html.escape(path.name)} is not readable JSON.</p>')
             continue
-        page.add(f"<h3>{html.escape(path.name)}</h3>" + table(["figure", "value"], _flat("", data)))
+        page.add(f"<h3>{html.escape(path.name)}</h3>")
+        _discern_figures(page, data)
+        page.add(table(["figure", "value"], _flat("", data)))
         page.add("".join(matrix_table(name, matrix) for name, matrix in _matrices("", data)))
         for image in sorted(path.parent.glob(f"{path.stem}*.png")):
             page.add(_img(page.rel(image), image.stem))
+
+
+def _pct(value: Any) -> Any:
+    return round(100 * value, 2) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _discern_figures(page: _Page, data: dict[str, Any]) -> None:
+    """The classifier's held-out and CV figures beside the paper's, and the raw-vs-NV labels per distance."""
+    if not isinstance(data, dict):
+        return
+    holdout, cv, paper = data.get("holdout") or {}, data.get("cv") or {}, data.get("paper") or {}
+    if isinstance(holdout, dict) and isinstance(cv, dict) and isinstance(paper, dict):
+        page.add(
+            f"<p>Labels: {html.escape(str(data.get('label_source')))}; {data.get('sample')} labelled images, "
+            f"{data.get('held_out')} held out and tested once, the model trained on the other "
+            f"{data.get('trained_on')}.</p>"
+        )
+        rows = []
+        for name in ("ensemble", "decision_tree"):
+            got, fold, ref = holdout.get(name) or {}, cv.get(name) or {}, paper.get(name) or {}
+            rows.append(
+                (
+                    name.replace("_", " "),
+                    _pct(got.get("macro_f1")),
+                    _pct(got.get("accuracy")),
+                    _pct(ref.get("macro_f1")),
+                    _pct(ref.get("accuracy")),
+                    _pct(fold.get("macro_f1")),
+                    _pct(fold.get("accuracy")),
+                )
+            )
+        page.add(
+            table(
+                [
+                    "model (%)",
+                    "held-out macro-F1",
+                    "held-out accuracy",
+                    "paper macro-F1",
+                    "paper accuracy",
+                    "5-fold CV macro-F1",
+                    "5-fold CV accuracy",
+                ],
+                rows,
+            )
+        )
+    night = data.get("night_vision")
+    if not isinstance(night, dict):
+        return
+    for key, title in (("labels", "labels"), ("detector", "the detector observer")):
+        cells = night.get(key)
+        if not isinstance(cells, dict):
+            continue
+        page.add(
+            f"<p>Raw night frame vs its night-vision image, by {html.escape(title)} "
+            f"({night.get('frames')} frames with both):</p>"
+        )
+        page.add(
+            table(
+                ["distance", "raw 1", "NV 1", "raw 0", "NV recovers (raw 0, NV 1)", "NV loses (raw 1, NV 0)", "rate"],
+                [
+                    (
+                        zone,
+                        c.get("raw_1"),
+                        c.get("nv_1"),
+                        c.get("raw_0"),
+                        c.get("nv_recovers"),
+                        c.get("nv_loses"),
+                        c.get("recovery_rate"),
+                    )
+                    for zone, c in cells.items()
+                    if isinstance(c, dict)
+                ],
+            )
+        )
 
 
 def _section_balance(page: _Page, balance: dict[str, Any] | None) -> None:
@@ -481,6 +616,7 @@ def write_report(out: str | os.PathLike[str], qa: QaConfig, seed: int = 0, calib
     split_rows = _split_rows(root / "syndor" / "index")
     page.add("<h1>SynDORBench build report</h1>")
     _section_coverage(page, rows)
+    _section_groups(page, rows, split_rows)
     _section_calibration(page, calibration)
     _section_thumbs(page, split_rows)
     _section_pairs(page, split_rows)

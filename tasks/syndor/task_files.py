@@ -28,8 +28,9 @@ MASTER_COLUMNS: tuple[str, ...] = (
     "nv_path",
     "human_discernable",
 )
-#: Task-file columns: a master-index row whose `img_path` is the shown image, the raw frame, prompt, task.
-TASK_COLUMNS: tuple[str, ...] = (*MASTER_COLUMNS, "raw_img_path", "prompt", "task")
+#: Task-file columns: a master-index row whose `img_path` is the shown image, the raw frame, prompt, task, and the
+#: action's released name, the action-recognition reference ("stepping over something", not `stepping_over`).
+TASK_COLUMNS: tuple[str, ...] = (*MASTER_COLUMNS, "raw_img_path", "prompt", "task", "action_phrase")
 SPLITS: tuple[str, ...] = ("day", "night", "nv")
 TASKS: tuple[str, ...] = tuple(TASK_PROMPTS)
 #: Optional manifest column: the night-vision image's own label, when the discern stage gives one.
@@ -60,7 +61,10 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 
 def answer(row: dict[str, Any], task: str) -> int | str:
-    return row["human_discernable"] if task == "human_detection" else row["action"]
+    """The presence label, or the action phrase (the slug in task files written before `action_phrase`)."""
+    if task == "human_detection":
+        return row["human_discernable"]
+    return row.get("action_phrase") or row["action"]
 
 
 def answer_key(index: str | os.PathLike[str]) -> dict[tuple[str, str], dict[str, Any]]:
