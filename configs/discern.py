@@ -110,8 +110,19 @@ class LabelConfig(Section):
     detector_upscale: float = Field(
         2.0, gt=0, le=4, description="detector: the frame is resized by this before the detector's own pyramid"
     )
+    detector_pad: float = Field(
+        0.25,
+        ge=0,
+        le=1,
+        description="detector: border added on every side, as a share of the frame height, in the frame's mean "
+        "colour (a person as tall as the frame then fits the window, where a person is 3/4 of its height)",
+    )
     detector_scale_step: float = Field(1.05, gt=1, le=2, description="detector: pyramid scale step")
-    detector_hit_threshold: float = Field(0.0, description="detector: least SVM score of a detection window")
+    detector_hit_threshold: float = Field(
+        -0.5,
+        description="detector: least SVM score of a detection window (OpenCV's default is 0; -0.5 sees more of the "
+        "people a person would see by day)",
+    )
     detector_min_iou: float = Field(
         0.3, gt=0, le=1, description="detector: least IoU of a detection box with the mask's bounding box"
     )

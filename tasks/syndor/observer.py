@@ -1,11 +1,14 @@
 """The simulated observer that looks at the image: OpenCV's HOG + linear SVM people detector (Dalal & Triggs,
 `cv2.HOGDescriptor_getDefaultPeopleDetector`, shipped inside OpenCV, nothing downloaded).
 
-The detector's window is 64×128 px with the person about 96 px tall in it, and its pyramid only shrinks the
-image, so the frame is first enlarged by `detector_upscale` (a person down to ~96 / upscale px tall can then be
-found). The person counts as seen when a detection box overlaps the person's mask: its IoU with the mask's
-bounding box is at least `detector_min_iou`. The detector sees the 8-bit frame as it is, so a dark night frame
-with little signal left is missed where its night-vision image, brightened and denoised, may be found.
+The detector's window is 64×128 px with the person about 96 px tall in it (3/4 of the window), and its pyramid
+only shrinks the image. So the frame gets a border of `detector_pad` × its height on every side, in its mean
+colour (a person nearly as tall as the frame then fits a window), and is enlarged by `detector_upscale` (a person
+down to ~96 / upscale px tall can be found). The person counts as seen when a detection box overlaps the person's
+mask: its IoU with the mask's bounding box is at least `detector_min_iou`. The detector sees the 8-bit frame as it
+is, so a dark night frame with little signal left is often missed where its night-vision image, brightened and
+denoised, is found; the detector was trained on upright pedestrians seen from about eye level, so it misses some
+people seen from above (elevation 45° and up) by day too.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ def detect_people(rgb: np.ndarray, cfg: LabelConfig) -> tuple[np.ndarray, np.nda
     """Person boxes (x0, y0, x1, y1) in frame pixels and their SVM scores, strongest first."""
     scale = cfg.detector_upscale
     image = cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2BGR)
+    pad = int(round(cfg.detector_pad * image.shape[0]))
+    if pad:
+        fill = tuple(float(v) for v in image.reshape(-1, 3).mean(axis=0))
+        image = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=fill)
     if scale != 1:
         image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
     boxes, weights = _hog().detectMultiScale(
@@ -46,7 +53,8 @@ def detect_people(rgb: np.ndarray, cfg: LabelConfig) -> tuple[np.ndarray, np.nda
     if len(boxes) == 0:
         return np.zeros((0, 4)), np.zeros(0)
     boxes = np.asarray(boxes, dtype=np.float64)
-    corners = np.column_stack([boxes[:, 0], boxes[:, 1], boxes[:, 0] + boxes[:, 2], boxes[:, 1] + boxes[:, 3]]) / scale
+    corners = np.column_stack([boxes[:, 0], boxes[:, 1], boxes[:, 0] + boxes[:, 2], boxes[:, 1] + boxes[:, 3]])
+    corners = corners / scale - pad
     scores = np.asarray(weights, dtype=np.float64).reshape(-1)
     order = np.argsort(-scores, kind="stable")
     return corners[order], scores[order]
