@@ -173,3 +173,24 @@ def test_plan_of_the_full_preset_needs_no_asset(capsys: pytest.CaptureFixture[st
     per = re.search(r"frames per shard: min ([\d,]+), mean ([\d.]+), max ([\d,]+)", text)
     assert per and float(per[2]) * 960 == pytest.approx(19_812, abs=0.005 * 960)  # the mean has two decimals
     assert not (Path.cwd() / "out" / "syndorbench").exists()
+
+
+def test_full_preset_follows_the_paper_and_the_authors_release() -> None:
+    """The full preset: evening in the night group with NV images (the authors' task index), 2,000 human labels
+    with 400 held out, E5 for scoring and for the first stage of pose selection, an LLM for the second."""
+    s = load_config(FULL).syndor
+    assert s.qa.evening_group == "night" and set(s.discern.isp.apply_to) == {"evening", "night"}
+    assert set(s.discern.model_lighting) == {"evening", "night"}
+    labels = s.discern.labels
+    assert (labels.source, labels.sample_size, labels.holdout_size) == ("human", 2000, 400)
+    assert s.qa.embedding.name == "intfloat/e5-large-v2" and s.qa.embedding.path is not None
+    assert s.qa.embedding.prefix == ""  # the authors' e5_score.py encodes the raw texts
+    assert s.poses.selection == "embedding" and s.poses.embedding.name == "intfloat/e5-large-v2"
+    assert s.poses.rerank is not None  # the second stage: the LLM's rating through the model client
+
+
+def test_holdout_must_leave_images_to_train_on() -> None:
+    from benchfoundry.configs.loader import ConfigError
+
+    with pytest.raises(ConfigError, match="holdout_size"):
+        load_config(None, ["syndor.discern.labels.sample_size=10", "syndor.discern.labels.holdout_size=10"])
