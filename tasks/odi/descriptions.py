@@ -68,13 +68,17 @@ def colour_name(pixels: np.ndarray) -> str:
     return names[int(np.argmin(distances))]
 
 
+def with_article(words: str) -> str:
+    """`an orange shirt`, `a blue sofa`."""
+    return f"{'an' if words[:1].lower() in 'aeiou' else 'a'} {words}"
+
+
 def template_description(
     category: str, colour: str | None = None, material: str | None = None, text: str | None = None
 ) -> str:
     """`a blue fabric sofa`, `a white paper sign that reads "EXIT"`."""
     words = " ".join(w for w in (colour, material, category) if w)
-    article = "an" if words[:1].lower() in "aeiou" else "a"
-    return f"{article} {words}" + (f' that reads "{text}"' if text else "")
+    return with_article(words) + (f' that reads "{text}"' if text else "")
 
 
 def names_class(category: str, description: Description | str, synonyms: dict[str, list[str]]) -> bool:

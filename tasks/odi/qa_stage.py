@@ -42,7 +42,7 @@ from benchfoundry.tasks.odi.panoramas import truth_files
 from benchfoundry.tasks.odi.question_builder import Candidate, items_of
 from benchfoundry.tasks.odi.questions import Generator, general_candidates, spatial_candidates
 from benchfoundry.tasks.odi.reasoning_questions import reasoning_candidates
-from benchfoundry.tasks.odi.release import write_release
+from benchfoundry.tasks.odi.release import RELEASE_JSON, write_release
 from benchfoundry.tasks.odi.scene import estimated_scene
 from benchfoundry.tasks.odi.template_describer import describe_instances
 from benchfoundry.tasks.odi.truth_annotator import load_truth
@@ -185,6 +185,68 @@ def distractors_from_model(
     return options, problems
 
 
+def load_candidates(
+    store: StageStore, done: list[str]
+) -> tuple[dict[str, list[Candidate]], dict[tuple[str, str], str | None]]:
+    """The panoramas' stored candidates, and the truth's answer of each by (panorama, key)."""
+    candidates: dict[str, list[Candidate]] = {}
+    truths: dict[tuple[str, str], str | None] = {}
+    for pano in done:
+        part = store.shard_rows(pano)
+        candidates[pano] = []
+        for text, truth in zip(part.get("candidate", []), part.get("truth", [])):
+            c = Candidate.from_json(json.loads(text))
+            candidates[pano].append(c)
+            truths[(pano, c.key)] = None if truth is None or pd.isna(truth) else str(truth)
+    return candidates, truths
+
+
+def chosen_items(
+    chosen: dict[str, list[Candidate]],
+    images: dict[str, str],
+    model_options: dict[tuple[str, str], tuple[str, ...]],
+    seed: int,
+) -> list[dict[str, Any]]:
+    """The closed and open items of the chosen candidates, with the model's wrong options where it wrote them."""
+    items = []
+    for pano, picked in chosen.items():
+        for c in picked:
+            options = model_options.get((pano, c.key))
+            made = c if options is None else Candidate.from_json({**c.to_json(), "options": options})
+            items += items_of(made, pano, images[pano], seed, distractors_from(c, options is not None))
+    return items
+
+
+def summary(
+    counts: dict[str, Any],
+    candidates: dict[str, list[Candidate]],
+    chosen: dict[str, list[Candidate]],
+    truths: dict[tuple[str, str], str | None],
+    items: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """What build.json keeps of the stage (SUMMARY) but the release's own figures."""
+
+    def records(by_pano: dict[str, list[Candidate]]) -> list[dict[str, Any]]:
+        return [
+            {"task": c.task, "answer": c.answer, "truth": truths[(pano, c.key)]}
+            for pano, cs in by_pano.items()
+            for c in cs
+        ]
+
+    dropped = sum((Counter(v["dropped_by_class"]) for v in counts.values()), Counter())
+    return {
+        "panoramas": counts,
+        "candidates": sum(len(cs) for cs in candidates.values()),
+        "questions": sum(len(cs) for cs in chosen.values()),
+        "items": len(items),
+        "task_mix": dict(sorted(Counter(i["task"] for i in items).items())),
+        "forms": dict(sorted(Counter(i["form"] for i in items).items())),
+        "answer_from": dict(sorted(Counter(i["answer_from"] for i in items if i["form"] == "closed").items())),
+        "agreement": {"chosen": agreement(records(chosen)), "candidates": agreement(records(candidates))},
+        "dropped_inconsistent_by_class": dict(sorted(dropped.items())),
+    }
+
+
 def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]:
     """Every panorama's candidates (finished ones skipped), the budget, the distractors, review files, release."""
     odi_root = Path(out) / BENCHMARK
@@ -193,9 +255,13 @@ def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]
     marks = StageStore(out, BENCHMARK, INSTANCES)
     clients = Clients(odi, odi_root / STAGE / "cache") if odi.qa.backend == "openai" else None
     counts: dict[str, Any] = {}
+    images: dict[str, str] = {}
+    model_options: dict[tuple[str, str], tuple[str, ...]] = {}
+    model_problems: list[dict[str, Any]] = []
     try:
         for pano, frame in instances.groupby("panorama", sort=True) if len(instances) else ():
             pano = str(pano)
+            images[pano] = str(frame["source"].iloc[0])
             spanning = (marks.marker(pano) or {}).get("spanning", [])
             h = qa_spec(odi, seed, frame, spanning)
             if not store.is_done(pano, h):
@@ -204,71 +270,36 @@ def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]
                 shard = pd.DataFrame(
                     {
                         "candidate": [json.dumps(c.to_json(), sort_keys=True) for c, _ in found],
-                        "truth": [t for _, t in found],
-                        "image": [str(frame["source"].iloc[0])] * len(found),
+                        "truth": pd.Series([t for _, t in found], dtype=object),
                     }
                 )
                 store.write_shard(pano, shard, spec_hash=h, problems=problems, info={"qa": info})
             counts[pano] = {k: v for k, v in store.marker(pano)["qa"].items() if k != "descriptions"}
         done = sorted(counts)
         store.write_manifest(done)
-        candidates: dict[str, list[Candidate]] = {pano: [] for pano in done}
-        truths: dict[tuple[str, str], str | None] = {}
-        images: dict[str, Path] = {}
-        for shard_id in done:
-            part = store.shard_rows(shard_id)
-            for text, truth, image in zip(part["candidate"], part["truth"], part["image"]):
-                c = Candidate.from_json(json.loads(text))
-                candidates[shard_id].append(c)
-                truths[(shard_id, c.key)] = None if truth is None or pd.isna(truth) else str(truth)
-                images[shard_id] = odi_root / str(image)
+        candidates, truths = load_candidates(store, done)
         chosen = choose(candidates, odi.qa.budget, seed)
-        extra_problems: list[dict[str, Any]] = []
-        model_options: dict[tuple[str, str], tuple[str, ...]] = {}
         if clients is not None:
-            model_options, extra_problems = distractors_from_model(chosen, images, odi, clients)
+            paths = {pano: odi_root / image for pano, image in images.items()}
+            model_options, model_problems = distractors_from_model(chosen, paths, odi, clients)
         usage = clients.usage() if clients is not None else None
     finally:
         if clients is not None:
             clients.close()
-    items = []
-    for pano, picked in chosen.items():
-        image = images[pano].relative_to(odi_root).as_posix()
-        for c in picked:
-            options = model_options.get((pano, c.key))
-            made = c if options is None else Candidate.from_json({**c.to_json(), "options": options})
-            items += items_of(made, pano, image, seed, distractors_from(c, options is not None))
+    items = chosen_items(chosen, images, model_options, seed)
     write_parquet_atomic(
         odi_root / STAGE / ITEMS, pd.DataFrame({"item": [json.dumps(i, sort_keys=True) for i in items]})
     )
     exported = review.export_for_review(items, odi_root / review.FOLDER)
-    released = write_release(
-        odi_root, items, review.load_decisions(odi_root / review.FOLDER), odi.qa.release_unreviewed
-    )
-    all_records = [
-        {"task": c.task, "answer": c.answer, "truth": truths[(pano, c.key)]}
-        for pano, cs in candidates.items()
-        for c in cs
-    ]
-    chosen_records = [
-        {"task": c.task, "answer": c.answer, "truth": truths[(pano, c.key)]} for pano, cs in chosen.items() for c in cs
-    ]
-    dropped = sum((Counter(v["dropped_by_class"]) for v in counts.values()), Counter())
+    decisions = review.load_decisions(odi_root / review.FOLDER)
+    released = write_release(odi_root, items, decisions, odi.qa.release_unreviewed)
     return {
-        "panoramas": counts,
-        "candidates": len(all_records),
-        "questions": len(chosen_records),
-        "items": len(items),
+        **summary(counts, candidates, chosen, truths, items),
         "released": len(released),
-        "task_mix": dict(sorted(Counter(i["task"] for i in items).items())),
-        "forms": dict(sorted(Counter(i["form"] for i in items).items())),
-        "answer_from": dict(sorted(Counter(i["answer_from"] for i in items if i["form"] == "closed").items())),
-        "agreement": {"chosen": agreement(chosen_records), "candidates": agreement(all_records)},
-        "dropped_inconsistent_by_class": dict(sorted(dropped.items())),
         "review": exported,
         "usage": usage,
-        "problems": store.problems(done) + extra_problems,
-        "release": str(odi_root / "ODI-Bench.json"),
+        "problems": store.problems(done) + model_problems,
+        "release": str(odi_root / RELEASE_JSON),
     }
 
 

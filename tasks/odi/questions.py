@@ -21,6 +21,7 @@ import numpy as np
 
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.tasks.odi.answers import CORNERS, POLE_LIMIT_DEG, SIDES, YES_NO, Margins, answer
+from benchfoundry.tasks.odi.descriptions import with_article
 from benchfoundry.tasks.odi.question_builder import (
     Candidate,
     count_options,
@@ -35,7 +36,7 @@ COLOURS = ("red", "blue", "green", "yellow", "brown", "black", "white", "grey", 
 MATERIALS = ("fabric", "wood", "metal", "plastic", "ceramic", "rubber", "stone", "paper", "glass")
 ACTIONS = ("standing", "walking", "sitting", "running", "waving", "kicking", "jumping", "dancing", "lying down")
 HOLDINGS = ("a bag", "an umbrella", "a phone", "a cup", "a book", "a camera", "a ball", "nothing")
-CLOTHES = tuple(f"a {c} shirt" for c in COLOURS)
+CLOTHES = tuple(with_article(f"{c} shirt") for c in COLOURS)
 SIGN_WORDS = ("EXIT", "OPEN", "STOP", "PUSH", "CAFE", "HOTEL", "PARKING", "SALE", "ENTRANCE", "TOILET")
 MAX_PER_KIND = 24
 #: Attribute questions: (task, attribute, question with {name}, wrong-answer pool).

@@ -44,7 +44,7 @@ from benchfoundry.person.prepare import prepare_person
 from benchfoundry.person.textures import outfit
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.tasks.odi.descriptions import colour_name
+from benchfoundry.tasks.odi.descriptions import colour_name, with_article
 from benchfoundry.tasks.odi.sphere_images import write_image
 
 #: Material name → (roughness, metallic).
@@ -336,7 +336,7 @@ def clothing_words(person: PersonConfig, texture_id: int) -> str | None:
     if person.textures.smplitex_dir is not None:
         return None
     shirt = np.asarray(outfit(texture_id)["shirt"]) * 255.0
-    return f"a {colour_name(shirt[None])} shirt"
+    return with_article(f"{colour_name(shirt[None])} shirt")
 
 
 def prepare_people(person: PersonConfig, cache: Path, seed: int) -> dict[str, tuple[str, str, float, str | None]]:
