@@ -179,7 +179,7 @@ def test_review_import_rewrites_json_and_parquet_alike_and_no_file_names_an_abso
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    assert main(["odi", "review-import", str(out), str(review)]) == 0
+    assert main(["odi", "verify-import", str(out), str(review)]) == 0  # review-import's old name
     released = items(out)
     assert len(released) == len(rows) - 1 and all(i["verified"] for i in released)
     assert next(i for i in released if i["id"] == closed[1]["id"])["answer"] == other

@@ -54,6 +54,8 @@ ITEMS = "items.parquet"
 QA_VERSION = 3
 #: Questions asked of the writer model per panorama.
 MODEL_QUESTIONS = 20
+#: A straight path whose midpoint passes nearer to me than this (m) has no side of me to ask about.
+PATH_CLEARANCE_M = 0.5
 #: What the build record keeps of the stage's result (benchmarks.odi.qa in build.json).
 SUMMARY = (
     "panoramas",
@@ -85,7 +87,9 @@ class Clients:
 
 
 def margins(odi: OdiConfig) -> Margins:
-    return Margins(deg=odi.qa.margin_deg, near=odi.qa.near_margin, size=odi.qa.size_margin, clearance_m=0.5)
+    return Margins(
+        deg=odi.qa.margin_deg, near=odi.qa.near_margin, size=odi.qa.size_margin, clearance_m=PATH_CLEARANCE_M
+    )
 
 
 def load_truth_beside(image: Path) -> tuple[Any, dict[int, dict[str, Any]]] | None:
