@@ -4,7 +4,9 @@ Without `odi.panorama_root` the embedded synthetic panoramas are rendered first 
 skipped when rendered). Panoramas are annotated in batches (one task per `odi.batch_size` panoramas,
 each panorama its own store shard); a panorama that cannot be read is a problem row and the others go
 on. The instance manifest `odi/instances/manifest.parquet` is written then, and one QA task makes the
-descriptions, questions, review files and `odi/ODI-Bench.json` (tasks/odi/qa_stage.py).
+descriptions, candidate questions, the budget's choice, review files and `odi/ODI-Bench.json`
+(tasks/odi/qa_stage.py); build.json gets its task mix and the agreement with the synthetic truth, and the
+report page `report/odi.html` shows them with the instances.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from benchfoundry.tasks.odi.annotate_stage import BENCHMARK, STAGE, annotate_bat
 from benchfoundry.tasks.odi.groundedsam import check_files
 from benchfoundry.tasks.odi.panoramas import batches, list_panoramas, panorama_id
 from benchfoundry.tasks.odi.qa_stage import STAGE as QA_STAGE
+from benchfoundry.tasks.odi.qa_stage import SUMMARY as QA_SUMMARY
 from benchfoundry.tasks.odi.qa_stage import qa_task
 from benchfoundry.tasks.odi.report_page import write_report_page
 from benchfoundry.tasks.odi.synthetic_panoramas import synthetic_panorama_task
@@ -75,25 +78,31 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     manifest = store.write_manifest(done)
     dropped = {r["panorama"]: r["dropped_at_border"] for r in rows if r["done"]}
     extra["dropped_at_border"] = dropped
-    page = write_report_page(out, store.read_manifest(), dropped, config.seed)
     n_instances = sum(r["instances"] for r in rows if r["done"])
     n_dropped = sum(sum(d.values()) for d in dropped.values())
-    stages = {STAGE: str(manifest), "coco": str(store.dir / "coco"), "report": str(page)}
+    extra["census"] = {r["panorama"]: r["census"] for r in rows if r["done"]}
+    stages = {STAGE: str(manifest), "coco": str(store.dir / "coco")}
     qa_runs, qa_failed = collect_shards(
         QA_STAGE, [("qa", with_runner_policy(qa_task, config.runner).submit(out, str(manifest), odi, config.seed))]
     )
     problems += qa_failed
-    if qa_runs:
-        qa = qa_runs[0]
+    qa = qa_runs[0] if qa_runs else None
+    if qa is not None:
         problems += qa["problems"]
         stages.update(release=qa["release"], review=qa["review"]["csv"])
-        extra["qa"] = {"backend": odi.qa.backend, "panoramas": qa["panoramas"], "model_usage": qa["usage"]}
+        extra["qa"] = {
+            "backend": odi.qa.backend,
+            "model_usage": qa["usage"],
+            **{k: qa[k] for k in QA_SUMMARY},
+        }
         qa_text = (
-            f"{qa['items']} QA items ({odi.qa.backend} backend), {qa['released']} released "
+            f"{qa['questions']} questions chosen of {qa['candidates']} candidates ({odi.qa.backend} backend), "
+            f"{qa['items']} items, {qa['released']} released "
             f"{'(undecided ones unreviewed)' if odi.qa.release_unreviewed else '(reviewed only)'}"
         )
     else:
         qa_text = "QA failed"
+    stages["report"] = str(write_report_page(out, store.read_manifest(), dropped, config.seed, qa))
     detail = (
         f"{len(done)}/{len(paths)} panoramas annotated ({source}); {n_instances} instances kept, "
         f"{n_dropped} dropped at face borders; annotator {annotator} ({reason}); {qa_text}."

@@ -1,4 +1,5 @@
-"""ODI-Bench descriptions: colour naming, template wording, the class/description rule, a VLM on loopback."""
+"""ODI-Bench descriptions: colour naming, template wording, the class/description rule, a VLM on loopback that is
+never told the class, its JSON replies."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ from model_server import ScriptedModel
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.configs.odi_qa import OdiQaConfig
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError
-from benchfoundry.tasks.odi.descriptions import colour_name, describe_crops, names_class, template_description
+from benchfoundry.tasks.odi.descriptions import (
+    Description,
+    colour_name,
+    describe_crops,
+    names_class,
+    parse_description,
+    template_description,
+)
 
 SYNONYMS = OdiQaConfig().synonyms
 
@@ -55,18 +63,49 @@ def test_a_description_must_name_the_class(category: str, description: str, agre
     assert names_class(category, description, SYNONYMS) is agrees
 
 
-def test_crops_are_described_by_a_model_and_a_failure_stays_with_its_crop(tmp_path) -> None:
+def test_a_description_object_counts_as_naming_it() -> None:
+    assert names_class("sofa", Description(object="couch", sentence="blue, with cushions"), SYNONYMS)
+    assert not names_class("bench", Description(object="sofa", sentence="a blue fabric sofa"), SYNONYMS)
+
+
+def test_crops_are_described_without_the_class_and_a_failure_stays_with_its_crop(tmp_path) -> None:
+    replies = iter(
+        [
+            '```json\n{"object": "couch", "description": "a blue couch", "colour": "blue", "material": "fabric", '
+            '"text": null, "person": null}\n```',
+            'Sure: {"object": "man", "description": "a man walking", "colour": null, "material": null, "text": "none", '
+            '"person": {"clothing": "a red coat", "action": "walking", "holding": "an umbrella"}}',
+        ]
+    )
+    seen = []
+
     def script(prompt: str, attempt: int) -> tuple:
-        if "lamp" in prompt:
+        seen.append(prompt)
+        if len(seen) == 2:
             return ("status", 500, {})
-        return ("ok", f"a {prompt.split('Describe the ')[1].split(' in this')[0]} of some colour")
+        return ("ok", next(replies))
 
     crops = [np.full((32, 32, 3), v, np.uint8) for v in (10, 120, 250)]
+    endpoint_kw = {"model": "vlm", "api_key_env": None, "max_retries": 0, "backoff_s": 0, "concurrency": 1}
     with ScriptedModel(script) as server:
-        endpoint = ModelEndpoint(base_url=server.base_url, model="vlm", api_key_env=None, max_retries=1, backoff_s=0)
+        endpoint = ModelEndpoint(base_url=server.base_url, **endpoint_kw)
         with ModelClient(endpoint, tmp_path / "cache") as client:
-            found = describe_crops(client, crops, ["sofa", "lamp", "chair"], OdiQaConfig().describe_prompt)
-    assert found[0] == "a sofa of some colour" and found[2] == "a chair of some colour"
+            found = describe_crops(client, crops, OdiQaConfig().describe_prompt)
+    assert found[0] == Description("couch", "a blue couch", colour="blue", material="fabric")
     assert isinstance(found[1], ModelError)
+    assert found[2] == Description(
+        "man", "a man walking", clothing="a red coat", action="walking", holding="an umbrella"
+    )
+    assert set(seen) == {OdiQaConfig().describe_prompt}  # one prompt for every crop: no class in it
     images = [b["messages"][0]["content"][0]["image_url"]["url"] for b in server.bodies]
     assert all(url.startswith("data:image/jpeg;base64,") for url in images) and len(set(images)) == 3
+
+
+def test_a_reply_that_is_not_json_is_the_sentence() -> None:
+    assert parse_description("A green potted plant.") == Description("", "A green potted plant.")
+    assert names_class("potted plant", parse_description("A green potted plant."), SYNONYMS)
+
+
+def test_a_prompt_that_tells_the_class_is_refused() -> None:
+    with pytest.raises(ValueError, match="not told the detector's class"):
+        OdiQaConfig(describe_prompt="Describe the {category}.")

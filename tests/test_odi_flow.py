@@ -4,6 +4,7 @@ truth warped here independently, the truth file against the rendered map, build.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -11,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from test_odi_instances import face_pixel, iou, warp_nearest
+from test_odi_truth_hidden import absolute_paths
 
 from benchfoundry.configs.loader import load_config
 from benchfoundry.flows.build import build
@@ -116,12 +118,14 @@ def english_plurals(noun: str) -> set[str]:
     return {noun, noun + "s", noun + "es", noun[:-1] + "ies", irregular.get(noun, noun)}
 
 
-def test_odi_bench_holds_template_items_that_agree_with_the_scene(built: tuple[Path, dict]) -> None:
-    """The smoke preset releases its template items unreviewed; answers checked against the truth files."""
+def test_odi_bench_holds_every_task_from_what_the_panoramas_give(built: tuple[Path, dict]) -> None:
+    """The smoke preset releases its template items unreviewed: every task in both forms, none over 30 % of the
+    items; attributes, texts and counts checked against the truth files; the agreement in build.json."""
     out, _ = built
     items = released(out)
-    tasks = {i["task"] for i in items}
-    assert {"OA", "existence", "counting", "OCR"} <= tasks and {"EVO", "AVO", "RD", "SS", "OR"} <= tasks
+    tasks = Counter(i["task"] for i in items)
+    assert set(tasks) == {"OA", "HA", "existence", "counting", "OCR", "EVO", "AVO", "SS", "RD", "OR"}
+    assert max(tasks.values()) <= 0.3 * len(items)
     assert {i["form"] for i in items} == {"closed", "open"} and not any(i["verified"] for i in items)
     manifest = pd.read_parquet(out / "odi" / "instances" / "manifest.parquet").set_index(["panorama", "instance"])
     truth = {
@@ -131,7 +135,8 @@ def test_odi_bench_holds_template_items_that_agree_with_the_scene(built: tuple[P
     for item in items:
         pano = item["id"].split(":")[0]
         if item["form"] == "closed":
-            assert item["answer"] in item["options"] and len(set(item["options"])) == len(item["options"]) in (2, 4)
+            assert item["answer"] in item["options"] and len(set(item["options"])) == len(item["options"])
+            assert len(item["options"]) == (2 if item["answer"] in ("yes", "no") else 4)
         if item["task"] == "OA" and "colour" in item["question"]:
             (k,) = item["instance_ids"]
             assert truth[pano][int(manifest.loc[(pano, k), "truth_id"])]["colour"] == item["answer"]
@@ -140,8 +145,14 @@ def test_odi_bench_holds_template_items_that_agree_with_the_scene(built: tuple[P
         if item["task"] == "counting":
             category = item["question"].split("How many ")[1].split(" are")[0]
             assert int(item["answer"]) == sum(category in english_plurals(r["category"]) for r in truth[pano].values())
-    assert (out / "odi" / "hf" / "ODI-Bench.parquet").is_file()
-    assert len(pd.read_parquet(out / "odi" / "hf" / "ODI-Bench.parquet")) == len(items)
+    qa = json.loads((out / "build.json").read_text())["benchmarks"]["odi"]["qa"]
+    assert qa["task_mix"] == dict(sorted(tasks.items()))
+    assert set(qa["agreement"]["chosen"]) == set(tasks) and all(
+        r["checked"] for r in qa["agreement"]["chosen"].values()
+    )
+    assert "agree (chosen)" in (out / "report" / "odi.html").read_text()
+    table = pd.read_parquet(out / "odi" / "hf" / "ODI-Bench.parquet")
+    assert table["id"].tolist() == [i["id"] for i in items]
 
 
 def test_review_import_releases_the_reviewed_answers(built: tuple[Path, dict], tmp_path: Path, capsys) -> None:
@@ -171,3 +182,10 @@ def test_review_import_releases_the_reviewed_answers(built: tuple[Path, dict], t
     after = {i["id"]: i for i in released(out)}
     assert closed[0]["id"] not in after and after[closed[1]["id"]]["answer"] == other
     assert all(i["verified"] for i in after.values()) and len(after) == len(rows) - 2
+    table = pd.read_parquet(out / "odi" / "hf" / "ODI-Bench.parquet")
+    assert table["id"].tolist() == list(after) and table["answer"].tolist() == [i["answer"] for i in after.values()]
+
+
+def test_no_released_file_names_an_absolute_path(built: tuple[Path, dict]) -> None:
+    out, _ = built
+    assert absolute_paths(out / "odi", str(out)) == []

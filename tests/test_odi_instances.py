@@ -1,4 +1,5 @@
-"""ODI annotation without Blender: truth annotator, border drops, RLE, directions, COCO files, bad inputs, reruns.
+"""ODI annotation without Blender: truth annotator, border drops, the census across face edges, what a mask
+measures (floor contact, solid angle, ERP area), RLE, directions, COCO files, relative paths, bad inputs, reruns.
 
 Panoramas here are painted in numpy: spherical caps of known centre and radius. Expected face masks
 come from this file's own warp (face basis vectors and the ERP formula of DESIGN §3.1), not from the
@@ -19,6 +20,7 @@ from pycocotools.coco import COCO
 from benchfoundry.configs.odi import OdiConfig, SphereConfig
 from benchfoundry.core.store import StageStore
 from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch_task
+from benchfoundry.tasks.odi.census import census, spanning_instances
 from benchfoundry.tasks.odi.instances import Detection, decode_rle, encode_rle, keep_instances, touches_border
 from benchfoundry.tasks.odi.panoramas import list_panoramas, load_panorama
 from benchfoundry.tasks.odi.report_page import overlay, write_report_page
@@ -109,9 +111,10 @@ def test_truth_annotator_recovers_caps_and_drops_the_one_across_a_border(tmp_pat
     ids, records = load_truth(path, (256, 512))
     n = 128
     found = truth_detections(ids, records, n, [c for c, *_ in CAPS.values()])
-    kept, dropped = keep_instances(found, SphereConfig(crop_size=64))
+    kept, dropped, border = keep_instances(found, SphereConfig(crop_size=64))
     assert sorted(i.detection.truth_id for i in kept) == [1, 2, 3, 5, 6]
     assert dropped == {"front": 1, "right": 1, "back": 0, "left": 0, "up": 0, "down": 0}
+    assert sorted(face for face, _ in border) == ["front", "right"]
     for inst in kept:
         expected = warp_nearest(ids, inst.face, n) == inst.detection.truth_id
         assert iou(decode_rle(inst.rle), expected) >= 0.99
@@ -121,6 +124,48 @@ def test_truth_annotator_recovers_caps_and_drops_the_one_across_a_border(tmp_pat
         assert np.degrees(np.arccos(np.clip(unit(inst.theta_deg, inst.phi_deg) @ unit(theta, phi), -1, 1))) < 1.0
         u, v = face_pixel(inst.face, inst.theta_deg, inst.phi_deg, n)
         assert decode_rle(inst.rle)[int(v), int(u)]
+
+
+def test_the_census_counts_an_object_across_faces_once(tmp_path: Path) -> None:
+    path = painted_panorama(tmp_path)
+    ids, records = load_truth(path, (256, 512))
+    found = truth_detections(ids, records, 128, [c for c, *_ in CAPS.values()])
+    # a second table, wholly on the back face, touching nothing: the two table parts must not join it
+    far = Detection("table", 1.0, (50, 50, 60, 60), np.pad(np.ones((10, 10), bool), ((50, 68), (50, 68))))
+    edge = np.zeros((128, 128), bool)
+    edge[60:70, :4] = True  # a table part at the left edge of the left face: across it lies the back face
+    high = np.zeros((128, 128), bool)
+    high[5:15, :4] = True  # at the right face's left edge, far above where the front/right table crosses it
+    kept, _, border = keep_instances(
+        {
+            **found,
+            "back": [far],
+            "left": [*found["left"], Detection("table", 1.0, (0, 60, 4, 70), edge)],
+            "right": [*found["right"], Detection("table", 1.0, (0, 5, 4, 15), high)],
+        },
+        SphereConfig(crop_size=32),
+    )
+    spanning = spanning_instances(border, 128)
+    assert len(spanning) == 3 and sorted(len(s["faces"]) for s in spanning) == [1, 1, 2]
+    across = next(s for s in spanning if s["faces"] == ["front", "right"])
+    _, theta, phi, _ = CAPS[4]
+    assert abs(across["theta_deg"] - theta) < 1.0 and abs(across["phi_deg"] - phi) < 1.0
+    assert census(kept, spanning) == {"ball": 1, "chair": 1, "lamp": 1, "sofa": 1, "table": 4, "vase": 1}
+
+
+def test_a_mask_measures_its_cap(tmp_path: Path) -> None:
+    """Solid angle 2π(1 − cos r), the ERP share of the cap's pixels, and its lowest point φ − r below its centre."""
+    width = 1024
+    path = painted_panorama(tmp_path, width=width)
+    ids, records = load_truth(path, (width // 2, width))
+    kept, _, _ = keep_instances(truth_detections(ids, records, 256, ["sofa", "chair", "lamp", "ball"]), SphereConfig())
+    for inst in kept:
+        _, theta, phi, radius = CAPS[inst.detection.truth_id]
+        cap = 2 * math.pi * (1 - math.cos(math.radians(radius)))
+        assert inst.solid_angle_sr == pytest.approx(cap, rel=0.02)
+        assert inst.erp_fraction == pytest.approx((ids == inst.detection.truth_id).mean(), rel=0.03)
+        if abs(phi) + radius < 85:
+            assert inst.contact_phi_deg == pytest.approx(phi - radius, abs=0.6)
 
 
 def test_rle_round_trip_and_border_rule() -> None:
@@ -140,8 +185,8 @@ def test_rle_round_trip_and_border_rule() -> None:
 
 def test_empty_mask_is_dropped() -> None:
     empty = Detection("sofa", 0.9, (0, 0, 1, 1), np.zeros((16, 16), bool))
-    kept, dropped = keep_instances({"front": [empty]}, SphereConfig())
-    assert kept == [] and dropped["front"] == 1
+    kept, dropped, border = keep_instances({"front": [empty]}, SphereConfig())
+    assert kept == [] and dropped["front"] == 1 and border == []
 
 
 def test_batch_task_writes_coco_crops_and_reports_bad_files(tmp_path: Path) -> None:
@@ -177,7 +222,13 @@ def test_batch_task_writes_coco_crops_and_reports_bad_files(tmp_path: Path) -> N
         (truth_id,) = [k for k, (c, *_) in CAPS.items() if c == cat]
         assert iou(mask, warp_nearest(ids, image["face"], 128) == truth_id) >= 0.99
     rows = annotate_batch_task.fn(str(out), [str(good)], odi)
-    assert rows[0]["instances"] == 5
+    assert rows[0]["instances"] == 5 and rows[0]["census"]["table"] == 1
+    # The panorama lay outside the build: the release holds its copy and its truth, and names them relative.
+    manifest = StageStore(out, "odi", STAGE).shard_rows("caps.png")
+    assert set(manifest["source"]) == {"panoramas/caps.png"}
+    for name in ("caps.png", "caps.instances.png", "caps.json"):
+        assert (out / "odi" / "panoramas" / name).read_bytes() == (root / name).read_bytes()
+    assert json.loads((out / "odi" / STAGE / "_done" / "caps.png.json").read_text())["source"] == "panoramas/caps.png"
     crops = sorted((out / "odi" / STAGE / "crops" / "caps.png").glob("*.jpg"))
     assert len(crops) == 5 and all(cv2.imread(str(c)).shape == (64, 64, 3) for c in crops)
 

@@ -1,62 +1,130 @@
-"""ODI-Bench questions from a language model: checked proposals, seeded options, malformed replies named."""
+"""The `openai` backend end to end on loopback: a describer that sees the crop and is never told the class, a
+writer that gets the panorama with its question request and with every distractor request, checked proposals,
+model distractors in the chosen items, and the consistency filter dropping what the describer does not name."""
 
 from __future__ import annotations
 
+import base64
 import json
+from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from model_server import ScriptedModel
+from odi_scenes import RGB, write_scene
 
-from benchfoundry.configs.model import ModelEndpoint
-from benchfoundry.tasks.common.model_client import ModelClient
-from benchfoundry.tasks.odi.model_questions import model_items, qa_request
+from benchfoundry.configs.odi import OdiConfig
+from benchfoundry.core.store import StageStore
+from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch_task
+from benchfoundry.tasks.odi.model_questions import DISTRACTOR_PROMPT, model_candidates, model_distractors
+from benchfoundry.tasks.odi.qa_stage import qa_all
 
-GOOD = {
-    "task": "OA",
-    "question": "What colour is the sofa in front of me?",
-    "answer": "blue",
-    "distractors": ["red", "green", "white"],
+#: What the scripted describer calls an object of each colour of the room (tests/odi_scenes.py); other colours
+#: it calls "a wooden crate", which names no class of the room.
+SEEN = {
+    "blue": {"object": "couch", "description": "a blue couch", "colour": "blue", "material": "fabric"},
+    "orange": {"object": "ball", "description": "an orange ball", "colour": "orange", "material": "rubber"},
+    "yellow": {"object": "lamp", "description": "a yellow lamp", "colour": "yellow", "material": "metal"},
+    "white": {"object": "sign", "description": "a white sign", "colour": "white", "text": "EXIT"},
 }
+PROPOSALS = [
+    {"task": "OA", "question": "What colour is the couch in front of me?", "answer": "blue",
+     "distractors": ["red", "green", "white"]},
+    {"task": "EVO", "question": "?", "answer": "front", "distractors": ["left", "right", "back"]},
+]  # fmt: skip
+WRONG = ["violet", "teal", "beige"]
 
 
-def test_a_reply_through_the_client_becomes_checked_items(tmp_path) -> None:
-    proposals = [
-        GOOD,
-        {**GOOD, "task": "EVO"},
-        {**GOOD, "distractors": ["red", "red", "white"]},
-        {**GOOD, "distractors": ["light blue", "green", "white"]},
-        {"task": "OCR", "question": "?"},
-        {"task": "counting", "question": "How many chairs are around me?", "answer": 2, "distractors": [1, 3, 4]},
-    ]
-    reply = "Here you go:\n```json\n" + json.dumps(proposals) + "\n```"
-    with ScriptedModel(lambda p, a: ("ok", reply)) as server:
-        endpoint = ModelEndpoint(base_url=server.base_url, model="llm", api_key_env=None)
-        with ModelClient(endpoint, tmp_path) as client:
-            described = [("sofa", 0.0, "a blue fabric sofa"), ("chair", 95.0, "a red chair")]
-            text = client.chat(qa_request(described, 5)).text
-    prompt = server.bodies[0]["messages"][0]["content"]
-    assert "- sofa (in front of me): a blue fabric sofa" in prompt and "- chair (on my right): a red chair" in prompt
-    items, problems = model_items(text, "room", "odi/panoramas/room.png", seed=1)
-    closed = [i for i in items if i["form"] == "closed"]
-    assert [i["answer"] for i in closed] == ["blue", "2"]
-    assert all(
-        sorted(i["options"])
-        == sorted(
-            [
-                i["answer"],
-                *next([str(d) for d in p["distractors"]] for p in proposals if str(p.get("answer")) == i["answer"]),
-            ]
+def centre_colour(url: str) -> str:
+    data = base64.b64decode(url.split(",", 1)[1])
+    bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    h, w = bgr.shape[:2]
+    rgb = bgr[h // 2, w // 2, ::-1].astype(float)
+    return min(RGB, key=lambda name: float(np.linalg.norm(rgb - np.array(RGB[name]))))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, ScriptedModel]:
+    tmp = tmp_path_factory.mktemp("model")
+    path = write_scene(tmp / "panos", "room", width=1024)
+    out = tmp / "out"
+    prompt = OdiConfig().qa.describe_prompt
+    server_box: list[ScriptedModel] = []
+
+    def script(text: str, attempt: int) -> tuple:
+        body = server_box[0].bodies[-1]  # one request at a time (concurrency 1)
+        if text == prompt:
+            url = body["messages"][0]["content"][0]["image_url"]["url"]
+            seen = SEEN.get(centre_colour(url), {"object": "crate", "description": "a wooden crate"})
+            return ("ok", json.dumps({**seen, "person": None}))
+        if text.startswith("You write questions"):
+            return ("ok", "```json\n" + json.dumps(PROPOSALS) + "\n```")
+        return ("ok", json.dumps(WRONG))
+
+    with ScriptedModel(script) as server:
+        server_box.append(server)
+        endpoint = {"base_url": server.base_url, "api_key_env": None, "concurrency": 1, "max_retries": 0}
+        odi = OdiConfig(
+            panorama_root=tmp / "panos",
+            sphere={"face_width": 256, "crop_size": 64},
+            qa={
+                "backend": "openai",
+                "describer": {**endpoint, "model": "vlm"},
+                "writer": {**endpoint, "model": "llm"},
+                "release_unreviewed": True,
+                "budget": {"per_panorama": 30, "per_task": 4},
+            },
         )
-        for i in closed
-    )
-    assert all(i["source"] == "model" and not i["verified"] for i in items) and len(items) == 4
-    assert [p.split(": ", 2)[1] for p in problems] == ["proposal 1", "proposal 2", "proposal 3", "proposal 4"]
-    assert "not one of" in problems[0] and "repeat" in problems[1] and "contains the answer" in problems[2]
-    again, _ = model_items(text, "room", "odi/panoramas/room.png", seed=1)
-    assert again == items
+        (row,) = annotate_batch_task.fn(str(out), [str(path)], odi)
+        manifest = StageStore(out, "odi", STAGE).write_manifest([row["panorama"]])
+        result = qa_all(str(out), str(manifest), odi, seed=0)
+    return out, result, server
 
 
-@pytest.mark.parametrize("reply", ["I cannot help with that.", '{"task": "OA"}', "[1, 2"])
-def test_a_reply_that_is_not_a_json_list_is_one_problem(reply: str) -> None:
-    items, problems = model_items(reply, "room", "x.png", seed=0)
-    assert items == [] and len(problems) == 1 and problems[0].startswith("room: the QA reply is not a JSON list")
+def test_the_describer_is_shown_crops_and_never_told_the_class(built) -> None:
+    _, result, server = built
+    described = [b for b in server.bodies if b["model"] == "vlm"]
+    assert len(described) == result["panoramas"]["room.png"]["instances"]
+    prompts = {b["messages"][0]["content"][-1]["text"] for b in described}
+    assert prompts == {OdiConfig().qa.describe_prompt}  # one text for every crop: no class put in
+
+
+def test_the_filter_keeps_what_the_describer_names(built) -> None:
+    _, result, _ = built
+    counts = result["panoramas"]["room.png"]
+    # The crate-callers are dropped by class; the couch counts as a sofa (a synonym); the ball, lamp, sign stay.
+    assert counts["kept"] == 4 and result["dropped_inconsistent_by_class"] == {
+        "bookshelf": 1,
+        "chair": 1,
+        "person": 1,
+        "rug": 1,
+    }
+
+
+def test_the_writer_gets_the_panorama_and_its_items_use_model_distractors(built) -> None:
+    out, result, server = built
+    written = [b for b in server.bodies if b["model"] == "llm"]
+    assert all(b["messages"][0]["content"][0]["type"] == "image_url" for b in written)
+    items = json.loads((out / "odi" / "ODI-Bench.json").read_text())
+    from_model = [i for i in items if i["form"] == "closed" and i["distractors_from"] == "model"]
+    assert from_model
+    distractor_prompts = [b for b in written if "Correct answer:" in b["messages"][0]["content"][-1]["text"]]
+    for item in from_model:
+        if item["source"] == "template":
+            assert sorted(item["options"]) == sorted([item["answer"], *WRONG])
+            asked = DISTRACTOR_PROMPT.format(question=item["question"], answer=item["answer"])
+            assert any(b["messages"][0]["content"][-1]["text"] == asked for b in distractor_prompts)
+    model_written = [i for i in items if i["source"] == "model"]
+    assert {i["task"] for i in model_written} <= {"OA"} and all(i["answer_from"] == "model" for i in model_written)
+    assert any("EVO" in p["reason"] and "proposal 1" in p["reason"] for p in result["problems"])
+    assert result["usage"]["writer"]["answered"] == len(written)
+
+
+def test_a_bad_distractor_reply_is_a_reason() -> None:
+    assert model_distractors('["a", "b", "c"]', "d") == ("a", "b", "c")
+    assert "repeat" in model_distractors('["a", "a", "c"]', "d")
+    assert "contains the answer" in model_distractors('["light blue", "b", "c"]', "blue")
+    assert "not a JSON list" in model_distractors("no idea", "blue")
+    found, problems = model_candidates("[]", "room")
+    assert found == [] and problems == []

@@ -1,4 +1,5 @@
-"""ODI-Bench template questions: answers from independent geometry, the distractor rule, uniqueness."""
+"""ODI-Bench candidate questions of the general and spatial tasks: answers from independent geometry, naming that
+picks one instance of the whole sphere, options (four, yes/no two), margins, determinism."""
 
 from __future__ import annotations
 
@@ -6,112 +7,171 @@ import math
 
 import pytest
 
-from benchfoundry.tasks.odi.question_builder import Fact, quadrant
-from benchfoundry.tasks.odi.questions import template_items
+from benchfoundry.tasks.odi.answers import Margins
+from benchfoundry.tasks.odi.question_builder import Candidate, items_of
+from benchfoundry.tasks.odi.questions import Generator, general_candidates, spatial_candidates
+from benchfoundry.tasks.odi.reasoning_questions import reasoning_candidates
+from benchfoundry.tasks.odi.scene import Fact, Scene, Sighting
 
-LABELS_CLOCKWISE = ["front", "front-right", "right", "back-right", "back", "back-left", "left", "front-left"]
-
-
-def bearing_label(bearing: float) -> str:
-    """The 8-way label of a clockwise bearing, counted by hand from the bins' centres."""
-    return LABELS_CLOCKWISE[round((bearing % 360) / 45) % 8]
-
-
-def at(instance_id: int, category: str, theta: float, dist: float = 3.0, **extra: object) -> Fact:
-    x, y = dist * math.sin(math.radians(theta)), dist * math.cos(math.radians(theta))
-    return Fact(instance_id, category, theta, 0.0, position_m=(x, y, 1.0), **extra)
+MARGIN = 7.5
+SIDES_CLOCKWISE = ["front", "right", "back", "left"]
+CORNERS_CLOCKWISE = ["front-right", "back-right", "back-left", "front-left"]
 
 
-FACTS = [
-    at(1, "sofa", 0.0, colour="blue", material="fabric"),
-    at(2, "chair", 100.0, colour="red", material="wood"),
-    at(3, "chair", 110.0, colour="green", material="wood"),  # same quadrant as the red chair
-    at(4, "lamp", -60.0, colour="yellow", material="metal"),
-    at(5, "sign", 190.0, colour="white", material="paper", text="EXIT"),
-    at(6, "person", 150.0, pose="walking"),
-    at(7, "ball", 22.0, colour="orange", material="rubber"),  # 0.5° from the front/front-right edge
-]
+def side_of(bearing: float) -> str:
+    """The side of a clockwise bearing, from the sides' centres 0°, 90°, 180°, 270°."""
+    return SIDES_CLOCKWISE[round((bearing % 360) / 90) % 4]
 
 
-CENSUS = {"sofa": 1, "chair": 3, "lamp": 1, "sign": 1, "person": 1, "ball": 1}  # a third chair was dropped
+def corner_of(bearing: float) -> str:
+    return CORNERS_CLOCKWISE[int((bearing % 360) // 90)]
 
 
-def items_by(task: str, form: str = "closed") -> list[dict]:
-    return [
-        i
-        for i in template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS)
-        if i["task"] == task and i["form"] == form
-    ]
+def bearing(x: float, y: float) -> float:
+    return math.degrees(math.atan2(x, y))
 
 
-def answer_of(items: list[dict], words: str) -> str:
-    (item,) = [i for i in items if words in i["question"]]
-    return item["answer"]
+def at(k: int, category: str, theta: float, dist: float | None = 3.0, phi: float = -20.0, **extra: object) -> Fact:
+    pos = None if dist is None else (dist * math.sin(math.radians(theta)), dist * math.cos(math.radians(theta)))
+    return Fact(k, category, theta, phi, position_m=pos, solid_angle_sr=0.05, erp_fraction=0.003, **extra)
 
 
-def test_every_closed_item_has_distinct_options_holding_the_answer_and_keeping_the_rule() -> None:
-    items = template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS)
-    closed = [i for i in items if i["form"] == "closed"]
-    assert {i["task"] for i in closed} >= {"OA", "HA", "existence", "counting", "OCR", "EVO", "AVO", "RD", "SS", "OR"}
-    for item in closed:
-        options = item["options"]
-        assert len(options) == len(set(options)) in (2, 4) and item["answer"] in options
-        assert all(o == item["answer"] or (o not in item["answer"] and item["answer"] not in o) for o in options)
-        assert item["source"] == "template" and item["verified"] is False
-    assert len({i["id"] for i in items}) == len(items)
-    assert template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS) == items
-    shuffled = template_items("room", "odi/panoramas/room.png", FACTS, seed=4, census=CENSUS)
-    # the seed shuffles options; OR items also draw their answer among the clear candidates with it
-    assert [i["answer"] for i in shuffled if i["task"] != "OR"] == [i["answer"] for i in items if i["task"] != "OR"]
-
-
-def test_attributes_are_asked_only_where_the_phrase_names_one_object() -> None:
-    oa = items_by("OA")
-    assert answer_of(oa, "colour is the sofa in front of me") == "blue"
-    assert answer_of(oa, "the lamp on my left made of") == "metal"
-    assert not [i for i in oa if "chair" in i["question"]]  # two chairs on my right
-    assert answer_of(items_by("OCR"), "the sign behind me") == "EXIT"
-    assert answer_of(items_by("HA"), "the person behind me") == "walking"
-    assert answer_of(items_by("counting"), "How many chairs") == "3"  # the census, not the kept instances
-    existence = items_by("existence")
-    assert answer_of(existence, "Is there a sofa") == "yes"
-    assert sum(i["answer"] == "no" for i in existence) == 2
-    assert not any(i["answer"] == "no" and any(f.category in i["question"] for f in FACTS) for i in existence)
-
-
-def test_spatial_answers_follow_independent_geometry() -> None:
-    evo = items_by("EVO")
-    assert answer_of(evo, "the lamp from me") == bearing_label(-60.0)
-    assert not [i for i in evo if "ball" in i["question"]]  # too near a label boundary
-    avo = items_by("AVO")
-    assert answer_of(avo, "face the sofa, in which direction is the lamp") == bearing_label(-60.0 - 0.0)
-    assert answer_of(avo, "face the sofa, in which direction is the sign") == bearing_label(190.0 - 0.0)
-    assert not [i for i in avo if "face the lamp, in which direction is the sign" in i["question"]]  # 2.5° from an edge
-    rd = items_by("RD")
-    assert answer_of(rd, "Looking at the sofa, is the lamp") == "left"
-    for item in items_by("SS"):
-        a, f, c = (next(x for x in FACTS if x.instance_id == i) for i in item["instance_ids"])
-        heading = math.degrees(math.atan2(f.position_m[0] - a.position_m[0], f.position_m[1] - a.position_m[1]))
-        bearing = math.degrees(math.atan2(c.position_m[0] - a.position_m[0], c.position_m[1] - a.position_m[1]))
-        assert item["answer"] == bearing_label(bearing - heading)
-
-
-@pytest.mark.parametrize(
-    ("theta", "phrase"),
-    [
-        (0, "in front of me"),
-        (44, "in front of me"),
-        (46, "on my right"),
-        (-100, "on my left"),
-        (180, "behind me"),
-        (-179, "behind me"),
-    ],
+FACTS = (
+    at(1, "sofa", 0.0, 2.5, colour="blue", material="fabric"),
+    at(2, "chair", 100.0, 2.0, colour="red", material="wood"),
+    at(3, "chair", 110.0, 2.6, colour="green", material="wood"),  # same side of me as the red chair
+    at(4, "lamp", -60.0, 2.2, colour="yellow", material="metal"),
+    at(5, "sign", 190.0, None, phi=5.0, colour="white", material="paper", text="EXIT"),
+    at(6, "person", 150.0, 3.0, action="walking", clothing="a red shirt"),
+    at(7, "ball", 44.0, 1.8, colour="orange", material="rubber"),  # 1° from the front/right edge
+    at(8, "table", -150.0, 3.5, colour="brown", material="wood"),
 )
-def test_quadrants(theta: float, phrase: str) -> None:
-    assert quadrant(theta)[0] == phrase
+#: A third chair seen only across a face edge, on my left.
+OTHERS = (Sighting("chair", -95.0, -20.0),)
+CENSUS = {"sofa": 1, "chair": 3, "lamp": 1, "sign": 1, "person": 1, "ball": 1, "table": 1}
+SEARCHED = ("sofa", "chair", "lamp", "sign", "person", "ball", "table", "car", "dog")
+SCENE = Scene(FACTS, OTHERS, CENSUS, SEARCHED)
 
 
-def test_without_a_census_there_is_no_count_and_no_absence() -> None:
-    items = template_items("room", "odi/panoramas/room.png", FACTS, seed=3)
-    assert not [i for i in items if i["task"] == "counting"]
-    assert {i["answer"] for i in items if i["task"] == "existence"} == {"yes"}
+def candidates(scene: Scene = SCENE, seed: int = 3) -> list[Candidate]:
+    g = Generator(scene, "room", seed, Margins(deg=MARGIN, near=0.25, size=0.25, clearance_m=0.5))
+    return general_candidates(g) + spatial_candidates(g) + reasoning_candidates(g)
+
+
+def of(task: str, scene: Scene = SCENE) -> list[Candidate]:
+    return [c for c in candidates(scene) if c.task == task]
+
+
+def answer_of(found: list[Candidate], words: str) -> str:
+    (c,) = [c for c in found if words in c.question]
+    return c.answer
+
+
+def fact(k: int) -> Fact:
+    return next(f for f in FACTS if f.instance_id == k)
+
+
+def test_every_candidate_has_four_options_or_two_for_yes_no_and_keeps_the_rule() -> None:
+    found = candidates()
+    assert {c.task for c in found} == {"OA", "HA", "existence", "counting", "OCR", "EVO", "AVO", "SS", "RD", "OR"}
+    for c in found:
+        n = 2 if c.answer in ("yes", "no") else 4
+        assert len(c.options) == len(set(c.options)) == n and c.options[0] == c.answer, c
+        assert all(o == c.answer or (o not in c.answer and c.answer not in o) for o in c.options), c
+    assert len({c.key for c in found}) == len(found)
+    assert candidates() == found
+
+
+def test_items_come_closed_with_shuffled_options_and_open() -> None:
+    c = next(c for c in candidates() if c.task == "EVO")
+    closed, opened = items_of(c, "room", "panoramas/room.png", 3, "labels")
+    assert sorted(closed["options"]) == sorted(c.options) and opened["options"] == []
+    assert closed["answer"] == opened["answer"] == c.answer and closed["answer_from"] == "directions"
+    orders = {tuple(items_of(c, "room", "x.png", seed, "labels")[0]["options"]) for seed in range(12)}
+    assert len(orders) > 1
+
+
+def test_attributes_are_asked_where_the_name_picks_one_instance_of_the_sphere() -> None:
+    oa = of("OA")
+    assert answer_of(oa, "colour is the sofa?") == "blue"
+    assert answer_of(oa, "the lamp made of") == "metal"
+    assert not [c for c in oa if "chair" in c.question]  # two chairs on my right
+    assert answer_of(of("OCR"), "written on the sign") == "EXIT"
+    ha = of("HA")
+    assert answer_of(ha, "What is the person doing") == "walking"
+    assert answer_of(ha, "What is the person wearing") == "a red shirt"
+    assert {c.answer_from for c in oa + ha} == {"describer"}
+
+
+def test_a_colour_names_a_chair_only_when_every_chair_was_described() -> None:
+    """Three chairs, one seen only across a face edge: "the red chair" could be that one too."""
+    evo = of("EVO")
+    assert not [c for c in evo if "chair" in c.question]
+    whole = Scene(FACTS, (), {**CENSUS, "chair": 2}, SEARCHED)
+    assert answer_of(of("EVO", whole), "the red chair") == side_of(100.0)
+
+
+def test_existence_and_counts_come_from_the_census_of_the_sphere() -> None:
+    existence = {c.question: c.answer for c in of("existence")}
+    assert existence["Is there a sofa around me?"] == "yes" and existence["Is there a dog around me?"] == "no"
+    assert "Is there a piano around me?" not in existence  # the detector did not look for pianos
+    counting = {c.question: c.answer for c in of("counting")}
+    assert counting["How many chairs are around me?"] == "3"  # the census, not the two chairs kept
+    assert "How many cars are around me?" not in counting
+    assert {c.answer_from for c in of("existence") + of("counting")} == {"census"}
+
+
+def test_egocentric_directions() -> None:
+    evo = of("EVO")
+    assert answer_of(evo, "is the lamp?") == side_of(-60.0)
+    assert answer_of(evo, "is the table?") == side_of(-150.0)
+    assert not [c for c in evo if "ball" in c.question]  # 1° from a side's edge
+
+
+def test_allocentric_and_virtual_viewpoints_follow_the_floor_positions() -> None:
+    avo, ss = of("AVO"), of("SS")
+    assert avo and ss
+    for c in avo:
+        agent, *rest = (fact(k) for k in c.instance_ids)
+        assert agent.category == "person" and c.question.startswith("From the perspective of the person")
+        target = rest[-1]
+        ahead = (0.0, 0.0) if "facing me" in c.question else rest[0].position_m
+        heading = bearing(ahead[0] - agent.position_m[0], ahead[1] - agent.position_m[1])
+        to = bearing(target.position_m[0] - agent.position_m[0], target.position_m[1] - agent.position_m[1])
+        assert c.answer == side_of(to - heading)
+        assert c.answer_from == "floor_geometry"
+    assert any("facing me" in c.question for c in avo)
+    for c in ss:
+        a, f, t = (fact(k) for k in c.instance_ids)
+        heading = bearing(f.position_m[0] - a.position_m[0], f.position_m[1] - a.position_m[1])
+        to = bearing(t.position_m[0] - a.position_m[0], t.position_m[1] - a.position_m[1])
+        assert c.answer == corner_of(to - heading)
+        assert min(abs((to - heading) % 90), 90 - abs((to - heading) % 90)) >= MARGIN
+    assert not [c for c in avo + ss if 5 in c.instance_ids]  # the sign has no floor position
+
+
+def test_relative_direction_front_is_beyond_the_reference() -> None:
+    rd = of("RD")
+    assert rd
+    for c in rd:
+        ref, target = (fact(k) for k in c.instance_ids)
+        look = bearing(*ref.position_m)
+        to = bearing(target.position_m[0] - ref.position_m[0], target.position_m[1] - ref.position_m[1])
+        assert c.answer == side_of(to - look)
+    # The sofa ahead of me at 2.5 m and the lamp at −60°: the lamp lies to the sofa's left and nearer to me.
+    (c,) = [c for c in rd if c.instance_ids == (1, 4)]
+    assert c.answer == "left"
+
+
+def test_without_positions_there_is_no_floor_question() -> None:
+    flat = Scene(tuple(Fact(**{**f.__dict__, "position_m": None}) for f in FACTS), OTHERS, CENSUS, SEARCHED)
+    assert not [c for c in candidates(flat) if c.answer_from == "floor_geometry"]
+    assert of("EVO", flat) == of("EVO")
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_the_seed_draws_options_not_answers(seed: int) -> None:
+    base = {c.key: c.answer for c in candidates(seed=3)}
+    other = {c.key: c.answer for c in candidates(seed=seed)}
+    shared = base.keys() & other.keys()
+    assert shared and all(base[k] == other[k] for k in shared)

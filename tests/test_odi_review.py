@@ -7,15 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
-from test_odi_questions import CENSUS, FACTS
+from test_odi_questions import candidates
 
 from benchfoundry.tasks.common import review as ver
-from benchfoundry.tasks.odi.questions import template_items
+from benchfoundry.tasks.odi.question_builder import items_of
 
 
 @pytest.fixture
 def items() -> list[dict]:
-    return template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS)
+    return [i for c in candidates() for i in items_of(c, "room", "panoramas/room.png", 3, "labels")]
 
 
 def fill(csv_path: Path, decisions: dict[str, tuple[str, str]], extra: list[dict] = ()) -> Path:
@@ -78,7 +78,7 @@ def test_an_edit_outside_the_options_and_conflicting_decisions_are_refused(tmp_p
 def test_a_label_studio_export_and_accumulated_imports(tmp_path: Path, items: list[dict]) -> None:
     ver.export_for_review(items, tmp_path, image_url_prefix="/data/local-files/?d=")
     tasks = json.loads((tmp_path / "label_studio_tasks.json").read_text())
-    assert tasks[0]["data"]["image"] == "/data/local-files/?d=odi/panoramas/room.png"
+    assert tasks[0]["data"]["image"] == "/data/local-files/?d=panoramas/room.png"
     done = [
         {**tasks[0], "annotations": [{"result": [{"from_name": "decision", "value": {"choices": ["reject"]}}]}]},
         {**tasks[1], "annotations": [{"result": [{"from_name": "decision", "value": {"choices": ["accept"]}}]}]},

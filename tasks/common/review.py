@@ -25,7 +25,19 @@ from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
 #: The folder of a benchmark's review files (`<out>/<benchmark>/review/`).
 FOLDER = "review"
 DECISIONS = ("accept", "reject", "edit")
-CSV_FIELDS = ("id", "task", "form", "question", "options", "answer", "image", "decision", "edited_answer")
+#: `answer_from` says how a generated answer was obtained (empty for items that do not say).
+CSV_FIELDS = (
+    "id",
+    "task",
+    "form",
+    "question",
+    "options",
+    "answer",
+    "answer_from",
+    "image",
+    "decision",
+    "edited_answer",
+)
 LABEL_STUDIO_CONFIG = """<View>
   <Image name="image" value="$image"/>
   <Header value="$question"/>

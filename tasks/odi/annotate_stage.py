@@ -1,9 +1,13 @@
-"""ODI-Bench annotation (DESIGN §3.2): panorama → cube faces → annotator → kept instances, crops, COCO JSON.
+"""ODI-Bench annotation (DESIGN §3.2): panorama → cube faces → annotator → kept instances, crops, COCO JSON,
+and the detector's census of the whole sphere.
 
 One task annotates a batch of panoramas; each panorama is its own store shard (`odi/instances/`), so a
 rerun skips finished panoramas and a changed file or setting redoes only its panorama. Per panorama
 it writes `odi/faces/<id>/<face>.jpg`, `odi/instances/crops/<id>/<k>_<face>.jpg` and
-`odi/instances/coco/<id>.json`; a panorama that cannot be read is a problem row and the batch goes on.
+`odi/instances/coco/<id>.json`; the shard's marker holds the objects across face edges and the census
+(tasks/odi/census.py). Every path it records is relative to the release root `odi/`: a panorama from
+outside the build is linked (or copied) into `odi/panoramas/`. A panorama that cannot be read is a
+problem row and the batch goes on.
 """
 
 from __future__ import annotations
@@ -19,14 +23,17 @@ from benchfoundry.configs.odi import OdiConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.tasks.odi.census import census, spanning_instances
 from benchfoundry.tasks.odi.instances import Detection, coco_document, keep_instances
-from benchfoundry.tasks.odi.panoramas import display_bgr, file_digest, load_panorama, panorama_id
+from benchfoundry.tasks.odi.panoramas import display_bgr, file_digest, load_panorama, panorama_id, release_name
 from benchfoundry.tasks.odi.sphere_coords import FACES
 from benchfoundry.tasks.odi.sphere_images import erp_to_cubemap, sample_views
 from benchfoundry.tasks.odi.truth_annotator import load_truth, truth_detections
 
 BENCHMARK = "odi"
 STAGE = "instances"
+#: Part of every panorama's spec hash: bump it when what the stage records changes.
+VERSION = 2
 #: Annotator: (panorama path, decoded ERP, RGB faces) → detections per face.
 Annotator = Callable[[Path, Any, dict[str, Any]], dict[str, list[Detection]]]
 
@@ -45,6 +52,7 @@ def make_annotator(odi: OdiConfig) -> Annotator:
 def annotation_settings(odi: OdiConfig) -> dict[str, Any]:
     """What a panorama's instances depend on besides its bytes (hashed into its marker)."""
     settings: dict[str, Any] = {
+        "version": VERSION,
         "annotator": odi.chosen_annotator,
         "classes": odi.classes,
         "sphere": odi.sphere.model_dump(mode="json"),
@@ -64,10 +72,11 @@ def _jpeg(path: Path, bgr: Any, quality: int) -> None:
 
 def annotate_panorama(
     out: Path, path: Path, pano: str, odi: OdiConfig, annotator: Annotator
-) -> tuple[pd.DataFrame, dict[str, int]]:
+) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Faces, detections, kept instances, crops and the COCO file of one panorama; returns the manifest rows
-    and the border drops per face."""
+    and the marker's record: border drops per face, the objects across face edges, the census, the source."""
     erp = load_panorama(path)
+    source = release_name(path, out / BENCHMARK, pano)
     bgr = display_bgr(erp)
     faces = erp_to_cubemap(bgr, odi.sphere.face_width, odi.sphere.interpolation)
     face_files = {}
@@ -76,7 +85,8 @@ def annotate_panorama(
         _jpeg(out / BENCHMARK / rel, faces[face], odi.crop_quality)
         face_files[face] = rel
     detections = annotator(path, erp, {f: cv2.cvtColor(faces[f], cv2.COLOR_BGR2RGB) for f in FACES})
-    kept, dropped = keep_instances(detections, odi.sphere)
+    kept, dropped, border = keep_instances(detections, odi.sphere)
+    spanning = spanning_instances(border, odi.sphere.face_width)
     crops = sample_views(bgr, [inst.view for inst in kept], odi.sphere.interpolation)
     rows = []
     for k, (inst, crop) in enumerate(zip(kept, crops), start=1):
@@ -86,7 +96,7 @@ def annotate_panorama(
         rows.append(
             {
                 "panorama": pano,
-                "source": str(path),
+                "source": source,
                 "instance": k,
                 "face": inst.face,
                 "class": inst.detection.label,
@@ -101,6 +111,9 @@ def annotate_panorama(
                 "rle_width": inst.rle["size"][1],
                 "theta_deg": inst.theta_deg,
                 "phi_deg": inst.phi_deg,
+                "contact_phi_deg": inst.contact_phi_deg,
+                "solid_angle_sr": inst.solid_angle_sr,
+                "erp_fraction": inst.erp_fraction,
                 "crop": rel,
                 "crop_fov_deg": inst.view.hfov_deg,
                 "face_image": face_files[inst.face],
@@ -112,7 +125,13 @@ def annotate_panorama(
         out / BENCHMARK / STAGE / "coco" / f"{pano}.json",
         coco_document(pano, face_files, odi.sphere.face_width, kept, odi.classes),
     )
-    return pd.DataFrame(rows), dropped
+    info = {
+        "dropped_at_border": dropped,
+        "spanning": spanning,
+        "census": census(kept, spanning),
+        "source": source,
+    }
+    return pd.DataFrame(rows), info
 
 
 @shard_task
@@ -142,13 +161,13 @@ def annotate_batch_task(out: str, paths: list[str], odi: OdiConfig) -> list[dict
             if annotator is None:
                 annotator = make_annotator(odi)
             try:
-                rows, dropped = annotate_panorama(root, path, pano, odi, annotator)
+                rows, info = annotate_panorama(root, path, pano, odi, annotator)
             except ValueError as exc:
                 results.append(
                     {"panorama": pano, "done": False, "problems": [problem(STAGE, pano, str(exc), path=name)]}
                 )
                 continue
-            store.write_shard(pano, rows, spec_hash=h, info={"dropped_at_border": dropped, "source": name})
+            store.write_shard(pano, rows, spec_hash=h, info=info)
         marker = store.marker(pano) or {}
         results.append(
             {
@@ -156,6 +175,7 @@ def annotate_batch_task(out: str, paths: list[str], odi: OdiConfig) -> list[dict
                 "done": True,
                 "instances": marker.get("rows", 0),
                 "dropped_at_border": marker.get("dropped_at_border", {}),
+                "census": marker.get("census", {}),
                 "problems": [],
             }
         )

@@ -18,6 +18,7 @@ from pycocotools import mask as mask_utils
 
 from benchfoundry.configs.odi import SphereConfig
 from benchfoundry.tasks.odi import sphere_coords as sm
+from benchfoundry.tasks.odi.mask_measures import contact_elevation, erp_fraction, mask_angles, solid_angle
 
 
 @dataclass
@@ -47,12 +48,6 @@ def decode_rle(rle: dict[str, Any]) -> np.ndarray:
     return mask_utils.decode({"size": rle["size"], "counts": rle["counts"].encode("ascii")}).astype(bool)
 
 
-def mask_angles(face: str, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(θ, φ) in degrees of every mask pixel's centre."""
-    vs, us = np.nonzero(mask)
-    return sm.cube_pixel_to_angles(face, us + 0.5, vs + 0.5, mask.shape[1])
-
-
 def mask_direction(face: str, mask: np.ndarray) -> tuple[float, float]:
     """(θ, φ) of the mask's centroid on the sphere: the direction of the mean of its pixels' unit vectors."""
     theta, phi = mask_angles(face, mask)
@@ -76,7 +71,7 @@ def crop_view(theta: float, phi: float, extent: tuple[float, float], sphere: Sph
 
 @dataclass
 class Instance:
-    """A kept instance with its geometry on the sphere."""
+    """A kept instance with its geometry on the sphere (tasks/odi/mask_measures.py)."""
 
     face: str
     detection: Detection
@@ -85,26 +80,45 @@ class Instance:
     theta_deg: float
     phi_deg: float
     view: sm.View
+    contact_phi_deg: float
+    solid_angle_sr: float
+    erp_fraction: float
 
 
 def keep_instances(
     detections: dict[str, Sequence[Detection]], sphere: SphereConfig
-) -> tuple[list[Instance], dict[str, int]]:
-    """The detections whose masks do not touch their face's border, in face order, and the drops per face.
+) -> tuple[list[Instance], dict[str, int], list[tuple[str, Detection]]]:
+    """The detections whose masks do not touch their face's border, in face order; the drops per face; and the
+    dropped detections that touch a border, with their face (parts of objects spanning faces, for the census).
 
     Empty masks are dropped too (counted with the border drops: they cannot be located).
     """
-    kept, dropped = [], {}
+    kept, dropped, border = [], {}, []
     for face in sm.FACES:
         dropped[face] = 0
         for det in detections.get(face, ()):
             if not det.mask.any() or touches_border(det.mask):
                 dropped[face] += 1
+                if det.mask.any():
+                    border.append((face, det))
                 continue
             theta, phi = mask_direction(face, det.mask)
             view = crop_view(theta, phi, angular_extent(face, det.mask, theta), sphere)
-            kept.append(Instance(face, det, encode_rle(det.mask), int(det.mask.sum()), theta, phi, view))
-    return kept, dropped
+            kept.append(
+                Instance(
+                    face,
+                    det,
+                    encode_rle(det.mask),
+                    int(det.mask.sum()),
+                    theta,
+                    phi,
+                    view,
+                    contact_elevation(face, det.mask, theta),
+                    solid_angle(det.mask),
+                    erp_fraction(face, det.mask),
+                )
+            )
+    return kept, dropped, border
 
 
 def coco_document(

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from benchfoundry.core.store import atomic_path
 from benchfoundry.tasks.odi.sphere_images import read_erp
 from benchfoundry.tasks.odi.synthetic_panoramas import INSTANCES_SUFFIX, TRUTH_SUFFIX
 
@@ -73,3 +76,32 @@ def truth_files(path: Path) -> tuple[Path, Path]:
 def batches(items: Sequence[Path], size: int) -> Iterator[list[Path]]:
     for start in range(0, len(items), size):
         yield list(items[start : start + size])
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """`target` becomes the same bytes as `source`: a hard link where the file system allows, else a copy."""
+    if target.is_file() and target.stat().st_size == source.stat().st_size:
+        if os.path.samefile(source, target) or file_digest(source) == file_digest(target):
+            return
+    with atomic_path(target) as tmp:
+        tmp.unlink()
+        try:
+            os.link(source, tmp)
+        except OSError:
+            shutil.copyfile(source, tmp)
+
+
+def release_name(path: Path, odi_root: Path, pano: str) -> str:
+    """The panorama as the released files name it, relative to the release root `odi_root`: its own path when
+    it lies there (the synthetic ones), else `panoramas/<id>`, where it is linked (or copied) with its truth
+    files, so that the release holds every image it names."""
+    try:
+        return path.resolve().relative_to(odi_root.resolve()).as_posix()
+    except ValueError:
+        pass
+    target = odi_root / "panoramas" / pano
+    _link_or_copy(path, target)
+    for source, copy in zip(truth_files(path), truth_files(target)):
+        if source.is_file():
+            _link_or_copy(source, copy)
+    return target.relative_to(odi_root).as_posix()

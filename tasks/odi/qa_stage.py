@@ -1,13 +1,17 @@
-"""ODI-Bench stage 2 (DESIGN §3.2): instances → descriptions → consistency filter → QA → review → release.
+"""ODI-Bench stage 2 (DESIGN §3.2): instances → descriptions → consistency filter → candidate questions → budget →
+distractors → review → release.
 
-One task reads the instance manifest and, per panorama, writes its facts and items as a store shard
-(`odi/qa/`): each kept instance gets a description (the `template` backend from the synthetic truth or
-the crop's colour, the `openai` backend from a vision-language model) and stays only when the
-description names its class (dropped ones counted); general questions come from the templates or from
-a language model, spatial candidates always from geometry (tasks/odi/questions.py). Then every item is
-exported for human review (`odi/review/`), and `odi/ODI-Bench.json` releases the items reviewers
-accepted or edited (plus the undecided ones, unreviewed, with `odi.qa.release_unreviewed`), with a
-Parquet copy for Hugging Face `datasets` (`odi/hf/ODI-Bench.parquet`).
+One task reads the instance manifest and, per panorama (a store shard of `odi/qa/`, skipped on reruns): each
+kept instance is described without its class (tasks/odi/descriptions.py) and stays only when its description
+names the class (drops counted by class); the panorama's scene is what a real panorama gives (directions, floor
+contact points, mask solid angles, the detector's census, the descriptions: tasks/odi/scene.py), and every kind of
+question it can answer clearly becomes a candidate (tasks/odi/questions.py, reasoning_questions.py; with the
+`openai` backend also the writer model's). Where the synthetic truth lies beside the panorama, each candidate also
+gets the truth's answer (tasks/odi/truth_scene.py) for the agreement figures; the truth answers nothing else.
+Then the budget chooses the questions of the whole build (tasks/odi/budget.py), the writer model replaces the
+template's wrong options of open-vocabulary questions (`openai`), every item is exported for review
+(`odi/review/`), the chosen items are kept in `odi/qa/items.parquet`, and the release is written
+(tasks/odi/release.py).
 """
 
 from __future__ import annotations
@@ -24,176 +28,304 @@ import pandas as pd
 from benchfoundry.configs.odi import OdiConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import decode_file
-from benchfoundry.core.store import StageStore, spec_hash, write_json_atomic, write_parquet_atomic
+from benchfoundry.core.store import StageStore, spec_hash, write_parquet_atomic
 from benchfoundry.tasks.common import review
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.odi import descriptions, model_questions
 from benchfoundry.tasks.odi.annotate_stage import BENCHMARK
-from benchfoundry.tasks.odi.question_builder import Fact, ItemBuilder
-from benchfoundry.tasks.odi.questions import spatial_items, template_items
-from benchfoundry.tasks.odi.synthetic_panoramas import TRUTH_SUFFIX
+from benchfoundry.tasks.odi.annotate_stage import STAGE as INSTANCES
+from benchfoundry.tasks.odi.answers import Margins
+from benchfoundry.tasks.odi.budget import choose
+from benchfoundry.tasks.odi.descriptions import Description
+from benchfoundry.tasks.odi.panoramas import truth_files
+from benchfoundry.tasks.odi.question_builder import Candidate, items_of
+from benchfoundry.tasks.odi.questions import Generator, general_candidates, spatial_candidates
+from benchfoundry.tasks.odi.reasoning_questions import reasoning_candidates
+from benchfoundry.tasks.odi.release import RELEASE_JSON, write_release
+from benchfoundry.tasks.odi.scene import estimated_scene
+from benchfoundry.tasks.odi.template_describer import describe_instances
+from benchfoundry.tasks.odi.truth_annotator import load_truth
+from benchfoundry.tasks.odi.truth_scene import agreement, truth_answer, truth_scene
 
 STAGE = "qa"
-RELEASE_JSON = "ODI-Bench.json"
-#: Part of the QA shards' spec hash: bump it when the templates change.
-QA_VERSION = 2
-#: How a synthetic person's pose name is said in a question's answer.
-POSE_WORDS = {"upright": "standing"}
+ITEMS = "items.parquet"
+#: Part of the QA shards' spec hash: bump it when the candidates change.
+QA_VERSION = 3
+#: Questions asked of the writer model per panorama.
+MODEL_QUESTIONS = 20
+#: A straight path whose midpoint passes nearer to me than this (m) has no side of me to ask about.
+PATH_CLEARANCE_M = 0.5
+#: What the build record keeps of the stage's result (benchmarks.odi.qa in build.json).
+SUMMARY = (
+    "panoramas",
+    "candidates",
+    "questions",
+    "items",
+    "released",
+    "task_mix",
+    "forms",
+    "answer_from",
+    "agreement",
+    "dropped_inconsistent_by_class",
+)
 
 
-def truth_records(source: Path) -> dict[int, dict[str, Any]]:
-    """The synthetic truth beside a panorama (`<stem>.json`) by instance id; {} for a panorama without one."""
-    path = source.with_name(source.name.rsplit(".", 1)[0] + TRUTH_SUFFIX)
-    if not path.is_file():
-        return {}
-    return {int(r["id"]): r for r in json.loads(path.read_text())["instances"]}
+class Clients:
+    """The model clients of the `openai` backend (describer, writer), closed together."""
+
+    def __init__(self, odi: OdiConfig, cache: Path) -> None:
+        self.describer = ModelClient(odi.qa.describer, cache)
+        self.writer = ModelClient(odi.qa.writer, cache)
+
+    def usage(self) -> dict[str, Any]:
+        return {"describer": self.describer.usage(), "writer": self.writer.usage()}
+
+    def close(self) -> None:
+        self.describer.close()
+        self.writer.close()
 
 
-def crop_colour(path: Path) -> str:
-    """The dominant colour name of a crop's centre (the instance sits there)."""
-    rgb = cv2.cvtColor(decode_file(path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
-    h, w = rgb.shape[:2]
-    return descriptions.colour_name(rgb[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3])
+def margins(odi: OdiConfig) -> Margins:
+    return Margins(
+        deg=odi.qa.margin_deg, near=odi.qa.near_margin, size=odi.qa.size_margin, clearance_m=PATH_CLEARANCE_M
+    )
 
 
-def instance_fact(row: dict[str, Any], truth: dict[int, dict[str, Any]], odi_root: Path) -> Fact:
-    """What is known of one instance: its class and direction, with the synthetic truth's attributes
-    (position included) when the instance came from it, else the crop's colour."""
-    record = truth.get(int(row["truth_id"]), {}) if int(row["truth_id"]) >= 0 else {}
-    if record:
-        position = record.get("position_m")
-        return Fact(
-            int(row["instance"]),
-            str(row["class"]),
-            float(row["theta_deg"]),
-            float(row["phi_deg"]),
-            colour=record.get("colour"),
-            material=record.get("material"),
-            text=record.get("text"),
-            pose=POSE_WORDS.get(record.get("pose"), record.get("pose")),
-            position_m=tuple(position) if position else None,
+def load_truth_beside(image: Path) -> tuple[Any, dict[int, dict[str, Any]]] | None:
+    """The synthetic truth beside a panorama (instance map, records by id), or None for a real one."""
+    ids_path, json_path = truth_files(image)
+    if not (ids_path.is_file() and json_path.is_file()):
+        return None
+    shape = decode_file(image, cv2.IMREAD_UNCHANGED).shape[:2]
+    return load_truth(image, shape)
+
+
+def describe(
+    pano: str, rows: list[dict[str, Any]], odi: OdiConfig, odi_root: Path, truth: Any, clients: Clients | None
+) -> tuple[list[Description | ModelError | None], list[dict[str, Any]]]:
+    """Each instance's description (None: the template describer has no truth to look at) and problems."""
+    if clients is not None:
+        crops = [decode_file(odi_root / str(r["crop"]), cv2.IMREAD_COLOR) for r in rows]
+        return list(descriptions.describe_crops(clients.describer, crops, odi.qa.describe_prompt)), []
+    if truth is None:
+        reason = (
+            "the template describer sees only the synthetic truth; describe real panoramas with odi.qa.backend: openai"
         )
-    colour = None if row["class"] == "person" else crop_colour(odi_root / str(row["crop"]))
-    return Fact(int(row["instance"]), str(row["class"]), float(row["theta_deg"]), float(row["phi_deg"]), colour=colour)
+        return [None] * len(rows), [problem(STAGE, pano, reason)]
+    return list(describe_instances(rows, *truth)), []
 
 
-def image_ref(source: Path, odi_root: Path) -> str:
-    """The panorama as the released items name it: relative to `OUT/odi` when it lies there, else absolute."""
-    try:
-        return source.resolve().relative_to(odi_root.resolve()).as_posix()
-    except ValueError:
-        return str(source.resolve())
-
-
-def panorama_qa(
-    pano: str, rows: pd.DataFrame, odi: OdiConfig, odi_root: Path, seed: int, client: ModelClient | None
-) -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
-    """(items, counts, problems) of one panorama."""
-    source = Path(str(rows["source"].iloc[0]))
-    truth = truth_records(source)
-    records = rows.sort_values("instance").to_dict("records")
-    facts = [instance_fact(r, truth, odi_root) for r in records]
-    problems: list[dict[str, Any]] = []
-    if client is None:
-        texts: list[Any] = [descriptions.template_description(f.category, f.colour, f.material, f.text) for f in facts]
-    else:
-        crops = [decode_file(odi_root / str(r["crop"]), cv2.IMREAD_COLOR) for r in records]
-        texts = descriptions.describe_crops(client, crops, [f.category for f in facts], odi.qa.describe_prompt)
-    kept, dropped = [], 0
-    for fact, text in zip(facts, texts):
+def panorama_candidates(
+    pano: str,
+    rows: list[dict[str, Any]],
+    spanning: list[dict[str, Any]],
+    odi: OdiConfig,
+    odi_root: Path,
+    seed: int,
+    clients: Clients | None,
+) -> tuple[list[tuple[Candidate, str | None]], dict[str, Any], list[dict[str, Any]]]:
+    """(candidates with the truth's answers, counts, problems) of one panorama."""
+    image = odi_root / str(rows[0]["source"])
+    truth = load_truth_beside(image)
+    texts, problems = describe(pano, rows, odi, odi_root, truth, clients)
+    described: dict[int, Description | None] = {}
+    dropped: Counter[str] = Counter()
+    for row, text in zip(rows, texts):
+        k, category = int(row["instance"]), str(row["class"])
         if isinstance(text, ModelError):
-            problems.append(problem(STAGE, f"{pano}:{fact.instance_id}", f"description failed: {text}"))
-        elif descriptions.names_class(fact.category, text, odi.qa.synonyms):
-            kept.append((fact, text))
+            problems.append(problem(STAGE, f"{pano}:{k}", f"description failed: {text}"))
+        elif text is None or descriptions.names_class(category, text, odi.qa.synonyms):
+            described[k] = text
         else:
-            dropped += 1
-    image = image_ref(source, odi_root)
-    facts_kept = [f for f, _ in kept]
-    census = Counter(str(r["category"]) for r in truth.values()) if truth else None
-    if client is None:
-        items = template_items(pano, image, facts_kept, seed, odi.qa.margin_deg, census)
-    else:
-        builder = ItemBuilder(pano, image, seed)
-        spatial_items(builder, facts_kept, odi.qa.margin_deg, census)
-        reply = client.chat(model_questions.qa_request([(f.category, f.theta_deg, t) for f, t in kept], 20)).text
-        written, bad = model_questions.model_items(reply, pano, image, seed)
+            dropped[category] += 1
+    scene = estimated_scene(rows, described, spanning, odi.classes, odi.qa)
+    g = Generator(scene, pano, seed, margins(odi))
+    found = general_candidates(g) + spatial_candidates(g) + reasoning_candidates(g)
+    if clients is not None:
+        kept = [(f.category, f.theta_deg, described[f.instance_id]) for f in scene.facts]
+        lines = [(c, t, f"{d.object}: {d.sentence}") for c, t, d in kept if isinstance(d, Description)]
+        picture = model_questions.panorama_part(image, odi.qa.model_image_width)
+        reply = clients.writer.chat(model_questions.qa_request(lines, MODEL_QUESTIONS, picture)).text
+        written, bad = model_questions.model_candidates(reply, pano)
+        found += written
         problems += [problem(STAGE, pano, reason) for reason in bad]
-        items = written + builder.items
-    counts = {"instances": len(facts), "kept": len(kept), "dropped_inconsistent": dropped, "items": len(items)}
-    return items, {"descriptions": {str(f.instance_id): t for f, t in kept}, **counts}, problems
+    checked = None if truth is None else truth_scene(rows, *truth, odi.classes)
+    counts = {
+        "instances": len(rows),
+        "kept": len(described),
+        "undescribed": sum(d is None for d in described.values()),
+        "dropped_inconsistent": sum(dropped.values()),
+        "dropped_by_class": dict(sorted(dropped.items())),
+        "census": dict(scene.census),
+        "candidates": len(found),
+        "truth": truth is not None,
+    }
+    info = {"descriptions": {str(k): None if d is None else d.to_json() for k, d in described.items()}, **counts}
+    return [(c, truth_answer(c.spec, checked)) for c in found], info, problems
 
 
-def qa_spec(odi: OdiConfig, seed: int, rows: pd.DataFrame) -> str:
-    return spec_hash([QA_VERSION, seed, odi.qa.model_dump(mode="json"), rows.to_dict("records")])
+def qa_spec(odi: OdiConfig, seed: int, rows: pd.DataFrame, spanning: list[dict[str, Any]]) -> str:
+    qa = odi.qa.model_dump(mode="json", exclude={"budget", "release_unreviewed"})
+    return spec_hash([QA_VERSION, seed, qa, odi.classes, rows.to_dict("records"), spanning])
+
+
+def distractors_from_model(
+    chosen: dict[str, list[Candidate]], images: dict[str, Path], odi: OdiConfig, clients: Clients
+) -> tuple[dict[tuple[str, str], tuple[str, ...]], list[dict[str, Any]]]:
+    """The writer model's wrong options for the chosen open-vocabulary questions: (panorama, key) → options."""
+    asked = [(pano, c) for pano, cs in chosen.items() for c in cs if c.open_vocabulary]
+    pictures = {pano: model_questions.panorama_part(images[pano], odi.qa.model_image_width) for pano, _ in asked}
+    replies = clients.writer.chat_many(
+        [model_questions.distractor_request(c.question, c.answer, pictures[pano]) for pano, c in asked]
+    )
+    options, problems = {}, []
+    for (pano, c), reply in zip(asked, replies):
+        found = reply if isinstance(reply, ModelError) else model_questions.model_distractors(reply.text, c.answer)
+        if isinstance(found, tuple):
+            options[(pano, c.key)] = (c.answer, *found)
+        else:
+            problems.append(problem(STAGE, f"{pano}:{c.key}", f"model distractors: {found}; template options kept"))
+    return options, problems
+
+
+def load_candidates(
+    store: StageStore, done: list[str]
+) -> tuple[dict[str, list[Candidate]], dict[tuple[str, str], str | None]]:
+    """The panoramas' stored candidates, and the truth's answer of each by (panorama, key)."""
+    candidates: dict[str, list[Candidate]] = {}
+    truths: dict[tuple[str, str], str | None] = {}
+    for pano in done:
+        part = store.shard_rows(pano)
+        candidates[pano] = []
+        for text, truth in zip(part.get("candidate", []), part.get("truth", [])):
+            c = Candidate.from_json(json.loads(text))
+            candidates[pano].append(c)
+            truths[(pano, c.key)] = None if truth is None or pd.isna(truth) else str(truth)
+    return candidates, truths
+
+
+def chosen_items(
+    chosen: dict[str, list[Candidate]],
+    images: dict[str, str],
+    model_options: dict[tuple[str, str], tuple[str, ...]],
+    seed: int,
+) -> list[dict[str, Any]]:
+    """The closed and open items of the chosen candidates, with the model's wrong options where it wrote them."""
+    items = []
+    for pano, picked in chosen.items():
+        for c in picked:
+            options = model_options.get((pano, c.key))
+            made = c if options is None else Candidate.from_json({**c.to_json(), "options": options})
+            items += items_of(made, pano, images[pano], seed, distractors_from(c, options is not None))
+    return items
+
+
+def summary(
+    counts: dict[str, Any],
+    candidates: dict[str, list[Candidate]],
+    chosen: dict[str, list[Candidate]],
+    truths: dict[tuple[str, str], str | None],
+    items: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """What build.json keeps of the stage (SUMMARY) but the release's own figures."""
+
+    def records(by_pano: dict[str, list[Candidate]]) -> list[dict[str, Any]]:
+        return [
+            {"task": c.task, "answer": c.answer, "truth": truths[(pano, c.key)]}
+            for pano, cs in by_pano.items()
+            for c in cs
+        ]
+
+    dropped = sum((Counter(v["dropped_by_class"]) for v in counts.values()), Counter())
+    return {
+        "panoramas": counts,
+        "candidates": sum(len(cs) for cs in candidates.values()),
+        "questions": sum(len(cs) for cs in chosen.values()),
+        "items": len(items),
+        "task_mix": dict(sorted(Counter(i["task"] for i in items).items())),
+        "forms": dict(sorted(Counter(i["form"] for i in items).items())),
+        "answer_from": dict(sorted(Counter(i["answer_from"] for i in items if i["form"] == "closed").items())),
+        "agreement": {"chosen": agreement(records(chosen)), "candidates": agreement(records(candidates))},
+        "dropped_inconsistent_by_class": dict(sorted(dropped.items())),
+    }
 
 
 def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]:
-    """Every panorama's QA shard (finished ones skipped), then the review files and the release."""
+    """Every panorama's candidates (finished ones skipped), the budget, the distractors, review files, release."""
     odi_root = Path(out) / BENCHMARK
     instances = pd.read_parquet(manifest)
     store = StageStore(out, BENCHMARK, STAGE)
-    client = None
-    if odi.qa.backend == "openai":
-        client = ModelClient(odi.qa.describer, odi_root / STAGE / "cache")
+    marks = StageStore(out, BENCHMARK, INSTANCES)
+    clients = Clients(odi, odi_root / STAGE / "cache") if odi.qa.backend == "openai" else None
     counts: dict[str, Any] = {}
+    images: dict[str, str] = {}
+    model_options: dict[tuple[str, str], tuple[str, ...]] = {}
+    model_problems: list[dict[str, Any]] = []
     try:
-        for pano, rows in instances.groupby("panorama", sort=True) if len(instances) else ():
-            h = qa_spec(odi, seed, rows)
-            if not store.is_done(str(pano), h):
-                items, info, problems = panorama_qa(str(pano), rows, odi, odi_root, seed, client)
-                frame = pd.DataFrame({"item": [json.dumps(i, sort_keys=True) for i in items]})
-                store.write_shard(str(pano), frame, spec_hash=h, problems=problems, info={"qa": info})
-            counts[str(pano)] = {k: v for k, v in store.marker(str(pano))["qa"].items() if k != "descriptions"}
-        usage = client.usage() if client is not None else None
+        for pano, frame in instances.groupby("panorama", sort=True) if len(instances) else ():
+            pano = str(pano)
+            images[pano] = str(frame["source"].iloc[0])
+            spanning = (marks.marker(pano) or {}).get("spanning", [])
+            h = qa_spec(odi, seed, frame, spanning)
+            if not store.is_done(pano, h):
+                rows = frame.sort_values("instance").to_dict("records")
+                found, info, problems = panorama_candidates(pano, rows, spanning, odi, odi_root, seed, clients)
+                shard = pd.DataFrame(
+                    {
+                        "candidate": [json.dumps(c.to_json(), sort_keys=True) for c, _ in found],
+                        "truth": pd.Series([t for _, t in found], dtype=object),
+                    }
+                )
+                store.write_shard(pano, shard, spec_hash=h, problems=problems, info={"qa": info})
+            counts[pano] = {k: v for k, v in store.marker(pano)["qa"].items() if k != "descriptions"}
+        done = sorted(counts)
+        store.write_manifest(done)
+        candidates, truths = load_candidates(store, done)
+        chosen = choose(candidates, odi.qa.budget, seed)
+        if clients is not None:
+            paths = {pano: odi_root / image for pano, image in images.items()}
+            model_options, model_problems = distractors_from_model(chosen, paths, odi, clients)
+        usage = clients.usage() if clients is not None else None
     finally:
-        if client is not None:
-            client.close()
-    done = sorted(counts)
-    store.write_manifest(done)
-    items = [json.loads(x) for x in store.collect_rows(done)["item"]] if done else []
-    exported = review.export_for_review(items, odi_root / review.FOLDER)
-    released = review.release(items, review.load_decisions(odi_root / review.FOLDER), odi.qa.release_unreviewed)
-    write_json_atomic(odi_root / RELEASE_JSON, released)
+        if clients is not None:
+            clients.close()
+    items = chosen_items(chosen, images, model_options, seed)
     write_parquet_atomic(
-        odi_root / "hf" / "ODI-Bench.parquet",
-        pd.DataFrame(
-            [{**i, "options": list(i["options"]), "instance_ids": list(i["instance_ids"])} for i in released],
-            columns=[
-                "id",
-                "task",
-                "form",
-                "question",
-                "options",
-                "answer",
-                "image",
-                "instance_ids",
-                "source",
-                "verified",
-            ],
-        ),
+        odi_root / STAGE / ITEMS, pd.DataFrame({"item": [json.dumps(i, sort_keys=True) for i in items]})
     )
+    exported = review.export_for_review(items, odi_root / review.FOLDER)
+    decisions = review.load_decisions(odi_root / review.FOLDER)
+    released = write_release(odi_root, items, decisions, odi.qa.release_unreviewed)
     return {
-        "panoramas": counts,
-        "items": len(items),
+        **summary(counts, candidates, chosen, truths, items),
         "released": len(released),
         "review": exported,
         "usage": usage,
-        "problems": store.problems(done),
+        "problems": store.problems(done) + model_problems,
         "release": str(odi_root / RELEASE_JSON),
     }
+
+
+def distractors_from(c: Candidate, from_model: bool) -> str:
+    """Where a closed item's wrong options came from: the model, a template pool (or nearby counts), or the
+    question's fixed label set (the sides, the corners, yes/no, the objects asked about)."""
+    if from_model or c.source == "model":
+        return "model"
+    return "pool" if c.open_vocabulary or c.kind in ("count", "sector_count") else "labels"
 
 
 qa_task = shard_task(qa_all, name="odi-qa")
 
 
 def release_from_decisions(out: str | os.PathLike[str], odi: OdiConfig) -> dict[str, Any]:
-    """Rewrite `ODI-Bench.json` from the stored items and decisions (after `odi review-import`)."""
+    """Rewrite the release from the chosen items and the decisions (after `odi review-import`)."""
     odi_root = Path(out) / BENCHMARK
-    store = StageStore(out, BENCHMARK, STAGE)
-    if not store.manifest_path.exists():
-        raise ValueError(f"{store.manifest_path}: no ODI items yet; build the odi benchmark first")
-    items = [json.loads(x) for x in store.read_manifest()["item"]]
-    released = review.release(items, review.load_decisions(odi_root / review.FOLDER), odi.qa.release_unreviewed)
-    write_json_atomic(odi_root / RELEASE_JSON, released)
+    path = odi_root / STAGE / ITEMS
+    if not path.is_file():
+        raise ValueError(f"{path}: no ODI items yet; build the odi benchmark first")
+    items = [json.loads(x) for x in pd.read_parquet(path)["item"]]
+    released = write_release(
+        odi_root, items, review.load_decisions(odi_root / review.FOLDER), odi.qa.release_unreviewed
+    )
     return {"items": items, "released": len(released), "verified": sum(i["verified"] for i in released)}

@@ -1,46 +1,62 @@
-"""The parts every ODI-Bench question generator shares: an instance's facts, the first-person sectors
-around the viewer, English plurals, and the builder that turns a question and its answer into the closed
-(lettered options shuffled by the item's seed) and open items."""
+"""What every ODI-Bench question generator shares: the candidate question, how an instance is named, the options
+of the closed form, and the closed and open items a chosen candidate becomes.
+
+Objects are named in the first person, and only where the name picks one instance of all those the detector saw
+on the sphere: "the sofa" when it is the only one, "the red chair" when its colour tells it from every other chair
+(all of them described), "the chair on my left" when no other chair is near that side. A question about an
+attribute or a direction does not name its object by what it asks.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
+
+import numpy as np
 
 from benchfoundry.core.directions import distractor_pool
 from benchfoundry.core.seeding import item_rng
+from benchfoundry.tasks.odi.answers import POLE_LIMIT_DEG, in_sector
+from benchfoundry.tasks.odi.scene import Fact, Scene
 
-#: The four 90° sectors around the viewer: phrase and centre bearing (θ = 0 ahead, +90° on the right).
+#: The four sides around the viewer as a question says them, with their centre bearings.
 QUADRANTS = (("in front of me", 0.0), ("on my right", 90.0), ("behind me", 180.0), ("on my left", 270.0))
+GENERAL = ("OA", "HA", "existence", "counting", "OCR")
+SPATIAL = ("EVO", "AVO", "SS", "RD", "OR")
+TASKS = GENERAL + SPATIAL
 
 
 @dataclass(frozen=True)
-class Fact:
-    instance_id: int
-    category: str
-    theta_deg: float
-    phi_deg: float
-    colour: str | None = None
-    material: str | None = None
-    text: str | None = None
-    pose: str | None = None
-    position_m: tuple[float, float, float] | None = None
+class Candidate:
+    """A question a panorama can ask, before the budget chooses. `options` is the closed form's options with the
+    answer first (the items shuffle them); `spec` is what `answers.answer` evaluates (None for a model-written
+    question); `open_vocabulary` marks answers whose wrong options a model may write."""
 
+    task: str
+    kind: str
+    key: str
+    question: str
+    answer: str
+    options: tuple[str, ...]
+    instance_ids: tuple[int, ...]
+    spec: dict[str, Any] | None
+    answer_from: str
+    open_vocabulary: bool = False
+    source: str = "template"
 
-def signed(angle: float) -> float:
-    """An angle in (−180, 180]."""
-    wrapped = (angle + 180.0) % 360.0 - 180.0
-    return 180.0 if wrapped == -180.0 else wrapped
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
-
-def quadrant(theta: float) -> tuple[str, float]:
-    """The phrase of the 90° sector around the viewer holding θ, and θ's distance to the sector's edge."""
-    for phrase, centre in QUADRANTS:
-        offset = abs(signed(theta - centre))
-        if offset < 45.0:
-            return phrase, 45.0 - offset
-    return QUADRANTS[0][0], 0.0
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Candidate:
+        return cls(
+            **{
+                **data,
+                "options": tuple(data["options"]),
+                "instance_ids": tuple(int(i) for i in data["instance_ids"]),
+            }
+        )
 
 
 def plural(noun: str) -> str:
@@ -58,44 +74,73 @@ def plural(noun: str) -> str:
     return f"{head} {word}" if head else word
 
 
-class ItemBuilder:
-    """Collects one panorama's items; options are shuffled by each item's own seed."""
+def _look(fact: Fact) -> str | None:
+    """The attribute that tells an instance from others of its class: a person's clothing, else its colour."""
+    if fact.category == "person":
+        return f"wearing {fact.clothing}" if fact.clothing else None
+    return fact.colour
 
-    def __init__(self, panorama: str, image: str, seed: int) -> None:
-        self.panorama, self.image, self.seed = panorama, image, seed
-        self.items: list[dict[str, Any]] = []
 
-    def add(
-        self,
-        task: str,
-        key: str,
-        question: str,
-        answer: str,
-        pool: Sequence[str],
-        ids: Sequence[int],
-        n_options: int = 4,
-    ) -> None:
-        base = {
-            "task": task,
-            "question": question,
-            "answer": answer,
-            "image": self.image,
-            "instance_ids": [int(i) for i in ids],
-            "source": "template",
-            "verified": False,
-        }
-        item_id = f"{self.panorama}:{task}:{key}"
-        distractors = sorted(set(distractor_pool(answer, pool)))
-        if len(distractors) >= n_options - 1:
-            rng = item_rng(self.seed, "odi.qa.options", item_id)
-            picked = [distractors[i] for i in rng.choice(len(distractors), size=n_options - 1, replace=False)]
-            options = [answer, *picked]
-            self.items.append(
-                {
-                    "id": f"{item_id}:closed",
-                    "form": "closed",
-                    **base,
-                    "options": [options[i] for i in rng.permutation(n_options)],
-                }
-            )
-        self.items.append({"id": f"{item_id}:open", "form": "open", **base, "options": []})
+def name(scene: Scene, fact: Fact, *, direction: bool, attributes: bool, margin: float) -> str | None:
+    """The first-person name that picks `fact` alone (module docstring), or None. `direction` and `attributes`
+    allow a side of me or its look in the name."""
+    if scene.census.get(fact.category, 0) == 1:
+        return f"the {fact.category}"
+    same = [f for f in scene.facts if f.category == fact.category]
+    look = _look(fact)
+    if attributes and look and len(same) == scene.census.get(fact.category, 0):
+        if sum(_look(f) == look for f in same) == 1:
+            return f"the {fact.category} {look}" if look.startswith("wearing") else f"the {look} {fact.category}"
+    if direction and abs(fact.phi_deg) <= POLE_LIMIT_DEG:
+        others = [
+            s for s in scene.sightings(fact.category) if (s.theta_deg, s.phi_deg) != (fact.theta_deg, fact.phi_deg)
+        ]
+        for phrase, centre in QUADRANTS:
+            if in_sector(fact.theta_deg, centre, margin) and all(
+                in_sector(s.theta_deg, centre, margin) is False for s in others
+            ):
+                return f"the {fact.category} {phrase}"
+    return None
+
+
+def label_options(answer: str, labels: Sequence[str]) -> tuple[str, ...]:
+    """A fixed label set as options, the answer first."""
+    return (answer, *(label for label in labels if label != answer))
+
+
+def pool_options(answer: str, pool: Sequence[str], rng: np.random.Generator) -> tuple[str, ...] | None:
+    """The answer and three wrong options drawn from `pool` under the distractor rule; None when it has fewer."""
+    wrong = sorted(set(distractor_pool(answer, pool)))
+    if len(wrong) < 3:
+        return None
+    return (answer, *(wrong[int(i)] for i in rng.choice(len(wrong), size=3, replace=False)))
+
+
+def count_options(answer: int, rng: np.random.Generator, lowest: int) -> tuple[str, ...]:
+    """Four consecutive counts from `lowest` or above holding the answer at a seeded place, the answer first."""
+    start = int(rng.integers(max(lowest, answer - 3), answer + 1))
+    return (str(answer), *(str(n) for n in range(start, start + 4) if n != answer))
+
+
+def items_of(candidate: Candidate, panorama: str, image: str, seed: int, distractors_from: str) -> list[dict[str, Any]]:
+    """The closed item (options shuffled by the item's seed) and the open item of a chosen candidate."""
+    item_id = f"{panorama}:{candidate.task}:{candidate.key}"
+    base = {
+        "task": candidate.task,
+        "question": candidate.question,
+        "answer": candidate.answer,
+        "image": image,
+        "instance_ids": list(candidate.instance_ids),
+        "source": candidate.source,
+        "verified": False,
+        "answer_from": candidate.answer_from,
+    }
+    order = item_rng(seed, "odi.qa.options", item_id).permutation(len(candidate.options))
+    closed = {
+        "id": f"{item_id}:closed",
+        "form": "closed",
+        **base,
+        "options": [candidate.options[int(i)] for i in order],
+        "distractors_from": distractors_from,
+    }
+    return [closed, {"id": f"{item_id}:open", "form": "open", **base, "options": [], "distractors_from": ""}]

@@ -1,171 +1,267 @@
-"""ODI-Bench questions from known facts (DESIGN §3.2), the offline `template` backend.
+"""ODI-Bench candidate questions of the general and spatial tasks (DESIGN §3.2), from what a panorama gives.
 
-A fact is one instance of a panorama: category, colour, material, text (a sign), pose (a person), its
-direction (θ, φ) from the viewer (θ = 0 ahead, +90° on the right) and, when known, its 3D position.
-Questions use first-person wording ("the chair on my left") and refer to an object only where that
-phrase picks exactly one instance. General tasks: object attribute (OA), human attribute (HA),
-existence, counting, panoramic OCR; spatial candidates from geometry: egocentric view orientation
-(EVO), allocentric view orientation (AVO), relative direction (RD), scene simulation (SS, with 3D
-positions) and ODI reasoning (OR, tasks/odi/reasoning_questions.py). Each question comes closed (the
-answer and three distractors, shuffled with the item's seed; yes/no and left/right questions have two
-options) and open. A direction within `margin_deg` of a label boundary makes no question. Every item is
-`source: template`, `verified: false`.
+General: object attribute (OA: colour, material) and human attribute (HA: what a person does, wears, holds) from
+the describer; existence and counting from the detector's census of the whole sphere (a class it looked for and
+did not see is a "no"); panoramic OCR from the text the describer read. Spatial: egocentric view orientation
+(EVO, the side of me an object is on, from its direction), allocentric view orientation (AVO: from the
+perspective of a person in the scene, or of someone standing at an object, facing me or another object, where
+is a third), scene simulation (SS: imagine I stand at one object facing another; in which corner is a third),
+relative direction (RD: as I look at one object, on which side of it is another; front is farther from me)
+from floor positions. ODI reasoning (OR) is in tasks/odi/reasoning_questions.py. Answers come from
+tasks/odi/answers.py; a question too close to call is not asked. Multiple choice has four options, yes/no two.
+Kinds with many combinations keep at most `MAX_PER_KIND` candidates per panorama, drawn with the seed.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from benchfoundry.core.directions import HORIZONTAL_LABELS, boundary_margin, horizontal_label
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.tasks.odi.question_builder import Fact, ItemBuilder, plural, quadrant, signed
-from benchfoundry.tasks.odi.reasoning_questions import reasoning_items
+from benchfoundry.tasks.odi.answers import CORNERS, POLE_LIMIT_DEG, SIDES, YES_NO, Margins, answer
+from benchfoundry.tasks.odi.descriptions import with_article
+from benchfoundry.tasks.odi.question_builder import (
+    Candidate,
+    count_options,
+    label_options,
+    name,
+    plural,
+    pool_options,
+)
+from benchfoundry.tasks.odi.scene import Fact, Scene
 
 COLOURS = ("red", "blue", "green", "yellow", "brown", "black", "white", "grey", "orange", "purple")
 MATERIALS = ("fabric", "wood", "metal", "plastic", "ceramic", "rubber", "stone", "paper", "glass")
-#: Categories asked about in negative existence questions when the panorama lacks them.
-ABSENT_CANDIDATES = ("bicycle", "dog", "car", "bed", "piano", "umbrella", "clock", "horse", "guitar", "bathtub")
+ACTIONS = ("standing", "walking", "sitting", "running", "waving", "kicking", "jumping", "dancing", "lying down")
+HOLDINGS = ("a bag", "an umbrella", "a phone", "a cup", "a book", "a camera", "a ball", "nothing")
+CLOTHES = tuple(with_article(f"{c} shirt") for c in COLOURS)
 SIGN_WORDS = ("EXIT", "OPEN", "STOP", "PUSH", "CAFE", "HOTEL", "PARKING", "SALE", "ENTRANCE", "TOILET")
-#: Quadrant phrases that pick an object by where it stands around the viewer.
-GENERAL = ("OA", "HA", "existence", "counting", "OCR")
+MAX_PER_KIND = 24
+#: Attribute questions: (task, attribute, question with {name}, wrong-answer pool).
+ATTRIBUTES: tuple[tuple[str, str, str, Sequence[str]], ...] = (
+    ("OA", "colour", "What colour is {name}?", COLOURS),
+    ("OA", "material", "What is {name} made of?", MATERIALS),
+    ("HA", "action", "What is {name} doing?", ACTIONS),
+    ("HA", "clothing", "What is {name} wearing?", CLOTHES),
+    ("HA", "holding", "What is {name} holding?", HOLDINGS),
+    ("OCR", "text", "What is written on {name}?", SIGN_WORDS),
+)
 
 
-def _unique_phrases(facts: Sequence[Fact], margin: float) -> list[tuple[Fact, str]]:
-    """Facts with the phrase "the {category} {quadrant}" when it names only them."""
-    placed = [(f, *quadrant(f.theta_deg)) for f in facts]
-    counts = Counter((f.category, phrase) for f, phrase, _ in placed)
-    return [
-        (f, f"the {f.category} {phrase}")
-        for f, phrase, m in placed
-        if counts[(f.category, phrase)] == 1 and m >= margin
-    ]
+class Generator:
+    """Makes one panorama's candidates: names, answers under the build's margins, seeded options."""
+
+    def __init__(self, scene: Scene, panorama: str, seed: int, margins: Margins) -> None:
+        self.scene, self.panorama, self.seed, self.margins = scene, panorama, seed, margins
+
+    def rng(self, key: str) -> np.random.Generator:
+        return item_rng(self.seed, "odi.qa.candidates", f"{self.panorama}:{key}")
+
+    def name(self, fact: Fact, direction: bool = True, attributes: bool = True) -> str | None:
+        return name(self.scene, fact, direction=direction, attributes=attributes, margin=self.margins.deg)
+
+    def make(
+        self,
+        task: str,
+        key: str,
+        spec: dict[str, Any],
+        question: str,
+        options: Callable[[str], tuple[str, ...] | None],
+        ids: Sequence[int],
+        answer_from: str,
+        open_vocabulary: bool = False,
+    ) -> Candidate | None:
+        """The candidate when the scene answers the spec clearly and the closed form has its options."""
+        found = answer(spec, self.scene, self.margins)
+        if found is None:
+            return None
+        picked = options(found)
+        if picked is None:
+            return None
+        return Candidate(
+            task,
+            spec["kind"],
+            key,
+            question,
+            found,
+            picked,
+            tuple(int(i) for i in ids),
+            spec,
+            answer_from,
+            open_vocabulary,
+        )
+
+    def capped(self, kind: str, found: list[Candidate | None]) -> list[Candidate]:
+        """At most `MAX_PER_KIND` of a kind's candidates, drawn with the seed, in their order."""
+        made = [c for c in found if c is not None]
+        if len(made) <= MAX_PER_KIND:
+            return made
+        keep = sorted(self.rng(f"cap:{kind}").choice(len(made), size=MAX_PER_KIND, replace=False))
+        return [made[int(i)] for i in keep]
+
+    def placed(self) -> list[tuple[Fact, str]]:
+        """Instances with a floor position near the horizon and a name."""
+        found = []
+        for f in self.scene.facts:
+            named = self.name(f)
+            if f.position_m is not None and abs(f.phi_deg) <= POLE_LIMIT_DEG and named is not None:
+                found.append((f, named))
+        return found
 
 
-def general_items(b: ItemBuilder, facts: Sequence[Fact], margin: float, census: Mapping[str, int] | None) -> None:
-    """OA, HA, existence, counting and OCR questions. Counting and "no" existence questions need the
-    `census` of the whole scene (category → count, e.g. from the synthetic truth): the facts hold only the
-    kept instances, and one dropped at a face border would make a count or an absence wrong."""
-    for fact, name in _unique_phrases(facts, margin):
-        ids = [fact.instance_id]
-        if fact.pose is not None:
-            b.add(
-                "HA",
-                f"{fact.instance_id}:pose",
-                f"What is {name} doing?",
-                fact.pose.replace("_", " "),
-                ("standing", "walking", "sitting", "running", "kicking", "dodging", "waving"),
-                ids,
-            )
+def general_candidates(g: Generator) -> list[Candidate]:
+    """OA, HA and OCR per described instance; existence per class looked for; counting per class seen."""
+    found: list[Candidate | None] = []
+    for fact in g.scene.facts:
+        named = g.name(fact, attributes=False)
+        if named is None:
             continue
-        if fact.colour:
-            b.add("OA", f"{fact.instance_id}:colour", f"What colour is {name}?", fact.colour, COLOURS, ids)
-        if fact.material:
-            b.add("OA", f"{fact.instance_id}:material", f"What is {name} made of?", fact.material, MATERIALS, ids)
-        if fact.text:
-            b.add("OCR", f"{fact.instance_id}:text", f"What does {name} say?", fact.text, SIGN_WORDS, ids)
-    present = Counter(f.category for f in facts)
-    for category in sorted(present):
-        ids = [f.instance_id for f in facts if f.category == category]
-        b.add("existence", f"yes:{category}", f"Is there a {category} around me?", "yes", ("no",), ids, 2)
-        if census is not None:
-            count = census[category]
-            b.add(
+        for task, attr, wording, pool in ATTRIBUTES:
+            if (task == "HA") != (fact.category == "person"):
+                continue
+            key = f"{attr}:{fact.instance_id}"
+            found.append(
+                g.make(
+                    task,
+                    key,
+                    {"kind": "attribute", "id": fact.instance_id, "attr": attr},
+                    wording.format(name=named),
+                    lambda a, pool=pool, key=key: pool_options(a, pool, g.rng(key)),
+                    [fact.instance_id],
+                    "describer",
+                    open_vocabulary=True,
+                )
+            )
+    for category in g.scene.searched:
+        ids = [f.instance_id for f in g.scene.facts if f.category == category]
+        found.append(
+            g.make(
+                "existence",
+                f"exists:{category}",
+                {"kind": "exists", "category": category},
+                f"Is there a {category} around me?",
+                lambda a: label_options(a, YES_NO),
+                ids,
+                "census",
+            )
+        )
+        found.append(
+            g.make(
                 "counting",
-                category,
+                f"count:{category}",
+                {"kind": "count", "category": category},
                 f"How many {plural(category)} are around me?",
-                str(count),
-                [str(n) for n in range(max(0, count - 3), count + 4)],
+                lambda a, category=category: count_options(int(a), g.rng(f"count:{category}"), 1),
                 ids,
+                "census",
             )
-    if census is None:
-        return
-    absent = [c for c in ABSENT_CANDIDATES if c not in census]
-    rng = item_rng(b.seed, "odi.qa.absent", b.panorama)
-    for category in (absent[i] for i in sorted(rng.choice(len(absent), size=min(2, len(absent)), replace=False))):
-        b.add("existence", f"no:{category}", f"Is there a {category} around me?", "no", ("yes",), [], 2)
+        )
+    return [c for c in found if c is not None]
 
 
-def spatial_items(
-    b: ItemBuilder, facts: Sequence[Fact], margin: float, census: Mapping[str, int] | None = None
-) -> None:
-    """EVO, AVO and RD from directions; SS from 3D positions, for objects whose category is unique; then OR (its
-    counts in a direction need the `census`)."""
-    counts = Counter(f.category for f in facts)
-    unique = [f for f in facts if counts[f.category] == 1 and f.pose is None]
-    for f in unique:
-        if boundary_margin(f.theta_deg) >= margin:
-            b.add(
-                "EVO",
-                f"{f.instance_id}",
-                f"In which direction is the {f.category} from me?",
-                horizontal_label(f.theta_deg),
-                HORIZONTAL_LABELS,
-                [f.instance_id],
+def egocentric_candidates(g: Generator) -> list[Candidate]:
+    """EVO: the side of me each named instance is on."""
+    found = []
+    for fact in g.scene.facts:
+        named = g.name(fact, direction=False)
+        if named is not None:
+            found.append(
+                g.make(
+                    "EVO",
+                    f"ego:{fact.instance_id}",
+                    {"kind": "egocentric", "id": fact.instance_id},
+                    f"In which direction from me is {named}?",
+                    lambda a: label_options(a, SIDES),
+                    [fact.instance_id],
+                    "directions",
+                )
             )
-    for a, c in ((a, c) for a in unique for c in unique if a is not c):
-        turned = c.theta_deg - a.theta_deg
-        if boundary_margin(turned) >= margin:
-            b.add(
-                "AVO",
-                f"{a.instance_id}:{c.instance_id}",
-                f"If I turn to face the {a.category}, in which direction is the {c.category} from me?",
-                horizontal_label(turned),
-                HORIZONTAL_LABELS,
-                [a.instance_id, c.instance_id],
-            )
-        side = signed(c.theta_deg - a.theta_deg)
-        if a.instance_id < c.instance_id and margin <= abs(side) <= 90.0 - margin:
-            b.add(
-                "RD",
-                f"{a.instance_id}:{c.instance_id}",
-                f"Looking at the {a.category}, is the {c.category} on my left or on my right?",
-                "right" if side > 0 else "left",
-                ("left", "right"),
-                [a.instance_id, c.instance_id],
-                2,
-            )
-    placed = [f for f in unique if f.position_m is not None]
-    for a, f, c in (
-        (a, f, c)
-        for a in placed
-        for f in placed
-        for c in placed
-        if len({a.instance_id, f.instance_id, c.instance_id}) == 3
-    ):
-        forward = np.subtract(f.position_m, a.position_m)[:2]
-        v = np.subtract(c.position_m, a.position_m)[:2]
-        if min(np.linalg.norm(forward), np.linalg.norm(v)) < 0.3:
-            continue
-        angle = math.degrees(math.atan2(forward[0] * v[1] - forward[1] * v[0], float(forward @ v)))
-        turned = -angle  # counter-clockwise (left) is positive for the cross product; labels grow to the right
-        if boundary_margin(turned) >= margin:
-            b.add(
-                "SS",
-                f"{a.instance_id}:{f.instance_id}:{c.instance_id}",
-                f"Imagine I stand at the {a.category} and face the {f.category}. "
-                f"In which direction is the {c.category} from me?",
-                horizontal_label(turned),
-                HORIZONTAL_LABELS,
-                [a.instance_id, f.instance_id, c.instance_id],
-            )
-    reasoning_items(b, facts, margin, census)
+    return g.capped("egocentric", found)
 
 
-def template_items(
-    panorama: str,
-    image: str,
-    facts: Sequence[Fact],
-    seed: int,
-    margin_deg: float = 7.5,
-    census: Mapping[str, int] | None = None,
-) -> list[dict[str, Any]]:
-    """Every template question of one panorama, general then spatial, in a fixed order."""
-    builder = ItemBuilder(panorama, image, seed)
-    general_items(builder, facts, margin_deg, census)
-    spatial_items(builder, facts, margin_deg, census)
-    return builder.items
+def allocentric_candidates(g: Generator) -> list[Candidate]:
+    """AVO: from a person's perspective (or, in a scene without people, someone standing at an object), facing me
+    or another object, the side a third object is on."""
+    placed = g.placed()
+    people = [(f, n) for f, n in placed if f.category == "person"]
+    agents = people or placed
+    found = []
+    for agent, agent_name in agents:
+        who = agent_name if people else f"someone standing at {agent_name}"
+        facings = [(None, "me")] + [(f, n) for f, n in placed if f is not agent]
+        for facing, facing_name in facings:
+            for target, target_name in placed:
+                if target is agent or target is facing:
+                    continue
+                ids = [agent.instance_id] + ([] if facing is None else [facing.instance_id]) + [target.instance_id]
+                found.append(
+                    g.make(
+                        "AVO",
+                        "avo:" + ":".join(map(str, ids)) + (":me" if facing is None else ""),
+                        {
+                            "kind": "allocentric",
+                            "at": agent.instance_id,
+                            "facing": None if facing is None else facing.instance_id,
+                            "target": target.instance_id,
+                        },
+                        f"From the perspective of {who}, facing {facing_name}, where is {target_name}?",
+                        lambda a: label_options(a, SIDES),
+                        ids,
+                        "floor_geometry",
+                    )
+                )
+    return g.capped("allocentric", found)
+
+
+def virtual_candidates(g: Generator) -> list[Candidate]:
+    """SS: imagine I stand at one object facing another; the corner around me a third is in."""
+    placed = [(f, n) for f, n in g.placed() if f.category != "person"]
+    found = []
+    for at, at_name in placed:
+        for facing, facing_name in placed:
+            for target, target_name in placed:
+                if len({at.instance_id, facing.instance_id, target.instance_id}) < 3:
+                    continue
+                ids = [at.instance_id, facing.instance_id, target.instance_id]
+                found.append(
+                    g.make(
+                        "SS",
+                        "ss:" + ":".join(map(str, ids)),
+                        {"kind": "virtual", "at": ids[0], "facing": ids[1], "target": ids[2]},
+                        f"Imagine I stand at {at_name}, facing {facing_name}. Where is {target_name} from me then?",
+                        lambda a: label_options(a, CORNERS),
+                        ids,
+                        "floor_geometry",
+                    )
+                )
+    return g.capped("virtual", found)
+
+
+def relative_candidates(g: Generator) -> list[Candidate]:
+    """RD: as I look at one object, the side of it another is on (front: farther from me, back: nearer)."""
+    placed = g.placed()
+    found = []
+    for ref, ref_name in placed:
+        for target, target_name in placed:
+            if target is ref:
+                continue
+            ids = [ref.instance_id, target.instance_id]
+            found.append(
+                g.make(
+                    "RD",
+                    f"rd:{ids[0]}:{ids[1]}",
+                    {"kind": "relative", "ref": ids[0], "target": ids[1]},
+                    f"As I look at {ref_name}, where is {target_name} with respect to it? "
+                    f"(Front: farther from me than {ref_name}; back: nearer to me.)",
+                    lambda a: label_options(a, SIDES),
+                    ids,
+                    "floor_geometry",
+                )
+            )
+    return g.capped("relative", found)
+
+
+def spatial_candidates(g: Generator) -> list[Candidate]:
+    return egocentric_candidates(g) + allocentric_candidates(g) + virtual_candidates(g) + relative_candidates(g)

@@ -1,178 +1,229 @@
-"""ODI reasoning (OR) questions from known facts (DESIGN §3.2): one step of reasoning over the whole 360° scene.
+"""ODI reasoning (OR) candidates (DESIGN §3.2): a step of reasoning over the whole sphere, and what the ERP
+projection itself does to it. Answers come from tasks/odi/answers.py; each kind is asked only where its answer is
+clear under the build's margins.
 
-Three kinds, each asked only where its answer is a checkable fact:
-- nearest / farthest: "Which is closest to me: the ball, the lamp, the sofa or the television?" from 3D centres,
-  measured on the floor plane from the viewer (who stands at x = y = 0, tasks/odi/synthetic_panoramas.py). The
-  answer must be `NEAR_MARGIN` (relative) nearer (farther) than each other option: a panorama carries no metric
-  depth, so a reviewer and a model judge distance from apparent size, height in the field of view and occlusion,
-  and a quarter nearer is a difference those cues show without measuring; it also absorbs the gap between an
-  object's centre and its nearest surface for room-sized furniture (a 1.9 m sofa at 2.7 m: 0.45 m, 17 %).
-- turns: "If I turn to face the A and then turn around, which is in front of me: …?" and "If I turn 90° to my
-  right, which is now on my left: …?" from directions (θ): the answer lies at least `margin` inside that 90°
-  sector of the new heading, every other option at least `margin` outside it.
-- count in a direction: "How many chairs are behind me?", only with a census (category → count of the whole
-  scene) that says every instance of the category is among the facts, and none lies within `margin` of the
-  sector's edges.
-Objects seen more than `POLE_LIMIT_DEG` above or below the horizon take no part (nor their category in counts).
-Objects are named by category alone, so only categories that occur once (in the facts and in the census when
-given) take part, and the four options of one question keep the distractor rule between each other. Closed
-items have the four options shuffled by the item's seed (ItemBuilder); open items ask the same question.
+- nearest / farthest: "Which is closest to me: the ball, the lamp, the sofa or the television?" from floor positions;
+  the answer at least `near_margin` (relative) nearer / farther than every other option.
+- turns: "If I turn 90° to my right, which is now on my left: …?" and "If I turn to face the A and then turn
+  around, which is in front of me: …?" from directions: one option inside that side, the others clearly outside.
+- count on a side: "How many chairs are behind me?" from the detector's census, when every instance of the class
+  has a direction and none lies near the side's edges.
+- the seam: the ERP's left and right edges are the same place behind me. "The A is in the left part of the
+  panorama and the B in the right part. Are they within a quarter turn of each other around me?" for objects
+  on either side of the seam.
+- a straight path drawn as a curve: "Someone walks in a straight line on the floor from the A to the B (the
+  panorama draws it as a curve). Halfway, on which side of me are they?" from floor positions.
+- apparent size near the poles: "In the panorama the A looks bigger than the B. Does it really cover more of
+  my view?" from the masks' solid angles, for pairs whose ERP areas put the A first: near the poles the ERP
+  stretches an object, so the answer is "no" where the stretch alone makes it look bigger.
+Which-object questions name their options without a side of me (that would give the answer away); the options
+keep the distractor rule between each other.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
-from collections.abc import Mapping, Sequence
-
-import numpy as np
+from collections.abc import Sequence
 
 from benchfoundry.core.directions import distractor_pool
-from benchfoundry.core.seeding import item_rng
-from benchfoundry.tasks.odi.question_builder import QUADRANTS, Fact, ItemBuilder, plural, signed
+from benchfoundry.tasks.odi.answers import POLE_LIMIT_DEG, SIDES, YES_NO
+from benchfoundry.tasks.odi.question_builder import QUADRANTS, Candidate, count_options, label_options, plural
+from benchfoundry.tasks.odi.questions import Generator
+from benchfoundry.tasks.odi.scene import Fact
 
-#: The answer of a nearest/farthest question is at least this much (relative) nearer/farther than every other
-#: option (module docstring).
-NEAR_MARGIN = 0.25
-#: Beyond this elevation (deg, either way) an object (a rug under me, a light overhead) has no clear direction
-#: around me: a few decimetres move its azimuth by tens of degrees, and its floor distance says little.
-POLE_LIMIT_DEG = 60.0
-#: Turns asked about with the quadrants around the viewer: words and the new heading (deg, clockwise).
+#: Turns asked about: words and the new heading (deg, clockwise).
 TURNS = (("turn 90° to my right", 90.0), ("turn 90° to my left", -90.0), ("turn around", 180.0))
-#: The sectors of tasks/odi/question_builder.QUADRANTS by the word that names them in item ids.
-SECTOR_KEYS = {"in front of me": "front", "on my right": "right", "behind me": "back", "on my left": "left"}
+#: The sides of `question_builder.QUADRANTS` by the word that names them in keys.
+SIDE_KEYS = {"in front of me": "front", "on my right": "right", "behind me": "back", "on my left": "left"}
 
 
-def floor_distance(position_m: Sequence[float]) -> float:
-    """Distance (m) on the floor plane from the viewer at x = y = 0 to a point."""
-    return math.hypot(position_m[0], position_m[1])
+def _short(named: str) -> str:
+    return named.removeprefix("the ")
 
 
-def _compatible(a: str, b: str) -> bool:
-    return distractor_pool(a, [b]) == [b]
+def _listed(names: Sequence[str]) -> str:
+    """ "the a, the b, the c or the d" in alphabetical order (no hint of the answer)."""
+    ordered = sorted(names)
+    return ", ".join(f"the {n}" for n in ordered[:-1]) + f" or the {ordered[-1]}"
 
 
-def _pick(rng: np.random.Generator, answer: Fact, pool: Sequence[Fact], k: int = 3) -> list[Fact] | None:
-    """`k` facts of `pool` drawn in a seeded order whose names keep the distractor rule with the answer and
-    with each other; None when the pool holds fewer."""
-    picked: list[Fact] = []
-    for i in rng.permutation(len(pool)):
-        f = pool[int(i)]
-        if all(_compatible(f.category, g.category) for g in (answer, *picked)):
-            picked.append(f)
-            if len(picked) == k:
-                return picked
-    return None
+def _compatible(names: Sequence[str]) -> bool:
+    """Whether option names keep the distractor rule between each other."""
+    return all(distractor_pool(a, [b]) == [b] for i, a in enumerate(names) for b in names[i + 1 :])
 
 
-def _ask_which(b: ItemBuilder, key: str, stem: str, answer: Fact, distractors: Sequence[Fact]) -> None:
-    """ "{stem}: the a, the b, the c or the d?" with the names in alphabetical order (no hint of the answer)."""
-    names = sorted(f.category for f in (answer, *distractors))
-    listed = ", ".join(f"the {n}" for n in names[:-1]) + f" or the {names[-1]}"
-    b.add(
-        "OR",
-        key,
-        f"{stem}: {listed}?",
-        answer.category,
-        [f.category for f in distractors],
-        [answer.instance_id, *(f.instance_id for f in distractors)],
+def _which(
+    g: Generator, key: str, spec_kind: dict, stem: str, options: Sequence[tuple[Fact, str]], answer_from: str
+) -> Candidate | None:
+    """A which-object question over four named instances (the spec's answer names one of them)."""
+    names = [_short(n) for _, n in options]
+    if not _compatible(names):
+        return None
+    spec = {**spec_kind, "ids": [f.instance_id for f, _ in options], "options": names}
+    return g.make(
+        "OR", key, spec, f"{stem}: {_listed(names)}?", lambda a: label_options(a, names), spec["ids"], answer_from
     )
 
 
-def nearest_items(b: ItemBuilder, unique: Sequence[Fact]) -> None:
-    """One closest and one farthest question per object that can be the clear answer among four."""
-    dist = {f.instance_id: floor_distance(f.position_m) for f in unique if f.position_m is not None}
-    placed = [f for f in unique if f.instance_id in dist]
-    for word, clear in (
-        ("closest to", lambda a, o: dist[o] >= (1 + NEAR_MARGIN) * dist[a]),
-        ("farthest from", lambda a, o: dist[a] >= (1 + NEAR_MARGIN) * dist[o]),
-    ):
-        for a in placed:
-            key = f"{word.split()[0]}:{a.instance_id}"
-            pool = [o for o in placed if o is not a and clear(a.instance_id, o.instance_id)]
-            picked = _pick(item_rng(b.seed, "odi.qa.or", f"{b.panorama}:{key}"), a, pool)
-            if picked is not None:
-                _ask_which(b, key, f"Which is {word} me", a, picked)
+def _fours(g: Generator, key: str, pool: Sequence[tuple[Fact, str]], tries: int = 12) -> list[list[tuple[Fact, str]]]:
+    """Up to `tries` distinct sets of four from `pool`, drawn with the seed."""
+    if len(pool) < 4:
+        return []
+    rng = g.rng(key)
+    sets = {tuple(sorted(int(i) for i in rng.choice(len(pool), size=4, replace=False))) for _ in range(tries)}
+    return [[pool[i] for i in s] for s in sorted(sets)]
 
 
-def _sector_split(facts: Sequence[Fact], heading: float, centre: float, margin: float) -> tuple[list[Fact], list[Fact]]:
-    """Facts clearly inside and clearly outside the 90° sector centred `centre` from `heading`."""
-    offsets = [(f, abs(signed(f.theta_deg - heading - centre))) for f in facts]
-    return ([f for f, d in offsets if d <= 45.0 - margin], [f for f, d in offsets if d >= 45.0 + margin])
+def _plain(g: Generator) -> list[tuple[Fact, str]]:
+    """Instances near the horizon named without a side of me."""
+    found = []
+    for f in g.scene.facts:
+        named = g.name(f, direction=False)
+        if named is not None and abs(f.phi_deg) <= POLE_LIMIT_DEG:
+            found.append((f, named))
+    return found
 
 
-def turn_items(b: ItemBuilder, unique: Sequence[Fact], margin: float) -> None:
-    """Which object is in a sector after a fixed turn, and which is in front after facing one and turning around."""
-    asks = [
-        (f"turn{int(turn)}:{SECTOR_KEYS[phrase]}", turn, centre, f"If I {words}, which is now {phrase}", None)
-        for words, turn in TURNS
-        for phrase, centre in QUADRANTS
-    ]
-    asks += [
-        (
-            f"face{a.instance_id}:back",
-            a.theta_deg + 180.0,
-            0.0,
-            f"If I turn to face the {a.category} and then turn around, which is in front of me",
-            a,
-        )
-        for a in unique
-    ]
-    for key, heading, centre, stem, faced in asks:
-        inside, outside = _sector_split([f for f in unique if f is not faced], heading, centre, margin)
-        if not inside:
-            continue
-        rng = item_rng(b.seed, "odi.qa.or", f"{b.panorama}:{key}")
-        answer = inside[int(rng.integers(len(inside)))]
-        picked = _pick(rng, answer, outside)
-        if picked is not None:
-            _ask_which(b, key, stem, answer, picked)
+def nearest_candidates(g: Generator) -> list[Candidate]:
+    placed = [(f, n) for f, n in _plain(g) if f.position_m is not None]
+    found = []
+    for far, word in ((False, "closest to"), (True, "farthest from")):
+        for k, four in enumerate(_fours(g, f"near:{far}", placed)):
+            found.append(
+                _which(
+                    g,
+                    f"{word.split()[0]}:{k}",
+                    {"kind": "nearest", "far": far},
+                    f"Which is {word} me",
+                    four,
+                    "floor_geometry",
+                )
+            )
+    return g.capped("nearest", found)
 
 
-def count_items(b: ItemBuilder, facts: Sequence[Fact], margin: float, census: Mapping[str, int]) -> None:
-    """How many of a category lie in one sector around me, for categories whose every instance is among the facts:
-    of the sectors no instance straddles, an occupied or an empty one with even odds (so that "0" is not the usual
-    answer), drawn with the seed."""
-    present = Counter(f.category for f in facts)
-    for category in sorted(c for c in present if census.get(c) == present[c]):
-        if any(abs(f.phi_deg) > POLE_LIMIT_DEG for f in facts if f.category == category):
-            continue
-        thetas = [f.theta_deg for f in facts if f.category == category]
-        clear = [
-            (phrase, centre)
-            for phrase, centre in QUADRANTS
-            if all(not 45.0 - margin < abs(signed(t - centre)) < 45.0 + margin for t in thetas)
-        ]
-        if not clear:
-            continue
-        held = [(phrase, centre, sum(abs(signed(t - centre)) < 45.0 for t in thetas)) for phrase, centre in clear]
-        rng = item_rng(b.seed, "odi.qa.or", f"{b.panorama}:count:{category}")
-        occupied, empty = [h for h in held if h[2]], [h for h in held if not h[2]]
-        group = next(g for g in ((occupied, empty) if rng.random() < 0.5 else (empty, occupied)) if g)
-        phrase, _, count = group[int(rng.integers(len(group)))]
-        b.add(
-            "OR",
-            f"count:{category}:{SECTOR_KEYS[phrase]}",
-            f"How many {plural(category)} are {phrase}?",
-            str(count),
-            [str(n) for n in range(max(0, count - 3), count + 4)],
-            [f.instance_id for f in facts if f.category == category],
-        )
+def turn_candidates(g: Generator) -> list[Candidate]:
+    plain = _plain(g)
+    found = []
+    for words, heading in TURNS:
+        for phrase, centre in QUADRANTS:
+            key = f"turn{int(heading)}:{SIDE_KEYS[phrase]}"
+            for k, four in enumerate(_fours(g, key, plain, tries=4)):
+                found.append(
+                    _which(
+                        g,
+                        f"{key}:{k}",
+                        {"kind": "turn", "heading": heading, "sector": centre, "face": None},
+                        f"If I {words}, which is now {phrase}",
+                        four,
+                        "directions",
+                    )
+                )
+    for faced, faced_name in plain:
+        rest = [(f, n) for f, n in plain if f is not faced]
+        for k, four in enumerate(_fours(g, f"face:{faced.instance_id}", rest, tries=4)):
+            found.append(
+                _which(
+                    g,
+                    f"face{faced.instance_id}:back:{k}",
+                    {"kind": "turn", "heading": 0.0, "sector": 0.0, "face": faced.instance_id},
+                    f"If I turn to face {faced_name} and then turn around, which is in front of me",
+                    four,
+                    "directions",
+                )
+            )
+    return g.capped("turn", found)
 
 
-def reasoning_items(
-    b: ItemBuilder, facts: Sequence[Fact], margin: float, census: Mapping[str, int] | None = None
-) -> None:
-    """Every OR question of one panorama in a fixed order: nearest/farthest, turns, then counts (with a census)."""
-    counts = Counter(f.category for f in facts)
-    unique = [
-        f
-        for f in facts
-        if counts[f.category] == 1
-        and (census is None or census.get(f.category) == 1)
-        and abs(f.phi_deg) <= POLE_LIMIT_DEG
-    ]
-    nearest_items(b, unique)
-    turn_items(b, unique, margin)
-    if census is not None:
-        count_items(b, facts, margin, census)
+def sector_count_candidates(g: Generator) -> list[Candidate]:
+    found = []
+    for category in sorted(c for c, n in g.scene.census.items() if n > 0):
+        ids = [f.instance_id for f in g.scene.facts if f.category == category]
+        for phrase, centre in QUADRANTS:
+            key = f"count:{category}:{SIDE_KEYS[phrase]}"
+            found.append(
+                g.make(
+                    "OR",
+                    key,
+                    {"kind": "sector_count", "category": category, "sector": centre},
+                    f"How many {plural(category)} are {phrase}?",
+                    lambda a, key=key: count_options(int(a), g.rng(key), 0),
+                    ids,
+                    "census",
+                )
+            )
+    return g.capped("sector_count", found)
+
+
+def seam_candidates(g: Generator) -> list[Candidate]:
+    plain = _plain(g)
+    left = [(f, n) for f, n in plain if f.theta_deg < -90.0]
+    right = [(f, n) for f, n in plain if f.theta_deg > 90.0]
+    found = []
+    for a, a_name in left:
+        for b, b_name in right:
+            found.append(
+                g.make(
+                    "OR",
+                    f"seam:{a.instance_id}:{b.instance_id}",
+                    {"kind": "seam", "ids": [a.instance_id, b.instance_id]},
+                    f"In this panorama {a_name} is in the left part of the image and {b_name} in the right part. "
+                    "Are they within a quarter turn (90°) of each other around me?",
+                    lambda x: label_options(x, YES_NO),
+                    [a.instance_id, b.instance_id],
+                    "directions",
+                )
+            )
+    return g.capped("seam", found)
+
+
+def path_candidates(g: Generator) -> list[Candidate]:
+    placed = g.placed()
+    found = []
+    for i, (a, a_name) in enumerate(placed):
+        for b, b_name in placed[i + 1 :]:
+            found.append(
+                g.make(
+                    "OR",
+                    f"path:{a.instance_id}:{b.instance_id}",
+                    {"kind": "path", "ids": [a.instance_id, b.instance_id]},
+                    f"Someone walks in a straight line on the floor from {a_name} to {b_name} (the panorama draws "
+                    "that line as a curve). Halfway, in which direction from me are they?",
+                    lambda x: label_options(x, SIDES),
+                    [a.instance_id, b.instance_id],
+                    "floor_geometry",
+                )
+            )
+    return g.capped("path", found)
+
+
+def size_candidates(g: Generator) -> list[Candidate]:
+    named = [(f, n) for f in g.scene.facts if (n := g.name(f)) is not None and f.erp_fraction is not None]
+    found = []
+    for a, a_name in named:
+        for b, b_name in named:
+            if a is b or a.erp_fraction <= (1 + g.margins.size) * b.erp_fraction:  # type: ignore[operator]
+                continue
+            found.append(
+                g.make(
+                    "OR",
+                    f"size:{a.instance_id}:{b.instance_id}",
+                    {"kind": "size", "ids": [a.instance_id, b.instance_id]},
+                    f"In the panorama {a_name} looks bigger than {b_name}. "
+                    f"Does {a_name} really cover more of my view than {b_name}?",
+                    lambda x: label_options(x, YES_NO),
+                    [a.instance_id, b.instance_id],
+                    "mask_solid_angles",
+                )
+            )
+    return g.capped("size", found)
+
+
+def reasoning_candidates(g: Generator) -> list[Candidate]:
+    return (
+        nearest_candidates(g)
+        + turn_candidates(g)
+        + sector_count_candidates(g)
+        + seam_candidates(g)
+        + path_candidates(g)
+        + size_candidates(g)
+    )

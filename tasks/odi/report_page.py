@@ -1,10 +1,13 @@
-"""The ODI section of the build report: per panorama its six faces with the kept masks drawn over them
-and the drop counts, as a static page `OUT/report/odi.html` (beside SynDORBench's `index.html`)."""
+"""The ODI section of the build report, a static page `OUT/report/odi.html` (beside SynDORBench's `index.html`):
+the questions per task (items, candidates, chosen, and how often their answers agree with the synthetic truth),
+the instances the consistency filter dropped, and per panorama its six faces with the kept masks drawn over them
+and the drop counts."""
 
 from __future__ import annotations
 
 import html
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -29,14 +32,55 @@ def overlay(face_bgr: np.ndarray, masks: list[np.ndarray], colours: np.ndarray) 
     return out
 
 
+def _share(agree: int, checked: int) -> str:
+    return f"{agree}/{checked} ({100.0 * agree / checked:.0f} %)" if checked else "—"
+
+
+def questions_section(qa: dict[str, Any]) -> list[str]:
+    """The per-task table of the QA stage's result (qa_stage.qa_all)."""
+    chosen, candidates = qa["agreement"]["chosen"], qa["agreement"]["candidates"]
+    total = max(qa["items"], 1)
+    parts = [
+        "<h1>ODI-Bench: questions</h1>",
+        f"<p>{qa['questions']} questions chosen by the budget of {qa['candidates']} candidates; {qa['items']} items "
+        "(each question closed and open). Answers come from what the panoramas give (directions, floor contact "
+        "points, the detector's census, the describer); where a panorama's synthetic truth lies beside it, the "
+        "same questions are answered from the truth, and the agreement columns compare the two.</p>",
+        "<table border='1' cellpadding='4'><tr><th>task</th><th>items</th><th>share</th><th>candidates</th>"
+        "<th>agree (candidates)</th><th>chosen</th><th>agree (chosen)</th></tr>",
+    ]
+    for task in sorted(set(candidates) | set(qa["task_mix"])):
+        c, k = candidates.get(task, {}), chosen.get(task, {})
+        n = qa["task_mix"].get(task, 0)
+        parts.append(
+            f"<tr><td>{html.escape(task)}</td><td>{n}</td><td>{100.0 * n / total:.1f} %</td>"
+            f"<td>{c.get('questions', 0)}</td><td>{_share(c.get('agree', 0), c.get('checked', 0))}</td>"
+            f"<td>{k.get('questions', 0)}</td><td>{_share(k.get('agree', 0), k.get('checked', 0))}</td></tr>"
+        )
+    parts.append("</table>")
+    dropped = qa["dropped_inconsistent_by_class"]
+    parts.append(
+        "<p>Dropped by the consistency filter (the description does not name the class): "
+        + (", ".join(f"{html.escape(c)} {n}" for c, n in dropped.items()) or "none")
+        + "</p>"
+    )
+    return parts
+
+
 def write_report_page(
-    out: str | Path, manifest: pd.DataFrame, dropped: dict[str, dict[str, int]], seed: int, thumb_px: int = 256
+    out: str | Path,
+    manifest: pd.DataFrame,
+    dropped: dict[str, dict[str, int]],
+    seed: int,
+    qa: dict[str, Any] | None = None,
+    thumb_px: int = 256,
 ) -> Path:
     """Overlays under `report/odi/` and the page `report/odi.html`; returns the page's path."""
     root = Path(out)
     report = root / "report"
     parts = [
-        "<!doctype html><meta charset='utf-8'><title>ODI-Bench instances</title>",
+        "<!doctype html><meta charset='utf-8'><title>ODI-Bench</title>",
+        *(questions_section(qa) if qa is not None else []),
         "<h1>ODI-Bench: cube-face instances</h1>",
         "<p>Kept instances tinted on each face; instances touching a face border are dropped.</p>",
     ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,8 +41,10 @@ from benchfoundry.core.render_spec import (
 from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.store import spec_hash, write_json_atomic
 from benchfoundry.person.prepare import prepare_person
+from benchfoundry.person.textures import outfit
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.tasks.odi.descriptions import colour_name, with_article
 from benchfoundry.tasks.odi.sphere_images import write_image
 
 #: Material name → (roughness, metallic).
@@ -71,6 +74,8 @@ COLOURS: dict[str, tuple[float, float, float]] = {
 #: Files of one rendered scene, beside each other in the panorama folder.
 INSTANCES_SUFFIX = ".instances.png"
 TRUTH_SUFFIX = ".json"
+#: Part of a scene's hash: bump it when the truth file's records change.
+TRUTH_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -264,7 +269,8 @@ def render_spec(
 ) -> tuple[PanoramaShard, list[dict[str, Any]]]:
     """The worker's spec and the ground-truth instance records.
 
-    `people` maps a pose name to (mesh .npz, texture .png, body height m) written by `prepare_people`.
+    `people` maps a pose name to (mesh .npz, texture .png, body height m, clothing words or None) written by
+    `prepare_people`.
     """
     instances, truth = [], []
     for k, thing in enumerate(scene.things, start=1):
@@ -279,12 +285,13 @@ def render_spec(
         }
         if thing.person is not None:
             x, y, pose = thing.person
-            mesh, texture, height = people[pose]
+            mesh, texture, height, clothing = people[pose]
             person = PersonSpec(
                 mesh=mesh, texture=texture, pass_index=k, location=(x, y, 0.0), yaw_deg=facing_yaw(x, y)
             )
             centre = np.array([x, y, height / 2])
             record["pose"] = pose
+            record["clothing"] = clothing
         else:
             centre = np.mean([p.center for p in thing.parts], axis=0)
         if thing.text is not None:
@@ -324,15 +331,26 @@ def render_spec(
     return spec, truth
 
 
-def prepare_people(person: PersonConfig, cache: Path, seed: int) -> dict[str, tuple[str, str, float]]:
+def clothing_words(person: PersonConfig, texture_id: int) -> str | None:
+    """What a procedural texture's person wears, as the truth says it ("a green shirt"); None for SMPLitex files."""
+    if person.textures.smplitex_dir is not None:
+        return None
+    shirt = np.asarray(outfit(texture_id)["shirt"]) * 255.0
+    return with_article(f"{colour_name(shirt[None])} shirt")
+
+
+def prepare_people(person: PersonConfig, cache: Path, seed: int) -> dict[str, tuple[str, str, float, str | None]]:
     """Pose the first person of `person.textures.ids` (upright, walking) and write meshes and texture for the
-    worker (person/prepare.py): pose name → (mesh .npz, texture .png, body height m)."""
+    worker (person/prepare.py): pose name → (mesh .npz, texture .png, body height m, clothing words)."""
     from benchfoundry.assets.poses import UPRIGHT, action_pose, upright_pose
 
+    texture_id = person.textures.ids[0]
+    clothing = clothing_words(person, texture_id)
     people = {}
     for pose, angles, action in (("upright", upright_pose(), UPRIGHT), ("walking", action_pose("walking"), "walking")):
-        files = prepare_person(person, seed, person.textures.ids[0], pose, angles, action, cache)
-        people[pose] = (str(files.mesh_npz), str(files.texture_png), float(np.ptp(files.body.vertices[:, 2])))
+        files = prepare_person(person, seed, texture_id, pose, angles, action, cache)
+        height = float(np.ptp(files.body.vertices[:, 2]))
+        people[pose] = (str(files.mesh_npz), str(files.texture_png), height, clothing)
     return people
 
 
@@ -356,7 +374,7 @@ def render_scene(
     spec, truth = render_spec(
         scene, people, settings, item_seed(seed, "odi.synthetic", name), work / "panorama.png", work / "instances.npy"
     )
-    h = spec_hash({k: v for k, v in to_json(spec).items() if k not in ("image", "index_npy")})
+    h = spec_hash([TRUTH_VERSION, truth, {k: v for k, v in to_json(spec).items() if k not in ("image", "index_npy")}])
     truth_path = folder / f"{name}{TRUTH_SUFFIX}"
     image, ids = folder / f"{name}.png", folder / f"{name}{INSTANCES_SUFFIX}"
     if truth_path.exists() and image.exists() and ids.exists():
@@ -376,6 +394,7 @@ def render_scene(
             "instances": truth,
         },
     )
+    shutil.rmtree(work)  # the worker's spec names this build's absolute paths; the release keeps none
     return {"scene": name, "rendered": True, "seconds": reply["seconds"]}
 
 

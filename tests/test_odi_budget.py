@@ -1,0 +1,56 @@
+"""The question budget: caps per panorama and per task, a balanced choice over the build, determinism."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from benchfoundry.configs.odi_qa import BudgetConfig
+from benchfoundry.tasks.odi.budget import choose
+from benchfoundry.tasks.odi.question_builder import TASKS, Candidate
+
+
+def candidate(task: str, k: int, answer: str = "yes", kind: str = "x") -> Candidate:
+    return Candidate(task, kind, f"{task}:{k}", "?", answer, (answer, "no"), (), {"kind": kind}, "directions")
+
+
+def pool(n_panoramas: int, skew: dict[str, int]) -> dict[str, list[Candidate]]:
+    """Every panorama offers `skew[task]` candidates of each task (default 5), answers alternating yes/no."""
+    return {
+        f"p{p:03d}": [candidate(t, k, "yes" if (k + p) % 2 else "no") for t in TASKS for k in range(skew.get(t, 5))]
+        for p in range(n_panoramas)
+    }
+
+
+def test_caps_per_panorama_and_per_task() -> None:
+    chosen = choose(pool(12, {}), BudgetConfig(per_panorama=4, per_task=1), seed=0)
+    for picked in chosen.values():
+        assert len(picked) == 4 and len({c.task for c in picked}) == 4
+
+
+def test_the_paper_scale_spreads_evenly_over_the_ten_tasks() -> None:
+    """2 questions a panorama, 1 of a task: even though OR offers 40 candidates a panorama and HA one."""
+    chosen = choose(pool(200, {"OR": 40, "HA": 1}), BudgetConfig(), seed=0)
+    tasks = Counter(c.task for cs in chosen.values() for c in cs)
+    assert sum(tasks.values()) == 400 and set(tasks) == set(TASKS)
+    assert max(tasks.values()) - min(tasks.values()) <= 1
+
+
+def test_answers_come_out_even_within_a_task() -> None:
+    chosen = choose(pool(60, {}), BudgetConfig(per_panorama=10, per_task=1), seed=1)
+    for task in TASKS:
+        answers = Counter(c.answer for cs in chosen.values() for c in cs if c.task == task)
+        assert abs(answers["yes"] - answers["no"]) <= 1
+
+
+def test_a_panorama_with_few_candidates_gives_what_it_has() -> None:
+    few = {"p0": [candidate("EVO", 0), candidate("EVO", 1)], "p1": []}
+    chosen = choose(few, BudgetConfig(per_panorama=5, per_task=3), seed=0)
+    assert len(chosen["p0"]) == 2 and chosen["p1"] == []
+
+
+def test_the_same_seed_chooses_the_same_and_another_seed_differently() -> None:
+    candidates = pool(30, {})
+    budget = BudgetConfig(per_panorama=3, per_task=1)
+    first = choose(candidates, budget, seed=0)
+    assert choose(candidates, budget, seed=0) == first
+    assert any(choose(candidates, budget, seed=s) != first for s in (1, 2, 3))
