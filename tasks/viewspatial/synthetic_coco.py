@@ -93,20 +93,18 @@ class Placed:
         return self.vertices[self.faces].astype(np.float64)
 
 
-def relation(viewer: Placed, target: np.ndarray) -> tuple[float, str]:
-    """Angle (deg, clockwise from the viewer's front) and 8-way label of a world point in the viewer's body
-    frame (their front, up +Z)."""
-    v = np.asarray(target, dtype=np.float64) - viewer.location
-    angle = horizontal_angle([v[0], v[1], 0.0], sc.front_of(viewer.turn_deg), (0.0, 0.0, 1.0))
+def relation(location: np.ndarray, turn_deg: float, target: np.ndarray) -> tuple[float, str]:
+    """Angle (deg, clockwise from the viewer's front) and 8-way label of a world point in the body frame of a
+    viewer standing at `location` turned by `turn_deg` (their front, up +Z)."""
+    v = np.asarray(target, dtype=np.float64) - np.asarray(location, dtype=np.float64)
+    angle = horizontal_angle([v[0], v[1], 0.0], sc.front_of(turn_deg), (0.0, 0.0, 1.0))
     return angle, horizontal_label(angle)
 
 
-def label_keypoints(
-    keypoints: np.ndarray, camera: Camera, people: list[Placed], objects: list[sc.SceneObject]
-) -> np.ndarray:
-    """A person's 17 COCO keypoints (17, 3), world points, with visibility against every body and object."""
-    triangles = np.concatenate([p.triangles() for p in people] + [o.triangles() for o in objects])
-    return visibility(keypoints, camera, triangles, TOLERANCE_M)
+def label_keypoints(keypoints: np.ndarray, camera: Camera, surfaces: list[np.ndarray]) -> np.ndarray:
+    """A person's 17 COCO keypoints (17, 3), world points, with visibility against the surfaces ((F,3,3)
+    triangles of every body and object)."""
+    return visibility(keypoints, camera, np.concatenate(surfaces), TOLERANCE_M)
 
 
 def _noun(person: PersonConfig, seed: int, texture_id: int) -> str:
@@ -141,11 +139,16 @@ def _place(
 
 
 def _image(
-    person: PersonConfig, cfg: SyntheticCocoConfig, seed: int, split: str, index: int, work: Path
+    person: PersonConfig,
+    cfg: SyntheticCocoConfig,
+    seed: int,
+    split: str,
+    index: int,
+    plan: sc.ImagePlan,
+    rng: np.random.Generator,
+    work: Path,
 ) -> dict[str, Any]:
-    """Draw, pose and label one image; returns its render entry and its labels before the render."""
-    rng = item_rng(seed, STAGE, f"{split}:{index}")
-    plan = sc.draw_plan(rng, cfg, list(person.textures.ids))
+    """Pose and label one image of a drawn plan; returns its render entry and its labels before the render."""
     first = _place(person, seed, plan, f"person_{index:06d}", work, 0.0, np.zeros(3), plan.framing)
     camera = sc.frame_camera(first.vertices, first.keypoints, plan, cfg.width, cfg.height)
     people = [first]
@@ -157,7 +160,8 @@ def _image(
             )
         )
     objects = sc.place_objects(rng, plan, camera, tuple(p.location for p in people[1:]))
-    keypoints = [label_keypoints(p.keypoints, camera, people, objects) for p in people]
+    surfaces = [p.triangles() for p in people] + [o.triangles() for o in objects]
+    keypoints = [label_keypoints(p.keypoints, camera, surfaces) for p in people]
     parts = (
         Primitive(
             shape="box",
@@ -286,7 +290,7 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
     for viewer_id, viewer in present:
         for target_id, where in targets:
             if target_id != viewer_id:
-                angle, label = relation(viewer, where)
+                angle, label = relation(viewer.location, viewer.turn_deg, where)
                 relations.append(
                     {"viewer": viewer_id, "target": target_id, "angle_deg": round(angle, 3), "label": label}
                 )
@@ -326,11 +330,28 @@ def make_split(
         )
     if split not in cfg.images:
         raise ValueError(f"viewspatial.coco.synthetic.images has no split {split!r}: {sorted(cfg.images)}")
+    plans = []
+    for index in range(1, cfg.images[split] + 1):
+        rng = item_rng(seed, STAGE, f"{split}:{index}")
+        plans.append((sc.draw_plan(rng, cfg, list(person.textures.ids)), rng))
+    return render_plans(root, split, cfg, person, seed, plans)
+
+
+def render_plans(
+    root: str | Path,
+    split: str,
+    cfg: SyntheticCocoConfig,
+    person: PersonConfig,
+    seed: int,
+    plans: list[tuple[sc.ImagePlan, np.random.Generator]],
+) -> dict[str, Any]:
+    """Pose, render and write the images of `plans` (each with the generator that places its objects) as one
+    split under `root/<split>/`; `make_split`'s result."""
     folder = Path(root) / split
     work = folder / "_tmp"
     shutil.rmtree(folder / "images", ignore_errors=True)  # a smaller set must not keep older images
     work.mkdir(parents=True, exist_ok=True)
-    made = [_image(person, cfg, seed, split, i, work) for i in range(1, cfg.images[split] + 1)]
+    made = [_image(person, cfg, seed, split, i, plan, rng, work) for i, (plan, rng) in enumerate(plans, start=1)]
     spec = CocoShard(
         width=cfg.width,
         height=cfg.height,
