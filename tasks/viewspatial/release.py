@@ -61,10 +61,13 @@ def all_rows(out: str) -> pd.DataFrame:
 
 def within_budgets(rows: pd.DataFrame, budgets: TaskBudgets, seed: int) -> pd.DataFrame:
     """At most each task's budget of rows, in the release's order (task, image path, item id); the rows kept
-    are those whose image, then item, draws the smallest key from the seed."""
+    are those whose (first) image, then item, draws the smallest key from the seed, so that tasks asked on the
+    same image keep the same images."""
     if not len(rows):
         return rows
-    image_key = [item_rng(seed, "viewspatial.release.image", str(s)).random() for s in rows["scene_id"]]
+    rows = rows.reset_index(drop=True)
+    first = rows["image_path"].map(lambda p: str(list(p)[0]))
+    image_key = [item_rng(seed, "viewspatial.release.image", path).random() for path in first]
     item_key = [item_rng(seed, "viewspatial.release.item", str(i)).random() for i in rows["item_id"]]
     ranked = rows.assign(_image=image_key, _item=item_key).sort_values(["_image", "_item"], kind="stable")
     caps = {BUDGET_TASKS[k]: math.inf if v is None else v for k, v in budgets.model_dump().items()}

@@ -56,8 +56,22 @@ def _counts(out: Path) -> list[str]:
         for t, r in counts.iterrows()
     )
     return [
-        "<h2>Items per task and split (before review)</h2>",
+        "<h2>Items per task and split (before review and the budgets)</h2>",
         f"<table border='1' cellpadding='4'><tr><th>task</th>{head}</tr>{body}</table>",
+    ] + _released(out)
+
+
+def _released(out: Path) -> list[str]:
+    path = out / BENCHMARK / BENCHMARK_JSON
+    records = json.loads(path.read_text()) if path.is_file() else []
+    if not records:
+        return []
+    counts = {t: sum(r["question_type"] == t for r in records) for t in RELEASED_TYPES.values()}
+    camera = counts[RELEASED_TYPES["Cam-Rel. Dir."]] + counts[RELEASED_TYPES["Cam-Obj. Ori."]]
+    listed = ", ".join(f"{_esc(SHORT_NAMES[t])} {n}" for t, n in counts.items())
+    return [
+        f"<p>Released in {BENCHMARK_JSON}: {len(records)} items ({listed}); camera perspective "
+        f"{camera / len(records):.1%}, person perspective {1 - camera / len(records):.1%}</p>"
     ]
 
 
