@@ -176,6 +176,11 @@ class CocoConfig(Section):
         gt=0,
         description="frontal shoulder span / shoulder-to-face height (people without a hip); null: calibrated",
     )
+    facing_from: Literal["body", "more-confident"] = Field(
+        "body",
+        description="Cam-Obj. Ori.'s facing: the body's yaw, or the more confident of the head and body yaws "
+        "(DESIGN §4.2; a turned head then gives its own direction)",
+    )
     max_head_turn_deg: float = Field(
         90.0, gt=0, le=90, description="head and body estimates further apart than this are rejected"
     )

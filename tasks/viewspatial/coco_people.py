@@ -5,13 +5,15 @@ exactly one). Each of its people is labelled when their `area / (W·H)` reaches 
 shoulders are labelled (keypoints 5 and 6, v > 0), the head (box top to shoulder line) is at least
 `min_head_px` tall and, when the images are read, the person's crop is sharp enough (`min_sharpness`,
 tasks/viewspatial/quality.py). Each kept person gets the camera-relative facing label (the authors' bins,
-`benchfoundry.core.directions.facing_direction`, of the more confident of the body and head estimates) and
+`benchfoundry.core.directions.facing_direction`, of the body's yaw, or with `facing_from: more-confident` of
+the more confident of the body and head estimates) and
 the head turn Δ relative to the body in DESIGN's five bins (none when the body's side is unknown and its mirror
 yaw would give another bin); a person whose estimates are not confident
 enough, or whose head and body disagree by more than `max_head_turn_deg`, is rejected with the reason, as
 is a malformed annotation or image; a reason names what was missing or measured. The estimates come from
 the keypoints (`cfg.estimator == "keypoints"`, tasks/viewspatial/orientation.py: a close-up without hips is
-read from the shoulders and the head) or from Orient-Anything on the head and body crops (`person_crops`:
+read from the shoulders and the head; the frontal ratios are calibrated on every well-formed person of the
+used images) or from Orient-Anything on the head and body crops (`person_crops`:
 above and below the shoulder line, inside the person's box). Every well-formed person of a used image,
 kept or not, can be another person's Per-Rel. Dir. target.
 """
@@ -250,7 +252,8 @@ def label_person(person: Person, cfg: CocoConfig, found: ori.Orientation | str) 
             "head_delta_deg": round(found.delta, 2),
             "confidence": confidence,
         }
-    facing = found.head if found.head.confidence > found.body.confidence else found.body
+    more_confident = found.head if found.head.confidence > found.body.confidence else found.body
+    facing = found.body if cfg.facing_from == "body" else more_confident
     return {
         **row,
         "kept": True,
@@ -369,7 +372,7 @@ def label_people(data: dict[str, Any], images: str | Path | None, cfg: CocoConfi
                     "detail": problem,
                 }
             )
-    measured = [p.keypoints for p in usable]
+    measured = [p.keypoints for people in people_of.values() for p in people]
     ratios = (
         cfg.shoulder_ratio or ori.calibrate_ratio(measured, "torso"),
         cfg.head_ratio or ori.calibrate_ratio(measured, "head"),

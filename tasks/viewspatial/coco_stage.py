@@ -153,5 +153,6 @@ def coco_task(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, see
         "accuracy": marker.get("accuracy"),
         "people": marker.get("people"),
         "kept": marker.get("kept"),
+        "head_turn_unsure": marker.get("head_turn_unsure"),
         "images": marker.get("images"),
     }

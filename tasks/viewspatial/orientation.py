@@ -145,7 +145,7 @@ def head_height(kp: np.ndarray) -> float | None:
 
 
 def calibrate_ratio(
-    people: list[np.ndarray], scale: str, quantile: float = 0.95, default: float | None = None, least: int = 20
+    people: list[np.ndarray], scale: str, quantile: float = 0.95, default: float | None = None, least: int = 8
 ) -> float:
     """The frontal shoulder span over a scale (`torso`: `torso_length`, `head`: `head_height`) of a
     population: a high quantile of |L − R| / scale (the most frontal people); the default for fewer than

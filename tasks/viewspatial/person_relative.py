@@ -209,7 +209,7 @@ def candidate_items(
             least = cfg.per_rel.min_object_area_ratio * w * h
             stem = f"coco:{image_id}:{viewer.annotation_id}"
             targets = [
-                (int(o["annotation_id"]), f"the {o['name']}", _box_ground(o["bbox"], (w, h)), o["bbox"])
+                (int(o["annotation_id"]), f"the {o['name']}", None, o["bbox"])
                 for o in unique_objects([o for o in objects.get(image_id, []) if o["area"] >= least])
             ]
             targets += [

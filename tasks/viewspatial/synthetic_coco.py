@@ -434,19 +434,21 @@ def synthetic_coco_task(
 
 
 def orientation_accuracy(labels: list[dict[str, Any]], truth: dict[str, Any]) -> dict[str, Any]:
-    """A labeller's rows (coco_people.label_row) scored on `truth.json`: 8-bin facing and head-turn bin
-    accuracy over the kept people, overall and per framing (whole, knees, hips, shoulders, second person),
-    and the rejections by reason."""
+    """A labeller's rows (coco_people.label_row) scored on `truth.json`: 8-bin facing accuracy over the kept
+    people and head-turn bin accuracy over those with a head turn (not left unsure), overall and per framing
+    (whole, knees, hips, shoulders, second person), and the rejections by reason."""
     by_person = {p["annotation_id"]: p for t in truth["images"] for p in t["people"]}
     kept = [row for row in labels if row.get("kept") and row.get("annotation_id") in by_person]
 
     def scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
         facing = sum(row["facing"] == by_person[row["annotation_id"]]["facing"] for row in rows)
-        turn = sum(row["head_turn"] == by_person[row["annotation_id"]]["head_turn"] for row in rows)
+        turned = [row for row in rows if row["head_turn"] is not None]
+        turn = sum(row["head_turn"] == by_person[row["annotation_id"]]["head_turn"] for row in turned)
         return {
             "kept": len(rows),
             "facing_accuracy": round(facing / len(rows), 4) if rows else None,
-            "head_turn_accuracy": round(turn / len(rows), 4) if rows else None,
+            "head_turns": len(turned),
+            "head_turn_accuracy": round(turn / len(turned), 4) if turned else None,
         }
 
     framings = list(FRAMINGS) + [SECOND_FRAMING]

@@ -216,7 +216,8 @@ def second_location(second: SecondPerson, camera: Camera) -> np.ndarray:
 
 def frame_camera(vertices: np.ndarray, keypoints: np.ndarray, plan: ImagePlan, width: int, height: int) -> Camera:
     """A camera at azimuth = body yaw, framing the person (whole, or cut above the knees, below the hips or
-    below the shoulders)."""
+    below the shoulders: the part above the cut fills `fill` of the frame's height, or of its width when
+    wider, from the top)."""
     f = height / (2 * math.tan(math.radians(plan.fov_deg) / 2))
     if plan.framing == "knees":
         cut = float(keypoints[13:15, 2].max()) + plan.crop_offset_m
@@ -238,9 +239,11 @@ def frame_camera(vertices: np.ndarray, keypoints: np.ndarray, plan: ImagePlan, w
         uv, _ = camera.project(kept)
         span_v = (uv[:, 1].max() - uv[:, 1].min()) / (plan.fill * height)
         span_u = (uv[:, 0].max() - uv[:, 0].min()) / (plan.fill * width)
-        distance *= span_v if plan.framing != "whole" else max(span_u, span_v)
+        # Whole and head-and-shoulders framings fit the width too (a portrait frame is narrower than shoulders
+        # framed to the chest), which leaves the cut above the bottom edge.
+        distance *= max(span_u, span_v) if plan.framing in ("whole", "shoulders") else span_v
         middle = (uv[:, 1].max() + uv[:, 1].min()) / 2
-        if plan.framing != "whole":  # the top at 1 − fill of the height, the cut at the frame's bottom edge
+        if plan.framing != "whole":  # the top at 1 − fill of the height, the cut at (or above) the bottom edge
             middle = uv[:, 1].min() - (1 - plan.fill) * height + height / 2
         target[2] -= (middle - height / 2) / f * distance
     return look_at(target + distance * direction + [0, 0, plan.camera_height_m - target[2]], target, f, width, height)
