@@ -26,6 +26,9 @@ class CocoSplit(Section):
 #: Framings of the synthetic set (the frame's bottom edge): the whole person, above the knees, below the hips,
 #: below the shoulders.
 FRAMINGS = ("whole", "knees", "hips", "shoulders")
+#: The framing a second person of an image is scored under (they stand wherever the first person's framing
+#: leaves them).
+SECOND_FRAMING = "second person"
 CAM_OBJ_TEMPLATES = [
     "Taking the camera lens as the front, what direction is {subject} looking toward?",
     "Taking the camera's viewpoint as the front, which way is {subject} facing in the image?",

@@ -405,8 +405,12 @@ def test_the_authors_layout_names_images_as_the_release_does(tmp_path: Path) -> 
     )
     coco_task.fn(str(out), "val", source, config.viewspatial.coco, 0)
     StageStore(out, "viewspatial", "coco").write_manifest(["val"])
-    released = json.loads(Path(write_benchmark_files(str(out), config.viewspatial, 0)["benchmark"]).read_text())
-    assert released
+    text = Path(write_benchmark_files(str(out), config.viewspatial, 0)["benchmark"]).read_text(encoding="utf-8")
+    released = json.loads(text)
+    # Written as the release is: its key order, indent 2, ’ and — as they are, no final newline.
+    assert released and not text.endswith("\n") and text.startswith('[\n  {\n    "question_type": ')
+    assert all(list(r) == ["question_type", "image_path", "question", "answer", "choices"] for r in released)
+    assert "\\u20" not in text
     for record in released:
         (path,) = record["image_path"]
         assert path.startswith("ViewSpatial-Bench/val2017/") and (out / "viewspatial" / path).is_file()

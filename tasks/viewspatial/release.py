@@ -15,6 +15,7 @@ are laid out as the release's (`ViewSpatial-Bench/scannetv2_<split>/<scene>/orig
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shutil
@@ -25,7 +26,7 @@ import pandas as pd
 
 from benchfoundry.configs.viewspatial import TaskBudgets, ViewSpatialConfig
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.core.store import StageStore, atomic_path, write_json_atomic
+from benchfoundry.core.store import StageStore, atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common import review
 from benchfoundry.tasks.viewspatial import relative_review
 from benchfoundry.tasks.viewspatial.questions import benchmark_records, sft_records, split_by_image_count
@@ -124,6 +125,12 @@ def authors_layout(bench_dir: Path, rows: pd.DataFrame) -> pd.DataFrame:
     return rows.assign(image_path=paths)
 
 
+def write_released_json(path: Path, records: list[dict[str, Any]]) -> Path:
+    """The benchmark file as the release writes it: its keys in its order, indent 2, non-ASCII characters as
+    they are (’, —), no newline at the end."""
+    return write_bytes_atomic(path, json.dumps(records, indent=2, ensure_ascii=False).encode("utf-8"))
+
+
 def _records(rows: pd.DataFrame) -> list[dict[str, Any]]:
     records = benchmark_records(rows)
     return [rec if verified else {**rec, "verified": False} for rec, verified in zip(records, rows["verified"])]
@@ -148,7 +155,7 @@ def write_benchmark_files(out: str, vs: ViewSpatialConfig, seed: int) -> dict[st
     released = val["question_type"].value_counts().to_dict() if len(val) else {}
     camera = sum(n for t, n in released.items() if t in CAMERA_TASKS)
     return {
-        "benchmark": str(write_json_atomic(bench_dir / BENCHMARK_JSON, _records(val) if len(val) else [])),
+        "benchmark": str(write_released_json(bench_dir / BENCHMARK_JSON, _records(val) if len(val) else [])),
         "sft": str(write_json_atomic(bench_dir / SFT_JSON, single)),
         "sft_multi": str(write_json_atomic(bench_dir / SFT_MULTI_JSON, multi)),
         "val_items": len(val),

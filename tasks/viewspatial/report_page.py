@@ -11,12 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.configs.coco import FRAMINGS, SECOND_FRAMING
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import StageStore, write_bytes_atomic
 from benchfoundry.tasks.viewspatial.release import BENCHMARK_JSON, all_rows
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
 BENCHMARK = "viewspatial"
+FRAMING_ORDER = (*FRAMINGS, SECOND_FRAMING)
 PAGE = "viewspatial.html"
 EXAMPLES_PER_TASK = 2
 FRAMES_SHOWN = 8
@@ -118,7 +120,7 @@ def _coco(out: Path) -> list[str]:
             rows = "".join(
                 f"<tr><td>{_esc(framing)}</td><td>{a['people']}</td><td>{a['kept']}</td>"
                 f"<td>{_share(a['facing_accuracy'])}</td><td>{_share(a['head_turn_accuracy'])}</td></tr>"
-                for framing, a in acc.get("per_framing", {}).items()
+                for framing, a in sorted(acc.get("per_framing", {}).items(), key=lambda kv: FRAMING_ORDER.index(kv[0]))
             )
             parts.append(
                 "<table border='1' cellpadding='4'><tr><th>framing</th><th>people</th><th>kept</th>"

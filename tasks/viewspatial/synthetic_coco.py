@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchfoundry.configs.coco import FRAMINGS, SyntheticCocoConfig
+from benchfoundry.configs.coco import FRAMINGS, SECOND_FRAMING, SyntheticCocoConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.directions import facing_direction, horizontal_angle, horizontal_label
@@ -71,7 +71,6 @@ SKELETON = [
 #: deep; each tolerance sits between the two.
 TOLERANCE_M = np.array([0.03] * 5 + [0.14] * 2 + [0.12] * 2 + [0.10] * 2 + [0.16] * 2 + [0.14] * 4)
 PERSON_INDEX = 1
-SECOND_FRAMING = "second person"
 
 
 @dataclass(frozen=True)
