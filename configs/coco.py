@@ -18,6 +18,51 @@ class CocoSplit(Section):
     instances: Path | None = Field(
         None, description="instances_*.json: other objects' boxes for Per-Rel. Dir. candidates; None: none asked"
     )
+    captions: Path | None = Field(
+        None, description="captions_*.json: names a lone subject by its captions' noun (man, woman, …); None: person"
+    )
+
+
+#: Framings of the synthetic set (the frame's bottom edge): the whole person, above the knees, below the hips,
+#: below the shoulders.
+FRAMINGS = ("whole", "knees", "hips", "shoulders")
+#: The framing a second person of an image is scored under (they stand wherever the first person's framing
+#: leaves them).
+SECOND_FRAMING = "second person"
+CAM_OBJ_TEMPLATES = [
+    "Taking the camera lens as the front, what direction is {subject} looking toward?",
+    "Taking the camera's viewpoint as the front, which way is {subject} facing in the image?",
+    "With the camera's viewpoint as the front, which direction is {subject} facing in the image?",
+    "Considering the camera's perspective as the front, what direction is {subject} facing within the picture?",
+]
+PER_OBJ_TEMPLATES = [
+    "As {subject} in the photo, in which direction are you facing?",
+    "Imagine you're {subject} in this image \u2014 which direction are you facing?",
+    "Picture yourself as {subject}; which way are you looking in the scene?",
+    "Suppose you are in {subject}\u2019s position, what direction are you facing?",
+]
+PER_REL_TEMPLATES = [
+    "From the perspective of {subject}, where is {target} located?",
+    "From the perspective of {subject}, where is {target} positioned?",
+    "From the viewpoint of {subject}, in which direction is {target}?",
+    "If you were {subject}, where would {target} be relative to you?",
+]
+
+
+def check_templates(field: str, templates: list[str], slots: tuple[str, ...]) -> list[str]:
+    """Templates that name every slot and no other; ValueError naming the field otherwise."""
+    if not templates:
+        raise ValueError(f"{field}: at least one wording")
+    for t in templates:
+        try:
+            t.format(**dict.fromkeys(slots, "x"))
+        except (KeyError, IndexError, ValueError) as exc:
+            named = ", ".join("{" + slot + "}" for slot in slots)
+            raise ValueError(f"{field}: {t!r} has a slot other than {named} ({exc})") from None
+        absent = [slot for slot in slots if "{" + slot + "}" not in t]
+        if absent:
+            raise ValueError(f"{field}: {t!r} does not name {', '.join(absent)}")
+    return templates
 
 
 class SyntheticCocoConfig(Section):
@@ -30,9 +75,26 @@ class SyntheticCocoConfig(Section):
     height: int = Field(320, ge=32)
     samples: int = Field(8, ge=1, description="Cycles samples per pixel")
     object_share: float = Field(0.5, ge=0, le=1, description="share of images with objects around the person")
+    two_person_share: float = Field(
+        0.3, ge=0, le=1, description="share of images with a second person (a Per-Rel. Dir. target and viewer)"
+    )
+    framings: dict[str, float] = Field(
+        default_factory=lambda: {"whole": 0.15, "knees": 0.3, "hips": 0.3, "shoulders": 0.25},
+        description="framing → weight: the whole person, or the frame's bottom edge above the knees, below the "
+        "hips or below the shoulders (head and shoulders)",
+    )
     max_head_deg: float = Field(80.0, ge=0, le=120, description="largest head turn drawn, degrees either way")
     device: Literal["CPU", "CUDA", "OPTIX", "HIP", "METAL", "ONEAPI"] = "CPU"
     render_timeout_s: float = Field(1800.0, gt=0)
+
+    @model_validator(mode="after")
+    def _framings(self) -> SyntheticCocoConfig:
+        unknown = sorted(set(self.framings) - set(FRAMINGS))
+        if unknown or not self.framings or any(w < 0 for w in self.framings.values()):
+            raise ValueError(f"framings: weights ≥ 0 of {list(FRAMINGS)}, got {self.framings}")
+        if sum(self.framings.values()) <= 0:
+            raise ValueError("framings: the weights sum to 0")
+        return self
 
 
 class OrientAnythingConfig(Section):
@@ -48,14 +110,27 @@ class OrientAnythingConfig(Section):
     max_rotation_deg: float = Field(
         45.0, ge=0, le=180, description="a crop rolled further in the image plane is rejected as an implausible angle"
     )
+    foreground_ratio: float = Field(
+        0.85,
+        gt=0,
+        le=1,
+        description="a crop is padded to a square and then to side / ratio, centred, black (their demo's "
+        "resize_foreground), before the processor's resize and centre crop",
+    )
 
 
 class PersonRelConfig(Section):
-    """Per-Rel. Dir.: "from this person's viewpoint, where is X?" (DESIGN §4.2)."""
+    """Per-Rel. Dir.: "from this person's viewpoint, where is X?" (DESIGN §4.2); X is another object or person."""
 
-    template: str = "From the person's perspective, in which direction is the {object} relative to them?"
+    templates: list[str] = Field(
+        default_factory=lambda: list(PER_REL_TEMPLATES),
+        description="wordings, one drawn per item: {subject} the viewer, {target} the object or person asked about",
+    )
     margin_deg: float = Field(10.0, ge=0, description="skip an object this close to a label boundary")
     min_object_area_ratio: float = Field(0.005, ge=0, le=1, description="least object area / image area asked about")
+    per_image: int | None = Field(
+        None, ge=1, description="most items per image (drawn by the seed; the release has one); null: all"
+    )
     release_unreviewed: bool = Field(
         False, description="real COCO candidates not yet reviewed are released too, as verified: false"
     )
@@ -64,8 +139,18 @@ class PersonRelConfig(Section):
     @classmethod
     def _renamed(cls, data: Any) -> Any:
         return refuse_renamed(
-            "viewspatial.coco.per_rel", data, {"release_unverified": "viewspatial.coco.per_rel.release_unreviewed"}
+            "viewspatial.coco.per_rel",
+            data,
+            {
+                "release_unverified": "viewspatial.coco.per_rel.release_unreviewed",
+                "template": "viewspatial.coco.per_rel.templates",
+            },
         )
+
+    @model_validator(mode="after")
+    def _slots(self) -> PersonRelConfig:
+        check_templates("viewspatial.coco.per_rel.templates", self.templates, ("subject", "target"))
+        return self
 
 
 class CocoConfig(Section):
@@ -82,13 +167,60 @@ class CocoConfig(Section):
     )
     orient_anything: OrientAnythingConfig = OrientAnythingConfig()
     min_area_ratio: float = Field(0.2, ge=0, le=1, description="least person area / image area")
+    max_people: int = Field(
+        4, ge=1, description="most people in an image (the authors kept images with exactly one: 1)"
+    )
     min_confidence: float = Field(0.5, ge=0, le=1, description="least confidence of both yaw estimates")
     shoulder_ratio: float | None = Field(
         None, gt=0, description="frontal shoulder span / torso length; null: calibrated from the file's people"
     )
+    head_ratio: float | None = Field(
+        None,
+        gt=0,
+        description="frontal shoulder span / shoulder-to-face height (people without a hip); null: calibrated",
+    )
+    facing_from: Literal["body", "more-confident"] = Field(
+        "body",
+        description="Cam-Obj. Ori.'s facing: the body's yaw, or the more confident of the head and body yaws "
+        "(DESIGN §4.2; a turned head then gives its own direction)",
+    )
+    max_head_turn_deg: float = Field(
+        90.0, gt=0, le=90, description="head and body estimates further apart than this are rejected"
+    )
+    min_head_px: float = Field(
+        24.0, ge=0, description="least head height (box top to shoulder line), px: smaller subjects are unreadable"
+    )
+    min_sharpness: float = Field(
+        12.0,
+        ge=0,
+        description="least variance of the Laplacian of the person's grey crop (scaled to 256 px): blurrier "
+        "people are rejected; 0: no blur filter (needs the images)",
+    )
     margin_deg: float = Field(5.0, ge=0, description="skip a question whose estimate is this close to a bin edge")
-    cam_obj_template: str = "From the camera's perspective, which direction is the person facing?"
-    per_obj_template: str = (
-        "From the person's perspective, which direction is their head turned relative to their body?"
+    cam_obj_templates: list[str] = Field(
+        default_factory=lambda: list(CAM_OBJ_TEMPLATES),
+        description="Cam-Obj. Ori. wordings (the release's), one drawn per item; {subject}: 'the woman', …",
+    )
+    per_obj_templates: list[str] = Field(
+        default_factory=lambda: list(PER_OBJ_TEMPLATES),
+        description="Per-Obj. Ori. wordings (the release's), one drawn per item; {subject}: 'the woman', …",
     )
     per_rel: PersonRelConfig = PersonRelConfig()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        return refuse_renamed(
+            "viewspatial.coco",
+            data,
+            {
+                "cam_obj_template": "viewspatial.coco.cam_obj_templates",
+                "per_obj_template": "viewspatial.coco.per_obj_templates",
+            },
+        )
+
+    @model_validator(mode="after")
+    def _slots(self) -> CocoConfig:
+        check_templates("viewspatial.coco.cam_obj_templates", self.cam_obj_templates, ("subject",))
+        check_templates("viewspatial.coco.per_obj_templates", self.per_obj_templates, ("subject",))
+        return self

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from benchfoundry.configs.base import Section
-from benchfoundry.configs.coco import CocoConfig
+from benchfoundry.configs.base import Section, refuse_renamed
+from benchfoundry.configs.coco import CocoConfig, check_templates
 from benchfoundry.configs.scannet import EXCLUDED_LABELS, EXCLUDED_NYU40, CoverageConfig
 
 
@@ -23,6 +24,25 @@ class SyntheticScanConfig(Section):
     layout: str = Field("raw", pattern="^(raw|export)$", description="which written layout the build reads")
 
 
+#: Cam-Rel. Dir. wordings of the release: {target} is asked about, {reference} is the object it is placed from.
+CAM_REL_TEMPLATES = [
+    "How is the {target} positioned with respect to the {reference}?",
+    "Could you tell me the location of the {target} in comparison to the {reference}?",
+    "Where is the {target} in relation to the {reference}?",
+    "Where is the {target} located compared to the {reference} from the camera's perspective?",
+    "Can you describe the position of the {target} relative to the {reference}?",
+    "If you're looking at the {reference}, where would you find the {target}?",
+]
+#: Per-Sce. Sim. wordings of the release (the authors' Sce_Sim_make.py): stand at {a}, face {b}, where is {c}
+#: (bare category names, as released).
+SCENE_SIM_TEMPLATES = [
+    "Standing at {a}, gazing at {b}, where should {c} be?",
+    "If you stand at {a} facing {b}, where is {c}?",
+    "Imagine standing at {a} looking towards {b}, where is {c}?",
+    "When positioned at {a} facing {b}, where can you find {c}?",
+]
+
+
 class DirectionQAConfig(Section):
     """Cam-Rel.Dir and Per-Sce.Sim question construction (DESIGN §4.1)."""
 
@@ -33,19 +53,60 @@ class DirectionQAConfig(Section):
     margin_deg: float = Field(5.0, ge=0, description="skip items this close to a label boundary")
     min_distance_m: float = Field(0.3, ge=0, description="least distance between the objects of an item")
     cam_rel_per_scene: int = Field(60, ge=0, description="most Cam-Rel.Dir items per scan")
+    cam_rel_per_frame: int | None = Field(
+        None, ge=1, description="most Cam-Rel.Dir items per frame (the release has one); null: all"
+    )
     scene_sim_per_scene: int = Field(40, ge=0, description="most Per-Sce.Sim items per scan")
-    cam_rel_template: str = "From the camera's perspective, in which direction is the {b} relative to the {a}?"
-    scene_sim_template: str = (
-        "Imagine you are standing at the {a} and facing the {b}. In which direction is the {c} from you?"
+    cam_rel_templates: list[str] = Field(
+        default_factory=lambda: list(CAM_REL_TEMPLATES), description="Cam-Rel. Dir. wordings, one drawn per item"
+    )
+    scene_sim_templates: list[str] = Field(
+        default_factory=lambda: list(SCENE_SIM_TEMPLATES), description="Per-Sce. Sim. wordings, one drawn per item"
     )
     mc_instruction: str = "Answer with the option's letter from the given choices directly."
     direct_instruction: str = "Answer with one direction, e.g. front-left."
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        return refuse_renamed(
+            "viewspatial.qa",
+            data,
+            {
+                "cam_rel_template": "viewspatial.qa.cam_rel_templates",
+                "scene_sim_template": "viewspatial.qa.scene_sim_templates",
+            },
+        )
 
     @model_validator(mode="after")
     def _ordered_thresholds(self) -> DirectionQAConfig:
         if self.vertical_min_deg >= self.vertical_only_deg:
             raise ValueError("vertical_min_deg must be below vertical_only_deg")
+        check_templates("viewspatial.qa.cam_rel_templates", self.cam_rel_templates, ("target", "reference"))
+        check_templates("viewspatial.qa.scene_sim_templates", self.scene_sim_templates, ("a", "b", "c"))
         return self
+
+
+class TaskBudgets(Section):
+    """Most items of each task in ViewSpatial-Bench.json (drawn by the seed); the defaults are the release's
+    counts (camera perspective 2,769 = 48.4 %, person perspective 2,943 = 51.6 %); null: every item."""
+
+    cam_rel: int | None = Field(1773, ge=0, description="Cam-Rel. Dir.")
+    cam_obj: int | None = Field(996, ge=0, description="Cam-Obj. Ori.")
+    per_obj: int | None = Field(996, ge=0, description="Per-Obj. Ori.")
+    per_rel: int | None = Field(842, ge=0, description="Per-Rel. Dir.")
+    scene_sim: int | None = Field(1105, ge=0, description="Per-Sce. Sim.")
+
+
+class ReleaseConfig(Section):
+    """How ViewSpatial-Bench.json and its images are written (DESIGN §4.3)."""
+
+    layout: Literal["build", "authors"] = Field(
+        "build",
+        description="build: images under images/; authors: as the release, ViewSpatial-Bench/scannetv2_<split>/"
+        "<scene>/original_images/<frame>.jpg and ViewSpatial-Bench/<split>2017/<file>, relative to the release root",
+    )
+    budgets: TaskBudgets = TaskBudgets()
 
 
 class ViewSpatialConfig(Section):
@@ -75,3 +136,4 @@ class ViewSpatialConfig(Section):
     coverage: CoverageConfig = CoverageConfig()
     qa: DirectionQAConfig = DirectionQAConfig()
     coco: CocoConfig = CocoConfig()
+    release: ReleaseConfig = ReleaseConfig()

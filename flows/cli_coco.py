@@ -18,6 +18,9 @@ def _cmd_label(args: argparse.Namespace) -> int:
         estimator=args.estimator,
         min_area_ratio=args.min_area_ratio,
         min_confidence=args.min_confidence,
+        max_people=args.max_people,
+        min_head_px=args.min_head_px,
+        min_sharpness=args.min_sharpness,
         orient_anything=model,
     )
     result = label_file(args.annotations, args.images, cfg)
@@ -28,8 +31,9 @@ def _cmd_label(args: argparse.Namespace) -> int:
     kept = [r for r in result["labels"] if r["kept"]]
     for r in kept:
         print(
-            f"image {r['image_id']} person {r['annotation_id']}: facing {r['facing']}, head turned "
-            f"{r['head_turn']} (Δ {r['head_delta_deg']:+.1f}°), confidence {r['confidence']:.2f}"
+            f"image {r['image_id']} person {r['annotation_id']}: facing {r['facing']} (the camera looking front), "
+            f"head turned {r['head_turn'] or 'unsure'} (Δ {r['head_delta_deg']:+.1f}°), "
+            f"confidence {r['confidence']:.2f}"
         )
     print(
         f"{len(kept)} labelled; rejected: " + (", ".join(f"{k}: {n}" for k, n in result["rejected"].items()) or "none")
@@ -54,5 +58,13 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default=OrientAnythingConfig().device, help="orient-anything: torch device")
     p.add_argument("--min-area-ratio", type=float, default=CocoConfig().min_area_ratio)
     p.add_argument("--min-confidence", type=float, default=CocoConfig().min_confidence)
+    p.add_argument("--max-people", type=int, default=CocoConfig().max_people, help="most people in an image")
+    p.add_argument("--min-head-px", type=float, default=CocoConfig().min_head_px, help="least head height, px")
+    p.add_argument(
+        "--min-sharpness",
+        type=float,
+        default=CocoConfig().min_sharpness,
+        help="least variance of the Laplacian of a person's crop (needs --images; 0: no blur filter)",
+    )
     p.add_argument("--json", action="store_true", help="print {labels, rejected} as JSON")
     p.set_defaults(func=_cmd_label)

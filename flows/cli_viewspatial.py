@@ -17,7 +17,7 @@ def _cmd_review_import(args: argparse.Namespace) -> int:
     )
     if counts is None:
         return 1
-    files = write_benchmark_files(str(build), config.viewspatial)
+    files = write_benchmark_files(str(build), config.viewspatial, config.seed)
     print(
         f"imported {counts[0]} decisions ({counts[1]} bad rows skipped); ViewSpatial-Bench.json now holds "
         f"{files['val_items']} items, the SFT files {files['train_items']}"

@@ -7,7 +7,9 @@ changed ones. A scan that cannot be read, or whose task fails, is reported in th
 other scans are still built; when no scan is built, or COCO splits are expected and none is built, the
 benchmark is `failed`. The val split becomes `viewspatial/ViewSpatial-Bench.json`, the train
 split the SFT chat files `viewspatial/ViewSpatial-SFT.json` (one image per record) and
-`ViewSpatial-SFT-multi.json` (several). Without the label map TSV (`viewspatial.label_map: null`, or
+`ViewSpatial-SFT-multi.json` (several); the benchmark holds at most `viewspatial.release.budgets` items a task,
+its images laid out as the release's with `viewspatial.release.layout: authors` (tasks/viewspatial/release.py).
+Without the label map TSV (`viewspatial.label_map: null`, or
 left at its default and not found), objects are excluded by raw category name
 (`viewspatial.excluded_labels`); a label map set explicitly in the config that does not exist fails
 the benchmark. The COCO half (DESIGN §4.2: tasks/viewspatial/coco_stage.py) labels the people of each
@@ -41,6 +43,7 @@ from benchfoundry.tasks.viewspatial.scan_stages import (
 )
 from benchfoundry.tasks.viewspatial.synthetic_coco import synthetic_coco_task
 from benchfoundry.tasks.viewspatial.synthetic_scan import SYNTHETIC_SCENES, write_root_files
+from benchfoundry.tasks.viewspatial.task_names import SHORT_NAMES
 
 
 @flow(name="viewspatial")
@@ -99,13 +102,17 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     stages["coco"] = str(coco_store.write_manifest(sorted(coco)))
     problems += coco_store.problems(sorted(coco))
     extra["coco"] = coco
-    files = write_benchmark_files(out, vs)
+    files = write_benchmark_files(out, vs, config.seed)
     stages.update({k: files[k] for k in ("benchmark", "sft", "sft_multi")})
+    extra["released"] = files["released"]
+    extra["camera_share"] = files["camera_share"]
     stages["report"] = str(write_report_page(out, config.seed))
+    available = ", ".join(f"{s} {SHORT_NAMES[t]}: {n}" for (s, t), n in files["counts"].items())
     detail = (
         f"{len(done)}/{len(scans)} scans from {source}; {len(coco)}/{coco_expected} COCO splits from {coco_source}; "
-        f"{files['val_items']} benchmark items, {files['train_items']} SFT items "
-        f"({', '.join(f'{s} {t}: {n}' for (s, t), n in files['counts'].items()) or 'none'}); "
+        f"{files['val_items']} benchmark items "
+        f"({', '.join(f'{t}: {n}' for t, n in files['released'].items())}), {files['train_items']} SFT items; "
+        f"before the budgets: {available or 'none'}; "
         f"{files['review_items']} Per-Rel. Dir. candidates for review; {label_rule}."
     )
     built = bool(done) and (bool(coco) or not coco_expected)
@@ -124,6 +131,7 @@ def coco_half(config: BuildConfig, out: str) -> tuple[dict[str, Any], list[dict[
                 "annotations": str(s.annotations),
                 "images": str(s.images),
                 "instances": None if s.instances is None else str(s.instances),
+                "captions": None if s.captions is None else str(s.captions),
                 "truth": None,
             }
             for split, s in cc.splits.items()
@@ -140,7 +148,7 @@ def coco_half(config: BuildConfig, out: str) -> tuple[dict[str, Any], list[dict[
             ],
             {split: str(root / split) for split in cc.synthetic.images},
         )
-        sources = {r["split"]: {**r["paths"], "instances": None} for r in made}
+        sources = {r["split"]: {**r["paths"], "instances": None, "captions": None} for r in made}
         render_s = {r["split"]: r["render_s"] for r in made}
         where = f"the synthetic set in {root}"
     task = with_runner_policy(coco_task, config.runner)

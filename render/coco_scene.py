@@ -1,9 +1,9 @@
-"""Synthetic COCO images (ViewSpatial-Bench's embedded default): the posed person, a floor and a few
+"""Synthetic COCO images (ViewSpatial-Bench's embedded default): the posed people, a floor and a few
 coloured primitives seen by a pinhole camera.
 
 The spec (a `CocoShard`) comes from `tasks/viewspatial/synthetic_coco.make_split`: one image after another,
-each built in a fresh file. The person has pass index 1 and each object its own index, so the object-index
-pass gives exact masks; the colour image goes to a PNG and the index pass, as float32 `.npy`, beside it.
+each built in a fresh file. Each person and each object has its own pass index, so the object-index pass
+gives exact masks; the colour image goes to a PNG and the index pass, as float32 `.npy`, beside it.
 Runs inside the render worker (render/worker.py).
 """
 
@@ -39,7 +39,8 @@ def render_image(scene: Any, spec: CocoShard, image: CocoImage, scratch: Path) -
     place_camera(camera, image.camera_matrix)
     for k, part in enumerate(image.parts):
         add_primitive(scene, f"part{k:02d}", part)
-    add_person(scene, image.person)
+    for person in image.people:
+        add_person(scene, person)
     apply_lighting(image.light, scene)
     render_with_index(scene, scratch, image.image, image.index_npy)
 

@@ -1,10 +1,13 @@
-"""COCO people → orientation labels: the filters, bad annotations, the CLI on a real photograph."""
+"""COCO people → orientation labels: the filters (with their reasons), several people in an image, bad
+annotations, blur, the CLI on real photographs (a man in profile; a head-and-shoulders portrait facing the
+camera)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
@@ -69,18 +72,36 @@ def test_filters_and_labels_of_constructed_people(tmp_path: Path) -> None:
     path, images = coco_file(tmp_path)
     result = label_file(path, None, CocoConfig(shoulder_ratio=0.72))
     by_image = {r["image_id"]: r for r in result["labels"]}
-    assert by_image[1]["kept"] and by_image[1]["facing"] == "front" and by_image[1]["head_turn"] == "front-left"
+    # Facing the camera: "back" (the camera's viewing direction is front); the head 40° to the own left.
+    assert by_image[1]["kept"] and by_image[1]["facing"] == "back" and by_image[1]["head_turn"] == "front-left"
     assert by_image[1]["head_delta_deg"] == pytest.approx(-40, abs=6)
     # Yaw 80: faces the image's left; the head 30° further to the own left.
     assert by_image[2]["kept"] and by_image[2]["facing"] == "left" and by_image[2]["head_turn"] == "front-left"
     # Facing away, one ear seen: no face to read the head from.
     assert by_image[8]["reason"] == "low confidence"
-    assert by_image[3]["reason"] == "2 people, not one"
+    # Two people in image 3: each is labelled.
+    two = [r for r in result["labels"] if r["image_id"] == 3]
+    assert [r["annotation_id"] for r in two] == [3, 4] and all(r["kept"] and r["facing"] == "back" for r in two)
     assert by_image[4]["reason"] == "crowd region"
     assert by_image[5]["reason"].startswith("person area below 0.2")
-    assert by_image[6]["reason"] == "shoulders not labelled"
+    assert by_image[6]["reason"] == "left_shoulder not labelled"
     assert by_image[7]["reason"].startswith("malformed: keypoints")
-    assert sum(result["rejected"].values()) == 6
+    assert sum(result["rejected"].values()) == 5
+    # The authors' rule, one person an image, turns image 3 away.
+    alone = label_file(path, None, CocoConfig(shoulder_ratio=0.72, max_people=1))
+    assert [r["reason"] for r in alone["labels"] if r["image_id"] == 3] == ["2 people, more than 1"]
+
+
+def test_a_head_too_small_to_read_is_rejected_by_its_size(tmp_path: Path) -> None:
+    kp = project(0.0, 0.0)
+    shoulders = float(kp[5:7, 1].mean())
+    small = annotation(1, 1, kp, bbox=[200.0, shoulders - 20, 240.0, 300.0])
+    coco = {"images": [{"id": 1, "file_name": "1.jpg", "width": W, "height": H}], "annotations": [small]}
+    (tmp_path / "c.json").write_text(json.dumps(coco))
+    (row,) = label_file(tmp_path / "c.json", None, CocoConfig(shoulder_ratio=0.72))["labels"]
+    assert row["reason"] == "subject too small: head below 24 px"
+    (row,) = label_file(tmp_path / "c.json", None, CocoConfig(shoulder_ratio=0.72, min_head_px=16))["labels"]
+    assert row["kept"]
 
 
 def test_an_unreadable_image_is_rejected_when_the_images_are_checked(tmp_path: Path) -> None:
@@ -137,6 +158,66 @@ def test_the_cli_labels_a_real_photograph_with_hand_placed_keypoints(tmp_path: P
     assert row["kept"] and row["facing"] == "right" and row["head_turn"] == "front"
 
 
+#: skimage's `astronaut` (Eileen Collins, a frontal head-and-shoulders portrait, 512 × 512) with keypoints placed
+#: by hand on the photograph: her eyes, nose and ears, and her shoulders inside the suit; her hips are out of
+#: the frame. Her left is the image's right.
+ASTRONAUT_KEYPOINTS = {
+    0: (224.0, 125.5, 2),  # nose
+    1: (246.0, 103.0, 2),  # left eye
+    2: (204.5, 101.0, 2),  # right eye
+    3: (270.0, 124.0, 2),  # left ear
+    4: (176.0, 120.0, 2),  # right ear
+    5: (325.0, 240.0, 2),  # left shoulder
+    6: (85.0, 235.0, 2),  # right shoulder
+}
+
+
+def astronaut_coco(tmp_path: Path, image: np.ndarray) -> Path:
+    Image.fromarray(image).save(tmp_path / "astronaut.png")
+    kp = np.zeros((17, 3))
+    for i, point in ASTRONAUT_KEYPOINTS.items():
+        kp[i] = point
+    coco = {
+        "images": [{"id": 1, "file_name": "astronaut.png", "width": 512, "height": 512}],
+        "annotations": [
+            {
+                "id": 1,
+                "image_id": 1,
+                "category_id": 1,
+                "bbox": [20.0, 10.0, 350.0, 502.0],
+                "area": 0.5 * 512 * 512,
+                "iscrowd": 0,
+                "keypoints": kp.reshape(-1).tolist(),
+                "num_keypoints": len(ASTRONAUT_KEYPOINTS),
+            }
+        ],
+    }
+    path = tmp_path / "astronaut.json"
+    path.write_text(json.dumps(coco))
+    return path
+
+
+def test_a_real_head_and_shoulders_portrait_facing_the_camera_is_kept_facing_back_head_front(
+    tmp_path: Path, capsys
+) -> None:
+    """No hip: the body yaw comes from the shoulders with the head as scale; she faces the lens, which the
+    authors' convention calls "back", her head in line with her body."""
+    path = astronaut_coco(tmp_path, skimage_data.astronaut())
+    assert main(["coco", "label", str(path), "--images", str(tmp_path), "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["labels"]
+    assert row["kept"] and row["facing"] == "back" and row["head_turn"] == "front"
+    assert abs(row["head_delta_deg"]) < 20 and row["confidence"] >= 0.5
+
+
+def test_a_blurred_photograph_is_rejected_as_blurry(tmp_path: Path) -> None:
+    blurred = cv2.GaussianBlur(skimage_data.astronaut(), (0, 0), 6)
+    result = label_file(astronaut_coco(tmp_path, blurred), tmp_path, CocoConfig())
+    (row,) = result["labels"]
+    assert not row["kept"] and row["reason"] == "blurry: sharpness below 12"
+    assert result["rejected"] == {"blurry: sharpness below 12": 1}
+    assert label_file(astronaut_coco(tmp_path, blurred), tmp_path, CocoConfig(min_sharpness=0))["labels"][0]["kept"]
+
+
 def test_orientation_questions_keep_the_distractor_rule_and_the_answer(tmp_path: Path) -> None:
     from benchfoundry.tasks.viewspatial.coco_questions import CAM_OBJ, PER_OBJ, orientation_items
     from benchfoundry.tasks.viewspatial.questions import qa_table
@@ -151,14 +232,24 @@ def test_orientation_questions_keep_the_distractor_rule_and_the_answer(tmp_path:
     coco = {"images": [{"id": i, "file_name": f"{i}.jpg", "width": W, "height": H} for i in truth], "annotations": rows}
     (tmp_path / "c.json").write_text(json.dumps(coco))
     labels = label_file(tmp_path / "c.json", None, CocoConfig(shoulder_ratio=0.72))["labels"]
-    items = orientation_items(labels, {i: f"images/coco/{i}.jpg" for i in truth}, "val", CocoConfig(), seed=5)
+    subjects = {k: ("the woman" if k % 2 else "the man") for k in truth}
+    items = orientation_items(labels, {i: f"images/coco/{i}.jpg" for i in truth}, subjects, "val", CocoConfig(), seed=5)
     assert {i["question_type"] for i in items} == {CAM_OBJ, PER_OBJ}
+    assert CAM_OBJ == "Camera perspective - Object View Orientation"
+    assert PER_OBJ == "Person perspective - Object View Orientation"
+    # The release's wordings, all used, each naming the item's subject.
+    for task, templates in ((CAM_OBJ, CocoConfig().cam_obj_templates), (PER_OBJ, CocoConfig().per_obj_templates)):
+        of_task = [i for i in items if i["question_type"] == task]
+        used = {
+            t for t in templates for i in of_task if t.format(subject=subjects[i["object_ids"][0]]) == i["question"]
+        }
+        assert used == set(templates) and all(i["labels"] == [subjects[i["object_ids"][0]]] for i in of_task)
     for item in items:
         options = [line.split(". ", 1)[1] for line in item["choices"].split("\n")]
         answer = item["answer"].split(". ", 1)[1]
         assert len(set(options)) == 4 and answer == item["answer_label"] and answer in options
         assert all(o == answer or (o not in answer and answer not in o) for o in options)
-    again = orientation_items(labels, {i: f"images/coco/{i}.jpg" for i in truth}, "val", CocoConfig(), seed=5)
+    again = orientation_items(labels, {i: f"images/coco/{i}.jpg" for i in truth}, subjects, "val", CocoConfig(), seed=5)
     assert again == items and len(qa_table(items)) == len(items)
     # Per-Obj. Ori. answers agree with the constructed head turns for most people: 75 % (a guess: 20 %;
     # the estimate-side margin keeps some people whose true turn lies near a bin edge).

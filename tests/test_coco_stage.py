@@ -1,5 +1,6 @@
-"""The COCO stage of ViewSpatial: Per-Rel. Dir. geometry, candidates on a constructed photograph's boxes,
-the review release, and one split end to end (items, rerun, a corrupt image)."""
+"""The COCO stage of ViewSpatial: Per-Rel. Dir. geometry, candidates on a constructed photograph's boxes (other
+objects and other people), the review release, subjects named by their captions' noun, the task budgets and
+the authors' layout, and one split end to end (items, rerun, a corrupt image)."""
 
 from __future__ import annotations
 
@@ -28,8 +29,9 @@ from benchfoundry.tasks.viewspatial.person_relative import (
     ground_point,
     person_angle,
 )
-from benchfoundry.tasks.viewspatial.release import write_benchmark_files
+from benchfoundry.tasks.viewspatial.release import authors_path, within_budgets, write_benchmark_files
 from benchfoundry.tasks.viewspatial.report_page import write_report_page
+from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
 W, H = 640, 480
 FOCAL = (W / 2) / math.tan(math.radians(30.0))  # the 60° field of view the candidate rule assumes
@@ -104,13 +106,16 @@ def test_a_box_cut_by_the_image_edge_falls_back_to_the_lateral_offset() -> None:
     assert compass(angle) == "left" and angle == pytest.approx(270.0)
 
 
+PER_REL = "Person perspective - Relative Direction"
+
+
 def rows(n: int) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
                 "item_id": f"i{k}",
                 "split": "val",
-                "question_type": "Per-Rel. Dir.",
+                "question_type": PER_REL,
                 "question": "q",
                 "image_path": ["images/x.jpg"],
                 "choices": "A. left\nB. right\nC. back\nD. front",
@@ -143,14 +148,20 @@ def test_review_releases_accepted_and_edited_rows_and_flags_undecided_ones() -> 
     assert [item["id"] for item in relative_review.review_items(rows(5))] == ["i1", "i2", "i3", "i4"]
 
 
-def write_split(tmp_path: Path) -> dict[str, str]:
-    """Three one-person images; the first has a chair and two cups (the cups repeat: not asked)."""
+def photo(seed: int) -> Image.Image:
+    """A textured stand-in photograph (a flat image would be rejected as blurry)."""
+    return Image.fromarray(np.random.default_rng(seed).integers(0, 256, (H, W, 3), dtype=np.uint8))
+
+
+def write_split(tmp_path: Path, captions: bool = False) -> dict[str, str | None]:
+    """Three one-person images; the first has a chair and two cups (the cups repeat: not asked); with
+    `captions`, a captions file whose majority calls the first image's person a woman."""
     images = tmp_path / "images"
     images.mkdir()
     kps = [project(0.0, -40.0), project(80.0, 50.0), project(0.0, 0.0)]
     anns = []
     for i, kp in enumerate(kps, start=1):
-        Image.new("RGB", (W, H), (40 * i, 90, 120)).save(images / f"{i:06d}.jpg")
+        photo(i).save(images / f"{i:06d}.jpg")
         anns.append(
             {
                 "id": 100 + i,
@@ -176,7 +187,25 @@ def write_split(tmp_path: Path) -> dict[str, str]:
     }
     path = tmp_path / "person_keypoints.json"
     path.write_text(json.dumps(coco))
-    return {"annotations": str(path), "images": str(images), "instances": None, "truth": None}
+    found = None
+    if captions:
+        said = ["A woman in a red coat stands.", "The lady smiles at the camera.", "A man and a woman.", "A person."]
+        found = tmp_path / "captions.json"
+        found.write_text(
+            json.dumps(
+                {
+                    "images": coco["images"],
+                    "annotations": [{"id": k, "image_id": 1, "caption": c} for k, c in enumerate(said)],
+                }
+            )
+        )
+    return {
+        "annotations": str(path),
+        "images": str(images),
+        "instances": None,
+        "captions": None if found is None else str(found),
+        "truth": None,
+    }
 
 
 def test_a_split_makes_the_three_tasks_reports_a_corrupt_image_and_is_skipped_on_rerun(tmp_path: Path) -> None:
@@ -185,9 +214,14 @@ def test_a_split_makes_the_three_tasks_reports_a_corrupt_image_and_is_skipped_on
     result = coco_task.fn(str(out), "val", source, cfg, 0)
     store = StageStore(out, "viewspatial", "coco")
     table = store.shard_rows("val")
-    assert set(table["question_type"]) == {"Cam-Obj. Ori.", "Per-Obj. Ori.", "Per-Rel. Dir."}
-    per_rel = table[table["question_type"] == "Per-Rel. Dir."]
-    assert list(per_rel["labels"].map(list)) == [["person", "chair"]] and per_rel["needs_review"].all()
+    assert set(table["question_type"]) == {
+        "Camera perspective - Object View Orientation",
+        "Person perspective - Object View Orientation",
+        PER_REL,
+    }
+    per_rel = table[table["question_type"] == PER_REL]
+    assert list(per_rel["labels"].map(list)) == [["the person", "the chair"]] and per_rel["needs_review"].all()
+    assert "the person" in per_rel["question"].iloc[0] and "the chair" in per_rel["question"].iloc[0]
     for row in table.itertuples():
         options = [line.split(". ", 1)[1] for line in row.choices.split("\n")]
         assert row.answer_label in options and len(set(options)) == 4
@@ -213,12 +247,12 @@ def test_candidates_wait_for_review_and_an_imported_edit_releases_them(tmp_path:
     coco_task.fn(str(out), "val", source, config.viewspatial.coco, 0)
     StageStore(out, "viewspatial", "coco").write_manifest(["val"])
     (out / "build.json").write_text(json.dumps({"config": config.model_dump(mode="json")}))
-    files = write_benchmark_files(str(out), config.viewspatial)
+    files = write_benchmark_files(str(out), config.viewspatial, config.seed)
     released = json.loads(Path(files["benchmark"]).read_text())
-    assert files["review_items"] == 1 and "Per-Rel. Dir." not in {r["question_type"] for r in released}
+    assert files["review_items"] == 1 and PER_REL not in {r["question_type"] for r in released}
     review_csv = out / "viewspatial" / "review" / "review.csv"
     lines = list(csv.DictReader(review_csv.open()))
-    assert [row["task"] for row in lines] == ["Per-Rel. Dir."] and row_image_exists(out, lines[0]["image"])
+    assert [row["task"] for row in lines] == [PER_REL] and row_image_exists(out, lines[0]["image"])
     other = next(o for o in lines[0]["options"].split(" | ") if o != lines[0]["answer"])
     lines[0].update(decision="edit", edited_answer=other)
     with review_csv.open("w", newline="") as f:
@@ -227,7 +261,7 @@ def test_candidates_wait_for_review_and_an_imported_edit_releases_them(tmp_path:
         writer.writerows(lines)
     assert main(["viewspatial", "review-import", str(out), str(review_csv)]) == 0
     released = json.loads(Path(files["benchmark"]).read_text())
-    per_rel = [r for r in released if r["question_type"] == "Per-Rel. Dir."]
+    per_rel = [r for r in released if r["question_type"] == PER_REL]
     assert len(per_rel) == 1 and per_rel[0]["answer"].split(". ", 1)[1] == other
     assert per_rel[0]["answer"] in per_rel[0]["choices"].split("\n") and "verified" not in per_rel[0]
 
@@ -242,11 +276,148 @@ def test_the_report_page_counts_the_items_and_shows_released_ones(tmp_path: Path
     coco_task.fn(str(out), "val", source, config.viewspatial.coco, 0)
     rows = StageStore(out, "viewspatial", "coco").shard_rows("val")
     StageStore(out, "viewspatial", "coco").write_manifest(["val"])
-    released = json.loads(Path(write_benchmark_files(str(out), config.viewspatial)["benchmark"]).read_text())
+    released = json.loads(Path(write_benchmark_files(str(out), config.viewspatial, 0)["benchmark"]).read_text())
     page = write_report_page(out, 0).read_text()
     for task, n in rows["question_type"].value_counts().items():
-        assert f"<tr><td>{task}</td><td>{n}</td></tr>" in page
+        assert f"<tr><td>{SHORT_NAMES[task]}</td><td>{n}</td></tr>" in page
     assert "2 of 3 people kept" in page and "image unusable: 1" in page
     shown = [r for r in released if html.escape(r["question"]) in page]
     assert shown and all(f"../viewspatial/{r['image_path'][0]}" in page for r in shown)
     assert all((out / "report" / f"../viewspatial/{r['image_path'][0]}").is_file() for r in shown)
+
+
+def two_people_split(tmp_path: Path) -> dict[str, str | None]:
+    """One image, two people side by side (both facing the camera), a chair at the right edge."""
+    images = tmp_path / "images"
+    images.mkdir()
+    photo(1).save(images / "000001.jpg")
+    anns = []
+    for k, dx in enumerate((-150.0, 150.0)):
+        kp = project(0.0, 0.0)
+        kp[:, 0] += dx * (kp[:, 2] > 0)
+        anns.append(
+            {
+                "id": 101 + k,
+                "image_id": 1,
+                "category_id": 1,
+                "bbox": [200.0 + dx, 40.0, 240.0, 400.0],
+                "area": 0.25 * W * H,
+                "iscrowd": 0,
+                "keypoints": kp.reshape(-1).tolist(),
+                "num_keypoints": int((kp[:, 2] > 0).sum()),
+            }
+        )
+    coco = {
+        "images": [{"id": 1, "file_name": "000001.jpg", "width": W, "height": H}],
+        "annotations": anns,
+        "categories": [{"id": 1, "name": "person"}],
+    }
+    path = tmp_path / "person_keypoints.json"
+    path.write_text(json.dumps(coco))
+    return {"annotations": str(path), "images": str(images), "instances": None, "captions": None, "truth": None}
+
+
+def test_each_person_of_an_image_is_labelled_and_the_other_is_their_per_rel_target(tmp_path: Path) -> None:
+    """Two people facing the camera: each one's right is the image's left, so from the one on the left the
+    other (at the same depth, to the image's right) stands on their left, and the other way round."""
+    out, source = tmp_path / "out", two_people_split(tmp_path)
+    cfg = CocoConfig(shoulder_ratio=0.72, margin_deg=0.0)
+    result = coco_task.fn(str(out), "val", source, cfg, 0)
+    assert result["kept"] == 2
+    table = StageStore(out, "viewspatial", "coco").shard_rows("val")
+    per_rel = table[table["question_type"] == PER_REL]
+    got = {tuple(r.labels): r.answer_label for r in per_rel.itertuples()}
+    assert got == {
+        ("the person on the left", "the person on the right"): "left",
+        ("the person on the right", "the person on the left"): "right",
+    }
+    assert per_rel["needs_review"].all()
+    cam_obj = table[table["question_type"] == RELEASED_TYPES["Cam-Obj. Ori."]]
+    assert sorted(cam_obj["answer_label"]) == ["back", "back"]
+    capped = coco_task.fn(
+        str(tmp_path / "capped"),
+        "val",
+        source,
+        cfg.model_copy(update={"per_rel": cfg.per_rel.model_copy(update={"per_image": 1})}),
+        0,
+    )
+    assert capped["items"] == len(table) - 1
+
+
+def test_a_lone_person_is_named_by_the_noun_most_captions_give(tmp_path: Path) -> None:
+    out, source = tmp_path / "out", write_split(tmp_path, captions=True)
+    coco_task.fn(str(out), "val", source, CocoConfig(shoulder_ratio=0.72, margin_deg=0.0), 0)
+    table = StageStore(out, "viewspatial", "coco").shard_rows("val")
+    first = table[table["scene_id"] == "coco:1"]
+    assert set(first["labels"].map(lambda v: list(v)[0])) == {"the woman"}
+    assert all("the woman" in q for q in first["question"])
+    assert set(table[table["scene_id"] == "coco:2"]["labels"].map(lambda v: list(v)[0])) == {"the person"}
+
+
+def budget_rows(n: int, task: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "item_id": f"{task}:{k}",
+                "scene_id": f"coco:{k}",
+                "split": "val",
+                "question_type": task,
+                "image_path": [f"images/coco/val/{k:012d}.jpg"],
+            }
+            for k in range(n)
+        ]
+    )
+
+
+def test_budgets_cap_each_task_prefer_shared_images_and_keep_the_release_order() -> None:
+    from benchfoundry.configs.viewspatial import TaskBudgets
+
+    cam, per = RELEASED_TYPES["Cam-Obj. Ori."], RELEASED_TYPES["Per-Obj. Ori."]
+    rows = pd.concat([budget_rows(50, per), budget_rows(50, cam)], ignore_index=True)
+    kept = within_budgets(rows, TaskBudgets(cam_obj=20, per_obj=20, per_rel=None), seed=4)
+    assert kept["question_type"].value_counts().to_dict() == {cam: 20, per: 20}
+    # The same images for both tasks, the release's task order, then by image path.
+    assert set(kept[kept["question_type"] == cam]["scene_id"]) == set(kept[kept["question_type"] == per]["scene_id"])
+    assert list(kept["question_type"]) == [cam] * 20 + [per] * 20
+    paths = [p[0] for p in kept["image_path"]]
+    assert paths[:20] == sorted(paths[:20])
+    assert within_budgets(rows, TaskBudgets(cam_obj=20, per_obj=20), seed=4).equals(kept)
+    assert not within_budgets(rows, TaskBudgets(cam_obj=20, per_obj=20), seed=5).equals(kept)
+    assert len(within_budgets(rows, TaskBudgets(cam_obj=None, per_obj=None), seed=4)) == 100
+    # The defaults are the release's counts and its camera / person balance.
+    default = TaskBudgets()
+    counts = [default.cam_rel, default.cam_obj, default.per_obj, default.per_rel, default.scene_sim]
+    assert counts == [1773, 996, 996, 842, 1105]
+    assert round((default.cam_rel + default.cam_obj) / sum(counts), 3) == 0.485
+
+
+def test_the_authors_layout_names_images_as_the_release_does(tmp_path: Path) -> None:
+    assert authors_path("images/scene0011_00/280.jpg", "val") == (
+        "ViewSpatial-Bench/scannetv2_val/scene0011_00/original_images/280.jpg"
+    )
+    assert authors_path("images/coco/val/000000000285.jpg", "val") == "ViewSpatial-Bench/val2017/000000000285.jpg"
+    with pytest.raises(ValueError, match="not an image path"):
+        authors_path("elsewhere/x.jpg", "val")
+    out, source = tmp_path / "out", write_split(tmp_path)
+    config = load_config(
+        None,
+        ["viewspatial.coco.margin_deg=0", "viewspatial.coco.shoulder_ratio=0.72", "viewspatial.release.layout=authors"],
+    )
+    coco_task.fn(str(out), "val", source, config.viewspatial.coco, 0)
+    StageStore(out, "viewspatial", "coco").write_manifest(["val"])
+    text = Path(write_benchmark_files(str(out), config.viewspatial, 0)["benchmark"]).read_text(encoding="utf-8")
+    released = json.loads(text)
+    # Written as the release is: its key order, indent 2, ’ and — as they are, no final newline.
+    assert released and not text.endswith("\n") and text.startswith('[\n  {\n    "question_type": ')
+    assert all(list(r) == ["question_type", "image_path", "question", "answer", "choices"] for r in released)
+    assert "\\u20" not in text
+    for record in released:
+        (path,) = record["image_path"]
+        assert path.startswith("ViewSpatial-Bench/val2017/") and (out / "viewspatial" / path).is_file()
+    # Back to the build layout: the authors' tree goes, the paths are the build's.
+    build = config.viewspatial.model_copy(
+        update={"release": config.viewspatial.release.model_copy(update={"layout": "build"})}
+    )
+    again = json.loads(Path(write_benchmark_files(str(out), build, 0)["benchmark"]).read_text())
+    assert all(r["image_path"][0].startswith("images/coco/val/") for r in again)
+    assert not (out / "viewspatial" / "ViewSpatial-Bench").exists()

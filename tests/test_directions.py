@@ -13,6 +13,7 @@ from benchfoundry.core.directions import (
     boundary_margin,
     camera_direction,
     distractor_pool,
+    facing_direction,
     horizontal_angle,
     horizontal_direction,
     horizontal_label,
@@ -130,3 +131,33 @@ def test_options_are_shuffled_by_the_generator() -> None:
     a = multiple_choice("left", HORIZONTAL_LABELS, np.random.default_rng(7))
     b = multiple_choice("left", HORIZONTAL_LABELS, np.random.default_rng(7))
     assert a == b
+
+
+def authors_get_azimuth_direction(azimuth: float) -> str:
+    """The authors' function (ZJU-REAL/ViewSpatial-Bench, data_process/coco_process/head2body_orientation_data.py)
+    as its if-chain reads, the reference for `facing_direction`."""
+    azimuth = azimuth % 360
+    if 337.5 <= azimuth or azimuth < 22.5:
+        return "back"
+    if 22.5 <= azimuth < 67.5:
+        return "back-left"
+    if 67.5 <= azimuth < 112.5:
+        return "left"
+    if 112.5 <= azimuth < 157.5:
+        return "front-left"
+    if 157.5 <= azimuth < 202.5:
+        return "front"
+    if 202.5 <= azimuth < 247.5:
+        return "front-right"
+    if 247.5 <= azimuth < 292.5:
+        return "right"
+    return "back-right"
+
+
+def test_facing_direction_is_the_authors_function_at_and_between_its_edges() -> None:
+    edges = [22.5 + 45 * k for k in range(8)]
+    angles = [e + d for e in edges for d in (-1e-9, 0.0, 1e-9)] + list(np.linspace(-720, 720, 5761))
+    for azimuth in angles:
+        assert facing_direction(azimuth) == authors_get_azimuth_direction(azimuth), azimuth
+    # Orient-Anything's sense: 0 faces the camera (back, the camera looking front), 90 the image's left.
+    assert [facing_direction(a) for a in (0, 90, 180, 270)] == ["back", "left", "front", "right"]

@@ -1,6 +1,7 @@
 """Orient-Anything on the head and body crops: the real loading path offline with a tiny random DINOv2, the
 output layout against hand-set head weights, the azimuth → facing convention, checkpoint errors, batching,
-the CLI; and the crops on constructed boxes."""
+the CLI; their demo's square padding and antialiased resize, transformers 4.38's position-embedding
+interpolation against a copy of its code; and the crops on constructed boxes."""
 
 from __future__ import annotations
 
@@ -17,12 +18,13 @@ from skimage import data as skimage_data
 from transformers import Dinov2Config, Dinov2Model
 
 from benchfoundry.configs.coco import CocoConfig, OrientAnythingConfig
+from benchfoundry.core.directions import facing_direction
 from benchfoundry.flows.cli import main
 from benchfoundry.tasks.viewspatial import orient_anything as oa
 from benchfoundry.tasks.viewspatial.coco_people import CropRejected, Person, label_file, person_crops
-from benchfoundry.tasks.viewspatial.orientation import facing_label
 
 HIDDEN, SIZE = 32, 56
+NO_HEAD = "subject too small: head below 24 px"
 #: Their heads' widths: azimuth 360 + polar 180 + rotation 360 (app.py) or 180 (README) + confidence 2.
 WIDTH, README_WIDTH = 902, 722
 
@@ -121,9 +123,9 @@ def test_a_hand_set_head_gives_its_peaks_and_the_azimuth_maps_to_the_facing_seen
         front_x, right_x = -math.sin(math.radians(azimuth)), -math.cos(math.radians(azimuth))
         if abs(front_x) > 0.5:
             seen = "left" if front_x < 0 else "right"
-        else:  # the object's right on the image's left: it faces the camera
-            seen = "front" if right_x < 0 else "back"
-        assert facing_label(oa.yaw_deg(found.azimuth_deg)) == seen
+        else:  # the object's right on the image's left: it faces the camera, "back" with the camera as front
+            seen = "back" if right_x < 0 else "front"
+        assert facing_direction(oa.yaw_deg(found.azimuth_deg)) == seen
     # The README's checkpoints: 180 rotation bins, centred (bin 100 → 10°).
     path = save(peaked_head(30, 100, 100, (2.0, 0.0), width=README_WIDTH), tmp_path / "readme.pt")
     assert oa.load(config(dinov2_dir, path)).estimate(crops(1)) == [(30, 10, 10, pytest.approx(0.8808, abs=1e-4))]
@@ -171,9 +173,102 @@ def test_batches_give_the_numbers_of_one_by_one(dinov2_dir: Path, tmp_path: Path
         assert b[:3] == s[:3] and b.confidence == pytest.approx(s.confidence, abs=1e-5)
 
 
+def transformers_438_interpolate_pos_encoding(self, embeddings, height, width):
+    """transformers 4.38.0, models/dinov2/modeling_dinov2.py, Dinov2Embeddings.interpolate_pos_encoding: the
+    function body as released (the reference for the project's own version)."""
+    num_patches = embeddings.shape[1] - 1
+    num_positions = self.position_embeddings.shape[1] - 1
+    if num_patches == num_positions and height == width:
+        return self.position_embeddings
+    class_pos_embed = self.position_embeddings[:, 0]
+    patch_pos_embed = self.position_embeddings[:, 1:]
+    dim = embeddings.shape[-1]
+    height = height // self.config.patch_size
+    width = width // self.config.patch_size
+    # we add a small number to avoid floating point error in the interpolation
+    # see discussion at https://github.com/facebookresearch/dino/issues/8
+    height, width = height + 0.1, width + 0.1
+    patch_pos_embed = patch_pos_embed.reshape(1, int(math.sqrt(num_positions)), int(math.sqrt(num_positions)), dim)
+    patch_pos_embed = patch_pos_embed.permute(0, 3, 1, 2)
+    target_dtype = patch_pos_embed.dtype
+    patch_pos_embed = torch.nn.functional.interpolate(
+        patch_pos_embed.to(dtype=torch.float32),
+        scale_factor=(float(height / math.sqrt(num_positions)), float(width / math.sqrt(num_positions))),
+        mode="bicubic",
+        align_corners=False,
+    ).to(dtype=target_dtype)
+    if int(height) != patch_pos_embed.shape[-2] or int(width) != patch_pos_embed.shape[-1]:
+        raise ValueError("Width or height does not match with the interpolated position embeddings")
+    patch_pos_embed = patch_pos_embed.permute(0, 2, 3, 1).view(1, -1, dim)
+    return torch.cat((class_pos_embed.unsqueeze(0), patch_pos_embed), dim=1)
+
+
+def test_position_embeddings_are_interpolated_as_transformers_4_38_does(dinov2_dir: Path, tmp_path: Path) -> None:
+    """On a DINOv2 whose pretrained grid is 37 × 37 (Orient-Anything's, 518 px / 14) resized to 16 × 16 (a 224
+    crop): the loaded model's interpolation equals 4.38's bit for bit, and differs from today's transformers
+    (which asks for the output size instead of the scale factor)."""
+    torch.manual_seed(3)
+    config = Dinov2Config(
+        hidden_size=HIDDEN, num_hidden_layers=1, num_attention_heads=2, mlp_ratio=2, image_size=518, patch_size=14
+    )
+    big = tmp_path / "dinov2_518"
+    Dinov2Model(config).save_pretrained(big)
+    estimator = oa.load(
+        OrientAnythingConfig(dinov2_dir=big, checkpoint=save(their_head(), tmp_path / "head.pt"), image_size=224)
+    )
+    embeddings = estimator.model.dinov2.embeddings
+    with torch.no_grad():
+        embeddings.position_embeddings.normal_()
+        tokens = torch.zeros(1, 16 * 16 + 1, HIDDEN)
+        ours = embeddings.interpolate_pos_encoding(tokens, 224, 224)
+        theirs = transformers_438_interpolate_pos_encoding(embeddings, tokens, 224, 224)
+        today = type(embeddings).interpolate_pos_encoding(embeddings, tokens, 224, 224)
+        assert ours.shape == (1, 257, HIDDEN) and torch.equal(ours, theirs)
+        assert not torch.allclose(ours, today, atol=1e-4)
+        # A rectangle too, and the pretrained square left as is.
+        wide = torch.zeros(1, 16 * 20 + 1, HIDDEN)
+        assert torch.equal(
+            embeddings.interpolate_pos_encoding(wide, 224, 280),
+            transformers_438_interpolate_pos_encoding(embeddings, wide, 224, 280),
+        )
+        square = torch.zeros(1, 37 * 37 + 1, HIDDEN)
+        assert embeddings.interpolate_pos_encoding(square, 518, 518) is embeddings.position_embeddings
+    # The override is this model's only: a freshly built DINOv2 keeps today's method.
+    assert "interpolate_pos_encoding" not in vars(Dinov2Model(config).embeddings)
+
+
+def test_crops_are_padded_square_with_their_demos_margin_before_the_processor() -> None:
+    """Their resize_foreground: pad to a square (the crop centred, the odd pixel after), then to int(side /
+    0.85). A 120 × 300 body crop then reaches the model whole (without the padding the processor's centre crop
+    keeps 224/256 of its width and 120/300 · 224/256 = 35 % of its height)."""
+    crop = np.full((300, 120, 3), 200, np.uint8)
+    padded = oa.pad_square(crop, 0.85)
+    assert padded.shape == (352, 352, 3)  # int(300 / 0.85)
+    rows, cols = np.nonzero(padded[..., 0])
+    assert (rows.min(), rows.max() + 1) == (26, 326) and (cols.min(), cols.max() + 1) == (116, 236)
+    assert oa.pad_square(np.ones((5, 4), np.uint8), 1.0).shape == (5, 5)
+    estimator = oa.Estimator(None, 224, torch.device("cpu"))  # type: ignore[arg-type]
+    pixels = estimator.pixels([crop])[0].numpy()
+    grey = pixels[0] * 0.229 + 0.485  # back to [0, 1]
+    lit = np.argwhere(grey > 0.5)
+    # The crop spans 300/352 of the side: 256/352 · 300 ≈ 218 rows after the resize, all inside the 224 crop.
+    assert 214 <= lit[:, 0].max() - lit[:, 0].min() + 1 <= 222
+
+
+def test_the_resize_is_antialiased() -> None:
+    """One-pixel stripes shrunk about 2× average to grey (an antialiased filter); point sampling would keep
+    them black and white."""
+    stripes = np.zeros((448, 448, 3), np.uint8)
+    stripes[:, ::2] = 255
+    estimator = oa.Estimator(None, 224, torch.device("cpu"), foreground_ratio=1.0)  # type: ignore[arg-type]
+    grey = estimator.pixels([stripes])[0, 0].numpy() * 0.229 + 0.485
+    centre = grey[64:160, 64:160]
+    assert abs(float(centre.mean()) - 0.5) < 0.05 and float(centre.std()) < 0.05
+
+
 def camera_coco(tmp_path: Path) -> Path:
     """scikit-image's `camera` photograph (a man facing the image's right) with hand-placed keypoints, and
-    a second copy whose shoulders sit on the box's top edge (no head crop)."""
+    a second copy whose shoulders sit on the box's top edge (no head: too small to read)."""
     Image.fromarray(skimage_data.camera()).save(tmp_path / "camera.png")
     kp = np.zeros((17, 3))
     for i, point in {
@@ -246,7 +341,7 @@ def test_the_cli_labels_with_orient_anything(dinov2_dir: Path, tmp_path: Path, c
     # Azimuth 270 for both crops: faces the image's right, head in line with the body.
     assert by_image[1]["kept"] and by_image[1]["facing"] == "right" and by_image[1]["head_turn"] == "front"
     assert by_image[1]["head_delta_deg"] == 0 and by_image[1]["confidence"] == pytest.approx(0.8808, abs=1e-4)
-    assert by_image[2]["reason"] == "empty head crop" and result["rejected"] == {"empty head crop": 1}
+    assert by_image[2]["reason"] == NO_HEAD and result["rejected"] == {NO_HEAD: 1}
     assert main(argv[:3] + argv[5:]) == 2  # orient-anything without --images
     assert "give the images folder" in capsys.readouterr().err
 
@@ -255,7 +350,7 @@ def test_an_unsure_model_rejects_for_low_confidence(dinov2_dir: Path, tmp_path: 
     checkpoint = save(peaked_head(0, 90, 180, (0.0, 2.0)), tmp_path / "unsure.pt")
     cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
     result = label_file(camera_coco(tmp_path), tmp_path, cfg)
-    assert result["rejected"] == {"empty head crop": 1, "low confidence": 1}
+    assert result["rejected"] == {NO_HEAD: 1, "low confidence": 1}
 
 
 def test_an_implausible_angle_is_rejected_by_name(dinov2_dir: Path, tmp_path: Path) -> None:
@@ -263,13 +358,16 @@ def test_an_implausible_angle_is_rejected_by_name(dinov2_dir: Path, tmp_path: Pa
     checkpoint = save(peaked_head(0, 90 + 70, 180, (2.0, 0.0)), tmp_path / "above.pt")
     cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
     result = label_file(camera_coco(tmp_path), tmp_path, cfg)
-    assert result["rejected"] == {"empty head crop": 1, "implausible angle": 1}
+    assert result["rejected"] == {NO_HEAD: 1, "implausible angle": 1}
     [row] = [r for r in result["labels"] if r["reason"] == "implausible angle"]
     assert "polar 70°" in row["detail"]
     relaxed = cfg.model_copy(
         update={"orient_anything": config(dinov2_dir, checkpoint).model_copy(update={"max_polar_deg": 80.0})}
     )
-    assert label_file(camera_coco(tmp_path), tmp_path, relaxed)["rejected"] == {"empty head crop": 1}
+    assert label_file(camera_coco(tmp_path), tmp_path, relaxed)["rejected"] == {NO_HEAD: 1}
+    # Without the size filter the crop itself is refused by name.
+    unfiltered = relaxed.model_copy(update={"min_head_px": 0.0})
+    assert label_file(camera_coco(tmp_path), tmp_path, unfiltered)["rejected"] == {"empty head crop": 1}
 
 
 def person(

@@ -28,7 +28,7 @@ from benchfoundry.tasks.viewspatial.coco_keypoints import (
 from benchfoundry.tasks.viewspatial.coco_people import label_file
 
 NOSE, L_EAR, R_EAR, L_SH, R_SH = 0, 3, 4, 5, 6
-ANKLES, KNEES = [15, 16], [13, 14]
+ANKLES, KNEES, HIPS = [15, 16], [13, 14], [11, 12]
 
 
 # --- pure geometry ------------------------------------------------------------------------------
@@ -114,7 +114,10 @@ def test_coco_box_is_coco_xywh_and_pixel_count():
 )
 def test_person_relative_in_the_body_frame(xy, label):
     # The body faces −Y with its own left at +X (person/body.py).
-    assert sco.person_relative(np.array([xy[0], xy[1], 0.4]))[1] == label
+    assert sco.relation(np.zeros(3), 0.0, np.array([xy[0], xy[1], 0.4]))[1] == label
+    # Turned by 90° about +Z (facing +X) and moved, the same offsets turned with them keep their labels.
+    turned = np.array([-xy[1], xy[0], 0.4]) + [2.0, 1.0, 0.0]
+    assert sco.relation(np.array([2.0, 1.0, 0.0]), 90.0, turned)[1] == label
 
 
 # --- the posed person (Anny, no render) ---------------------------------------------------------
@@ -130,7 +133,7 @@ PLAN = sc.ImagePlan(
     action="upright",
     body_yaw_deg=0.0,
     head_turn_deg=0.0,
-    framing="full",
+    framing="whole",
     fill=0.9,
     fov_deg=40.0,
     camera_height_m=1.3,
@@ -147,7 +150,8 @@ def _view(person, objects=(), **changes):
     pose, delta = sc.person_pose(config, 0, plan)
     mesh = prepare_person(config, 0, plan.texture_id, "person", pose, None, cache).body
     cam = sc.frame_camera(mesh.vertices, mesh.keypoints, plan, 120, 160)
-    return mesh, cam, delta, sco.label_keypoints(mesh, cam, list(objects))
+    surfaces = [mesh.vertices[mesh.faces].astype(np.float64)] + [o.triangles() for o in objects]
+    return mesh, cam, delta, sco.label_keypoints(mesh.keypoints, cam, surfaces)
 
 
 @pytest.mark.parametrize("turn", [-60.0, 0.0, 45.0])
@@ -186,11 +190,18 @@ def test_object_in_front_of_the_shins_hides_the_ankles(person):
     assert kp[[L_SH, R_SH], 2].tolist() == [2, 2]
 
 
-@pytest.mark.parametrize("framing,gone", [("knees", KNEES + ANKLES), ("hips", KNEES + ANKLES)])
-def test_cropped_framings_put_lower_keypoints_out_of_frame(person, framing, gone):
+@pytest.mark.parametrize(
+    "framing,gone,kept",
+    [
+        ("knees", KNEES + ANKLES, [L_SH, R_SH] + HIPS),
+        ("hips", KNEES + ANKLES, [L_SH, R_SH] + HIPS),
+        ("shoulders", HIPS + KNEES + ANKLES, [L_SH, R_SH, NOSE]),
+    ],
+)
+def test_cropped_framings_put_lower_keypoints_out_of_frame(person, framing, gone, kept):
     _, _, _, kp = _view(person, framing=framing, body_yaw_deg=30.0)
     assert kp[gone, 2].tolist() == [0] * len(gone) and not kp[gone, :2].any()
-    assert (kp[[L_SH, R_SH, 11, 12], 2] > 0).all()  # shoulders and hips stay in the frame
+    assert (kp[kept, 2] > 0).all()
 
 
 def test_plans_are_drawn_from_the_seed():
@@ -203,6 +214,26 @@ def test_plans_are_drawn_from_the_seed():
     assert len({p.body_yaw_deg for p in plans}) == 200
     assert any(abs(p.head_turn_deg) > 90 for p in plans) and {p.framing for p in plans} == set(sc.FRAMINGS)
     assert any(p.occluder for p in plans) and any(p.n_objects == 0 for p in plans)
+    seconds = [p.second for p in plans if p.second is not None]
+    assert 40 < len(seconds) < 80  # two_person_share 0.3 of 200
+    assert all(s.texture_id != p.texture_id for p in plans if (s := p.second) is not None)
+
+
+def test_the_second_person_stands_farther_inside_the_view_and_yaws_are_seen_along_the_ray(person):
+    config, cache = person
+    mesh, cam, _, _ = _view(person, body_yaw_deg=40.0)
+    assert sc.seen_yaw(0.0, np.zeros(3), cam) == pytest.approx(40.0, abs=1e-6)
+    for side in (-0.7, 0.7):
+        second = sc.SecondPerson(1, "upright", 0.0, 120.0, 1.5, side)
+        where = sc.second_location(second, cam)
+        uv, z = cam.project(np.array([where + [0.0, 0.0, 1.0]]))
+        first_z = cam.project(np.array([[0.0, 0.0, 1.0]]))[1][0]
+        assert z[0] == pytest.approx(first_z + 1.5, abs=0.2)  # 1.5 m farther (the camera looks a little down)
+        assert 0 < uv[0, 0] < cam.width and (uv[0, 0] > cam.width / 2) == (side > 0)
+        # Seen along its own ray: the camera-facing yaw of a person turned to face the camera is 0.
+        toward = cam.C[:2] - where[:2]
+        facing_camera = math.degrees(math.atan2(toward[0], -toward[1]))  # front_of(t) ∥ toward
+        assert sc.seen_yaw(facing_camera, where, cam) == pytest.approx(0.0, abs=1e-6)
 
 
 # --- a tiny rendered set ------------------------------------------------------------------------
@@ -226,7 +257,8 @@ def test_coco_file_is_well_formed(rendered):
     for image in data["images"]:
         assert (Path(result["paths"]["images"]) / image["file_name"]).exists()
     people = [a for a in data["annotations"] if a["category_id"] == 1]
-    assert sorted(a["image_id"] for a in people) == list(range(1, 13))
+    per_image = {i: sum(a["image_id"] == i for a in people) for i in range(1, 13)}
+    assert set(per_image.values()) <= {1, 2} and 2 in per_image.values()  # some images hold a second person
     assert len({a["id"] for a in data["annotations"]}) == len(data["annotations"])
     for ann in data["annotations"]:
         x, y, w, h = ann["bbox"]
@@ -241,22 +273,39 @@ def test_coco_file_is_well_formed(rendered):
             assert (seen[:, 1] >= y - 2).all() and (seen[:, 1] <= y + h + 2).all()
 
 
+def _horizontal_angle(v: np.ndarray, forward: np.ndarray, up: np.ndarray) -> float:
+    """Clockwise (seen from above) angle of v from forward on the plane normal to up, degrees."""
+    v, forward = v - (v @ up) * up, forward - (forward @ up) * up
+    right = np.cross(forward, up)
+    return math.degrees(math.atan2(v @ right, v @ forward)) % 360.0
+
+
 @pytest.mark.blender
-def test_person_relative_truth_from_camera_coordinates(rendered):
+def test_relations_and_seen_yaws_agree_with_camera_coordinates(rendered):
+    """Recomputed in the camera's frame: each relation's angle from the viewer's front (turned into the camera
+    frame) to the target's centre, and each person's seen yaw, from their front to the ray toward the camera."""
     _, _, result = rendered
     truth = json.loads(Path(result["paths"]["truth"]).read_text())
-    objects = [(t, o) for t in truth["images"] for o in t["objects"]]
-    assert objects
-    for image, obj in objects:
+    relations = [(t, r) for t in truth["images"] for r in t["relations"]]
+    assert any(len(t["people"]) == 2 for t in truth["images"]) and relations
+    for image, rel in relations:
         up = np.array(image["up_cam"])
-        v = np.array(obj["center_cam"]) - np.array(image["person"]["center_cam"])
-        forward = np.array([0.0, 0.0, 1.0]) - up[2] * up
-        right = np.cross(forward, up)
-        seen_from_camera = math.degrees(math.atan2(v @ right, v @ forward))
-        # The camera looks at the person's front rotated by the body yaw: person angle = camera angle + 180 − yaw.
-        want = (seen_from_camera + 180.0 - image["person"]["body_yaw_deg"]) % 360.0
-        got = obj["person_angle_deg"]
-        assert min(abs(got - want), 360 - abs(got - want)) < 0.01
+        centres = {o["annotation_id"]: np.array(o["center_cam"]) for o in image["objects"] + image["people"]}
+        viewer = next(p for p in image["people"] if p["annotation_id"] == rel["viewer"])
+        # The seen yaw turns the viewer's front onto the ray toward the camera (counter-clockwise seen from
+        # above: about +up); turning that ray back by the yaw gives the front, in camera axes.
+        ray = -centres[rel["viewer"]]
+        ray = ray - (ray @ up) * up
+        ray /= np.linalg.norm(ray)
+        yaw = math.radians(viewer["body_yaw_deg"])
+        front = math.cos(yaw) * ray - math.sin(yaw) * np.cross(up, ray)
+        want = _horizontal_angle(centres[rel["target"]] - centres[rel["viewer"]], front, up)
+        got = rel["angle_deg"]
+        assert min(abs(got - want), 360 - abs(got - want)) < 0.05, rel
+        assert rel["label"] == COMPASS[int(((got % 360) + 22.5) // 45) % 8]
+
+
+COMPASS = ["front", "front-right", "right", "back-right", "back", "back-left", "left", "front-left"]
 
 
 @pytest.mark.blender
@@ -265,7 +314,8 @@ def test_keypoints_estimator_on_the_rendered_set(rendered):
     labels = label_file(result["paths"]["annotations"], result["paths"]["images"], CocoConfig())
     truth = json.loads(Path(result["paths"]["truth"]).read_text())
     acc = sco.orientation_accuracy(labels["labels"], truth)
-    assert acc["people"] == 12 and acc["kept"] + sum(acc["rejected"].values()) == 12
+    people = sum(len(t["people"]) for t in truth["images"])
+    assert acc["people"] == people and acc["kept"] + sum(acc["rejected"].values()) == people
     assert acc["kept"] >= 4
     # orientation.py: on projected skeletons of upright people the kept set is right on facing and ~87 % right
     # on the head turn. This set also holds bent and twisted actions (sneak, guard_up: the body yaw is the
@@ -273,6 +323,44 @@ def test_keypoints_estimator_on_the_rendered_set(rendered):
     # a little more on the head turn, whose bins are 40° wide.
     assert acc["facing_accuracy"] >= 0.75
     assert acc["head_turn_accuracy"] >= 0.6
+    # Per framing: each framing's people add up to all of them.
+    assert sum(a["people"] for a in acc["per_framing"].values()) == people
+    assert sum(a["kept"] for a in acc["per_framing"].values()) == acc["kept"]
+
+
+@pytest.mark.blender
+def test_rendered_people_facing_the_camera_face_back_and_away_front(tmp_path):
+    """Eight upright people, head in line, framed to the hips, turned by 0°, 45°, …, 315° from the camera (eight:
+    the keypoint estimator calibrates its shoulder ratio on them).
+    In the render, the one facing the camera shows their nose and eyes; the one facing away hides them. The
+    authors' convention calls the first "back" and the second "front"; turned 90° the nose lies left of the
+    body's axis on the image ("left"), turned 270° right of it. The truth and the keypoint estimator agree."""
+    cfg = SyntheticCocoConfig(images={"val": 8}, width=120, height=160, samples=4, two_person_share=0.0)
+    yaws = tuple(45.0 * k for k in range(8))
+    plans = [(replace(PLAN, body_yaw_deg=y, framing="hips", fill=0.92), np.random.default_rng(0)) for y in yaws]
+    result = sco.render_plans(tmp_path, "val", cfg, PersonConfig(), 3, plans)
+    truth = json.loads(Path(result["paths"]["truth"]).read_text())["images"]
+    data = json.loads(Path(result["paths"]["annotations"]).read_text())
+    readable = CocoConfig(min_head_px=16, min_area_ratio=0.0)  # a profile framed to the hips is narrow
+    labels = label_file(result["paths"]["annotations"], result["paths"]["images"], readable)
+    by_image = {r["image_id"]: r for r in labels["labels"]}
+    want = {0.0: "back", 90.0: "left", 180.0: "front", 270.0: "right"}
+    for image_id, yaw in enumerate(yaws, start=1):
+        if yaw not in want:
+            continue
+        (person,) = truth[image_id - 1]["people"]
+        assert person["facing"] == want[yaw]
+        assert by_image[image_id]["kept"] and by_image[image_id]["facing"] == want[yaw], by_image[image_id]
+        (ann,) = [a for a in data["annotations"] if a["image_id"] == image_id]
+        kp = np.array(ann["keypoints"]).reshape(17, 3)
+        if yaw == 0.0:  # the face seen: nose and both eyes visible
+            assert kp[[NOSE, 1, 2], 2].tolist() == [2, 2, 2]
+        if yaw == 180.0:  # the back of the head seen: nose and eyes hidden behind it
+            assert kp[[NOSE, 1, 2], 2].tolist() == [1, 1, 1]
+        if yaw in (90.0, 270.0):
+            shoulders = kp[[L_SH, R_SH]]
+            body_axis = float(shoulders[shoulders[:, 2] > 0, 0].mean())
+            assert (kp[NOSE, 0] < body_axis) == (yaw == 90.0)
 
 
 @pytest.mark.blender

@@ -22,6 +22,7 @@ from benchfoundry.flows.viewspatial import viewspatial_flow
 from benchfoundry.tasks.viewspatial.scan_stages import label_map_rule, scan_task
 from benchfoundry.tasks.viewspatial.scannet_read import open_scan, scan_file_names
 from benchfoundry.tasks.viewspatial.synthetic_scan import SYNTHETIC_SCENES, camera_walk, synthetic_room
+from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
 #: Objects of the synthetic aggregation before the furniture: floor, ceiling, four walls.
 N_STRUCTURE = 6
@@ -80,13 +81,8 @@ def test_flow_builds_both_splits(built: tuple[Path, dict]) -> None:
     bench = json.loads((out / "viewspatial" / "ViewSpatial-Bench.json").read_text())
     sft = json.loads((out / "viewspatial" / "ViewSpatial-SFT.json").read_text())
     multi = json.loads((out / "viewspatial" / "ViewSpatial-SFT-multi.json").read_text())
-    assert {r["question_type"] for r in bench} == {
-        "Cam-Rel. Dir.",
-        "Per-Sce. Sim.",
-        "Cam-Obj. Ori.",
-        "Per-Obj. Ori.",
-        "Per-Rel. Dir.",
-    }
+    assert {r["question_type"] for r in bench} == set(RELEASED_TYPES.values())
+    assert outcome["released"] == {SHORT_NAMES[t]: sum(r["question_type"] == t for r in bench) for t in SHORT_NAMES}
     assert sft and len(sft) % 2 == 0 and len(multi) % 2 == 0
     assert all(isinstance(r["image"], str) and r["images"] == [r["image"]] for r in sft)
     assert all(len(r["images"]) > 1 and r["image"] == r["images"] for r in multi)
@@ -113,7 +109,7 @@ def test_answers_agree_with_the_room_geometry(built: tuple[Path, dict]) -> None:
     for row in qa.itertuples():
         ids, labels = list(row.object_ids), list(row.labels)
         centres = [furniture_centre(row.scene_id, i, label) for i, label in zip(ids, labels)]
-        if row.question_type == "Cam-Rel. Dir.":
+        if row.question_type == RELEASED_TYPES["Cam-Rel. Dir."]:
             pose = poses[row.scene_id][row.frame_ids[0]]
             v_cam = pose[:3, :3].T @ (centres[1] - centres[0])
             expected = expected_camera_label(v_cam, vs.qa.vertical_min_deg, vs.qa.vertical_only_deg)
@@ -129,6 +125,44 @@ def test_answers_agree_with_the_room_geometry(built: tuple[Path, dict]) -> None:
     # The check covered the vertical labels too, and more than a couple of horizontal ones.
     assert (~qa["answer_label"].isin(COMPASS)).any()
     assert qa["answer_label"].isin(COMPASS).sum() >= 10 and qa["answer_label"].nunique() >= 6
+
+
+@pytest.mark.blender
+def test_every_question_is_one_of_its_tasks_wordings_naming_its_subjects(built: tuple[Path, dict]) -> None:
+    """Each item's question is a wording of its task with its own objects or people in the slots; every task
+    uses more than one wording."""
+    out, _ = built
+    vs = load_config(None, SMALL_COCO).viewspatial
+    wordings = {
+        RELEASED_TYPES["Cam-Rel. Dir."]: lambda labels: [
+            t.format(reference=labels[0], target=labels[1]) for t in vs.qa.cam_rel_templates
+        ],
+        RELEASED_TYPES["Per-Sce. Sim."]: lambda labels: [
+            t.format(a=labels[0], b=labels[1], c=labels[2]) for t in vs.qa.scene_sim_templates
+        ],
+        RELEASED_TYPES["Cam-Obj. Ori."]: lambda labels: [
+            t.format(subject=labels[0]) for t in vs.coco.cam_obj_templates
+        ],
+        RELEASED_TYPES["Per-Obj. Ori."]: lambda labels: [
+            t.format(subject=labels[0]) for t in vs.coco.per_obj_templates
+        ],
+        RELEASED_TYPES["Per-Rel. Dir."]: lambda labels: [
+            t.format(subject=labels[0], target=labels[1]) for t in vs.coco.per_rel.templates
+        ],
+    }
+    rows = pd.concat([pd.read_parquet(out / "viewspatial" / s / "manifest.parquet") for s in ("qa", "coco")])
+    used: dict[str, set[int]] = {}
+    for row in rows.itertuples():
+        options = wordings[row.question_type](list(row.labels))
+        assert row.question in options, row.item_id
+        used.setdefault(row.question_type, set()).add(options.index(row.question))
+    assert set(used) == set(RELEASED_TYPES.values()) and all(len(k) > 1 for k in used.values()), used
+    nouns = {label for t, labels in zip(rows["question_type"], rows["labels"]) for label in labels if "Ori" in t}
+    assert nouns <= {
+        f"the {n}{p}"
+        for n in ("man", "woman", "boy", "girl", "child", "person")
+        for p in ("", " on the left", " on the right")
+    }
 
 
 @pytest.mark.blender

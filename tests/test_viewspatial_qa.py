@@ -34,9 +34,10 @@ S = QASettings(
     margin_deg=5.0,
     min_distance_m=0.3,
     cam_rel_per_scene=100,
+    cam_rel_per_frame=None,
     scene_sim_per_scene=40,
-    cam_rel_template="Where is the {b} relative to the {a}?",
-    scene_sim_template="Stand at the {a} facing the {b}: where is the {c}?",
+    cam_rel_templates=("Where is the {target} relative to the {reference}?",),
+    scene_sim_templates=("Stand at the {a} facing the {b}: where is the {c}?",),
 )
 
 
@@ -110,7 +111,7 @@ def test_cam_rel_labels_from_camera_coordinates() -> None:
     assert got.get(("tv", "lamp"), inverse.get(got.get(("lamp", "tv"), ""))) == "above-left"
     for item in items:
         assert item["question_type"] == CAM_REL and item["image_path"] == ["images/s/0.jpg"]
-        assert item["question"] == S.cam_rel_template.format(a=item["labels"][0], b=item["labels"][1])
+        assert item["question"] == f"Where is the {item['labels'][1]} relative to the {item['labels'][0]}?"
         check_choices(item, CAMERA_LABELS)
 
 
@@ -189,6 +190,46 @@ def test_scene_sim_cap_and_determinism() -> None:
     b = scene_sim_items("s", "val", table, [0], boxes, S, seed=3)
     assert len(a) == 40 < len(list(itertools.permutations(range(7), 3)))
     assert a == b
+
+
+def test_the_released_task_strings_and_several_wordings_drawn_by_the_seed() -> None:
+    """question_type is the release's string; the release's wordings (six for Cam-Rel. Dir., four for Per-Sce.
+    Sim.) are all used over many items, each item's drawn from its seed; the target of a Cam-Rel. Dir. wording
+    is the object whose direction the answer gives."""
+    from benchfoundry.configs.viewspatial import DirectionQAConfig
+
+    q = DirectionQAConfig()
+    s = dataclasses.replace(
+        S, cam_rel_templates=tuple(q.cam_rel_templates), scene_sim_templates=tuple(q.scene_sim_templates)
+    )
+    assert CAM_REL == "Camera perspective - Relative Direction"
+    assert SCENE_SIM == "Person perspective - Scene Simulation Relative Direction"
+    table = pd.DataFrame(
+        [vis_row(f, i, f"thing{i}", (i * 0.7 - 2.0, 0.0, 3.0 + (i % 3))) for f in range(6) for i in range(6)]
+    )
+    items = cam_rel_items("s", "val", table, list(range(6)), s, seed=1)
+    used = set()
+    for item in items:
+        reference, target = item["labels"]
+        wording = next(
+            t for t in q.cam_rel_templates if t.format(target=target, reference=reference) == item["question"]
+        )
+        used.add(wording)
+    assert used == set(q.cam_rel_templates)
+    assert items == cam_rel_items("s", "val", table, list(range(6)), s, seed=1)
+    # One item a frame at cam_rel_per_frame 1.
+    one = cam_rel_items("s", "val", table, list(range(6)), dataclasses.replace(s, cam_rel_per_frame=1), seed=1)
+    assert sorted(i["frame_ids"][0] for i in one) == list(range(6))
+    boxes = boxes_at({f"thing{i}": (float(i % 4) * 1.3, float(i // 4) * 1.7, 0.5) for i in range(7)})
+    flat = pd.DataFrame([vis_row(0, b.object_id, b.label, (0, 0, 1)) for b in boxes])
+    sims = scene_sim_items("s", "val", flat, [0], boxes, s, seed=3)
+    words = {
+        t
+        for t in q.scene_sim_templates
+        for i in sims
+        if t.format(a=i["labels"][0], b=i["labels"][1], c=i["labels"][2]) == i["question"]
+    }
+    assert words == set(q.scene_sim_templates) and all(i["question_type"] == SCENE_SIM for i in sims)
 
 
 def test_exports_follow_the_released_schema_and_chat_format() -> None:

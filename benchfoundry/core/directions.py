@@ -1,7 +1,8 @@
-"""Direction labels of ViewSpatial-Bench (DESIGN §4.1) and the multiple-choice distractor rule.
+"""Direction labels of ViewSpatial-Bench (DESIGN §4.1, §4.2) and the multiple-choice distractor rule.
 
 Pure vector maths: an 8-way horizontal label from a forward and an up vector, the 18-label
-camera-relative direction with a vertical component, and lettered options A–D.
+camera-relative direction with a vertical component, the facing direction of an azimuth (the authors'
+`get_azimuth_direction`), and lettered options A–D.
 """
 
 from __future__ import annotations
@@ -66,6 +67,16 @@ def boundary_margin(angle_deg: float) -> float:
     """Degrees from `angle_deg` to the nearest 8-way bin boundary (22.5 + 45k)."""
     offset = (angle_deg - 22.5) % 45.0
     return min(offset, 45.0 - offset)
+
+
+def facing_direction(azimuth_deg: float) -> str:
+    """The authors' `get_azimuth_direction` (DESIGN §4.2): the way a subject faces in the camera's frame, the
+    camera's viewing direction being front, from an Orient-Anything azimuth (0 = the subject faces the camera,
+    90 = faces the image's left, 180 = away, 270 = the image's right): [337.5, 22.5) back, [22.5, 67.5)
+    back-left, [67.5, 112.5) left, [112.5, 157.5) front-left, [157.5, 202.5) front, [202.5, 247.5)
+    front-right, [247.5, 292.5) right, [292.5, 337.5) back-right. The facing vector's horizontal angle in
+    the camera's frame is the azimuth + 180°, so this is `horizontal_label` of it (same edges)."""
+    return horizontal_label((azimuth_deg % 360.0) + 180.0)
 
 
 def horizontal_direction(v: Sequence[float], forward: Sequence[float], up: Sequence[float]) -> Direction:

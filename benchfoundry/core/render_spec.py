@@ -243,14 +243,14 @@ class PanoramaShard:
 @_spec
 @dataclass(frozen=True)
 class CocoImage:
-    """One synthetic COCO image: a Blender camera matrix, the floor and objects, the person, a light."""
+    """One synthetic COCO image: a Blender camera matrix, the floor and objects, the people, a light."""
 
     kind: ClassVar[str] = "coco_image"
     seed: int
     camera_matrix: Matrix4
     focal_mm: float
     parts: tuple[Primitive, ...]
-    person: PersonSpec
+    people: tuple[PersonSpec, ...]
     light: Light
     image: str
     index_npy: str
@@ -260,7 +260,7 @@ class CocoImage:
 @dataclass(frozen=True)
 class CocoShard:
     kind: ClassVar[str] = "coco"
-    version: ClassVar[int] = 2
+    version: ClassVar[int] = 3
     width: int
     height: int
     sensor_height_mm: float

@@ -1,12 +1,21 @@
 """COCO person-keypoint annotations → kept people and their orientation labels (DESIGN §4.2).
 
-An image is used when it holds exactly one person (no crowd region), whose `area / (W·H)` reaches
-`min_area_ratio`, with both shoulders labelled (keypoints 5 and 6, v > 0). Each kept person gets a
-camera-relative facing label (from the more confident of the body and head estimates) and the head
-turn Δ relative to the body in DESIGN's five bins; a person whose estimates are not confident enough,
-or whose Δ falls outside ±90°, is rejected with the reason, as is a malformed annotation or image.
-The estimates come from the keypoints (`cfg.estimator == "keypoints"`) or from Orient-Anything on the
-head and body crops (`person_crops`: above and below the shoulder line, inside the person's box).
+An image is used when it holds at most `max_people` people (no crowd region; the authors kept images with
+exactly one). Each of its people is labelled when their `area / (W·H)` reaches `min_area_ratio`, both
+shoulders are labelled (keypoints 5 and 6, v > 0), the head (box top to shoulder line) is at least
+`min_head_px` tall and, when the images are read, the person's crop is sharp enough (`min_sharpness`,
+tasks/viewspatial/quality.py). Each kept person gets the camera-relative facing label (the authors' bins,
+`benchfoundry.core.directions.facing_direction`, of the body's yaw, or with `facing_from: more-confident` of
+the more confident of the body and head estimates) and
+the head turn Δ relative to the body in DESIGN's five bins (none when the body's side is unknown and its mirror
+yaw would give another bin); a person whose estimates are not confident
+enough, or whose head and body disagree by more than `max_head_turn_deg`, is rejected with the reason, as
+is a malformed annotation or image; a reason names what was missing or measured. The estimates come from
+the keypoints (`cfg.estimator == "keypoints"`, tasks/viewspatial/orientation.py: a close-up without hips is
+read from the shoulders and the head; the frontal ratios are calibrated on every well-formed person of the
+used images) or from Orient-Anything on the head and body crops (`person_crops`:
+above and below the shoulder line, inside the person's box). Every well-formed person of a used image,
+kept or not, can be another person's Per-Rel. Dir. target.
 """
 
 from __future__ import annotations
@@ -16,21 +25,23 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import cv2
 import numpy as np
 from PIL import Image
 
 from benchfoundry.configs.coco import CocoConfig, OrientAnythingConfig
+from benchfoundry.core.directions import facing_direction
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.tasks.viewspatial import orientation as ori
+from benchfoundry.tasks.viewspatial.quality import sharpness
 
 if TYPE_CHECKING:
     from benchfoundry.tasks.viewspatial.orient_anything import Estimate
 
 PERSON_CATEGORY = 1
-#: People whose images are decoded and cropped at once for Orient-Anything (bounds the crops held in memory).
+#: People whose images are decoded and cropped at once (bounds the crops held in memory).
 CHUNK = 16
 
 
@@ -43,6 +54,22 @@ class Person:
     bbox: tuple[float, float, float, float]  # x, y, w, h
     area: float
     keypoints: np.ndarray  # (17, 3): x, y, v
+
+
+class Selection(NamedTuple):
+    """People to label, rejection rows, and every well-formed person of each used image (Per-Rel. Dir. targets)."""
+
+    kept: list[Person]
+    rejected: list[dict[str, Any]]
+    people_of: dict[int, list[Person]]
+
+
+class Labelled(NamedTuple):
+    """`label_file`'s result, the people whose images were usable, and every person of each used image."""
+
+    result: dict[str, Any]
+    usable: list[Person]
+    people_of: dict[int, list[Person]]
 
 
 def read_annotations(path: str | Path) -> dict[str, Any]:
@@ -79,44 +106,75 @@ def _person(image: dict[str, Any], ann: dict[str, Any]) -> Person:
         int(image["id"]),
         int(ann["id"]),
         str(image.get("file_name", "")),
-        size,  # type: ignore[arg-type]
+        size,
         tuple(float(v) for v in bbox),
         float(area),
         kp.reshape(17, 3),
-    )  # type: ignore[arg-type]
+    )
 
 
-def select_people(data: dict[str, Any], cfg: CocoConfig) -> tuple[list[Person], list[dict[str, Any]]]:
-    """The kept people, and a rejection row {image_id, annotation_id, reason} for every other image."""
+def shoulder_line(person: Person, rows: int) -> tuple[int, int, int]:
+    """(top, line, bottom) rows of the person's box clipped to an image of `rows` rows, the line being the
+    mean row of the labelled shoulders (clipped into the box)."""
+    x, y, w, h = person.bbox
+    top, bottom = max(0, math.floor(y)), min(rows, math.ceil(y + h))
+    shoulders = [person.keypoints[i, 1] for i in (ori.LEFT_SHOULDER, ori.RIGHT_SHOULDER) if person.keypoints[i, 2] > 0]
+    line = round(float(np.mean(shoulders))) if shoulders else top
+    return top, min(max(line, top), max(top, bottom)), bottom
+
+
+def _person_reason(person: Person, cfg: CocoConfig) -> str | None:
+    """Why a well-formed person is not labelled (area, shoulders, head size), or None."""
+    w, h = person.size
+    if person.area / (w * h) < cfg.min_area_ratio:
+        return f"person area below {cfg.min_area_ratio:g} of the image"
+    lacking = ori.missing(person.keypoints, (ori.LEFT_SHOULDER, ori.RIGHT_SHOULDER))
+    if lacking:
+        return f"{' and '.join(lacking)} not labelled"
+    top, line, _ = shoulder_line(person, h)
+    if line - top < cfg.min_head_px:
+        return f"subject too small: head below {cfg.min_head_px:g} px"
+    return None
+
+
+def select_people(data: dict[str, Any], cfg: CocoConfig) -> Selection:
+    """The people to label, a rejection row {image_id, annotation_id, reason} for every other person (or
+    image without a usable person), and the well-formed people of each used image."""
     by_image: dict[int, list[dict[str, Any]]] = {}
     for ann in data["annotations"]:
         if isinstance(ann, dict) and ann.get("category_id", PERSON_CATEGORY) == PERSON_CATEGORY:
             by_image.setdefault(ann.get("image_id"), []).append(ann)
-    kept, rejected = [], []
+    kept, rejected, people_of = [], [], {}
     for image in data["images"]:
         anns = by_image.get(image.get("id"), []) if isinstance(image, dict) else []
         image_id = image.get("id") if isinstance(image, dict) else None
-        first = anns[0].get("id") if anns else None
-        if any(a.get("iscrowd") for a in anns):
-            reason = "crowd region"
-        elif len(anns) != 1:
-            reason = f"{len(anns)} people, not one"
-        else:
+        if any(a.get("iscrowd") for a in anns) or not anns or len(anns) > cfg.max_people:
+            reason = (
+                "crowd region"
+                if any(a.get("iscrowd") for a in anns)
+                else "no person"
+                if not anns
+                else f"{len(anns)} people, more than {cfg.max_people}"
+            )
+            rejected.append(
+                {"image_id": image_id, "annotation_id": anns[0].get("id") if anns else None, "reason": reason}
+            )
+            continue
+        people = []
+        for ann in anns:
             try:
-                person = _person(image, anns[0])
+                person = _person(image, ann)
             except (ValueError, TypeError, KeyError) as exc:
-                rejected.append({"image_id": image_id, "annotation_id": first, "reason": f"malformed: {exc}"})
+                rejected.append({"image_id": image_id, "annotation_id": ann.get("id"), "reason": f"malformed: {exc}"})
                 continue
-            w, h = person.size
-            if person.area / (w * h) < cfg.min_area_ratio:
-                reason = f"person area below {cfg.min_area_ratio:g} of the image"
-            elif not (person.keypoints[ori.LEFT_SHOULDER, 2] > 0 and person.keypoints[ori.RIGHT_SHOULDER, 2] > 0):
-                reason = "shoulders not labelled"
-            else:
+            people.append(person)
+            reason = _person_reason(person, cfg)
+            if reason is None:
                 kept.append(person)
-                continue
-        rejected.append({"image_id": image_id, "annotation_id": first, "reason": reason})
-    return kept, rejected
+            else:
+                rejected.append({"image_id": image_id, "annotation_id": person.annotation_id, "reason": reason})
+        people_of[int(image_id)] = people
+    return Selection(kept, rejected, people_of)
 
 
 def check_image(images: Path, person: Person) -> str | None:
@@ -142,15 +200,13 @@ def person_crops(image: np.ndarray, person: Person) -> tuple[np.ndarray, np.ndar
     """(head, body): the person's box, clipped to the image, above and below the shoulder line (the mean
     row of the labelled shoulders); CropRejected when either is empty."""
     rows, cols = image.shape[:2]
-    x, y, w, h = person.bbox
+    x, _, w, _ = person.bbox
     x0, x1 = max(0, math.floor(x)), min(cols, math.ceil(x + w))
-    y0, y1 = max(0, math.floor(y)), min(rows, math.ceil(y + h))
-    shoulders = [person.keypoints[i, 1] for i in (ori.LEFT_SHOULDER, ori.RIGHT_SHOULDER) if person.keypoints[i, 2] > 0]
-    if not shoulders:
+    if not (person.keypoints[[ori.LEFT_SHOULDER, ori.RIGHT_SHOULDER], 2] > 0).any():
         raise CropRejected("shoulders not labelled")
+    y0, line, y1 = shoulder_line(person, rows)
     if x1 <= x0 or y1 <= y0:
         raise CropRejected("person box outside the image")
-    line = min(max(round(float(np.mean(shoulders))), y0), y1)
     head, body = image[y0:line, x0:x1], image[line:y1, x0:x1]
     if head.size == 0:
         raise CropRejected("empty head crop")
@@ -180,34 +236,31 @@ def label_row(image_id: Any, annotation_id: Any, **fields: Any) -> dict[str, Any
     }
 
 
-def label_person(
-    person: Person, cfg: CocoConfig, shoulder_ratio: float, found: ori.Orientation | None = None
-) -> dict[str, Any]:
-    """The label row of one kept person (kept false with the reason when it is rejected), from `found`
-    (another estimator's body and head yaw) or else from the keypoints."""
+def label_person(person: Person, cfg: CocoConfig, found: ori.Orientation | str) -> dict[str, Any]:
+    """The label row of one person (kept false with the reason when rejected) from their body and head yaw,
+    or the reason they could not be estimated."""
     row = label_row(person.image_id, person.annotation_id)
-    found = found or ori.orient(person.keypoints, shoulder_ratio)
-    if found is None or found.head is None or found.delta is None:
-        return {**row, "reason": "no hip or face keypoint to estimate from"}
+    if isinstance(found, str):
+        return {**row, "reason": found}
     confidence = min(found.body.confidence, found.head.confidence)
-    turn = ori.head_turn(found.delta)
     if confidence < cfg.min_confidence:
         return {**row, "reason": "low confidence", "confidence": confidence}
-    if turn is None:
+    if abs(found.delta) > cfg.max_head_turn_deg:
         return {
             **row,
-            "reason": "head turn outside ±90°",
+            "reason": f"head and body disagree beyond ±{cfg.max_head_turn_deg:g}°",
             "head_delta_deg": round(found.delta, 2),
             "confidence": confidence,
         }
-    facing = found.head if found.head.confidence > found.body.confidence else found.body
+    more_confident = found.head if found.head.confidence > found.body.confidence else found.body
+    facing = found.body if cfg.facing_from == "body" else more_confident
     return {
         **row,
         "kept": True,
-        "facing": ori.facing_label(facing.degrees),
+        "facing": facing_direction(facing.degrees),
         "facing_yaw_deg": round(facing.degrees, 2),
         "head_delta_deg": round(found.delta, 2),
-        "head_turn": turn,
+        "head_turn": ori.sure_head_turn(found),
         "confidence": confidence,
     }
 
@@ -232,54 +285,79 @@ def implausible_angle(found: tuple[Estimate, ...], cfg: OrientAnythingConfig) ->
     return None
 
 
-def label_with_crops(people: list[Person], images: Path, cfg: CocoConfig) -> list[dict[str, Any]]:
-    """Label rows of `people` from Orient-Anything on their head and body crops (the model loaded once,
-    CHUNK people cropped and estimated at a time); an undecodable image or empty crop rejects its person."""
-    from benchfoundry.tasks.viewspatial import orient_anything
+def _blurry(image: np.ndarray, person: Person, cfg: CocoConfig) -> str | None:
+    """Why the person's crop is too blurry to read, or None (no filter at `min_sharpness` 0)."""
+    if cfg.min_sharpness <= 0:
+        return None
+    x, _, w, _ = person.bbox
+    top, _, bottom = shoulder_line(person, image.shape[0])
+    crop = image[top:bottom, max(0, math.floor(x)) : min(image.shape[1], math.ceil(x + w))]
+    if crop.size == 0:
+        return None  # the crops reject it by name
+    measured = sharpness(crop)
+    return None if measured >= cfg.min_sharpness else f"blurry: sharpness below {cfg.min_sharpness:g}"
 
-    if not people:
-        return []
-    estimator = orient_anything.load(cfg.orient_anything, batch_size=2 * CHUNK)
+
+def _label_from_images(
+    people: list[Person], images: Path, cfg: CocoConfig, ratios: tuple[float, float]
+) -> list[dict[str, Any]]:
+    """Label rows of `people` whose images are read: the blur filter, then the estimator (the keypoints, or
+    Orient-Anything on the head and body crops, the model loaded once), CHUNK people at a time; an
+    undecodable image or an empty crop rejects its person."""
+    estimator = None
+    if cfg.estimator == "orient-anything" and people:
+        from benchfoundry.tasks.viewspatial import orient_anything
+
+        estimator = orient_anything.load(cfg.orient_anything, batch_size=2 * CHUNK)
     labels = []
     for start in range(0, len(people), CHUNK):
-        cropped = []
+        cropped, decoded = [], {}
         for person in people[start : start + CHUNK]:
             row = label_row(person.image_id, person.annotation_id)
             try:
-                cropped.append((person, *person_crops(read_rgb(images / person.file_name), person)))
+                if person.image_id not in decoded:
+                    decoded = {person.image_id: read_rgb(images / person.file_name)}
+                image = decoded[person.image_id]
+                head, body = person_crops(image, person)
             except CropRejected as exc:
                 labels.append({**row, "reason": str(exc)})
+                continue
             except ValueError as exc:
                 labels.append({**row, "reason": "image unusable", "detail": str(exc)})
+                continue
+            blurry = _blurry(image, person, cfg)
+            if blurry:
+                labels.append({**row, "reason": blurry})
+            elif estimator is None:
+                labels.append(label_person(person, cfg, ori.orient(person.keypoints, *ratios)))
+            else:
+                cropped.append((person, head, body))
+        if estimator is None or not cropped:
+            continue
         found = estimator.estimate([crop for _, head, body in cropped for crop in (head, body)])
         for k, (person, _, _) in enumerate(cropped):
             head, body = found[2 * k], found[2 * k + 1]
             implausible = implausible_angle((head, body), cfg.orient_anything)
             if implausible:
-                labels.append(
-                    {
-                        **label_row(person.image_id, person.annotation_id),
-                        "reason": "implausible angle",
-                        "detail": implausible,
-                    }
-                )
+                row = label_row(person.image_id, person.annotation_id)
+                labels.append({**row, "reason": "implausible angle", "detail": implausible})
             else:
-                labels.append(label_person(person, cfg, 0.0, crop_orientation(head, body)))
+                labels.append(label_person(person, cfg, crop_orientation(head, body)))
     return labels
 
 
 def label_file(annotations: str | Path, images: str | Path | None, cfg: CocoConfig) -> dict[str, Any]:
-    """`{"labels": [...], "rejected": {reason: count}, "shoulder_ratio": r}` for one annotation file."""
-    return label_people(read_annotations(annotations), images, cfg)[0]
+    """`{"labels": [...], "rejected": {reason: count}, "shoulder_ratio": r, "head_ratio": r}` for one
+    annotation file."""
+    return label_people(read_annotations(annotations), images, cfg).result
 
 
-def label_people(
-    data: dict[str, Any], images: str | Path | None, cfg: CocoConfig
-) -> tuple[dict[str, Any], list[Person]]:
-    """`label_file`'s result for a read COCO file, and the people whose images were usable."""
+def label_people(data: dict[str, Any], images: str | Path | None, cfg: CocoConfig) -> Labelled:
+    """`label_file`'s result for a read COCO file, the people whose images were usable, and every person of
+    each used image."""
     if cfg.estimator == "orient-anything" and images is None:
         raise ValueError("the orient-anything estimator reads the head and body crops: give the images folder")
-    people, rejected = select_people(data, cfg)
+    people, rejected, people_of = select_people(data, cfg)
     usable = []
     for person in people:
         problem = None if images is None else check_image(Path(images), person)
@@ -294,15 +372,21 @@ def label_people(
                     "detail": problem,
                 }
             )
-    ratio = cfg.shoulder_ratio or ori.calibrate_shoulder_ratio([p.keypoints for p in usable])
-    if cfg.estimator == "orient-anything":
-        labels = label_with_crops(usable, Path(images), cfg)  # type: ignore[arg-type]
+    measured = [p.keypoints for people in people_of.values() for p in people]
+    ratios = (
+        cfg.shoulder_ratio or ori.calibrate_ratio(measured, "torso"),
+        cfg.head_ratio or ori.calibrate_ratio(measured, "head"),
+    )
+    if images is None:
+        labels = [label_person(p, cfg, ori.orient(p.keypoints, *ratios)) for p in usable]
     else:
-        labels = [label_person(p, cfg, ratio) for p in usable]
+        labels = _label_from_images(usable, Path(images), cfg, ratios)
     reasons = Counter(r["reason"] for r in rejected) + Counter(r["reason"] for r in labels if not r["kept"])
     rows = [label_row(**r) for r in rejected] + labels
-    return {
-        "labels": sorted(rows, key=lambda r: (r["image_id"] is None, r["image_id"] or 0)),
+    result = {
+        "labels": sorted(rows, key=lambda r: (r["image_id"] is None, r["image_id"] or 0, r["annotation_id"] or 0)),
         "rejected": dict(sorted(reasons.items())),
-        "shoulder_ratio": round(ratio, 4),
-    }, usable
+        "shoulder_ratio": round(ratios[0], 4),
+        "head_ratio": round(ratios[1], 4),
+    }
+    return Labelled(result, usable, people_of)

@@ -2,7 +2,8 @@
 makes its Cam-Obj. Ori., Per-Obj. Ori. and Per-Rel. Dir. items.
 
 A split's source is a real COCO split (`viewspatial.coco.splits`) or the rendered synthetic set (with its
-truth: Per-Rel. Dir. is then exact and the labels are scored against the truth). The images of the
+truth: Per-Rel. Dir. is then exact and the labels are scored against the truth, per framing too). People
+are named by noun (the truth's, or the captions' of a lone person, `CocoSplit.captions`). The images of the
 people asked about are copied to `viewspatial/images/coco/<split>/`, the labels written to
 `viewspatial/coco/<split>.labels.json`; the shard's marker (spec hash: the files' hashes, the config and
 the seed) holds the rejection counts and the accuracies, so a rerun skips a finished split. Rejected
@@ -22,10 +23,11 @@ from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.tasks.viewspatial.coco_people import label_people, read_annotations
+from benchfoundry.tasks.viewspatial.coco_people import Person, label_people, read_annotations
 from benchfoundry.tasks.viewspatial.coco_questions import orientation_items
 from benchfoundry.tasks.viewspatial.person_relative import candidate_items, image_objects, synthetic_items
 from benchfoundry.tasks.viewspatial.questions import QA_COLUMNS
+from benchfoundry.tasks.viewspatial.subjects import caption_noun, subject_phrases
 from benchfoundry.tasks.viewspatial.synthetic_coco import orientation_accuracy
 
 BENCHMARK = "viewspatial"
@@ -66,28 +68,64 @@ def _faults(split: str, labels: list[dict[str, Any]], annotations: str, images: 
     return rows
 
 
+def read_captions(path: str | None) -> dict[int, list[str]]:
+    """Image id → its captions, from a COCO captions file (None: none); ValueError naming a bad file."""
+    if path is None:
+        return {}
+    data = read_annotations(path)
+    captions: dict[int, list[str]] = {}
+    for ann in data["annotations"]:
+        if isinstance(ann, dict) and isinstance(ann.get("caption"), str):
+            captions.setdefault(ann.get("image_id"), []).append(ann["caption"])
+    return captions
+
+
+def subjects(
+    people_of: dict[int, list[Person]], nouns: dict[int, str], captions: dict[int, list[str]]
+) -> dict[int, str]:
+    """Annotation id → the phrase naming the person: their noun (`nouns`: the synthetic truth), else the
+    captions' noun for an image's lone person, else "person"; told apart by place when nouns repeat."""
+    phrases: dict[int, str] = {}
+    for image_id, people in people_of.items():
+        lone = caption_noun(captions[image_id]) if len(people) == 1 and captions.get(image_id) else "person"
+        phrases.update(
+            subject_phrases(
+                [(p.annotation_id, nouns.get(p.annotation_id, lone), p.bbox[0] + p.bbox[2] / 2) for p in people]
+            )
+        )
+    return phrases
+
+
 def split_items(
     out: str, split: str, source: dict[str, Any], cfg: CocoConfig, seed: int
 ) -> tuple[pd.DataFrame, dict[str, Any], list[dict[str, Any]]]:
     """(item rows, marker info, problems) of one split."""
     data = read_annotations(source["annotations"])
-    result, usable = label_people(data, source["images"], cfg)
-    labels = result["labels"]
-    write_json_atomic(Path(out) / BENCHMARK / STAGE / f"{split}.labels.json", result)
+    labelled = label_people(data, source["images"], cfg)
+    labels = labelled.result["labels"]
+    write_json_atomic(Path(out) / BENCHMARK / STAGE / f"{split}.labels.json", labelled.result)
     kept = {r["annotation_id"]: r for r in labels if r["kept"]}
-    people = [p for p in usable if p.annotation_id in kept]
+    people = [p for p in labelled.usable if p.annotation_id in kept]
     image_of = _copy_images(out, split, Path(source["images"]), {p.image_id: p.file_name for p in people})
-    items = orientation_items(labels, image_of, split, cfg, seed)
+    truth = json.loads(Path(source["truth"]).read_text())["images"] if source.get("truth") else None
+    nouns = {p["annotation_id"]: p["noun"] for t in truth or [] for p in t["people"]}
+    subject_of = subjects(labelled.people_of, nouns, read_captions(source.get("captions")))
+    items = orientation_items(labels, image_of, subject_of, split, cfg, seed)
     items = [{**item, "needs_review": False} for item in items]
-    info: dict[str, Any] = {"rejected": result["rejected"], "people": len(labels), "kept": len(kept)}
-    if source.get("truth"):
-        truth = json.loads(Path(source["truth"]).read_text())
-        items += synthetic_items(truth["images"], image_of, split, cfg, seed)
-        info["accuracy"] = orientation_accuracy(labels, truth)
+    info: dict[str, Any] = {
+        "rejected": labelled.result["rejected"],
+        "people": len(labels),
+        "kept": len(kept),
+        "head_turn_unsure": sum(r["head_turn"] is None for r in kept.values()),
+        "images": len(image_of),
+    }
+    if truth is not None:
+        items += synthetic_items(truth, image_of, subject_of, set(kept), split, cfg, seed)
+        info["accuracy"] = orientation_accuracy(labels, {"images": truth})
     else:
         objects = image_objects(read_annotations(source["instances"]) if source.get("instances") else data)
         facing = {a: float(r["facing_yaw_deg"]) for a, r in kept.items()}
-        items += candidate_items(people, facing, objects, image_of, split, cfg, seed)
+        items += candidate_items(labelled.people_of, facing, objects, image_of, subject_of, split, cfg, seed)
     table = pd.DataFrame(items, columns=list(COCO_COLUMNS))
     return table, info, _faults(split, labels, source["annotations"], source["images"])
 
@@ -99,7 +137,7 @@ def coco_task(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, see
     h = spec_hash(
         [
             split,
-            {k: _file_hash(source.get(k)) for k in ("annotations", "instances", "truth")},
+            {k: _file_hash(source.get(k)) for k in ("annotations", "instances", "captions", "truth")},
             cfg.model_dump(mode="json"),
             seed,
         ]
@@ -115,4 +153,6 @@ def coco_task(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, see
         "accuracy": marker.get("accuracy"),
         "people": marker.get("people"),
         "kept": marker.get("kept"),
+        "head_turn_unsure": marker.get("head_turn_unsure"),
+        "images": marker.get("images"),
     }

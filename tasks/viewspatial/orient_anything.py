@@ -8,9 +8,16 @@ Their layout, kept so that their released `dino_weight.pt` loads as is: the mode
 `Dinov2Model`) and `down_sampler` (`MLP_dim`: Linear → BatchNorm1d → ReLU → Linear → BatchNorm1d, every
 width 360 + 180 + 360 + 2 = 902 as in their app.py; their README's checkpoints are built with 180
 rotation bins, width 722, and the width is read from the checkpoint); the angles are the argmax bin of
-each slice (`inference.get_3angle`), the confidence the softmax's first entry over the last two logits;
-their preprocessing is DINOv2's image processor (bicubic resize of the shortest edge to 256, centre crop
-224, ImageNet mean/std), here scaled to `image_size`.
+each slice (`inference.get_3angle`), the confidence the softmax's first entry over the last two logits.
+
+Preprocessing as their demo (app.py → utils.resize_foreground, without the background removal): a crop is
+padded with black to a square, centred, then to side / `foreground_ratio` (0.85: the crop spans 85 % of
+the side), so that DINOv2's image processor (their `val_preprocess`: antialiased bicubic resize of the
+shortest edge to 256 through PIL, centre crop 224, ImageNet mean/std; here scaled to `image_size`) keeps the
+whole crop instead of cutting a tall body crop's head and feet. The backbone interpolates its position
+embeddings to the 16 × 16 patches of a 224 crop as transformers 4.38 (their pinned version) does
+(`interpolate_pos_encoding_438`): newer versions ask for the output size, 4.38 for a scale factor of
+(16 + 0.1) / 37, and the two resample different positions.
 
 Azimuth → this project's yaw (orientation.py: 0 = faces the camera, +90 = faces the image's left): the
 identity. Their demo draws a prediction as the object's axes projected on the image
@@ -23,7 +30,9 @@ yaw = φ (mod 360).
 
 from __future__ import annotations
 
+import math
 import pickle
+import types
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -32,6 +41,7 @@ import numpy as np
 import torch
 from PIL import Image
 from torch import nn
+from torch.nn import functional
 from transformers import BitImageProcessor, Dinov2Model
 from transformers.image_utils import IMAGENET_DEFAULT_MEAN, IMAGENET_DEFAULT_STD, PILImageResampling
 
@@ -50,6 +60,46 @@ class Estimate(NamedTuple):
     polar_deg: float
     rotation_deg: float
     confidence: float
+
+
+def interpolate_pos_encoding_438(self: nn.Module, embeddings: torch.Tensor, height: int, width: int) -> torch.Tensor:
+    """transformers 4.38's `Dinov2Embeddings.interpolate_pos_encoding`, bound to a backbone's embeddings by
+    `use_438_interpolation`: the pretrained square grid of position embeddings resized bicubically by the
+    scale factor (patches + 0.1) / grid side (PyTorch floors the output size and maps coordinates by that
+    factor); the class position as is; no resize for a square input of the pretrained grid."""
+    positions = self.position_embeddings
+    grid = positions.shape[1] - 1
+    if embeddings.shape[1] - 1 == grid and height == width:
+        return positions
+    dim, side = embeddings.shape[-1], math.sqrt(grid)
+    rows, cols = height // self.config.patch_size + 0.1, width // self.config.patch_size + 0.1
+    patches = positions[:, 1:].reshape(1, int(side), int(side), dim).permute(0, 3, 1, 2)
+    resized = functional.interpolate(
+        patches.to(torch.float32), scale_factor=(rows / side, cols / side), mode="bicubic", align_corners=False
+    ).to(positions.dtype)
+    if resized.shape[-2:] != (int(rows), int(cols)):
+        raise ValueError(f"position embeddings resized to {tuple(resized.shape[-2:])}, not {int(rows)} × {int(cols)}")
+    return torch.cat((positions[:, :1], resized.permute(0, 2, 3, 1).reshape(1, -1, dim)), dim=1)
+
+
+def use_438_interpolation(dinov2: Dinov2Model) -> Dinov2Model:
+    """The backbone with transformers 4.38's position-embedding interpolation (this instance only)."""
+    dinov2.embeddings.interpolate_pos_encoding = types.MethodType(interpolate_pos_encoding_438, dinov2.embeddings)
+    return dinov2
+
+
+def pad_square(crop: np.ndarray, ratio: float) -> np.ndarray:
+    """Their demo's `resize_foreground` on a crop: black padding to a square (the crop centred, the odd pixel
+    below and right), then to int(side / ratio), centred the same way."""
+    h, w = crop.shape[:2]
+    side = max(h, w)
+    outer = int(side / ratio)
+    pads = []
+    for length in (h, w):
+        first = (side - length) // 2
+        margin = (outer - side) // 2
+        pads.append((first + margin, outer - length - first - margin))
+    return np.pad(crop, pads + [(0, 0)] * (crop.ndim - 2))
 
 
 class OrientationHead(nn.Module):
@@ -117,18 +167,29 @@ def processor(image_size: int) -> BitImageProcessor:
 class Estimator:
     """A loaded model and its preprocessing; `estimate` runs crops in batches."""
 
-    def __init__(self, model: OrientAnything, image_size: int, device: torch.device, batch_size: int = 16) -> None:
+    def __init__(
+        self,
+        model: OrientAnything,
+        image_size: int,
+        device: torch.device,
+        batch_size: int = 16,
+        foreground_ratio: float = 0.85,
+    ) -> None:
         self.model, self.device, self.batch_size = model, device, batch_size
-        self.processor = processor(image_size)
+        self.processor, self.foreground_ratio = processor(image_size), foreground_ratio
+
+    def pixels(self, crops: Sequence[np.ndarray]) -> torch.Tensor:
+        """The model's input of crops (H × W × 3 RGB or H × W grey, uint8): padded square, then processed."""
+        images = [
+            Image.fromarray(pad_square(np.ascontiguousarray(c), self.foreground_ratio)).convert("RGB") for c in crops
+        ]
+        return self.processor(images=images, return_tensors="pt")["pixel_values"]
 
     def estimate(self, crops: Sequence[np.ndarray]) -> list[Estimate]:
         """One estimate per crop (H × W × 3 RGB or H × W grey, uint8), in order."""
         found: list[Estimate] = []
         for start in range(0, len(crops), self.batch_size):
-            images = [
-                Image.fromarray(np.ascontiguousarray(c)).convert("RGB") for c in crops[start : start + self.batch_size]
-            ]
-            pixels = self.processor(images=images, return_tensors="pt")["pixel_values"].to(self.device)
+            pixels = self.pixels(crops[start : start + self.batch_size]).to(self.device)
             with torch.no_grad():
                 found += decode(self.model(pixels).float().cpu(), self.model.rotation_bins)
         return found
@@ -196,7 +257,7 @@ def load(cfg: OrientAnythingConfig, batch_size: int = 16) -> Estimator:
         raise ValueError(f"{FIELD}.image_size {cfg.image_size} is not a multiple of the patch size {patch}")
     path = Path(cfg.checkpoint)
     state = read_checkpoint(path)
-    model = OrientAnything(dinov2, rotation_bins(state, path))
+    model = OrientAnything(use_438_interpolation(dinov2), rotation_bins(state, path))
     _check_state(state, model, path)
     model.load_state_dict(state, strict=False)
     try:
@@ -204,4 +265,4 @@ def load(cfg: OrientAnythingConfig, batch_size: int = 16) -> Estimator:
         model = model.to(device).eval()
     except (RuntimeError, AssertionError) as exc:
         raise ValueError(f"{FIELD}.device {cfg.device!r}: {exc}") from None
-    return Estimator(model, cfg.image_size, device, batch_size)
+    return Estimator(model, cfg.image_size, device, batch_size, cfg.foreground_ratio)

@@ -1,23 +1,27 @@
 """Person orientation from COCO keypoints (DESIGN §4.2): body and head yaw, the facing label, the head turn.
 
-Yaw convention: the direction a body part faces, 0° = toward the camera, growing as the person turns to
-their own right (clockwise seen from above): 90° faces the image's left, 180° away from the camera,
-270° the image's right. Then the head turn Δ = (yaw_head − yaw_body + 540) mod 360 − 180 is negative
-when the head is turned to the person's own left, as DESIGN §4.2 states, and the camera-relative facing
-label is the 8-way bin (DESIGN §4.1) of −yaw: "front" = faces the camera, "back" = faces away,
-"left"/"right" = faces toward the image's left/right.
+Yaw convention: Orient-Anything's azimuth, the direction a body part faces, 0° = toward the camera, growing as
+the person turns to their own right (clockwise seen from above): 90° faces the image's left, 180° away from
+the camera, 270° the image's right. Then the head turn Δ = (yaw_head − yaw_body + 540) mod 360 − 180 is
+negative when the head is turned to the person's own left, as DESIGN §4.2 states, and the camera-relative
+facing label is the authors' `get_azimuth_direction` of the yaw (`benchfoundry.core.directions.facing_direction`):
+a person facing the camera faces "back", one facing away "front", one facing the image's left "left".
 
 The `keypoints` estimator, in image coordinates (x right). A point at lateral offset `s` on the
 person's own right and `f` forward sits at image x ≈ −s·cos(yaw) − f·sin(yaw) from the body axis, so:
-- body: the shoulder line L − R spans `shoulder_ratio` × torso length (shoulder midpoint to hip
-  midpoint) facing the camera and shrinks with cos(yaw), its sign telling front from back; which way
-  the person is turned (the sign of sin) comes from which shoulder or hip is hidden (v = 1) while its
+- body: the shoulder line L − R spans a frontal width × cos(yaw), its sign telling front from back. The
+  frontal width comes from a scale that does not shrink as the person turns: the torso (shoulder midpoint
+  to hip midpoint, × `shoulder_ratio`) when a hip is labelled, else the head (shoulder midpoint to the
+  centre of the labelled face points, × `head_ratio`), as in close-ups whose hips are out of frame. Which
+  way the person is turned (the sign of sin) comes from which shoulder or hip is hidden (v = 1) while its
   partner is visible (v = 2). Without such a flag a yaw and its mirror fit alike (a torso's keypoints are
-  mirror-symmetric): the yaw is then sure only within `AMBIGUITY_DEG` of facing the camera or away, and
-  has a low confidence otherwise. `shoulder_ratio` is best taken from the data (`calibrate_shoulder_ratio`).
+  mirror-symmetric): the one on the face's side is taken, and the yaw is sure only within `AMBIGUITY_DEG`
+  of facing the camera or away (where both share a facing bin), with a low confidence otherwise. Both
+  ratios are best taken from the data (`calibrate_ratio`).
 - head: the labelled face points (nose, eyes, ears) fitted to a head model (`FACE_MODEL`), which gives
-  cos and sin of the yaw at once, at any head size.
-Each yaw has a confidence in [0, 1].
+  cos and sin of the yaw at once, at any head size, whatever the body's keypoints.
+Each yaw has a confidence in [0, 1]: the frontal shoulder width in pixels (full from `FULL_SPAN_PX`), times
+`HEAD_SCALE_TRUST` when the head gave the scale, times 0.3 when the side is unknown.
 """
 
 from __future__ import annotations
@@ -27,26 +31,64 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchfoundry.core.directions import horizontal_label
-
 NOSE, LEFT_EYE, RIGHT_EYE, LEFT_EAR, RIGHT_EAR, LEFT_SHOULDER, RIGHT_SHOULDER = range(7)
 LEFT_HIP, RIGHT_HIP = 11, 12
+FACE = (NOSE, LEFT_EYE, RIGHT_EYE, LEFT_EAR, RIGHT_EAR)
+KEYPOINT_NAMES = (
+    "nose",
+    "left_eye",
+    "right_eye",
+    "left_ear",
+    "right_ear",
+    "left_shoulder",
+    "right_shoulder",
+    "left_elbow",
+    "right_elbow",
+    "left_wrist",
+    "right_wrist",
+    "left_hip",
+    "right_hip",
+    "left_knee",
+    "right_knee",
+    "left_ankle",
+    "right_ankle",
+)
 
-#: A body yaw whose side no occlusion flag tells is sure only this close to facing the camera or away.
-AMBIGUITY_DEG = 10.0
+#: A body yaw whose side no occlusion flag tells is sure only this close to facing the camera or away: half a
+#: facing bin, so that the yaw and its mirror share the bin.
+AMBIGUITY_DEG = 22.5
+#: Frontal shoulder width (pixels) from which the body yaw has full confidence.
+FULL_SPAN_PX = 29.0
+#: Confidence factor of a body yaw scaled by the head (no hip): the neck's length varies more between people
+#: than the torso's, and a camera above or below shortens it.
+HEAD_SCALE_TRUST = 0.8
+#: Default frontal shoulder span over torso length, and over the shoulder-to-face height (adult averages:
+#: acromion span 0.36–0.40 m, torso 0.50 m, face points 0.18–0.20 m above the shoulder line).
+DEFAULT_SHOULDER_RATIO = 0.72
+DEFAULT_HEAD_RATIO = 2.0
 
 
 @dataclass(frozen=True)
 class Yaw:
     degrees: float
     confidence: float
+    mirror: float | None = None  # the mirror yaw that fits as well when no occlusion flag tells the side
 
 
 @dataclass(frozen=True)
 class Orientation:
     body: Yaw
-    head: Yaw | None
-    delta: float | None  # head turn Δ, degrees (negative: to the person's own left)
+    head: Yaw
+    delta: float  # head turn Δ, degrees (negative: to the person's own left)
+
+
+def sure_head_turn(found: Orientation) -> str | None:
+    """The head-turn label of `found`; None when the body's mirror yaw (no side known) gives another one, or
+    Δ lies beyond ±90°."""
+    turn = head_turn(found.delta)
+    if found.body.mirror is not None and head_turn(head_delta(found.head.degrees, found.body.mirror)) != turn:
+        return None
+    return turn
 
 
 def head_delta(yaw_head: float, yaw_body: float) -> float:
@@ -66,53 +108,86 @@ def head_turn(delta: float) -> str | None:
     return None
 
 
-def facing_label(yaw: float) -> str:
-    """What the camera sees: the 8-way label of the facing direction (front = toward the camera)."""
-    return horizontal_label((-yaw) % 360.0)
-
-
 def _seen(kp: np.ndarray, i: int) -> bool:
     return bool(kp[i, 2] > 0)
 
 
-def torso_length(kp: np.ndarray) -> float | None:
-    """Shoulder midpoint to hip midpoint, in pixels; None without both shoulders and a hip."""
+def missing(kp: np.ndarray, indices: tuple[int, ...]) -> list[str]:
+    """Names of the keypoints among `indices` that are not labelled."""
+    return [KEYPOINT_NAMES[i] for i in indices if not _seen(kp, i)]
+
+
+def _shoulder_mid(kp: np.ndarray) -> np.ndarray | None:
     if not (_seen(kp, LEFT_SHOULDER) and _seen(kp, RIGHT_SHOULDER)):
         return None
+    return (kp[LEFT_SHOULDER, :2] + kp[RIGHT_SHOULDER, :2]) / 2
+
+
+def torso_length(kp: np.ndarray) -> float | None:
+    """Shoulder midpoint to hip midpoint, in pixels; None without both shoulders and a hip."""
+    mid = _shoulder_mid(kp)
     hips = [i for i in (LEFT_HIP, RIGHT_HIP) if _seen(kp, i)]
-    if not hips:
+    if mid is None or not hips:
         return None
-    shoulders = (kp[LEFT_SHOULDER, :2] + kp[RIGHT_SHOULDER, :2]) / 2
-    length = float(np.linalg.norm(shoulders - kp[hips, :2].mean(axis=0)))
+    length = float(np.linalg.norm(mid - kp[hips, :2].mean(axis=0)))
     return length if length > 0 else None
 
 
-def calibrate_shoulder_ratio(
-    people: list[np.ndarray], quantile: float = 0.95, default: float = 0.72, least: int = 20
+def head_height(kp: np.ndarray) -> float | None:
+    """Shoulder midpoint to the centre of the labelled face points, in pixels; None without both shoulders
+    and a face point."""
+    mid = _shoulder_mid(kp)
+    face = [i for i in FACE if _seen(kp, i)]
+    if mid is None or not face:
+        return None
+    length = float(np.linalg.norm(mid - kp[face, :2].mean(axis=0)))
+    return length if length > 0 else None
+
+
+def calibrate_ratio(
+    people: list[np.ndarray], scale: str, quantile: float = 0.95, default: float | None = None, least: int = 8
 ) -> float:
-    """The frontal shoulder span over torso length of a population: a high quantile of |L − R| / torso
-    (the most frontal people); `default` for fewer than `least` people."""
+    """The frontal shoulder span over a scale (`torso`: `torso_length`, `head`: `head_height`) of a
+    population: a high quantile of |L − R| / scale (the most frontal people); the default for fewer than
+    `least` people."""
+    measure = torso_length if scale == "torso" else head_height
+    fallback = default or (DEFAULT_SHOULDER_RATIO if scale == "torso" else DEFAULT_HEAD_RATIO)
     ratios = []
     for kp in people:
-        torso = torso_length(kp)
-        if torso:
-            ratios.append(abs(float(kp[LEFT_SHOULDER, 0] - kp[RIGHT_SHOULDER, 0])) / torso)
-    return float(np.quantile(ratios, quantile)) if len(ratios) >= least else default
+        length = measure(kp)
+        if length:
+            ratios.append(abs(float(kp[LEFT_SHOULDER, 0] - kp[RIGHT_SHOULDER, 0])) / length)
+    return float(np.quantile(ratios, quantile)) if len(ratios) >= least else fallback
 
 
-def body_yaw(kp: np.ndarray, shoulder_ratio: float = 0.72) -> Yaw | None:
-    """Body yaw from shoulders and hips (both shoulders and at least one hip labelled), else None."""
+def body_yaw(
+    kp: np.ndarray,
+    shoulder_ratio: float = DEFAULT_SHOULDER_RATIO,
+    head_ratio: float = DEFAULT_HEAD_RATIO,
+    face_yaw: float | None = None,
+) -> Yaw | None:
+    """Body yaw from the shoulders, scaled by the torso (a hip labelled) or else by the head (a face point
+    labelled); None without both shoulders or without either scale. Without an occlusion flag telling the
+    side, the yaw or its mirror, whichever lies nearer `face_yaw` (none: the one turned to the own right)."""
     torso = torso_length(kp)
-    if torso is None:
+    head = None if torso else head_height(kp)
+    if torso is None and head is None:
         return None
+    frontal = shoulder_ratio * torso if torso else head_ratio * head  # type: ignore[operator]
     span = float(kp[LEFT_SHOULDER, 0] - kp[RIGHT_SHOULDER, 0])
-    cos = float(np.clip(span / (shoulder_ratio * torso), -1.0, 1.0))
+    cos = float(np.clip(span / frontal, -1.0, 1.0))
     side = _turn_side(kp)
     sin = math.sqrt(max(0.0, 1.0 - cos * cos))
     # Without a side the yaw and its mirror fit alike: sure only when they are within AMBIGUITY_DEG.
-    sure = side is not None or sin <= math.sin(math.radians(AMBIGUITY_DEG))
-    confidence = min(1.0, torso / 40.0) * (1.0 if sure else 0.3)
-    return Yaw(math.degrees(math.atan2(sin * (side or 1.0), cos)) % 360.0, round(confidence, 4))
+    sure = side is not None or sin <= math.sin(math.radians(AMBIGUITY_DEG)) + 1e-12
+    turned = math.degrees(math.atan2(sin, cos))
+    mirror = None
+    if side is None:
+        nearer = face_yaw is not None and abs(head_delta(face_yaw, -turned)) < abs(head_delta(face_yaw, turned))
+        side = -1.0 if nearer else 1.0
+        mirror = (-side * turned) % 360.0 if sin > 0 else None
+    confidence = min(1.0, frontal / FULL_SPAN_PX) * (1.0 if torso else HEAD_SCALE_TRUST) * (1.0 if sure else 0.3)
+    return Yaw((side * turned) % 360.0, round(confidence, 4), mirror)
 
 
 def _turn_side(kp: np.ndarray) -> float | None:
@@ -138,14 +213,13 @@ FACE_MODEL: dict[int, tuple[float, float]] = {
 }
 
 
-def head_yaw(kp: np.ndarray, body: Yaw | None) -> Yaw | None:
-    """Head yaw from the labelled face points; None when none is labelled.
+def face_yaw(kp: np.ndarray) -> Yaw | None:
+    """Head yaw from the labelled face points alone; None when they do not tell it.
 
     With three or more face points, a point of the head model at (s, f) sits at
     x = c − k·(s·cos yaw + f·sin yaw) for the head's image scale k: (c, k·cos, k·sin) by least squares,
-    whatever the head's size. Otherwise: both ears without
-    a nose face away; one ear and the nose are in profile toward the nose's side; anything else is read
-    as facing with the body, at low confidence.
+    whatever the head's size. Otherwise: both ears without a nose face away; one ear and the nose are in
+    profile toward the nose's side.
     """
     face = [i for i in FACE_MODEL if _seen(kp, i)]
     if len(face) >= 3:
@@ -160,15 +234,32 @@ def head_yaw(kp: np.ndarray, body: Yaw | None) -> Yaw | None:
     if left != right and nose:
         ear = LEFT_EAR if left else RIGHT_EAR
         return Yaw(90.0 if kp[NOSE, 0] < kp[ear, 0] else 270.0, 0.5)
-    if body is not None and face:
-        return Yaw(body.degrees, 0.2)
     return None
 
 
-def orient(kp: np.ndarray, shoulder_ratio: float = 0.72) -> Orientation | None:
-    """Body yaw, head yaw and head turn of one person; None without shoulders and a hip."""
-    body = body_yaw(kp, shoulder_ratio)
-    if body is None:
-        return None
-    head = head_yaw(kp, body)
-    return Orientation(body, head, None if head is None else head_delta(head.degrees, body.degrees))
+def head_yaw(kp: np.ndarray, body: Yaw | None) -> Yaw | None:
+    """`face_yaw`, or else, with a face point labelled, the body's yaw at low confidence; None without a face
+    point."""
+    found = face_yaw(kp)
+    if found is None and body is not None and any(_seen(kp, i) for i in FACE):
+        return Yaw(body.degrees, 0.2)
+    return found
+
+
+def orient(
+    kp: np.ndarray, shoulder_ratio: float = DEFAULT_SHOULDER_RATIO, head_ratio: float = DEFAULT_HEAD_RATIO
+) -> Orientation | str:
+    """Body yaw, head yaw and head turn of one person, or why they cannot be estimated (naming the keypoints
+    that are missing)."""
+    lacking_shoulders = missing(kp, (LEFT_SHOULDER, RIGHT_SHOULDER))
+    if lacking_shoulders:
+        return f"no body yaw: {', '.join(lacking_shoulders)} not labelled"
+    if not any(_seen(kp, i) for i in FACE):
+        lacking = ", ".join(missing(kp, FACE + (LEFT_HIP, RIGHT_HIP)))
+        return f"no head yaw and no body scale: {lacking} not labelled"
+    face = face_yaw(kp)
+    body = body_yaw(kp, shoulder_ratio, head_ratio, None if face is None else face.degrees)
+    head = face or head_yaw(kp, body)
+    if body is None or head is None:
+        return "no body scale: no hip labelled and the face points lie on the shoulder line"
+    return Orientation(body, head, head_delta(head.degrees, body.degrees))

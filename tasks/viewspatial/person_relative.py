@@ -1,4 +1,4 @@
-"""Per-Rel. Dir. items (DESIGN §4.2): "from this person's viewpoint, where is X?".
+"""Per-Rel. Dir. items (DESIGN §4.2): "from this person's viewpoint, where is X?", X another object or person.
 
 The person's facing is the frame: forward where the body faces, up the world's up, right = f × u, and
 the 8-way label of DESIGN §4.1. Camera coordinates are x right, y down, z forward; a facing yaw ψ
@@ -10,8 +10,12 @@ f = (−sin ψ, 0, −cos ψ).
   plane seen by a level camera of `ASSUMED_HFOV_DEG` whose horizon is the image's middle row; a box's
   ground point is its bottom centre (the person's: the mean of its labelled ankles, else its box bottom).
   When a ground point is not seen (a box cut by the image's bottom edge, or above the horizon) the object
-  is placed at the person's depth (lateral offset only). Objects whose category occurs once in the image
-  and that cover `min_object_area_ratio` of it are asked about.
+  is placed at the person's depth (lateral offset only). Objects whose category occurs once in the image,
+  and the image's other people (named apart, tasks/viewspatial/subjects.py), that cover
+  `min_object_area_ratio` of it are asked about.
+
+The wording is one of `per_rel.templates`, drawn by the item's seed; `per_rel.per_image` caps the items of an
+image (the release asks one question an image).
 """
 
 from __future__ import annotations
@@ -24,9 +28,11 @@ import numpy as np
 
 from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.core.directions import HORIZONTAL_LABELS, boundary_margin, horizontal_angle, horizontal_label
-from benchfoundry.tasks.viewspatial.questions import with_options
+from benchfoundry.core.seeding import item_rng
+from benchfoundry.tasks.viewspatial.questions import with_options, worded
+from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
 
-PER_REL = "Per-Rel. Dir."
+PER_REL = RELEASED_TYPES["Per-Rel. Dir."]
 ASSUMED_HFOV_DEG = 60.0
 CAMERA_UP = np.array([0.0, -1.0, 0.0])
 LEFT_ANKLE, RIGHT_ANKLE = 15, 16
@@ -75,9 +81,12 @@ def candidate_angle(
     keypoints: np.ndarray,
     obj_bbox: Sequence[float],
     size: tuple[int, int],
+    obj_ground: np.ndarray | None = None,
 ) -> float:
-    """The candidate angle of an object in a real photograph (the module's ground-plane rule)."""
-    p, o = _person_ground(person_bbox, keypoints, size), _box_ground(obj_bbox, size)
+    """The candidate angle of an object in a real photograph (the module's ground-plane rule); `obj_ground`:
+    the object's ground point when known otherwise than from its box (a person's ankles)."""
+    p = _person_ground(person_bbox, keypoints, size)
+    o = _box_ground(obj_bbox, size) if obj_ground is None else obj_ground
     if p is None or o is None:
         px, ox = person_bbox[0] + person_bbox[2] / 2.0, obj_bbox[0] + obj_bbox[2] / 2.0
         p, o = np.zeros(3), np.array([ox - px, 0.0, 0.0])
@@ -85,87 +94,152 @@ def candidate_angle(
 
 
 def _item(
-    stem: str, split: str, image: str, cfg: CocoConfig, annotation_ids: list[int], name: str, angle: float, review: bool
+    stem: str,
+    split: str,
+    image: str,
+    annotation_ids: list[int],
+    names: tuple[str, str],
+    angle: float,
+    review: bool,
+    cfg: CocoConfig,
+    seed: int,
 ) -> dict[str, Any]:
+    """One item: `names` are the viewer's and the target's phrases ("the woman", "the chair")."""
+    item_id = f"{stem}:per_rel:{annotation_ids[1]}"
     return {
-        "item_id": f"{stem}:per_rel:{annotation_ids[1]}",
+        "item_id": item_id,
         "scene_id": stem.rsplit(":", 1)[0],
         "split": split,
         "question_type": PER_REL,
         "image_path": [image],
-        "question": cfg.per_rel.template.format(object=name),
+        "question": worded(cfg.per_rel.templates, seed, item_id, subject=names[0], target=names[1]),
         "answer_label": horizontal_label(angle),
         "object_ids": annotation_ids,
-        "labels": ["person", name],
+        "labels": list(names),
         "frame_ids": [],
         "margin_deg": boundary_margin(angle),
         "needs_review": review,
     }
 
 
-def _unique(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def unique_objects(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The objects whose category name no other object of the image shares."""
     names = [o["name"] for o in objects]
     return [o for o in objects if names.count(o["name"]) == 1]
 
 
+def _per_image(items: list[dict[str, Any]], cfg: CocoConfig, seed: int) -> list[dict[str, Any]]:
+    """At most `per_rel.per_image` items of each image, drawn by the seed, in their order."""
+    cap = cfg.per_rel.per_image
+    by_image: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        by_image.setdefault(item["scene_id"], []).append(item)
+    kept = []
+    for scene, of_image in by_image.items():
+        if cap is not None and len(of_image) > cap:
+            picks = item_rng(seed, "viewspatial.coco.per_rel_image", scene).choice(len(of_image), cap, replace=False)
+            of_image = [of_image[i] for i in sorted(picks)]
+        kept += of_image
+    return kept
+
+
 def synthetic_items(
-    truth: Sequence[Mapping[str, Any]], image_of: Mapping[int, str], split: str, cfg: CocoConfig, seed: int
-) -> list[dict[str, Any]]:
-    """Exact items from the synthetic set's truth (its images' objects and their angles in the person's frame)."""
-    items = []
-    for image in truth:
-        if image["image_id"] not in image_of:
-            continue
-        stem = f"coco:{image['image_id']}:{image['person']['annotation_id']}"
-        for obj in _unique(image["objects"]):
-            item = _item(
-                stem,
-                split,
-                image_of[image["image_id"]],
-                cfg,
-                [int(image["person"]["annotation_id"]), int(obj["annotation_id"])],
-                obj["name"],
-                float(obj["person_angle_deg"]),
-                review=False,
-            )
-            if item["margin_deg"] >= cfg.per_rel.margin_deg:
-                items.append(item)
-    return [with_options(item, HORIZONTAL_LABELS, seed) for item in items]
-
-
-def candidate_items(
-    people: Sequence[Any],
-    facing: Mapping[int, float],
-    objects: Mapping[int, Sequence[Mapping[str, Any]]],
+    truth: Sequence[Mapping[str, Any]],
     image_of: Mapping[int, str],
+    subject_of: Mapping[int, str],
+    viewers: set[int],
     split: str,
     cfg: CocoConfig,
     seed: int,
 ) -> list[dict[str, Any]]:
-    """Candidates for review: `people` are coco_people.Person, `facing` annotation id → facing yaw of the kept,
-    `objects` image id → [{annotation_id, name, bbox, area}] of the image's other objects."""
+    """Exact items from the synthetic set's truth: each relation of a kept viewer (`viewers`: annotation ids) to
+    an object of a unique category or to another person, at its angle in the viewer's frame."""
     items = []
-    for person in people:
-        if person.annotation_id not in facing or person.image_id not in image_of:
+    for image in truth:
+        if image["image_id"] not in image_of:
             continue
-        w, h = person.size
-        stem = f"coco:{person.image_id}:{person.annotation_id}"
-        big = [o for o in objects.get(person.image_id, []) if o["area"] >= cfg.per_rel.min_object_area_ratio * w * h]
-        for obj in _unique(big):
-            angle = candidate_angle(facing[person.annotation_id], person.bbox, person.keypoints, obj["bbox"], (w, h))
+        allowed = {o["annotation_id"] for o in unique_objects(image["objects"])} | {
+            p["annotation_id"] for p in image["people"]
+        }
+        names = {o["annotation_id"]: f"the {o['name']}" for o in image["objects"]}
+        names.update({a: subject_of.get(a, "the person") for a in (p["annotation_id"] for p in image["people"])})
+        for rel in image["relations"]:
+            viewer, target = int(rel["viewer"]), int(rel["target"])
+            if viewer not in viewers or target not in allowed:
+                continue
+            stem = f"coco:{image['image_id']}:{viewer}"
             item = _item(
                 stem,
                 split,
-                image_of[person.image_id],
+                image_of[image["image_id"]],
+                [viewer, target],
+                (names[viewer], names[target]),
+                float(rel["angle_deg"]),
+                False,
                 cfg,
-                [person.annotation_id, int(obj["annotation_id"])],
-                obj["name"],
-                angle,
-                review=True,
+                seed,
             )
             if item["margin_deg"] >= cfg.per_rel.margin_deg:
                 items.append(item)
-    return [with_options(item, HORIZONTAL_LABELS, seed) for item in items]
+    return [with_options(item, HORIZONTAL_LABELS, seed) for item in _per_image(items, cfg, seed)]
+
+
+def candidate_items(
+    people_of: Mapping[int, Sequence[Any]],
+    facing: Mapping[int, float],
+    objects: Mapping[int, Sequence[Mapping[str, Any]]],
+    image_of: Mapping[int, str],
+    subject_of: Mapping[int, str],
+    split: str,
+    cfg: CocoConfig,
+    seed: int,
+) -> list[dict[str, Any]]:
+    """Candidates for review: `people_of` image id → its coco_people.Person, `facing` annotation id → facing
+    yaw of the kept (the viewers), `objects` image id → [{annotation_id, name, bbox, area}] of its other
+    objects. A viewer is asked about each object of a unique category and each other person covering
+    `min_object_area_ratio` of the image."""
+    items = []
+    for image_id, people in sorted(people_of.items()):
+        if image_id not in image_of:
+            continue
+        for viewer in people:
+            if viewer.annotation_id not in facing:
+                continue
+            w, h = viewer.size
+            least = cfg.per_rel.min_object_area_ratio * w * h
+            stem = f"coco:{image_id}:{viewer.annotation_id}"
+            targets = [
+                (int(o["annotation_id"]), f"the {o['name']}", None, o["bbox"])
+                for o in unique_objects([o for o in objects.get(image_id, []) if o["area"] >= least])
+            ]
+            targets += [
+                (
+                    p.annotation_id,
+                    subject_of.get(p.annotation_id, "the person"),
+                    _person_ground(p.bbox, p.keypoints, (w, h)),
+                    p.bbox,
+                )
+                for p in people
+                if p.annotation_id != viewer.annotation_id and p.area >= least
+            ]
+            for annotation_id, name, ground, bbox in targets:
+                angle = candidate_angle(
+                    facing[viewer.annotation_id], viewer.bbox, viewer.keypoints, bbox, (w, h), ground
+                )
+                item = _item(
+                    stem,
+                    split,
+                    image_of[image_id],
+                    [viewer.annotation_id, annotation_id],
+                    (subject_of.get(viewer.annotation_id, "the person"), name),
+                    angle,
+                    True,
+                    cfg,
+                    seed,
+                )
+                if item["margin_deg"] >= cfg.per_rel.margin_deg:
+                    items.append(item)
+    return [with_options(item, HORIZONTAL_LABELS, seed) for item in _per_image(items, cfg, seed)]
 
 
 def image_objects(data: Mapping[str, Any]) -> dict[int, list[dict[str, Any]]]:

@@ -1,8 +1,9 @@
 """Cam-Rel.Dir and Per-Sce.Sim question items of one scan (DESIGN §4.1, §4.3), and their exports.
 
 Inputs are the scan's per-frame visibility table, its selected frames and its object boxes;
-output rows follow the released schema (`question_type`, `image_path`, `question`, `answer`
-"A. right", `choices`) plus the geometry each answer came from. The benchmark JSON (val) and
+output rows follow the released schema (`question_type` as released, `image_path`, `question`, `answer`
+"A. right", `choices`) plus the geometry each answer came from. Each item's wording is one of the config's
+(the release's), drawn by the item's seed. The benchmark JSON (val) and
 the SFT chat JSON (train; LLaVA/ShareGPT style read by LLaVA-1.5 and LLaMA-Factory, multiple-choice
 and direct-answer forms) are written from those rows.
 """
@@ -26,10 +27,11 @@ from benchfoundry.core.directions import (
     multiple_choice,
 )
 from benchfoundry.core.seeding import item_rng
+from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.tasks.viewspatial.visibility import ObjectBox
 
-CAM_REL = "Cam-Rel. Dir."
-SCENE_SIM = "Per-Sce. Sim."
+CAM_REL = RELEASED_TYPES["Cam-Rel. Dir."]
+SCENE_SIM = RELEASED_TYPES["Per-Sce. Sim."]
 QA_COLUMNS = (
     "item_id",
     "scene_id",
@@ -57,9 +59,10 @@ class QASettings:
     margin_deg: float
     min_distance_m: float
     cam_rel_per_scene: int
+    cam_rel_per_frame: int | None
     scene_sim_per_scene: int
-    cam_rel_template: str
-    scene_sim_template: str
+    cam_rel_templates: tuple[str, ...]
+    scene_sim_templates: tuple[str, ...]
 
 
 def image_path(scene_id: str, frame_id: int) -> str:
@@ -90,6 +93,12 @@ def _sample(items: list[dict[str, Any]], cap: int, rng: np.random.Generator) -> 
     return [items[i] for i in keep]
 
 
+def worded(templates: Sequence[str], seed: int, item_id: str, **slots: str) -> str:
+    """One of the wordings, drawn by the item's seed, with its slots filled."""
+    rng = item_rng(seed, "viewspatial.qa.wording", item_id)
+    return templates[int(rng.integers(len(templates)))].format(**slots)
+
+
 def with_options(item: dict[str, Any], labels: Sequence[str], seed: int) -> dict[str, Any]:
     """The item with its lettered `choices` and `answer`: the answer label and three distractors from
     `labels` (DESIGN §4.1's rule), shuffled by the item's seed."""
@@ -105,14 +114,17 @@ def cam_rel_items(
     s: QASettings,
     seed: int,
 ) -> list[dict[str, Any]]:
-    """Relative direction of object pairs in one selected frame, from the camera's axes.
+    """Relative direction of object pairs in one selected frame, from the camera's axes (at most
+    `cam_rel_per_frame` a frame, drawn by the seed).
 
-    v = centre(B) − centre(A) in camera coordinates; the label is `camera_direction(v)`.
+    v = centre(B) − centre(A) in camera coordinates; the label is `camera_direction(v)`: where B (the target)
+    is relative to A (the reference).
     """
     items = []
     for fid in selected:
         frame = visibility[visibility["frame_id"] == fid]
         cands = _frame_candidates(frame, s.min_visibility)
+        of_frame = []
         for (_, a), (_, b) in itertools.combinations(cands.iterrows(), 2):
             item_id = f"{scene_id}:cam:{fid}:{a['object_id']}:{b['object_id']}"
             if item_rng(seed, "viewspatial.qa.order", item_id).random() < 0.5:
@@ -123,14 +135,14 @@ def cam_rel_items(
             direction = camera_direction(v, s.vertical_min_deg, s.vertical_only_deg)
             if direction.margin_deg < s.margin_deg:
                 continue
-            items.append(
+            of_frame.append(
                 {
                     "item_id": item_id,
                     "scene_id": scene_id,
                     "split": split,
                     "question_type": CAM_REL,
                     "image_path": [image_path(scene_id, fid)],
-                    "question": s.cam_rel_template.format(a=a["label"], b=b["label"]),
+                    "question": worded(s.cam_rel_templates, seed, item_id, target=b["label"], reference=a["label"]),
                     "answer_label": direction.label,
                     "object_ids": [int(a["object_id"]), int(b["object_id"])],
                     "labels": [a["label"], b["label"]],
@@ -138,6 +150,8 @@ def cam_rel_items(
                     "margin_deg": direction.margin_deg,
                 }
             )
+        cap = len(of_frame) if s.cam_rel_per_frame is None else s.cam_rel_per_frame
+        items += _sample(of_frame, cap, item_rng(seed, "viewspatial.qa.cam_rel_frame", f"{scene_id}:{fid}"))
     items = _sample(items, s.cam_rel_per_scene, item_rng(seed, "viewspatial.qa.cam_rel", scene_id))
     return [with_options(item, CAMERA_LABELS, seed) for item in items]
 
@@ -175,14 +189,15 @@ def scene_sim_items(
         if direction.margin_deg < s.margin_deg:
             continue
         labels = [by_id[i].label for i in (ia, ib, ic)]
+        item_id = f"{scene_id}:sim:{ia}:{ib}:{ic}"
         items.append(
             {
-                "item_id": f"{scene_id}:sim:{ia}:{ib}:{ic}",
+                "item_id": item_id,
                 "scene_id": scene_id,
                 "split": split,
                 "question_type": SCENE_SIM,
                 "image_path": [image_path(scene_id, f) for f in fids],
-                "question": s.scene_sim_template.format(a=labels[0], b=labels[1], c=labels[2]),
+                "question": worded(s.scene_sim_templates, seed, item_id, a=labels[0], b=labels[1], c=labels[2]),
                 "answer_label": direction.label,
                 "object_ids": [ia, ib, ic],
                 "labels": labels,

@@ -1,7 +1,8 @@
 """The ViewSpatial section of the build report, `OUT/report/viewspatial.html`: per scan its selected frames
-and coverage, item counts per task and split, a few released items with their image, question, options
-and answer, and per COCO split the people kept and rejected and, on the synthetic set, the orientation
-accuracies against the truth. Images are linked from the benchmark's folder, not copied."""
+and coverage, item counts per task (the paper's short names) and split, a few released items with their
+image, question, options and answer, and per COCO split the people kept and rejected and, on the synthetic
+set, the orientation accuracies against the truth, overall and per framing. Images are linked from the
+benchmark's folder, not copied."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.configs.coco import FRAMINGS, SECOND_FRAMING
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import StageStore, write_bytes_atomic
 from benchfoundry.tasks.viewspatial.release import BENCHMARK_JSON, all_rows
+from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
 BENCHMARK = "viewspatial"
+FRAMING_ORDER = (*FRAMINGS, SECOND_FRAMING)
 PAGE = "viewspatial.html"
 EXAMPLES_PER_TASK = 2
 FRAMES_SHOWN = 8
@@ -47,13 +51,29 @@ def _counts(out: Path) -> list[str]:
     if not len(rows):
         return ["<h2>Items</h2><p>none</p>"]
     counts = rows.groupby(["question_type", "split"]).size().unstack(fill_value=0)
+    counts = counts.reindex([t for t in RELEASED_TYPES.values() if t in counts.index])
     head = "".join(f"<th>{_esc(s)}</th>" for s in counts.columns)
     body = "".join(
-        f"<tr><td>{_esc(t)}</td>" + "".join(f"<td>{int(n)}</td>" for n in r) + "</tr>" for t, r in counts.iterrows()
+        f"<tr><td>{_esc(SHORT_NAMES.get(t, t))}</td>" + "".join(f"<td>{int(n)}</td>" for n in r) + "</tr>"
+        for t, r in counts.iterrows()
     )
     return [
-        "<h2>Items per task and split (before review)</h2>",
+        "<h2>Items per task and split (before review and the budgets)</h2>",
         f"<table border='1' cellpadding='4'><tr><th>task</th>{head}</tr>{body}</table>",
+    ] + _released(out)
+
+
+def _released(out: Path) -> list[str]:
+    path = out / BENCHMARK / BENCHMARK_JSON
+    records = json.loads(path.read_text()) if path.is_file() else []
+    if not records:
+        return []
+    counts = {t: sum(r["question_type"] == t for r in records) for t in RELEASED_TYPES.values()}
+    camera = counts[RELEASED_TYPES["Cam-Rel. Dir."]] + counts[RELEASED_TYPES["Cam-Obj. Ori."]]
+    listed = ", ".join(f"{_esc(SHORT_NAMES[t])} {n}" for t, n in counts.items())
+    return [
+        f"<p>Released in {BENCHMARK_JSON}: {len(records)} items ({listed}); camera perspective "
+        f"{camera / len(records):.1%}, person perspective {1 - camera / len(records):.1%}</p>"
     ]
 
 
@@ -61,7 +81,7 @@ def _examples(out: Path, seed: int) -> list[str]:
     path = out / BENCHMARK / BENCHMARK_JSON
     records = json.loads(path.read_text()) if path.is_file() else []
     parts = ["<h2>Example items (ViewSpatial-Bench.json)</h2>"]
-    for task in sorted({r["question_type"] for r in records}):
+    for task in [t for t in RELEASED_TYPES.values() if any(r["question_type"] == t for r in records)]:
         of_task = [r for r in records if r["question_type"] == task]
         picks = item_rng(seed, "viewspatial.report", task).permutation(len(of_task))[:EXAMPLES_PER_TASK]
         for r in (of_task[i] for i in sorted(picks)):
@@ -70,8 +90,8 @@ def _examples(out: Path, seed: int) -> list[str]:
             )
             choices = "<br>".join(_esc(c) for c in r["choices"].split("\n"))
             parts.append(
-                f"<div style='margin:8px 0'><b>{_esc(task)}</b><br>{images}<br>{_esc(r['question'])}"
-                f"<br>{choices}<br>answer: <b>{_esc(r['answer'])}</b></div>"
+                f"<div style='margin:8px 0'><b>{_esc(SHORT_NAMES[task])}</b> ({_esc(task)})<br>{images}"
+                f"<br>{_esc(r['question'])}<br>{choices}<br>answer: <b>{_esc(r['answer'])}</b></div>"
             )
     return parts
 
@@ -96,6 +116,15 @@ def _coco(out: Path) -> list[str]:
                 "<p>Against the synthetic truth (kept people): facing (8 bins) "
                 f"{_share(acc['facing_accuracy'])}, head turn (5 bins) {_share(acc['head_turn_accuracy'])} "
                 f"over {acc['kept']} people</p>"
+            )
+            rows = "".join(
+                f"<tr><td>{_esc(framing)}</td><td>{a['people']}</td><td>{a['kept']}</td>"
+                f"<td>{_share(a['facing_accuracy'])}</td><td>{_share(a['head_turn_accuracy'])}</td></tr>"
+                for framing, a in sorted(acc.get("per_framing", {}).items(), key=lambda kv: FRAMING_ORDER.index(kv[0]))
+            )
+            parts.append(
+                "<table border='1' cellpadding='4'><tr><th>framing</th><th>people</th><th>kept</th>"
+                f"<th>facing</th><th>head turn</th></tr>{rows}</table>"
             )
     return parts
 

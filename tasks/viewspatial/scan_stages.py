@@ -99,9 +99,10 @@ def _qa_stage(
             q.margin_deg,
             q.min_distance_m,
             q.cam_rel_per_scene,
+            q.cam_rel_per_frame,
             q.scene_sim_per_scene,
-            q.cam_rel_template,
-            q.scene_sim_template,
+            tuple(q.cam_rel_templates),
+            tuple(q.scene_sim_templates),
         )
         read = set(table["frame_id"])
         seen = [f for f in selected if f in read]

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from benchfoundry.configs.coco import SyntheticCocoConfig
+from benchfoundry.configs.coco import FRAMINGS, SECOND_FRAMING, SyntheticCocoConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.core.buildinfo import problem
-from benchfoundry.core.directions import horizontal_angle, horizontal_label
+from benchfoundry.core.directions import facing_direction, horizontal_angle, horizontal_label
 from benchfoundry.core.render_spec import (
     CocoImage,
     CocoShard,
@@ -32,33 +33,15 @@ from benchfoundry.core.render_spec import (
 )
 from benchfoundry.core.seeding import item_rng, item_seed
 from benchfoundry.core.store import StageStore, spec_hash, write_json_atomic
-from benchfoundry.person.prepare import prepare_person
+from benchfoundry.person.prepare import phenotype_of, prepare_person
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial import orientation as ori
 from benchfoundry.tasks.viewspatial import synthetic_coco_scene as sc
 from benchfoundry.tasks.viewspatial.coco_keypoints import Camera, coco_box, visibility
+from benchfoundry.tasks.viewspatial.subjects import phenotype_noun
 
 STAGE = "viewspatial.synthetic_coco"
-KEYPOINT_NAMES = (
-    "nose",
-    "left_eye",
-    "right_eye",
-    "left_ear",
-    "right_ear",
-    "left_shoulder",
-    "right_shoulder",
-    "left_elbow",
-    "right_elbow",
-    "left_wrist",
-    "right_wrist",
-    "left_hip",
-    "right_hip",
-    "left_knee",
-    "right_knee",
-    "left_ankle",
-    "right_ankle",
-)
 SKELETON = [
     [16, 14],
     [14, 12],
@@ -90,30 +73,94 @@ TOLERANCE_M = np.array([0.03] * 5 + [0.14] * 2 + [0.12] * 2 + [0.10] * 2 + [0.16
 PERSON_INDEX = 1
 
 
-def person_relative(center: np.ndarray) -> tuple[float, str]:
-    """Angle (deg) and 8-way label of a world point in the person's body frame (forward −Y, up +Z)."""
-    angle = horizontal_angle([center[0], center[1], 0.0], (0.0, -1.0, 0.0), (0.0, 0.0, 1.0))
+@dataclass(frozen=True)
+class Placed:
+    """One person of an image, placed in the world: their files, world mesh and keypoints, and truth."""
+
+    files: Any  # person.prepare's PersonFiles
+    vertices: np.ndarray  # world
+    faces: np.ndarray
+    keypoints: np.ndarray  # (17, 3) world
+    turn_deg: float
+    location: np.ndarray
+    delta: float  # head turn Δ relative to the pelvis
+    action: str
+    framing: str
+    noun: str
+
+    def triangles(self) -> np.ndarray:
+        return self.vertices[self.faces].astype(np.float64)
+
+
+def relation(location: np.ndarray, turn_deg: float, target: np.ndarray) -> tuple[float, str]:
+    """Angle (deg, clockwise from the viewer's front) and 8-way label of a world point in the body frame of a
+    viewer standing at `location` turned by `turn_deg` (their front, up +Z)."""
+    v = np.asarray(target, dtype=np.float64) - np.asarray(location, dtype=np.float64)
+    angle = horizontal_angle([v[0], v[1], 0.0], sc.front_of(turn_deg), (0.0, 0.0, 1.0))
     return angle, horizontal_label(angle)
 
 
-def label_keypoints(mesh: Any, camera: Camera, objects: list[sc.SceneObject]) -> np.ndarray:
-    """The person's 17 COCO keypoints (17, 3) with visibility against the body and the objects."""
-    triangles = np.concatenate([mesh.vertices[mesh.faces].astype(np.float64)] + [o.triangles() for o in objects])
-    return visibility(mesh.keypoints, camera, triangles, TOLERANCE_M)
+def label_keypoints(keypoints: np.ndarray, camera: Camera, surfaces: list[np.ndarray]) -> np.ndarray:
+    """A person's 17 COCO keypoints (17, 3), world points, with visibility against the surfaces ((F,3,3)
+    triangles of every body and object)."""
+    return visibility(keypoints, camera, np.concatenate(surfaces), TOLERANCE_M)
+
+
+def _noun(person: PersonConfig, seed: int, texture_id: int) -> str:
+    phenotype = phenotype_of(person, seed, texture_id) or {}
+    return phenotype_noun(phenotype.get("gender", 0.5), phenotype.get("age", 1.0))
+
+
+def _place(
+    person: PersonConfig,
+    seed: int,
+    plan: sc.ImagePlan | sc.SecondPerson,
+    name: str,
+    work: Path,
+    turn_deg: float,
+    location: np.ndarray,
+    framing: str,
+) -> Placed:
+    pose, delta = sc.person_pose(person, seed, plan)
+    files = prepare_person(person, seed, plan.texture_id, name, pose, None, work)
+    return Placed(
+        files,
+        sc.turn_about_z(files.body.vertices, turn_deg, location),
+        np.asarray(files.body.faces),
+        sc.turn_about_z(files.body.keypoints, turn_deg, location),
+        turn_deg,
+        location,
+        delta,
+        plan.action,
+        framing,
+        _noun(person, seed, plan.texture_id),
+    )
 
 
 def _image(
-    person: PersonConfig, cfg: SyntheticCocoConfig, seed: int, split: str, index: int, work: Path
+    person: PersonConfig,
+    cfg: SyntheticCocoConfig,
+    seed: int,
+    split: str,
+    index: int,
+    plan: sc.ImagePlan,
+    rng: np.random.Generator,
+    work: Path,
 ) -> dict[str, Any]:
-    """Draw, pose and label one image; returns its render entry and its labels before the render."""
-    rng = item_rng(seed, STAGE, f"{split}:{index}")
-    plan = sc.draw_plan(rng, cfg, list(person.textures.ids))
-    pose, delta = sc.person_pose(person, seed, plan)
-    files = prepare_person(person, seed, plan.texture_id, f"person_{index:06d}", pose, None, work)
-    mesh = files.body
-    camera = sc.frame_camera(mesh.vertices, mesh.keypoints, plan, cfg.width, cfg.height)
-    objects = sc.place_objects(rng, plan, camera)
-    keypoints = label_keypoints(mesh, camera, objects)
+    """Pose and label one image of a drawn plan; returns its render entry and its labels before the render."""
+    first = _place(person, seed, plan, f"person_{index:06d}", work, 0.0, np.zeros(3), plan.framing)
+    camera = sc.frame_camera(first.vertices, first.keypoints, plan, cfg.width, cfg.height)
+    people = [first]
+    if plan.second is not None:
+        where = sc.second_location(plan.second, camera)
+        people.append(
+            _place(
+                person, seed, plan.second, f"person_{index:06d}_2", work, plan.second.turn_deg, where, SECOND_FRAMING
+            )
+        )
+    objects = sc.place_objects(rng, plan, camera, tuple(p.location for p in people[1:]))
+    surfaces = [p.triangles() for p in people] + [o.triangles() for o in objects]
+    keypoints = [label_keypoints(p.keypoints, camera, surfaces) for p in people]
     parts = (
         Primitive(
             shape="box",
@@ -135,7 +182,7 @@ def _image(
             rgb=tuple(o.rgb),
             roughness=0.6,
             metallic=0.0,
-            pass_index=PERSON_INDEX + 1 + k,
+            pass_index=PERSON_INDEX + len(people) + k,
         )
         for k, o in enumerate(objects)
     )
@@ -144,70 +191,80 @@ def _image(
         camera_matrix=tuple(map(tuple, camera.blender_matrix())),
         focal_mm=camera.f * 24.0 / cfg.height,
         parts=parts,
-        person=PersonSpec(mesh=str(files.mesh_npz), texture=str(files.texture_png), pass_index=PERSON_INDEX),
+        people=tuple(
+            PersonSpec(
+                mesh=str(p.files.mesh_npz),
+                texture=str(p.files.texture_png),
+                pass_index=PERSON_INDEX + k,
+                location=tuple(float(v) for v in p.location),
+                yaw_deg=p.turn_deg,
+            )
+            for k, p in enumerate(people)
+        ),
         light=DayLight(
             sun_elevation_deg=plan.sun[0], sun_bearing_deg=plan.sun[1], sun_strength=3.0, sky_strength=0.3, exposure=0.0
         ),
         image=str(work / f"{index:06d}.png"),
         index_npy=str(work / f"{index:06d}.npy"),
     )
-    head_yaw = (plan.body_yaw_deg + delta) % 360.0
-    hips = float(mesh.keypoints[11:13, 2].mean())
+    return {"entry": entry, "keypoints": keypoints, "camera": camera, "objects": objects, "people": people}
+
+
+def _cam(camera: Camera, point: np.ndarray) -> list[float]:
+    return [round(float(v), 4) for v in camera.to_camera(np.array([point]))[0]]
+
+
+def _person_truth(annotation_id: int, p: Placed, camera: Camera) -> dict[str, Any]:
+    body = sc.seen_yaw(p.turn_deg, p.location, camera)
+    head = (body + p.delta) % 360.0
+    hips = p.location + [0.0, 0.0, float(p.keypoints[11:13, 2].mean())]
     return {
-        "entry": entry,
-        "keypoints": keypoints,
-        "camera": camera,
-        "objects": objects,
-        "plan": plan,
-        "body_yaw": plan.body_yaw_deg,
-        "head_yaw": head_yaw,
-        "delta": ori.head_delta(head_yaw, plan.body_yaw_deg),
-        "axis_cam": camera.to_camera(np.array([[0.0, 0.0, hips]]))[0],
+        "annotation_id": annotation_id,
+        "noun": p.noun,
+        "body_yaw_deg": round(body, 3),
+        "head_yaw_deg": round(head, 3),
+        "head_delta_deg": round(p.delta, 3),
+        "facing": facing_direction(body),
+        "head_turn": ori.head_turn(p.delta),
+        "action": p.action,
+        "framing": p.framing,
+        "center_cam": _cam(camera, hips),
+        "location": [round(float(v), 4) for v in p.location[:2]],
+        "front": [round(float(v), 6) for v in sc.front_of(p.turn_deg)[:2]],
     }
 
 
 def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list[dict], dict[str, Any]] | None:
-    """COCO annotations and the truth record of one rendered image; None when the person is not in it."""
-    person = coco_box(ids == PERSON_INDEX)
-    if person is None:
-        return None
-    kp = made["keypoints"]
-    anns = [
-        {
-            "id": image_id * 10,
-            "image_id": image_id,
-            "category_id": 1,
-            "bbox": person[0],
-            "area": person[1],
-            "keypoints": [round(float(v), 2) if i % 3 < 2 else int(v) for i, v in enumerate(kp.reshape(-1))],
-            "num_keypoints": int((kp[:, 2] > 0).sum()),
-            "iscrowd": 0,
-        }
-    ]
-    delta = made["delta"]
-    up = made["camera"].R @ np.array([0.0, 0.0, 1.0])
-    truth = {
-        "image_id": image_id,
-        "file_name": f"{image_id:06d}.png",
-        "objects": [],
-        "up_cam": [round(float(v), 6) for v in up],
-        "person": {
-            "annotation_id": image_id * 10,
-            "body_yaw_deg": round(made["body_yaw"], 3),
-            "head_yaw_deg": round(made["head_yaw"], 3),
-            "head_delta_deg": round(delta, 3),
-            "facing": ori.facing_label(made["body_yaw"]),
-            "head_turn": ori.head_turn(delta),
-            "action": made["plan"].action,
-            "framing": made["plan"].framing,
-            "center_cam": [round(float(v), 4) for v in made["axis_cam"]],
-        },
-    }
+    """COCO annotations and the truth record of one rendered image; None when the first person is not in it."""
+    camera, people = made["camera"], made["people"]
+    anns, truth_people, present = [], [], []
+    for k, (p, kp) in enumerate(zip(people, made["keypoints"])):
+        found = coco_box(ids == PERSON_INDEX + k)
+        if found is None:
+            if k == 0:
+                return None
+            continue
+        ann_id = image_id * 10 + k
+        anns.append(
+            {
+                "id": ann_id,
+                "image_id": image_id,
+                "category_id": 1,
+                "bbox": found[0],
+                "area": found[1],
+                "keypoints": [round(float(v), 2) if i % 3 < 2 else int(v) for i, v in enumerate(kp.reshape(-1))],
+                "num_keypoints": int((kp[:, 2] > 0).sum()),
+                "iscrowd": 0,
+            }
+        )
+        truth_people.append(_person_truth(ann_id, p, camera))
+        present.append((ann_id, p))
+    truth_objects, targets = [], [(ann_id, p.location) for ann_id, p in present]
     for k, obj in enumerate(made["objects"]):
-        found = coco_box(ids == PERSON_INDEX + 1 + k)
+        found = coco_box(ids == PERSON_INDEX + len(people) + k)
         if found is None:
             continue
-        ann_id = image_id * 10 + 1 + k
+        ann_id = image_id * 10 + len(people) + k
         anns.append(
             {
                 "id": ann_id,
@@ -218,17 +275,33 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
                 "iscrowd": 0,
             }
         )
-        angle, label = person_relative(np.array(obj.center))
-        truth["objects"].append(
+        truth_objects.append(
             {
                 "annotation_id": ann_id,
                 "name": obj.name,
                 "category_id": obj.category_id,
-                "center_cam": [round(float(v), 4) for v in made["camera"].to_camera(np.array([obj.center]))[0]],
-                "person_angle_deg": round(angle, 3),
-                "person_relative": label,
+                "center_cam": _cam(camera, np.array(obj.center)),
+                "location": [round(float(v), 4) for v in obj.center[:2]],
             }
         )
+        targets.append((ann_id, np.array(obj.center)))
+    relations = []
+    for viewer_id, viewer in present:
+        for target_id, where in targets:
+            if target_id != viewer_id:
+                angle, label = relation(viewer.location, viewer.turn_deg, where)
+                relations.append(
+                    {"viewer": viewer_id, "target": target_id, "angle_deg": round(angle, 3), "label": label}
+                )
+    up = camera.R @ np.array([0.0, 0.0, 1.0])
+    truth = {
+        "image_id": image_id,
+        "file_name": f"{image_id:06d}.png",
+        "up_cam": [round(float(v), 6) for v in up],
+        "people": truth_people,
+        "objects": truth_objects,
+        "relations": relations,
+    }
     return anns, truth
 
 
@@ -237,7 +310,7 @@ def categories() -> list[dict[str, Any]]:
         "id": 1,
         "name": "person",
         "supercategory": "person",
-        "keypoints": list(KEYPOINT_NAMES),
+        "keypoints": list(ori.KEYPOINT_NAMES),
         "skeleton": SKELETON,
     }
     return [person] + [
@@ -256,11 +329,28 @@ def make_split(
         )
     if split not in cfg.images:
         raise ValueError(f"viewspatial.coco.synthetic.images has no split {split!r}: {sorted(cfg.images)}")
+    plans = []
+    for index in range(1, cfg.images[split] + 1):
+        rng = item_rng(seed, STAGE, f"{split}:{index}")
+        plans.append((sc.draw_plan(rng, cfg, list(person.textures.ids)), rng))
+    return render_plans(root, split, cfg, person, seed, plans)
+
+
+def render_plans(
+    root: str | Path,
+    split: str,
+    cfg: SyntheticCocoConfig,
+    person: PersonConfig,
+    seed: int,
+    plans: list[tuple[sc.ImagePlan, np.random.Generator]],
+) -> dict[str, Any]:
+    """Pose, render and write the images of `plans` (each with the generator that places its objects) as one
+    split under `root/<split>/`; `make_split`'s result."""
     folder = Path(root) / split
     work = folder / "_tmp"
     shutil.rmtree(folder / "images", ignore_errors=True)  # a smaller set must not keep older images
     work.mkdir(parents=True, exist_ok=True)
-    made = [_image(person, cfg, seed, split, i, work) for i in range(1, cfg.images[split] + 1)]
+    made = [_image(person, cfg, seed, split, i, plan, rng, work) for i, (plan, rng) in enumerate(plans, start=1)]
     spec = CocoShard(
         width=cfg.width,
         height=cfg.height,
@@ -343,17 +433,36 @@ def synthetic_coco_task(
 
 
 def orientation_accuracy(labels: list[dict[str, Any]], truth: dict[str, Any]) -> dict[str, Any]:
-    """A labeller's rows (coco_people.label_row) scored on `truth.json`: 8-bin facing and head-turn bin
-    accuracy over the kept people, and the rejections by reason."""
-    by_image = {t["image_id"]: t["person"] for t in truth["images"]}
-    kept = [row for row in labels if row.get("kept") and row.get("image_id") in by_image]
-    facing = sum(row["facing"] == by_image[row["image_id"]]["facing"] for row in kept)
-    turn = sum(row["head_turn"] == by_image[row["image_id"]]["head_turn"] for row in kept)
+    """A labeller's rows (coco_people.label_row) scored on `truth.json`: 8-bin facing accuracy over the kept
+    people and head-turn bin accuracy over those with a head turn (not left unsure), overall and per framing
+    (whole, knees, hips, shoulders, second person), and the rejections by reason."""
+    by_person = {p["annotation_id"]: p for t in truth["images"] for p in t["people"]}
+    kept = [row for row in labels if row.get("kept") and row.get("annotation_id") in by_person]
+
+    def scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
+        facing = sum(row["facing"] == by_person[row["annotation_id"]]["facing"] for row in rows)
+        turned = [row for row in rows if row["head_turn"] is not None]
+        turn = sum(row["head_turn"] == by_person[row["annotation_id"]]["head_turn"] for row in turned)
+        return {
+            "kept": len(rows),
+            "facing_accuracy": round(facing / len(rows), 4) if rows else None,
+            "head_turns": len(turned),
+            "head_turn_accuracy": round(turn / len(turned), 4) if turned else None,
+        }
+
+    framings = list(FRAMINGS) + [SECOND_FRAMING]
+    people = Counter(
+        by_person[row["annotation_id"]]["framing"] for row in labels if row.get("annotation_id") in by_person
+    )
+    per_framing = {}
+    for framing in framings:
+        of_framing = [row for row in kept if by_person[row["annotation_id"]]["framing"] == framing]
+        if people[framing]:
+            per_framing[framing] = {"people": people[framing], **scores(of_framing)}
     rejected = Counter(str(row.get("reason")) for row in labels if not row.get("kept"))
     return {
         "people": len(labels),
-        "kept": len(kept),
-        "facing_accuracy": round(facing / len(kept), 4) if kept else None,
-        "head_turn_accuracy": round(turn / len(kept), 4) if kept else None,
+        **scores(kept),
+        "per_framing": per_framing,
         "rejected": dict(sorted(rejected.items())),
     }

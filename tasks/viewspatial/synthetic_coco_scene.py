@@ -1,5 +1,6 @@
 """One synthetic COCO image, drawn and posed (DESIGN §4.2, §5): the Anny person with a known body yaw and
-head turn, a framing camera, objects at known 3D positions, and the exact labels.
+head turn, a framing camera, sometimes a second person behind them to one side, objects at known 3D
+positions, and the exact labels.
 
 Person frame = world frame of person/body.py: metres, +Z up, feet on z = 0, the pelvis above the
 origin, facing −Y (their left is +X). The camera orbits the person instead of the person turning: a
@@ -7,7 +8,10 @@ camera at azimuth φ counter-clockwise (seen from above) from the person's front
 tasks/viewspatial/orientation.py's convention (0 faces the camera, 90 the image's left); the body yaw is
 the pelvis's (an action may turn the chest a little: guard_up by ~17°). The head turn Δ is a rotation of
 neck and head about the vertical, half each; Δ < 0 turns the head to the person's own left. The true Δ
-is read back from the head's global rotation, so an action's own head turn is included.
+is read back from the head's global rotation, so an action's own head turn is included. The second person
+stands `depth_m` farther from the camera than the first and to one side, inside the camera's view, turned
+by `turn_deg` about +Z in the world; any person's yaw is the angle, counter-clockwise seen from above, from
+their front to the ray toward the camera (`seen_yaw`), as Orient-Anything sees a crop.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from scipy.spatial.transform import Rotation
 
 from benchfoundry.assets.body_model import PARENTS, J
 from benchfoundry.assets.poses import ACTIONS, UPRIGHT, PoseBuilder, action_pose
-from benchfoundry.configs.coco import SyntheticCocoConfig
+from benchfoundry.configs.coco import FRAMINGS, SyntheticCocoConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.tasks.viewspatial.coco_keypoints import Camera, box_triangles, cylinder_triangles, look_at
 
@@ -44,10 +48,12 @@ COLOURS = (
     (0.8, 0.25, 0.03),
     (0.25, 0.06, 0.4),
 )
-#: Framings: the whole person, or the frame's bottom edge above the knees or just below the hips. A whole
-#: standing person covers only ~0.15 of a 3:4 portrait frame (below COCO's 0.2 filter), so most are cropped.
-FRAMINGS = ("full", "knees", "hips")
-FRAMING_P = (0.2, 0.4, 0.4)
+#: How far below the shoulders (m) a head-and-shoulders frame's bottom edge lies: the crop offset × this.
+SHOULDER_CUT_SCALE = 2.0
+#: The second person: how much farther from the camera than the first (m), and how far to the side as a share
+#: of the half width the camera sees at their depth.
+SECOND_DEPTH_M = (0.8, 2.5)
+SECOND_SIDE = (0.3, 0.75)
 #: Share of images whose head turn lies beyond ±90° (so the labeller's rejection is exercised).
 BEYOND_SHARE = 0.125
 BEYOND_DEG = (95.0, 110.0)
@@ -76,6 +82,18 @@ class SceneObject:
 
 
 @dataclass(frozen=True)
+class SecondPerson:
+    """The second person of an image: who, their pose, and where they stand relative to the first."""
+
+    texture_id: int
+    action: str
+    head_turn_deg: float
+    turn_deg: float  # rotation about +Z in the world (the first person faces −Y)
+    depth_m: float  # farther from the camera than the first person
+    side: float  # signed share of the half width seen at their depth (+: the image's right)
+
+
+@dataclass(frozen=True)
 class ImagePlan:
     """Everything random about one image, drawn from the seed."""
 
@@ -91,6 +109,7 @@ class ImagePlan:
     n_objects: int
     occluder: bool
     sun: tuple[float, float]  # elevation, bearing (deg)
+    second: SecondPerson | None = None
 
 
 def draw_plan(rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: list[int]) -> ImagePlan:
@@ -99,21 +118,42 @@ def draw_plan(rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: l
         head = float(rng.uniform(*BEYOND_DEG) * rng.choice([-1.0, 1.0]))
     else:
         head = float(rng.uniform(-cfg.max_head_deg, cfg.max_head_deg))
-    framing = str(rng.choice(FRAMINGS, p=FRAMING_P))
+    names = [f for f in FRAMINGS if cfg.framings.get(f, 0.0) > 0]
+    weights = np.array([cfg.framings[f] for f in names])
+    framing = str(rng.choice(names, p=weights / weights.sum()))
     n_objects = int(rng.integers(1, 4)) if rng.random() < cfg.object_share else 0
+    texture_id = int(rng.choice(texture_ids))
+    second = None
+    if rng.random() < cfg.two_person_share:
+        others = [t for t in texture_ids if t != texture_id] or [texture_id]
+        second = SecondPerson(
+            texture_id=int(rng.choice(others)),
+            action=UPRIGHT if rng.random() < UPRIGHT_SHARE else str(rng.choice(list(ACTIONS))),
+            head_turn_deg=float(rng.uniform(-cfg.max_head_deg, cfg.max_head_deg)),
+            turn_deg=float(rng.uniform(0.0, 360.0)),
+            depth_m=float(rng.uniform(*SECOND_DEPTH_M)),
+            side=float(rng.uniform(*SECOND_SIDE) * rng.choice([-1.0, 1.0])),
+        )
     return ImagePlan(
-        texture_id=int(rng.choice(texture_ids)),
+        texture_id=texture_id,
         action=UPRIGHT if rng.random() < UPRIGHT_SHARE else str(rng.choice(list(ACTIONS))),
         body_yaw_deg=float(rng.uniform(0.0, 360.0)),
         head_turn_deg=head,
         framing=framing,
         fill=float(rng.uniform(0.88, 0.97)),
         fov_deg=float(rng.uniform(35.0, 50.0)),
-        camera_height_m=float(rng.uniform(1.1, 1.7) if framing == "hips" else rng.uniform(0.9, 1.6)),
+        camera_height_m=float(
+            rng.uniform(1.2, 1.7)
+            if framing == "shoulders"
+            else rng.uniform(1.1, 1.7)
+            if framing == "hips"
+            else rng.uniform(0.9, 1.6)
+        ),
         crop_offset_m=float(rng.uniform(0.05, 0.12)),
         n_objects=n_objects,
-        occluder=n_objects > 0 and framing == "full" and rng.random() < 0.8,
+        occluder=n_objects > 0 and framing == "whole" and rng.random() < 0.8,
         sun=(float(rng.uniform(30.0, 70.0)), float(rng.uniform(0.0, 360.0))),
+        second=second,
     )
 
 
@@ -130,7 +170,7 @@ def turned_pose(action: str, rest_joints: np.ndarray, head_turn_deg: float) -> t
     return builder.body_pose(), -math.degrees(math.atan2(forward[0], forward[2]))
 
 
-def person_pose(person: PersonConfig, seed: int, plan: ImagePlan) -> tuple[np.ndarray, float]:
+def person_pose(person: PersonConfig, seed: int, plan: ImagePlan | SecondPerson) -> tuple[np.ndarray, float]:
     """The (23,3) body pose of the plan's person (their action with the head turned on their own skeleton) and
     the true head turn Δ relative to the pelvis."""
     from benchfoundry.person import anny_body
@@ -140,13 +180,51 @@ def person_pose(person: PersonConfig, seed: int, plan: ImagePlan) -> tuple[np.nd
     return turned_pose(plan.action, rest.tpose_joints, plan.head_turn_deg)
 
 
+def turn_about_z(points: np.ndarray, turn_deg: float, location: np.ndarray) -> np.ndarray:
+    """Points of a person's own frame placed in the world: turned by `turn_deg` about +Z, then moved (as
+    Blender's object rotation and location)."""
+    a = math.radians(turn_deg)
+    rot = np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0], [0.0, 0.0, 1.0]])
+    return np.asarray(points, dtype=np.float64) @ rot.T + np.asarray(location, dtype=np.float64)
+
+
+def front_of(turn_deg: float) -> np.ndarray:
+    """The world direction a person turned by `turn_deg` faces (unturned: −Y)."""
+    a = math.radians(turn_deg)
+    return np.array([math.sin(a), -math.cos(a), 0.0])
+
+
+def seen_yaw(turn_deg: float, location: np.ndarray, camera: Camera) -> float:
+    """The yaw the camera sees (orientation.py's convention): from the person's front to the ray toward the
+    camera, counter-clockwise seen from above, degrees in [0, 360)."""
+    front = front_of(turn_deg)
+    toward = camera.C - np.asarray(location, dtype=np.float64)
+    cross = front[0] * toward[1] - front[1] * toward[0]
+    return math.degrees(math.atan2(cross, front[0] * toward[0] + front[1] * toward[1])) % 360.0
+
+
+def second_location(second: SecondPerson, camera: Camera) -> np.ndarray:
+    """Where the second person stands: `depth_m` beyond the first along the camera's horizontal view, and
+    `side` of the half width the camera sees at that depth to the image's right (negative: left)."""
+    toward = camera.C[:2] / np.linalg.norm(camera.C[:2])
+    right = np.array([-toward[1], toward[0]])
+    depth = float(np.linalg.norm(camera.C[:2])) + second.depth_m
+    half_width = depth * camera.width / 2 / camera.f
+    xy = -toward * second.depth_m + right * second.side * half_width
+    return np.array([xy[0], xy[1], 0.0])
+
+
 def frame_camera(vertices: np.ndarray, keypoints: np.ndarray, plan: ImagePlan, width: int, height: int) -> Camera:
-    """A camera at azimuth = body yaw, framing the person (whole, or cut above the knees / below the hips)."""
+    """A camera at azimuth = body yaw, framing the person (whole, or cut above the knees, below the hips or
+    below the shoulders: the part above the cut fills `fill` of the frame's height, or of its width when
+    wider, from the top)."""
     f = height / (2 * math.tan(math.radians(plan.fov_deg) / 2))
     if plan.framing == "knees":
         cut = float(keypoints[13:15, 2].max()) + plan.crop_offset_m
     elif plan.framing == "hips":
         cut = float(keypoints[11:13, 2].min()) - plan.crop_offset_m
+    elif plan.framing == "shoulders":
+        cut = float(keypoints[5:7, 2].min()) - SHOULDER_CUT_SCALE * plan.crop_offset_m
     else:
         cut = -np.inf
     kept = vertices[vertices[:, 2] >= cut].astype(np.float64)
@@ -161,17 +239,22 @@ def frame_camera(vertices: np.ndarray, keypoints: np.ndarray, plan: ImagePlan, w
         uv, _ = camera.project(kept)
         span_v = (uv[:, 1].max() - uv[:, 1].min()) / (plan.fill * height)
         span_u = (uv[:, 0].max() - uv[:, 0].min()) / (plan.fill * width)
-        distance *= span_v if plan.framing != "full" else max(span_u, span_v)
+        # Whole and head-and-shoulders framings fit the width too (a portrait frame is narrower than shoulders
+        # framed to the chest), which leaves the cut above the bottom edge.
+        distance *= max(span_u, span_v) if plan.framing in ("whole", "shoulders") else span_v
         middle = (uv[:, 1].max() + uv[:, 1].min()) / 2
-        if plan.framing != "full":  # the top at 1 − fill of the height, the cut at the frame's bottom edge
+        if plan.framing != "whole":  # the top at 1 − fill of the height, the cut at (or above) the bottom edge
             middle = uv[:, 1].min() - (1 - plan.fill) * height + height / 2
         target[2] -= (middle - height / 2) / f * distance
     return look_at(target + distance * direction + [0, 0, plan.camera_height_m - target[2]], target, f, width, height)
 
 
-def place_objects(rng: np.random.Generator, plan: ImagePlan, camera: Camera) -> list[SceneObject]:
+def place_objects(
+    rng: np.random.Generator, plan: ImagePlan, camera: Camera, others: tuple[np.ndarray, ...] = ()
+) -> list[SceneObject]:
     """`plan.n_objects` objects of distinct categories on the floor around the person (the first in front of
-    the shins when `plan.occluder`), clear of the person and of each other."""
+    the shins when `plan.occluder`), clear of the person, of the other people standing at `others` and of each
+    other."""
     toward = camera.C[:2] / np.linalg.norm(camera.C[:2])
     right = np.array([-toward[1], toward[0]])  # the camera's right on the floor (camera looks along −toward)
     distance = float(np.linalg.norm(camera.C[:2]))
@@ -190,11 +273,13 @@ def place_objects(rng: np.random.Generator, plan: ImagePlan, camera: Camera) -> 
                 xy = toward * (CLEARANCE_M + radius + rng.uniform(0.0, 0.15)) + right * rng.uniform(-0.08, 0.08)
             else:
                 # A cropped frame's bottom edge cuts the floor near the person: floor objects stand farther back.
-                along = rng.uniform(-1.0, 0.8) if plan.framing == "full" else rng.uniform(*BEHIND_CROPPED_M)
+                along = rng.uniform(-1.0, 0.8) if plan.framing == "whole" else rng.uniform(*BEHIND_CROPPED_M)
                 wider = (distance - along) / distance
                 xy = right * rng.choice([-1, 1]) * rng.uniform(0.35, 0.9) * half_width * wider + toward * along
-            if np.linalg.norm(xy) >= CLEARANCE_M + radius and all(
-                np.linalg.norm(xy - o.center[:2]) >= radius + math.hypot(*o.size[:2]) / 2 for o in placed
+            if (
+                np.linalg.norm(xy) >= CLEARANCE_M + radius
+                and all(np.linalg.norm(xy - p[:2]) >= CLEARANCE_M + radius for p in others)
+                and all(np.linalg.norm(xy - o.center[:2]) >= radius + math.hypot(*o.size[:2]) / 2 for o in placed)
             ):
                 break
         else:
