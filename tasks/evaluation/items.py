@@ -25,6 +25,8 @@ from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAME
 BENCHES = ("syndor", "viewspatial", "odi")
 VIEWSPATIAL_JSON = Path("viewspatial") / "ViewSpatial-Bench.json"
 ODI_JSON = Path("odi") / "ODI-Bench.json"
+#: ODI-Bench's spatial-level tasks (the rest are general-level).
+ODI_SPATIAL_TASKS = ("EVO", "AVO", "SS", "RD", "OR")
 #: The options of a yes/no item, in any order and case.
 YES_NO = frozenset({"yes", "no"})
 

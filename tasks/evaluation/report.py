@@ -60,7 +60,8 @@ def render(table: Table, ours: Sequence[tuple[Any, ...]]) -> str:
 
 
 def load_results(eval_root: Path) -> list[Result]:
-    """Every result file under `eval_root` (`<model>/<name>.json` with a `bench`), sorted by model then name."""
+    """Every result file under `eval_root` (`<model>/<name>.json` with a `bench`): by model, then the runs with
+    images before the blind ones, the baseline before Omni-CoT, the authors' protocol before the project's."""
     found = []
     for path in sorted(eval_root.glob("*/*.json")):
         try:
@@ -69,7 +70,16 @@ def load_results(eval_root: Path) -> list[Result]:
             continue
         if isinstance(result, dict) and "bench" in result and "protocol" in result:
             found.append(result)
-    return found
+    order = {mode: k for k, mode in enumerate(published.ODI_ABLATION_MODES)}
+    return sorted(
+        found,
+        key=lambda r: (
+            str(r.get("model")),
+            bool(r.get("blind")),
+            order.get(r.get("omni_cot", "off"), 9),
+            r["protocol"],
+        ),
+    )
 
 
 def label(result: Result) -> str:

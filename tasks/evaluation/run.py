@@ -18,13 +18,11 @@ from typing import Any
 from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError
 from benchfoundry.tasks.evaluation.choices import letter_of
-from benchfoundry.tasks.evaluation.items import EvalItem
+from benchfoundry.tasks.evaluation.items import ODI_SPATIAL_TASKS, EvalItem
 from benchfoundry.tasks.evaluation.protocols import parse_reply
 
 Progress = Callable[[int, int, int], None]
 Request = Callable[[EvalItem], list[dict[str, Any]]]
-#: ODI-Bench's spatial-level tasks (the rest are general-level).
-ODI_SPATIAL_TASKS = ("EVO", "AVO", "SS", "RD", "OR")
 
 
 def eval_dir(build: Path) -> Path:
