@@ -47,8 +47,8 @@ def _check_flags(args: argparse.Namespace) -> str | None:
         return "--omni-cot is ODI-Bench's method; use it with `eval odi`"
     if args.omni_cot != "off" and args.blind:
         return "--omni-cot and --blind do not go together (Omni-CoT looks at the panorama)"
-    if args.model == RANDOM and (args.blind or args.omni_cot != "off"):
-        return "--model random answers without looking: no --blind, no --omni-cot"
+    if args.model == RANDOM and (args.blind or args.omni_cot != "off" or args.base_url):
+        return "--model random answers without looking or asking: no --blind, --omni-cot or --base-url"
     if args.model != RANDOM and not args.base_url:
         return "--base-url is required (only --model random needs no endpoint)"
     return None
@@ -171,7 +171,12 @@ def _judged(
 
     with ModelClient(judge, run.eval_dir(build) / "cache") as client:
         if bench == "syndor":
-            actions = [i for i in items if i.task == "action_recognition"]
+            from dataclasses import replace
+
+            from benchfoundry.tasks.syndor.scoring import action_text
+
+            # The judge reads the action as words (`cover_face_with_hands` → "cover face with hands").
+            actions = [replace(i, answer=action_text(i.answer)) for i in items if i.task == "action_recognition"]
             verdicts = judge_replies(client, config.judge, actions, rows, rubric_task="action")
             groups = {i.id: f"{float(i.meta['radius']):.1f}" for i in actions}
             return verdicts, summarise(verdicts, config.judge.scale, groups)

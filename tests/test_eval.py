@@ -246,6 +246,34 @@ def test_syndor_drops_ambiguous_replies_the_authors_way(tmp_path: Path, protocol
             assert score["ambiguous_dropped"].get(split, 0) == sum(reply_of(r) == "10" for r in split_rows)
 
 
+def test_the_judge_scores_synd_action_answers_per_distance(tmp_path: Path) -> None:
+    """The model says "walking" to every action item; the judge gives 1 when that is the reference action."""
+    out = tmp_path / "build"
+    qa_stage.export_qa(make_labelled_build(out), out, QaConfig())
+
+    def judge(prompt: str, attempt: int) -> tuple:
+        assert "names the same action as the reference" in prompt
+        return ("ok", "1" if "Reference answer: walking\n" in prompt else "0")
+
+    with ScriptedModel(lambda p, a: ("ok", "walking" if p != HPC_PROMPT else "1")) as server, ScriptedModel(judge) as j:
+        assert run_eval(out, "syndor", server.base_url, "--judge-model", "judge", "--judge-base-url", j.base_url) == 0
+    rows = [
+        r
+        for split in task_files.SPLITS
+        for r in task_files.read_jsonl(out / "syndor" / "index" / "action_recognition" / f"{split}.jsonl")
+    ]
+    judged = result(out, "syndor")["action_judge"]
+    assert judged["judged"] == len(rows) and judged["overall"] == pytest.approx(
+        sum(r["action"] == "walking" for r in rows) / len(rows)
+    )
+    for distance in {r["radius"] for r in rows}:
+        mine = [r for r in rows if r["radius"] == distance]
+        assert judged["per_group"][f"{distance:.1f}"] == pytest.approx(
+            sum(r["action"] == "walking" for r in mine) / len(mine)
+        )
+    assert "cover face with hands" in "".join(j.requests)
+
+
 @pytest.mark.parametrize(
     ("reply", "expected"),
     [

@@ -161,3 +161,22 @@ def test_relevance_and_direction_words() -> None:
     assert direction_words(0, 0).startswith("centred in front of me (")
     assert direction_words(-90, 50).startswith("centred on my left and above")
     assert direction_words(179, -45).startswith("centred behind me and below")
+
+
+def test_an_unreadable_panorama_fails_its_items_and_the_rest_go_on(tmp_path: Path) -> None:
+    panorama_build(tmp_path)
+    path = tmp_path / "odi" / "ODI-Bench.json"
+    items = json.loads(path.read_text())
+    items[1]["image"] = "missing.png"
+    path.write_text(json.dumps(items))
+    with ScriptedModel(script) as server:
+        assert run_eval(tmp_path, "odi", server.base_url, "--omni-cot", "full", "--crop-px", "64") == 0
+    rows = [
+        json.loads(x)
+        for x in (tmp_path / "report" / "eval" / "org__scripted" / "odi-omnicot-full.predictions.jsonl")
+        .read_text()
+        .splitlines()
+    ]
+    assert [r["prediction"] for r in rows] == ["C", None, "C"]
+    assert "missing.png" in rows[1]["error"]
+    assert result(tmp_path, "odi-omnicot-full")["failed_items"] == 1

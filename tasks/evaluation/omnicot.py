@@ -139,10 +139,6 @@ def _crop(item: EvalItem, box: tuple[float, float, float, float], config: OmniCo
     return _jpeg_part(crop), direction_words(view.theta_deg, view.phi_deg)
 
 
-def _failed(item: EvalItem, error: str, turns: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"id": item.id, "task": item.task, "prediction": None, "error": error, "turns": turns}
-
-
 def ask_omnicot(
     client: ModelClient,
     items: Sequence[EvalItem],
@@ -164,97 +160,120 @@ def ask_omnicot(
     return rows
 
 
+def _row(item: EvalItem, reply: str | ModelError, turns: list[dict[str, Any]]) -> dict[str, Any]:
+    failed = isinstance(reply, ModelError)
+    return {
+        "id": item.id,
+        "task": item.task,
+        "prediction": None if failed else reply,
+        "error": str(reply) if failed else None,
+        "turns": turns,
+    }
+
+
+class _Steps:
+    """One chunk of items through the steps, each step one `chat_many` over the items still going."""
+
+    def __init__(self, client: ModelClient, items: Sequence[EvalItem], config: OmniCotConfig, protocol: str) -> None:
+        self.client, self.items, self.config, self.protocol = client, items, config, protocol
+        self.panoramas = {p: _Panorama(p, config) for p in dict.fromkeys(item.images[0] for item in items)}
+        _describe(client, list(self.panoramas.values()))
+        self.turns = {
+            k: [{"step": "views", "descriptions": dict(self._panorama(k).descriptions)}] for k in range(len(items))
+        }
+        self.crops: dict[int, tuple[dict[str, Any], str]] = {}
+
+    def _panorama(self, k: int) -> _Panorama:
+        return self.panoramas[self.items[k].images[0]]
+
+    def _ask(self, step: str, requests: dict[int, list[dict[str, Any]]]) -> dict[int, str | ModelError]:
+        replies = dict(zip(requests, self.client.chat_many(list(requests.values()))))
+        for k, reply in replies.items():
+            self.turns[k].append({"step": step, "reply": None if isinstance(reply, ModelError) else reply.text})
+        return {k: r if isinstance(r, ModelError) else r.text for k, r in replies.items()}
+
+    def _prompt(self, k: int) -> str:
+        return prompt_text(self.items[k], self.protocol, "odi")
+
+    def guided(self) -> dict[int, str | ModelError]:
+        """Step 1: the answer with the six views described (items whose panorama is unreadable: its error)."""
+        live = [k for k in range(len(self.items)) if self._panorama(k).error is None]
+        answers = self._ask(
+            "guided answer",
+            {
+                k: [
+                    user_message(
+                        GUIDE_PROMPT.format(views=self._panorama(k).views_text(), prompt=self._prompt(k)),
+                        [image_file_part(self.items[k].images[0])],
+                    )
+                ]
+                for k in live
+            },
+        )
+        return {
+            k: answers[k] if k in answers else ModelError(str(self._panorama(k).error)) for k in range(len(self.items))
+        }
+
+    def ground(self, live: Sequence[int]) -> None:
+        """Step 2: a box from the model, its crop."""
+        question = lambda k: GROUNDING_PROMPT.format(question=self.items[k].question)
+        boxes = self._ask(
+            "grounding", {k: [user_message(question(k), [image_file_part(self.items[k].images[0])])] for k in live}
+        )
+        for k, reply in boxes.items():
+            box = None if isinstance(reply, ModelError) else parse_box(reply)
+            self.turns[k][-1]["box"] = box
+            if box is None:
+                continue
+            try:
+                self.crops[k] = _crop(self.items[k], box, self.config)
+            except (OSError, ValueError) as exc:
+                self.turns[k][-1]["error"] = f"no crop: {exc}"
+
+    def refine(self) -> None:
+        """Step 2, refinement: a crop the model does not call relevant is dropped (the full view stays)."""
+        verdicts = self._ask(
+            "refinement",
+            {
+                k: [user_message(REFINE_PROMPT.format(where=where, question=self.items[k].question), [part])]
+                for k, (part, where) in self.crops.items()
+            },
+        )
+        for k, verdict in verdicts.items():
+            keep = not isinstance(verdict, ModelError) and parse_yes(verdict)
+            self.turns[k][-1]["kept"] = keep
+            if not keep:
+                del self.crops[k]
+
+    def revise(self, first: dict[int, str]) -> dict[int, str | ModelError]:
+        """Step 3: the answer again, with the views, the kept crop and the first answer."""
+
+        def request(k: int) -> list[dict[str, Any]]:
+            crop = self.crops.get(k)
+            text = REVISE_PROMPT.format(
+                views=self._panorama(k).views_text(),
+                crop=CROP_NOTE.format(where=crop[1]) if crop else "",
+                previous=first[k],
+                and_crop=" and the close-up" if crop else "",
+                prompt=self._prompt(k),
+            )
+            return [user_message(text, [image_file_part(self.items[k].images[0]), *([crop[0]] if crop else [])])]
+
+        answers = self._ask("revision", {k: request(k) for k in first})
+        for k in answers:
+            self.turns[k][-1]["crop"] = k in self.crops
+        return answers
+
+
 def _chunk(
     client: ModelClient, items: Sequence[EvalItem], mode: str, config: OmniCotConfig, protocol: str
 ) -> list[dict[str, Any]]:
-    panoramas = {p: _Panorama(p, config) for p in dict.fromkeys(item.images[0] for item in items)}
-    _describe(client, list(panoramas.values()))
-    rows: dict[int, dict[str, Any]] = {}
-    turns: dict[int, list[dict[str, Any]]] = {}
-    live = []
-    for k, item in enumerate(items):
-        panorama = panoramas[item.images[0]]
-        turns[k] = [{"step": "views", "descriptions": dict(panorama.descriptions)}]
-        if panorama.error:
-            rows[k] = _failed(item, panorama.error, [])
-        else:
-            live.append(k)
-
-    def guided(k: int) -> str:
-        item = items[k]
-        return GUIDE_PROMPT.format(
-            views=panoramas[item.images[0]].views_text(), prompt=prompt_text(item, protocol, "odi")
-        )
-
-    first = client.chat_many([[user_message(guided(k), [image_file_part(items[k].images[0])])] for k in live])
-    answers: dict[int, str] = {}
-    for k, reply in zip(live, first):
-        turns[k].append({"step": "guided answer", "reply": _text(reply)})
-        if isinstance(reply, ModelError):
-            rows[k] = _failed(items[k], str(reply), turns[k])
-        else:
-            answers[k] = reply.text
-    live = list(answers)
-    if mode == "guide":
-        for k in live:
-            rows[k] = {"id": items[k].id, "task": items[k].task, "prediction": answers[k], "error": None}
-            rows[k]["turns"] = turns[k]
-        return [rows[k] for k in range(len(items))]
-
-    grounding = client.chat_many(
-        [
-            [user_message(GROUNDING_PROMPT.format(question=items[k].question), [image_file_part(items[k].images[0])])]
-            for k in live
-        ]
-    )
-    crops: dict[int, tuple[dict[str, Any], str]] = {}
-    for k, reply in zip(live, grounding):
-        box = None if isinstance(reply, ModelError) else parse_box(reply.text)
-        turns[k].append({"step": "grounding", "reply": _text(reply), "box": box})
-        if box is not None:
-            try:
-                crops[k] = _crop(items[k], box, config)
-            except (OSError, ValueError) as exc:
-                turns[k][-1]["error"] = f"no crop: {exc}"
-    if mode == "full":
-        asked = list(crops)
-        verdicts = client.chat_many(
-            [
-                [
-                    user_message(
-                        REFINE_PROMPT.format(where=crops[k][1], question=items[k].question),
-                        [crops[k][0]],
-                    )
-                ]
-                for k in asked
-            ]
-        )
-        for k, verdict in zip(asked, verdicts):
-            keep = not isinstance(verdict, ModelError) and parse_yes(verdict.text)
-            turns[k].append({"step": "refinement", "reply": _text(verdict), "kept": keep})
-            if not keep:
-                del crops[k]
-
-    def revision(k: int) -> list[dict[str, Any]]:
-        item = items[k]
-        crop = crops.get(k)
-        text = REVISE_PROMPT.format(
-            views=panoramas[item.images[0]].views_text(),
-            crop=CROP_NOTE.format(where=crop[1]) if crop else "",
-            previous=answers[k],
-            and_crop=" and the close-up" if crop else "",
-            prompt=prompt_text(item, protocol, "odi"),
-        )
-        return [user_message(text, [image_file_part(item.images[0]), *([crop[0]] if crop else [])])]
-
-    for k, reply in zip(live, client.chat_many([revision(k) for k in live])):
-        turns[k].append({"step": "revision", "reply": _text(reply), "crop": k in crops})
-        failed = isinstance(reply, ModelError)
-        rows[k] = {
-            "id": items[k].id,
-            "task": items[k].task,
-            "prediction": None if failed else reply.text,
-            "error": str(reply) if failed else None,
-            "turns": turns[k],
-        }
-    return [rows[k] for k in range(len(items))]
+    steps = _Steps(client, items, config, protocol)
+    answers = steps.guided()
+    if mode != "guide":
+        first = {k: a for k, a in answers.items() if not isinstance(a, ModelError)}
+        steps.ground(list(first))
+        if mode == "full":
+            steps.refine()
+        answers |= steps.revise(first)
+    return [_row(item, answers[k], steps.turns[k]) for k, item in enumerate(items)]
