@@ -126,7 +126,7 @@ def _syndor(results: Sequence[Result]) -> str:
         ours = []
         for r in runs:
             accs = [_pct(g["accuracy"]) if (g := _presence(r).get((d, split))) else None for d in distances]
-            ours.append((label(r), *accs, _mean(accs), "", source(r)))
+            ours.append((label(r), *accs, None if None in accs else _mean(accs), "", source(r)))
         parts.append(render(table, ours))
     parts.append(f"<p>{html.escape(published.SYNDOR_TABLE2_CAPTION)}</p>")
     parts.append(render(published.SYNDOR_ABLATION, []))
