@@ -142,16 +142,20 @@ def _ask(
 
     if endpoint is None:
         return random_rows(items, args.protocol, args.seed), None
+    # Requests (with their base64 images) are built a few concurrency-widths at a time: 12K panoramas are large.
+    chunk = 4 * args.concurrency
     with ModelClient(endpoint, run.eval_dir(build) / "cache") as client:
         if args.omni_cot != "off":
             from benchfoundry.tasks.evaluation.omnicot import ask_omnicot
 
             def ask(batch: list[Any], progress: Any = None) -> list[dict[str, Any]]:
-                return ask_omnicot(client, batch, args.omni_cot, config.omni_cot, args.protocol, progress)
+                return ask_omnicot(client, batch, args.omni_cot, config.omni_cot, args.protocol, progress, chunk)
         else:
 
             def ask(batch: list[Any], progress: Any = None) -> list[dict[str, Any]]:
-                return run.ask(client, batch, lambda i: request(i, args.protocol, args.bench, args.blind), progress)
+                return run.ask(
+                    client, batch, lambda i: request(i, args.protocol, args.bench, args.blind), progress, chunk
+                )
 
         rows = ask(items[:1])
         if rows and rows[0]["error"] and "cannot read" not in rows[0]["error"]:
