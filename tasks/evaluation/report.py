@@ -135,19 +135,16 @@ def _syndor(results: Sequence[Result]) -> str:
 
 
 def _action_table(runs: Sequence[Result]) -> str:
-    """Action recognition (ours only; the paper prints no table): E5Score per distance with its z across the
-    models evaluated here, and the judge's share where a judge scored the answers."""
-    actions = {label(r): r["action"] for r in runs if isinstance(r.get("action"), dict) and r["action"].get("items")}
-    if not actions:
+    """Action recognition (ours only; the paper prints no table): E5Score per distance with its z across the runs
+    listed here, and the judge's share where a judge scored the answers."""
+    named = {f"{label(r)} ({r['protocol']})": r for r in runs if (r.get("action") or {}).get("items")}
+    if not named:
         return ""
-    z = zscores_across_models(actions)
+    z = zscores_across_models({name: r["action"] for name, r in named.items()})
     distances = sorted({d for row in z.values() for d in row}, key=float)
     rows = []
-    for r in runs:
-        name = label(r)
-        if name not in actions:
-            continue
-        e5 = {str(g["distance"]): g["e5score"] for g in actions[name].get("groups", []) if g["split"] == "all"}
+    for name, r in named.items():
+        e5 = {str(g["distance"]): g["e5score"] for g in r["action"].get("groups", []) if g["split"] == "all"}
         cells = "".join(
             f"<td>{e5[d]:.3f} / {'–' if z[name].get(d) is None else f'{z[name][d]:+.2f}'}</td>"
             if d in e5
@@ -156,12 +153,12 @@ def _action_table(runs: Sequence[Result]) -> str:
         )
         judged = (r.get("action_judge") or {}).get("overall")
         rows.append(
-            f'<tr class="ours"><td class="l">{html.escape(name)}</td>{cells}<td>{_cell(_pct(judged))}</td>'
+            f'<tr class="ours"><td class="l">{html.escape(label(r))}</td>{cells}<td>{_cell(_pct(judged))}</td>'
             f'<td class="l">{html.escape(source(r))}</td></tr>'
         )
     head = "".join(f"<th>{d} m E5Score / z</th>" for d in distances)
     return (
-        "<h3>SynDORBench action recognition (ours; z across the models evaluated here, per distance)</h3>"
+        "<h3>SynDORBench action recognition (ours; z across the runs listed here, per distance)</h3>"
         f'<table><tr><th class="l">Model</th>{head}<th>Judge (%)</th><th class="l">Source</th></tr>'
         f"{''.join(rows)}</table>"
     )
