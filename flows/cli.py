@@ -15,6 +15,7 @@ from benchfoundry.core import dori
 COMMAND_MODULES: tuple[str, ...] = (
     "benchfoundry.flows.cli_coco",
     "benchfoundry.flows.cli_eval",
+    "benchfoundry.flows.cli_export",
     "benchfoundry.flows.cli_odi",
     "benchfoundry.flows.cli_runner",
     "benchfoundry.flows.cli_scannet",

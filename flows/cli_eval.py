@@ -1,5 +1,6 @@
-"""`benchfoundry eval {syndor,viewspatial,odi} --build OUT --base-url URL --model NAME`: ask a model every
-item of a built benchmark through an OpenAI-compatible endpoint and score its replies (DESIGN §7)."""
+"""`benchfoundry eval {syndor,viewspatial,odi} --build OUT --model NAME [--base-url URL]`: ask a model every item
+of a built benchmark through an OpenAI-compatible endpoint (or the seeded random baseline) and score its replies
+as the benchmark's authors do, or the project's way (DESIGN §7)."""
 
 from __future__ import annotations
 
@@ -11,77 +12,201 @@ from typing import Any
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.tasks.evaluation.items import BENCHES
 
+OMNI_COT_MODES = ("off", "guide", "ground", "full")
 
-def _progress(bench: str) -> Any:
+
+def _progress(name: str) -> Any:
     def show(done: int, total: int, errors: int) -> None:
         end = "\n" if done == total else ""
-        print(f"\r{bench}: {done}/{total} items, {errors} errors", end=end, file=sys.stderr, flush=True)
+        print(f"\r{name}: {done}/{total} items, {errors} errors", end=end, file=sys.stderr, flush=True)
 
     return show
 
 
-def _cmd_eval(args: argparse.Namespace) -> int:
+def _endpoint(prefix: str, **values: Any) -> ModelEndpoint:
+    """A ModelEndpoint; a bad value is a ValueError naming its flag (`--base-url`, `--judge-base-url`, …)."""
     from pydantic import ValidationError
 
+    try:
+        return ModelEndpoint(**values)
+    except ValidationError as exc:
+        flags = {"model": "model", "base_url": "base-url", "api_key_env": "api-key-env", "max_retries": "retries"}
+        raise ValueError(
+            "; ".join(
+                f"--{prefix}{flags.get(str(e['loc'][0]), str(e['loc'][0]).replace('_', '-'))}: {e['msg']}"
+                for e in exc.errors()
+            )
+        ) from None
+
+
+def _check_flags(args: argparse.Namespace) -> str | None:
+    """Why the flags do not go together, or None."""
+    from benchfoundry.tasks.evaluation.baselines import MODEL as RANDOM
+
+    if args.omni_cot != "off" and args.bench != "odi":
+        return "--omni-cot is ODI-Bench's method; use it with `eval odi`"
+    if args.omni_cot != "off" and args.blind:
+        return "--omni-cot and --blind do not go together (Omni-CoT looks at the panorama)"
+    if args.model == RANDOM and (args.blind or args.omni_cot != "off" or args.base_url):
+        return "--model random answers without looking or asking: no --blind, --omni-cot or --base-url"
+    if args.model != RANDOM and not args.base_url:
+        return "--base-url is required (only --model random needs no endpoint)"
+    return None
+
+
+def _load_eval_config(path: str | None) -> Any:
+    import yaml
+
+    from benchfoundry.configs.evaluation import EvaluationConfig
+
+    if path is None:
+        return EvaluationConfig()
+    try:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"{path}: cannot read the evaluation config ({exc})") from None
+    from pydantic import ValidationError
+
+    try:
+        return EvaluationConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(
+            f"{path}: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        ) from None
+
+
+def _build_identity(build: Path) -> dict[str, Any]:
+    """The build a result ran on: its folder, and the name and config hash its build.json records."""
+    import json
+
+    try:
+        record = json.loads((build / "build.json").read_text())
+    except (OSError, ValueError):
+        record = {}
+    record = record if isinstance(record, dict) else {}
+    return {"out": str(build.absolute()), "name": record.get("name"), "config_hash": record.get("config_hash")}
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
     from benchfoundry.core.output_root import check_output_dir
-    from benchfoundry.core.store import write_json_atomic
-    from benchfoundry.tasks.common.model_client import ModelClient
-    from benchfoundry.tasks.common.report_nav import link_pages
     from benchfoundry.tasks.evaluation import run
     from benchfoundry.tasks.evaluation.items import load_items
-    from benchfoundry.tasks.evaluation.report import write_eval_report
 
     build = Path(args.build)
-    try:
-        endpoint = ModelEndpoint(
-            base_url=args.base_url,
-            model=args.model,
-            api_key_env=args.api_key_env,
-            concurrency=args.concurrency,
-            timeout_s=args.timeout_s,
-            max_retries=args.retries,
-        )
-    except ValidationError as exc:
-        print(
-            "error: "
-            + "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')}: {e['msg']}" for e in exc.errors()),
-            file=sys.stderr,
-        )
+    problem = _check_flags(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
+        config = _load_eval_config(args.eval_config)
+        if args.crop_px is not None:
+            config.omni_cot.crop_px = args.crop_px
+        common = {"concurrency": args.concurrency, "timeout_s": args.timeout_s, "max_retries": args.retries}
+        endpoint = None
+        if args.base_url:
+            endpoint = _endpoint(
+                "", base_url=args.base_url, model=args.model, api_key_env=args.api_key_env or None, **common
+            )
+        judge = None
+        if args.judge_model:
+            judge = _endpoint(
+                "judge-",
+                base_url=args.judge_base_url or args.base_url or "",
+                model=args.judge_model,
+                api_key_env=args.judge_api_key_env or None,
+                max_tokens=config.judge.max_tokens,
+                **common,
+            )
         items = load_items(args.bench, build)
+        target = check_output_dir(run.model_dir(build, args.model))
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.omni_cot and args.bench != "odi":
-        print("error: --omni-cot is the ODI-Bench two-step; use it with `eval odi`", file=sys.stderr)
-        return 2
     items = items[: args.limit] if args.limit else items
-    target = run.model_dir(build, args.model)
-    try:
-        check_output_dir(target)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    name = run.result_name(args.bench, args.protocol, args.omni_cot, args.blind)
+    asked = _ask(args, endpoint, config, build, items, name)
+    if asked is None:
         return 2
-    name = "odi-omnicot" if args.omni_cot else args.bench
+    predictions = run.write_predictions(target / f"{name}.predictions.jsonl", asked[0])
+    return _score_and_report(args, build, items, asked, predictions, judge, config, target, name)
+
+
+def _ask(
+    args: argparse.Namespace, endpoint: ModelEndpoint | None, config: Any, build: Path, items: list[Any], name: str
+) -> tuple[list[dict[str, Any]], dict[str, int] | None] | None:
+    """(prediction rows, the client's usage); None when the endpoint refuses the first item (nothing else sent)."""
+    from benchfoundry.tasks.common.model_client import ModelClient
+    from benchfoundry.tasks.evaluation import run
+    from benchfoundry.tasks.evaluation.baselines import random_rows
+    from benchfoundry.tasks.evaluation.protocols import request
+
+    if endpoint is None:
+        return random_rows(items, args.protocol, args.seed), None
+    # Requests (with their base64 images) are built a few concurrency-widths at a time: 12K panoramas are large.
+    chunk = 4 * args.concurrency
     with ModelClient(endpoint, run.eval_dir(build) / "cache") as client:
-        if args.omni_cot:
+        if args.omni_cot != "off":
             from benchfoundry.tasks.evaluation.omnicot import ask_omnicot
 
             def ask(batch: list[Any], progress: Any = None) -> list[dict[str, Any]]:
-                return ask_omnicot(client, batch, args.crop_px, progress)
+                return ask_omnicot(client, batch, args.omni_cot, config.omni_cot, args.protocol, progress, chunk)
         else:
 
             def ask(batch: list[Any], progress: Any = None) -> list[dict[str, Any]]:
-                return run.ask(client, batch, progress)
+                return run.ask(
+                    client, batch, lambda i: request(i, args.protocol, args.bench, args.blind), progress, chunk
+                )
 
         rows = ask(items[:1])
-        if rows and rows[0]["error"] and "cannot read the image" not in rows[0]["error"]:
+        if rows and rows[0]["error"] and "cannot read" not in rows[0]["error"]:
             print(f"error: {rows[0]['error']} (nothing else sent)", file=sys.stderr)
-            return 2
+            return None
         rows += ask(items[1:], _progress(name))
-        usage = client.usage()
-    predictions = run.write_predictions(target / f"{name}.predictions.jsonl", rows)
+        return rows, client.usage()
+
+
+def _judged(
+    judge: ModelEndpoint, config: Any, build: Path, items: list[Any], rows: list[dict[str, Any]], bench: str
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The judge's verdicts on the free-form items, and their summary."""
+    from benchfoundry.tasks.common.model_client import ModelClient
+    from benchfoundry.tasks.evaluation import run
+    from benchfoundry.tasks.evaluation.judge import judge_replies, summarise
+
+    with ModelClient(judge, run.eval_dir(build) / "cache") as client:
+        if bench == "syndor":
+            from dataclasses import replace
+
+            from benchfoundry.tasks.syndor.scoring import action_text
+
+            # The judge reads the action as words (`cover_face_with_hands` → "cover face with hands").
+            actions = [replace(i, answer=action_text(i.answer)) for i in items if i.task == "action_recognition"]
+            verdicts = judge_replies(client, config.judge, actions, rows, rubric_task="action")
+            groups = {i.id: f"{float(i.meta['radius']):.1f}" for i in actions}
+            return verdicts, summarise(verdicts, config.judge.scale, groups)
+        verdicts = judge_replies(client, config.judge, [i for i in items if not i.options], rows)
+        return verdicts, summarise(verdicts, config.judge.scale)
+
+
+def _score_and_report(
+    args: argparse.Namespace,
+    build: Path,
+    items: list[Any],
+    asked: tuple[list[dict[str, Any]], dict[str, int] | None],
+    predictions: Path,
+    judge: ModelEndpoint | None,
+    config: Any,
+    target: Path,
+    name: str,
+) -> int:
+    from benchfoundry.core.store import write_json_atomic
+    from benchfoundry.tasks.common.report_nav import link_pages
+    from benchfoundry.tasks.evaluation import run
+    from benchfoundry.tasks.evaluation.baselines import MODEL as RANDOM
+    from benchfoundry.tasks.evaluation.judge import rubrics_sha256
+    from benchfoundry.tasks.evaluation.report import write_eval_report
+
+    rows, usage = asked
     failed = [r for r in rows if r["error"]]
     for row in failed[:5]:
         print(f"{row['id']}: {row['error']}", file=sys.stderr)
@@ -89,72 +214,102 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"… and {len(failed) - 5} more failed items (see {predictions})", file=sys.stderr)
     score: dict[str, Any] = {
         "model": args.model,
-        "bench": name,
-        "base_url": endpoint.base_url,
+        "bench": args.bench,
+        "protocol": args.protocol,
+        "blind": args.blind,
+        "omni_cot": args.omni_cot,
+        "seed": args.seed if args.model == RANDOM else None,
+        "base_url": args.base_url if args.model != RANDOM else None,
+        "build": _build_identity(build),
         "predictions": str(predictions),
         "failed_items": len(failed),
         "usage": usage,
     }
+    free_form = [i for i in items if not i.options and (args.bench == "odi" or i.task == "action_recognition")]
+    if judge is not None and free_form and args.model != RANDOM:
+        verdicts, summary = _judged(judge, config, build, items, rows, args.bench)
+        run.write_predictions(target / f"{name}.judge.jsonl", verdicts)
+        score["judge"] = {
+            "model": judge.model,
+            "base_url": judge.base_url,
+            "scale": config.judge.scale,
+            "rubrics_sha256": rubrics_sha256(config.judge),
+        }
+        score["action_judge" if args.bench == "syndor" else "open"] = summary
     if args.bench == "syndor":
-        score.update(_score_syndor(build, rows, items, target))
+        try:
+            score.update(_score_syndor(build, rows, items, target, name, args.protocol))
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     else:
-        score.update(run.score_choices(items, rows))
+        score.update(run.score_choices(items, rows, args.protocol, args.bench))
+        if args.bench == "odi":
+            score.setdefault("open", None)
+            score["open_items"] = sum(1 for i in items if not i.options)
     path = write_json_atomic(target / f"{name}.json", score)
-    if "overall" in score:
+    if score.get("overall") is not None:
         tasks = ", ".join(f"{t} {a:.3f}" for t, a in score["per_task"].items())
         print(
-            f"{name}: overall {score['overall']:.3f} over {score['n']} items "
+            f"{name}: overall {score['overall']:.3f} over {score['n']} closed items "
             f"({score['invalid']} invalid, {len(failed)} failed); {tasks}"
         )
+    if score.get("open"):
+        print(f"{name}: open form, judge mean {score['open']['overall']} over {score['open']['judged']} items")
     print(f"scores: {path}")
     print(f"report: {write_eval_report(build, run.eval_dir(build))}")
     link_pages(build / "report")
     return 1 if failed and len(failed) == len(rows) else 0
 
 
-def _score_syndor(build: Path, rows: list[dict[str, Any]], items: list[Any], target: Path) -> dict[str, Any]:
-    """The SynD scorer (presence accuracy / F1, action E5Score) over the answered items."""
+def _score_syndor(
+    build: Path, rows: list[dict[str, Any]], items: list[Any], target: Path, name: str, protocol: str
+) -> dict[str, Any]:
+    """The SynD scorer (presence accuracy / F1, action E5Score) over the replies the protocol keeps."""
     from benchfoundry.flows.cli_score import score_syndor
     from benchfoundry.tasks.evaluation import run
+    from benchfoundry.tasks.evaluation.syndor_replies import scorer_rows
 
-    by_id = {item.id: item for item in items}
-    answered = [
-        {
-            "img_path": by_id[r["id"]].meta["img_path"],
-            "prompt": by_id[r["id"]].meta["prompt"],
-            "prediction": r["prediction"],
-        }
-        for r in rows
-        if r["prediction"] is not None
-    ]
-    if not answered:
-        return {"n": len(items), "answered": 0}
-    scored = run.write_predictions(target / "syndor.scored-predictions.jsonl", answered)
-    score, _ = score_syndor(build, scored, target / "syndor.scores.json")
-    return {
-        "n": len(items),
-        "answered": len(answered),
-        "presence": score["presence"],
-        "action": score["action"],
-        "coverage": score["coverage"],
-    }
+    kept, dropped = scorer_rows(items, rows, protocol)
+    summary = {"n": len(items), "answered": sum(1 for r in rows if r["prediction"] is not None)}
+    summary["ambiguous_dropped"] = dropped
+    if not kept:
+        return summary
+    scored = run.write_predictions(target / f"{name}.scored-predictions.jsonl", kept)
+    score, _ = score_syndor(build, scored, target / f"{name}.scores.json")
+    return {**summary, "presence": score["presence"], "action": score["action"], "coverage": score["coverage"]}
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("eval", help="ask a model behind an OpenAI-compatible endpoint every item of a benchmark")
+    p = subparsers.add_parser(
+        "eval", help="ask a model behind an OpenAI-compatible endpoint (or the random baseline) every item"
+    )
     p.add_argument("bench", choices=BENCHES)
     p.add_argument("--build", required=True, metavar="OUT", help="the build's output root")
-    p.add_argument("--base-url", required=True, help="e.g. http://127.0.0.1:8000/v1")
-    p.add_argument("--model", required=True, help="the model's name at that endpoint")
+    p.add_argument("--model", required=True, help="the model's name at the endpoint, or `random` (no endpoint)")
+    p.add_argument("--base-url", help="e.g. http://127.0.0.1:8000/v1 (not with --model random)")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the key")
+    p.add_argument(
+        "--protocol",
+        choices=("authors", "project"),
+        default="authors",
+        help="the benchmark authors' prompt and answer reading (default), or the project's",
+    )
+    p.add_argument("--blind", action="store_true", help="the question and options without the images")
+    p.add_argument(
+        "--omni-cot",
+        choices=OMNI_COT_MODES,
+        default="off",
+        help="ODI: viewpoint guiding only (guide), + crop grounding without refinement (ground), all steps (full)",
+    )
+    p.add_argument("--crop-px", type=int, help="side of the Omni-CoT crop (default: the evaluation config's)")
+    p.add_argument("--judge-model", help="an LLM judge for the free-form answers (ODI open form, SynD actions)")
+    p.add_argument("--judge-base-url", help="the judge's endpoint (default: --base-url)")
+    p.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", help="environment variable holding its key")
+    p.add_argument("--eval-config", metavar="FILE", help="YAML of configs/evaluation.EvaluationConfig (rubrics, …)")
+    p.add_argument("--seed", type=int, default=0, help="the random baseline's seed")
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--timeout-s", type=float, default=120.0)
     p.add_argument("--retries", type=int, default=5)
     p.add_argument("--limit", type=int, help="only the first N items")
-    p.add_argument(
-        "--omni-cot",
-        action="store_true",
-        help="ODI: ask for a grounding box first, then answer with its perspective crop",
-    )
-    p.add_argument("--crop-px", type=int, default=512, help="side of the Omni-CoT crop")
     p.set_defaults(func=_cmd_eval)

@@ -42,6 +42,7 @@ ROOMS = (
     "tasks/odi/",
     "tasks/viewspatial/",
     "tasks/evaluation/",
+    "tasks/export/",
     "flows/",
 )
 BENCHMARKS = ("tasks/syndor/", "tasks/odi/", "tasks/viewspatial/")

@@ -1,4 +1,5 @@
-"""Reading a multiple-choice answer out of a model's reply, as the benchmarks' authors score it.
+"""Reading a multiple-choice answer out of a model's reply, the project's way (`--protocol project`; ODI's
+closed form under either protocol).
 
 A reply answers with an option's letter or with an option's text. A reply that names two options, or
 none, is invalid (and counts as wrong). A letter counts when it stands alone (`B`, `(B)`, `B.`,

@@ -1,10 +1,14 @@
-"""The items of a built benchmark as a model is asked them: the prompt text, the images, the options, the answer.
+"""The items of a built benchmark as released, before any protocol: question, options, answer, images.
 
-- syndor: every row of `syndor/index/{human_detection,action_recognition}/{day,night,nv}.jsonl`, its
-  prompt verbatim (DESIGN §2.5), the shown image; scored by tasks/syndor/scoring.
-- viewspatial: `viewspatial/ViewSpatial-Bench.json`, multiple choice (lettered `choices`).
-- odi: `odi/ODI-Bench.json`, closed-form items as multiple choice; open-form items are listed and sent
-  but need an LLM judge to score, which is not built.
+- syndor: every row of `syndor/index/{human_detection,action_recognition}/{day,night,nv}.jsonl`
+  (tasks/syndor/task_files), its prompt verbatim (DESIGN §2.5), the shown image.
+- viewspatial: `viewspatial/ViewSpatial-Bench.json`; `question_type` either the authors' released string or
+  the paper's short name (tasks/viewspatial/task_names), the item's task always the short name (report column).
+- odi: `odi/ODI-Bench.json`, closed items with their options lettered in the released order (yes/no items
+  too), open items with the reference answer.
+
+Image paths in a released file are relative to that file's folder. How an item is put to a model and how a
+reply is read is the protocol's (tasks/evaluation/protocols.py).
 """
 
 from __future__ import annotations
@@ -16,31 +20,50 @@ from typing import Any
 
 from benchfoundry.tasks.evaluation.choices import letter_of, split_option
 from benchfoundry.tasks.syndor import task_files
-
-#: The multiple-choice prompt: the question, the lettered options, and how to answer.
-MC_TEMPLATE = "{question}\n{choices}\nAnswer with the option's letter from the given choices directly."
+from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
 BENCHES = ("syndor", "viewspatial", "odi")
+VIEWSPATIAL_JSON = Path("viewspatial") / "ViewSpatial-Bench.json"
+ODI_JSON = Path("odi") / "ODI-Bench.json"
+#: ODI-Bench's spatial-level tasks (the rest are general-level).
+ODI_SPATIAL_TASKS = ("EVO", "AVO", "SS", "RD", "OR")
+#: The options of a yes/no item, in any order and case.
+YES_NO = frozenset({"yes", "no"})
 
 
 @dataclass(frozen=True)
 class EvalItem:
     id: str
     task: str
-    prompt: str
+    question: str  # as released (SynD: the prompt verbatim)
     images: tuple[Path, ...]
-    options: tuple[str, ...] = ()  # lettered, "A. …"; empty for a free-form answer
-    answer: str = ""  # the correct option's letter, or the reference answer
+    options: tuple[str, ...] = ()  # lettered "A. …" in the released order; empty for a free-form answer
+    answer: str = ""  # the correct option's letter, or the reference answer of a free-form item
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """The options without their letters."""
+        return tuple(split_option(o)[1] for o in self.options)
+
+    @property
+    def yes_no(self) -> bool:
+        return len(self.options) == 2 and {t.lower() for t in self.texts} == YES_NO
 
 
 def _read_json(path: Path) -> Any:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: not found; build the benchmark first")
     try:
-        return json.loads(path.read_text())
+        return json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not a JSON file ({exc})") from None
+
+
+def _field(path: Path, where: str, row: Any, name: str) -> Any:
+    if not isinstance(row, dict) or name not in row:
+        raise ValueError(f"{path}: {where}: field {name!r} missing")
+    return row[name]
 
 
 def syndor_items(build: Path) -> list[EvalItem]:
@@ -52,37 +75,57 @@ def syndor_items(build: Path) -> list[EvalItem]:
             path = task_files.index_dir(build) / task / f"{split}.jsonl"
             if not path.is_file():
                 raise FileNotFoundError(f"{path}: task file missing; build the syndor benchmark first")
-            for line in path.read_text().splitlines():
-                row = json.loads(line)
+            for number, row in enumerate(task_files.read_jsonl(path), start=1):
+                where = f"line {number}"
+                img_path = str(_field(path, where, row, "img_path"))
                 items.append(
                     EvalItem(
-                        id=f"{task}:{row['img_path']}",
+                        id=f"{task}:{img_path}",
                         task=task,
-                        prompt=row["prompt"],
-                        images=(root / row["img_path"],),
+                        question=str(_field(path, where, row, "prompt")),
+                        images=(root / img_path,),
                         answer=str(task_files.answer(row, task)),
-                        meta={"img_path": row["img_path"], "prompt": row["prompt"], "split": split},
+                        meta={
+                            "img_path": img_path,
+                            "split": split,
+                            "radius": _field(path, where, row, "radius"),
+                            "row": row,
+                        },
                     )
                 )
     return items
 
 
 def viewspatial_items(build: Path) -> list[EvalItem]:
-    path = build / "viewspatial" / "ViewSpatial-Bench.json"
+    """Multiple choice: the released `choices` lines are the options, the answer's letter the answer."""
+    path = build / VIEWSPATIAL_JSON
     items = []
     for i, row in enumerate(_read_json(path)):
-        options = tuple(row["choices"].split("\n"))
-        letter, _ = split_option(row["answer"])
+        where = f"item {i}"
+        question_type = str(_field(path, where, row, "question_type"))
+        short = SHORT_NAMES.get(question_type, question_type)
+        if short not in RELEASED_TYPES:
+            raise ValueError(f"{path}: {where}: unknown question_type {question_type!r}")
+        choices = str(_field(path, where, row, "choices"))
+        options = tuple(choices.split("\n"))
+        letter, _ = split_option(str(_field(path, where, row, "answer")))
         if letter not in [split_option(o)[0] for o in options]:
-            raise ValueError(f"{path}: item {i}: answer {row['answer']!r} is not one of its choices")
+            raise ValueError(f"{path}: {where}: answer {row['answer']!r} is not one of its choices")
+        images = _field(path, where, row, "image_path")
         items.append(
             EvalItem(
                 id=f"viewspatial-{i:05d}",
-                task=row["question_type"],
-                prompt=MC_TEMPLATE.format(question=row["question"], choices=row["choices"]),
-                images=tuple(path.parent / p for p in row["image_path"]),
+                task=short,
+                question=str(_field(path, where, row, "question")),
+                images=tuple(path.parent / p for p in images),
                 options=options,
                 answer=letter,
+                meta={
+                    "question_type": RELEASED_TYPES[short],
+                    "choices": choices,
+                    "answer_text": str(row["answer"]),
+                    "image_path": [str(p) for p in images],
+                },
             )
         )
     return items
@@ -90,38 +133,31 @@ def viewspatial_items(build: Path) -> list[EvalItem]:
 
 def odi_items(build: Path) -> list[EvalItem]:
     """Closed items with their options lettered in their released order; open items with the reference answer."""
-    path = build / "odi" / "ODI-Bench.json"
+    path = build / ODI_JSON
     items = []
-    for row in _read_json(path):
-        image = (path.parent / row["image"],)
-        if row["form"] != "closed":
-            items.append(
-                EvalItem(
-                    id=str(row["id"]),
-                    task=row["task"],
-                    prompt=row["question"],
-                    images=image,
-                    answer=str(row["answer"]),
-                    meta={"form": "open", "question": row["question"]},
-                )
-            )
+    for i, row in enumerate(_read_json(path)):
+        where = f"item {i}"
+        item_id = str(_field(path, where, row, "id"))
+        image = str(_field(path, where, row, "image"))
+        form = _field(path, where, row, "form")
+        base = {
+            "id": item_id,
+            "task": str(_field(path, where, row, "task")),
+            "question": str(_field(path, where, row, "question")),
+            "images": (path.parent / image,),
+        }
+        meta = {"form": form, "image_path": image, "row": row}
+        if form == "open":
+            items.append(EvalItem(**base, answer=str(_field(path, where, row, "answer")), meta=meta))
             continue
-        texts = [split_option(o)[1] for o in row["options"]]
+        if form != "closed":
+            raise ValueError(f"{path}: item {item_id}: form {form!r} is neither closed nor open")
+        texts = [split_option(str(o))[1] for o in _field(path, where, row, "options")]
         answer = split_option(str(row["answer"]))[1]
         if answer not in texts:
-            raise ValueError(f"{path}: item {row['id']}: answer {row['answer']!r} is not one of its options")
+            raise ValueError(f"{path}: item {item_id}: answer {row['answer']!r} is not one of its options")
         options = tuple(f"{letter_of(k)}. {t}" for k, t in enumerate(texts))
-        items.append(
-            EvalItem(
-                id=str(row["id"]),
-                task=row["task"],
-                prompt=MC_TEMPLATE.format(question=row["question"], choices="\n".join(options)),
-                images=image,
-                options=options,
-                answer=letter_of(texts.index(answer)),
-                meta={"form": "closed", "question": row["question"]},
-            )
-        )
+        items.append(EvalItem(**base, options=options, answer=letter_of(texts.index(answer)), meta=meta))
     return items
 
 

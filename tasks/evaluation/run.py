@@ -1,8 +1,9 @@
-"""Asking a model every item of a built benchmark, and scoring its multiple-choice replies.
+"""Asking a model every item of a built benchmark, and scoring its replies to the closed items.
 
-Predictions go to `OUT/report/eval/<model>/<bench>.predictions.jsonl` (one line per item, with its id,
-the reply or the error), scores to `<bench>.json`. Replies come through the model client's cache
-(`OUT/report/eval/cache/`), so an interrupted run restarts where it stopped and a rerun sends nothing.
+Predictions go to `OUT/report/eval/<model>/<name>.predictions.jsonl` (one line per item, with its id, the
+reply or the error), scores to `<name>.json`, where the name says the benchmark and the variant (Omni-CoT
+steps, blind, protocol). Replies come through the model client's cache (`OUT/report/eval/cache/`), so an
+interrupted run restarts where it stopped and a rerun sends nothing.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.core.store import write_bytes_atomic
-from benchfoundry.tasks.common.model_client import ModelClient, ModelError, image_file_part, user_message
-from benchfoundry.tasks.evaluation.choices import letter_of, parse_choice
-from benchfoundry.tasks.evaluation.items import EvalItem
+from benchfoundry.tasks.common.model_client import ModelClient, ModelError
+from benchfoundry.tasks.evaluation.choices import letter_of
+from benchfoundry.tasks.evaluation.items import ODI_SPATIAL_TASKS, EvalItem
+from benchfoundry.tasks.evaluation.protocols import parse_reply
 
 Progress = Callable[[int, int, int], None]
+Request = Callable[[EvalItem], list[dict[str, Any]]]
 
 
 def eval_dir(build: Path) -> Path:
@@ -31,12 +34,18 @@ def model_dir(build: Path, model: str) -> Path:
     return eval_dir(build) / re.sub(r"[^A-Za-z0-9_.+-]", "_", model.replace("/", "__")).lstrip(".")
 
 
-def _request(item: EvalItem) -> list[dict[str, Any]]:
-    return [user_message(item.prompt, [image_file_part(p) for p in item.images])]
+def result_name(bench: str, protocol: str, omni_cot: str = "off", blind: bool = False) -> str:
+    """`viewspatial`, `odi-omnicot-full`, `odi-blind`, `syndor-project`, …: the file stem of one run's results."""
+    name = bench + ("" if omni_cot == "off" else f"-omnicot-{omni_cot}") + ("-blind" if blind else "")
+    return name + ("" if protocol == "authors" else f"-{protocol}")
 
 
 def ask(
-    client: ModelClient, items: Sequence[EvalItem], progress: Progress | None = None, chunk: int = 64
+    client: ModelClient,
+    items: Sequence[EvalItem],
+    request: Request,
+    progress: Progress | None = None,
+    chunk: int = 64,
 ) -> list[dict[str, Any]]:
     """One prediction row per item, in order: {id, task, prediction, error}; a request or an image that
     fails is recorded with its error and the run goes on."""
@@ -47,7 +56,7 @@ def ask(
         requests, unreadable = [], {}
         for k, item in enumerate(batch):
             try:
-                requests.append(_request(item))
+                requests.append(request(item))
             except OSError as exc:
                 unreadable[k] = f"{exc.filename}: cannot read the image ({exc.strerror})"
         replies = iter(client.chat_many(requests))
@@ -74,9 +83,12 @@ def write_predictions(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
     )
 
 
-def score_choices(items: Sequence[EvalItem], rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Accuracy over the multiple-choice items: a failed request and an invalid reply (two options or
-    none) are wrong; `overall` is over all items, not the mean of the task columns."""
+def score_choices(
+    items: Sequence[EvalItem], rows: Sequence[dict[str, Any]], protocol: str, bench: str
+) -> dict[str, Any]:
+    """Accuracy over the closed items: a failed request and a reply that names no option (or, read the
+    project's way, two) are wrong; `overall` is over all items, not the mean of the task columns. ODI adds
+    `spatial`, the accuracy over its spatial-level tasks' items."""
     by_id = {r["id"]: r for r in rows}
     n, answered, correct = Counter(), Counter(), Counter()
     invalid = 0
@@ -88,11 +100,11 @@ def score_choices(items: Sequence[EvalItem], rows: Sequence[dict[str, Any]]) -> 
         if reply is None:
             continue
         answered[item.task] += 1
-        choice = parse_choice(reply, item.options)
+        choice = parse_reply(item, reply, protocol, bench)
         invalid += choice is None
         correct[item.task] += choice is not None and letter_of(choice) == item.answer
     total = sum(n.values())
-    return {
+    score: dict[str, Any] = {
         "n": total,
         "answered": sum(answered.values()),
         "invalid": invalid,
@@ -100,5 +112,8 @@ def score_choices(items: Sequence[EvalItem], rows: Sequence[dict[str, Any]]) -> 
         "overall": sum(correct.values()) / total if total else None,
         "per_task": {task: correct[task] / n[task] for task in sorted(n)},
         "per_task_n": dict(sorted(n.items())),
-        "unscored_open_items": sum(1 for item in items if not item.options and item.meta.get("form") == "open"),
     }
+    if bench == "odi":
+        spatial_n = sum(n[t] for t in ODI_SPATIAL_TASKS)
+        score["spatial"] = sum(correct[t] for t in ODI_SPATIAL_TASKS) / spatial_n if spatial_n else None
+    return score

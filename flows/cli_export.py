@@ -1,0 +1,60 @@
+"""`benchfoundry export {vlmevalkit,lmms-eval,hf} --build OUT --to DIR`: a built benchmark in the formats of the
+harnesses people evaluate with (DESIGN §7)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from benchfoundry.tasks.evaluation.items import BENCHES
+
+FORMAT_NAMES = ("vlmevalkit", "lmms-eval", "hf")
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from benchfoundry.core.output_root import check_output_dir
+    from benchfoundry.core.store import write_json_atomic
+    from benchfoundry.tasks.export.formats import FORMATS, built_benchmarks, export
+
+    build = Path(args.build)
+    wanted = [b.strip() for b in args.bench.split(",") if b.strip()] if args.bench else built_benchmarks(build)
+    unknown = sorted(set(wanted) - set(BENCHES))
+    if unknown or not wanted:
+        why = f"unknown benchmark(s) {unknown}" if unknown else f"{build} holds no built benchmark"
+        print(f"error: {why}; known: {', '.join(BENCHES)}", file=sys.stderr)
+        return 2
+    try:
+        folder = check_output_dir(Path(args.to) / FORMATS[args.format])
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    summary, status = {}, 0
+    for bench in wanted:
+        try:
+            summary[bench] = export(args.format, bench, build, Path(args.to))
+        except (OSError, ValueError, KeyError) as exc:
+            print(f"error: {bench}: {exc}", file=sys.stderr)
+            return 2
+        done = summary[bench]
+        problems = done["problems"]
+        for p in problems[:5]:
+            print(f"{bench}: skipped {p['item']}: {p['reason']}", file=sys.stderr)
+        if len(problems) > 5:
+            print(f"{bench}: … and {len(problems) - 5} more skipped (see export.json)", file=sys.stderr)
+        rows = ", ".join(f"{name} {n}" for name, n in done["rows"].items())
+        print(f"{bench}: {rows} rows → {done['folder']}")
+        status = 1 if problems and not any(done["rows"].values()) else status
+    print(f"summary: {write_json_atomic(folder / 'export.json', {'build': str(build), 'benchmarks': summary})}")
+    return status
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "export", help="write a built benchmark for VLMEvalKit, lmms-eval or Hugging Face datasets"
+    )
+    p.add_argument("format", choices=FORMAT_NAMES)
+    p.add_argument("--build", required=True, metavar="OUT", help="the build's output root")
+    p.add_argument("--to", required=True, metavar="DIR", help="where the export goes (DIR/<format>/)")
+    p.add_argument("--bench", help="comma-separated benchmarks (default: every one the build holds)")
+    p.set_defaults(func=_cmd_export)

@@ -1,0 +1,54 @@
+"""A built benchmark's released items as table rows, by split, with their images as `hf.ImageRef`s: what the
+Hugging Face and lmms-eval exports write.
+
+- syndor: one split per task file, `<task>_<split>` (the authors' dataset names: `human_detection_day`, …),
+  every task-file column and `image`, the shown image.
+- viewspatial: split `test`, the released fields (`question_type` as the authors' string) and `images`.
+- odi: split `test`, the released fields, `image` the panorama and `image_path` its released path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchfoundry.tasks.evaluation.items import odi_items, syndor_items, viewspatial_items
+from benchfoundry.tasks.export.hf import ImageRef
+
+Splits = dict[str, list[dict[str, Any]]]
+
+
+def syndor_splits(build: Path) -> Splits:
+    splits: Splits = {}
+    for item in syndor_items(build):
+        row = {**item.meta["row"], "image": ImageRef(item.images[0], item.meta["img_path"])}
+        splits.setdefault(f"{item.task}_{item.meta['split']}", []).append(row)
+    return splits
+
+
+def viewspatial_splits(build: Path) -> Splits:
+    rows = [
+        {
+            "question_type": item.meta["question_type"],
+            "image_path": item.meta["image_path"],
+            "question": item.question,
+            "answer": item.meta["answer_text"],
+            "choices": item.meta["choices"],
+            "images": [ImageRef(file, name) for file, name in zip(item.images, item.meta["image_path"])],
+        }
+        for item in viewspatial_items(build)
+    ]
+    return {"test": rows}
+
+
+def odi_splits(build: Path) -> Splits:
+    rows = []
+    for item in odi_items(build):
+        released = {k: v for k, v in item.meta["row"].items() if k != "image"}
+        rows.append({**released, "image": ImageRef(item.images[0], item.meta["image_path"])})
+        rows[-1]["image_path"] = item.meta["image_path"]
+    return {"test": rows}
+
+
+SPLITS = {"syndor": syndor_splits, "viewspatial": viewspatial_splits, "odi": odi_splits}
+TITLES = {"syndor": "SynDORBench", "viewspatial": "ViewSpatial-Bench", "odi": "ODI-Bench"}

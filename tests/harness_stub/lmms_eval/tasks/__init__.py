@@ -1,0 +1,1 @@
+"""lmms-eval tasks (stand-in)."""

@@ -1,0 +1,1 @@
+"""The viewspatial task (stand-in)."""

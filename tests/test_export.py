@@ -1,0 +1,296 @@
+"""`benchfoundry export {vlmevalkit,lmms-eval,hf}`: each export read back as its harness reads it (`datasets`,
+pandas, the lmms-eval YAML with its utils), every answer among its options, every image decodable and the
+released one."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import datasets
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from PIL import Image
+from test_eval import odi_build, viewspatial_build
+from test_syndor_qa import make_labelled_build
+
+from benchfoundry.configs.syndor_qa import QaConfig
+from benchfoundry.flows.cli import main
+from benchfoundry.tasks.syndor import qa_stage, task_files
+from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
+
+STUB = Path(__file__).parent / "harness_stub"
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """All three benchmarks in one build; SynD's day split without a night-vision image (its `nv_path` all
+    null, as the authors' day rows), ViewSpatial with a two-image item and an image used twice."""
+    out = tmp_path_factory.mktemp("build")
+    qa_stage.export_qa(make_labelled_build(out), out, QaConfig())
+    for task in task_files.TASKS:
+        day = out / "syndor" / "index" / task / "day.jsonl"
+        rows = [{**r, "nv_path": None} for r in task_files.read_jsonl(day)]
+        day.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    items = viewspatial_build(out, n=8)
+    items[6]["image_path"] = ["images/6.jpg", "images/2.jpg"]
+    items[7]["image_path"] = ["images/3.jpg"]
+    (out / "viewspatial" / "ViewSpatial-Bench.json").write_text(json.dumps(items))
+    odi_build(out)
+    return out
+
+
+def export(build: Path, to: Path, fmt: str, *extra: str) -> int:
+    return main(["export", fmt, "--build", str(build), "--to", str(to), *extra])
+
+
+def released(build: Path) -> dict[str, Any]:
+    return {
+        "viewspatial": json.loads((build / "viewspatial" / "ViewSpatial-Bench.json").read_text()),
+        "odi": json.loads((build / "odi" / "ODI-Bench.json").read_text()),
+        "syndor": {
+            f"{task}_{split}": task_files.read_jsonl(build / "syndor" / "index" / task / f"{split}.jsonl")
+            for task in task_files.TASKS
+            for split in task_files.SPLITS
+        },
+    }
+
+
+def pixels(data: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+
+
+def same_image(image: Image.Image, file: Path) -> bool:
+    return np.array_equal(np.asarray(image.convert("RGB")), pixels(file.read_bytes()))
+
+
+@pytest.fixture(scope="module")
+def hf_folder(build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    to = tmp_path_factory.mktemp("export")
+    assert export(build, to, "hf") == 0
+    return to / "hf"
+
+
+@pytest.fixture(scope="module")
+def hf(hf_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, datasets.DatasetDict]:
+    cache = tmp_path_factory.mktemp("hf-cache")
+    return {
+        b: datasets.load_dataset(str(hf_folder / b), cache_dir=str(cache)) for b in ("syndor", "viewspatial", "odi")
+    }
+
+
+def test_hf_synd_loads_as_one_datasetdict_with_typed_nv_path(build: Path, hf: dict) -> None:
+    synd, expected = hf["syndor"], released(build)["syndor"]
+    assert isinstance(synd, datasets.DatasetDict) and set(synd) == set(expected)
+    assert len({json.dumps(synd[s].features.to_dict(), sort_keys=True) for s in synd}) == 1
+    features = synd["human_detection_day"].features
+    assert features["nv_path"].dtype == "string" and isinstance(features["image"], datasets.Image)
+    assert all(v is None for v in synd["human_detection_day"]["nv_path"])
+    assert all(isinstance(v, str) for v in synd["human_detection_night"]["nv_path"])
+    for split, rows in expected.items():
+        got = synd[split]
+        assert got["img_path"] == [r["img_path"] for r in rows]
+        assert got["human_discernable"] == [r["human_discernable"] for r in rows]
+        first = got[0]
+        assert same_image(first["image"], build / "syndor" / rows[0]["img_path"])
+
+
+def test_hf_viewspatial_and_odi_hold_their_answers_among_their_options(build: Path, hf: dict, hf_folder: Path) -> None:
+    vs, odi = hf["viewspatial"]["test"], hf["odi"]["test"]
+    items = released(build)["viewspatial"]
+    assert vs["question"] == [i["question"] for i in items]
+    assert set(vs["question_type"]) <= set(RELEASED_TYPES.values())
+    for row, item in zip(vs, items):
+        assert row["answer"] in row["choices"].split("\n")
+        assert row["image_path"] == item["image_path"] and len(row["images"]) == len(item["image_path"])
+        for image, path in zip(row["images"], item["image_path"]):
+            assert same_image(image, build / "viewspatial" / path)
+    assert isinstance(hf["odi"]["test"].features["image"], datasets.Image)
+    for row in odi:
+        assert row["form"] == "open" or row["answer"] in row["options"]
+        assert same_image(row["image"], build / "odi" / row["image_path"])
+    frame = pd.read_parquet(hf_folder / "odi" / "data" / "test.parquet")
+    assert list(frame["id"]) == [i["id"] for i in released(build)["odi"]]
+    assert pixels(frame["image"][0]["bytes"]).shape == (32, 64, 3) and frame["image"][0]["path"] == "pano.jpg"
+
+
+def resolve_images(frame: pd.DataFrame) -> list[list[bytes]]:
+    """VLMEvalKit's reading of the image column: a cell of 64 characters or fewer is the index of the row
+    holding the image; a cell starting with "[" is a list; each base64 string is one image."""
+    cells = {str(i): str(c) for i, c in zip(frame["index"], frame["image"])}
+    out = []
+    for index in frame["index"]:
+        cell = cells[str(index)]
+        if len(cell) <= 64:
+            assert len(cells[cell]) > 64
+            cell = cells[cell]
+        strings = json.loads(cell) if cell.startswith("[") else [cell]
+        out.append([base64.b64decode(s) for s in strings])
+    return out
+
+
+def test_vlmevalkit_tsv_embeds_each_image_once_with_letter_answers(build: Path, tmp_path: Path) -> None:
+    assert export(build, tmp_path, "vlmevalkit") == 0
+    folder = tmp_path / "vlmevalkit"
+    vs = pd.read_csv(folder / "benchfoundry_ViewSpatial.tsv", sep="\t", keep_default_na=False)
+    items = released(build)["viewspatial"]
+    assert list(vs.columns[:4]) == ["index", "image", "image_path", "question"]
+    images = resolve_images(vs)
+    for row, item, found in zip(vs.to_dict("records"), items, images):
+        options = [row[x] for x in "ABCD" if row[x] != ""]
+        assert row["answer"] in "ABCD"[: len(options)]
+        assert f"{row['answer']}. {options['ABCD'.index(row['answer'])]}" == item["answer"]
+        assert row["category"] in RELEASED_TYPES.values() and row["question"] == item["question"]
+        assert [pixels(b).tobytes() for b in found] == [
+            pixels((build / "viewspatial" / p).read_bytes()).tobytes() for p in item["image_path"]
+        ]
+    assert vs["image"][7] == "3" and vs["image"][6].startswith("[")  # image 3 held by row 3; row 6 has two
+    odi = pd.read_csv(folder / "benchfoundry_ODI.tsv", sep="\t", keep_default_na=False)
+    for row in odi.to_dict("records"):
+        assert row["answer"] in [x for x in "ABCD" if row[x] != ""]
+    assert list(odi["B"][:2]) == ["red", "yes"] and odi["answer"][1] == "B"
+    assert list(odi["image"][1:]) == ["0"]  # one panorama, embedded once
+    open_ = pd.read_csv(folder / "benchfoundry_ODI_open.tsv", sep="\t", keep_default_na=False, dtype=str)
+    assert "A" not in open_.columns and list(open_["answer"]) == ["green", "3", "behind me"]
+    synd = pd.read_csv(folder / "benchfoundry_SynDOR.tsv", sep="\t", keep_default_na=False, dtype=str)
+    expected = released(build)["syndor"]
+    assert len(synd) == sum(map(len, expected.values()))
+    assert set(synd["category"]) == set(expected)
+    presence = synd[synd["l2-category"] == "human_detection"]
+    assert set(presence["answer"]) == {"0", "1"}
+    assert all(len(b) == 1 for b in resolve_images(synd))
+
+
+class FunctionLoader(yaml.SafeLoader):
+    """lmms-eval's reading of `!function utils.name`: that function of the `utils.py` beside the YAML."""
+
+
+def load_task(path: Path) -> dict[str, Any]:
+    spec = importlib.util.spec_from_file_location(f"utils_{path.parent.name}", path.parent / "utils.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    FunctionLoader.add_constructor(
+        "!function", lambda loader, node: getattr(module, loader.construct_scalar(node).split(".", 1)[1])
+    )
+    config = yaml.load(path.read_text(), Loader=FunctionLoader)
+    config["module"] = module
+    return config
+
+
+def task_docs(config: dict[str, Any], cache: Path) -> datasets.Dataset:
+    """The task's documents as lmms-eval loads them: `load_dataset(dataset_path, **dataset_kwargs)`, then
+    `process_docs` on the test split."""
+    data = datasets.load_dataset(config["dataset_path"], cache_dir=str(cache), **config["dataset_kwargs"])
+    docs = data[config["test_split"]]
+    return config["process_docs"](docs) if "process_docs" in config else docs
+
+
+def aggregate(config: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, float]:
+    """Each metric of `metric_list` aggregated over the values the documents gave it."""
+    out = {}
+    for entry in config["metric_list"]:
+        values = [r[entry["metric"]] for r in results if entry["metric"] in r]
+        out[entry["metric"]] = entry["aggregation"](values)
+    return out
+
+
+@pytest.fixture(scope="module")
+def lmms(build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    to = tmp_path_factory.mktemp("lmms")
+    assert export(build, to, "lmms-eval") == 0
+    return to / "lmms-eval"
+
+
+def test_lmms_eval_viewspatial_runs_the_harness_functions_on_every_row(
+    lmms: Path, build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(STUB))
+    for name in [m for m in sys.modules if m.startswith("lmms_eval")]:
+        monkeypatch.delitem(sys.modules, name)
+    config = load_task(lmms / "benchfoundry_viewspatial" / "benchfoundry_viewspatial.yaml")
+    assert config["task"] == "benchfoundry_viewspatial" and config["dataset_path"] == "parquet"
+    docs = task_docs(config, tmp_path)
+    items = released(build)["viewspatial"]
+    assert len(docs) == len(items)
+    first = docs[0]
+    assert config["doc_to_text"](first).startswith(f"Question: {items[0]['question']}\nChoices: ")
+    assert len(config["doc_to_visual"](docs[6])) == 2
+    harness = sys.modules["lmms_eval.tasks.viewspatial.utils"]
+    assert config["process_results"] is harness.viewspatial_process_results
+    assert config["module"].RELEASED_TYPES == RELEASED_TYPES
+    # a perfect model scores 1 on every task the build holds (short names in the build are mapped)
+    perfect = [config["process_results"](d, [f"Let me see.\n{d['answer'][0]}"]) for d in docs]
+    scores = aggregate(config, perfect)
+    assert scores["overall_accuracy"] == 1.0
+    for short in {i["question_type"] for i in items}:
+        assert scores[f"{harness.TYPES[RELEASED_TYPES.get(short, short)]}_accuracy"] == 1.0
+    lower_a = aggregate(config, [config["process_results"](d, ["a"]) for d in docs])
+    assert lower_a["overall_accuracy"] == pytest.approx(sum(i["answer"].startswith("A.") for i in items) / len(items))
+
+
+def test_lmms_eval_odi_asks_the_closed_items_with_lettered_options(lmms: Path, build: Path, tmp_path: Path) -> None:
+    config = load_task(lmms / "benchfoundry_odi" / "benchfoundry_odi.yaml")
+    docs = task_docs(config, tmp_path)
+    assert list(docs["id"]) == ["q1", "q2"]
+    text = config["doc_to_text"](docs[0])
+    assert "A. blue\nB. red\nC. green\nD. white" in text and config["doc_to_target"](docs[0]) == "C"
+    assert config["doc_to_text"](docs[1]).endswith("Answer yes or no.") and config["doc_to_target"](docs[1]) == "B"
+    assert config["doc_to_visual"](docs[0])[0].size == (64, 32)
+    right = [config["process_results"](docs[0], ["The answer is C."]), config["process_results"](docs[1], ["Yes."])]
+    assert aggregate(config, right) == {"accuracy": 1.0, "accuracy_OA": 1.0, "accuracy_existence": 1.0}
+    wrong = [config["process_results"](docs[0], ["B or C"]), config["process_results"](docs[1], ["no"])]
+    assert aggregate(config, wrong)["accuracy"] == 0.0
+
+
+def test_lmms_eval_synd_drops_ambiguous_replies_and_scores_e5(
+    lmms: Path, build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = lmms / "benchfoundry_syndor"
+    assert len(list(folder.glob("benchfoundry_syndor_*.yaml"))) == 6
+    config = load_task(folder / "benchfoundry_syndor_human_detection_night.yaml")
+    docs = task_docs(config, tmp_path)
+    rows = released(build)["syndor"]["human_detection_night"]
+    assert [d["img_path"] for d in docs] == [r["img_path"] for r in rows]
+    assert config["doc_to_text"](docs[0]) == rows[0]["prompt"]
+    # right on every other item, ambiguous ("10") on the rest: the kept replies are all right
+    results = [
+        config["process_results"](d, [str(d["human_discernable"]) if k % 2 else "10"]) for k, d in enumerate(docs)
+    ]
+    scores = aggregate(config, results)
+    assert scores["accuracy"] == 1.0 and all(v == 1.0 for m, v in scores.items() if m.startswith("accuracy"))
+    distances = {f"accuracy_{float(r['radius']):.1f}m" for r in rows}
+    assert distances <= set(scores)
+
+    action = load_task(folder / "benchfoundry_syndor_action_recognition_day.yaml")
+    docs = task_docs(action, tmp_path)
+    vectors = {"walking": [1.0, 0.0], "walk": [0.6, 0.8], "kicking": [0.0, 1.0]}
+    monkeypatch.setattr(action["module"], "embed", lambda texts: [vectors.get(t, [0.0, 1.0]) for t in texts])
+    results = [action["process_results"](d, ["walk"]) for d in docs]
+    truth = [d["action"] for d in docs]
+    expected = sum(0.6 if t == "walking" else 0.8 for t in truth) / len(truth)
+    assert aggregate(action, results)["e5_score"] == pytest.approx(expected)
+
+
+def test_a_broken_image_is_left_out_and_the_rest_exported(tmp_path: Path) -> None:
+    items = viewspatial_build(tmp_path / "b", n=4)
+    (tmp_path / "b" / "viewspatial" / "images" / "2.jpg").write_bytes(b"\xff\xd8\xff\xe0 truncated")
+    assert export(tmp_path / "b", tmp_path / "x", "vlmevalkit") == 0
+    tsv = pd.read_csv(tmp_path / "x" / "vlmevalkit" / "benchfoundry_ViewSpatial.tsv", sep="\t")
+    assert list(tsv["question"]) == [i["question"] for k, i in enumerate(items) if k != 2]
+    summary = json.loads((tmp_path / "x" / "vlmevalkit" / "export.json").read_text())
+    (bad,) = summary["benchmarks"]["viewspatial"]["problems"]
+    assert "2.jpg" in bad["reason"]
+
+
+def test_an_empty_build_or_an_unknown_benchmark_is_refused(tmp_path: Path, capsys) -> None:
+    assert export(tmp_path, tmp_path / "x", "hf") == 2
+    assert "holds no built benchmark" in capsys.readouterr().err
+    assert export(tmp_path, tmp_path / "x", "hf", "--bench", "odi,nope") == 2
+    assert "unknown benchmark(s) ['nope']" in capsys.readouterr().err
