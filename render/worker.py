@@ -2,7 +2,8 @@
 
 Protocol: one JSON request per line on stdin — `{"op": "render", "spec": PATH}` or
 `{"op": "quit"}` — and one JSON reply per line on the process's original stdout
-(`{"ok": true, "frames": N, "seconds": …}` or `{"ok": false, "error": …}`). Blender's own output
+(`{"ok": true, "frames": N, "seconds": …, "cpu_seconds": …}` or `{"ok": false, "error": …}`; `cpu_seconds`:
+the process's CPU time, every Blender thread, since its previous reply, start-up included). Blender's own output
 goes to stderr. A spec file holds one shard of benchfoundry/core/render_spec.py, and the worker dispatches
 on its type: a `RigShard` (SynDORBench) keeps its camera, scene and person between shards and rebuilds
 only what differs from the previous shard's; a `PanoramaShard` (render/panorama_scene.py) and a
@@ -165,6 +166,7 @@ def requests(fd: int, idle_s: float | None) -> Iterator[str]:
 
 
 def _serve(worker: Worker, proto: TextIO) -> None:
+    cpu_mark = 0.0
     for line in requests(sys.stdin.fileno(), idle_seconds(os.environ)):
         if not line.strip():
             continue
@@ -175,6 +177,8 @@ def _serve(worker: Worker, proto: TextIO) -> None:
             reply = worker.render_shard(read_spec(Path(request["spec"])))
         except Exception as exc:
             reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
+        cpu = time.process_time()
+        reply["cpu_seconds"], cpu_mark = round(cpu - cpu_mark, 3), cpu
         proto.write(json.dumps(reply) + "\n")
 
 
