@@ -1,10 +1,14 @@
 """Synthetic COCO images (ViewSpatial-Bench's embedded default): the posed person, a floor and a few
 coloured primitives seen by a pinhole camera.
 
-The spec (a `CocoShard`) comes from `tasks/viewspatial/synthetic_coco.make_split`: one image after another,
-each built in a fresh file. The person has pass index 1 and each object its own index, so the object-index
-pass gives exact masks; the colour image goes to a PNG and the index pass, as float32 `.npy`, beside it.
-Runs inside the render worker (render/worker.py).
+The spec (a `CocoShard`) comes from `tasks/viewspatial/synthetic_coco.make_split`. The scene is built once per
+shard (`CocoScene`: engine, outputs, camera, world and sun, the person's mesh and one material per texture);
+between images only the person's pose (its vertices, in place, when the topology is the same), the camera,
+the objects, the light and the seed change. Objects are linked in the order a fresh file would have them
+(camera, parts, person, lamp), so an image has the same bytes whatever was rendered before it in the shard.
+The person has pass index 1 and each object its own index, so the object-index pass gives exact masks; the
+colour image goes to a PNG and the index pass, as float32 `.npy`, beside it. Runs inside the render worker
+(render/worker.py).
 """
 
 from __future__ import annotations
@@ -15,41 +19,67 @@ from typing import Any
 
 import bpy
 
-from benchfoundry.core.render_spec import CocoImage, CocoShard, PinholeCamera
+from benchfoundry.core.render_spec import CocoImage, CocoShard, PinholeCamera, Primitive
 from benchfoundry.render.camera import place_camera, setup_camera
 from benchfoundry.render.engine import apply_engine
 from benchfoundry.render.lighting import apply_lighting
-from benchfoundry.render.objects import add_primitive
-from benchfoundry.render.passes import render_with_index
-from benchfoundry.render.person import add_person
+from benchfoundry.render.objects import add_primitive, remove_object
+from benchfoundry.render.passes import IndexOutputs, index_outputs, render_indexed
+from benchfoundry.render.person import PersonMeshes
 
 
-def render_image(scene: Any, spec: CocoShard, image: CocoImage, scratch: Path) -> None:
-    """Build one image's scene in the (empty) `scene`, render, move the image and the index pass."""
-    apply_engine(scene, spec.engine, image.seed)
-    camera = setup_camera(
-        scene,
-        PinholeCamera(
-            focal_mm=image.focal_mm,
-            sensor_height_mm=spec.sensor_height_mm,
-            resolution_w=spec.width,
-            resolution_h=spec.height,
-        ),
-    )
-    place_camera(camera, image.camera_matrix)
-    for k, part in enumerate(image.parts):
-        add_primitive(scene, f"part{k:02d}", part)
-    add_person(scene, image.person)
-    apply_lighting(image.light, scene)
-    render_with_index(scene, scratch, image.image, image.index_npy)
+class CocoScene:
+    """One shard's scene in the (empty) `scene`: built at the first image, changed in place for the next."""
+
+    def __init__(self, scene: Any, spec: CocoShard, scratch: Path) -> None:
+        self.scene, self.spec = scene, spec
+        apply_engine(scene, spec.engine)
+        self.camera = setup_camera(scene, self._pinhole(spec.images[0].focal_mm if spec.images else 50.0))
+        self.outputs: IndexOutputs = index_outputs(scene, scratch)
+        self.people = PersonMeshes(scene)
+        self.parts: list[tuple[Primitive, Any]] = []
+
+    def _pinhole(self, focal_mm: float) -> PinholeCamera:
+        s = self.spec
+        return PinholeCamera(
+            focal_mm=focal_mm, sensor_height_mm=s.sensor_height_mm, resolution_w=s.width, resolution_h=s.height
+        )
+
+    def _set_parts(self, parts: tuple[Primitive, ...]) -> None:
+        """Keep the longest run of leading parts that did not change; rebuild the rest in order."""
+        keep = 0
+        while keep < min(len(parts), len(self.parts)) and self.parts[keep][0] == parts[keep]:
+            keep += 1
+        for _, obj in self.parts[keep:]:
+            remove_object(obj)
+        self.parts = self.parts[:keep] + [
+            (part, add_primitive(self.scene, f"part{k:02d}", part)) for k, part in enumerate(parts) if k >= keep
+        ]
+
+    def render(self, image: CocoImage) -> None:
+        """Change the scene to `image`, render, move the image and the index pass to the spec's paths."""
+        self.scene.cycles.seed = image.seed
+        self.camera.data.lens = image.focal_mm
+        place_camera(self.camera, image.camera_matrix)
+        self._set_parts(image.parts)
+        person = self.people.place(image.person)
+        apply_lighting(image.light, self.scene)
+        # A fresh file links the person and the lamp after the parts: relink them last, in that order.
+        for obj in (person, bpy.data.objects["light_lamp"]):
+            self.scene.collection.objects.unlink(obj)
+            self.scene.collection.objects.link(obj)
+        render_indexed(self.outputs, image.image, image.index_npy)
 
 
-def render_coco(spec: CocoShard, scratch: Path) -> list[float]:
-    """Render every image of the spec, each in a fresh file; returns seconds per image."""
+def render_coco(scene: Any, spec: CocoShard, scratch: Path) -> list[float]:
+    """Render every image of the spec in the (empty) `scene`; returns seconds per image (the first one includes
+    building the scene)."""
     seconds = []
+    started = time.perf_counter()
+    coco = CocoScene(scene, spec, scratch)
     for image in spec.images:
-        started = time.perf_counter()
-        bpy.ops.wm.read_factory_settings(use_empty=True)
-        render_image(bpy.context.scene, spec, image, scratch)
-        seconds.append(time.perf_counter() - started)
+        coco.render(image)
+        now = time.perf_counter()
+        seconds.append(now - started)
+        started = now
     return seconds

@@ -7,7 +7,7 @@ the process's CPU time, every Blender thread, since its previous reply, start-up
 goes to stderr. A spec file holds one shard of benchfoundry/core/render_spec.py, and the worker dispatches
 on its type: a `RigShard` (SynDORBench) keeps its camera, scene and person between shards and rebuilds
 only what differs from the previous shard's; a `PanoramaShard` (render/panorama_scene.py) and a
-`CocoShard` (render/coco_scene.py) are built from an empty file.
+`CocoShard` (render/coco_scene.py) are built from an empty file, a `CocoShard`'s scene once for all its images.
 
 The worker quits after `BENCHFOUNDRY_RENDER_IDLE_S` idle seconds (render/protocol.py), so a worker left
 behind on a long-lived process (a Dask worker) does not hold Blender and its GPU memory (the client,
@@ -123,13 +123,14 @@ class Worker:
         return {"ok": True, "frames": 1, "seconds": time.perf_counter() - started}
 
     def render_coco(self, spec: CocoShard) -> dict[str, Any]:
-        """Synthetic COCO images (render/coco_scene.py), each built in a fresh file."""
+        """Synthetic COCO images (render/coco_scene.py): the scene built once in a fresh file, changed per image."""
         from benchfoundry.render.coco_scene import render_coco
 
         started = time.perf_counter()
-        seconds = render_coco(spec, self.scratch)
+        self.bpy.ops.wm.read_factory_settings(use_empty=True)
         self.scene = self.bpy.context.scene
         self.built = {"coco": spec.images[-1].image if spec.images else None}
+        seconds = render_coco(self.scene, spec, self.scratch)
         return {"ok": True, "frames": len(seconds), "seconds": time.perf_counter() - started, "frame_seconds": seconds}
 
     def _reset(self) -> None:
