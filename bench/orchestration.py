@@ -18,7 +18,9 @@ figure instead). The README's cost model uses these figures.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -107,14 +109,16 @@ def main() -> None:
     parser.add_argument("--runners", nargs="+", default=["local", "dask-local"], choices=["local", "dask-local"])
     parser.add_argument("--anchor-s", type=float, help="seconds of one smoke render shard, instead of rendering one")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench-orchestration-") as tmp:
-        work = Path(tmp)
-        os.environ["PREFECT_HOME"] = str(work / "prefect")
-        os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-        anchor = args.anchor_s if args.anchor_s is not None else _anchor_seconds(work)
-        rows = [row for kind in args.runners for row in measure(kind, sorted(args.shards), work)]
-    print(f"anchor: one smoke render shard (12 frames, 640x360, 16 samples) {anchor:.1f} s")
+    # Removed at exit after Prefect's own exit handlers (registered later, run earlier) stop its server.
+    work = Path(tempfile.mkdtemp(prefix="bench-orchestration-"))
+    atexit.register(shutil.rmtree, work, True)
+    os.environ["PREFECT_HOME"] = str(work / "prefect")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    anchor = args.anchor_s if args.anchor_s is not None else _anchor_seconds(work)
+    rows = [row for kind in args.runners for row in measure(kind, sorted(args.shards), work)]
+    given = " (given)" if args.anchor_s is not None else ""
+    print(f"anchor: one smoke render shard (12 frames, 640x360, 16 samples) {anchor:.1f} s{given}")
     print(
         f"{'runner':<11}{'shards':>7}{'total s':>9}{'ms/task':>9}{'marginal':>10}"
         f"{'plan':>7}{'submit':>8}{'collect':>9}{'manifest':>10}{'marginal/anchor':>17}"

@@ -203,8 +203,8 @@ def bare_coco(spec_path: str, out_dir: Path, fresh: bool) -> None:
 
     from benchfoundry.core.render_spec import PinholeCamera, read_spec
     from benchfoundry.render.camera import place_camera, setup_camera
+    from benchfoundry.render.coco_scene import light
     from benchfoundry.render.engine import apply_engine
-    from benchfoundry.render.lighting import apply_lighting
     from benchfoundry.render.objects import add_primitive
     from benchfoundry.render.passes import index_outputs, render_indexed
     from benchfoundry.render.person import add_person, skin_material
@@ -243,7 +243,7 @@ def bare_coco(spec_path: str, out_dir: Path, fresh: bool) -> None:
             if image.person.texture not in materials:
                 materials[image.person.texture] = skin_material(image.person.texture)
             person.data.materials[0] = materials[image.person.texture]
-        apply_lighting(image.light, scene)
+        light(image.light, scene)
         render_indexed(outputs, _beside_dir(image.image, out_dir), _beside_dir(image.index_npy, out_dir))
 
 
