@@ -21,6 +21,7 @@ from benchfoundry.core.render_spec import (
     Primitive,
     write_spec,
 )
+from benchfoundry.core.task_clock import task_clock
 from benchfoundry.person.prepare import prepare_person
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.viewspatial.coco_keypoints import look_at
@@ -82,9 +83,12 @@ def _render(images: list[CocoImage], folder: Path) -> dict[int, tuple[str, np.nd
     ]
     engine = EngineSettings(device="CPU", samples=2, denoise=False, max_bounces=2)
     spec = write_spec(folder / "spec.json", CocoShard(W, H, 24.0, engine, tuple(placed)))
-    reply = render_client.render_spec(spec, timeout_s=600, shards_per_worker=1)
+    with task_clock() as clock:
+        reply = render_client.render_spec(spec, timeout_s=600, shards_per_worker=1)
     render_client.close_all()
     assert reply["frames"] == len(images) and len(reply["frame_seconds"]) == len(images)
+    # the worker's frames and CPU seconds count towards the running task
+    assert clock.render_frames == len(images) and clock.worker_cpu_s == reply["cpu_seconds"] > 0
     return {im.seed: (hashlib.sha256(Path(im.image).read_bytes()).hexdigest(), np.load(im.index_npy)) for im in placed}
 
 
