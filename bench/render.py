@@ -439,8 +439,8 @@ def main() -> None:
     parser.add_argument(
         "--kinds", nargs="+", default=["rig", "coco", "panorama", "scan"], choices=["rig", "coco", "panorama", "scan"]
     )
-    parser.add_argument("--coco-images", type=int, default=8, help="images of the (d) COCO shard")
-    parser.add_argument("--kind-reps", type=int, default=1, help="alternating repetitions of (d)")
+    parser.add_argument("--coco-images", type=int, default=24, help="images of the (d) COCO shard (smoke val: 24)")
+    parser.add_argument("--kind-reps", type=int, default=2, help="alternating repetitions of (d)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-render-") as tmp:
         work = Path(tmp)
