@@ -33,11 +33,14 @@ $(STAMP): pyproject.toml constraints.txt
 demo: venv
 	$(BIN)/benchfoundry build $(CONFIG) --out $(OUT)
 
-# Style first (ruff: format and lint, pyproject.toml), then every test; the 25 slowest are listed.
+# Style first (ruff: format and lint, pyproject.toml), then every test on TEST_WORKERS pytest-xdist workers (a
+# file's tests stay on one worker, so a module fixture's build is made once; TEST_WORKERS=0 runs them in this
+# process); the 25 slowest are listed.
+TEST_WORKERS ?= 2
 test: venv
 	$(BIN)/ruff format --check --quiet .
 	$(BIN)/ruff check --quiet .
-	$(BIN)/python -m pytest -q --durations=25 tests
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25 tests
 
 bench: venv
 	@set -e; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done

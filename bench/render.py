@@ -1,14 +1,21 @@
-"""Render throughput: the pipeline against a bare bpy script, and the price of render settings.
+"""Render throughput: the pipeline against a bare bpy script, per kind of shard, and the price of render settings.
 
-Run: `nice -n 10 .venv/bin/python bench/render.py [--frames N] [--width W]`. Prints
+Run: `nice -n 10 .venv/bin/python bench/render.py [--kinds rig coco panorama scan] [--frames N] [--width W]`.
+Prints
 (a) ms per frame of the pipeline (two shards of N frames through `render_shard`: posing the
     body, a new worker process, spec files, file moves, index rows) ÷ ms per frame of a bare
     bpy script rendering the same frames in one new process (goal ≤ 1.05); medians of
     alternating repetitions, since the machine is shared;
 (b) one fresh Blender process per frame (the one-off script pattern) ÷ the pipeline;
 (c) seconds per frame and the noise left (PSNR against a 128-sample denoised reference) for
-    several sample counts, with and without OpenImageDenoise.
-Both sides of (a) and (b) include their process start-up; all renders are Cycles on the CPU.
+    several sample counts, with and without OpenImageDenoise;
+(d) per kind of the other shards (the smoke preset's sizes): ms per image of the pipeline (the shard's spec
+    rendered by a new render worker: protocol, a fresh file, the scene built once per shard, the outputs moved)
+    ÷ ms per image of a bare loop in one new bpy process that builds the scene once and then only re-poses,
+    re-lights and renders (goal ≤ 1.1): synthetic COCO images (and, for scale, one fresh file per image, as
+    the COCO set was rendered before), ODI panoramas (one image per shard), ScanNet room frames (their own
+    worker process, `render/scannet_room.py`).
+Both sides of (a), (b) and (d) include their process start-up; all renders are Cycles on the CPU.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ from typing import Any
 import numpy as np
 
 BARE = "--bare"
+#: `bench/render.py --bare-kind KIND SPEC OUTDIR`: the bare loop of one kind (d), in its own process.
+BARE_KIND = "--bare-kind"
 
 
 def bare_render(spec_paths: list[str], only: int | None) -> None:
@@ -180,20 +189,264 @@ def settings_table(work: Path, width: int) -> list[dict[str, Any]]:
     return rows
 
 
+# --- (d) one case per kind of shard -----------------------------------------------------------------
+
+
+def _beside_dir(path: str, out_dir: Path) -> str:
+    return str(out_dir / Path(path).name)
+
+
+def bare_coco(spec_path: str, out_dir: Path, fresh: bool) -> None:
+    """The bare COCO loop: one scene, then per image only the person's vertices, its texture's material, the
+    camera, the objects, the sun and the seed change; or, with `fresh`, every image built in a fresh file."""
+    import bpy
+
+    from benchfoundry.core.render_spec import PinholeCamera, read_spec
+    from benchfoundry.render.camera import place_camera, setup_camera
+    from benchfoundry.render.coco_scene import light
+    from benchfoundry.render.engine import apply_engine
+    from benchfoundry.render.objects import add_primitive
+    from benchfoundry.render.passes import index_outputs, render_indexed
+    from benchfoundry.render.person import add_person, skin_material
+
+    spec = read_spec(spec_path)
+    scratch = out_dir / "scratch"
+    scratch.mkdir(parents=True, exist_ok=True)
+
+    def pinhole(focal_mm: float) -> PinholeCamera:
+        return PinholeCamera(focal_mm, spec.sensor_height_mm, spec.width, spec.height)
+
+    person = camera = outputs = None
+    materials: dict[str, Any] = {}
+    parts: list[Any] = []
+    for image in spec.images:
+        if fresh or camera is None:
+            bpy.ops.wm.read_factory_settings(use_empty=True)
+            scene = bpy.context.scene
+            apply_engine(scene, spec.engine)
+            camera = setup_camera(scene, pinhole(image.focal_mm))
+            outputs = index_outputs(scene, scratch)
+            person, parts = None, []
+        scene.cycles.seed = image.seed
+        camera.data.lens = image.focal_mm
+        place_camera(camera, image.camera_matrix)
+        for obj in parts:
+            bpy.data.objects.remove(obj)
+        parts = [add_primitive(scene, f"part{k:02d}", part) for k, part in enumerate(image.parts)]
+        if person is None:
+            person = add_person(scene, image.person)
+            materials = {image.person.texture: person.data.materials[0]}
+        else:
+            with np.load(image.person.mesh) as data:
+                person.data.vertices.foreach_set("co", data["vertices"].astype(np.float32).reshape(-1))
+            person.data.update()
+            if image.person.texture not in materials:
+                materials[image.person.texture] = skin_material(image.person.texture)
+            person.data.materials[0] = materials[image.person.texture]
+        light(image.light, scene)
+        render_indexed(outputs, _beside_dir(image.image, out_dir), _beside_dir(image.index_npy, out_dir))
+
+
+def bare_panorama(spec_path: str, out_dir: Path) -> None:
+    """The bare panorama: one file, the scene built and rendered once (render/panorama_scene.py), no worker."""
+    import bpy
+
+    from benchfoundry.core.render_spec import read_spec
+    from benchfoundry.render.panorama_scene import render_panorama
+
+    spec = read_spec(spec_path)
+    spec = replace(spec, image=_beside_dir(spec.image, out_dir), index_npy=_beside_dir(spec.index_npy, out_dir))
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    (out_dir / "scratch").mkdir(parents=True, exist_ok=True)
+    render_panorama(bpy.context.scene, spec, out_dir / "scratch")
+
+
+def bare_scan(spec_path: str, out_dir: Path) -> None:
+    """The bare ScanNet room: the room built once, then per frame only the camera moves and Cycles renders
+    (colour and depth written by the compositor, not converted)."""
+    import bpy
+    from mathutils import Matrix
+
+    from benchfoundry.core.camera import opencv_to_blender
+    from benchfoundry.core.render_spec import read_spec
+    from benchfoundry.render.scannet_room import build_scene, frame_outputs
+
+    spec = read_spec(spec_path)
+    camera = build_scene(spec)
+    frame_outputs(out_dir)
+    for frame in spec.frames:
+        camera.matrix_world = Matrix(opencv_to_blender(np.asarray(frame.pose_c2w)).tolist())
+        bpy.ops.render.render(write_still=False)
+
+
+def _bare_kind(kind: str, spec: Path, out_dir: Path) -> float:
+    """Seconds of one bare-loop process (start-up included)."""
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, __file__, BARE_KIND, kind, str(spec), str(out_dir)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - start
+
+
+def _worker_seconds(spec: Path) -> float:
+    """Seconds of the pipeline's render worker on one shard: a new worker process, start-up included."""
+    from benchfoundry.tasks.common import render_client
+
+    start = time.perf_counter()
+    render_client.render_spec(spec, timeout_s=3600, shards_per_worker=1)
+    render_client.close_all()
+    return time.perf_counter() - start
+
+
+def coco_case(work: Path, images: int, reps: int) -> dict[str, float]:
+    """The smoke val split's first `images` images: the worker (one scene per shard) against the bare loop and
+    against one fresh file per image; and `make_split` whole (posing, labels, records) per image."""
+    from benchfoundry.configs.loader import load_config
+    from benchfoundry.core.render_spec import CocoShard, EngineSettings, write_spec
+    from benchfoundry.tasks.viewspatial import synthetic_coco as sco
+
+    config = load_config("smoke", [])
+    cfg = config.viewspatial.coco.synthetic.model_copy(update={"images": {"val": images}})
+    made = work / "coco" / "made"
+    made.mkdir(parents=True)
+    entries = [sco._image(config.person, cfg, config.seed, "val", i, made)["entry"] for i in range(1, images + 1)]
+    spec = write_spec(
+        work / "coco" / "spec.json",
+        CocoShard(
+            width=cfg.width,
+            height=cfg.height,
+            sensor_height_mm=24.0,
+            engine=EngineSettings(device=cfg.device, samples=cfg.samples, denoise=False, max_bounces=3),
+            images=tuple(entries),
+        ),
+    )
+    pipeline, bare, fresh = [], [], []
+    for _ in range(reps):
+        pipeline.append(_worker_seconds(spec) / images)
+        bare.append(_bare_kind("coco", spec, work / "coco" / "bare") / images)
+        fresh.append(_bare_kind("coco-fresh", spec, work / "coco" / "fresh") / images)
+    start = time.perf_counter()
+    sco.make_split(work / "coco" / "split", "val", cfg, config.person, config.seed)
+    whole = (time.perf_counter() - start) / images
+    from benchfoundry.tasks.common import render_client
+
+    render_client.close_all()
+    return {
+        "pipeline_s": statistics.median(pipeline),
+        "bare_s": statistics.median(bare),
+        "fresh_s": statistics.median(fresh),
+        "split_s": whole,
+    }
+
+
+def panorama_case(work: Path, reps: int) -> dict[str, float]:
+    """The smoke preset's two synthetic panoramas, each one shard."""
+    from benchfoundry.configs.loader import load_config
+    from benchfoundry.core.render_spec import write_spec
+    from benchfoundry.core.seeding import item_seed
+    from benchfoundry.tasks.odi import synthetic_panoramas as sp
+
+    config = load_config("smoke", [])
+    settings = config.odi.synthetic
+    people = sp.prepare_people(config.person, work / "pano" / "_people", config.seed)
+    specs = []
+    for name in settings.scenes:
+        folder = work / "pano" / name
+        spec, _ = sp.render_spec(
+            sp.scene_named(name),
+            people,
+            settings,
+            item_seed(config.seed, "odi.synthetic", name),
+            folder / "panorama.png",
+            folder / "instances.npy",
+        )
+        specs.append(write_spec(folder / "spec.json", spec))
+    pipeline, bare = [], []
+    for _ in range(reps):
+        pipeline.append(statistics.mean(_worker_seconds(p) for p in specs))
+        bare.append(statistics.mean(_bare_kind("panorama", p, p.parent / "bare") for p in specs))
+    return {"pipeline_s": statistics.median(pipeline), "bare_s": statistics.median(bare), "width": settings.width}
+
+
+def scan_case(work: Path, reps: int) -> dict[str, float]:
+    """The smoke preset's first synthetic ScanNet room (one shard: its camera walk)."""
+    from benchfoundry.configs.loader import load_config
+    from benchfoundry.core.render_spec import write_spec
+    from benchfoundry.tasks.viewspatial import synthetic_scan as ss
+
+    config = load_config("smoke", [])
+    settings = ss.RenderSettings(**{**config.viewspatial.synthetic.model_dump(exclude={"layout"}), "seed": config.seed})
+    scene_id, mirrored = next(iter(ss.SYNTHETIC_SCENES.values()))
+    room = ss.synthetic_room(scene_id, mirrored)
+    poses = ss.camera_walk(room, settings.frames)
+    folder = work / "scan"
+    spec = write_spec(folder / "spec.json", ss.render_spec(room, ss.room_mesh(room), poses, settings))
+    pipeline, bare = [], []
+    for _ in range(reps):
+        start = time.perf_counter()
+        ss.run_render_worker(spec, folder / "pipeline")
+        pipeline.append((time.perf_counter() - start) / len(poses))
+        bare.append(_bare_kind("scan", spec, folder / "bare") / len(poses))
+    return {"pipeline_s": statistics.median(pipeline), "bare_s": statistics.median(bare), "frames": len(poses)}
+
+
+def kind_cases(work: Path, kinds: list[str], coco_images: int, reps: int) -> None:
+    """Print (d) for each kind asked."""
+    if "coco" in kinds:
+        t = coco_case(work, coco_images, reps)
+        print(
+            f"(d) coco, {coco_images} images 240x320, 8 samples: pipeline {t['pipeline_s'] * 1000:.0f} ms/image, "
+            f"bare loop {t['bare_s'] * 1000:.0f} ms/image: ratio {t['pipeline_s'] / t['bare_s']:.3f} (goal <= 1.1); "
+            f"one fresh file per image {t['fresh_s'] / t['bare_s']:.2f}x the bare loop; the whole split task "
+            f"(posing, labels, records) {t['split_s'] * 1000:.0f} ms/image"
+        )
+    if "panorama" in kinds:
+        t = panorama_case(work, reps)
+        print(
+            f"(d) panorama, {t['width']}x{t['width'] // 2}: pipeline {t['pipeline_s'] * 1000:.0f} ms/image, "
+            f"bare {t['bare_s'] * 1000:.0f} ms/image: ratio {t['pipeline_s'] / t['bare_s']:.3f} (goal <= 1.1)"
+        )
+    if "scan" in kinds:
+        t = scan_case(work, reps)
+        print(
+            f"(d) scan room, {t['frames']} frames: pipeline {t['pipeline_s'] * 1000:.0f} ms/frame, "
+            f"bare loop {t['bare_s'] * 1000:.0f} ms/frame: ratio {t['pipeline_s'] / t['bare_s']:.3f} (goal <= 1.1)"
+        )
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == BARE:
         args = sys.argv[2:]
         only = int(args[args.index("--only") + 1]) if "--only" in args else None
         bare_render([a for a in args if a.endswith(".json")], only)
         return
+    if len(sys.argv) > 1 and sys.argv[1] == BARE_KIND:
+        kind, spec, out_dir = sys.argv[2], sys.argv[3], Path(sys.argv[4])
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if kind.startswith("coco"):
+            bare_coco(spec, out_dir, fresh=kind == "coco-fresh")
+        else:
+            {"panorama": bare_panorama, "scan": bare_scan}[kind](spec, out_dir)
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=8, help="frames per shard (two shards)")
     parser.add_argument("--width", type=int, default=320, help="image width; height is 9/16 of it")
     parser.add_argument("--samples", type=int, default=8, help="samples of the (a)/(b) renders")
     parser.add_argument("--reps", type=int, default=3, help="alternating repetitions of (a)")
+    parser.add_argument(
+        "--kinds", nargs="+", default=["rig", "coco", "panorama", "scan"], choices=["rig", "coco", "panorama", "scan"]
+    )
+    parser.add_argument("--coco-images", type=int, default=24, help="images of the (d) COCO shard (smoke val: 24)")
+    parser.add_argument("--kind-reps", type=int, default=2, help="alternating repetitions of (d)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-render-") as tmp:
         work = Path(tmp)
+        kind_cases(work, args.kinds, args.coco_images, args.kind_reps)
+        if "rig" not in args.kinds:
+            return
         t = pipeline_vs_bare(work, args.width, args.frames, args.samples, args.reps)
         print(f"{args.width}x{args.width * 9 // 16}, {args.samples} samples, 2 shards x {args.frames} frames")
         print(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,13 +17,16 @@ from benchfoundry.configs.loader import config_dict, config_hash, load_config
 from benchfoundry.core.buildinfo import benchmark_outcome, error_line, package_versions, utc_now
 from benchfoundry.core.output_root import MARKER_NAME, RECORD_NAME, describe_holder, hold_output_root
 from benchfoundry.core.store import sweep_build_leftovers, write_json_atomic
+from benchfoundry.core.timings import benchmark_timings, marker_timings
 from benchfoundry.flows.cluster import dask_cluster
+from benchfoundry.flows.collect import recording_stages
 from benchfoundry.flows.odi import odi_flow
 from benchfoundry.flows.prefect_api import build_api, configured_api_url
 from benchfoundry.flows.syndor import syndor_flow
 from benchfoundry.flows.task_runner import on_runner
 from benchfoundry.flows.viewspatial import viewspatial_flow
 from benchfoundry.tasks.common.report_nav import link_pages
+from benchfoundry.tasks.common.timings_page import write_timings_page
 
 #: The benchmarks a build can run, in order, with the config section that switches each on.
 BENCHMARKS: dict[str, Callable[..., Any]] = {
@@ -53,6 +57,15 @@ def _run_benchmark(name: str, config: BuildConfig, out: str) -> dict[str, Any]:
     except BaseException as exc:
         return benchmark_outcome("failed", error_line(exc))
     return benchmark_outcome("failed", f"subflow ended {state.type.value}")
+
+
+def _timed_benchmark(name: str, config: BuildConfig, root: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The benchmark's outcome and where its time went (benchfoundry/core/timings.py)."""
+    start = time.time()
+    with recording_stages() as windows:
+        outcome = _run_benchmark(name, config, str(root))
+    end = time.time()
+    return outcome, benchmark_timings(start, end, windows, marker_timings(root, name, start))
 
 
 def write_build_record(path: Path, record: dict[str, Any]) -> None:
@@ -112,7 +125,9 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
             "problems": [],
             "swept_leftovers": [str(p.relative_to(root)) for p in swept],
             "lock_taken_over": taken_over,
+            "timings": {"benchmarks": {}},
         }
+        started = time.time()
         try:
             write_build_record(root / RECORD_NAME, record)
         except OSError as exc:
@@ -126,10 +141,12 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
                 elif not section.enabled:
                     outcome = benchmark_outcome("not built", f"{name}.enabled is false")
                 else:
-                    outcome = _run_benchmark(name, bound, str(root))
+                    outcome, record["timings"]["benchmarks"][name] = _timed_benchmark(name, bound, root)
                 record["benchmarks"][name] = outcome
                 record["problems"].extend({"benchmark": name, **p} for p in outcome.get("problems", []))
+        record["timings"]["wall_s"] = round(time.time() - started, 2)
         try:
+            write_timings_page(root / "report", record["timings"])
             link_pages(root / "report")
         except OSError as exc:
             record["problems"].append(

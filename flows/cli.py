@@ -54,6 +54,10 @@ def _cmd_build(args: argparse.Namespace) -> int:
         record = run_build(config, out, only, args.adopt_out)
     for name, outcome in record["benchmarks"].items():
         print(f"{name}: {outcome['status']}" + (f" ({outcome['detail']})" if outcome["detail"] else ""))
+    if record.get("timings", {}).get("benchmarks"):
+        from benchfoundry.core.timings import format_table, time_table
+
+        print("where the time went:\n" + format_table(time_table(record["timings"])))
     if "record_error" in record:
         print(f"error: {record['record_error']}", file=sys.stderr)
     else:

@@ -1,14 +1,32 @@
-"""Waiting on a stage's shard futures: one helper for every flow."""
+"""Waiting on a stage's shard futures: one helper for every flow. Each wait is a stage's wall-time window,
+recorded for build.json's timings (`recording_stages`, benchfoundry/core/timings.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from prefect.futures import PrefectFuture
 
 from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.timings import StageWindow
 from benchfoundry.flows.progress import StageProgress
+
+#: The open recordings (`recording_stages`); every collect appends its window to each.
+_RECORDINGS: list[list[StageWindow]] = []
+
+
+@contextmanager
+def recording_stages() -> Iterator[list[StageWindow]]:
+    """The windows of the stages collected in this process while the block runs."""
+    windows: list[StageWindow] = []
+    _RECORDINGS.append(windows)
+    try:
+        yield windows
+    finally:
+        _RECORDINGS.remove(windows)
 
 
 def collect_shards(
@@ -17,6 +35,7 @@ def collect_shards(
     """The results of the (item, future) pairs that finished, in order, and a `failed` problem naming
     the item (and its input path, when `paths` has one) for each task that raised after its retries.
     A progress bar of the stage (shards done / total, failures) goes to the terminal (stderr)."""
+    started = time.time()
     results, failed = [], []
     pairs = list(futures)
     progress = StageProgress(stage, len(pairs))
@@ -28,4 +47,7 @@ def collect_shards(
                 problem(stage, item, f"{type(exc).__name__}: {exc}"[:2000], kind="failed", path=(paths or {}).get(item))
             )
         progress.advance(ok=len(failed) == progress.failed)
+    window = StageWindow(stage, started, time.time(), len(pairs), len(failed))
+    for windows in list(_RECORDINGS):
+        windows.append(window)
     return results, failed

@@ -49,7 +49,8 @@ def prefect_server(
     host: str = "127.0.0.1", port: int | None = None, timeout_s: float = STARTUP_TIMEOUT_S
 ) -> Iterator[str]:
     """A `prefect server start` subprocess on host:port (a free port when None); yields its API URL and
-    stops it at exit. Its log goes to a temporary file, quoted when it does not come up."""
+    stops it at exit, once this process has sent it the logs and events it still holds. Its log goes to a
+    temporary file, quoted when it does not come up."""
     port = port or free_port(host)
     url = f"http://{host}:{port}/api"
     # SQLite under many Dask workers' writes: wait for the lock instead of failing after the default 10 s
@@ -85,6 +86,7 @@ def prefect_server(
                 time.sleep(0.5)
             yield url
         finally:
+            send_queued_logs_and_events()
             proc.terminate()
             try:
                 proc.wait(timeout=30)
@@ -110,3 +112,13 @@ def build_api(runner: RunnerConfig) -> Iterator[str | None]:
         stack.enter_context(temporary_settings({PREFECT_API_URL: url}))
         stack.enter_context(environ({"PREFECT_API_URL": url}))
         yield url
+
+
+def send_queued_logs_and_events(timeout_s: float = 30.0) -> None:
+    """Send what this process's Prefect log and event workers still hold, while the server is up: left for
+    the interpreter's exit, they would retry against a stopped server for a minute before giving up."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for service in (APILogWorker, EventsWorker):
+        service.drain_all(timeout=timeout_s, at_exit=False)

@@ -58,3 +58,15 @@ def add_sign(scene: Any, name: str, sign: Sign, pass_index: int) -> Any:
     obj.pass_index = pass_index
     curve.materials.append(_material(name, sign.rgb, 0.5, 0.0))
     return obj
+
+
+def remove_object(obj: Any) -> None:
+    """Delete an object made here, with its mesh or curve and their materials once nothing else uses them."""
+    data = obj.data
+    materials = [m for m in getattr(data, "materials", ()) if m is not None]
+    bpy.data.objects.remove(obj)
+    if data is not None and data.users == 0:
+        bpy.data.batch_remove([data])
+    unused = [m for m in materials if m.users == 0]
+    if unused:
+        bpy.data.batch_remove(unused)

@@ -3,7 +3,7 @@ signs seen by Blender's equirectangular camera.
 
 The spec (a `PanoramaShard`) comes from `tasks/odi/synthetic_panoramas.render_spec`: every labelled object
 carries its instance id as pass index, so the object-index pass is the ground-truth instance map
-(render/passes.render_with_index). Runs inside the render worker (render/worker.py).
+(render/passes.py). Runs inside the render worker (render/worker.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from benchfoundry.core.render_spec import PanoramaShard
 from benchfoundry.render.engine import apply_engine
 from benchfoundry.render.lighting import apply_lighting
 from benchfoundry.render.objects import add_primitive, add_sign
-from benchfoundry.render.passes import render_with_index
+from benchfoundry.render.passes import index_outputs, render_indexed
 from benchfoundry.render.person import add_person
 
 
@@ -52,4 +52,4 @@ def render_panorama(scene: Any, spec: PanoramaShard, scratch: Path) -> None:
         if inst.person is not None:
             add_person(scene, inst.person).name = f"i{inst.id:03d}_person"
     apply_lighting(spec.light, scene)
-    render_with_index(scene, scratch, spec.image, spec.index_npy)
+    render_indexed(index_outputs(scene, scratch), spec.image, spec.index_npy)

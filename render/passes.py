@@ -13,7 +13,7 @@ import errno
 import os
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import bpy
 import numpy as np
@@ -83,7 +83,16 @@ def move_output(written: Path, dest: str) -> None:
         written.unlink()
 
 
-def _index_outputs(scene: Any, scratch: Path) -> tuple[Path, Path]:
+class IndexOutputs(NamedTuple):
+    """Where the compositor writes a render's image and its object-index EXR."""
+
+    image: Path
+    index: Path
+
+
+def index_outputs(scene: Any, scratch: Path) -> IndexOutputs:
+    """Compositor writing the image (8-bit PNG) and the object-index pass (32-bit EXR) into `scratch` at every
+    render; set up once per scene."""
     scene.view_layers[0].use_pass_object_index = True
     tree = bpy.data.node_groups.new("panorama outputs", "CompositorNodeTree")
     scene.compositing_node_group = tree
@@ -101,16 +110,15 @@ def _index_outputs(scene: Any, scratch: Path) -> tuple[Path, Path]:
         node.format.color_depth = depth
         node.file_output_items.new("RGBA" if file_format == "PNG" else "FLOAT", item)
         tree.links.new(layers.outputs[socket], node.inputs[item])
-    return scratch / f"{INDEXED_IMAGE_ITEM}.png", scratch / f"{INDEX_ITEM}.exr"
+    return IndexOutputs(scratch / f"{INDEXED_IMAGE_ITEM}.png", scratch / f"{INDEX_ITEM}.exr")
 
 
-def render_with_index(scene: Any, scratch: Path, image_path: str, index_npy: str) -> None:
+def render_indexed(outputs: IndexOutputs, image_path: str, index_npy: str) -> None:
     """Render: the image to `image_path`, the object-index pass as an integer array to `index_npy` (atomically)."""
-    image, index = _index_outputs(scene, scratch)
     bpy.ops.render.render()
-    move_output(image, image_path)
-    ids = read_index_exr(index)
-    index.unlink()
+    move_output(outputs.image, image_path)
+    ids = read_index_exr(outputs.index)
+    outputs.index.unlink()
     target = Path(index_npy)
     staged = target.with_name(f".{target.name}.tmp.npy")
     np.save(staged, ids)

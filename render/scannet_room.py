@@ -1,17 +1,20 @@
 """Blender worker for the synthetic ScanNet room: `python -m benchfoundry.render.scannet_room SPEC.json OUTDIR`.
 
-Builds the room from the spec (a `ScanRoomShard`, `tasks/viewspatial/synthetic_scan.render_spec`), then renders
-each frame with
+Builds the room from the spec (a `ScanRoomShard`, `tasks/viewspatial/synthetic_scan.render_spec`) once, then
+renders each frame (only the camera moves) with
 Cycles: colour to `frame-<id>.color.png`, and the Z pass (planar depth along the view axis,
 which is what ScanNet's depth holds) through the compositor to EXR, converted to uint16
 millimetres, subsampled by `depth_stride`, as `frame-<id>.depth.npy`. Frames go to disk as
-they are rendered. Run only in a subprocess.
+they are rendered. The last line on stdout is `{"frames": N, "seconds": …, "cpu_seconds": …}` (wall seconds
+once Blender is loaded, as the render worker counts them; CPU seconds of the whole process). Run only in a subprocess.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import sys
+import time
 from pathlib import Path
 
 import bpy
@@ -22,6 +25,7 @@ from benchfoundry.core.camera import opencv_to_blender
 from benchfoundry.core.render_spec import ScanRoomShard, read_spec
 
 NO_HIT_M = 1.0e4
+STARTED = time.perf_counter()
 
 
 def _material(name: str, rgb: list[float]) -> bpy.types.Material:
@@ -121,7 +125,8 @@ def read_depth_exr(path: Path, stride: int) -> np.ndarray:
     return np.clip(np.rint(depth * 1000.0), 0, 65535).astype(np.uint16)
 
 
-def render(spec_path: Path, out_dir: Path) -> None:
+def render(spec_path: Path, out_dir: Path) -> int:
+    """Render every frame of the spec into `out_dir`; returns the number of frames."""
     spec = read_spec(spec_path)
     if not isinstance(spec, ScanRoomShard):
         raise TypeError(f"{spec_path}: a {type(spec).__name__}, not a synthetic ScanNet room")
@@ -141,13 +146,16 @@ def render(spec_path: Path, out_dir: Path) -> None:
         np.save(str(base) + ".depth.tmp.npy", depth)
         Path(str(base) + ".depth.tmp.npy").replace(str(base) + ".depth.npy")
         (out_dir / f".tmp-{fid:06d}-color.png").replace(str(base) + ".color.png")
+    return len(spec.frames)
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python -m benchfoundry.render.scannet_room SPEC.json OUTDIR", file=sys.stderr)
         return 2
-    render(Path(argv[0]), Path(argv[1]))
+    frames = render(Path(argv[0]), Path(argv[1]))
+    seconds = time.perf_counter() - STARTED
+    print(json.dumps({"frames": frames, "seconds": round(seconds, 3), "cpu_seconds": round(time.process_time(), 3)}))
     return 0
 
 

@@ -2,11 +2,12 @@
 
 Protocol: one JSON request per line on stdin — `{"op": "render", "spec": PATH}` or
 `{"op": "quit"}` — and one JSON reply per line on the process's original stdout
-(`{"ok": true, "frames": N, "seconds": …}` or `{"ok": false, "error": …}`). Blender's own output
+(`{"ok": true, "frames": N, "seconds": …, "cpu_seconds": …}` or `{"ok": false, "error": …}`; `cpu_seconds`:
+the process's CPU time, every Blender thread, since its previous reply, start-up included). Blender's own output
 goes to stderr. A spec file holds one shard of benchfoundry/core/render_spec.py, and the worker dispatches
 on its type: a `RigShard` (SynDORBench) keeps its camera, scene and person between shards and rebuilds
 only what differs from the previous shard's; a `PanoramaShard` (render/panorama_scene.py) and a
-`CocoShard` (render/coco_scene.py) are built from an empty file.
+`CocoShard` (render/coco_scene.py) are built from an empty file, a `CocoShard`'s scene once for all its images.
 
 The worker quits after `BENCHFOUNDRY_RENDER_IDLE_S` idle seconds (render/protocol.py), so a worker left
 behind on a long-lived process (a Dask worker) does not hold Blender and its GPU memory (the client,
@@ -122,13 +123,14 @@ class Worker:
         return {"ok": True, "frames": 1, "seconds": time.perf_counter() - started}
 
     def render_coco(self, spec: CocoShard) -> dict[str, Any]:
-        """Synthetic COCO images (render/coco_scene.py), each built in a fresh file."""
+        """Synthetic COCO images (render/coco_scene.py): the scene built once in a fresh file, changed per image."""
         from benchfoundry.render.coco_scene import render_coco
 
         started = time.perf_counter()
-        seconds = render_coco(spec, self.scratch)
+        self.bpy.ops.wm.read_factory_settings(use_empty=True)
         self.scene = self.bpy.context.scene
         self.built = {"coco": spec.images[-1].image if spec.images else None}
+        seconds = render_coco(self.scene, spec, self.scratch)
         return {"ok": True, "frames": len(seconds), "seconds": time.perf_counter() - started, "frame_seconds": seconds}
 
     def _reset(self) -> None:
@@ -165,6 +167,7 @@ def requests(fd: int, idle_s: float | None) -> Iterator[str]:
 
 
 def _serve(worker: Worker, proto: TextIO) -> None:
+    cpu_mark = 0.0
     for line in requests(sys.stdin.fileno(), idle_seconds(os.environ)):
         if not line.strip():
             continue
@@ -175,6 +178,8 @@ def _serve(worker: Worker, proto: TextIO) -> None:
             reply = worker.render_shard(read_spec(Path(request["spec"])))
         except Exception as exc:
             reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
+        cpu = time.process_time()
+        reply["cpu_seconds"], cpu_mark = round(cpu - cpu_mark, 3), cpu
         proto.write(json.dumps(reply) + "\n")
 
 

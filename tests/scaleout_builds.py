@@ -35,8 +35,9 @@ TINY_BUILD = {
 }
 SHARDS = 2
 #: Files that record a run rather than its outputs: the build record, the output root's marker and lock
-#: (benchfoundry/core/output_root.py), and the completion markers (times).
-RUN_RECORDS = ("build.json", ".benchfoundry-build.json", ".benchfoundry.lock")
+#: (benchfoundry/core/output_root.py), the page of where the time went (tasks/common/timings_page.py), and the
+#: completion markers (times).
+RUN_RECORDS = ("build.json", ".benchfoundry-build.json", ".benchfoundry.lock", "report/build.html")
 
 
 def write_config(folder: Path) -> Path:

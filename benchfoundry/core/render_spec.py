@@ -260,7 +260,7 @@ class CocoImage:
 @dataclass(frozen=True)
 class CocoShard:
     kind: ClassVar[str] = "coco"
-    version: ClassVar[int] = 3
+    version: ClassVar[int] = 4
     width: int
     height: int
     sensor_height_mm: float

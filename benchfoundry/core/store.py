@@ -26,6 +26,7 @@ from typing import Any
 import pandas as pd
 
 from benchfoundry.core.buildinfo import utc_now
+from benchfoundry.core.task_clock import current_clock
 
 _SHARD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=+-]{0,199}$")
 
@@ -162,7 +163,9 @@ class StageStore:
         problems: Sequence[dict[str, Any]] = (),
         info: dict[str, Any] | None = None,
     ) -> Path:
-        """Write a shard's rows, then its marker (the marker is the commit point)."""
+        """Write a shard's rows, then its marker (the marker is the commit point). Inside a shard task the marker
+        records the task's time since it started or wrote its previous marker (`timing`,
+        benchfoundry/core/task_clock.py)."""
         write_parquet_atomic(self.shard_path(shard_id), rows)
         marker = {
             "shard": shard_id,
@@ -172,6 +175,9 @@ class StageStore:
             "finished": utc_now(),
             **(info or {}),
         }
+        clock = current_clock()
+        if clock is not None:
+            marker["timing"] = clock.lap()
         write_json_atomic(self.marker_path(shard_id), marker)
         return self.shard_path(shard_id)
 

@@ -34,6 +34,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from benchfoundry.core.task_clock import add_render
 from benchfoundry.render.protocol import GPU_INDEX_ENV, WORKER_MODULE, idle_seconds
 
 GPU_PER_WORKER_ENV = "BENCHFOUNDRY_GPU_PER_WORKER"
@@ -206,7 +207,8 @@ def _close_orphans() -> None:
 
 def render_spec(spec_path: str | os.PathLike[str], *, timeout_s: float, shards_per_worker: int) -> dict[str, Any]:
     """Render a shard spec on this thread's worker, starting or recycling it as needed (a worker that has
-    done `shards_per_worker` shards, has quit or is near its idle exit is replaced first)."""
+    done `shards_per_worker` shards, has quit or is near its idle exit is replaced first). The worker's frames,
+    seconds and CPU seconds count towards the running task's clock (benchfoundry/core/task_clock.py)."""
     worker: RenderWorker | None = getattr(_LOCAL, "worker", None)
     if worker is not None and (
         not worker.alive()
@@ -220,11 +222,13 @@ def render_spec(spec_path: str | os.PathLike[str], *, timeout_s: float, shards_p
         worker = RenderWorker(_thread_slot())
         _LOCAL.worker = worker
     try:
-        return worker.render(spec_path, timeout_s)
+        reply = worker.render(spec_path, timeout_s)
     except RenderError:
         worker.close(kill=True)
         _LOCAL.worker = None
         raise
+    add_render(reply.get("frames", 0), reply.get("seconds", 0.0), reply.get("cpu_seconds", 0.0))
+    return reply
 
 
 def live_worker_pids() -> list[int]:

@@ -1,4 +1,5 @@
-"""One navigation line across the build report's pages (SynDORBench's index, ODI, ViewSpatial, evaluation).
+"""One navigation line across the build report's pages (SynDORBench's index, ODI, ViewSpatial, evaluation, where
+the build's time went).
 
 Each benchmark writes its own page; `link_pages` puts (or replaces) a `<nav id="pages">` line at the top
 of every page present, linking the others, so the report reads as one whatever was built.
@@ -18,6 +19,7 @@ PAGES: tuple[tuple[str, str], ...] = (
     ("ODI-Bench", "odi.html"),
     ("ViewSpatial-Bench", "viewspatial.html"),
     ("Evaluation", "eval/index.html"),
+    ("Build time", "build.html"),
 )
 _NAV = re.compile(r'<nav id="pages">.*?</nav>\n?', re.S)
 

@@ -1,12 +1,15 @@
-"""The house policy of shard tasks: retried only on errors a retry can fix, uncached, results not persisted.
+"""The house policy of shard tasks: retried only on errors a retry can fix, uncached, results not persisted,
+timed.
 
 Completion lives in the artifact store's markers (benchfoundry/core/store.py), which survive a new Prefect
-database and a move to another cluster. Outside flows/, this is the one module that imports prefect.
+database and a move to another cluster; each marker a task writes records its time (benchfoundry/core/task_clock.py).
+Outside flows/, this is the one module that imports prefect.
 """
 
 from __future__ import annotations
 
 import errno
+import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -14,6 +17,8 @@ from prefect import Task, task
 from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import TaskRun
 from prefect.states import State
+
+from benchfoundry.core.task_clock import task_clock
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -57,9 +62,22 @@ SHARD_TASK_OPTIONS: dict[str, Any] = {
 }
 
 
+def timed(fn: F) -> F:
+    """`fn` run inside a task clock, so the markers it writes record its time. Prefect keys the task by `fn`
+    itself (`__prefect_task_source__`), not by this wrapper."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with task_clock():
+            return fn(*args, **kwargs)
+
+    run.__prefect_task_source__ = fn  # type: ignore[attr-defined]
+    return run  # type: ignore[return-value]
+
+
 def shard_task(fn: F | None = None, **overrides: Any) -> Any:
-    """`@task` with the house policy: retried on transient errors only, uncached, results not persisted."""
+    """`@task` with the house policy: retried on transient errors only, uncached, results not persisted; timed."""
     options = {**SHARD_TASK_OPTIONS, **overrides}
     if fn is None:
-        return lambda f: task(f, **options)
-    return task(fn, **options)
+        return lambda f: task(timed(f), **options)
+    return task(timed(fn), **options)
