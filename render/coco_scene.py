@@ -5,7 +5,8 @@ The spec (a `CocoShard`) comes from `tasks/viewspatial/synthetic_coco.make_split
 shard (`CocoScene`: engine, outputs, camera, world and sun, the people's meshes and one material per texture);
 between images only the people (their vertices, in place, when the topology is the same; a person more or
 fewer), the camera, the objects, the light and the seed change. Objects are linked in the order a fresh file
-would have them (camera, parts, people, lamp), so an image has the same bytes whatever was rendered before it in the shard.
+would have them (camera, parts, people, lamp), so an image has the same bytes whatever was rendered before it
+in the shard.
 Each image has its own sun, so Cycles rebuilds the sky's importance map for each: `light` makes it the
 resolution render/lighting.py sets (manual sampling) instead of Cycles' automatic one, which took half of an
 image's time (0.6 of 1.3 s at 240×320, 8 samples; the images differ only in noise, 47–52 dB apart, and the
