@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.configs.model import ModelEndpoint
+from benchfoundry.flows.cli_args import positive_int
 from benchfoundry.tasks.evaluation.items import BENCHES
 
 
@@ -21,9 +22,18 @@ def _progress(bench: str) -> Any:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
+    from benchfoundry.core.output_root import hold_build_lock
+
+    # the build's lock while eval writes into it: never beside a running build
+    with hold_build_lock(args.build):
+        return _eval(args)
+
+
+def _eval(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from benchfoundry.core.output_root import check_output_dir
+    from benchfoundry.core.redact import redact
     from benchfoundry.core.store import write_json_atomic
     from benchfoundry.tasks.common.model_client import ModelClient
     from benchfoundry.tasks.common.report_nav import link_pages
@@ -56,7 +66,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.omni_cot and args.bench != "odi":
         print("error: --omni-cot is the ODI-Bench two-step; use it with `eval odi`", file=sys.stderr)
         return 2
-    items = items[: args.limit] if args.limit else items
+    items = items[: args.limit] if args.limit is not None else items
     target = run.model_dir(build, args.model)
     try:
         check_output_dir(target)
@@ -90,7 +100,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     score: dict[str, Any] = {
         "model": args.model,
         "bench": name,
-        "base_url": endpoint.base_url,
+        "base_url": redact(endpoint.base_url),
         "predictions": str(predictions),
         "failed_items": len(failed),
         "usage": usage,
@@ -150,7 +160,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--timeout-s", type=float, default=120.0)
     p.add_argument("--retries", type=int, default=5)
-    p.add_argument("--limit", type=int, help="only the first N items")
+    p.add_argument("--limit", type=positive_int, help="only the first N items (N ≥ 1)")
     p.add_argument(
         "--omni-cot",
         action="store_true",

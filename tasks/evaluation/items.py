@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.core.bounded_read import read_json
 from benchfoundry.tasks.evaluation.choices import letter_of, split_option
 from benchfoundry.tasks.syndor import task_files
 
@@ -37,10 +38,7 @@ class EvalItem:
 def _read_json(path: Path) -> Any:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: not found; build the benchmark first")
-    try:
-        return json.loads(path.read_text())
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a JSON file ({exc})") from None
+    return read_json(path)
 
 
 def syndor_items(build: Path) -> list[EvalItem]:

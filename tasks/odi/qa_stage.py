@@ -193,7 +193,7 @@ def release_from_decisions(out: str | os.PathLike[str], odi: OdiConfig) -> dict[
     store = StageStore(out, BENCHMARK, STAGE)
     if not store.manifest_path.exists():
         raise ValueError(f"{store.manifest_path}: no ODI items yet; build the odi benchmark first")
-    items = [json.loads(x) for x in store.read_manifest()["item"]]
+    items = [json.loads(x) for x in store.read_manifest().get("item", [])]  # no column: a manifest of no rows
     released = review.release(items, review.load_decisions(odi_root / review.FOLDER), odi.qa.release_unreviewed)
     write_json_atomic(odi_root / RELEASE_JSON, released)
     return {"items": items, "released": len(released), "verified": sum(i["verified"] for i in released)}

@@ -11,7 +11,6 @@ head and body crops (`person_crops`: above and below the shoulder line, inside t
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -20,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
-from PIL import Image
 
 from benchfoundry.configs.coco import CocoConfig, OrientAnythingConfig
-from benchfoundry.core.image_decode import decode_file
+from benchfoundry.core.bounded_read import read_json
+from benchfoundry.core.image_decode import decode_file, image_size
+from benchfoundry.core.safe_paths import relative_name
 from benchfoundry.tasks.viewspatial import orientation as ori
 
 if TYPE_CHECKING:
@@ -49,9 +49,11 @@ def read_annotations(path: str | Path) -> dict[str, Any]:
     """A COCO annotation file; ValueError naming the file when it is not one."""
     path = Path(path)
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: not a readable COCO JSON file ({exc})") from None
+        data = read_json(path)
+    except OSError as exc:
+        raise ValueError(f"{path}: not a readable COCO JSON file ({exc.strerror})") from None
+    except ValueError as exc:
+        raise ValueError(f"not a readable COCO JSON file: {exc}") from None
     if (
         not isinstance(data, dict)
         or not isinstance(data.get("images"), list)
@@ -61,24 +63,43 @@ def read_annotations(path: str | Path) -> dict[str, Any]:
     return data
 
 
+def _number(value: Any) -> bool:
+    """A finite JSON number (not a boolean)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def coco_id(value: Any) -> bool:
+    """A COCO id: an integer (not a boolean), as `images[].id`, `annotations[].id` and `image_id` are."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _person(image: dict[str, Any], ann: dict[str, Any]) -> Person:
     """One annotation as a Person; ValueError naming the bad field."""
-    kp = np.asarray(ann.get("keypoints"), dtype=float)
+    try:
+        kp = np.asarray(ann.get("keypoints"), dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("keypoints is not 17 × (x, y, v)") from None
     if kp.shape != (51,):
         raise ValueError("keypoints is not 17 × (x, y, v)")
+    if not np.isfinite(kp).all():
+        raise ValueError("keypoints holds a value that is not a finite number")
     bbox = ann.get("bbox")
-    if not (isinstance(bbox, list) and len(bbox) == 4 and all(isinstance(v, (int, float)) for v in bbox)):
-        raise ValueError("bbox is not [x, y, w, h]")
+    if not (isinstance(bbox, list) and len(bbox) == 4 and all(_number(v) for v in bbox)):
+        raise ValueError("bbox is not [x, y, w, h] of finite numbers")
+    if bbox[2] <= 0 or bbox[3] <= 0:
+        raise ValueError(f"bbox width and height must be positive (got {bbox[2]:g} x {bbox[3]:g})")
     size = (image.get("width"), image.get("height"))
-    if not all(isinstance(v, int) and v > 0 for v in size):
+    if not all(coco_id(v) and v > 0 for v in size):
         raise ValueError("image width/height missing")
     area = ann.get("area")
-    if not isinstance(area, (int, float)) or area < 0:
-        raise ValueError("area missing")
+    if not _number(area) or area < 0:
+        raise ValueError("area is not a finite number of pixels at least 0")
+    if not coco_id(ann.get("id")):
+        raise ValueError("annotation id is not an integer")
     return Person(
-        int(image["id"]),
-        int(ann["id"]),
-        str(image.get("file_name", "")),
+        image["id"],
+        ann["id"],
+        str(relative_name(image.get("file_name", ""), "file_name")),
         size,  # type: ignore[arg-type]
         tuple(float(v) for v in bbox),
         float(area),
@@ -91,12 +112,19 @@ def select_people(data: dict[str, Any], cfg: CocoConfig) -> tuple[list[Person], 
     by_image: dict[int, list[dict[str, Any]]] = {}
     for ann in data["annotations"]:
         if isinstance(ann, dict) and ann.get("category_id", PERSON_CATEGORY) == PERSON_CATEGORY:
-            by_image.setdefault(ann.get("image_id"), []).append(ann)
+            if coco_id(ann.get("image_id")):
+                by_image.setdefault(ann["image_id"], []).append(ann)
     kept, rejected = [], []
     for image in data["images"]:
-        anns = by_image.get(image.get("id"), []) if isinstance(image, dict) else []
         image_id = image.get("id") if isinstance(image, dict) else None
+        if not coco_id(image_id):
+            rejected.append(
+                {"image_id": None, "annotation_id": None, "reason": "malformed: image id is not an integer"}
+            )
+            continue
+        anns = by_image.get(image_id, [])
         first = anns[0].get("id") if anns else None
+        first = first if coco_id(first) else None
         if any(a.get("iscrowd") for a in anns):
             reason = "crowd region"
         elif len(anns) != 1:
@@ -120,13 +148,13 @@ def select_people(data: dict[str, Any], cfg: CocoConfig) -> tuple[list[Person], 
 
 
 def check_image(images: Path, person: Person) -> str | None:
-    """Why the person's image cannot be used (missing, unreadable, another size), or None."""
+    """Why the person's image cannot be used (missing, unreadable, over the decoder's limits, another size),
+    or None."""
     path = images / person.file_name
     try:
-        with Image.open(path) as img:
-            size = img.size
-    except (OSError, SyntaxError, ValueError) as exc:
-        return f"{path}: cannot read the image ({exc})"
+        size = image_size(path)
+    except ValueError as exc:
+        return str(exc)
     return (
         None
         if size == person.size

@@ -12,14 +12,15 @@ people are counted by reason; a malformed annotation or unusable image is also a
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from benchfoundry.configs.coco import CocoConfig
+from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.safe_paths import inside
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial.coco_people import label_people, read_annotations
@@ -45,7 +46,7 @@ def _copy_images(out: str, split: str, images: Path, names: dict[int, str]) -> d
     folder = Path(out) / BENCHMARK / "images" / "coco" / split
     rel = {}
     for image_id, name in sorted(names.items()):
-        data, dest = (images / name).read_bytes(), folder / name
+        data, dest = (images / name).read_bytes(), inside(folder, name, "file_name")
         if not dest.is_file() or dest.read_bytes() != data:
             write_bytes_atomic(dest, data)
         rel[image_id] = f"images/coco/{split}/{name}"
@@ -81,7 +82,7 @@ def split_items(
     items = [{**item, "needs_review": False} for item in items]
     info: dict[str, Any] = {"rejected": result["rejected"], "people": len(labels), "kept": len(kept)}
     if source.get("truth"):
-        truth = json.loads(Path(source["truth"]).read_text())
+        truth = read_json(source["truth"])
         items += synthetic_items(truth["images"], image_of, split, cfg, seed)
         info["accuracy"] = orientation_accuracy(labels, truth)
     else:

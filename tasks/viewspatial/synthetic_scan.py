@@ -27,6 +27,8 @@ from benchfoundry.core.camera import opencv_camera_to_world
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.render_spec import AreaLamp, MeshPart, ScanRoomFrame, ScanRoomShard, write_spec
 from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
+from benchfoundry.core.tied_process import tied_command
+from benchfoundry.tasks.common.render_client import RenderError
 from benchfoundry.tasks.viewspatial.scannet_read import ScanFormatError, ScanFrame, ScanIntrinsics, scan_file_names
 from benchfoundry.tasks.viewspatial.scannet_write import (
     write_aggregation_json,
@@ -287,11 +289,12 @@ def frame_paths(render_dir: str | Path, frame_id: int) -> tuple[Path, Path]:
 
 
 def run_render_worker(spec_path: str | Path, render_dir: str | Path, timeout_s: float = 1800.0) -> None:
-    """Render a spec in a Blender worker subprocess; a failed worker raises with its stderr tail."""
-    cmd = [sys.executable, "-m", "benchfoundry.render.scannet_room", str(spec_path), str(render_dir)]
+    """Render a spec in a Blender worker subprocess (dying with this thread); a failed worker raises
+    RenderError (retried) with its stderr tail."""
+    cmd = tied_command([sys.executable, "-m", "benchfoundry.render.scannet_room", str(spec_path), str(render_dir)])
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=dict(os.environ))
     if proc.returncode != 0:
-        raise RuntimeError(f"{spec_path}: Blender worker exited {proc.returncode}: {proc.stderr[-2000:]}")
+        raise RenderError(f"{spec_path}: Blender worker exited {proc.returncode}: {proc.stderr[-2000:]}")
 
 
 def _rendered_depth(path: Path) -> np.ndarray:
