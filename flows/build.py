@@ -117,11 +117,19 @@ def _interrupted(record: dict[str, Any], path: Path) -> Callable[[], None]:
     """The stop callback of a running build: build.json `interrupted`, unless the build has ended."""
 
     def mark() -> None:
-        if record.get("status") == "running":
-            snapshot = json.loads(json.dumps(record, default=str))
-            signum = stop_requested() or signal.SIGINT
-            snapshot.update(status="interrupted", interrupted_by=signal.Signals(signum).name, finished=utc_now())
-            write_build_record(path, snapshot)
+        if record.get("status") != "running":
+            return
+        for _ in range(3):  # the main thread may be adding to the record meanwhile
+            try:
+                snapshot = json.loads(json.dumps(record, default=str))
+                break
+            except RuntimeError:
+                continue
+        else:
+            snapshot = {key: record.get(key) for key in ("name", "config_hash", "out", "started")}
+        signum = stop_requested() or signal.SIGINT
+        snapshot.update(status="interrupted", interrupted_by=signal.Signals(signum).name, finished=utc_now())
+        write_build_record(path, snapshot)
 
     return mark
 

@@ -132,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except BuildInterrupted as exc:
-        print(f"interrupted: {exc}; build.json records the build as interrupted", file=sys.stderr)
+        print(f"interrupted: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
