@@ -239,8 +239,9 @@ RACE_SCRIPT = textwrap.dedent(
     from benchfoundry.core.output_root import OutputRootBusy, hold_output_root
 
     root, go = Path(sys.argv[1]), Path(sys.argv[2])
+    print("ready", flush=True)
     while not go.exists():
-        time.sleep(0.001)
+        pass
     try:
         with hold_output_root(root):
             time.sleep(0.3)
@@ -255,7 +256,7 @@ RACE_SCRIPT = textwrap.dedent(
 
 def test_builds_started_at_once_into_a_new_folder_are_told_it_is_busy(tmp_path: Path) -> None:
     outcomes = []
-    for round_ in range(8):
+    for round_ in range(10):
         go = tmp_path / f"go{round_}"
         procs = [
             subprocess.Popen(
@@ -265,10 +266,11 @@ def test_builds_started_at_once_into_a_new_folder_are_told_it_is_busy(tmp_path: 
             )
             for _ in range(3)
         ]
+        assert all(p.stdout is not None and p.stdout.readline().strip() == "ready" for p in procs)
         go.write_text("")
         outcomes += [p.communicate(timeout=120)[0].strip() for p in procs]
     assert all(o in ("held", "busy") for o in outcomes), [o for o in outcomes if o not in ("held", "busy")]
-    assert outcomes.count("held") >= 8
+    assert outcomes.count("held") >= 10
 
 
 def test_a_foreign_build_json_is_not_taken_for_a_build(tmp_path: Path) -> None:
