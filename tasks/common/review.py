@@ -5,16 +5,17 @@ accepts, rejects or edits an item (an edited answer replaces the item's answer; 
 must be one of its options). `benchfoundry odi review-import OUT FILE` reads a filled CSV or a Label
 Studio JSON export: a row naming an unknown item, a decision that is not accept/reject/edit, an edit
 without an answer or a closed item's edit outside its options is reported by line and skipped; an item
-given two different decisions in one file is refused on every row.
+given two different decisions in one file is refused on every row. Decisions accumulate across
+imports (the latest file wins per item). The released benchmark holds the accepted and edited items,
+`verified: true`, plus, when `release_unreviewed` is set, the undecided ones as `verified: false` (the released
+files keep the authors' field name `verified` for "reviewed by a person").
 
 The CSV is safe to open in a spreadsheet: a cell that would run as a formula (starting with `=`, `+`, `-`,
 `@`, a tab or a carriage return: category names, sign text, model-written questions) is exported with a
 leading `'`, which the import drops again; a formula-like cell written by a reviewer, and a formula-like
-edited answer from either file that is not one of the item's options, is refused. Both files are read bounded (benchfoundry/core/bounded_read.py),
-and a Label Studio task of another shape is a bad row, not a crash. Decisions accumulate across
-imports (the latest file wins per item). The released benchmark holds the accepted and edited items,
-`verified: true`, plus, when `release_unreviewed` is set, the undecided ones as `verified: false` (the released
-files keep the authors' field name `verified` for "reviewed by a person").
+edited answer from either file that is not one of the item's options, is refused. Both files are read
+bounded (benchfoundry/core/bounded_read.py), and a Label Studio task of another shape is a bad row, not a
+crash.
 """
 
 from __future__ import annotations
