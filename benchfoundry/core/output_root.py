@@ -285,9 +285,11 @@ def hold_output_root(
 def hold_build_lock(path: str | os.PathLike[str]) -> Iterator[None]:
     """The lock of an existing build's root, for a command that writes into it (review-import, eval, score,
     label-import): OutputRootBusy while a build runs there. Nothing is checked or marked, and a killed
-    build's record in the lock file is kept for the next build to report."""
+    build's record in the lock file is kept for the next build to report. A folder that does not exist
+    holds no build: nothing is locked (the command then reports its missing input)."""
     folder = Path(path).absolute()
     if not folder.is_dir():
-        raise OutputPathError(f"{folder}: no such build folder")
+        yield
+        return
     with _hold(folder, None, True):
         yield
