@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -26,14 +27,6 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from benchfoundry.flows.stop_signals import stop_on_signals
-
-    # Before any thread starts: SIGTERM / SIGINT then stop the build cleanly wherever they land.
-    with stop_on_signals():
-        return _build(args)
-
-
-def _build(args: argparse.Namespace) -> int:
     # Prefect's temporary server would try to send usage data at start; build machines are often offline.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from benchfoundry.configs.loader import load_config
@@ -123,14 +116,24 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _run(argv: list[str]) -> int:
+    args = make_parser().parse_args(argv)
+    return args.func(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command: its exit status; bad input is one `error:` line and 2, a stop by a signal 128 + its
     number (130 for Ctrl-C, 143 for SIGTERM), without a traceback."""
     from benchfoundry.core.stopping import BuildInterrupted
+    from benchfoundry.flows.stop_signals import stop_on_signals
 
-    args = make_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # A build handles SIGTERM / SIGINT itself (flows/stop_signals.py), entered before the command modules are
+    # imported: numpy's and OpenCV's native threads started then would not block the signals.
+    stopping = stop_on_signals() if argv[:1] == ["build"] else contextlib.nullcontext()
     try:
-        return int(args.func(args) or 0)
+        with stopping:
+            return int(_run(argv) or 0)
     except BuildInterrupted as exc:
         print(f"interrupted: {exc}", file=sys.stderr)
         return exc.exit_code

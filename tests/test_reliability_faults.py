@@ -103,6 +103,24 @@ def test_a_signal_stops_the_build_its_children_and_marks_it(tmp_path: Path, sig:
     assert "Traceback" not in proc.stderr.read()
 
 
+def test_the_build_command_blocks_the_signals_before_any_other_thread_exists() -> None:
+    """A thread started before `stop_on_signals` (numpy's and OpenCV's native pools start on import) would not
+    block SIGTERM: the kernel could hand it the signal and its default action would kill the build."""
+    script = (
+        "import contextlib, os\n"
+        "from benchfoundry.flows import cli, stop_signals\n"
+        "@contextlib.contextmanager\n"
+        "def counting():\n"
+        "    print(len(os.listdir('/proc/self/task')), flush=True)\n"
+        "    raise SystemExit(0)\n"
+        "    yield\n"
+        "stop_signals.stop_on_signals = counting\n"
+        "cli.main(['build', 'smoke'])\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "1", run.stdout + run.stderr
+
+
 def test_the_builds_prefect_server_dies_with_a_killed_build(tmp_path: Path) -> None:
     """SIGKILL leaves no handler to run: the OS ends the server (flows/prefect_api.py, core/tied_process.py)."""
     script = (
