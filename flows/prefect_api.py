@@ -51,6 +51,16 @@ def _healthy(url: str) -> bool:
         return False
 
 
+def _drain_prefect_clients(timeout_s: float = 5.0) -> None:
+    """Send what this process's Prefect log and event workers still hold while the server is up (bounded):
+    otherwise they retry against a stopped server when the process exits, and the exit hangs."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for service in (APILogWorker, EventsWorker):
+        service.drain_all(timeout=timeout_s)
+
+
 @contextmanager
 def prefect_server(
     host: str = "127.0.0.1", port: int | None = None, timeout_s: float = STARTUP_TIMEOUT_S
@@ -98,6 +108,7 @@ def prefect_server(
                     time.sleep(0.5)
                 yield url
         finally:
+            _drain_prefect_clients()
             proc.terminate()
             try:
                 proc.wait(timeout=STOP_TIMEOUT_S)

@@ -15,9 +15,9 @@ own, so that a signal is seen at once whichever thread the kernel hands it to. O
    interrupted: no later stage may start on a failed shard's behalf).
 
 Should the process still be alive `GRACE_S` seconds after the signal (a shard busy in a C extension, a
-cluster slow to close), or should a second signal come, it runs the callbacks again, kills every child
-process, the Prefect server included, releases the output roots it holds and exits at once
-(`os._exit`).
+cluster slow to close, an exit handler that hangs), or should a second signal come, it runs the callbacks
+again, kills every child process, the Prefect server included, releases the output roots it holds and
+exits at once (`os._exit`).
 """
 
 from __future__ import annotations
@@ -163,8 +163,10 @@ def stop_on_signals(grace_s: float = GRACE_S) -> Iterator[None]:
     try:
         yield
     finally:
-        done.set()
-        watcher.join()
-        signal.signal(DOORBELL, previous_handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
-        stopping.clear()
+        if stopping.stop_requested() is None:
+            done.set()
+            watcher.join()
+            signal.signal(DOORBELL, previous_handler)
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+        # else the process is leaving: the watcher keeps its deadline (an exit handler that hangs, e.g. one
+        # sending logs to a Prefect server that is gone, is cut short) and the signals stay blocked
