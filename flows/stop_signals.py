@@ -120,7 +120,7 @@ def _emergency(signum: int) -> None:
     os._exit(128 + signum)
 
 
-def _watch(main: int, done: threading.Event, grace_s: float) -> None:
+def _watch(main: int, done: threading.Event, stopped: threading.Event, grace_s: float) -> None:
     signum = None
     while not done.is_set() and signum is None:
         signum = signal.sigtimedwait(STOP_SIGNALS, 0.2)
@@ -134,6 +134,7 @@ def _watch(main: int, done: threading.Event, grace_s: float) -> None:
     with _guard:
         spare = frozenset(_spared)
     kill_children(spare)
+    stopped.set()
     deadline = time.monotonic() + grace_s
     while not done.is_set():
         left = deadline - time.monotonic()
@@ -157,8 +158,10 @@ def stop_on_signals(grace_s: float = GRACE_S) -> Iterator[None]:
         raise RuntimeError("stop_on_signals must be entered in the main thread")
     previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     previous_handler = signal.signal(DOORBELL, _ring)
-    done = threading.Event()
-    watcher = threading.Thread(target=_watch, args=(main.ident, done, grace_s), name="stop-signals", daemon=True)
+    done, stopped = threading.Event(), threading.Event()
+    watcher = threading.Thread(
+        target=_watch, args=(main.ident, done, stopped, grace_s), name="stop-signals", daemon=True
+    )
     watcher.start()
     try:
         yield
@@ -168,5 +171,8 @@ def stop_on_signals(grace_s: float = GRACE_S) -> Iterator[None]:
             watcher.join()
             signal.signal(DOORBELL, previous_handler)
             signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
-        # else the process is leaving: the watcher keeps its deadline (an exit handler that hangs, e.g. one
-        # sending logs to a Prefect server that is gone, is cut short) and the signals stay blocked
+        else:
+            # The process is leaving: once the children are gone, the watcher keeps its deadline (an exit
+            # handler that hangs, e.g. one sending logs to a Prefect server that is gone, is cut short) and
+            # the signals stay blocked.
+            stopped.wait(grace_s)
