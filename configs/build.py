@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from benchfoundry.configs.base import Section
+from benchfoundry.configs.base import Seconds, Section
 from benchfoundry.configs.odi import OdiConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.syndor import SyndorConfig
@@ -60,7 +60,7 @@ class RunnerConfig(Section):
     )
     prefect_port: int = Field(0, ge=0, le=65535, description="port of that server (0: a free one)")
     task_retries: int = Field(2, ge=0)
-    retry_delay_s: float = Field(5.0, ge=0)
+    retry_delay_s: Seconds = 5.0
 
     @model_validator(mode="after")
     def _check_address(self) -> RunnerConfig:
@@ -76,7 +76,7 @@ class BuildConfig(Section):
     """A whole build."""
 
     name: str = "benchfoundry"
-    seed: int = Field(0, ge=0)
+    seed: int = Field(0, ge=0, lt=2**64, description="the build seed (numpy SeedSequence entropy)")
     output_root: Path = Path("out/default")
     runner: RunnerConfig = RunnerConfig()
     person: PersonConfig = PersonConfig()

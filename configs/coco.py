@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from benchfoundry.configs.base import Section, refuse_renamed
+from benchfoundry.configs.base import Count, Section, refuse_renamed
 
 
 class CocoSplit(Section):
@@ -68,7 +68,7 @@ def check_templates(field: str, templates: list[str], slots: tuple[str, ...]) ->
 class SyntheticCocoConfig(Section):
     """The embedded default (DESIGN §5): the Anny person rendered with known body and head yaw."""
 
-    images: dict[str, int] = Field(
+    images: dict[str, Count] = Field(
         default_factory=lambda: {"val": 24, "train": 12}, description="split → number of rendered images"
     )
     width: int = Field(240, ge=32)

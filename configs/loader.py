@@ -9,10 +9,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from benchfoundry.configs.build import BuildConfig
+from benchfoundry.core.bounded_read import loads_yaml, read_text
 
 #: The presets (`smoke.yaml`, `syndorbench.yaml`, …): package data beside this module.
 PRESET_DIR = Path(__file__).resolve().parent
@@ -73,11 +73,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     """`a.b.c=value` → (["a", "b", "c"], value), the value read as a YAML scalar or list."""
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
-        raise ConfigError(f"--set {text!r}: expected KEY.PATH=VALUE")
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"--set {text!r}: value is not valid YAML: {exc}") from exc
+        raise ConfigError(f"--set {text[:80]!r}: expected KEY.PATH=VALUE")
+    value = loads_yaml(raw, f"--set {key.strip()}", error=ConfigError) if raw.strip() else ""
     return key.strip().split("."), value
 
 
@@ -100,17 +97,10 @@ def load_config(path: str | Path | None, overrides: Iterable[str] = ()) -> Build
     data: dict[str, Any] = {}
     if path is not None:
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = read_text(path, what="config", error=ConfigError)
         except OSError as exc:
             raise ConfigError(f"{source}: cannot read config: {exc.strerror}") from exc
-        except UnicodeDecodeError as exc:
-            raise ConfigError(
-                f"{source}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})"
-            ) from None
-        try:
-            loaded = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{source}: not valid YAML: {exc}") from exc
+        loaded = loads_yaml(text, source, error=ConfigError)
         if loaded is not None and not isinstance(loaded, dict):
             raise ConfigError(f"{source}: the top level must be a mapping")
         data = loaded or {}

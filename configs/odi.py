@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from benchfoundry.configs.base import Section
+from benchfoundry.configs.base import FovDegrees, Section
 from benchfoundry.configs.odi_qa import OdiQaConfig
 
 
@@ -16,11 +16,11 @@ class SphereConfig(Section):
 
     face_width: int = Field(1024, ge=2, le=10920, description="cube face side, px")
     view_size: int = Field(1024, ge=2, lt=32767, description="side of the six Omni-CoT views, px")
-    view_fov_deg: float = Field(90.0, gt=0, lt=180, description="field of view of the six Omni-CoT views")
+    view_fov_deg: FovDegrees = Field(90.0, description="field of view of the six Omni-CoT views")
     crop_size: int = Field(512, ge=2, lt=32767, description="side of an Omni-CoT crop, px")
     crop_margin_deg: float = Field(10.0, ge=0, description="added to the box's angular size")
-    crop_min_fov_deg: float = Field(30.0, gt=0, lt=180)
-    crop_max_fov_deg: float = Field(120.0, gt=0, lt=180)
+    crop_min_fov_deg: FovDegrees = 30.0
+    crop_max_fov_deg: FovDegrees = 120.0
     interpolation: Literal["bilinear", "nearest"] = "bilinear"
 
     @model_validator(mode="after")

@@ -27,7 +27,7 @@ EXCLUDED_LABELS: frozenset[str] = frozenset(
 class CoverageConfig(Section):
     """Max-coverage frame selection: voxel size, frame budget, minimum gain, depth subsampling."""
 
-    voxel_m: float = Field(0.1, gt=0, description="voxel edge, metres")
+    voxel_m: float = Field(0.1, ge=0.01, le=10, description="voxel edge, metres (1 cm to 10 m)")
     budget: int = Field(32, ge=1, description="most frames selected per scan")
     min_gain: float = Field(
         0.001,

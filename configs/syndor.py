@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from benchfoundry.configs.base import Section, refuse_renamed
+from benchfoundry.configs.base import NonEmptyList, Section, refuse_renamed
 from benchfoundry.configs.discern import DiscernConfig
 from benchfoundry.configs.person import MOVED_TO_PERSON
 from benchfoundry.configs.syndor_poses import PoseConfig
@@ -55,8 +55,10 @@ class RigConfig(Section):
     increasing counter-clockwise seen from above (90° = the person's left side, at +X)."""
 
     zones: list[str] | None = Field(None, description="subset of zones_ppm; None = all")
-    azimuths_deg: list[float] = Field(default_factory=lambda: [AZIMUTH_STEP_DEG * i for i in range(8)])
-    elevations_deg: list[float] = Field(default_factory=lambda: [ELEVATION_STEP_DEG * i for i in range(N_ELEVATIONS)])
+    azimuths_deg: NonEmptyList[float] = Field(default_factory=lambda: [AZIMUTH_STEP_DEG * i for i in range(8)])
+    elevations_deg: NonEmptyList[float] = Field(
+        default_factory=lambda: [ELEVATION_STEP_DEG * i for i in range(N_ELEVATIONS)]
+    )
 
     @field_validator("azimuths_deg")
     @classmethod
@@ -152,8 +154,8 @@ class SyndorConfig(Section):
     zones_ppm: dict[str, PixelsPerMetre] = Field(default_factory=lambda: dict(dori.ZONE_MIDPOINTS_PPM))
     rig: RigConfig = RigConfig()
     sample: SampleConfig = SampleConfig()
-    scenes: list[Literal["desert", "field", "wharf"]] = Field(default_factory=lambda: list(SCENES))
-    lightings: list[str] = Field(default_factory=lambda: list(LIGHTINGS))
+    scenes: NonEmptyList[Literal["desert", "field", "wharf"]] = Field(default_factory=lambda: list(SCENES))
+    lightings: NonEmptyList[str] = Field(default_factory=lambda: list(LIGHTINGS))
     lighting: LightingConfig = LightingConfig()
     render: RenderConfig = RenderConfig()
     poses: PoseConfig = PoseConfig()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -14,14 +15,23 @@ from prefect import flow, get_run_logger
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, config_hash, load_config
-from benchfoundry.core.buildinfo import benchmark_outcome, error_line, package_versions, utc_now
-from benchfoundry.core.output_root import MARKER_NAME, RECORD_NAME, describe_holder, hold_output_root
-from benchfoundry.core.store import sweep_build_leftovers, write_json_atomic
+from benchfoundry.core.buildinfo import (
+    benchmark_outcome,
+    constraints_record,
+    error_line,
+    package_versions,
+    utc_now,
+)
+from benchfoundry.core.output_root import MARKER_NAME, RECORD_NAME, describe_holder, hold_output_root, read_marker
+from benchfoundry.core.redact import redact_data
+from benchfoundry.core.stopping import BuildInterrupted, stop_requested
+from benchfoundry.core.store import build_leftovers, sweep_build_leftovers, write_json_atomic
 from benchfoundry.core.timings import benchmark_timings, marker_timings
 from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.collect import recording_stages
 from benchfoundry.flows.odi import odi_flow
 from benchfoundry.flows.prefect_api import build_api, configured_api_url
+from benchfoundry.flows.stop_signals import on_stop
 from benchfoundry.flows.syndor import syndor_flow
 from benchfoundry.flows.task_runner import on_runner
 from benchfoundry.flows.viewspatial import viewspatial_flow
@@ -39,6 +49,26 @@ BENCHMARKS: dict[str, Callable[..., Any]] = {
 #: submit nothing themselves (syndor's render and discern stages are subflows with their own runner)
 #: and keep Prefect's default thread runner: no second, nested Dask cluster.
 SUBMITS_TASKS = frozenset({"odi", "viewspatial"})
+#: The root's own files, whose temporaries a killed build may leave beside them.
+ROOT_FILES = (RECORD_NAME, MARKER_NAME)
+
+
+def adopted_leftovers(root: Path) -> list[str]:
+    """What looks like a killed build's leftovers in a folder adopted with --adopt-out before its first
+    build (the user's own `syndor/_tmp/`, `.build.json.abcdefgh.tmp`, …): recorded in the marker and never
+    swept."""
+    return [str(p.relative_to(root)) for p in build_leftovers(root, BENCHMARKS, ROOT_FILES)]
+
+
+def _versions(config: BuildConfig) -> dict[str, str | None]:
+    """The versions of the distributions that shape the bytes; torchvision and timm from their own folder
+    when the groundedsam annotator runs (tasks/odi/torchvision_ops.py)."""
+    paths = []
+    if config.odi.enabled and config.odi.chosen_annotator == "groundedsam":
+        from benchfoundry.tasks.odi.torchvision_ops import site_folder
+
+        paths.append(site_folder())
+    return package_versions(paths=paths)
 
 
 def _subflow(name: str, config: BuildConfig) -> Callable[..., Any]:
@@ -69,9 +99,11 @@ def _timed_benchmark(name: str, config: BuildConfig, root: Path) -> tuple[dict[s
 
 
 def write_build_record(path: Path, record: dict[str, Any]) -> None:
-    """`build.json`, atomically. When that fails (a full disk has no room for the temporary copy) a short
-    failed record is written in place over the old one (or, failing that, the old one is removed), so that
-    it never shows an earlier run as this one; then the OSError is raised."""
+    """`build.json`, atomically and redacted (a credential in a configured URL is not written). When that
+    fails (a full disk has no room for the temporary copy) a short failed record is written in place over
+    the old one (or, failing that, the old one is removed), so that it never shows an earlier run as this
+    one; then the OSError is raised."""
+    record = redact_data(record)
     try:
         write_json_atomic(path, record)
     except OSError as exc:
@@ -94,31 +126,55 @@ def write_build_record(path: Path, record: dict[str, Any]) -> None:
         raise
 
 
+def _interrupted(record: dict[str, Any], path: Path) -> Callable[[], None]:
+    """The stop callback of a running build: build.json `interrupted`, unless the build has ended."""
+
+    def mark() -> None:
+        if record.get("status") != "running":
+            return
+        for _ in range(3):  # the main thread may be adding to the record meanwhile
+            try:
+                snapshot = json.loads(json.dumps(record, default=str))
+                break
+            except RuntimeError:
+                continue
+        else:
+            snapshot = {key: record.get(key) for key in ("name", "config_hash", "out", "started")}
+        signum = stop_requested() or signal.SIGINT
+        snapshot.update(status="interrupted", interrupted_by=signal.Signals(signum).name, finished=utc_now())
+        write_build_record(path, snapshot)
+
+    return mark
+
+
 @flow(name="build")
 def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adopt: bool = False) -> dict[str, Any]:
     """Run the selected benchmarks' subflows on the build's runner (a Dask cluster it starts is closed at
     the end), holding the output root's lock, and write `OUT/build.json`: first as `running` (so an
     earlier run's record never stands for this one), then with the outcome. The build's own leftovers
-    (temporaries, staging folders) are swept before and after the benchmarks run. A build.json that cannot be
-    written (a full disk) makes the build `failed`, with `record_error`.
+    (temporaries, staging folders) are swept before and after the benchmarks run, but what an adopted folder
+    held before its first build. A build.json that cannot be written (a full disk) makes the build `failed`,
+    with `record_error`. A build stopped by a signal (flows/stop_signals.py) or Ctrl-C is `interrupted`.
 
     Subflows and their tasks get the absolute output root: a Dask worker on another machine
     would resolve a relative one against its own working directory. `adopt` builds into a non-empty
     folder that is not yet a build (benchfoundry/core/output_root.py).
     """
-    with hold_output_root(out, adopt) as taken_over:
+    with hold_output_root(out, adopt, adopted_leftovers) as taken_over:
         root = Path(out).resolve()
         if taken_over is not None:
             get_run_logger().warning(
                 "took over the lock of a build that did not finish: %s", describe_holder(taken_over)
             )
-        swept = sweep_build_leftovers(root, BENCHMARKS, (RECORD_NAME, MARKER_NAME))
+        keep = read_marker(root).get("adopted_leftovers", [])
+        swept = sweep_build_leftovers(root, BENCHMARKS, ROOT_FILES, keep)
         record: dict[str, Any] = {
             "name": config.name,
             "config": config_dict(config),
             "config_hash": config_hash(config),
             "out": str(root),
-            "versions": package_versions(),
+            "versions": _versions(config),
+            "constraints": constraints_record(),
             "started": utc_now(),
             "status": "running",
             "benchmarks": {},
@@ -132,18 +188,24 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
             write_build_record(root / RECORD_NAME, record)
         except OSError as exc:
             return {**record, "status": "failed", "record_error": error_line(exc)}
-        with dask_cluster(config.runner, configured_api_url()) as runner:
-            bound = config.model_copy(update={"runner": runner})
-            for name in BENCHMARKS:
-                section = getattr(config, name)
-                if only is not None and name not in only:
-                    outcome = benchmark_outcome("not built", "not selected with --only")
-                elif not section.enabled:
-                    outcome = benchmark_outcome("not built", f"{name}.enabled is false")
-                else:
-                    outcome, record["timings"]["benchmarks"][name] = _timed_benchmark(name, bound, root)
-                record["benchmarks"][name] = outcome
-                record["problems"].extend({"benchmark": name, **p} for p in outcome.get("problems", []))
+        mark_interrupted = _interrupted(record, root / RECORD_NAME)
+        try:
+            with on_stop(mark_interrupted), dask_cluster(config.runner, configured_api_url()) as runner:
+                bound = config.model_copy(update={"runner": runner})
+                for name in BENCHMARKS:
+                    section = getattr(config, name)
+                    if only is not None and name not in only:
+                        outcome = benchmark_outcome("not built", "not selected with --only")
+                    elif not section.enabled:
+                        outcome = benchmark_outcome("not built", f"{name}.enabled is false")
+                    else:
+                        outcome, record["timings"]["benchmarks"][name] = _timed_benchmark(name, bound, root)
+                    record["benchmarks"][name] = outcome
+                    record["problems"].extend({"benchmark": name, **p} for p in outcome.get("problems", []))
+        except (BuildInterrupted, KeyboardInterrupt):
+            with contextlib.suppress(OSError):
+                mark_interrupted()
+            raise
         record["timings"]["wall_s"] = round(time.time() - started, 2)
         try:
             write_timings_page(root / "report", record["timings"])
@@ -160,7 +222,7 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
             )
         # Again at the end: a worker killed mid-write (a retried task) leaves its temporary behind.
         record["swept_leftovers"] += [
-            str(p.relative_to(root)) for p in sweep_build_leftovers(root, BENCHMARKS, (RECORD_NAME, MARKER_NAME))
+            str(p.relative_to(root)) for p in sweep_build_leftovers(root, BENCHMARKS, ROOT_FILES, keep)
         ]
         failed = [name for name, o in record["benchmarks"].items() if o["status"] == "failed"]
         record["status"] = "failed" if failed else "finished"

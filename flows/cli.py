@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -31,7 +32,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.output_root import hold_output_root
-    from benchfoundry.flows.build import BENCHMARKS, run_build
+    from benchfoundry.flows.build import BENCHMARKS, adopted_leftovers, run_build
 
     config = load_config(args.config, args.set or [])
     only = None
@@ -50,7 +51,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         return print_plan(config, only)
     out = args.out or str(config.output_root)
     # The root is checked and locked before Prefect starts: a second build stops at once.
-    with hold_output_root(out, args.adopt_out):
+    with hold_output_root(out, args.adopt_out, adopted_leftovers):
         record = run_build(config, out, only, args.adopt_out)
     for name, outcome in record["benchmarks"].items():
         print(f"{name}: {outcome['status']}" + (f" ({outcome['detail']})" if outcome["detail"] else ""))
@@ -127,12 +128,38 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _run(argv: list[str]) -> int:
     args = make_parser().parse_args(argv)
+    return args.func(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command: its exit status; bad input is one `error:` line and 2, a stop by a signal 128 + its
+    number (130 for Ctrl-C, 143 for SIGTERM), without a traceback."""
+    from benchfoundry.core.stopping import BuildInterrupted
+    from benchfoundry.flows.stop_signals import stop_on_signals
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # A build handles SIGTERM / SIGINT itself (flows/stop_signals.py), entered before the command modules are
+    # imported: numpy's and OpenCV's native threads started then would not block the signals.
+    stopping = stop_on_signals() if argv[:1] == ["build"] else contextlib.nullcontext()
     try:
-        return int(args.func(args) or 0)
+        with stopping:
+            return int(_run(argv) or 0)
+    except BuildInterrupted as exc:
+        print(f"interrupted: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        from pydantic import ValidationError
+
+        from benchfoundry.core.redact import redact
+        from benchfoundry.flows.cli_args import validation_line
+
+        message = validation_line(exc) if isinstance(exc, ValidationError) else str(exc)
+        print(f"error: {redact(message)}", file=sys.stderr)
         return 2
     except OSError as exc:
         from benchfoundry.core.buildinfo import error_line

@@ -8,20 +8,36 @@ import json
 import sys
 
 from benchfoundry.configs.coco import CocoConfig, OrientAnythingConfig
+from benchfoundry.flows.cli_args import model_from_flags
 
 
 def _cmd_label(args: argparse.Namespace) -> int:
     from benchfoundry.tasks.viewspatial.coco_people import label_file
 
-    model = OrientAnythingConfig(dinov2_dir=args.dinov2_dir, checkpoint=args.checkpoint, device=args.device)
-    cfg = CocoConfig(
-        estimator=args.estimator,
-        min_area_ratio=args.min_area_ratio,
-        min_confidence=args.min_confidence,
-        max_people=args.max_people,
-        min_head_px=args.min_head_px,
-        min_sharpness=args.min_sharpness,
-        orient_anything=model,
+    model = model_from_flags(
+        OrientAnythingConfig,
+        {"dinov2_dir": "--dinov2-dir", "checkpoint": "--checkpoint", "device": "--device"},
+        {"dinov2_dir": args.dinov2_dir, "checkpoint": args.checkpoint, "device": args.device},
+    )
+    cfg = model_from_flags(
+        CocoConfig,
+        {
+            "estimator": "--estimator",
+            "min_area_ratio": "--min-area-ratio",
+            "min_confidence": "--min-confidence",
+            "max_people": "--max-people",
+            "min_head_px": "--min-head-px",
+            "min_sharpness": "--min-sharpness",
+        },
+        {
+            "estimator": args.estimator,
+            "min_area_ratio": args.min_area_ratio,
+            "min_confidence": args.min_confidence,
+            "max_people": args.max_people,
+            "min_head_px": args.min_head_px,
+            "min_sharpness": args.min_sharpness,
+            "orient_anything": model,
+        },
     )
     result = label_file(args.annotations, args.images, cfg)
     if args.json:

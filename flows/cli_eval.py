@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.configs.model import ModelEndpoint
+from benchfoundry.flows.cli_args import positive_int
 from benchfoundry.tasks.evaluation.items import BENCHES
 
 OMNI_COT_MODES = ("off", "guide", "ground", "full")
@@ -88,6 +89,14 @@ def _build_identity(build: Path) -> dict[str, Any]:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
+    from benchfoundry.core.output_root import hold_build_lock
+
+    # the build's lock while eval writes into it: never beside a running build
+    with hold_build_lock(args.build):
+        return _eval(args)
+
+
+def _eval(args: argparse.Namespace) -> int:
     from benchfoundry.core.output_root import check_output_dir
     from benchfoundry.tasks.evaluation import run
     from benchfoundry.tasks.evaluation.items import load_items
@@ -122,7 +131,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    items = items[: args.limit] if args.limit else items
+    items = items[: args.limit] if args.limit is not None else items
     name = run.result_name(args.bench, args.protocol, args.omni_cot, args.blind)
     asked = _ask(args, endpoint, config, build, items, name)
     if asked is None:
@@ -199,6 +208,7 @@ def _score_and_report(
     target: Path,
     name: str,
 ) -> int:
+    from benchfoundry.core.redact import redact
     from benchfoundry.core.store import write_json_atomic
     from benchfoundry.tasks.common.report_nav import link_pages
     from benchfoundry.tasks.evaluation import run
@@ -219,7 +229,7 @@ def _score_and_report(
         "blind": args.blind,
         "omni_cot": args.omni_cot,
         "seed": args.seed if args.model == RANDOM else None,
-        "base_url": args.base_url if args.model != RANDOM else None,
+        "base_url": redact(args.base_url) if args.model != RANDOM else None,
         "build": _build_identity(build),
         "predictions": str(predictions),
         "failed_items": len(failed),
@@ -231,7 +241,7 @@ def _score_and_report(
         run.write_predictions(target / f"{name}.judge.jsonl", verdicts)
         score["judge"] = {
             "model": judge.model,
-            "base_url": judge.base_url,
+            "base_url": redact(judge.base_url),
             "scale": config.judge.scale,
             "rubrics_sha256": rubrics_sha256(config.judge),
         }
@@ -311,5 +321,5 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--timeout-s", type=float, default=120.0)
     p.add_argument("--retries", type=int, default=5)
-    p.add_argument("--limit", type=int, help="only the first N items")
+    p.add_argument("--limit", type=positive_int, help="only the first N items (N ≥ 1)")
     p.set_defaults(func=_cmd_eval)

@@ -8,15 +8,17 @@ from benchfoundry.flows.cli_review import add_review_import, built_config, impor
 
 
 def _cmd_review_import(args: argparse.Namespace) -> int:
+    from benchfoundry.core.output_root import hold_build_lock
     from benchfoundry.tasks.common import review
     from benchfoundry.tasks.odi.qa_stage import release_from_decisions
 
     build, config = built_config(args.build, "odi")
-    items = release_from_decisions(build, config.odi)["items"]
-    counts = import_review_file(args.file, items, build / "odi" / review.FOLDER)
-    if counts is None:
-        return 1
-    result = release_from_decisions(build, config.odi)
+    with hold_build_lock(build):
+        items = release_from_decisions(build, config.odi)["items"]
+        counts = import_review_file(args.file, items, build / "odi" / review.FOLDER)
+        if counts is None:
+            return 1
+        result = release_from_decisions(build, config.odi)
     print(
         f"imported {counts[0]} decisions ({counts[1]} bad rows skipped); ODI-Bench.json now holds "
         f"{result['released']} items, {result['verified']} verified"

@@ -1,9 +1,9 @@
-"""What the `review-import` commands share: the build's record and config, and importing one review file."""
+"""What the `review-import` commands share: the build's record and config, and importing one review file.
+A command holds the build's lock while it writes (benchfoundry/core/output_root.py)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -13,14 +13,31 @@ from benchfoundry.configs.build import BuildConfig
 
 
 def built_config(build_arg: str, benchmark: str) -> tuple[Path, BuildConfig]:
-    """The build folder and the config it was built with; ValueError when it has no build record."""
+    """The build folder and the config it was built with; ValueError when it has no usable build record."""
     from benchfoundry.core.output_root import check_output_dir
 
     build = check_output_dir(build_arg, create=False)
     record = build / "build.json"
     if not record.is_file():
         raise ValueError(f"{record}: no build record; build the {benchmark} benchmark first")
-    return build, BuildConfig.model_validate(json.loads(record.read_text())["config"])
+    return build, recorded_config(record)
+
+
+def recorded_config(record: Path) -> BuildConfig:
+    """The config a build record holds; ValueError naming the record when it holds none."""
+    from pydantic import ValidationError
+
+    from benchfoundry.core.bounded_read import read_json
+    from benchfoundry.flows.cli_args import validation_line
+
+    data = read_json(record)
+    config = data.get("config") if isinstance(data, dict) else None
+    if not isinstance(config, dict):
+        raise ValueError(f"{record}: no `config` in the build record")
+    try:
+        return BuildConfig.model_validate(config)
+    except ValidationError as exc:
+        raise ValueError(f"{record}: the recorded config is not valid now: {validation_line(exc)}") from None
 
 
 def import_review_file(path: str, items: Sequence[dict[str, Any]], directory: Path) -> tuple[int, int] | None:

@@ -7,23 +7,23 @@ import json
 import sys
 
 from benchfoundry.configs.scannet import CoverageConfig
+from benchfoundry.flows.cli_args import model_from_flags
+
+#: CoverageConfig field → its flag.
+FLAGS = {
+    "voxel_m": "--voxel",
+    "budget": "--budget",
+    "min_gain": "--min-gain",
+    "depth_stride": "--depth-stride",
+    "method": "--method",
+}
 
 
 def _cmd_select(args: argparse.Namespace) -> int:
     from benchfoundry.tasks.viewspatial.coverage import select_frames
 
-    cfg = CoverageConfig(
-        **{
-            k: v
-            for k, v in {
-                "voxel_m": args.voxel,
-                "budget": args.budget,
-                "min_gain": args.min_gain,
-                "depth_stride": args.depth_stride,
-                "method": args.method,
-            }.items()
-            if v is not None
-        }
+    cfg = model_from_flags(
+        CoverageConfig, FLAGS, {field: getattr(args, flag[2:].replace("-", "_")) for field, flag in FLAGS.items()}
     )
     try:
         sel = select_frames(

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,9 +16,16 @@ E5 = "intfloat/e5-large-v2"
 
 
 def _build_record(build: Path) -> dict[str, Any]:
-    """The build's build.json ({} when there is none)."""
+    """The build's build.json ({} when there is none); ValueError naming it when it is not a JSON object."""
+    from benchfoundry.core.bounded_read import read_json
+
     record_path = build / "build.json"
-    return json.loads(record_path.read_text()) if record_path.is_file() else {}
+    if not record_path.is_file():
+        return {}
+    record = read_json(record_path)
+    if not isinstance(record, dict):
+        raise ValueError(f"{record_path}: not a build record")
+    return record
 
 
 def _build_settings(record: dict[str, Any]) -> tuple[QaConfig, int]:
@@ -136,8 +143,23 @@ def score_syndor(
     return score, target
 
 
+def _writes_into(build: Path, out: str | None) -> bool:
+    """Whether scoring writes into the build: its default score file, an --out inside it, or its report."""
+    inside = out is None or Path(out).absolute().resolve().is_relative_to(build.absolute().resolve())
+    return inside or (build / "report" / "index.html").is_file()
+
+
 def _cmd_score_syndor(args: argparse.Namespace) -> int:
-    build, predictions = Path(args.build), Path(args.predictions)
+    from benchfoundry.core.output_root import hold_build_lock
+
+    build = Path(args.build)
+    # the build's lock while writing into it (not for a read-only build scored into a file elsewhere)
+    with hold_build_lock(build) if _writes_into(build, args.out) else contextlib.nullcontext():
+        return _score_and_report(args, build)
+
+
+def _score_and_report(args: argparse.Namespace, build: Path) -> int:
+    predictions = Path(args.predictions)
     try:
         score, target = score_syndor(
             build, predictions, Path(args.out) if args.out else None, args.embed_path, args.embed_name

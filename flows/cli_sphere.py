@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +18,8 @@ from pathlib import Path
 from benchfoundry.configs.loader import load_config
 from benchfoundry.configs.odi import SphereConfig
 from benchfoundry.core.output_root import check_output_dir, check_output_file
+from benchfoundry.core.safe_paths import inside
+from benchfoundry.flows.cli_args import model_from_flags
 from benchfoundry.tasks.odi import sphere_images
 
 #: Per command, the options whose default is a field of `odi.sphere` (option dest → SphereConfig field).
@@ -34,14 +37,19 @@ CONFIG_FIELDS: dict[str, dict[str, str]] = {
 
 
 def with_config_defaults(args: argparse.Namespace) -> argparse.Namespace:
-    """`args` with each option left unset filled from `odi.sphere` of `--config` / `--set` (ConfigError if bad)."""
+    """`args` with each option left unset filled from `odi.sphere` of `--config` / `--set` (ConfigError if bad),
+    the result checked as `odi.sphere` is (a field of view in (0, 180), the crop's least not above its
+    largest, …): ValueError naming the flag."""
     section = load_config(args.config, args.set or []).odi.sphere
-    filled = {
-        dest: getattr(section, field)
-        for dest, field in CONFIG_FIELDS[args.sphere_command].items()
-        if getattr(args, dest) is None
-    }
-    return argparse.Namespace(**{**vars(args), **filled})
+    fields = CONFIG_FIELDS[args.sphere_command]
+    filled = {dest: getattr(section, field) for dest, field in fields.items() if getattr(args, dest) is None}
+    merged = argparse.Namespace(**{**vars(args), **filled})
+    model_from_flags(
+        SphereConfig,
+        {field: "--" + dest.replace("_", "-") for dest, field in fields.items()},
+        {field: getattr(merged, dest) for dest, field in fields.items()},
+    )
+    return merged
 
 
 def _sphere_command(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -65,7 +73,14 @@ def _sphere_command(command: Callable[[argparse.Namespace], int]) -> Callable[[a
 
 
 def _out_path(outdir: Path, name: str, source: Path, ext: str | None) -> Path:
-    return outdir / f"{name}{ext or source.suffix}"
+    return inside(outdir, f"{name}{ext or source.suffix}", "--ext")
+
+
+def _extension(text: str) -> str:
+    """An argparse type: a file extension, `.png` (a dot, then letters and digits)."""
+    if not re.fullmatch(r"\.[A-Za-z0-9]{1,10}", text):
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a file extension such as .png")
+    return text
 
 
 @_sphere_command
@@ -145,7 +160,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument("erp", help="equirectangular panorama (2:1; PNG, JPEG, EXR, … as OpenCV reads)")
         if with_outdir:
             p.add_argument("outdir", help="output folder")
-            p.add_argument("--ext", help="output file extension, e.g. .png (default: the input's)")
+            p.add_argument("--ext", type=_extension, help="output file extension, e.g. .png (default: the input's)")
         p.add_argument("--interpolation", choices=("bilinear", "nearest"), help=_config_default("interpolation"))
         p.add_argument("--config", metavar="FILE", help="YAML build config whose odi.sphere supplies the defaults")
         p.add_argument(

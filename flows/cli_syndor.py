@@ -4,11 +4,11 @@ of `benchfoundry build CONFIG --plan`."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from benchfoundry.configs.build import BuildConfig
+from benchfoundry.flows.cli_review import recorded_config
 
 
 def _build_config(build: Path, config_path: str | None, overrides: list[str]) -> BuildConfig:
@@ -20,7 +20,7 @@ def _build_config(build: Path, config_path: str | None, overrides: list[str]) ->
     record = build / "build.json"
     if not record.is_file():
         raise ValueError(f"{record}: no build record; pass --config CONFIG (the build's YAML)")
-    return BuildConfig.model_validate(json.loads(record.read_text())["config"])
+    return recorded_config(record)
 
 
 def print_plan(config: BuildConfig, only: list[str] | None) -> int:
@@ -35,12 +35,13 @@ def print_plan(config: BuildConfig, only: list[str] | None) -> int:
 
 
 def _cmd_label_sample(args: argparse.Namespace) -> int:
-    from benchfoundry.core.output_root import check_output_dir
+    from benchfoundry.core.output_root import check_output_dir, hold_build_lock
     from benchfoundry.tasks.syndor.label_stage import export_label_sample
 
     check_output_dir(args.build, create=False)
     config = _build_config(Path(args.build), args.config, args.set or [])
-    result = export_label_sample(args.build, config)
+    with hold_build_lock(args.build):
+        result = export_label_sample(args.build, config)
     print(
         f"{result['sample']} of {result['population']} images to label ({result['holdout']} of them held out to "
         "test the classifier; stratified by distance × lighting group × raw/NV)"
@@ -52,13 +53,14 @@ def _cmd_label_sample(args: argparse.Namespace) -> int:
 
 
 def _cmd_label_import(args: argparse.Namespace) -> int:
-    from benchfoundry.core.output_root import check_output_dir
+    from benchfoundry.core.output_root import check_output_dir, hold_build_lock
     from benchfoundry.tasks.syndor.label_stage import import_labels
 
     check_output_dir(args.build, create=False)
     config = _build_config(Path(args.build), args.config, args.set or [])
     try:
-        result = import_labels(args.build, config, args.file)
+        with hold_build_lock(args.build):
+            result = import_labels(args.build, config, args.file)
     except OSError as exc:
         print(f"error: {args.file}: {exc.strerror}", file=sys.stderr)
         return 2

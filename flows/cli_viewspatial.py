@@ -8,16 +8,18 @@ from benchfoundry.flows.cli_review import add_review_import, built_config, impor
 
 
 def _cmd_review_import(args: argparse.Namespace) -> int:
+    from benchfoundry.core.output_root import hold_build_lock
     from benchfoundry.tasks.viewspatial import relative_review
     from benchfoundry.tasks.viewspatial.release import all_rows, write_benchmark_files
 
     build, config = built_config(args.build, "viewspatial")
-    counts = import_review_file(
-        args.file, relative_review.review_items(all_rows(str(build))), relative_review.review_dir(build)
-    )
-    if counts is None:
-        return 1
-    files = write_benchmark_files(str(build), config.viewspatial, config.seed)
+    with hold_build_lock(build):
+        counts = import_review_file(
+            args.file, relative_review.review_items(all_rows(str(build))), relative_review.review_dir(build)
+        )
+        if counts is None:
+            return 1
+        files = write_benchmark_files(str(build), config.viewspatial, config.seed)
     print(
         f"imported {counts[0]} decisions ({counts[1]} bad rows skipped); ViewSpatial-Bench.json now holds "
         f"{files['val_items']} items, the SFT files {files['train_items']}"

@@ -1,8 +1,11 @@
-"""One Prefect API for a build whose tasks run on Dask: the configured `PREFECT_API_URL`, or a real
-`prefect server start` (SQLite in `PREFECT_HOME`, default `~/.prefect`) that the build starts and stops.
+"""One Prefect API for a build: the configured `PREFECT_API_URL`, or a real `prefect server start` (SQLite
+in `PREFECT_HOME`, default `~/.prefect`) that the build starts and stops.
 
 Without it every Dask worker process would start its own temporary server (DESIGN §6) and the UI
-would show none of their task runs.
+would show none of their task runs; a local build would get Prefect's own temporary server, which
+outlives a build killed with SIGKILL. The server started here is tied to the build's life
+(benchfoundry/core/tied_process.py): it dies with the build, SIGKILL included, and a build stopped by a
+signal keeps it only until it has reported (flows/stop_signals.py).
 """
 
 from __future__ import annotations
@@ -18,9 +21,13 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
 from benchfoundry.configs.build import RunnerConfig
+from benchfoundry.core.tied_process import tied_command
 from benchfoundry.flows.cluster import environ
+from benchfoundry.flows.stop_signals import spared
 
 STARTUP_TIMEOUT_S = 180.0
+#: Seconds the server has to stop after SIGTERM before it is killed.
+STOP_TIMEOUT_S = 10.0
 
 
 def configured_api_url() -> str | None:
@@ -44,13 +51,23 @@ def _healthy(url: str) -> bool:
         return False
 
 
+def _drain_prefect_clients(timeout_s: float = 5.0) -> None:
+    """Send what this process's Prefect log and event workers still hold while the server is up (bounded):
+    otherwise they retry against a stopped server when the process exits, and the exit hangs."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for service in (APILogWorker, EventsWorker):
+        service.drain_all(timeout=timeout_s, at_exit=False)
+
+
 @contextmanager
 def prefect_server(
     host: str = "127.0.0.1", port: int | None = None, timeout_s: float = STARTUP_TIMEOUT_S
 ) -> Iterator[str]:
-    """A `prefect server start` subprocess on host:port (a free port when None); yields its API URL and
-    stops it at exit, once this process has sent it the logs and events it still holds. Its log goes to a
-    temporary file, quoted when it does not come up."""
+    """A `prefect server start` subprocess on host:port (a free port when None), killed by the OS if this
+    process dies; yields its API URL and stops it at exit. Its log goes to a temporary file, quoted when it
+    does not come up."""
     port = port or free_port(host)
     url = f"http://{host}:{port}/api"
     # SQLite under many Dask workers' writes: wait for the lock instead of failing after the default 10 s
@@ -58,50 +75,55 @@ def prefect_server(
     env.pop("PREFECT_API_URL", None)
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "prefect",
-                "server",
-                "start",
-                "--host",
-                host,
-                "--port",
-                str(port),
-                "--no-scheduler",
-                "--analytics-off",
-            ],
+            tied_command(
+                [
+                    sys.executable,
+                    "-m",
+                    "prefect",
+                    "server",
+                    "start",
+                    "--host",
+                    host,
+                    "--port",
+                    str(port),
+                    "--no-scheduler",
+                    "--analytics-off",
+                ]
+            ),
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         try:
-            deadline = time.monotonic() + timeout_s
-            while not _healthy(url):
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    tail = log.read().decode("utf-8", "replace")[-3000:]
-                    raise RuntimeError(f"prefect server on {host}:{port} did not start (exit {proc.poll()}):\n{tail}")
-                time.sleep(0.5)
-            yield url
+            with spared(proc.pid):
+                deadline = time.monotonic() + timeout_s
+                while not _healthy(url):
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        log.seek(0)
+                        tail = log.read().decode("utf-8", "replace")[-3000:]
+                        raise RuntimeError(
+                            f"prefect server on {host}:{port} did not start (exit {proc.poll()}):\n{tail}"
+                        )
+                    time.sleep(0.5)
+                yield url
         finally:
-            send_queued_logs_and_events()
+            _drain_prefect_clients()
             proc.terminate()
             try:
-                proc.wait(timeout=30)
+                proc.wait(timeout=STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
 
 
 @contextmanager
-def build_api(runner: RunnerConfig) -> Iterator[str | None]:
-    """The API the build and its workers report to: the configured one; or, for a Dask runner with none
-    configured, a server started on `runner.prefect_host:prefect_port` for the build (set in this process's settings
-    and environment, which worker processes inherit); None for a local build without one."""
+def build_api(runner: RunnerConfig) -> Iterator[str]:
+    """The API the build and its workers report to: the configured one; or, with none configured, a server
+    started on `runner.prefect_host:prefect_port` for the build (set in this process's settings and
+    environment, which worker processes inherit)."""
     url = configured_api_url()
-    if url or runner.kind == "local":
+    if url:
         yield url
         return
     from prefect.settings import PREFECT_API_URL, temporary_settings
@@ -112,13 +134,3 @@ def build_api(runner: RunnerConfig) -> Iterator[str | None]:
         stack.enter_context(temporary_settings({PREFECT_API_URL: url}))
         stack.enter_context(environ({"PREFECT_API_URL": url}))
         yield url
-
-
-def send_queued_logs_and_events(timeout_s: float = 30.0) -> None:
-    """Send what this process's Prefect log and event workers still hold, while the server is up: left for
-    the interpreter's exit, they would retry against a stopped server for a minute before giving up."""
-    from prefect.events.worker import EventsWorker
-    from prefect.logging.handlers import APILogWorker
-
-    for service in (APILogWorker, EventsWorker):
-        service.drain_all(timeout=timeout_s, at_exit=False)

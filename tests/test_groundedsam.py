@@ -13,7 +13,10 @@ from benchfoundry.assets.tiny_bert import write_tiny_bert
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.configs.odi import GroundedSamConfig
 from benchfoundry.tasks.odi.groundedsam import (
+    DINO_EXTRA_KEYS,
     boxes_to_pixels,
+    build_dino,
+    build_sam,
     caption_for,
     check_files,
     class_of_phrase,
@@ -25,13 +28,27 @@ from benchfoundry.tasks.odi.torchvision_ops import ensure_torchvision_ops, greed
 CLASSES = ["person", "potted plant", "chair"]
 
 
+def half(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Floating tensors at half precision: a checkpoint half the size, loaded into the float model all the same."""
+    return {k: v.half() if v.is_floating_point() else v for k, v in state.items()}
+
+
 @pytest.fixture(scope="module")
 def weights(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Whole random-weight checkpoints as the released ones are laid out: GroundingDINO's under `model` with the
+    `module.` prefix and its two extra tensors, SAM's flat; one marked tensor in each."""
     d = tmp_path_factory.mktemp("gsam")
     write_tiny_bert(d / "bert", CLASSES)
-    # Partial checkpoints: the loading code runs, the rest of the weights stay random.
-    torch.save({"model": {"module.feat_map.bias": torch.full((256,), 0.125)}}, d / "dino.pth")
-    torch.save({"mask_decoder.iou_prediction_head.layers.2.bias": torch.full((4,), 0.5)}, d / "sam.pth")
+    cfg = GroundedSamConfig(text_encoder=d / "bert", sam_model_type="vit_b")
+    with torch.no_grad():
+        dino = build_dino(cfg)
+        dino.feat_map.bias.fill_(0.125)
+        extra = {"label_enc.weight": torch.zeros(2001, 256), "bert.embeddings.position_ids": torch.arange(512)[None]}
+        state = {f"module.{k}": v for k, v in half({**dino.state_dict(), **extra}).items()}
+        torch.save({"model": state}, d / "dino.pth")
+        sam = build_sam(cfg)
+        sam.mask_decoder.iou_prediction_head.layers[2].bias.fill_(0.5)
+        torch.save(half(sam.state_dict()), d / "sam.pth")
     return {"dino_checkpoint": d / "dino.pth", "text_encoder": d / "bert", "sam_checkpoint": d / "sam.pth"}
 
 
@@ -73,7 +90,9 @@ def test_thresholds_pick_queries_and_tokens(model: object) -> None:
 def test_checkpoints_are_loaded_from_the_configured_files(model: object) -> None:
     assert torch.allclose(model.dino.feat_map.bias, torch.tensor(0.125))
     assert torch.allclose(model.predictor.model.mask_decoder.iou_prediction_head.layers[2].bias, torch.tensor(0.5))
-    assert model.load_report["dino"]["loaded"] == 1 and model.load_report["sam"]["loaded"] == 1
+    dino, sam = model.load_report["dino"], model.load_report["sam"]
+    assert dino["loaded"] == len(model.dino.state_dict()) and dino["ignored"] == len(DINO_EXTRA_KEYS)
+    assert sam["loaded"] == len(model.predictor.model.state_dict())
 
 
 def test_detect_and_segment_on_small_faces(model: object) -> None:
@@ -102,12 +121,42 @@ def test_missing_or_wrong_checkpoint_names_the_field(tmp_path: Path, weights: di
     with pytest.raises(ValueError, match=r"odi\.groundedsam\.sam_checkpoint: .*missing\.pth does not exist"):
         check_files(GroundedSamConfig(**{**weights, "sam_checkpoint": tmp_path / "missing.pth"}))
     torch.save({"no_such.weight": torch.zeros(2)}, tmp_path / "wrong.pth")
-    with pytest.raises(ValueError, match=r"odi\.groundedsam\.sam_checkpoint: .*wrong\.pth does not fit the model"):
+    with pytest.raises(ValueError, match=r"odi\.groundedsam\.sam_checkpoint: .*wrong\.pth does not fit SAM"):
         load_groundedsam(
             GroundedSamConfig(
                 **{**weights, "sam_checkpoint": tmp_path / "wrong.pth"}, sam_model_type="vit_b", dino_size=256
             )
         )
+
+
+def _load(weights: dict[str, Path], **changed: object) -> object:
+    return load_groundedsam(GroundedSamConfig(**{**weights, **changed}, sam_model_type="vit_b", dino_size=256))
+
+
+def test_a_checkpoint_that_does_not_fit_is_refused_naming_the_field(tmp_path: Path, weights: dict[str, Path]) -> None:
+    """Strict loading: a partial or padded GroundingDINO checkpoint, a partial SAM one, a SAM checkpoint of another
+    model type, or a BERT folder of another size each stop the load with the config field to fix."""
+    dino = torch.load(weights["dino_checkpoint"], weights_only=True)["model"]
+    first = next(iter(dino))
+    torch.save({"model": {k: v for k, v in dino.items() if k != first}}, tmp_path / "partial.pth")
+    with pytest.raises(
+        ValueError, match=r"^odi\.groundedsam\.dino_checkpoint: .*partial\.pth does not fit.* 1 missing"
+    ):
+        _load(weights, dino_checkpoint=tmp_path / "partial.pth")
+    torch.save({"model": {**dino, "module.extra.weight": torch.zeros(3)}}, tmp_path / "padded.pth")
+    with pytest.raises(ValueError, match=r"^odi\.groundedsam\.dino_checkpoint: .*1 unexpected \(extra\.weight\)"):
+        _load(weights, dino_checkpoint=tmp_path / "padded.pth")
+    write_tiny_bert(tmp_path / "bert48", CLASSES, hidden=48)
+    with pytest.raises(ValueError, match=r"^odi\.groundedsam\.text_encoder: the BERT in .*bert48 does not match"):
+        _load(weights, text_encoder=tmp_path / "bert48")
+    sam = torch.load(weights["sam_checkpoint"], weights_only=True)
+    torch.save({k: v for k, v in sam.items() if not k.startswith("mask_decoder.")}, tmp_path / "encoder_only.pth")
+    with pytest.raises(ValueError, match=r"^odi\.groundedsam\.sam_checkpoint: .*encoder_only\.pth does not fit SAM"):
+        _load(weights, sam_checkpoint=tmp_path / "encoder_only.pth")
+    wider = {**sam, "image_encoder.pos_embed": torch.zeros(1, 64, 64, 1024)}  # ViT-L's width
+    torch.save(wider, tmp_path / "vit_l_like.pth")
+    with pytest.raises(ValueError, match=r"sam_model_type 'vit_b': 1 mismatched \(image_encoder\.pos_embed"):
+        _load(weights, sam_checkpoint=tmp_path / "vit_l_like.pth")
 
 
 def test_pure_nms_matches_a_brute_force_greedy_and_torchvision() -> None:

@@ -98,7 +98,8 @@ def test_a_non_empty_folder_that_is_not_a_build_is_refused_unless_adopted(tmp_pa
     assert check_build_root(tmp_path / "new" / "empty") == tmp_path / "new" / "empty"
     legacy = tmp_path / "legacy"
     legacy.mkdir()
-    (legacy / "build.json").write_text(json.dumps({"config_hash": "x", "benchmarks": {}}))
+    record = {"config_hash": "0" * 64, "benchmarks": {}, "versions": {"benchfoundry": "0.1.0"}}
+    (legacy / "build.json").write_text(json.dumps(record))
     assert check_build_root(legacy) == legacy
 
 

@@ -19,7 +19,7 @@ def _fails_until(marker_dir: str, failures: int) -> int:
     attempts = len(list(Path(marker_dir).iterdir())) + 1
     (Path(marker_dir) / f"attempt{attempts}").touch()
     if attempts <= failures:
-        raise RuntimeError(f"attempt {attempts} fails")
+        raise TimeoutError(f"attempt {attempts} fails")  # transient: retried
     return attempts
 
 

@@ -133,6 +133,38 @@ def test_a_killed_build_reruns_only_its_unfinished_shards(
     assert_same_outputs(out, reference)
 
 
+def test_sigterm_stops_a_build_at_once_and_a_rerun_completes_alike(
+    reference: Path, config_path: Path, tmp_path: Path, cli_env: dict[str, str]
+) -> None:
+    """SIGTERM mid-shard (SLURM at walltime, `scancel`): exit 143 within 10 s (SLURM kills 30 s later), no
+    process of the build left, build.json `interrupted`, the lock released; the rerun gives the same bytes."""
+    out = tmp_path / "out"
+    proc = cli_build(config_path, out, cli_env)
+    try:
+        wait_for(
+            lambda: frame_in_progress(out) and render_workers(proc.pid) or proc.poll() is not None,
+            what="a frame of a shard in progress",
+        )
+        assert proc.poll() is None, "the build ended before a shard was caught"
+        below = psutil.Process(proc.pid).children(recursive=True)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    _, alive = psutil.wait_procs(below, timeout=5)
+    assert not alive, [p.cmdline() for p in alive]
+    log = Path(f"{out}.log").read_text()
+    assert log.strip().splitlines()[-1].startswith("interrupted: stopped by SIGTERM") and "KeyboardInterrupt" not in log
+    record = json.loads((out / "build.json").read_text())
+    assert record["status"] == "interrupted" and record["interrupted_by"] == "SIGTERM"
+    assert (out / ".benchfoundry.lock").read_text() == ""  # released, not left by a killed holder
+    record = build(load_config(str(config_path)), str(out), ["syndor"])
+    assert record["benchmarks"]["syndor"]["status"] == "built" and record["lock_taken_over"] is None
+    assert_same_outputs(out, reference)
+
+
 def test_a_killed_dask_worker_is_replaced_and_the_build_completes_alike(
     reference: Path, config_path: Path, tmp_path: Path
 ) -> None:

@@ -136,18 +136,34 @@ def decode_bytes(
     return image
 
 
-def decode_file(
-    path: str | os.PathLike[str], flags: int = cv2.IMREAD_UNCHANGED, error: ErrorType = ValueError
-) -> np.ndarray:
-    """Read and decode an image file; a missing, unreadable, truncated or corrupt file raises `error` naming it."""
+def read_image_bytes(path: str | os.PathLike[str], error: ErrorType = ValueError) -> bytes:
+    """An image file's bytes; a missing, unreadable or over-large (`MAX_FILE_BYTES`) file raises `error`."""
     path = Path(path)
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise error(f"{path}: {size} bytes, over the limit of {MAX_FILE_BYTES} for an image")
-        data = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise error(f"{path}: no such file") from None
     except OSError as exc:
         raise error(f"{path}: cannot read the image ({exc.strerror})") from None
-    return decode_bytes(data, str(path), flags, error)
+
+
+def decode_file(
+    path: str | os.PathLike[str], flags: int = cv2.IMREAD_UNCHANGED, error: ErrorType = ValueError
+) -> np.ndarray:
+    """Read and decode an image file; a missing, unreadable, truncated or corrupt file raises `error` naming it."""
+    return decode_bytes(read_image_bytes(path, error), str(Path(path)), flags, error)
+
+
+def image_size(path: str | os.PathLike[str], error: ErrorType = ValueError) -> tuple[int, int]:
+    """(width, height) of an image file: from a PNG / JPEG header after `check_header` (the pixels are not
+    decoded, so a truncated body passes), else from the decoded image; errors name the file."""
+    data = read_image_bytes(path, error)
+    check_header(data, str(path), error)
+    size = header_size(data)
+    if size is not None:
+        return size
+    image = decode_bytes(data, str(path), cv2.IMREAD_UNCHANGED, error)
+    return image.shape[1], image.shape[0]

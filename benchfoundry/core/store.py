@@ -29,12 +29,15 @@ from benchfoundry.core.buildinfo import utc_now
 from benchfoundry.core.task_clock import current_clock
 
 _SHARD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=+-]{0,199}$")
+#: The mode of every file the store writes, as of the rendered frames: readable by a web server and colleagues.
+FILE_MODE = 0o644
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path beside `path`; rename it into place only if the block succeeds. An OSError
-    of the block that names no file (a write on a full disk) is raised again naming `path`."""
+    """Yield a temporary path beside `path`; rename it into place, with mode `FILE_MODE`, only if the block
+    succeeds. An OSError of the block that names no file (a write on a full disk) is raised again naming
+    `path`."""
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
@@ -42,6 +45,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     tmp = Path(tmp_name)
     try:
         yield tmp
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, final)
     except OSError as exc:
         if exc.filename is None:  # a failed write (ENOSPC, EIO) names no file: name the one being written
@@ -58,16 +62,10 @@ _TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 _STAGING = re.compile(r"^(_tmp|\.hf\..+)$")
 
 
-def sweep_build_leftovers(
-    root: str | os.PathLike[str], owned_dirs: Iterable[str], owned_files: Iterable[str]
-) -> list[Path]:
-    """Delete what a killed build left in its output root and return it: temporaries and staging folders
-    under the benchmark folders `owned_dirs`, and temporaries of the root's own files `owned_files`.
-
-    Nothing else is touched: a user's `.draft.tmp` beside the build, or in a folder of their own inside
-    the root, stays. Call it only while holding the root's lock (benchfoundry/core/output_root.py), when no
-    writer of this build can be busy.
-    """
+def build_leftovers(root: str | os.PathLike[str], owned_dirs: Iterable[str], owned_files: Iterable[str]) -> list[Path]:
+    """What a killed build may have left in its output root: temporaries and staging folders under the
+    benchmark folders `owned_dirs`, and temporaries of the root's own files `owned_files`; a user's
+    `.draft.tmp` beside the build, or in a folder of their own inside the root, is not one."""
     root = Path(root)
     names = set(owned_files)
     swept = [
@@ -84,6 +82,21 @@ def sweep_build_leftovers(
             dirnames[:] = sorted(d for d in dirnames if d not in staged)
             swept += [here / d for d in sorted(staged)]
             swept += [here / f for f in sorted(filenames) if _TEMPORARY.match(f)]
+    return swept
+
+
+def sweep_build_leftovers(
+    root: str | os.PathLike[str], owned_dirs: Iterable[str], owned_files: Iterable[str], keep: Iterable[str] = ()
+) -> list[Path]:
+    """Delete the `build_leftovers` of the root but those in `keep` (paths relative to the root: what an
+    adopted folder held before the first build) and return them.
+
+    Call it only while holding the root's lock (benchfoundry/core/output_root.py), when no writer of this
+    build can be busy.
+    """
+    root = Path(root)
+    kept = {root / name for name in keep}
+    swept = [p for p in build_leftovers(root, owned_dirs, owned_files) if p not in kept]
     for path in swept:
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path, ignore_errors=True)
@@ -207,8 +220,12 @@ class StageStore:
         missing = [s for s in ids if not self.is_done(s)]
         if missing:
             raise FileNotFoundError(f"{self.dir}: shards not finished: {', '.join(missing[:5])}")
-        frames = [f for f in (self.shard_rows(s) for s in ids) if len(f)]
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        shards = [self.shard_rows(s) for s in ids]
+        frames = [f for f in shards if len(f)]
+        if frames:
+            return pd.concat(frames, ignore_index=True)
+        # no rows at all: keep the columns of an empty shard, so that a reader finds its columns empty
+        return shards[0] if shards else pd.DataFrame()
 
     def write_manifest(self, shard_ids: Sequence[str] | None = None) -> Path:
         """The manifest: `collect_rows(shard_ids)`, written atomically."""

@@ -4,8 +4,11 @@ A request is keyed by a hash of (model, messages, parameters) and its reply cach
 `cache_dir/<key[:2]>/<key>.json`, so a rerun, or a run that was interrupted, pays for nothing twice.
 429, 5xx, timeouts, dropped connections and malformed replies are retried with exponential backoff and
 jitter (a 429/503's Retry-After is honoured); other statuses fail at once. A request that ends without
-a usable reply raises ModelError with one line saying why. The API key is read from the environment
-variable the endpoint names, at request time, and written nowhere (not in caches, errors or usage).
+a usable reply raises ModelError with one line saying why; it is not retried again by the build (its
+shard fails: benchfoundry/core/retry.py). The API key is read from the environment variable the endpoint
+names, at request time, and written nowhere: every error (a refusal quotes the server's body, which may
+echo the Authorization header) and every reply pass through the one redaction
+(benchfoundry/core/redact.py), which also hides credentials in the base URL.
 """
 
 from __future__ import annotations
@@ -28,11 +31,13 @@ from typing import Any
 import httpx
 
 from benchfoundry.configs.model import ModelEndpoint
+from benchfoundry.core.redact import redact
 from benchfoundry.core.store import write_json_atomic
 
 
 class ModelError(RuntimeError):
-    """A request that ended without a usable reply; the message is one line naming the endpoint and why."""
+    """A request that ended without a usable reply (after the client's own retries); the message is one
+    redacted line naming the endpoint and why."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +110,10 @@ def reply_text(payload: Any) -> str:
     except (KeyError, IndexError, TypeError):
         raise ValueError("no choices[0].message.content") from None
     if isinstance(content, list):
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        texts = [p.get("text", "") for p in content if isinstance(p, dict)]
+        if not all(isinstance(t, str) for t in texts):
+            raise ValueError("a content part's text is not a string")
+        content = "".join(texts)
     if not isinstance(content, str):
         raise ValueError(f"content is {type(content).__name__}, not text")
     return content
@@ -123,7 +131,9 @@ def _refusal(endpoint: ModelEndpoint, response: httpx.Response) -> str:
         return f"HTTP {status}: the server refused {sent}"
     if status == 404:
         return f"HTTP 404: model {endpoint.model!r} not found there (or the base URL is wrong)"
-    detail = response.text.strip().replace("\n", " ")[:200]
+    env = endpoint.api_key_env
+    # redacted before it is cut short: a key cut in two would no longer be recognised
+    detail = redact(" ".join(response.text.split()), [os.environ.get(env) if env else None])[:200]
     return f"HTTP {status}: {detail or response.reason_phrase}"
 
 
@@ -219,10 +229,17 @@ class ModelClient:
             for name, amount in amounts.items():
                 self._usage[name] += int(amount)
 
-    def _headers(self) -> dict[str, str]:
+    def _key(self) -> str | None:
         env = self.endpoint.api_key_env
-        key = os.environ.get(env) if env else None
+        return os.environ.get(env) if env else None
+
+    def _headers(self) -> dict[str, str]:
+        key = self._key()
         return {"Authorization": f"Bearer {key}"} if key else {}
+
+    def _error(self, text: str) -> ModelError:
+        """A ModelError with `text` redacted (the key, credentials in the URL, an echoed header)."""
+        return ModelError(redact(text, [self._key()]))
 
     def _post(self, messages: Sequence[dict[str, Any]], key: str) -> tuple[str, dict[str, int]]:
         url = f"{self.endpoint.base_url}/chat/completions"
@@ -242,16 +259,18 @@ class ModelClient:
                 if response.status_code == 200:
                     try:
                         payload = response.json()
-                        return reply_text(payload), _token_usage(payload)
-                    except ValueError as exc:
-                        why = f"malformed reply ({exc})"
+                        text = reply_text(payload)
+                        key = self._key()
+                        return (text.replace(key, "***") if key else text), _token_usage(payload)
+                    except (ValueError, RecursionError) as exc:
+                        why = f"malformed reply ({type(exc).__name__}: {str(exc)[:200]})"
                 elif response.status_code == 429 or response.status_code >= 500:
                     why = f"HTTP {response.status_code}"
                     retry_after = retry_after_seconds(response.headers.get("retry-after"), time.time())
                 else:
-                    raise ModelError(f"{url}: {_refusal(self.endpoint, response)}")
+                    raise self._error(f"{url}: {_refusal(self.endpoint, response)}")
             if attempt == self.endpoint.max_retries:
-                raise ModelError(f"{url}: {why}, after {attempt} retries")
+                raise self._error(f"{url}: {why}, after {attempt} retries")
             self._count(retries=1)
             self._sleep(retry_delay(attempt, self.endpoint, retry_after, rng))
             attempt += 1

@@ -5,7 +5,9 @@ request, is replaced after `shards_per_worker` shards, and is killed when a shar
 timeout. A crash, a timeout or an error reply raises `RenderError`, so the shard's task fails
 and is retried with a fresh worker.
 
-Workers do not outlive their process's use of them: all are closed at exit, a thread's worker is
+Workers do not outlive their process's use of them: each dies with the thread that started it, SIGKILL
+of the process included (benchfoundry/core/tied_process.py); none is started once the process has been
+asked to stop (benchfoundry/core/stopping.py); all are closed at exit, a thread's worker is
 closed once that thread has ended (the next worker started in the process reaps it), and a worker
 quits by itself after `BENCHFOUNDRY_RENDER_IDLE_S` idle seconds (render/worker.py) — on a long-lived
 Dask worker, neither exit nor thread end may come. So that a request never meets a worker that is
@@ -34,7 +36,10 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from benchfoundry.core.retry import TransientError
+from benchfoundry.core.stopping import stop_requested
 from benchfoundry.core.task_clock import add_render
+from benchfoundry.core.tied_process import tied_command
 from benchfoundry.render.protocol import GPU_INDEX_ENV, WORKER_MODULE, idle_seconds
 
 GPU_PER_WORKER_ENV = "BENCHFOUNDRY_GPU_PER_WORKER"
@@ -44,17 +49,19 @@ IDLE_MARGIN_S = 30.0
 STARTUP_TIMEOUT_S = 120.0
 
 
-class RenderError(RuntimeError):
-    """A shard could not be rendered: the worker crashed, timed out or reported an error."""
+class RenderError(TransientError):
+    """A shard could not be rendered: the worker crashed, timed out or reported an error (retried)."""
 
 
 class RenderWorker:
     """One `python -m benchfoundry.render.worker` process."""
 
     def __init__(self, slot: int = 0) -> None:
+        if stop_requested() is not None:
+            raise RenderError("the build is stopping: no new render worker")
         self.log = tempfile.TemporaryFile(mode="w+b")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", WORKER_MODULE],
+            tied_command([sys.executable, "-m", WORKER_MODULE]),
             env=worker_env(os.environ, slot),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -9,6 +9,13 @@ given two different decisions in one file is refused on every row. Decisions acc
 imports (the latest file wins per item). The released benchmark holds the accepted and edited items,
 `verified: true`, plus, when `release_unreviewed` is set, the undecided ones as `verified: false` (the released
 files keep the authors' field name `verified` for "reviewed by a person").
+
+The CSV is safe to open in a spreadsheet: a cell that would run as a formula (starting with `=`, `+`, `-`,
+`@`, a tab or a carriage return: category names, sign text, model-written questions) is exported with a
+leading `'`, which the import drops again; a formula-like cell written by a reviewer, and a formula-like
+edited answer from either file that is not one of the item's options, is refused. Both files are read
+bounded (benchfoundry/core/bounded_read.py), and a Label Studio task of another shape is a bad row, not a
+crash.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.core.bounded_read import csv_records, loads_json, read_text
 from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
 
 #: The folder of a benchmark's review files (`<out>/<benchmark>/review/`).
@@ -52,6 +60,24 @@ LABEL_STUDIO_CONFIG = """<View>
 </View>
 """
 DECISIONS_FILE = "decisions.json"
+#: What a spreadsheet runs as a formula when a cell starts with it (CSV injection).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise_cell(value: Any) -> str:
+    """A CSV cell a spreadsheet shows as text: one starting like a formula gets a leading `'`."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def imported_cell(text: str, column: str, formula_ok: bool = False) -> str:
+    """A cell of a filled review CSV: an exported `'`-neutralised cell as it was; ValueError for a cell that
+    starts like a formula (unless `formula_ok`: the edited answer, checked against the item's options)."""
+    if text.startswith("'") and text[1:].startswith(FORMULA_START):
+        return text[1:]
+    if text.startswith(FORMULA_START) and not formula_ok:
+        raise ValueError(f"{column} {text[:40]!r} starts like a spreadsheet formula: refused")
+    return text
 
 
 def export_for_review(items: Sequence[dict[str, Any]], directory: Path, image_url_prefix: str = "") -> dict[str, str]:
@@ -60,14 +86,8 @@ def export_for_review(items: Sequence[dict[str, Any]], directory: Path, image_ur
     writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
     for item in items:
-        writer.writerow(
-            {
-                **{k: item.get(k, "") for k in CSV_FIELDS},
-                "options": " | ".join(item["options"]),
-                "decision": "",
-                "edited_answer": "",
-            }
-        )
+        row = {**{k: item.get(k, "") for k in CSV_FIELDS}, "options": " | ".join(item["options"])}
+        writer.writerow({**{k: neutralise_cell(v) for k, v in row.items()}, "decision": "", "edited_answer": ""})
     tasks = [
         {
             "data": {
@@ -89,44 +109,75 @@ def export_for_review(items: Sequence[dict[str, Any]], directory: Path, image_ur
     }
 
 
-def _csv_rows(path: Path) -> list[tuple[int, Any, Any, Any]]:
-    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
-    return [(n, r.get("id"), r.get("decision"), r.get("edited_answer")) for n, r in enumerate(rows, start=2)]
+Row = tuple[int, Any, str, str, str | None]  # (line or task position, item id, decision, edited answer, problem)
 
 
-def _label_studio_rows(path: Path) -> list[tuple[int, Any, Any, Any]]:
-    """(task position, item id, decision, edited answer) of a Label Studio JSON export."""
-    tasks = json.loads(path.read_text(encoding="utf-8"))
+def _csv_rows(path: Path) -> list[Row]:
+    rows: list[Row] = []
+    for line, row in csv_records(read_text(path, what="review CSV"), str(path))[1]:
+        try:
+            cells = {
+                k: imported_cell(row.get(k) or "", k, k == "edited_answer") for k in ("id", "decision", "edited_answer")
+            }
+        except ValueError as exc:
+            rows.append((line, row.get("id"), "?", "", str(exc)))
+            continue
+        rows.append((line, cells["id"], cells["decision"], cells["edited_answer"], None))
+    return rows
+
+
+def _choice(results: list[dict[str, Any]], name: str, key: str) -> tuple[str | None, str | None]:
+    """(the first value of `value[key]` in the result `name`, or None; why that result is unusable, or None)."""
+    for r in results:
+        if r.get("from_name") != name:
+            continue
+        value = r.get("value")
+        found = value.get(key) if isinstance(value, dict) else None
+        if not (isinstance(found, list) and all(isinstance(v, str) for v in found)):
+            return None, f"the {name!r} result is not {{value: {{{key}: [text]}}}}"
+        if found:
+            return found[0], None
+    return None, None
+
+
+def _label_studio_rows(path: Path) -> list[Row]:
+    """(task position, item id, decision, edited answer, problem) of a Label Studio JSON export."""
+    tasks = loads_json(read_text(path, what="Label Studio export"), str(path))
     if not isinstance(tasks, list):
         raise ValueError(f"{path}: a Label Studio export is a JSON list of tasks")
-    rows = []
+    rows: list[Row] = []
     for n, task in enumerate(tasks, start=1):
-        data = task.get("data", {}) if isinstance(task, dict) else {}
+        task = task if isinstance(task, dict) else {}
+        data = task.get("data")
+        annotations = task.get("annotations")
         results = [
             r
-            for a in (task.get("annotations") or [] if isinstance(task, dict) else [])
-            if isinstance(a, dict)
-            for r in a.get("result") or []
+            for a in (annotations if isinstance(annotations, list) else [])
+            if isinstance(a, dict) and isinstance(a.get("result"), list)
+            for r in a["result"]
             if isinstance(r, dict)
         ]
-        decision = next(
-            (
-                r["value"]["choices"][0]
-                for r in results
-                if r.get("from_name") == "decision" and r.get("value", {}).get("choices")
-            ),
-            None,
-        )
-        edited = next(
-            (
-                r["value"]["text"][0]
-                for r in results
-                if r.get("from_name") == "edited_answer" and r.get("value", {}).get("text")
-            ),
-            None,
-        )
-        rows.append((n, data.get("id"), decision, edited))
+        decision, bad_decision = _choice(results, "decision", "choices")
+        edited, bad_edit = _choice(results, "edited_answer", "text")
+        item_id = data.get("id") if isinstance(data, dict) else None
+        problem = bad_decision or bad_edit or (None if isinstance(data, dict) else "the task has no data object")
+        rows.append((n, item_id, "?" if problem else decision or "", edited or "", problem))
     return rows
+
+
+def _refusal(item: dict[str, Any] | None, item_id: Any, decision: str, edited: str) -> str | None:
+    """Why a decision row is refused, or None."""
+    if item is None:
+        return f"unknown item {repr(item_id)[:80]}"
+    if decision not in DECISIONS:
+        return f"decision {decision[:40]!r} is not accept, reject or edit"
+    if decision == "edit" and not edited:
+        return "edit without an edited answer"
+    if decision == "edit" and edited.startswith(FORMULA_START) and edited not in item["options"]:
+        return f"edited answer {edited[:40]!r} starts like a spreadsheet formula: refused"
+    if decision == "edit" and item["form"] == "closed" and edited not in item["options"]:
+        return f"edited answer {edited!r} is not one of the options"
+    return None
 
 
 def read_decisions(
@@ -136,26 +187,20 @@ def read_decisions(
     path = Path(path)
     try:
         rows = _label_studio_rows(path) if path.suffix.lower() == ".json" else _csv_rows(path)
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read the review file ({exc})") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the review file ({exc.strerror})") from None
+    except ValueError as exc:
+        raise ValueError(f"{path}: cannot read the review file ({str(exc).removeprefix(f'{path}: ')})") from None
     by_id = {item["id"]: item for item in items}
     good: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     bad = []
-    for line, item_id, decision, edited in rows:
-        decision = str(decision or "").strip().lower()
-        edited = str(edited or "").strip()
-        item = by_id.get(str(item_id))
+    for line, item_id, decision, edited, problem in rows:
+        decision = decision.strip().lower()
+        edited = edited.strip()
+        item = by_id.get(str(item_id)) if isinstance(item_id, (str, int)) else None
         if not decision:
             continue
-        reason = None
-        if item is None:
-            reason = f"unknown item {item_id!r}"
-        elif decision not in DECISIONS:
-            reason = f"decision {decision!r} is not accept, reject or edit"
-        elif decision == "edit" and not edited:
-            reason = "edit without an edited answer"
-        elif decision == "edit" and item["form"] == "closed" and edited not in item["options"]:
-            reason = f"edited answer {edited!r} is not one of the options"
+        reason = problem or _refusal(item, item_id, decision, edited)
         if reason is not None:
             bad.append({"line": line, "id": item_id, "reason": reason})
             continue

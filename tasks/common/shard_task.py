@@ -1,5 +1,5 @@
-"""The house policy of shard tasks: retried only on errors a retry can fix, uncached, results not persisted,
-timed.
+"""The house policy of shard tasks: retried only on errors a retry can fix (benchfoundry/core/retry.py),
+uncached, results not persisted, timed.
 
 Completion lives in the artifact store's markers (benchfoundry/core/store.py), which survive a new Prefect
 database and a move to another cluster; each marker a task writes records its time (benchfoundry/core/task_clock.py).
@@ -8,7 +8,6 @@ Outside flows/, this is the one module that imports prefect.
 
 from __future__ import annotations
 
-import errno
 import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -18,39 +17,20 @@ from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import TaskRun
 from prefect.states import State
 
+from benchfoundry.core.retry import is_transient
+from benchfoundry.core.stopping import stop_requested
 from benchfoundry.core.task_clock import task_clock
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: OS errors that the same call meets again a few seconds later.
-DETERMINISTIC_ERRNOS = frozenset(
-    {
-        errno.ENOENT,
-        errno.ENOTDIR,
-        errno.EISDIR,
-        errno.EACCES,
-        errno.EPERM,
-        errno.EROFS,
-        errno.ENOSPC,
-        errno.EDQUOT,
-        errno.ENAMETOOLONG,
-    }
-)
-
-
-def is_deterministic(exc: BaseException) -> bool:
-    """Whether a retry would meet `exc` again: a missing or unwritable file, a full disk, a bad config or
-    input that cannot be decoded (ValueError and its kin: ConfigError, ScanFormatError, …), a file too
-    large to load (MemoryError). A crashed render worker (RenderError) or a timeout is retried."""
-    if isinstance(exc, OSError):
-        return isinstance(exc, FileNotFoundError) or exc.errno in DETERMINISTIC_ERRNOS
-    return isinstance(exc, (ValueError, TypeError, KeyError, MemoryError))
-
 
 def retry_transient(_task: Task, _run: TaskRun, state: State) -> bool:
-    """Prefect's `retry_condition_fn`: retry unless the task raised a deterministic error."""
+    """Prefect's `retry_condition_fn`: retry only an error on the kernel's allow-list of transient ones
+    (benchfoundry/core/retry.py), and nothing once the build has been asked to stop."""
+    if stop_requested() is not None:
+        return False
     exc = state.data if isinstance(state.data, BaseException) else state.result(raise_on_failure=False)
-    return not (isinstance(exc, BaseException) and is_deterministic(exc))
+    return isinstance(exc, BaseException) and is_transient(exc)
 
 
 SHARD_TASK_OPTIONS: dict[str, Any] = {

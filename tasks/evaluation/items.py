@@ -13,11 +13,11 @@ reply is read is the protocol's (tasks/evaluation/protocols.py).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.core.bounded_read import read_json
 from benchfoundry.tasks.evaluation.choices import letter_of, split_option
 from benchfoundry.tasks.syndor import task_files
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
@@ -54,10 +54,7 @@ class EvalItem:
 def _read_json(path: Path) -> Any:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: not found; build the benchmark first")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a JSON file ({exc})") from None
+    return read_json(path)
 
 
 def _field(path: Path, where: str, row: Any, name: str) -> Any:

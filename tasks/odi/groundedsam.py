@@ -171,6 +171,12 @@ class GroundedSam:
         return out
 
 
+#: Tensors of the released GroundingDINO checkpoints (groundingdino_swint_ogc.pth, …) that the model does
+#: not have: the denoising label embedding of training, and BERT's position ids (a buffer transformers no
+#: longer saves). Loading the released file reports exactly these as unexpected; nothing else is allowed.
+DINO_EXTRA_KEYS = frozenset({"label_enc.weight", "bert.embeddings.position_ids"})
+
+
 def _checkpoint_state(path: Path, field: str) -> dict[str, Any]:
     import torch
 
@@ -179,52 +185,108 @@ def _checkpoint_state(path: Path, field: str) -> dict[str, Any]:
     except Exception as exc:
         raise ValueError(f"odi.groundedsam.{field}: {path} is not a readable torch checkpoint ({exc})") from None
     state = state.get("model", state) if isinstance(state, dict) else state
-    if not isinstance(state, dict):
-        raise ValueError(f"odi.groundedsam.{field}: {path} holds no state dict")
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise ValueError(f"odi.groundedsam.{field}: {path} holds no state dict of tensors")
     return state
 
 
-def _load_state(model: Any, state: dict[str, Any], path: Path, field: str) -> dict[str, int]:
-    """Load what matches; a checkpoint none of whose tensors fit the model is an error naming it."""
-    result = model.load_state_dict(state, strict=False)
-    if result.unexpected_keys and len(result.unexpected_keys) == len(state):
-        raise ValueError(
-            f"odi.groundedsam.{field}: {path} does not fit the model "
-            f"(e.g. {result.unexpected_keys[0]!r} is not one of its tensors)"
-        )
+def _first(keys: Sequence[str], n: int = 3) -> str:
+    return ", ".join(keys[:n]) + (f" (+{len(keys) - n} more)" if len(keys) > n else "")
+
+
+def fit(model: Any, state: dict[str, Any], allowed_extra: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+    """How `state` fails to fit `model`: its tensors the model lacks (but `allowed_extra`), the model's tensors
+    it lacks, and tensors of another shape (`name (checkpoint) vs (model)`)."""
+    expected = model.state_dict()
     return {
-        "loaded": len(state) - len(result.unexpected_keys),
-        "missing": len(result.missing_keys),
-        "unexpected": len(result.unexpected_keys),
+        "missing": sorted(expected.keys() - state.keys()),
+        "unexpected": sorted(state.keys() - expected.keys() - allowed_extra),
+        "mismatched": [
+            f"{k} {tuple(state[k].shape)} vs {tuple(expected[k].shape)}"
+            for k in sorted(state.keys() & expected.keys())
+            if tuple(state[k].shape) != tuple(expected[k].shape)
+        ],
     }
 
 
-def load_groundedsam(cfg: GroundedSamConfig) -> GroundedSam:
-    """Build GroundingDINO (its text encoder from `text_encoder`) and SAM, and load both checkpoints."""
-    check_files(cfg)
+def _load_dino(model: Any, state: dict[str, Any], cfg: GroundedSamConfig) -> dict[str, int]:
+    """Load the whole GroundingDINO checkpoint, strictly but for `DINO_EXTRA_KEYS`; a tensor of another shape in
+    the text encoder blames `text_encoder` (another BERT), anything else `dino_checkpoint` (partial, another
+    model, or not the architecture of `dino_config`)."""
+    found = fit(model, state, DINO_EXTRA_KEYS)
+    bert = [m for m in found["mismatched"] if m.startswith("bert.")]
+    if bert:
+        raise ValueError(
+            f"odi.groundedsam.text_encoder: the BERT in {cfg.text_encoder} does not match the text encoder of "
+            f"{cfg.dino_checkpoint}: {len(bert)} tensors of another shape, e.g. {_first(bert, 2)}"
+        )
+    problems = [f"{len(v)} {k} ({_first(v)})" for k, v in found.items() if v]
+    if problems:
+        raise ValueError(
+            f"odi.groundedsam.dino_checkpoint: {cfg.dino_checkpoint} does not fit GroundingDINO "
+            f"(odi.groundedsam.dino_config {cfg.dino_config or 'SwinT OGC'}): " + "; ".join(problems)
+        )
+    model.load_state_dict({k: v for k, v in state.items() if k not in DINO_EXTRA_KEYS}, strict=True)
+    return {"loaded": len(state) - len(DINO_EXTRA_KEYS & state.keys()), "ignored": len(DINO_EXTRA_KEYS & state.keys())}
+
+
+def _load_sam(model: Any, state: dict[str, Any], cfg: GroundedSamConfig) -> dict[str, int]:
+    """Load the whole SAM checkpoint strictly; one that does not fit names `sam_checkpoint` and
+    `sam_model_type` (a ViT-H file for vit_b gives tensors of another shape and extra blocks)."""
+    found = fit(model, state)
+    problems = [f"{len(v)} {k} ({_first(v)})" for k, v in found.items() if v]
+    if problems:
+        raise ValueError(
+            f"odi.groundedsam.sam_checkpoint: {cfg.sam_checkpoint} does not fit SAM of "
+            f"odi.groundedsam.sam_model_type {cfg.sam_model_type!r}: " + "; ".join(problems)
+        )
+    model.load_state_dict(state, strict=True)
+    return {"loaded": len(state), "ignored": 0}
+
+
+def build_dino(cfg: GroundedSamConfig) -> Any:
+    """GroundingDINO of `dino_config` (default SwinT OGC) with its text encoder from `text_encoder`, random
+    weights; ValueError naming `text_encoder` when that folder holds no usable BERT."""
     from benchfoundry.tasks.odi import torchvision_ops
 
     torchvision_ops.ensure_torchvision_ops()
     from groundingdino.models import build_model
     from groundingdino.util.slconfig import SLConfig
-    from groundingdino.util.utils import clean_state_dict
-    from segment_anything import SamPredictor, sam_model_registry
 
     config_path = cfg.dino_config or Path(str(resources.files("groundingdino.config") / "GroundingDINO_SwinT_OGC.py"))
     args = SLConfig.fromfile(str(config_path))
     args.device = cfg.device
     args.text_encoder_type = str(cfg.text_encoder)
-    dino = build_model(args)
-    dino_report = _load_state(
-        dino,
-        clean_state_dict(_checkpoint_state(Path(cfg.dino_checkpoint), "dino_checkpoint")),
-        Path(cfg.dino_checkpoint),
-        "dino_checkpoint",
+    try:
+        return build_model(args)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(
+            f"odi.groundedsam.text_encoder: {cfg.text_encoder} is not a usable BERT folder ({exc})"
+        ) from None
+
+
+def build_sam(cfg: GroundedSamConfig) -> Any:
+    """SAM of `sam_model_type`, random weights."""
+    from benchfoundry.tasks.odi import torchvision_ops
+
+    torchvision_ops.ensure_torchvision_ops()
+    from segment_anything import sam_model_registry
+
+    return sam_model_registry[cfg.sam_model_type](checkpoint=None)
+
+
+def load_groundedsam(cfg: GroundedSamConfig) -> GroundedSam:
+    """Build GroundingDINO (its text encoder from `text_encoder`) and SAM, and load both checkpoints whole."""
+    check_files(cfg)
+    dino = build_dino(cfg)
+    from groundingdino.util.utils import clean_state_dict
+    from segment_anything import SamPredictor
+
+    dino_report = _load_dino(
+        dino, clean_state_dict(_checkpoint_state(Path(cfg.dino_checkpoint), "dino_checkpoint")), cfg
     )
     dino.eval().to(cfg.device)
-    sam = sam_model_registry[cfg.sam_model_type](checkpoint=None)
-    sam_report = _load_state(
-        sam, _checkpoint_state(Path(cfg.sam_checkpoint), "sam_checkpoint"), Path(cfg.sam_checkpoint), "sam_checkpoint"
-    )
+    sam = build_sam(cfg)
+    sam_report = _load_sam(sam, _checkpoint_state(Path(cfg.sam_checkpoint), "sam_checkpoint"), cfg)
     sam.eval().to(cfg.device)
     return GroundedSam(dino, SamPredictor(sam), cfg, {"dino": dino_report, "sam": sam_report})

@@ -324,7 +324,7 @@ def release_from_decisions(out: str | os.PathLike[str], odi: OdiConfig) -> dict[
     path = odi_root / STAGE / ITEMS
     if not path.is_file():
         raise ValueError(f"{path}: no ODI items yet; build the odi benchmark first")
-    items = [json.loads(x) for x in pd.read_parquet(path)["item"]]
+    items = [json.loads(x) for x in pd.read_parquet(path).get("item", [])]  # no column: no items
     released = write_release(
         odi_root, items, review.load_decisions(odi_root / review.FOLDER), odi.qa.release_unreviewed
     )

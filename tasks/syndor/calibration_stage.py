@@ -14,6 +14,7 @@ import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.render_spec import RigFrame, to_json
 from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.store import StageStore, atomic_path, spec_hash
@@ -88,8 +89,6 @@ def calibration_hash(config: BuildConfig) -> str:
 def calibrate(config: BuildConfig, out: str) -> str:
     """Render an upright, camera-facing, elevation-0 frame per distance and measure its px/m;
     returns the calibration rows' file."""
-    from PIL import Image
-
     from benchfoundry.assets.poses import UPRIGHT, upright_pose
 
     s = config.syndor
@@ -141,7 +140,7 @@ def calibrate(config: BuildConfig, out: str) -> str:
     rig = replace(rig, engine=replace(rig.engine, samples=1, denoise=False, image_format="PNG"))
     run_shard(config, rig, tmp, finals)
     for row in rows:
-        mask = np.array(Image.open(root / BENCHMARK / row["mask_path"]))
+        mask = decode_file(root / BENCHMARK / row["mask_path"])
         row.update(measure_ppm(mask, height_m, row["target_ppm"]))
     store.write_shard(shard, pd.DataFrame(rows), spec_hash=spec)
     shutil.rmtree(tmp, ignore_errors=True)

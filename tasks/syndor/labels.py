@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from benchfoundry.configs.discern import LabelConfig
+from benchfoundry.core.bounded_read import loads_json
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import write_bytes_atomic, write_json_atomic, write_parquet_atomic
 
@@ -237,10 +238,7 @@ def _json_task(number: int, task: Any, prefix: str) -> Row:
 
 
 def _json_rows(path: Path, prefix: str) -> list[Row]:
-    try:
-        tasks = json.loads(_read_text(path, "JSON export"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON: {exc}") from exc
+    tasks = loads_json(_read_text(path, "JSON export"), str(path))
     if not isinstance(tasks, list):
         raise ValueError(f"{path}: expected a Label Studio export (a JSON list of tasks)")
     return [_json_task(number, task, prefix) for number, task in enumerate(tasks, start=1)]

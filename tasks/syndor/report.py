@@ -19,6 +19,7 @@ from typing import Any
 
 from benchfoundry.configs.syndor_qa import QaConfig
 from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.lighting import lighting, lighting_group
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import atomic_path, write_bytes_atomic, write_json_atomic
@@ -206,8 +207,10 @@ def plot_presence(groups: Sequence[dict[str, Any]], threshold: float, path: Path
 
 def thumbnail(src: Path, thumbs: Path, px: int, rel: str) -> Path | None:
     """A JPEG thumbnail of `src` in `thumbs/`, named by its dataset-relative path `rel` and its
-    content (the same build gives the same names wherever it lies); None when unreadable."""
-    from PIL import Image, UnidentifiedImageError
+    content (the same build gives the same names wherever it lies); None when unreadable (decoded by the
+    guarded decoder)."""
+    import cv2
+    from PIL import Image
 
     digest = hashlib.blake2b(src.read_bytes(), digest_size=10)
     digest.update(f"|{rel}|{px}".encode())
@@ -216,11 +219,10 @@ def thumbnail(src: Path, thumbs: Path, px: int, rel: str) -> Path | None:
     if target.exists():
         return target
     try:
-        with Image.open(src) as image:
-            small = image.convert("RGB")
-            small.thumbnail((px, px))
-    except (OSError, UnidentifiedImageError):
+        small = Image.fromarray(cv2.cvtColor(decode_file(src, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB))
+    except ValueError:
         return None
+    small.thumbnail((px, px))
     with atomic_path(target) as tmp:
         small.save(tmp, format="JPEG", quality=85)
     return target

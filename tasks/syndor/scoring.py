@@ -208,6 +208,8 @@ def parse_prediction_line(text: str) -> dict[str, str] | str:
         row = json.loads(text)
     except json.JSONDecodeError as exc:
         return f"not JSON ({exc.msg})"
+    except RecursionError:
+        return "not JSON (nested too deeply)"
     if not isinstance(row, dict):
         return "not a JSON object"
     for field in ("img_path", "prompt"):

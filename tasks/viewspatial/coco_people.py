@@ -20,7 +20,6 @@ kept or not, can be another person's Per-Rel. Dir. target.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -29,11 +28,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import cv2
 import numpy as np
-from PIL import Image
 
 from benchfoundry.configs.coco import CocoConfig, OrientAnythingConfig
+from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.directions import facing_direction
-from benchfoundry.core.image_decode import decode_file
+from benchfoundry.core.image_decode import decode_file, image_size
+from benchfoundry.core.safe_paths import relative_name
 from benchfoundry.tasks.viewspatial import orientation as ori
 from benchfoundry.tasks.viewspatial.quality import sharpness
 
@@ -76,9 +76,11 @@ def read_annotations(path: str | Path) -> dict[str, Any]:
     """A COCO annotation file; ValueError naming the file when it is not one."""
     path = Path(path)
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: not a readable COCO JSON file ({exc})") from None
+        data = read_json(path)
+    except OSError as exc:
+        raise ValueError(f"{path}: not a readable COCO JSON file ({exc.strerror})") from None
+    except ValueError as exc:
+        raise ValueError(f"not a readable COCO JSON file: {exc}") from None
     if (
         not isinstance(data, dict)
         or not isinstance(data.get("images"), list)
@@ -88,25 +90,44 @@ def read_annotations(path: str | Path) -> dict[str, Any]:
     return data
 
 
+def _number(value: Any) -> bool:
+    """A finite JSON number (not a boolean)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def coco_id(value: Any) -> bool:
+    """A COCO id: an integer (not a boolean), as `images[].id`, `annotations[].id` and `image_id` are."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _person(image: dict[str, Any], ann: dict[str, Any]) -> Person:
     """One annotation as a Person; ValueError naming the bad field."""
-    kp = np.asarray(ann.get("keypoints"), dtype=float)
+    try:
+        kp = np.asarray(ann.get("keypoints"), dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("keypoints is not 17 × (x, y, v)") from None
     if kp.shape != (51,):
         raise ValueError("keypoints is not 17 × (x, y, v)")
+    if not np.isfinite(kp).all():
+        raise ValueError("keypoints holds a value that is not a finite number")
     bbox = ann.get("bbox")
-    if not (isinstance(bbox, list) and len(bbox) == 4 and all(isinstance(v, (int, float)) for v in bbox)):
-        raise ValueError("bbox is not [x, y, w, h]")
+    if not (isinstance(bbox, list) and len(bbox) == 4 and all(_number(v) for v in bbox)):
+        raise ValueError("bbox is not [x, y, w, h] of finite numbers")
+    if bbox[2] <= 0 or bbox[3] <= 0:
+        raise ValueError(f"bbox width and height must be positive (got {bbox[2]:g} x {bbox[3]:g})")
     size = (image.get("width"), image.get("height"))
-    if not all(isinstance(v, int) and v > 0 for v in size):
+    if not all(coco_id(v) and v > 0 for v in size):
         raise ValueError("image width/height missing")
     area = ann.get("area")
-    if not isinstance(area, (int, float)) or area < 0:
-        raise ValueError("area missing")
+    if not _number(area) or area < 0:
+        raise ValueError("area is not a finite number of pixels at least 0")
+    if not coco_id(ann.get("id")):
+        raise ValueError("annotation id is not an integer")
     return Person(
-        int(image["id"]),
-        int(ann["id"]),
-        str(image.get("file_name", "")),
-        size,
+        image["id"],
+        ann["id"],
+        str(relative_name(image.get("file_name", ""), "file_name")),
+        size,  # type: ignore[arg-type]
         tuple(float(v) for v in bbox),
         float(area),
         kp.reshape(17, 3),
@@ -143,11 +164,17 @@ def select_people(data: dict[str, Any], cfg: CocoConfig) -> Selection:
     by_image: dict[int, list[dict[str, Any]]] = {}
     for ann in data["annotations"]:
         if isinstance(ann, dict) and ann.get("category_id", PERSON_CATEGORY) == PERSON_CATEGORY:
-            by_image.setdefault(ann.get("image_id"), []).append(ann)
+            if coco_id(ann.get("image_id")):
+                by_image.setdefault(ann["image_id"], []).append(ann)
     kept, rejected, people_of = [], [], {}
     for image in data["images"]:
-        anns = by_image.get(image.get("id"), []) if isinstance(image, dict) else []
         image_id = image.get("id") if isinstance(image, dict) else None
+        if not coco_id(image_id):
+            rejected.append(
+                {"image_id": None, "annotation_id": None, "reason": "malformed: image id is not an integer"}
+            )
+            continue
+        anns = by_image.get(image_id, [])
         if any(a.get("iscrowd") for a in anns) or not anns or len(anns) > cfg.max_people:
             reason = (
                 "crowd region"
@@ -156,8 +183,9 @@ def select_people(data: dict[str, Any], cfg: CocoConfig) -> Selection:
                 if not anns
                 else f"{len(anns)} people, more than {cfg.max_people}"
             )
+            first = anns[0].get("id") if anns else None
             rejected.append(
-                {"image_id": image_id, "annotation_id": anns[0].get("id") if anns else None, "reason": reason}
+                {"image_id": image_id, "annotation_id": first if coco_id(first) else None, "reason": reason}
             )
             continue
         people = []
@@ -165,7 +193,8 @@ def select_people(data: dict[str, Any], cfg: CocoConfig) -> Selection:
             try:
                 person = _person(image, ann)
             except (ValueError, TypeError, KeyError) as exc:
-                rejected.append({"image_id": image_id, "annotation_id": ann.get("id"), "reason": f"malformed: {exc}"})
+                annotation_id = ann.get("id") if coco_id(ann.get("id")) else None
+                rejected.append({"image_id": image_id, "annotation_id": annotation_id, "reason": f"malformed: {exc}"})
                 continue
             people.append(person)
             reason = _person_reason(person, cfg)
@@ -173,18 +202,18 @@ def select_people(data: dict[str, Any], cfg: CocoConfig) -> Selection:
                 kept.append(person)
             else:
                 rejected.append({"image_id": image_id, "annotation_id": person.annotation_id, "reason": reason})
-        people_of[int(image_id)] = people
+        people_of[image_id] = people
     return Selection(kept, rejected, people_of)
 
 
 def check_image(images: Path, person: Person) -> str | None:
-    """Why the person's image cannot be used (missing, unreadable, another size), or None."""
+    """Why the person's image cannot be used (missing, unreadable, over the decoder's limits, another size),
+    or None."""
     path = images / person.file_name
     try:
-        with Image.open(path) as img:
-            size = img.size
-    except (OSError, SyntaxError, ValueError) as exc:
-        return f"{path}: cannot read the image ({exc})"
+        size = image_size(path)
+    except ValueError as exc:
+        return str(exc)
     return (
         None
         if size == person.size

@@ -13,14 +13,15 @@ people are counted by reason; a malformed annotation or unusable image is also a
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from benchfoundry.configs.coco import CocoConfig
+from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.safe_paths import inside
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial.coco_people import Person, label_people, read_annotations
@@ -47,7 +48,7 @@ def _copy_images(out: str, split: str, images: Path, names: dict[int, str]) -> d
     folder = Path(out) / BENCHMARK / "images" / "coco" / split
     rel = {}
     for image_id, name in sorted(names.items()):
-        data, dest = (images / name).read_bytes(), folder / name
+        data, dest = (images / name).read_bytes(), inside(folder, name, "file_name")
         if not dest.is_file() or dest.read_bytes() != data:
             write_bytes_atomic(dest, data)
         rel[image_id] = f"images/coco/{split}/{name}"
@@ -107,7 +108,7 @@ def split_items(
     kept = {r["annotation_id"]: r for r in labels if r["kept"]}
     people = [p for p in labelled.usable if p.annotation_id in kept]
     image_of = _copy_images(out, split, Path(source["images"]), {p.image_id: p.file_name for p in people})
-    truth = json.loads(Path(source["truth"]).read_text())["images"] if source.get("truth") else None
+    truth = read_json(source["truth"])["images"] if source.get("truth") else None
     nouns = {p["annotation_id"]: p["noun"] for t in truth or [] for p in t["people"]}
     subject_of = subjects(labelled.people_of, nouns, read_captions(source.get("captions")))
     items = orientation_items(labels, image_of, subject_of, split, cfg, seed)

@@ -256,10 +256,13 @@ def load(cfg: OrientAnythingConfig, batch_size: int = 16) -> Estimator:
     if cfg.image_size % patch:
         raise ValueError(f"{FIELD}.image_size {cfg.image_size} is not a multiple of the patch size {patch}")
     path = Path(cfg.checkpoint)
-    state = read_checkpoint(path)
-    model = OrientAnything(use_438_interpolation(dinov2), rotation_bins(state, path))
-    _check_state(state, model, path)
-    model.load_state_dict(state, strict=False)
+    try:
+        state = read_checkpoint(path)
+        model = OrientAnything(use_438_interpolation(dinov2), rotation_bins(state, path))
+        _check_state(state, model, path)
+    except ValueError as exc:  # name the fields to fix: the checkpoint, or the backbone it was made for
+        raise ValueError(f"{FIELD}.checkpoint (with {FIELD}.dinov2_dir {folder}): {exc}") from None
+    model.load_state_dict(state, strict=False)  # strict but for what `_check_state` allows to be absent
     try:
         device = torch.device(cfg.device)
         model = model.to(device).eval()

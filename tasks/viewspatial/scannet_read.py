@@ -16,9 +16,7 @@ sizes, hashes) for the stage spec hashes without opening the frame images.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import json
 import os
 import struct
 import zlib
@@ -31,9 +29,10 @@ from typing import Any, BinaryIO
 
 import cv2
 import numpy as np
-from PIL import Image
 
+from benchfoundry.core.bounded_read import csv_records, read_json, read_text
 from benchfoundry.core.image_decode import decode_bytes, decode_file
+from benchfoundry.core.image_decode import image_size as header_image_size
 
 SENS_VERSION = 4
 COLOR_COMPRESSION = {-1: "unknown", 0: "raw", 1: "png", 2: "jpeg"}
@@ -136,12 +135,8 @@ def check_image_size(image: np.ndarray, size: tuple[int, int], where: str) -> np
 
 
 def image_size(path: Path) -> tuple[int, int]:
-    """(w, h) from an image file's header, without decoding the pixels."""
-    try:
-        with Image.open(path) as image:
-            return image.size
-    except (OSError, SyntaxError, ValueError) as exc:
-        raise ScanFormatError(f"{path}: cannot read the image header ({exc})") from None
+    """(w, h) from an image file's header, without decoding the pixels (the guarded decoder's limits apply)."""
+    return header_image_size(path, ScanFormatError)
 
 
 # --- matrices as text --------------------------------------------------------------------------
@@ -265,15 +260,20 @@ def _read_ply(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         faces = np.zeros((0, 3), dtype=np.int64)
     else:
         faces = np.asarray(face[face.dtype.names[1]], dtype=np.int64).reshape(-1, 3)
+    if len(faces) and (faces.min() < 0 or faces.max() >= len(verts)):
+        bad = faces.min() if faces.min() < 0 else faces.max()
+        raise ScanFormatError(f"{path}: a face refers to vertex {bad}, the file has {len(verts)} vertices")
+    if not np.isfinite(verts).all():
+        raise ScanFormatError(f"{path}: a vertex coordinate is not a finite number")
     return verts, faces, colors
 
 
 def _load_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text())
+        return read_json(path, error=ScanFormatError)
     except FileNotFoundError:
         raise
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
         raise ScanFormatError(f"{path}: not valid JSON ({exc})") from exc
 
 
@@ -319,20 +319,19 @@ def read_aggregation_json(path: str | Path) -> list[dict[str, Any]]:
 def read_label_map(path: str | Path, to: str = "nyu40id") -> dict[str, int]:
     """`scannetv2-labels.combined.tsv`: raw_category → `to` column (NYU40 id by default)."""
     path = Path(path)
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh, delimiter="\t")
-        missing = {"raw_category", to} - set(reader.fieldnames or ())
-        if missing:
-            raise ScanFormatError(f"{path}: missing column(s) {sorted(missing)}")
-        out: dict[str, int] = {}
-        for line, row in enumerate(reader, start=2):
-            value = (row[to] or "").strip()
-            if not value:
-                continue
-            try:
-                out[row["raw_category"]] = int(value)
-            except ValueError as exc:
-                raise ScanFormatError(f"{path}: line {line}: {to} {value!r} is not an integer") from exc
+    header, rows = csv_records(read_text(path, error=ScanFormatError), str(path), "\t", error=ScanFormatError)
+    missing = {"raw_category", to} - set(header)
+    if missing:
+        raise ScanFormatError(f"{path}: missing column(s) {sorted(missing)}")
+    out: dict[str, int] = {}
+    for line, row in rows:
+        value = row[to].strip()
+        if not value:
+            continue
+        try:
+            out[row["raw_category"]] = int(value)
+        except ValueError as exc:
+            raise ScanFormatError(f"{path}: line {line}: {to} {value!r} is not an integer") from exc
     return out
 
 

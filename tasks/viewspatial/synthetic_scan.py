@@ -28,6 +28,8 @@ from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.render_spec import AreaLamp, MeshPart, ScanRoomFrame, ScanRoomShard, write_spec
 from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.task_clock import add_render
+from benchfoundry.core.tied_process import tied_command
+from benchfoundry.tasks.common.render_client import RenderError
 from benchfoundry.tasks.viewspatial.scannet_read import ScanFormatError, ScanFrame, ScanIntrinsics, scan_file_names
 from benchfoundry.tasks.viewspatial.scannet_write import (
     write_aggregation_json,
@@ -288,12 +290,13 @@ def frame_paths(render_dir: str | Path, frame_id: int) -> tuple[Path, Path]:
 
 
 def run_render_worker(spec_path: str | Path, render_dir: str | Path, timeout_s: float = 1800.0) -> None:
-    """Render a spec in a Blender worker subprocess; a failed worker raises with its stderr tail. Its frames,
-    seconds and CPU seconds (its last stdout line) count towards the task's clock."""
-    cmd = [sys.executable, "-m", "benchfoundry.render.scannet_room", str(spec_path), str(render_dir)]
+    """Render a spec in a Blender worker subprocess (dying with this thread); a failed worker raises
+    RenderError (retried) with its stderr tail. Its frames, seconds and CPU seconds (its last stdout line) count
+    towards the task's clock."""
+    cmd = tied_command([sys.executable, "-m", "benchfoundry.render.scannet_room", str(spec_path), str(render_dir)])
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=dict(os.environ))
     if proc.returncode != 0:
-        raise RuntimeError(f"{spec_path}: Blender worker exited {proc.returncode}: {proc.stderr[-2000:]}")
+        raise RenderError(f"{spec_path}: Blender worker exited {proc.returncode}: {proc.stderr[-2000:]}")
     lines = proc.stdout.strip().splitlines()
     summary = json.loads(lines[-1]) if lines and lines[-1].startswith('{"frames"') else {}
     add_render(summary.get("frames", 0), summary.get("seconds", 0.0), summary.get("cpu_seconds", 0.0))
