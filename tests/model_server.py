@@ -71,9 +71,17 @@ class ScriptedModel:
                     model.authorization.add(self.headers.get("Authorization", ""))
                     model.in_flight += 1
                     model.max_in_flight = max(model.max_in_flight, model.in_flight)
+                self._in_flight = True
                 try:
                     self._act(model.script(prompt, attempt), prompt, body)
                 finally:
+                    self._done()
+
+            def _done(self) -> None:
+                """The request leaves the in-flight count once, before its reply is written (the client may
+                send its next request as soon as it has read the reply)."""
+                if self._in_flight:
+                    self._in_flight = False
                     with model._lock:
                         model.in_flight -= 1
 
@@ -112,6 +120,7 @@ class ScriptedModel:
 
             def _send(self, status: int, obj: Any, headers: dict[str, str], raw: bytes | None = None) -> None:
                 data = raw if raw is not None else json.dumps(obj).encode()
+                self._done()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

@@ -38,7 +38,8 @@ def _object(shape: str, at: np.ndarray, index: int, rgb: tuple[float, float, flo
 
 @pytest.fixture(scope="module")
 def images(tmp_path_factory: pytest.TempPathFactory) -> list[CocoImage]:
-    """Three images: two people (texture ids 0 and 1), three poses, none to two objects, three suns and views."""
+    """Three images: two people (texture ids 0 and 1), three poses, none to two objects, three suns and views;
+    the second image holds a second person beside the first (the third has one again)."""
     cache = tmp_path_factory.mktemp("people")
     person = PersonConfig()
     poses = [
@@ -48,6 +49,10 @@ def images(tmp_path_factory: pytest.TempPathFactory) -> list[CocoImage]:
     ]
     colours = [(0.6, 0.05, 0.04), (0.05, 0.12, 0.55), (0.8, 0.8, 0.8)]
     shapes = [(), ("cylinder", "box"), ("box",)]
+    other = prepare_person(person, 0, 0, "beside", action_pose("guard_up"), "guard_up", cache)
+    beside = PersonSpec(
+        mesh=str(other.mesh_npz), texture=str(other.texture_png), pass_index=4, location=(0.9, 0.6, 0.0), yaw_deg=30.0
+    )
     made = []
     for k, ((texture, pose, action), kinds) in enumerate(zip(poses, shapes)):
         files = prepare_person(person, 0, texture, f"p{k}", pose, action, cache)
@@ -66,7 +71,8 @@ def images(tmp_path_factory: pytest.TempPathFactory) -> list[CocoImage]:
                 camera_matrix=tuple(map(tuple, camera.blender_matrix())),
                 focal_mm=camera.f * 24.0 / H,
                 parts=(FLOOR, *parts),
-                person=PersonSpec(mesh=str(files.mesh_npz), texture=str(files.texture_png), pass_index=1),
+                people=(PersonSpec(mesh=str(files.mesh_npz), texture=str(files.texture_png), pass_index=1),)
+                + ((beside,) if k == 1 else ()),
                 light=DayLight(30.0 + 15 * k, 90.0 + 100 * k, 3.0, 0.3, 0.0),
                 image="",
                 index_npy="",
@@ -103,8 +109,8 @@ def test_an_image_has_the_same_bytes_whatever_came_before_it_in_the_shard(
         assert backward[seed][0] == sha
         np.testing.assert_array_equal(backward[seed][1], ids)
     assert alone[images[1].seed][0] == forward[images[1].seed][0]
-    # each image's index pass holds the person and exactly its own objects: none is left from the one before
+    # each image's index pass holds its people and exactly its own objects: none is left from the one before
     for image in images:
         seen = set(np.unique(forward[image.seed][1]).astype(int))
-        assert 1 in seen and seen - {0, 1} <= {p.pass_index for p in image.parts[1:]}
-        assert {p.pass_index for p in image.parts[1:]} <= seen
+        own = {p.pass_index for p in image.parts[1:]} | {p.pass_index for p in image.people}
+        assert seen - {0} == own

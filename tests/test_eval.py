@@ -271,7 +271,7 @@ def test_the_judge_scores_synd_action_answers_per_distance(tmp_path: Path) -> No
         assert judged["per_group"][f"{distance:.1f}"] == pytest.approx(
             sum(r["action"] == "walking" for r in mine) / len(mine)
         )
-    assert "cover face with hands" in "".join(j.requests)
+    assert "Reference answer: stepping over something\n" in "".join(j.requests)  # the action phrase, not its slug
 
 
 @pytest.mark.parametrize(

