@@ -293,7 +293,12 @@ def test_the_judge_scores_synd_action_answers_per_distance(tmp_path: Path) -> No
     ],
 )
 def test_authors_presence_reads_replies_as_the_synd_harness(reply: str | None, expected: int) -> None:
+    """The evaluator and the stand-alone copy the lmms-eval export ships (it imports nothing of the project)
+    read every reply alike."""
+    from benchfoundry.tasks.export.lmms_eval_syndor import presence_label
+
     assert authors_presence(reply) == expected
+    assert presence_label(reply) == expected
 
 
 @pytest.mark.parametrize(
