@@ -21,6 +21,7 @@ Both sides of (a), (b) and (d) include their process start-up; all renders are C
 from __future__ import annotations
 
 import argparse
+import math
 import shutil
 import statistics
 import subprocess
@@ -197,7 +198,7 @@ def _beside_dir(path: str, out_dir: Path) -> str:
 
 
 def bare_coco(spec_path: str, out_dir: Path, fresh: bool) -> None:
-    """The bare COCO loop: one scene, then per image only the person's vertices, its texture's material, the
+    """The bare COCO loop: one scene, then per image only the people's vertices, their textures' materials, the
     camera, the objects, the sun and the seed change; or, with `fresh`, every image built in a fresh file."""
     import bpy
 
@@ -216,7 +217,8 @@ def bare_coco(spec_path: str, out_dir: Path, fresh: bool) -> None:
     def pinhole(focal_mm: float) -> PinholeCamera:
         return PinholeCamera(focal_mm, spec.sensor_height_mm, spec.width, spec.height)
 
-    person = camera = outputs = None
+    camera = outputs = None
+    people: list[Any] = []
     materials: dict[str, Any] = {}
     parts: list[Any] = []
     for image in spec.images:
@@ -226,23 +228,30 @@ def bare_coco(spec_path: str, out_dir: Path, fresh: bool) -> None:
             apply_engine(scene, spec.engine)
             camera = setup_camera(scene, pinhole(image.focal_mm))
             outputs = index_outputs(scene, scratch)
-            person, parts = None, []
+            people, parts = [], []
         scene.cycles.seed = image.seed
         camera.data.lens = image.focal_mm
         place_camera(camera, image.camera_matrix)
         for obj in parts:
             bpy.data.objects.remove(obj)
         parts = [add_primitive(scene, f"part{k:02d}", part) for k, part in enumerate(image.parts)]
-        if person is None:
-            person = add_person(scene, image.person)
-            materials = {image.person.texture: person.data.materials[0]}
-        else:
-            with np.load(image.person.mesh) as data:
-                person.data.vertices.foreach_set("co", data["vertices"].astype(np.float32).reshape(-1))
-            person.data.update()
-            if image.person.texture not in materials:
-                materials[image.person.texture] = skin_material(image.person.texture)
-            person.data.materials[0] = materials[image.person.texture]
+        for obj in people[len(image.people) :]:
+            bpy.data.objects.remove(obj)
+        people = people[: len(image.people)]
+        for k, who in enumerate(image.people):
+            if k == len(people):
+                people.append(add_person(scene, who))
+                materials.setdefault(who.texture, people[k].data.materials[0])
+                continue
+            obj = people[k]
+            with np.load(who.mesh) as data:
+                obj.data.vertices.foreach_set("co", data["vertices"].astype(np.float32).reshape(-1))
+            obj.data.update()
+            if who.texture not in materials:
+                materials[who.texture] = skin_material(who.texture)
+            obj.data.materials[0] = materials[who.texture]
+            obj.location = who.location
+            obj.rotation_euler = (0.0, 0.0, math.radians(who.yaw_deg))
         light(image.light, scene)
         render_indexed(outputs, _beside_dir(image.image, out_dir), _beside_dir(image.index_npy, out_dir))
 
@@ -312,7 +321,11 @@ def coco_case(work: Path, images: int, reps: int) -> dict[str, float]:
     cfg = config.viewspatial.coco.synthetic.model_copy(update={"images": {"val": images}})
     made = work / "coco" / "made"
     made.mkdir(parents=True)
-    entries = [sco._image(config.person, cfg, config.seed, "val", i, made)["entry"] for i in range(1, images + 1)]
+    plans = sco.split_plans(cfg, config.person, config.seed, "val")
+    entries = [
+        sco.pose_image(config.person, cfg, config.seed, "val", i, plan, rng, made)["entry"]
+        for i, (plan, rng) in enumerate(plans, start=1)
+    ]
     spec = write_spec(
         work / "coco" / "spec.json",
         CocoShard(

@@ -137,7 +137,7 @@ def _place(
     )
 
 
-def _image(
+def pose_image(
     person: PersonConfig,
     cfg: SyntheticCocoConfig,
     seed: int,
@@ -329,11 +329,18 @@ def make_split(
         )
     if split not in cfg.images:
         raise ValueError(f"viewspatial.coco.synthetic.images has no split {split!r}: {sorted(cfg.images)}")
+    return render_plans(root, split, cfg, person, seed, split_plans(cfg, person, seed, split))
+
+
+def split_plans(
+    cfg: SyntheticCocoConfig, person: PersonConfig, seed: int, split: str
+) -> list[tuple[sc.ImagePlan, np.random.Generator]]:
+    """Each image's drawn plan of a split, with the generator that goes on to place its objects."""
     plans = []
     for index in range(1, cfg.images[split] + 1):
         rng = item_rng(seed, STAGE, f"{split}:{index}")
         plans.append((sc.draw_plan(rng, cfg, list(person.textures.ids)), rng))
-    return render_plans(root, split, cfg, person, seed, plans)
+    return plans
 
 
 def render_plans(
@@ -350,7 +357,7 @@ def render_plans(
     work = folder / "_tmp"
     shutil.rmtree(folder / "images", ignore_errors=True)  # a smaller set must not keep older images
     work.mkdir(parents=True, exist_ok=True)
-    made = [_image(person, cfg, seed, split, i, plan, rng, work) for i, (plan, rng) in enumerate(plans, start=1)]
+    made = [pose_image(person, cfg, seed, split, i, plan, rng, work) for i, (plan, rng) in enumerate(plans, start=1)]
     spec = CocoShard(
         width=cfg.width,
         height=cfg.height,
