@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.tasks.viewspatial.coverage import greedy_lazy, greedy_plain
+from benchfoundry.tasks.viewspatial.scannet.coverage import greedy_lazy, greedy_plain
 
 
 def camera_walk(rng: np.random.Generator, n_frames: int, grid: int) -> np.ndarray:

@@ -48,7 +48,7 @@ def bare_render(spec_paths: list[str], only: int | None) -> None:
     from benchfoundry.render.lighting import apply_lighting
     from benchfoundry.render.passes import move_output, setup_outputs
     from benchfoundry.render.person import add_person
-    from benchfoundry.render.scene import build_scene
+    from benchfoundry.render.syndor_scene import build_scene
 
     specs = [read_spec(p) for p in spec_paths]
     first, settings = specs[0], specs[0].engine
@@ -315,7 +315,7 @@ def coco_case(work: Path, images: int, reps: int) -> dict[str, float]:
     against one fresh file per image; and `make_split` whole (posing, labels, records) per image."""
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import CocoShard, EngineSettings, write_spec
-    from benchfoundry.tasks.viewspatial import synthetic_coco as sco
+    from benchfoundry.tasks.viewspatial.coco import synthetic_set as sco
 
     config = load_config("smoke", [])
     cfg = config.viewspatial.coco.synthetic.model_copy(update={"images": {"val": images}})
@@ -388,7 +388,7 @@ def scan_case(work: Path, reps: int) -> dict[str, float]:
     """The smoke preset's first synthetic ScanNet room (one shard: its camera walk)."""
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import write_spec
-    from benchfoundry.tasks.viewspatial import synthetic_scan as ss
+    from benchfoundry.tasks.viewspatial.scannet import synthetic_scan as ss
 
     config = load_config("smoke", [])
     settings = ss.RenderSettings(**{**config.viewspatial.synthetic.model_dump(exclude={"layout"}), "seed": config.seed})

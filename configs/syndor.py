@@ -40,10 +40,10 @@ class CameraConfig(Section):
             raise ValueError("without a preset, resolution_h, focal_mm and sensor_height_mm are required")
         return self
 
-    def spec(self) -> dori.CameraSpec:
+    def spec(self) -> dori.DoriOptics:
         """The resolved pinhole spec: the preset's values, overridden by explicit ones."""
         base = dori.PRESETS[self.preset] if self.preset else None
-        return dori.CameraSpec(
+        return dori.DoriOptics(
             resolution_h=self.resolution_h or base.resolution_h,  # type: ignore[union-attr]
             focal_mm=self.focal_mm or base.focal_mm,  # type: ignore[union-attr]
             sensor_height_mm=self.sensor_height_mm or base.sensor_height_mm,  # type: ignore[union-attr]

@@ -75,7 +75,7 @@ def _cmd_dori(args: argparse.Namespace) -> int:
     explicit = (args.resolution, args.focal_mm, args.sensor_height_mm)
     if any(v is not None for v in explicit):
         base = dori.PRESETS[args.preset or "paper"]
-        spec = dori.CameraSpec(
+        spec = dori.DoriOptics(
             resolution_h=_given(args.resolution, base.resolution_h),
             focal_mm=_given(args.focal_mm, base.focal_mm),
             sensor_height_mm=_given(args.sensor_height_mm, base.sensor_height_mm),

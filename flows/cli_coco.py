@@ -12,7 +12,7 @@ from benchfoundry.flows.cli_args import model_from_flags
 
 
 def _cmd_label(args: argparse.Namespace) -> int:
-    from benchfoundry.tasks.viewspatial.coco_people import label_file
+    from benchfoundry.tasks.viewspatial.coco.people import label_file
 
     model = model_from_flags(
         OrientAnythingConfig,

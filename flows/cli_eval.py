@@ -214,7 +214,7 @@ def _score_and_report(
     from benchfoundry.tasks.evaluation import run
     from benchfoundry.tasks.evaluation.baselines import MODEL as RANDOM
     from benchfoundry.tasks.evaluation.judge import rubrics_sha256
-    from benchfoundry.tasks.evaluation.report import write_eval_report
+    from benchfoundry.tasks.evaluation.report_page import write_eval_report
 
     rows, usage = asked
     failed = [r for r in rows if r["error"]]

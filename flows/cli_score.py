@@ -112,13 +112,13 @@ def score_syndor(
     path is unusable (checked before anything is read)."""
     from benchfoundry.core.output_root import check_output_file
     from benchfoundry.core.store import write_json_atomic
-    from benchfoundry.tasks.syndor import scoring, task_files
+    from benchfoundry.tasks.syndor import release, scoring
 
     target = check_output_file(out or build / "report" / "scores" / f"{predictions.stem}.json")
     record = _build_record(build)
     qa, _ = _build_settings(record)
     qa = _embedding_override(qa, embed_path, embed_name)
-    key = task_files.answer_key(task_files.index_dir(build))
+    key = release.answer_key(release.index_dir(build))
     raw = predictions.read_bytes()
     prompts = {prompt: task for task, prompt in TASK_PROMPTS.items()}
     matched, problems = scoring.match_predictions(raw.decode("utf-8", errors="replace").splitlines(), key, prompts)
@@ -173,7 +173,7 @@ def _score_and_report(args: argparse.Namespace, build: Path) -> int:
     print(f"\nscore file: {target}" + (f" ({len(score['problems'])} bad lines skipped)" if score["problems"] else ""))
     if (build / "report" / "index.html").is_file():
         from benchfoundry.tasks.common.report_nav import link_pages
-        from benchfoundry.tasks.syndor.report import write_report
+        from benchfoundry.tasks.syndor.report_page import write_report
 
         record = _build_record(build)
         qa, seed = _build_settings(record)

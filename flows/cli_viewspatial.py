@@ -9,7 +9,7 @@ from benchfoundry.flows.cli_review import add_review_import, built_config, impor
 
 def _cmd_review_import(args: argparse.Namespace) -> int:
     from benchfoundry.core.output_root import hold_build_lock
-    from benchfoundry.tasks.viewspatial import relative_review
+    from benchfoundry.tasks.viewspatial.coco import relative_review
     from benchfoundry.tasks.viewspatial.release import all_rows, write_benchmark_files
 
     build, config = built_config(args.build, "viewspatial")

@@ -31,7 +31,7 @@ from benchfoundry.tasks.syndor import (
 )
 from benchfoundry.tasks.syndor.pose_selection import select_poses
 from benchfoundry.tasks.syndor.qa_stage import export_task, report_task
-from benchfoundry.tasks.syndor.report import report_problems
+from benchfoundry.tasks.syndor.report_page import report_problems
 
 
 @flow(name="syndor-render")

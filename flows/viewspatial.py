@@ -2,7 +2,7 @@
 
 Without `viewspatial.scannet_root` the embedded synthetic scans are rendered first (once: a
 store marker records them). One task per scan runs its three stages (frame selection,
-visibility, QA: tasks/viewspatial/scan_stages.py), so a rerun skips finished scans and redoes
+visibility, QA: tasks/viewspatial/scannet/scan_stage.py), so a rerun skips finished scans and redoes
 changed ones. A scan that cannot be read, or whose task fails, is reported in the problems and the
 other scans are still built; when no scan is built, or COCO splits are expected and none is built, the
 benchmark is `failed`. The val split becomes `viewspatial/ViewSpatial-Bench.json`, the train
@@ -12,10 +12,10 @@ its images laid out as the release's with `viewspatial.release.layout: authors` 
 Without the label map TSV (`viewspatial.label_map: null`, or
 left at its default and not found), objects are excluded by raw category name
 (`viewspatial.excluded_labels`); a label map set explicitly in the config that does not exist fails
-the benchmark. The COCO half (DESIGN §4.2: tasks/viewspatial/coco_stage.py) labels the people of each
+the benchmark. The COCO half (DESIGN §4.2: tasks/viewspatial/coco/coco_stage.py) labels the people of each
 COCO split (`viewspatial.coco.splits`, or the synthetic set of the embedded person rendered first) and adds
 Cam-Obj. Ori., Per-Obj. Ori. and Per-Rel. Dir. items; candidates that need review are released as
-tasks/viewspatial/relative_review.py says.
+tasks/viewspatial/coco/relative_review.py says.
 """
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ from benchfoundry.core.buildinfo import benchmark_outcome
 from benchfoundry.core.store import StageStore
 from benchfoundry.flows.collect import collect_shards
 from benchfoundry.flows.task_runner import with_runner_policy
-from benchfoundry.tasks.viewspatial.coco_stage import coco_task
+from benchfoundry.tasks.viewspatial.coco.coco_stage import coco_task
+from benchfoundry.tasks.viewspatial.coco.synthetic_set import synthetic_coco_task
 from benchfoundry.tasks.viewspatial.release import write_benchmark_files
 from benchfoundry.tasks.viewspatial.report_page import write_report_page
-from benchfoundry.tasks.viewspatial.scan_stages import (
+from benchfoundry.tasks.viewspatial.scannet.scan_stage import (
     BENCHMARK,
     STAGES,
     label_map_rule,
@@ -41,8 +42,7 @@ from benchfoundry.tasks.viewspatial.scan_stages import (
     scan_task,
     synthetic_scan_task,
 )
-from benchfoundry.tasks.viewspatial.synthetic_coco import synthetic_coco_task
-from benchfoundry.tasks.viewspatial.synthetic_scan import SYNTHETIC_SCENES, write_root_files
+from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, write_root_files
 from benchfoundry.tasks.viewspatial.task_names import SHORT_NAMES
 
 

@@ -44,29 +44,30 @@ class PersonFiles:
         return (np.array(self.vertices_min) + np.array(self.vertices_max)) / 2
 
 
-def phenotype_of(person: PersonConfig, seed: int, person_id: int) -> dict[str, float] | None:
-    """Anny's phenotype of person `person_id` (None for SMPL/SMPL-X bodies, which have no phenotype)."""
+def phenotype_of(person: PersonConfig, seed: int, texture_id: int) -> dict[str, float] | None:
+    """Anny's phenotype of person `texture_id` (a texture id names one person; None for SMPL/SMPL-X bodies, which
+    have no phenotype)."""
     if person.body.model_type != "anny":
         return None
-    return dict(_phenotype(person.body.phenotypes.model_dump_json(), seed, person_id))
+    return dict(_phenotype(person.body.phenotypes.model_dump_json(), seed, texture_id))
 
 
 @functools.lru_cache(maxsize=64)
-def _phenotype(ranges_json: str, seed: int, person_id: int) -> tuple[tuple[str, float], ...]:
+def _phenotype(ranges_json: str, seed: int, texture_id: int) -> tuple[tuple[str, float], ...]:
     from benchfoundry.configs.person import PhenotypeRanges
     from benchfoundry.person.phenotypes import draw_phenotype
 
-    return tuple(draw_phenotype(PhenotypeRanges.model_validate_json(ranges_json), seed, person_id).items())
+    return tuple(draw_phenotype(PhenotypeRanges.model_validate_json(ranges_json), seed, texture_id).items())
 
 
 def person_body(
-    person: PersonConfig, seed: int, person_id: int, body_pose: np.ndarray, action: str | None, cache: Path
+    person: PersonConfig, seed: int, texture_id: int, body_pose: np.ndarray, action: str | None, cache: Path
 ) -> BodyMesh:
-    """The posed body of person `person_id`; `action` (a built-in action or UPRIGHT) is rebuilt on Anny's own
+    """The posed body of person `texture_id`; `action` (a built-in action or UPRIGHT) is rebuilt on Anny's own
     skeleton, `body_pose` ((23,3) SMPL axis-angle) is used otherwise. Procedural models live in `cache/model`."""
     from benchfoundry.person.body import posed_body
 
-    phenotype = phenotype_of(person, seed, person_id)
+    phenotype = phenotype_of(person, seed, texture_id)
     if phenotype is None:
         return posed_body(person.body, body_pose, cache_dir=cache / "model")
     return posed_body(person.body, body_pose, cache_dir=cache / "model", phenotype=phenotype, action=action)
@@ -101,11 +102,11 @@ def texture_file(person: PersonConfig, texture_id: int, cache: Path) -> Path:
 
 
 def prepare_person(
-    person: PersonConfig, seed: int, person_id: int, name: str, body_pose: np.ndarray, action: str | None, cache: Path
+    person: PersonConfig, seed: int, texture_id: int, name: str, body_pose: np.ndarray, action: str | None, cache: Path
 ) -> PersonFiles:
-    """Pose person `person_id` and write their mesh (named `name` and its content) and texture into `cache`."""
+    """Pose person `texture_id` and write their mesh (named `name` and its content) and texture into `cache`."""
     cache = Path(cache)
-    body = person_body(person, seed, person_id, body_pose, action, cache)
+    body = person_body(person, seed, texture_id, body_pose, action, cache)
     mesh_sha = hashlib.sha256(body.vertices.tobytes() + body.faces.tobytes()).hexdigest()[:16]
     mesh_npz = cache / f"{name}_{mesh_sha}.npz"
     if not mesh_npz.exists():
@@ -119,4 +120,4 @@ def prepare_person(
                 "keypoints": {n: [float(x) for x in k] for n, k in zip(COCO_KEYPOINTS, body.keypoints)},
             },
         )
-    return PersonFiles(mesh_npz, texture_file(person, person_id, cache), mesh_sha, body)
+    return PersonFiles(mesh_npz, texture_file(person, texture_id, cache), mesh_sha, body)

@@ -1,7 +1,7 @@
 """Synthetic COCO images (ViewSpatial-Bench's embedded default): the posed people, a floor and a few
 coloured primitives seen by a pinhole camera.
 
-The spec (a `CocoShard`) comes from `tasks/viewspatial/synthetic_coco.make_split`. The scene is built once per
+The spec (a `CocoShard`) comes from `tasks/viewspatial/coco/synthetic_set.make_split`. The scene is built once per
 shard (`CocoScene`: engine, outputs, camera, world and sun, the people's meshes and one material per texture);
 between images only the people (their vertices, in place, when the topology is the same; a person more or
 fewer), the camera, the objects, the light and the seed change. Objects are linked in the order a fresh file

@@ -1,5 +1,5 @@
 """Cycles settings of a render spec (`EngineSettings`) and the GPU devices a worker may use
-(render/protocol.py: `BENCHFOUNDRY_GPU_INDEX`)."""
+(render/worker_env.py: `BENCHFOUNDRY_GPU_INDEX`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import bpy
 
 from benchfoundry.core.render_spec import EngineSettings
-from benchfoundry.render.protocol import devices_to_use, gpu_index
+from benchfoundry.render.worker_env import devices_to_use, gpu_index
 
 
 def apply_engine(scene: Any, engine: EngineSettings, seed: int | None = None) -> None:

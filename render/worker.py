@@ -9,7 +9,7 @@ on its type: a `RigShard` (SynDORBench) keeps its camera, scene and person betwe
 only what differs from the previous shard's; a `PanoramaShard` (render/panorama_scene.py) and a
 `CocoShard` (render/coco_scene.py) are built from an empty file, a `CocoShard`'s scene once for all its images.
 
-The worker quits after `BENCHFOUNDRY_RENDER_IDLE_S` idle seconds (render/protocol.py), so a worker left
+The worker quits after `BENCHFOUNDRY_RENDER_IDLE_S` idle seconds (render/worker_env.py), so a worker left
 behind on a long-lived process (a Dask worker) does not hold Blender and its GPU memory (the client,
 tasks/common/render_client.py, stops sending to a worker shortly before that).
 """
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from benchfoundry.core.render_spec import CocoShard, PanoramaShard, RigShard, Shard, read_spec
-from benchfoundry.render.protocol import idle_seconds
+from benchfoundry.render.worker_env import idle_seconds
 
 
 def _protocol_stream() -> TextIO:
@@ -70,7 +70,7 @@ class Worker:
         from benchfoundry.render.lighting import apply_lighting
         from benchfoundry.render.passes import move_output, setup_outputs
         from benchfoundry.render.person import add_person, remove_person
-        from benchfoundry.render.scene import build_scene
+        from benchfoundry.render.syndor_scene import build_scene
 
         started = time.perf_counter()
         setup_key = (spec.camera, spec.engine, spec.mask_index)

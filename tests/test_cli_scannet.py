@@ -11,8 +11,8 @@ import numpy as np
 from test_scannet_io import make_tiny_scan
 
 from benchfoundry.flows.cli import main
-from benchfoundry.tasks.viewspatial import coverage as cov
-from benchfoundry.tasks.viewspatial.scannet_read import open_scan
+from benchfoundry.tasks.viewspatial.scannet import coverage as cov
+from benchfoundry.tasks.viewspatial.scannet.scannet_read import open_scan
 
 
 def _select(capsys, *args: str) -> dict:

@@ -17,7 +17,7 @@ from benchfoundry.configs.model import SHIPPED_EMBEDDING_MODEL
 from benchfoundry.configs.syndor_qa import ACTION_PROMPT, QaConfig
 from benchfoundry.flows.cli import main
 from benchfoundry.tasks.syndor import qa_stage
-from benchfoundry.tasks.syndor import report as syndor_report
+from benchfoundry.tasks.syndor import report_page as syndor_report
 
 
 def _rows(out: Path, task: str, split: str) -> list[dict]:

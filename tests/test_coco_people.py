@@ -16,7 +16,7 @@ from test_orientation import project
 
 from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.flows.cli import main
-from benchfoundry.tasks.viewspatial.coco_people import label_file
+from benchfoundry.tasks.viewspatial.coco.people import label_file
 
 W, H = 640, 480
 
@@ -219,8 +219,8 @@ def test_a_blurred_photograph_is_rejected_as_blurry(tmp_path: Path) -> None:
 
 
 def test_orientation_questions_keep_the_distractor_rule_and_the_answer(tmp_path: Path) -> None:
-    from benchfoundry.tasks.viewspatial.coco_questions import CAM_OBJ, PER_OBJ, orientation_items
-    from benchfoundry.tasks.viewspatial.questions import qa_table
+    from benchfoundry.tasks.viewspatial.coco.questions import CAM_OBJ, PER_OBJ, orientation_items
+    from benchfoundry.tasks.viewspatial.scannet.questions import qa_table
 
     rng = np.random.default_rng(3)
     rows, truth = [], {}
@@ -253,7 +253,7 @@ def test_orientation_questions_keep_the_distractor_rule_and_the_answer(tmp_path:
     assert again == items and len(qa_table(items)) == len(items)
     # Per-Obj. Ori. answers agree with the constructed head turns for most people: 75 % (a guess: 20 %;
     # the estimate-side margin keeps some people whose true turn lies near a bin edge).
-    from benchfoundry.tasks.viewspatial.orientation import head_turn
+    from benchfoundry.tasks.viewspatial.coco.orientation import head_turn
 
     per_obj = [i for i in items if i["question_type"] == PER_OBJ]
     right = sum(head_turn(truth[i["object_ids"][0]][1]) == i["answer_label"] for i in per_obj)

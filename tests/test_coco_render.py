@@ -24,7 +24,7 @@ from benchfoundry.core.render_spec import (
 from benchfoundry.core.task_clock import task_clock
 from benchfoundry.person.prepare import prepare_person
 from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.viewspatial.coco_keypoints import look_at
+from benchfoundry.tasks.viewspatial.coco.synthetic_geometry import look_at
 
 pytestmark = pytest.mark.blender
 

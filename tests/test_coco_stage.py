@@ -21,9 +21,9 @@ from benchfoundry.configs.loader import load_config
 from benchfoundry.core.directions import HORIZONTAL_LABELS, distractor_pool
 from benchfoundry.core.store import StageStore
 from benchfoundry.flows.cli import main
-from benchfoundry.tasks.viewspatial import relative_review
-from benchfoundry.tasks.viewspatial.coco_stage import coco_task
-from benchfoundry.tasks.viewspatial.person_relative import (
+from benchfoundry.tasks.viewspatial.coco import relative_review
+from benchfoundry.tasks.viewspatial.coco.coco_stage import coco_task
+from benchfoundry.tasks.viewspatial.coco.person_relative import (
     candidate_angle,
     facing_vector,
     ground_point,

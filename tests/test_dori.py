@@ -41,7 +41,7 @@ def test_real_sensor_preset_matches_design_numbers() -> None:
 @pytest.mark.parametrize("h_res,focal,sensor", [(1080, 2.8, 3.0), (270, 2.8, 3.0), (2160, 6.0, 4.8), (480, 4.0, 2.2)])
 @pytest.mark.parametrize("ppm", [25.0, 43.75, 93.75, 187.5, 250.0])
 def test_distance_agrees_with_fov_form(h_res: int, focal: float, sensor: float, ppm: float) -> None:
-    cam = dori.CameraSpec(h_res, focal, sensor)
+    cam = dori.DoriOptics(h_res, focal, sensor)
     assert dori.distance_for_ppm(ppm, cam) == pytest.approx(_distance_via_fov(h_res, focal, sensor, ppm), rel=1e-12)
     assert dori.ppm_at_distance(dori.distance_for_ppm(ppm, cam), cam) == pytest.approx(ppm, rel=1e-12)
 
@@ -52,7 +52,7 @@ def test_vertical_fov_of_paper_camera() -> None:
 
 def test_nonpositive_camera_spec_is_rejected() -> None:
     with pytest.raises(ValueError, match="focal_mm"):
-        dori.CameraSpec(1080, 0.0, 3.0)
+        dori.DoriOptics(1080, 0.0, 3.0)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

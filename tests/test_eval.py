@@ -17,7 +17,7 @@ from benchfoundry.flows.cli import main
 from benchfoundry.tasks.evaluation.choices import parse_choice
 from benchfoundry.tasks.evaluation.items import odi_items
 from benchfoundry.tasks.evaluation.protocols import AMBIGUOUS, authors_presence, viewspatial_letter
-from benchfoundry.tasks.syndor import qa_stage, task_files
+from benchfoundry.tasks.syndor import qa_stage, release
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
 
 LABELS = ["front", "front-left", "left", "back-left", "back", "back-right", "right", "front-right"]
@@ -215,8 +215,8 @@ def test_syndor_drops_ambiguous_replies_the_authors_way(tmp_path: Path, protocol
     out = tmp_path / "build"
     qa_stage.export_qa(make_labelled_build(out), out, QaConfig())
     rows = {
-        split: task_files.read_jsonl(out / "syndor" / "index" / "human_detection" / f"{split}.jsonl")
-        for split in task_files.SPLITS
+        split: release.read_jsonl(out / "syndor" / "index" / "human_detection" / f"{split}.jsonl")
+        for split in release.SPLITS
     }
     key_of = lambda r: base64.b64encode((out / "syndor" / r["img_path"]).read_bytes()).decode()
     replies = ["1", "0", "No.", "10"]
@@ -259,8 +259,8 @@ def test_the_judge_scores_synd_action_answers_per_distance(tmp_path: Path) -> No
         assert run_eval(out, "syndor", server.base_url, "--judge-model", "judge", "--judge-base-url", j.base_url) == 0
     rows = [
         r
-        for split in task_files.SPLITS
-        for r in task_files.read_jsonl(out / "syndor" / "index" / "action_recognition" / f"{split}.jsonl")
+        for split in release.SPLITS
+        for r in release.read_jsonl(out / "syndor" / "index" / "action_recognition" / f"{split}.jsonl")
     ]
     judged = result(out, "syndor")["action_judge"]
     assert judged["judged"] == len(rows) and judged["overall"] == pytest.approx(
@@ -406,9 +406,9 @@ def test_the_random_baseline_runs_on_syndor(tmp_path: Path) -> None:
     assert run_eval(out, "syndor", None, model="random") == 0
     score = result(out, "syndor", model="random")
     truth = [
-        task_files.answer(r, "human_detection")
-        for split in task_files.SPLITS
-        for r in task_files.read_jsonl(out / "syndor" / "index" / "human_detection" / f"{split}.jsonl")
+        release.answer(r, "human_detection")
+        for split in release.SPLITS
+        for r in release.read_jsonl(out / "syndor" / "index" / "human_detection" / f"{split}.jsonl")
     ]
     overall = next(g for g in score["presence"]["groups"] if g["distance"] == "all" and g["split"] == "all")
     assert overall["n"] == len(truth) and score["ambiguous_dropped"] == {}

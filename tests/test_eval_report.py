@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchfoundry.tasks.evaluation import published
-from benchfoundry.tasks.evaluation.report import write_eval_report
+from benchfoundry.tasks.evaluation.report_page import write_eval_report
 
 
 class Tables(HTMLParser):

@@ -23,7 +23,7 @@ from test_syndor_qa import make_labelled_build
 
 from benchfoundry.configs.syndor_qa import QaConfig
 from benchfoundry.flows.cli import main
-from benchfoundry.tasks.syndor import qa_stage, task_files
+from benchfoundry.tasks.syndor import qa_stage, release
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
 
 STUB = Path(__file__).parent / "harness_stub"
@@ -35,9 +35,9 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     null, as the authors' day rows), ViewSpatial with a two-image item and an image used twice."""
     out = tmp_path_factory.mktemp("build")
     qa_stage.export_qa(make_labelled_build(out), out, QaConfig())
-    for task in task_files.TASKS:
+    for task in release.TASKS:
         day = out / "syndor" / "index" / task / "day.jsonl"
-        rows = [{**r, "nv_path": None} for r in task_files.read_jsonl(day)]
+        rows = [{**r, "nv_path": None} for r in release.read_jsonl(day)]
         day.write_text("".join(json.dumps(r) + "\n" for r in rows))
     items = viewspatial_build(out, n=8)
     items[6]["image_path"] = ["images/6.jpg", "images/2.jpg"]
@@ -56,9 +56,9 @@ def released(build: Path) -> dict[str, Any]:
         "viewspatial": json.loads((build / "viewspatial" / "ViewSpatial-Bench.json").read_text()),
         "odi": json.loads((build / "odi" / "ODI-Bench.json").read_text()),
         "syndor": {
-            f"{task}_{split}": task_files.read_jsonl(build / "syndor" / "index" / task / f"{split}.jsonl")
-            for task in task_files.TASKS
-            for split in task_files.SPLITS
+            f"{task}_{split}": release.read_jsonl(build / "syndor" / "index" / task / f"{split}.jsonl")
+            for task in release.TASKS
+            for split in release.SPLITS
         },
     }
 

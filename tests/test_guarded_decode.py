@@ -17,8 +17,8 @@ from test_scannet_io import make_tiny_scan
 
 from benchfoundry.core import image_decode
 from benchfoundry.flows.cli import main
-from benchfoundry.tasks.viewspatial import scannet_read as sio
-from benchfoundry.tasks.viewspatial.coverage import select_frames
+from benchfoundry.tasks.viewspatial.scannet import scannet_read as sio
+from benchfoundry.tasks.viewspatial.scannet.coverage import select_frames
 
 
 def forged_png(width: int, height: int) -> bytes:

@@ -127,7 +127,7 @@ def test_the_table_refuses_an_upward_or_sideways_import() -> None:
     assert not allowed("benchfoundry.configs.build", "benchfoundry.tasks.common.review")
     assert not allowed("benchfoundry.render.worker", "benchfoundry.person.prepare")
     assert not allowed("benchfoundry.tasks.odi.questions", "benchfoundry.tasks.syndor.render_plan")
-    assert allowed("benchfoundry.tasks.evaluation.items", "benchfoundry.tasks.syndor.task_files")
+    assert allowed("benchfoundry.tasks.evaluation.items", "benchfoundry.tasks.syndor.release")
     assert not allowed("benchfoundry.tasks.evaluation.items", "benchfoundry.tasks.syndor.render_plan")
 
 
@@ -243,7 +243,7 @@ def test_prefect_is_imported_only_by_flows_and_the_shard_task_policy() -> None:
 def test_bpy_is_imported_only_under_render_and_never_by_the_worker_protocol() -> None:
     users = _users("bpy") | _users("mathutils")
     assert users and all(u.startswith("render/") for u in users)
-    assert "render/protocol.py" not in users
+    assert "render/worker_env.py" not in users
 
 
 def test_every_package_init_is_only_a_docstring() -> None:

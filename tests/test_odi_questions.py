@@ -8,10 +8,10 @@ import math
 import pytest
 
 from benchfoundry.tasks.odi.answers import Margins
+from benchfoundry.tasks.odi.panorama_facts import Fact, PanoramaFacts, Sighting
 from benchfoundry.tasks.odi.question_builder import Candidate, items_of
 from benchfoundry.tasks.odi.questions import Generator, general_candidates, spatial_candidates
 from benchfoundry.tasks.odi.reasoning_questions import reasoning_candidates
-from benchfoundry.tasks.odi.scene import Fact, Scene, Sighting
 
 MARGIN = 7.5
 SIDES_CLOCKWISE = ["front", "right", "back", "left"]
@@ -50,15 +50,15 @@ FACTS = (
 OTHERS = (Sighting("chair", -95.0, -20.0),)
 CENSUS = {"sofa": 1, "chair": 3, "lamp": 1, "sign": 1, "person": 1, "ball": 1, "table": 1}
 SEARCHED = ("sofa", "chair", "lamp", "sign", "person", "ball", "table", "car", "dog")
-SCENE = Scene(FACTS, OTHERS, CENSUS, SEARCHED)
+SCENE = PanoramaFacts(FACTS, OTHERS, CENSUS, SEARCHED)
 
 
-def candidates(scene: Scene = SCENE, seed: int = 3) -> list[Candidate]:
+def candidates(scene: PanoramaFacts = SCENE, seed: int = 3) -> list[Candidate]:
     g = Generator(scene, "room", seed, Margins(deg=MARGIN, near=0.25, size=0.25, clearance_m=0.5))
     return general_candidates(g) + spatial_candidates(g) + reasoning_candidates(g)
 
 
-def of(task: str, scene: Scene = SCENE) -> list[Candidate]:
+def of(task: str, scene: PanoramaFacts = SCENE) -> list[Candidate]:
     return [c for c in candidates(scene) if c.task == task]
 
 
@@ -107,7 +107,7 @@ def test_a_colour_names_a_chair_only_when_every_chair_was_described() -> None:
     """Three chairs, one seen only across a face edge: "the red chair" could be that one too."""
     evo = of("EVO")
     assert not [c for c in evo if "chair" in c.question]
-    whole = Scene(FACTS, (), {**CENSUS, "chair": 2}, SEARCHED)
+    whole = PanoramaFacts(FACTS, (), {**CENSUS, "chair": 2}, SEARCHED)
     assert answer_of(of("EVO", whole), "the red chair") == side_of(100.0)
 
 
@@ -164,7 +164,7 @@ def test_relative_direction_front_is_beyond_the_reference() -> None:
 
 
 def test_without_positions_there_is_no_floor_question() -> None:
-    flat = Scene(tuple(Fact(**{**f.__dict__, "position_m": None}) for f in FACTS), OTHERS, CENSUS, SEARCHED)
+    flat = PanoramaFacts(tuple(Fact(**{**f.__dict__, "position_m": None}) for f in FACTS), OTHERS, CENSUS, SEARCHED)
     assert not [c for c in candidates(flat) if c.answer_from == "floor_geometry"]
     assert of("EVO", flat) == of("EVO")
 

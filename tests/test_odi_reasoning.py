@@ -10,10 +10,10 @@ import pytest
 
 from benchfoundry.tasks.odi.answers import Margins
 from benchfoundry.tasks.odi.model_questions import model_candidates, qa_request
+from benchfoundry.tasks.odi.panorama_facts import Fact, PanoramaFacts, Sighting
 from benchfoundry.tasks.odi.question_builder import Candidate, plural
 from benchfoundry.tasks.odi.questions import Generator
 from benchfoundry.tasks.odi.reasoning_questions import reasoning_candidates
-from benchfoundry.tasks.odi.scene import Fact, Scene, Sighting
 
 MARGIN = 7.5
 SIDES = {"front": 0.0, "right": 90.0, "back": 180.0, "left": 270.0}
@@ -35,7 +35,7 @@ def reasoning(facts: list[Fact], others: tuple[Sighting, ...] = (), seed: int = 
     census: dict[str, int] = {}
     for c in [f.category for f in facts] + [s.category for s in others]:
         census[c] = census.get(c, 0) + 1
-    g = Generator(Scene(tuple(facts), others, census, ()), "p", seed, Margins(MARGIN, 0.25, 0.25, 0.5))
+    g = Generator(PanoramaFacts(tuple(facts), others, census, ()), "p", seed, Margins(MARGIN, 0.25, 0.25, 0.5))
     return reasoning_candidates(g)
 
 

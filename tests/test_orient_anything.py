@@ -20,8 +20,8 @@ from transformers import Dinov2Config, Dinov2Model
 from benchfoundry.configs.coco import CocoConfig, OrientAnythingConfig
 from benchfoundry.core.directions import facing_direction
 from benchfoundry.flows.cli import main
-from benchfoundry.tasks.viewspatial import orient_anything as oa
-from benchfoundry.tasks.viewspatial.coco_people import CropRejected, Person, label_file, person_crops
+from benchfoundry.tasks.viewspatial.coco import orient_anything as oa
+from benchfoundry.tasks.viewspatial.coco.people import CropRejected, Person, label_file, person_crops
 
 HIDDEN, SIZE = 32, 56
 NO_HEAD = "subject too small: head below 24 px"

@@ -25,8 +25,8 @@ from benchfoundry.flows.cli import main
 from benchfoundry.tasks.common import review
 from benchfoundry.tasks.common.model_client import reply_text
 from benchfoundry.tasks.odi.question_builder import items_of
-from benchfoundry.tasks.viewspatial import scannet_read as sio
-from benchfoundry.tasks.viewspatial.coco_people import label_file
+from benchfoundry.tasks.viewspatial.coco.people import label_file
+from benchfoundry.tasks.viewspatial.scannet import scannet_read as sio
 
 REPO = Path(__file__).resolve().parent.parent
 #: The folders whose code runs in a build or a command.

@@ -29,7 +29,7 @@ from benchfoundry.tasks.common import review
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError, user_message
 from benchfoundry.tasks.odi.question_builder import items_of
 from benchfoundry.tasks.odi.sphere_images import write_image
-from benchfoundry.tasks.viewspatial.coco_stage import split_items
+from benchfoundry.tasks.viewspatial.coco.coco_stage import split_items
 
 KEY = "sk-test-0123456789abcdefSECRET"
 

@@ -35,8 +35,8 @@ from benchfoundry.tasks.syndor import calibration_stage, camera_rig
 pytestmark = pytest.mark.blender
 
 HEIGHT, HALF_DEPTH = 1.75, 0.02
-CALIB = dori.CameraSpec(resolution_h=360, focal_mm=2.8, sensor_height_mm=3.0)
-TINY = dori.CameraSpec(resolution_h=90, focal_mm=2.8, sensor_height_mm=3.0)
+CALIB = dori.DoriOptics(resolution_h=360, focal_mm=2.8, sensor_height_mm=3.0)
+TINY = dori.DoriOptics(resolution_h=90, focal_mm=2.8, sensor_height_mm=3.0)
 DAY = DayLight(sun_elevation_deg=40.0, sun_bearing_deg=180.0, sun_strength=3.0, sky_strength=0.03, exposure=0.0)
 NIGHT = NightLight(
     moon_elevation_deg=35.0, moon_bearing_deg=200.0, moon_strength=0.01, sky_color=(0.004, 0.005, 0.01), exposure=0.0
@@ -71,7 +71,7 @@ def _box(path: Path) -> np.ndarray:
     return v
 
 
-def _spec(tmp: Path, spec: dori.CameraSpec, width: int, frames: list[RigFrame]) -> RigShard:
+def _spec(tmp: Path, spec: dori.DoriOptics, width: int, frames: list[RigFrame]) -> RigShard:
     return RigShard(
         scene="field",
         scene_seed=0,
@@ -231,7 +231,7 @@ def test_worker_is_replaced_after_shards_per_worker_shards(rendered: Path, tmp_p
 
 
 def test_gpu_choice_pins_one_device_of_the_type_or_uses_all() -> None:
-    from benchfoundry.render.protocol import devices_to_use, gpu_index
+    from benchfoundry.render.worker_env import devices_to_use, gpu_index
 
     types = ["CPU", "OPTIX", "CUDA", "OPTIX"]
     assert devices_to_use(types, "OPTIX", None) == [False, True, False, True]
@@ -260,8 +260,8 @@ def test_a_slot_is_freed_when_its_thread_ends() -> None:
 
 
 def test_requests_end_at_end_of_file_or_when_idle() -> None:
-    from benchfoundry.render.protocol import idle_seconds
     from benchfoundry.render.worker import requests
+    from benchfoundry.render.worker_env import idle_seconds
 
     read, write = os.pipe()
     try:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from benchfoundry.core.render_spec import write_spec
-from benchfoundry.tasks.viewspatial.scannet_read import ScanFormatError
-from benchfoundry.tasks.viewspatial.synthetic_scan import (
+from benchfoundry.tasks.viewspatial.scannet.scannet_read import ScanFormatError
+from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import (
     RenderSettings,
     camera_walk,
     frame_paths,

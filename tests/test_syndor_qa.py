@@ -13,7 +13,7 @@ from PIL import Image
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.syndor_qa import QaConfig
-from benchfoundry.tasks.syndor import qa_stage, task_files
+from benchfoundry.tasks.syndor import qa_stage, release
 
 RADII = (5.376, 10.752, 23.04)
 LIGHTINGS = ("noon_south", "evening_east", "night")
@@ -121,7 +121,7 @@ def test_master_index_has_the_released_columns_sorted(built: tuple[Path, dict]) 
     rows = _lines(out / "syndor" / "index" / "master_index.jsonl")
     n_good = len(ACTIONS) * len(LIGHTINGS) * len(RADII) * len(VIEWS)
     assert len(rows) == n_good == summary["rows"]
-    assert all(list(r) == list(task_files.MASTER_COLUMNS) for r in rows)
+    assert all(list(r) == list(release.MASTER_COLUMNS) for r in rows)
     assert [r["img_path"] for r in rows] == sorted(r["img_path"] for r in rows)
     assert all(r["human_discernable"] == truth_label(r["radius"], r["lighting"]) for r in rows)
     reasons = {p["item"]: p["reason"] for p in summary["problems"]}
@@ -130,7 +130,7 @@ def test_master_index_has_the_released_columns_sorted(built: tuple[Path, dict]) 
         "human_discernable 7" in r for r in reasons.values()
     )
     parquet = pd.read_parquet(out / "syndor" / "index" / "master_index.parquet")
-    assert list(parquet.columns) == list(task_files.MASTER_COLUMNS)
+    assert list(parquet.columns) == list(release.MASTER_COLUMNS)
     assert parquet["img_path"].tolist() == [r["img_path"] for r in rows]
 
 
@@ -143,7 +143,7 @@ def test_task_files_have_prompts_and_the_right_frames(built: tuple[Path, dict]) 
         for rows in files.values():
             assert all(r["prompt"] == prompt and r["task"] == task for r in rows)
             assert all(
-                list(r) == [*task_files.MASTER_COLUMNS, "raw_img_path", "prompt", "task", "action_phrase"] for r in rows
+                list(r) == [*release.MASTER_COLUMNS, "raw_img_path", "prompt", "task", "action_phrase"] for r in rows
             )
             assert all(r["action_phrase"] == PHRASES[r["action"]] for r in rows)
         assert {r["lighting"] for r in files["day"]} == {"noon_south"}
@@ -314,7 +314,7 @@ def test_answer_key_refuses_task_files_without_raw_img_path(built: tuple[Path, d
     old = [{k: v for k, v in row.items() if k != "raw_img_path"} for row in _lines(path)]
     path.write_text("".join(json.dumps(r) + "\n" for r in old))
     with pytest.raises(ValueError, match=r"nv\.jsonl.*raw_img_path"):
-        task_files.answer_key(out / "syndor" / "index")
+        release.answer_key(out / "syndor" / "index")
 
 
 def test_missing_column_names_file_and_column(tmp_path: Path) -> None:

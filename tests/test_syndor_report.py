@@ -14,8 +14,8 @@ from PIL import Image
 from test_syndor_qa import RADII, make_labelled_build
 
 from benchfoundry.configs.syndor_qa import QaConfig
-from benchfoundry.tasks.syndor import qa_stage, task_files
-from benchfoundry.tasks.syndor import report as syndor_report
+from benchfoundry.tasks.syndor import qa_stage, release
+from benchfoundry.tasks.syndor import report_page as syndor_report
 
 
 class _Links(HTMLParser):
@@ -176,7 +176,7 @@ def test_empty_build_still_renders(tmp_path: Path) -> None:
 def test_unreadable_thumbnail_images_become_build_problems(tmp_path: Path) -> None:
     qa = QaConfig(thumbs_per_cell=1000, nv_pairs=0, thumb_px=20)
     out = _build(tmp_path, qa)
-    shown = task_files.read_jsonl(out / "syndor" / "index" / "human_detection" / "day.jsonl")[0]["img_path"]
+    shown = release.read_jsonl(out / "syndor" / "index" / "human_detection" / "day.jsonl")[0]["img_path"]
     (out / "syndor" / shown).write_bytes(b"\xff\xd8 cut")
     page = syndor_report.write_report(out, qa, seed=0)
     assert f"[{shown} unreadable]" in page.read_text(encoding="utf-8")
@@ -184,9 +184,7 @@ def test_unreadable_thumbnail_images_become_build_problems(tmp_path: Path) -> No
     assert [(p["stage"], p["item"], p["path"]) for p in found] == [("report", shown, str(out / "syndor" / shown))]
     (out / "syndor" / shown).unlink()
     (out / "syndor" / shown).symlink_to(
-        out
-        / "syndor"
-        / task_files.read_jsonl(out / "syndor" / "index" / "human_detection" / "day.jsonl")[1]["img_path"]
+        out / "syndor" / release.read_jsonl(out / "syndor" / "index" / "human_detection" / "day.jsonl")[1]["img_path"]
     )
     syndor_report.write_report(out, qa, seed=0)
     assert syndor_report.report_problems(out) == []
@@ -196,5 +194,5 @@ def test_read_jsonl_names_the_file_and_line_of_bad_json(tmp_path: Path) -> None:
     path = tmp_path / "rows.jsonl"
     path.write_text('{"a": 1}\n\n{"a": 2\n')
     with pytest.raises(ValueError) as caught:
-        task_files.read_jsonl(path)
+        release.read_jsonl(path)
     assert str(caught.value).startswith(f"{path}:3: not valid JSON")

@@ -15,9 +15,10 @@ import pytest
 from benchfoundry.configs.coco import CocoConfig, SyntheticCocoConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.person.prepare import prepare_person
-from benchfoundry.tasks.viewspatial import synthetic_coco as sco
-from benchfoundry.tasks.viewspatial import synthetic_coco_scene as sc
-from benchfoundry.tasks.viewspatial.coco_keypoints import (
+from benchfoundry.tasks.viewspatial.coco import synthetic_image as sc
+from benchfoundry.tasks.viewspatial.coco import synthetic_set as sco
+from benchfoundry.tasks.viewspatial.coco.people import label_file
+from benchfoundry.tasks.viewspatial.coco.synthetic_geometry import (
     box_triangles,
     coco_box,
     cylinder_triangles,
@@ -25,7 +26,6 @@ from benchfoundry.tasks.viewspatial.coco_keypoints import (
     look_at,
     visibility,
 )
-from benchfoundry.tasks.viewspatial.coco_people import label_file
 
 NOSE, L_EAR, R_EAR, L_SH, R_SH = 0, 3, 4, 5, 6
 ANKLES, KNEES, HIPS = [15, 16], [13, 14], [11, 12]

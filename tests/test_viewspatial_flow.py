@@ -19,9 +19,9 @@ from test_scannet_io import SCENE, make_tiny_scan
 
 from benchfoundry.configs.loader import load_config
 from benchfoundry.flows.viewspatial import viewspatial_flow
-from benchfoundry.tasks.viewspatial.scan_stages import label_map_rule, scan_task
-from benchfoundry.tasks.viewspatial.scannet_read import open_scan, scan_file_names
-from benchfoundry.tasks.viewspatial.synthetic_scan import SYNTHETIC_SCENES, camera_walk, synthetic_room
+from benchfoundry.tasks.viewspatial.scannet.scan_stage import label_map_rule, scan_task
+from benchfoundry.tasks.viewspatial.scannet.scannet_read import open_scan, scan_file_names
+from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, camera_walk, synthetic_room
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
 #: Objects of the synthetic aggregation before the furniture: floor, ceiling, four walls.

@@ -14,7 +14,7 @@ import pytest
 
 from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS
 from benchfoundry.core.store import write_json_atomic
-from benchfoundry.tasks.viewspatial.questions import (
+from benchfoundry.tasks.viewspatial.scannet.questions import (
     CAM_REL,
     SCENE_SIM,
     QASettings,
@@ -25,7 +25,7 @@ from benchfoundry.tasks.viewspatial.questions import (
     sft_records,
     split_by_image_count,
 )
-from benchfoundry.tasks.viewspatial.visibility import ObjectBox
+from benchfoundry.tasks.viewspatial.scannet.visibility import ObjectBox
 
 S = QASettings(
     min_visibility=0.5,

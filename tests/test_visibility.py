@@ -9,16 +9,16 @@ import pytest
 from test_scannet_io import make_tiny_scan
 
 from benchfoundry.core.camera import opencv_camera_to_world
-from benchfoundry.tasks.viewspatial.scannet_read import (
+from benchfoundry.tasks.viewspatial.scannet.scannet_read import (
     ScanFormatError,
     ScanFrame,
     ScanIntrinsics,
     open_scan,
     read_segs_json,
 )
-from benchfoundry.tasks.viewspatial.scannet_write import write_segs_json
-from benchfoundry.tasks.viewspatial.synthetic_scan import room_mesh, synthetic_room
-from benchfoundry.tasks.viewspatial.visibility import (
+from benchfoundry.tasks.viewspatial.scannet.scannet_write import write_segs_json
+from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import room_mesh, synthetic_room
+from benchfoundry.tasks.viewspatial.scannet.visibility import (
     EXCLUDED_NYU40,
     NO_NYU40,
     ObjectBox,

@@ -25,8 +25,10 @@ ZONE_MIDPOINTS_PPM: dict[str, float] = {
 
 
 @dataclass(frozen=True)
-class CameraSpec:
-    """A pinhole camera: vertical resolution (px), focal length and sensor height (mm)."""
+class DoriOptics:
+    """The optics the DORI formula needs: vertical resolution (px), focal length and sensor height (mm). No pose
+    and no width: the rig places cameras (tasks/syndor/camera_rig.RigCamera), the render spec carries their
+    intrinsics (core/render_spec.PinholeCamera)."""
 
     resolution_h: int
     focal_mm: float
@@ -40,9 +42,9 @@ class CameraSpec:
 
 #: Named camera specs. `paper` reproduces the paper's 5.4 / 10.8 / 23.0 m; `ipc-1-2.8in`
 #: is a real 1/2.8" 1080p sensor (5.57 × 3.13 mm active area).
-PRESETS: dict[str, CameraSpec] = {
-    "paper": CameraSpec(resolution_h=1080, focal_mm=2.8, sensor_height_mm=3.0),
-    "ipc-1-2.8in": CameraSpec(resolution_h=1080, focal_mm=2.8, sensor_height_mm=3.13),
+PRESETS: dict[str, DoriOptics] = {
+    "paper": DoriOptics(resolution_h=1080, focal_mm=2.8, sensor_height_mm=3.0),
+    "ipc-1-2.8in": DoriOptics(resolution_h=1080, focal_mm=2.8, sensor_height_mm=3.13),
 }
 
 
@@ -51,17 +53,17 @@ def vertical_fov_deg(focal_mm: float, sensor_height_mm: float) -> float:
     return math.degrees(2.0 * math.atan(sensor_height_mm / (2.0 * focal_mm)))
 
 
-def distance_for_ppm(ppm: float, cam: CameraSpec) -> float:
+def distance_for_ppm(ppm: float, cam: DoriOptics) -> float:
     """Distance (m) at which an object at the optical axis is imaged at `ppm` px/m."""
     return cam.resolution_h * cam.focal_mm / (ppm * cam.sensor_height_mm)
 
 
-def ppm_at_distance(distance_m: float, cam: CameraSpec) -> float:
+def ppm_at_distance(distance_m: float, cam: DoriOptics) -> float:
     """Pixel density (px/m) of an object at `distance_m` on the optical axis."""
     return cam.resolution_h * cam.focal_mm / (distance_m * cam.sensor_height_mm)
 
 
-def zone_table(cam: CameraSpec, zones: dict[str, float] | None = None) -> list[dict[str, float | str]]:
+def zone_table(cam: DoriOptics, zones: dict[str, float] | None = None) -> list[dict[str, float | str]]:
     """One row per zone: name, px/m, distance (m) and the camera's vertical FOV (deg)."""
     zones = ZONE_MIDPOINTS_PPM if zones is None else zones
     vfov = vertical_fov_deg(cam.focal_mm, cam.sensor_height_mm)

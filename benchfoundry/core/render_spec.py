@@ -150,7 +150,9 @@ class MeshPart:
 @_spec
 @dataclass(frozen=True)
 class PinholeCamera:
-    """Vertical sensor fit: f_px = resolution_h · focal_mm / sensor_height_mm, square pixels, centred."""
+    """A render's intrinsics as Blender takes them (vertical sensor fit: f_px = resolution_h · focal_mm /
+    sensor_height_mm, square pixels, centred); the pose comes per frame. Built from `dori.DoriOptics` plus a
+    width; the synthetic COCO set's posed pixel camera is `tasks/viewspatial/coco/synthetic_geometry.PosedCamera`."""
 
     kind: ClassVar[str] = "pinhole"
     focal_mm: float

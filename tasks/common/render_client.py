@@ -40,7 +40,7 @@ from benchfoundry.core.retry import TransientError
 from benchfoundry.core.stopping import stop_requested
 from benchfoundry.core.task_clock import add_render
 from benchfoundry.core.tied_process import tied_command
-from benchfoundry.render.protocol import GPU_INDEX_ENV, WORKER_MODULE, idle_seconds
+from benchfoundry.render.worker_env import GPU_INDEX_ENV, WORKER_MODULE, idle_seconds
 
 GPU_PER_WORKER_ENV = "BENCHFOUNDRY_GPU_PER_WORKER"
 GPU_SLOT_OFFSET_ENV = "BENCHFOUNDRY_GPU_SLOT_OFFSET"

@@ -1,7 +1,7 @@
 """The items of a built benchmark as released, before any protocol: question, options, answer, images.
 
 - syndor: every row of `syndor/index/{human_detection,action_recognition}/{day,night,nv}.jsonl`
-  (tasks/syndor/task_files), its prompt verbatim (DESIGN §2.5), the shown image.
+  (tasks/syndor/release.py), its prompt verbatim (DESIGN §2.5), the shown image.
 - viewspatial: `viewspatial/ViewSpatial-Bench.json`; `question_type` either the authors' released string or
   the paper's short name (tasks/viewspatial/task_names), the item's task always the short name (report column).
 - odi: `odi/ODI-Bench.json`, closed items with their options lettered in the released order (yes/no items
@@ -19,7 +19,7 @@ from typing import Any
 
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.tasks.evaluation.choices import letter_of, split_option
-from benchfoundry.tasks.syndor import task_files
+from benchfoundry.tasks.syndor import release
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
 BENCHES = ("syndor", "viewspatial", "odi")
@@ -65,14 +65,14 @@ def _field(path: Path, where: str, row: Any, name: str) -> Any:
 
 def syndor_items(build: Path) -> list[EvalItem]:
     """Every task-file row: the prompt verbatim, the shown image, the answer of tasks/syndor/qa_stage."""
-    root = task_files.dataset_root(build)
+    root = release.dataset_root(build)
     items = []
-    for task in task_files.TASKS:
-        for split in task_files.SPLITS:
-            path = task_files.index_dir(build) / task / f"{split}.jsonl"
+    for task in release.TASKS:
+        for split in release.SPLITS:
+            path = release.index_dir(build) / task / f"{split}.jsonl"
             if not path.is_file():
                 raise FileNotFoundError(f"{path}: task file missing; build the syndor benchmark first")
-            for number, row in enumerate(task_files.read_jsonl(path), start=1):
+            for number, row in enumerate(release.read_jsonl(path), start=1):
                 where = f"line {number}"
                 img_path = str(_field(path, where, row, "img_path"))
                 items.append(
@@ -81,7 +81,7 @@ def syndor_items(build: Path) -> list[EvalItem]:
                         task=task,
                         question=str(_field(path, where, row, "prompt")),
                         images=(root / img_path,),
-                        answer=str(task_files.answer(row, task)),
+                        answer=str(release.answer(row, task)),
                         meta={
                             "img_path": img_path,
                             "split": split,

@@ -1,5 +1,5 @@
 """Every results table of the three papers (from ../shared/seeds/), complete and in the papers' row and column
-order, shown with our rows added (tasks/evaluation/report.py).
+order, shown with our rows added (tasks/evaluation/report_page.py).
 
 The published figures were measured on the original data, not on a rebuilt benchmark: the report labels them
 so. A cell is a number (%, two decimals), an (Acc, F1) pair, a string where the paper prints one, or None

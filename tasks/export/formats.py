@@ -8,7 +8,7 @@ from typing import Any
 from benchfoundry.tasks.evaluation.items import BENCHES, ODI_JSON, VIEWSPATIAL_JSON
 from benchfoundry.tasks.export import lmms_tasks, rows, vlmevalkit
 from benchfoundry.tasks.export.hf import write_dataset
-from benchfoundry.tasks.syndor import task_files
+from benchfoundry.tasks.syndor import release
 
 #: Format → the folder under `--to` it writes.
 FORMATS = {"vlmevalkit": "vlmevalkit", "lmms-eval": "lmms-eval", "hf": "hf"}
@@ -17,7 +17,7 @@ FORMATS = {"vlmevalkit": "vlmevalkit", "lmms-eval": "lmms-eval", "hf": "hf"}
 def built_benchmarks(build: Path) -> list[str]:
     """The benchmarks whose released files the build holds."""
     released = {
-        "syndor": task_files.index_dir(build),
+        "syndor": release.index_dir(build),
         "viewspatial": build / VIEWSPATIAL_JSON,
         "odi": build / ODI_JSON,
     }

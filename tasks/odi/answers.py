@@ -1,6 +1,6 @@
-"""The answer of every ODI-Bench question kind, from a question's spec and a `Scene` (DESIGN §3.2).
+"""The answer of every ODI-Bench question kind, from a question's spec and a `PanoramaFacts` (DESIGN §3.2).
 
-A candidate question is made from the scene a panorama gives (tasks/odi/scene.py) and keeps its spec: the kind
+A candidate question is made from the scene a panorama gives (tasks/odi/panorama_facts.py) and keeps its spec: the kind
 and the instances and parameters it asks about. `answer(spec, scene, margins)` is the one place each kind's answer
 is computed: with the build's margins on the estimated scene (None: too close to call, no question), and with
 zero margins on the synthetic truth's scene, where the agreement figures compare the two.
@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from benchfoundry.tasks.odi.scene import Fact, Scene
+from benchfoundry.tasks.odi.panorama_facts import Fact, PanoramaFacts
 
 SIDES = ("front", "right", "back", "left")
 CORNERS = ("front-right", "back-right", "back-left", "front-left")
@@ -76,12 +76,12 @@ def in_sector(angle: float, centre: float, margin: float) -> bool | None:
     return None
 
 
-def _facts(scene: Scene, ids: Any) -> list[Fact] | None:
+def _facts(scene: PanoramaFacts, ids: Any) -> list[Fact] | None:
     found = [scene.fact(int(k)) for k in ids]
     return None if any(f is None for f in found) else found  # type: ignore[return-value]
 
 
-def _placed(scene: Scene, ids: Any) -> list[tuple[float, float]] | None:
+def _placed(scene: PanoramaFacts, ids: Any) -> list[tuple[float, float]] | None:
     facts = _facts(scene, ids)
     if facts is None or any(f.position_m is None or abs(f.phi_deg) > POLE_LIMIT_DEG for f in facts):
         return None
@@ -97,30 +97,32 @@ def _relative_bearing(at: tuple[float, float], ahead: tuple[float, float], targe
     return bearing(tx, ty) - bearing(fx, fy)
 
 
-def _attribute(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _attribute(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     fact = scene.fact(int(spec["id"]))
     return None if fact is None else getattr(fact, spec["attr"])
 
 
-def _exists(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _exists(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     if spec["category"] not in scene.searched:
         return None
     return "yes" if scene.census.get(spec["category"], 0) > 0 else "no"
 
 
-def _count(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _count(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     n = scene.census.get(spec["category"], 0)
     return str(n) if n > 0 else None
 
 
-def _egocentric(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _egocentric(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     fact = scene.fact(int(spec["id"]))
     if fact is None or abs(fact.phi_deg) > POLE_LIMIT_DEG:
         return None
     return side(fact.theta_deg, m.deg)
 
 
-def _viewpoint(spec: Spec, scene: Scene, m: Margins, labels: Callable[[float, float], str | None]) -> str | None:
+def _viewpoint(
+    spec: Spec, scene: PanoramaFacts, m: Margins, labels: Callable[[float, float], str | None]
+) -> str | None:
     """Seen from `at` facing `facing` (an instance, or None: me), the label of `target`."""
     ids = [spec["at"], spec["target"]] + ([] if spec["facing"] is None else [spec["facing"]])
     placed = _placed(scene, ids)
@@ -131,15 +133,15 @@ def _viewpoint(spec: Spec, scene: Scene, m: Margins, labels: Callable[[float, fl
     return None if angle is None else labels(angle, m.deg)
 
 
-def _allocentric(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _allocentric(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     return _viewpoint(spec, scene, m, side)
 
 
-def _virtual(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _virtual(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     return _viewpoint(spec, scene, m, corner)
 
 
-def _relative(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _relative(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     """Where `target` lies from `ref` as I look at `ref` (front: beyond it, back: between it and me)."""
     placed = _placed(scene, [spec["ref"], spec["target"]])
     if placed is None:
@@ -150,7 +152,7 @@ def _relative(spec: Spec, scene: Scene, m: Margins) -> str | None:
     return side(bearing(tx - rx, ty - ry) - bearing(rx, ry), m.deg)
 
 
-def _nearest(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _nearest(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     """The option clearly nearest to me (farthest with `spec["far"]`)."""
     placed = _placed(scene, spec["ids"])
     if placed is None:
@@ -162,7 +164,7 @@ def _nearest(spec: Spec, scene: Scene, m: Margins) -> str | None:
     return str(spec["options"][order[0]]) if clear and best != second else None
 
 
-def _turn(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _turn(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     """After a turn (to `heading`, or to face an instance and turn around), the one option in a sector."""
     facts = _facts(scene, spec["ids"])
     if facts is None or any(abs(f.phi_deg) > POLE_LIMIT_DEG for f in facts):
@@ -180,7 +182,7 @@ def _turn(spec: Spec, scene: Scene, m: Margins) -> str | None:
     return str(spec["options"][inside.index(True)])
 
 
-def _sector_count(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _sector_count(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     """How many of a class lie in a sector around me (every one seen has a direction)."""
     seen = scene.sightings(spec["category"])
     if len(seen) != scene.census.get(spec["category"], 0) or any(abs(s.phi_deg) > POLE_LIMIT_DEG for s in seen):
@@ -189,7 +191,7 @@ def _sector_count(spec: Spec, scene: Scene, m: Margins) -> str | None:
     return None if None in inside else str(inside.count(True))
 
 
-def _seam(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _seam(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     """Whether two instances lie within a quarter turn of each other around me."""
     facts = _facts(scene, spec["ids"])
     if facts is None or any(abs(f.phi_deg) > POLE_LIMIT_DEG for f in facts):
@@ -200,7 +202,7 @@ def _seam(spec: Spec, scene: Scene, m: Margins) -> str | None:
     return "no" if apart >= 90.0 + m.deg else None
 
 
-def _path(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _path(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     """The side of me where the straight floor path between two instances has its midpoint."""
     placed = _placed(scene, spec["ids"])
     if placed is None:
@@ -211,7 +213,7 @@ def _path(spec: Spec, scene: Scene, m: Margins) -> str | None:
     return side(bearing(mx, my), m.deg)
 
 
-def _size(spec: Spec, scene: Scene, m: Margins) -> str | None:
+def _size(spec: Spec, scene: PanoramaFacts, m: Margins) -> str | None:
     """Whether the first instance covers more of the sphere around me than the second."""
     facts = _facts(scene, spec["ids"])
     if facts is None or facts[0].solid_angle_sr is None or facts[1].solid_angle_sr is None:
@@ -222,7 +224,7 @@ def _size(spec: Spec, scene: Scene, m: Margins) -> str | None:
     return "no" if b >= (1 + m.size) * a and a != b else None
 
 
-ANSWERS: dict[str, Callable[[Spec, Scene, Margins], str | None]] = {
+ANSWERS: dict[str, Callable[[Spec, PanoramaFacts, Margins], str | None]] = {
     "attribute": _attribute,
     "exists": _exists,
     "count": _count,
@@ -239,7 +241,7 @@ ANSWERS: dict[str, Callable[[Spec, Scene, Margins], str | None]] = {
 }
 
 
-def answer(spec: Spec, scene: Scene, margins: Margins) -> str | None:
+def answer(spec: Spec, scene: PanoramaFacts, margins: Margins) -> str | None:
     """The answer of a question on a scene, or None when the scene does not settle it clearly."""
     try:
         kind = ANSWERS[spec["kind"]]

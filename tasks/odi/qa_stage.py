@@ -3,11 +3,11 @@ distractors → review → release.
 
 One task reads the instance manifest and, per panorama (a store shard of `odi/qa/`, skipped on reruns): each
 kept instance is described without its class (tasks/odi/descriptions.py) and stays only when its description
-names the class (drops counted by class); the panorama's scene is what a real panorama gives (directions, floor
-contact points, mask solid angles, the detector's census, the descriptions: tasks/odi/scene.py), and every kind of
-question it can answer clearly becomes a candidate (tasks/odi/questions.py, reasoning_questions.py; with the
-`openai` backend also the writer model's). Where the synthetic truth lies beside the panorama, each candidate also
-gets the truth's answer (tasks/odi/truth_scene.py) for the agreement figures; the truth answers nothing else.
+names the class (drops counted by class); the panorama's facts are what a real panorama gives (directions,
+floor contact points, mask solid angles, the detector's census, the descriptions: tasks/odi/panorama_facts.py), and
+every kind of question it can answer clearly becomes a candidate (tasks/odi/questions.py, reasoning_questions.py; with
+the `openai` backend also the writer model's). Where the synthetic truth lies beside the panorama, each candidate also
+gets the truth's answer (tasks/odi/truth_facts.py) for the agreement figures; the truth answers nothing else.
 Then the budget chooses the questions of the whole build (tasks/odi/budget.py), the writer model replaces the
 template's wrong options of open-vocabulary questions (`openai`), every item is exported for review
 (`odi/review/`), the chosen items are kept in `odi/qa/items.parquet`, and the release is written
@@ -38,15 +38,15 @@ from benchfoundry.tasks.odi.annotate_stage import STAGE as INSTANCES
 from benchfoundry.tasks.odi.answers import Margins
 from benchfoundry.tasks.odi.budget import choose
 from benchfoundry.tasks.odi.descriptions import Description
+from benchfoundry.tasks.odi.panorama_facts import estimated_scene
 from benchfoundry.tasks.odi.panoramas import truth_files
 from benchfoundry.tasks.odi.question_builder import Candidate, items_of
 from benchfoundry.tasks.odi.questions import Generator, general_candidates, spatial_candidates
 from benchfoundry.tasks.odi.reasoning_questions import reasoning_candidates
 from benchfoundry.tasks.odi.release import RELEASE_JSON, write_release
-from benchfoundry.tasks.odi.scene import estimated_scene
 from benchfoundry.tasks.odi.template_describer import describe_instances
 from benchfoundry.tasks.odi.truth_annotator import load_truth
-from benchfoundry.tasks.odi.truth_scene import agreement, truth_answer, truth_scene
+from benchfoundry.tasks.odi.truth_facts import agreement, truth_answer, truth_scene
 
 STAGE = "qa"
 ITEMS = "items.parquet"

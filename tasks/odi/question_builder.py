@@ -18,7 +18,7 @@ import numpy as np
 from benchfoundry.core.directions import distractor_pool
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.tasks.odi.answers import POLE_LIMIT_DEG, in_sector
-from benchfoundry.tasks.odi.scene import Fact, Scene
+from benchfoundry.tasks.odi.panorama_facts import Fact, PanoramaFacts
 
 #: The four sides around the viewer as a question says them, with their centre bearings.
 QUADRANTS = (("in front of me", 0.0), ("on my right", 90.0), ("behind me", 180.0), ("on my left", 270.0))
@@ -81,7 +81,7 @@ def _look(fact: Fact) -> str | None:
     return fact.colour
 
 
-def name(scene: Scene, fact: Fact, *, direction: bool, attributes: bool, margin: float) -> str | None:
+def name(scene: PanoramaFacts, fact: Fact, *, direction: bool, attributes: bool, margin: float) -> str | None:
     """The first-person name that picks `fact` alone (module docstring), or None. `direction` and `attributes`
     allow a side of me or its look in the name."""
     if scene.census.get(fact.category, 0) == 1:

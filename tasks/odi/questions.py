@@ -22,6 +22,7 @@ import numpy as np
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.tasks.odi.answers import CORNERS, POLE_LIMIT_DEG, SIDES, YES_NO, Margins, answer
 from benchfoundry.tasks.odi.descriptions import with_article
+from benchfoundry.tasks.odi.panorama_facts import Fact, PanoramaFacts
 from benchfoundry.tasks.odi.question_builder import (
     Candidate,
     count_options,
@@ -30,7 +31,6 @@ from benchfoundry.tasks.odi.question_builder import (
     plural,
     pool_options,
 )
-from benchfoundry.tasks.odi.scene import Fact, Scene
 
 COLOURS = ("red", "blue", "green", "yellow", "brown", "black", "white", "grey", "orange", "purple")
 MATERIALS = ("fabric", "wood", "metal", "plastic", "ceramic", "rubber", "stone", "paper", "glass")
@@ -53,7 +53,7 @@ ATTRIBUTES: tuple[tuple[str, str, str, Sequence[str]], ...] = (
 class Generator:
     """Makes one panorama's candidates: names, answers under the build's margins, seeded options."""
 
-    def __init__(self, scene: Scene, panorama: str, seed: int, margins: Margins) -> None:
+    def __init__(self, scene: PanoramaFacts, panorama: str, seed: int, margins: Margins) -> None:
         self.scene, self.panorama, self.seed, self.margins = scene, panorama, seed, margins
 
     def rng(self, key: str) -> np.random.Generator:

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 
 from benchfoundry.core.directions import distractor_pool
 from benchfoundry.tasks.odi.answers import POLE_LIMIT_DEG, SIDES, YES_NO
+from benchfoundry.tasks.odi.panorama_facts import Fact
 from benchfoundry.tasks.odi.question_builder import QUADRANTS, Candidate, count_options, label_options, plural
 from benchfoundry.tasks.odi.questions import Generator
-from benchfoundry.tasks.odi.scene import Fact
 
 #: Turns asked about: words and the new heading (deg, clockwise).
 TURNS = (("turn 90° to my right", 90.0), ("turn 90° to my left", -90.0), ("turn around", 180.0))

@@ -23,7 +23,8 @@ from benchfoundry.core.camera import blender_camera_to_world
 
 @dataclass(frozen=True)
 class RigCamera:
-    """One camera of the rig: where it stands, what it sees, and its released number."""
+    """One camera of SynDORBench's rig: its DORI zone and distance, where it stands, what it looks at, and its
+    released number; its optics are the config's `dori.DoriOptics`, its render intrinsics a `PinholeCamera`."""
 
     zone: str
     target_ppm: float
@@ -62,13 +63,13 @@ def camera_position(target: np.ndarray, distance_m: float, azimuth_deg: float, e
     return np.asarray(target, dtype=float) + distance_m * offset
 
 
-def focal_px(spec: dori.CameraSpec) -> float:
+def focal_px(spec: dori.DoriOptics) -> float:
     """Focal length in pixels: vertical sensor fit maps sensor_height onto resolution_h rows."""
     return spec.resolution_h * spec.focal_mm / spec.sensor_height_mm
 
 
 def rig_cameras(
-    spec: dori.CameraSpec,
+    spec: dori.DoriOptics,
     zones_ppm: dict[str, float],
     azimuths_deg: list[float],
     elevations_deg: list[float],

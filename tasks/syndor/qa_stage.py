@@ -41,8 +41,7 @@ from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.lighting import lighting_group
 from benchfoundry.core.store import atomic_path, write_json_atomic, write_parquet_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.tasks.syndor.report import write_report
-from benchfoundry.tasks.syndor.task_files import (
+from benchfoundry.tasks.syndor.release import (
     EMPTY_SCENE_COLUMN,
     MASTER_COLUMNS,
     NV_LABEL_COLUMN,
@@ -53,6 +52,7 @@ from benchfoundry.tasks.syndor.task_files import (
     dataset_root,
     index_dir,
 )
+from benchfoundry.tasks.syndor.report_page import write_report
 
 STAGE = "qa"
 

@@ -31,7 +31,7 @@ import numpy as np
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.lighting import family
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.tasks.syndor.task_files import TASKS
+from benchfoundry.tasks.syndor.release import TASKS
 
 STAGE = "sample"
 #: The sampled factors, in the order the balance report lists them.

@@ -3,7 +3,7 @@
 The val split becomes `viewspatial/ViewSpatial-Bench.json` (released schema; a Per-Rel. Dir. candidate
 released before review carries `verified: false`), the train split the SFT chat files
 `ViewSpatial-SFT.json` (one image per record) and `ViewSpatial-SFT-multi.json` (several). COCO rows that
-need human review are exported first (tasks/viewspatial/relative_review.py) and released as their decisions say.
+need human review are exported first (tasks/viewspatial/coco/relative_review.py) and released as their decisions say.
 
 The benchmark holds at most `release.budgets` items of each task, drawn by the seed image by image (an image
 drawn for one task is drawn for the others first, as the release asks Cam-Obj. and Per-Obj. Ori. on the same
@@ -28,8 +28,8 @@ from benchfoundry.configs.viewspatial import TaskBudgets, ViewSpatialConfig
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import StageStore, atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common import review
-from benchfoundry.tasks.viewspatial import relative_review
-from benchfoundry.tasks.viewspatial.questions import benchmark_records, sft_records, split_by_image_count
+from benchfoundry.tasks.viewspatial.coco import relative_review
+from benchfoundry.tasks.viewspatial.scannet.questions import benchmark_records, sft_records, split_by_image_count
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
 BENCHMARK = "viewspatial"

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from benchfoundry.tasks.viewspatial.scannet_read import Scan, ScanFormatError, open_scan
+from benchfoundry.tasks.viewspatial.scannet.scannet_read import Scan, ScanFormatError, open_scan
 
 _BITS = 21
 _OFFSET = 1 << (_BITS - 1)

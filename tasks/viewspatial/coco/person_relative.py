@@ -2,7 +2,7 @@
 
 The person's facing is the frame: forward where the body faces, up the world's up, right = f × u, and
 the 8-way label of DESIGN §4.1. Camera coordinates are x right, y down, z forward; a facing yaw ψ
-(tasks/viewspatial/orientation.py: 0 = toward the camera, 90 = toward the image's left) points along
+(tasks/viewspatial/coco/orientation.py: 0 = toward the camera, 90 = toward the image's left) points along
 f = (−sin ψ, 0, −cos ψ).
 
 - synthetic people: exact from 3D (the set's truth gives each object's angle in the person's frame);
@@ -11,7 +11,7 @@ f = (−sin ψ, 0, −cos ψ).
   ground point is its bottom centre (the person's: the mean of its labelled ankles, else its box bottom).
   When a ground point is not seen (a box cut by the image's bottom edge, or above the horizon) the object
   is placed at the person's depth (lateral offset only). Objects whose category occurs once in the image,
-  and the image's other people (named apart, tasks/viewspatial/subjects.py), that cover
+  and the image's other people (named apart, tasks/viewspatial/coco/subjects.py), that cover
   `min_object_area_ratio` of it are asked about.
 
 The wording is one of `per_rel.templates`, drawn by the item's seed; `per_rel.per_image` caps the items of an
@@ -29,7 +29,7 @@ import numpy as np
 from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.core.directions import HORIZONTAL_LABELS, boundary_margin, horizontal_angle, horizontal_label
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.tasks.viewspatial.questions import with_options, worded
+from benchfoundry.tasks.viewspatial.scannet.questions import with_options, worded
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
 
 PER_REL = RELEASED_TYPES["Per-Rel. Dir."]

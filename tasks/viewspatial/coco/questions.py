@@ -3,7 +3,7 @@
 Cam-Obj. Ori. asks which way the person faces as the camera sees it (the facing label, the authors' bins:
 facing the camera is "back"); Per-Obj. Ori. asks where the head is turned relative to the body (the
 head-turn label). The wording is one of the config's (the release's four per task), drawn by the item's
-seed, the person named by their subject phrase ("the woman", tasks/viewspatial/subjects.py). Both take
+seed, the person named by their subject phrase ("the woman", tasks/viewspatial/coco/subjects.py). Both take
 their options from the eight horizontal labels under DESIGN §4.1's distractor rule (the five head-turn
 labels alone leave "front" two distractors), shuffled by the item's seed. A label whose estimate lies
 within `margin_deg` of a bin edge, or a head turn left unsure (coco_people), makes no question. Rows have the columns of
@@ -17,7 +17,7 @@ from typing import Any
 
 from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.core.directions import HORIZONTAL_LABELS, boundary_margin
-from benchfoundry.tasks.viewspatial.questions import with_options, worded
+from benchfoundry.tasks.viewspatial.scannet.questions import with_options, worded
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
 
 CAM_OBJ = RELEASED_TYPES["Cam-Obj. Ori."]

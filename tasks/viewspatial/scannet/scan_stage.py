@@ -17,22 +17,22 @@ from benchfoundry.configs.viewspatial import ViewSpatialConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.store import StageStore, spec_hash
 from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.tasks.viewspatial.coverage import select_frames
-from benchfoundry.tasks.viewspatial.questions import (
+from benchfoundry.tasks.viewspatial.scannet.coverage import select_frames
+from benchfoundry.tasks.viewspatial.scannet.questions import (
     QASettings,
     cam_rel_items,
     qa_table,
     scene_sim_items,
 )
-from benchfoundry.tasks.viewspatial.scannet_read import (
+from benchfoundry.tasks.viewspatial.scannet.scannet_read import (
     ScanFormatError,
     open_scan,
     read_label_map,
     read_split,
     scan_fingerprint,
 )
-from benchfoundry.tasks.viewspatial.synthetic_scan import SYNTHETIC_SCENES, RenderSettings, make_synthetic_scan
-from benchfoundry.tasks.viewspatial.visibility import scan_boxes, scan_visibility
+from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, RenderSettings, make_synthetic_scan
+from benchfoundry.tasks.viewspatial.scannet.visibility import scan_boxes, scan_visibility
 
 BENCHMARK = "viewspatial"
 STAGES = ("frames", "visibility", "qa")

@@ -5,7 +5,7 @@ positions, and the exact labels.
 Person frame = world frame of person/body.py: metres, +Z up, feet on z = 0, the pelvis above the
 origin, facing −Y (their left is +X). The camera orbits the person instead of the person turning: a
 camera at azimuth φ counter-clockwise (seen from above) from the person's front sees body yaw φ in
-tasks/viewspatial/orientation.py's convention (0 faces the camera, 90 the image's left); the body yaw is
+tasks/viewspatial/coco/orientation.py's convention (0 faces the camera, 90 the image's left); the body yaw is
 the pelvis's (an action may turn the chest a little: guard_up by ~17°). The head turn Δ is a rotation of
 neck and head about the vertical, half each; Δ < 0 turns the head to the person's own left. The true Δ
 is read back from the head's global rotation, so an action's own head turn is included. The second person
@@ -26,7 +26,12 @@ from benchfoundry.assets.body_model import PARENTS, J
 from benchfoundry.assets.poses import ACTIONS, UPRIGHT, PoseBuilder, action_pose
 from benchfoundry.configs.coco import FRAMINGS, SyntheticCocoConfig
 from benchfoundry.configs.person import PersonConfig
-from benchfoundry.tasks.viewspatial.coco_keypoints import Camera, box_triangles, cylinder_triangles, look_at
+from benchfoundry.tasks.viewspatial.coco.synthetic_geometry import (
+    PosedCamera,
+    box_triangles,
+    cylinder_triangles,
+    look_at,
+)
 
 #: COCO objects as coloured primitives: name → (category id, shape, full extents in m).
 OBJECTS: dict[str, tuple[int, str, tuple[float, float, float]]] = {
@@ -194,7 +199,7 @@ def front_of(turn_deg: float) -> np.ndarray:
     return np.array([math.sin(a), -math.cos(a), 0.0])
 
 
-def seen_yaw(turn_deg: float, location: np.ndarray, camera: Camera) -> float:
+def seen_yaw(turn_deg: float, location: np.ndarray, camera: PosedCamera) -> float:
     """The yaw the camera sees (orientation.py's convention): from the person's front to the ray toward the
     camera, counter-clockwise seen from above, degrees in [0, 360)."""
     front = front_of(turn_deg)
@@ -203,7 +208,7 @@ def seen_yaw(turn_deg: float, location: np.ndarray, camera: Camera) -> float:
     return math.degrees(math.atan2(cross, front[0] * toward[0] + front[1] * toward[1])) % 360.0
 
 
-def second_location(second: SecondPerson, camera: Camera) -> np.ndarray:
+def second_location(second: SecondPerson, camera: PosedCamera) -> np.ndarray:
     """Where the second person stands: `depth_m` beyond the first along the camera's horizontal view, and
     `side` of the half width the camera sees at that depth to the image's right (negative: left)."""
     toward = camera.C[:2] / np.linalg.norm(camera.C[:2])
@@ -214,7 +219,7 @@ def second_location(second: SecondPerson, camera: Camera) -> np.ndarray:
     return np.array([xy[0], xy[1], 0.0])
 
 
-def frame_camera(vertices: np.ndarray, keypoints: np.ndarray, plan: ImagePlan, width: int, height: int) -> Camera:
+def frame_camera(vertices: np.ndarray, keypoints: np.ndarray, plan: ImagePlan, width: int, height: int) -> PosedCamera:
     """A camera at azimuth = body yaw, framing the person (whole, or cut above the knees, below the hips or
     below the shoulders: the part above the cut fills `fill` of the frame's height, or of its width when
     wider, from the top)."""
@@ -250,7 +255,7 @@ def frame_camera(vertices: np.ndarray, keypoints: np.ndarray, plan: ImagePlan, w
 
 
 def place_objects(
-    rng: np.random.Generator, plan: ImagePlan, camera: Camera, others: tuple[np.ndarray, ...] = ()
+    rng: np.random.Generator, plan: ImagePlan, camera: PosedCamera, others: tuple[np.ndarray, ...] = ()
 ) -> list[SceneObject]:
     """`plan.n_objects` objects of distinct categories on the floor around the person (the first in front of
     the shins when `plan.occluder`), clear of the person, of the other people standing at `others` and of each

@@ -2,7 +2,7 @@
 `.ply`, segments, aggregation and the label map TSV (the synthetic scans are written with these).
 
 Poses and intrinsics are printed with 9 significant digits of their float32 values, so the export is
-lossless against the `.sens` (tasks/viewspatial/scannet_read.py reads both at that precision).
+lossless against the `.sens` (tasks/viewspatial/scannet/scannet_read.py reads both at that precision).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from benchfoundry.core.store import atomic_path, write_bytes_atomic, write_json_atomic
-from benchfoundry.tasks.viewspatial.scannet_read import (
+from benchfoundry.tasks.viewspatial.scannet.scannet_read import (
     EXPORT_FRAME_FILES,
     FRAME_HEADER,
     SEGS_PARAMS,

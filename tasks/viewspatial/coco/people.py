@@ -4,14 +4,14 @@ An image is used when it holds at most `max_people` people (no crowd region; the
 exactly one). Each of its people is labelled when their `area / (W·H)` reaches `min_area_ratio`, both
 shoulders are labelled (keypoints 5 and 6, v > 0), the head (box top to shoulder line) is at least
 `min_head_px` tall and, when the images are read, the person's crop is sharp enough (`min_sharpness`,
-tasks/viewspatial/quality.py). Each kept person gets the camera-relative facing label (the authors' bins,
+tasks/viewspatial/coco/quality.py). Each kept person gets the camera-relative facing label (the authors' bins,
 `benchfoundry.core.directions.facing_direction`, of the body's yaw, or with `facing_from: more-confident` of
 the more confident of the body and head estimates) and
 the head turn Δ relative to the body in DESIGN's five bins (none when the body's side is unknown and its mirror
 yaw would give another bin); a person whose estimates are not confident
 enough, or whose head and body disagree by more than `max_head_turn_deg`, is rejected with the reason, as
 is a malformed annotation or image; a reason names what was missing or measured. The estimates come from
-the keypoints (`cfg.estimator == "keypoints"`, tasks/viewspatial/orientation.py: a close-up without hips is
+the keypoints (`cfg.estimator == "keypoints"`, tasks/viewspatial/coco/orientation.py: a close-up without hips is
 read from the shoulders and the head; the frontal ratios are calibrated on every well-formed person of the
 used images) or from Orient-Anything on the head and body crops (`person_crops`:
 above and below the shoulder line, inside the person's box). Every well-formed person of a used image,
@@ -34,11 +34,11 @@ from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.directions import facing_direction
 from benchfoundry.core.image_decode import decode_file, image_size
 from benchfoundry.core.safe_paths import relative_name
-from benchfoundry.tasks.viewspatial import orientation as ori
-from benchfoundry.tasks.viewspatial.quality import sharpness
+from benchfoundry.tasks.viewspatial.coco import orientation as ori
+from benchfoundry.tasks.viewspatial.coco.quality import sharpness
 
 if TYPE_CHECKING:
-    from benchfoundry.tasks.viewspatial.orient_anything import Estimate
+    from benchfoundry.tasks.viewspatial.coco.orient_anything import Estimate
 
 PERSON_CATEGORY = 1
 #: People whose images are decoded and cropped at once (bounds the crops held in memory).
@@ -296,7 +296,7 @@ def label_person(person: Person, cfg: CocoConfig, found: ori.Orientation | str) 
 
 def crop_orientation(found_head: Estimate, found_body: Estimate) -> ori.Orientation:
     """Body and head yaw of one person, with their confidences, from Orient-Anything's crop estimates."""
-    from benchfoundry.tasks.viewspatial.orient_anything import yaw_deg
+    from benchfoundry.tasks.viewspatial.coco.orient_anything import yaw_deg
 
     head = ori.Yaw(yaw_deg(found_head.azimuth_deg), round(found_head.confidence, 4))
     body = ori.Yaw(yaw_deg(found_body.azimuth_deg), round(found_body.confidence, 4))
@@ -335,7 +335,7 @@ def _label_from_images(
     undecodable image or an empty crop rejects its person."""
     estimator = None
     if cfg.estimator == "orient-anything" and people:
-        from benchfoundry.tasks.viewspatial import orient_anything
+        from benchfoundry.tasks.viewspatial.coco import orient_anything
 
         estimator = orient_anything.load(cfg.orient_anything, batch_size=2 * CHUNK)
     labels = []

@@ -1,6 +1,6 @@
 """Pure geometry of the synthetic COCO set: a pinhole camera, keypoint projection, ray-cast visibility.
 
-Camera coordinates are OpenCV's (x right, y down, z forward, benchfoundry/core/camera.py); image coordinates are
+PosedCamera coordinates are OpenCV's (x right, y down, z forward, benchfoundry/core/camera.py); image coordinates are
 continuous pixels with (0, 0) at the top-left corner of the top-left pixel, as COCO's keypoints. World: +Z up.
 Visibility follows COCO: 0 out of frame (not labelled), 1 labelled but hidden, 2 visible. A point is
 hidden when the ray from the camera to it meets a surface more than its tolerance before the point
@@ -27,9 +27,10 @@ CYLINDER_SEGMENTS = 48
 
 
 @dataclass(frozen=True)
-class Camera:
-    """A pinhole camera: its 4×4 camera-to-world matrix in OpenCV axes (benchfoundry/core/camera.py), focal
-    length `f` in pixels and image size; the principal point is the image centre."""
+class PosedCamera:
+    """A posed pinhole camera in pixels, for projecting keypoints without Blender: its 4×4 camera-to-world
+    matrix in OpenCV axes (benchfoundry/core/camera.py), focal length `f` in pixels and image size; the principal
+    point is the image centre. Unlike `render_spec.PinholeCamera` (intrinsics in mm, pose per frame) it holds both."""
 
     camera_to_world: np.ndarray
     f: float
@@ -59,9 +60,9 @@ class Camera:
         return opencv_to_blender(self.camera_to_world).tolist()
 
 
-def look_at(eye: np.ndarray, target: np.ndarray, f: float, width: int, height: int) -> Camera:
+def look_at(eye: np.ndarray, target: np.ndarray, f: float, width: int, height: int) -> PosedCamera:
     """A level-roll camera at `eye` looking at `target`: the rig's Blender look-at, in OpenCV axes."""
-    return Camera(opencv_to_blender(blender_camera_to_world(eye, target)), float(f), int(width), int(height))
+    return PosedCamera(opencv_to_blender(blender_camera_to_world(eye, target)), float(f), int(width), int(height))
 
 
 def first_hits(origin: np.ndarray, targets: np.ndarray, triangles: np.ndarray, eps: float = 1e-9) -> np.ndarray:
@@ -90,7 +91,7 @@ def first_hits(origin: np.ndarray, targets: np.ndarray, triangles: np.ndarray, e
     return out
 
 
-def visibility(points: np.ndarray, camera: Camera, triangles: np.ndarray, tolerances: np.ndarray) -> np.ndarray:
+def visibility(points: np.ndarray, camera: PosedCamera, triangles: np.ndarray, tolerances: np.ndarray) -> np.ndarray:
     """COCO (N,3) keypoints [x, y, v] of world points: v 0 when behind the camera or outside the image
     (x, y then 0), 1 when a surface lies more than the point's tolerance (m) before it, else 2."""
     uv, z = camera.project(points)

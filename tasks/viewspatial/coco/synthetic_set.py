@@ -1,8 +1,8 @@
 """The synthetic COCO set (DESIGN §5): rendered people with known body and head yaw, written per split as
 `root/<split>/images/<id:06d>.png`, `person_keypoints.json` (COCO) and `truth.json`.
 
-Each image is drawn from (seed, split, index) (tasks/viewspatial/synthetic_coco_scene.py), its 17
-keypoints projected and ray-tested in numpy (tasks/viewspatial/coco_keypoints.py), rendered by the
+Each image is drawn from (seed, split, index) (tasks/viewspatial/coco/synthetic_image.py), its 17
+keypoints projected and ray-tested in numpy (tasks/viewspatial/coco/synthetic_geometry.py), rendered by the
 worker (render/coco_scene.py); the object-index pass gives the person's and objects' areas and boxes.
 `orientation_accuracy` scores a labeller's rows (tasks/viewspatial/coco_people.label_file) on the truth.
 """
@@ -36,10 +36,10 @@ from benchfoundry.core.store import StageStore, spec_hash, write_json_atomic
 from benchfoundry.person.prepare import phenotype_of, prepare_person
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.tasks.viewspatial import orientation as ori
-from benchfoundry.tasks.viewspatial import synthetic_coco_scene as sc
-from benchfoundry.tasks.viewspatial.coco_keypoints import Camera, coco_box, visibility
-from benchfoundry.tasks.viewspatial.subjects import phenotype_noun
+from benchfoundry.tasks.viewspatial.coco import orientation as ori
+from benchfoundry.tasks.viewspatial.coco import synthetic_image as sc
+from benchfoundry.tasks.viewspatial.coco.subjects import phenotype_noun
+from benchfoundry.tasks.viewspatial.coco.synthetic_geometry import PosedCamera, coco_box, visibility
 
 STAGE = "viewspatial.synthetic_coco"
 SKELETON = [
@@ -100,7 +100,7 @@ def relation(location: np.ndarray, turn_deg: float, target: np.ndarray) -> tuple
     return angle, horizontal_label(angle)
 
 
-def label_keypoints(keypoints: np.ndarray, camera: Camera, surfaces: list[np.ndarray]) -> np.ndarray:
+def label_keypoints(keypoints: np.ndarray, camera: PosedCamera, surfaces: list[np.ndarray]) -> np.ndarray:
     """A person's 17 COCO keypoints (17, 3), world points, with visibility against the surfaces ((F,3,3)
     triangles of every body and object)."""
     return visibility(keypoints, camera, np.concatenate(surfaces), TOLERANCE_M)
@@ -210,11 +210,11 @@ def pose_image(
     return {"entry": entry, "keypoints": keypoints, "camera": camera, "objects": objects, "people": people}
 
 
-def _cam(camera: Camera, point: np.ndarray) -> list[float]:
+def _cam(camera: PosedCamera, point: np.ndarray) -> list[float]:
     return [round(float(v), 4) for v in camera.to_camera(np.array([point]))[0]]
 
 
-def _person_truth(annotation_id: int, p: Placed, camera: Camera) -> dict[str, Any]:
+def _person_truth(annotation_id: int, p: Placed, camera: PosedCamera) -> dict[str, Any]:
     body = sc.seen_yaw(p.turn_deg, p.location, camera)
     head = (body + p.delta) % 360.0
     hips = p.location + [0.0, 0.0, float(p.keypoints[11:13, 2].mean())]

@@ -5,7 +5,7 @@ A scan folder holds either the raw layout (`<scene>.sens`) or the export layout 
 `<scene>_vh_clean_2.ply`, `<scene>_vh_clean_2.0.010000.segs.json` and `<scene>.aggregation.json`
 (DESIGN §4.1). Frames are read lazily, one at a time. ScanNet stores poses and intrinsics as
 float32 in the `.sens`; both readers return them at that precision (as float64 arrays) (the writers:
-tasks/viewspatial/scannet_write.py).
+tasks/viewspatial/scannet/scannet_write.py).
 A frame whose colour or depth image is truncated, corrupt or not of the intrinsics' size raises
 ScanFormatError naming the file (and frame) when it is read; readers report and skip it. The export
 layout takes the image sizes from the headers of its first few readable frames (the most common size,

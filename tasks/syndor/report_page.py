@@ -23,7 +23,7 @@ from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.lighting import lighting, lighting_group
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import atomic_path, write_bytes_atomic, write_json_atomic
-from benchfoundry.tasks.syndor.task_files import read_jsonl
+from benchfoundry.tasks.syndor.release import read_jsonl
 
 SPLITS = ("day", "night", "nv")
 #: Beside index.html: the dataset-relative images the report could not read (a JSON list, sorted).

@@ -1,4 +1,4 @@
-"""The synthetic truth as a `Scene`, to check the answers a panorama gave without it (DESIGN §3.2).
+"""The synthetic truth as a `PanoramaFacts`, to check the answers a panorama gave without it (DESIGN §3.2).
 
 The questions of a synthetic panorama are made as for a real one (its truth hidden: no census, no 3D); where
 its truth files lie beside it, each instance is matched to the object under its mask (the most frequent id of
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from benchfoundry.tasks.odi.answers import Margins, answer
-from benchfoundry.tasks.odi.scene import Fact, Scene, Sighting
+from benchfoundry.tasks.odi.panorama_facts import Fact, PanoramaFacts, Sighting
 from benchfoundry.tasks.odi.template_describer import POSE_WORDS, id_under_mask
 
 
@@ -32,7 +32,7 @@ def pixel_measures(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def truth_scene(
     rows: Sequence[Mapping[str, Any]], ids: np.ndarray, records: Mapping[int, Mapping[str, Any]], classes: Sequence[str]
-) -> Scene:
+) -> PanoramaFacts:
     """The truth's scene for a panorama's instance rows (module docstring)."""
     solid, fraction = pixel_measures(ids)
     facts, matched = [], set()
@@ -65,10 +65,10 @@ def truth_scene(
         if k not in matched
     )
     census = Counter(str(r["category"]) for r in records.values())
-    return Scene(tuple(facts), others, dict(sorted(census.items())), tuple(classes))
+    return PanoramaFacts(tuple(facts), others, dict(sorted(census.items())), tuple(classes))
 
 
-def truth_answer(spec: Mapping[str, Any] | None, scene: Scene | None) -> str | None:
+def truth_answer(spec: Mapping[str, Any] | None, scene: PanoramaFacts | None) -> str | None:
     """The truth's answer to a spec (no margins), None when there is no truth or it cannot answer."""
     if spec is None or scene is None:
         return None

@@ -4,8 +4,8 @@ A real panorama gives, without any 3D truth: each kept instance's class and dire
 mask), its floor contact point (a position on a flat floor with the camera `camera_height_m` above it, for the
 classes that stand there, `odi.qa.floor_classes`, when the point lies `min_depression_deg` below the horizon),
 the solid angle and ERP area of its mask, the describer's attributes, and the detector's census (the kept
-instances and the objects across face edges, by class and direction). The same `Scene` built from the synthetic
-truth (tasks/odi/truth_scene.py) answers the same questions for the agreement figures.
+instances and the objects across face edges, by class and direction). The same `PanoramaFacts` built from the synthetic
+truth (tasks/odi/truth_facts.py) answers the same questions for the agreement figures.
 
 Floor coordinates: the viewer at x = y = 0, +y ahead (θ = 0), +x on the right (θ = 90°).
 """
@@ -50,7 +50,7 @@ class Sighting:
 
 
 @dataclass(frozen=True)
-class Scene:
+class PanoramaFacts:
     """A panorama's facts, the other instances seen, the census by class and the classes looked for."""
 
     facts: tuple[Fact, ...]
@@ -82,7 +82,7 @@ def estimated_scene(
     spanning: Sequence[Mapping[str, Any]],
     classes: Sequence[str],
     qa: OdiQaConfig,
-) -> Scene:
+) -> PanoramaFacts:
     """The scene a real panorama gives: the rows of the instances kept by the consistency filter (`described`:
     instance → its description, None where the describer could not see), the objects across face edges."""
     facts = []
@@ -107,7 +107,7 @@ def estimated_scene(
     census: dict[str, int] = {}
     for category in [f.category for f in facts] + [s.category for s in others]:
         census[category] = census.get(category, 0) + 1
-    return Scene(tuple(facts), others, dict(sorted(census.items())), tuple(classes))
+    return PanoramaFacts(tuple(facts), others, dict(sorted(census.items())), tuple(classes))
 
 
 def _attributes(d: Description) -> dict[str, str | None]:

@@ -27,8 +27,8 @@ from benchfoundry.core.directions import (
     multiple_choice,
 )
 from benchfoundry.core.seeding import item_rng
+from benchfoundry.tasks.viewspatial.scannet.visibility import ObjectBox
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
-from benchfoundry.tasks.viewspatial.visibility import ObjectBox
 
 CAM_REL = RELEASED_TYPES["Cam-Rel. Dir."]
 SCENE_SIM = RELEASED_TYPES["Per-Sce. Sim."]

@@ -30,8 +30,13 @@ from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.task_clock import add_render
 from benchfoundry.core.tied_process import tied_command
 from benchfoundry.tasks.common.render_client import RenderError
-from benchfoundry.tasks.viewspatial.scannet_read import ScanFormatError, ScanFrame, ScanIntrinsics, scan_file_names
-from benchfoundry.tasks.viewspatial.scannet_write import (
+from benchfoundry.tasks.viewspatial.scannet.scannet_read import (
+    ScanFormatError,
+    ScanFrame,
+    ScanIntrinsics,
+    scan_file_names,
+)
+from benchfoundry.tasks.viewspatial.scannet.scannet_write import (
     write_aggregation_json,
     write_export_layout,
     write_label_map,

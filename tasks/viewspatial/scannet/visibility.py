@@ -21,8 +21,8 @@ import pandas as pd
 from benchfoundry.configs.scannet import EXCLUDED_LABELS, EXCLUDED_NYU40
 from benchfoundry.core.camera import project, world_to_camera
 from benchfoundry.core.store import write_bytes_atomic
-from benchfoundry.tasks.viewspatial.scannet_read import ScanFormatError
-from benchfoundry.tasks.viewspatial.scannet_write import encode_jpeg
+from benchfoundry.tasks.viewspatial.scannet.scannet_read import ScanFormatError
+from benchfoundry.tasks.viewspatial.scannet.scannet_write import encode_jpeg
 
 #: The `nyu40_id` of every object when no label map is given (not a NYU40 id: unknown).
 NO_NYU40 = -1
