@@ -21,7 +21,8 @@ from benchfoundry.core.buildinfo import benchmark_outcome
 from benchfoundry.core.store import StageStore
 from benchfoundry.flows.collect import collect_shards
 from benchfoundry.flows.task_runner import with_runner_policy
-from benchfoundry.tasks.odi.annotate_stage import BENCHMARK, STAGE, annotate_batch_task
+from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch_task
+from benchfoundry.tasks.odi.benchmark import BENCHMARK
 from benchfoundry.tasks.odi.groundedsam import check_files
 from benchfoundry.tasks.odi.panoramas import batches, list_panoramas, panorama_id
 from benchfoundry.tasks.odi.qa_stage import STAGE as QA_STAGE

@@ -23,6 +23,7 @@ from benchfoundry.configs.odi import OdiConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.tasks.odi.benchmark import BENCHMARK
 from benchfoundry.tasks.odi.census import census, spanning_instances
 from benchfoundry.tasks.odi.instances import Detection, coco_document, keep_instances
 from benchfoundry.tasks.odi.panoramas import display_bgr, file_digest, load_panorama, panorama_id, release_name
@@ -30,7 +31,6 @@ from benchfoundry.tasks.odi.sphere_coords import FACES
 from benchfoundry.tasks.odi.sphere_images import erp_to_cubemap, sample_views
 from benchfoundry.tasks.odi.truth_annotator import load_truth, truth_detections
 
-BENCHMARK = "odi"
 STAGE = "instances"
 #: Part of every panorama's spec hash: bump it when what the stage records changes.
 VERSION = 2

@@ -33,9 +33,9 @@ from benchfoundry.tasks.common import review
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.odi import descriptions, model_questions
-from benchfoundry.tasks.odi.annotate_stage import BENCHMARK
 from benchfoundry.tasks.odi.annotate_stage import STAGE as INSTANCES
 from benchfoundry.tasks.odi.answers import Margins
+from benchfoundry.tasks.odi.benchmark import BENCHMARK
 from benchfoundry.tasks.odi.budget import choose
 from benchfoundry.tasks.odi.descriptions import Description
 from benchfoundry.tasks.odi.panorama_facts import estimated_scene

@@ -21,7 +21,8 @@ from benchfoundry.core.store import StageStore, atomic_path, spec_hash
 from benchfoundry.person.prepare import prepare_person
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor import camera_rig
-from benchfoundry.tasks.syndor.render_plan import BENCHMARK, lighting_spec, radius_label, render_settings_hash, zones
+from benchfoundry.tasks.syndor.benchmark import BENCHMARK
+from benchfoundry.tasks.syndor.render_plan import lighting_spec, radius_label, render_settings_hash, zones
 from benchfoundry.tasks.syndor.render_stage import fresh_dir, person_cache, run_shard, shard_spec
 
 CALIBRATION_STAGE = "calibration"

@@ -29,8 +29,8 @@ from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor import discern_features, isp, observer
+from benchfoundry.tasks.syndor.benchmark import BENCHMARK
 
-BENCHMARK = "syndor"
 FEATURE_STAGE = "discern_features"
 NV_DIR = "nv_images"
 VALUE_COLUMNS = discern_features.FEATURES + discern_features.CUES

@@ -42,7 +42,8 @@ from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.store import StageStore, atomic_path, spec_hash, write_json_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor import discern_features, discern_model, labels
-from benchfoundry.tasks.syndor.discern_stage import BENCHMARK, FEATURE_STAGE, OBSERVER_COLUMNS, VALUE_COLUMNS
+from benchfoundry.tasks.syndor.benchmark import BENCHMARK
+from benchfoundry.tasks.syndor.discern_stage import FEATURE_STAGE, OBSERVER_COLUMNS, VALUE_COLUMNS
 from benchfoundry.tasks.syndor.render_plan import empty_scene_rows
 
 STAGE = "discern"

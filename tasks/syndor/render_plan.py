@@ -47,7 +47,6 @@ from benchfoundry.core.store import spec_hash
 from benchfoundry.tasks.syndor import camera_rig, sampling
 from benchfoundry.tasks.syndor.pose_selection import PoseSelection, select_poses
 
-BENCHMARK = "syndor"
 STAGE = "render"
 #: Render-manifest column: true for a frame rendered without a person.
 EMPTY_SCENE_COLUMN = "empty_scene"

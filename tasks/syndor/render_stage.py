@@ -22,9 +22,9 @@ from benchfoundry.person.prepare import PersonFiles, person_body, prepare_person
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor import camera_rig
+from benchfoundry.tasks.syndor.benchmark import BENCHMARK
 from benchfoundry.tasks.syndor.pose_selection import BUILTIN
 from benchfoundry.tasks.syndor.render_plan import (
-    BENCHMARK,
     EMPTY_ACTION,
     EMPTY_SCENE_COLUMN,
     STAGE,

@@ -28,11 +28,11 @@ from benchfoundry.configs.viewspatial import TaskBudgets, ViewSpatialConfig
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import StageStore, atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common import review
+from benchfoundry.tasks.viewspatial.benchmark import BENCHMARK
 from benchfoundry.tasks.viewspatial.coco import relative_review
 from benchfoundry.tasks.viewspatial.scannet.questions import benchmark_records, sft_records, split_by_image_count
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
-BENCHMARK = "viewspatial"
 BENCHMARK_JSON = "ViewSpatial-Bench.json"
 SFT_JSON = "ViewSpatial-SFT.json"
 SFT_MULTI_JSON = "ViewSpatial-SFT-multi.json"

@@ -14,10 +14,10 @@ from typing import Any
 from benchfoundry.configs.coco import FRAMINGS, SECOND_FRAMING
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import StageStore, write_bytes_atomic
+from benchfoundry.tasks.viewspatial.benchmark import BENCHMARK
 from benchfoundry.tasks.viewspatial.release import BENCHMARK_JSON, all_rows
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
-BENCHMARK = "viewspatial"
 FRAMING_ORDER = (*FRAMINGS, SECOND_FRAMING)
 PAGE = "viewspatial.html"
 EXAMPLES_PER_TASK = 2

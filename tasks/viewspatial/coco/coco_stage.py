@@ -24,6 +24,7 @@ from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.safe_paths import inside
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.tasks.viewspatial.benchmark import BENCHMARK
 from benchfoundry.tasks.viewspatial.coco.people import Person, label_people, read_annotations
 from benchfoundry.tasks.viewspatial.coco.person_relative import candidate_items, image_objects, synthetic_items
 from benchfoundry.tasks.viewspatial.coco.questions import orientation_items
@@ -31,7 +32,6 @@ from benchfoundry.tasks.viewspatial.coco.subjects import caption_noun, subject_p
 from benchfoundry.tasks.viewspatial.coco.synthetic_set import orientation_accuracy
 from benchfoundry.tasks.viewspatial.scannet.questions import QA_COLUMNS
 
-BENCHMARK = "viewspatial"
 STAGE = "coco"
 COCO_COLUMNS = QA_COLUMNS + ("needs_review",)
 #: Rejection reasons that are input faults (reported as problems), not people the filters turned away.

@@ -17,6 +17,7 @@ from benchfoundry.configs.viewspatial import ViewSpatialConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.store import StageStore, spec_hash
 from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.tasks.viewspatial.benchmark import BENCHMARK
 from benchfoundry.tasks.viewspatial.scannet.coverage import select_frames
 from benchfoundry.tasks.viewspatial.scannet.questions import (
     QASettings,
@@ -34,7 +35,6 @@ from benchfoundry.tasks.viewspatial.scannet.scannet_read import (
 from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, RenderSettings, make_synthetic_scan
 from benchfoundry.tasks.viewspatial.scannet.visibility import scan_boxes, scan_visibility
 
-BENCHMARK = "viewspatial"
 STAGES = ("frames", "visibility", "qa")
 
 
