@@ -1,2 +1,2 @@
-"""Embedded defaults the project makes itself: the procedural SMPL-layout body (the smplx path's fixture), the
-built-in poses of the eight actions, a tiny BERT for GroundingDINO's tests."""
+"""Embedded defaults the project makes itself: SMPL's joint tree and rest skeleton, the built-in poses of the eight
+actions on it, a tiny BERT for GroundingDINO's tests."""

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from benchfoundry.assets.body_model import JOINT_NAMES, PARENTS, rest_joints
+from benchfoundry.assets.smpl_skeleton import JOINT_NAMES, PARENTS, rest_joints
 from benchfoundry.configs.syndor_poses import ACTIONS
 from benchfoundry.core.rotations import min_rotation, unit
 

@@ -1,6 +1,6 @@
 """Anny posing: ms per posed body (person/anny_body.py, torch LBS) against the SMPL-layout fixture through smplx.
 
-Both pose the same built-in actions in the same run (the anchor: `body.posed_body` of the procedural
+Both pose the same built-in actions in the same run (the anchor: `body_models.posed_body` of the procedural
 SMPL body, 6,890-ish vertices through `smplx.SMPL`); the ratio is Anny time / anchor time. Also timed:
 the first build of anny's model data in an empty cache (what a fresh machine pays once, the analogue of
 Warp's first-run kernel compile), the load from a warm cache, and, when `warp-lang` is importable,
@@ -22,7 +22,7 @@ import numpy as np
 from benchfoundry.assets import poses as builtin_poses
 from benchfoundry.configs.person import BodyConfig
 from benchfoundry.configs.syndor_poses import ACTIONS
-from benchfoundry.person import anny_body, body
+from benchfoundry.person import anny_body, body_models
 
 PERSON = {"gender": 1.0, "age": 0.7, "muscle": 0.5, "weight": 0.5, "height": 0.5, "proportions": 0.5}
 
@@ -82,12 +82,14 @@ def main() -> None:
     rest = anny_body.rest_body(PERSON)
     smpl_cfg = BodyConfig(model_type="smpl")
     with tempfile.TemporaryDirectory() as cache:
-        body.posed_body(smpl_cfg, builtin_poses.upright_pose(), cache_dir=Path(cache))  # model file written once
+        body_models.posed_body(smpl_cfg, builtin_poses.upright_pose(), cache_dir=Path(cache))  # model file written once
         anny_ms, anchor_ms = [], []
         for action in ACTIONS:
             pose = builtin_poses.action_pose(action, rest.tpose_joints)
             anny_ms.append(1e3 * timed(lambda: anny_body.pose_anny(pose, rest, PERSON), args.repeats))
-            anchor_ms.append(1e3 * timed(lambda: body.posed_body(smpl_cfg, pose, cache_dir=Path(cache)), args.repeats))
+            anchor_ms.append(
+                1e3 * timed(lambda: body_models.posed_body(smpl_cfg, pose, cache_dir=Path(cache)), args.repeats)
+            )
     verts = len(anny_body.pose_anny(builtin_poses.upright_pose(rest.tpose_joints), rest, PERSON).vertices)
     a, b = float(np.median(anny_ms)), float(np.median(anchor_ms))
     print(

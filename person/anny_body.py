@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from benchfoundry.assets.body_model import PARENTS, rest_joints
+from benchfoundry.assets.smpl_skeleton import PARENTS, rest_joints
 from benchfoundry.core.rotations import min_rotation, unit
 from benchfoundry.person.body_mesh import COCO_KEYPOINTS, SMPL_TO_WORLD
 

@@ -12,14 +12,31 @@ from pathlib import Path
 
 import numpy as np
 
-from benchfoundry.assets import body_model
 from benchfoundry.core.store import atomic_path
 
 #: SMPL frame (+Y up, facing +Z) → world frame (+Z up, facing −Y): +90° about X.
 SMPL_TO_WORLD = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 
 #: The 17 COCO keypoints, in COCO order (BodyMesh.keypoints rows).
-COCO_KEYPOINTS: tuple[str, ...] = body_model.LANDMARK_NAMES[:17]
+COCO_KEYPOINTS: tuple[str, ...] = (
+    "nose",
+    "left_eye",
+    "right_eye",
+    "left_ear",
+    "right_ear",
+    "left_shoulder",
+    "right_shoulder",
+    "left_elbow",
+    "right_elbow",
+    "left_wrist",
+    "right_wrist",
+    "left_hip",
+    "right_hip",
+    "left_knee",
+    "right_knee",
+    "left_ankle",
+    "right_ankle",
+)
 
 
 @dataclass(frozen=True)

@@ -2,14 +2,13 @@
 
 A person is a texture id of `person.textures.ids`: with Anny also a phenotype drawn with the build seed
 (person/phenotypes.py). `prepare_person` poses that person's body, writes the mesh (`<name>_<mesh sha>.npz`,
-with COCO keypoints beside it in `<mesh>_coco.json` for Anny) and the texture into the caller's cache
-folder, each once: the mesh is named by its content, the texture by `texture_file_name` (the id, the
-texture settings other than the id list, the body model type).
+with COCO keypoints beside it in `<mesh>_coco.json` when the body model has them) and the texture into the caller's
+cache folder, each once: the mesh is named by its content, the texture by `texture_file_name` (the id, the
+texture settings other than the id list, the body model's name).
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ import numpy as np
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.core.store import atomic_path, spec_hash, write_json_atomic
 from benchfoundry.person.body_mesh import COCO_KEYPOINTS, BodyMesh, write_body_mesh
+from benchfoundry.person.body_models import body_model_of, posed_body
 
 
 @dataclass(frozen=True)
@@ -45,19 +45,19 @@ class PersonFiles:
 
 
 def phenotype_of(person: PersonConfig, seed: int, texture_id: int) -> dict[str, float] | None:
-    """Anny's phenotype of person `texture_id` (a texture id names one person; None for SMPL/SMPL-X bodies, which
-    have no phenotype)."""
-    if person.body.model_type != "anny":
-        return None
-    return dict(_phenotype(person.body.phenotypes.model_dump_json(), seed, texture_id))
+    """The phenotype of person `texture_id` (a texture id names one person; None for body models without one)."""
+    return body_model_of(person.body).phenotype(person.body, seed, texture_id)
 
 
-@functools.lru_cache(maxsize=64)
-def _phenotype(ranges_json: str, seed: int, texture_id: int) -> tuple[tuple[str, float], ...]:
-    from benchfoundry.configs.person import PhenotypeRanges
-    from benchfoundry.person.phenotypes import draw_phenotype
+def has_keypoints(person: PersonConfig) -> bool:
+    """Whether the person's posed meshes carry COCO's 17 keypoints."""
+    return body_model_of(person.body).has_keypoints
 
-    return tuple(draw_phenotype(PhenotypeRanges.model_validate_json(ranges_json), seed, texture_id).items())
+
+def rest_joints_of(person: PersonConfig, seed: int, texture_id: int) -> np.ndarray:
+    """(24,3) joints (SMPL's layout and canonical frame) of the skeleton built-in actions are built on for person
+    `texture_id` (assets/poses.action_pose's `rest`)."""
+    return body_model_of(person.body).rest_joints(phenotype_of(person, seed, texture_id))
 
 
 def person_body(
@@ -65,29 +65,19 @@ def person_body(
 ) -> BodyMesh:
     """The posed body of person `texture_id`; `action` (a built-in action or UPRIGHT) is rebuilt on Anny's own
     skeleton, `body_pose` ((23,3) SMPL axis-angle) is used otherwise. Procedural models live in `cache/model`."""
-    from benchfoundry.person.body import posed_body
-
     phenotype = phenotype_of(person, seed, texture_id)
-    if phenotype is None:
-        return posed_body(person.body, body_pose, cache_dir=cache / "model")
     return posed_body(person.body, body_pose, cache_dir=cache / "model", phenotype=phenotype, action=action)
 
 
 def person_texture(person: PersonConfig, texture_id: int) -> np.ndarray:
-    """Texture `texture_id` on the body's UV layout: SMPLitex or the procedural fixture's atlas
-    (person/textures.py), or procedural clothing on Anny's (person/anny_texture.py)."""
-    from benchfoundry.person.anny_texture import anny_texture
-    from benchfoundry.person.textures import load_texture
-
-    if person.body.model_type == "anny" and person.textures.smplitex_dir is None:
-        return anny_texture(texture_id, person.textures.size)
-    return load_texture(person.textures, texture_id)
+    """Texture `texture_id` on the body's UV layout (the body model paints it)."""
+    return body_model_of(person.body).texture(person, texture_id)
 
 
 def texture_file_name(person: PersonConfig, texture_id: int) -> str:
-    """The texture's cache key: its id, the texture settings but the id list, the body model type."""
+    """The texture's cache key: its id, the texture settings but the id list, the body model's name."""
     settings = spec_hash(person.textures.model_dump(mode="json", exclude={"ids"}))
-    return f"texture_{texture_id:05d}_{settings}_{person.body.model_type}.png"
+    return f"texture_{texture_id:05d}_{settings}_{body_model_of(person.body).name}.png"
 
 
 def texture_file(person: PersonConfig, texture_id: int, cache: Path) -> Path:

@@ -1,6 +1,6 @@
 """Person textures: SMPLitex UV maps from a folder, or procedural clothing on the procedural body's atlas.
 
-A procedural texture paints the islands of `body_model.texture_layout()`: skin on the head (with
+A procedural texture paints the islands of `procedural_body.texture_layout()`: skin on the head (with
 eyes, mouth and hair), neck and hands; a shirt (solid, striped or checked; short or long sleeves)
 on the upper torso and arms; trousers or shorts on the lower torso and legs; shoes on the feet.
 Texture id N always gives the same image (drawn from `benchfoundry/core/seeding.py` with a fixed library seed),
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from benchfoundry.assets.body_model import TextureLayout, texture_layout
 from benchfoundry.configs.person import TextureConfig
 from benchfoundry.core.seeding import item_rng
+from benchfoundry.person.procedural_body import TextureLayout, texture_layout
 
 #: Seed of the procedural texture library (not the build seed: an id is a fixed outfit).
 LIBRARY_SEED = 0

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from benchfoundry.assets import poses as builtin_poses
-from benchfoundry.assets.body_model import PARENTS
+from benchfoundry.assets.smpl_skeleton import PARENTS
 from benchfoundry.configs.loader import load_config
 from benchfoundry.configs.person import BodyConfig, PhenotypeRanges
-from benchfoundry.person import anny_body, body, body_mesh
+from benchfoundry.person import anny_body, body_mesh, body_models
 from benchfoundry.person.phenotypes import draw_phenotype
 
 K = {name: i for i, name in enumerate(body_mesh.COCO_KEYPOINTS)}
@@ -22,7 +22,7 @@ PERSON = {"gender": 0.0, "age": 0.7, "muscle": 0.5, "weight": 0.5, "height": 0.4
 
 
 def posed(action: str, phenotype: dict[str, float] = PERSON) -> body_mesh.BodyMesh:
-    return body.posed_body(
+    return body_models.posed_body(
         BodyConfig(), builtin_poses.upright_pose(), cache_dir=Path("/nonexistent"), phenotype=phenotype, action=action
     )
 
@@ -48,7 +48,7 @@ def test_anny_refuses_smpl_only_settings() -> None:
     with pytest.raises(ValueError, match="anny takes no model_path"):
         BodyConfig(betas=[1.0])
     with pytest.raises(ValueError, match="phenotype"):
-        body.posed_body(BodyConfig(), builtin_poses.upright_pose(), cache_dir=Path("/nonexistent"))
+        body_models.posed_body(BodyConfig(), builtin_poses.upright_pose(), cache_dir=Path("/nonexistent"))
 
 
 def test_people_vary_by_id_and_stand_within_the_configured_heights() -> None:
@@ -127,8 +127,8 @@ def test_the_other_actions_read_as_their_names(actions: dict[str, np.ndarray]) -
 def test_smpl_poses_drive_anny_with_the_same_bone_directions(tmp_path: Path) -> None:
     """The SMPL-layout fixture (through smplx) and Anny, posed with the same random rotations, point every
     bone between two mapped joints the same way."""
-    from benchfoundry.person.body import _run, load_body_model
     from benchfoundry.person.body_mesh import SMPL_TO_WORLD
+    from benchfoundry.person.smplx_body import _run, load_body_model
 
     cfg = BodyConfig(model_type="smpl")
     model = load_body_model(cfg, tmp_path)
@@ -153,7 +153,7 @@ def test_smpl_poses_drive_anny_with_the_same_bone_directions(tmp_path: Path) -> 
 
 
 def test_global_orientation_turns_anny_about_the_vertical() -> None:
-    turned = body.posed_body(
+    turned = body_models.posed_body(
         BodyConfig(),
         builtin_poses.upright_pose(),
         cache_dir=Path("/nonexistent"),

@@ -9,15 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.assets import body_model
 from benchfoundry.assets import poses as builtin_poses
+from benchfoundry.assets import smpl_skeleton
 from benchfoundry.configs.person import BodyConfig
-from benchfoundry.person import body, body_mesh
+from benchfoundry.person import body_mesh, body_models, procedural_body, smplx_body
 
 MIRROR = np.array([-1.0, 1.0, 1.0])
 PAIRS = [
-    (i, body_model.JOINT_NAMES.index(n.replace("left_", "right_")))
-    for i, n in enumerate(body_model.JOINT_NAMES)
+    (i, smpl_skeleton.JOINT_NAMES.index(n.replace("left_", "right_")))
+    for i, n in enumerate(smpl_skeleton.JOINT_NAMES)
     if n.startswith("left_")
 ]
 
@@ -30,14 +30,14 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def arrays(cache_dir: Path) -> dict:
     """The written SMPL pickle, read back with plain pickle (no chumpy, no smplx)."""
-    path = body.procedural_model_dir(cache_dir) / "smpl" / "SMPL_NEUTRAL.pkl"
+    path = smplx_body.procedural_model_dir(cache_dir) / "smpl" / "SMPL_NEUTRAL.pkl"
     with open(path, "rb") as fh:
         return pickle.load(fh)
 
 
 @pytest.fixture(scope="module")
 def upright(cache_dir: Path) -> body_mesh.BodyMesh:
-    return body.posed_body(BodyConfig(model_type="smpl"), builtin_poses.upright_pose(), cache_dir=cache_dir)
+    return body_models.posed_body(BodyConfig(model_type="smpl"), builtin_poses.upright_pose(), cache_dir=cache_dir)
 
 
 def test_pickle_has_smpl_layout_without_chumpy(arrays: dict) -> None:
@@ -58,7 +58,7 @@ def test_pickle_has_smpl_layout_without_chumpy(arrays: dict) -> None:
 def test_loads_through_smplx_and_is_about_175_cm(cache_dir: Path, upright: body_mesh.BodyMesh) -> None:
     import smplx
 
-    model = body.load_body_model(BodyConfig(model_type="smpl"), cache_dir)
+    model = smplx_body.load_body_model(BodyConfig(model_type="smpl"), cache_dir)
     assert isinstance(model, smplx.SMPL)
     assert 1.70 <= upright.height_m <= 1.80
     # standing upright, the world-frame mesh is as tall as the rest body and stands on z = 0
@@ -81,11 +81,11 @@ def test_mesh_is_closed_and_outward(arrays: dict) -> None:
 
 def test_regressed_joints_sit_inside_their_limbs_and_mirror(arrays: dict) -> None:
     joints = arrays["J_regressor"] @ arrays["v_template"]
-    np.testing.assert_allclose(joints, body_model.rest_joints() - body_model.rest_joints()[0], atol=1e-9)
+    np.testing.assert_allclose(joints, smpl_skeleton.rest_joints() - smpl_skeleton.rest_joints()[0], atol=1e-9)
     for left, right in PAIRS:
         np.testing.assert_allclose(joints[left], joints[right] * MIRROR, atol=1e-9)
         assert joints[left][0] > 0  # the person's left is +X in SMPL's frame
-    name = body_model.JOINT_NAMES.index
+    name = smpl_skeleton.JOINT_NAMES.index
     # leg chain goes down, arm chain goes out, spine goes up
     assert joints[name("left_hip"), 1] > joints[name("left_knee"), 1] > joints[name("left_ankle"), 1]
     assert joints[name("left_shoulder"), 0] < joints[name("left_elbow"), 0] < joints[name("left_wrist"), 0]
@@ -119,17 +119,17 @@ def _winding_numbers(verts: np.ndarray, faces: np.ndarray, points: np.ndarray) -
 
 def test_shape_directions_change_height_and_keep_the_regressor_consistent(cache_dir: Path) -> None:
     cfg = BodyConfig(model_type="smpl")
-    base = body.posed_body(cfg, np.zeros((23, 3)), cache_dir=cache_dir)
-    taller = body.posed_body(cfg, np.zeros((23, 3)), cache_dir=cache_dir, betas=[2.0])
+    base = body_models.posed_body(cfg, np.zeros((23, 3)), cache_dir=cache_dir)
+    taller = body_models.posed_body(cfg, np.zeros((23, 3)), cache_dir=cache_dir, betas=[2.0])
     assert taller.height_m > base.height_m * 1.05
-    model = body.load_body_model(cfg, cache_dir)
-    assert model.num_betas == len(body_model.SHAPE_NAMES)
+    model = smplx_body.load_body_model(cfg, cache_dir)
+    assert model.num_betas == len(procedural_body.SHAPE_NAMES)
 
 
 def test_raising_the_right_arm_moves_only_the_right_arm(cache_dir: Path, upright: body_mesh.BodyMesh) -> None:
     pose = builtin_poses.upright_pose()
-    pose[body_model.JOINT_NAMES.index("right_shoulder") - 1] = (0.0, 0.0, -1.2)  # right arm up
-    raised = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
+    pose[smpl_skeleton.JOINT_NAMES.index("right_shoulder") - 1] = (0.0, 0.0, -1.2)  # right arm up
+    raised = body_models.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     lm = upright.landmarks
     assert raised.vertices[lm["right_wrist"], 2] > upright.vertices[lm["right_wrist"], 2] + 0.5
     for name in ("left_wrist", "left_ankle", "right_ankle", "nose", "left_hip"):
@@ -139,7 +139,7 @@ def test_raising_the_right_arm_moves_only_the_right_arm(cache_dir: Path, upright
 def test_landmarks_are_on_the_correct_side_in_the_world_frame(upright: body_mesh.BodyMesh) -> None:
     """Facing −Y with +Z up, the person's left is +X; the face is on the −Y side."""
     v, lm = upright.vertices, upright.landmarks
-    assert set(lm) == set(body_model.LANDMARK_NAMES)
+    assert set(lm) == set(procedural_body.LANDMARK_NAMES)
     for name, vid in lm.items():
         if name.startswith("left_"):
             assert v[vid, 0] > 0.02, name
@@ -152,18 +152,20 @@ def test_landmarks_are_on_the_correct_side_in_the_world_frame(upright: body_mesh
 
 
 def test_written_model_is_deterministic_and_reloads_identically(tmp_path: Path, cache_dir: Path) -> None:
-    first = body_model.smpl_pickle_bytes()
-    body_model.model_arrays.cache_clear()
-    assert body_model.smpl_pickle_bytes() == first
+    first = procedural_body.smpl_pickle_bytes()
+    procedural_body.model_arrays.cache_clear()
+    assert procedural_body.smpl_pickle_bytes() == first
     other = tmp_path / "again"
     pose = builtin_poses.action_pose("walking")
-    a = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
-    written = body.procedural_model_dir(other) / "smpl" / "SMPL_NEUTRAL.pkl"
+    a = body_models.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
+    written = smplx_body.procedural_model_dir(other) / "smpl" / "SMPL_NEUTRAL.pkl"
     assert written.read_bytes() == first
-    b = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=other)
+    b = body_models.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=other)
     np.testing.assert_array_equal(a.vertices, b.vertices)
-    loaded = body.load_body_model(BodyConfig(model_type="smpl"), other)
-    np.testing.assert_array_equal(loaded.v_template.numpy(), body_model.model_arrays()["v_template"].astype(np.float32))
+    loaded = smplx_body.load_body_model(BodyConfig(model_type="smpl"), other)
+    np.testing.assert_array_equal(
+        loaded.v_template.numpy(), procedural_body.model_arrays()["v_template"].astype(np.float32)
+    )
 
 
 def test_uvs_are_per_corner_and_in_range(upright: body_mesh.BodyMesh) -> None:
@@ -183,7 +185,7 @@ def test_body_mesh_file_roundtrip(tmp_path: Path, upright: body_mesh.BodyMesh) -
 def test_missing_official_model_names_the_file(tmp_path: Path) -> None:
     cfg = BodyConfig(model_type="smpl", model_path=tmp_path / "models", uv_path=tmp_path / "smpl_uv.obj")
     with pytest.raises(FileNotFoundError, match="SMPL_NEUTRAL.pkl"):
-        body.load_body_model(cfg, tmp_path)
+        smplx_body.load_body_model(cfg, tmp_path)
 
 
 def test_config_rejects_gendered_procedural_body() -> None:
@@ -198,13 +200,13 @@ def test_procedural_smplx_layout_loads_and_poses_like_the_smpl_layout(cache_dir:
     import torch
 
     cfg = BodyConfig(model_type="smplx")
-    model = body.load_body_model(cfg, cache_dir)
+    model = smplx_body.load_body_model(cfg, cache_dir)
     assert isinstance(model, smplx.SMPLX)
     assert model.get_num_verts() >= 9930 and model.J_regressor.shape[0] == 55
     for action in ("upright", "kicking", "cover_face"):
         pose = builtin_poses.upright_pose() if action == "upright" else builtin_poses.action_pose(action)
-        x = body.posed_body(cfg, pose, cache_dir=cache_dir)
-        s = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
+        x = body_models.posed_body(cfg, pose, cache_dir=cache_dir)
+        s = body_models.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
         assert x.height_m == pytest.approx(s.height_m, abs=0.005)
         assert x.uv is not None and x.uv.shape == (len(x.faces), 3, 2)
         for name in ("nose", "left_wrist", "right_ankle", "left_knee", "head_top"):
@@ -220,11 +222,11 @@ def test_procedural_smplx_layout_loads_and_poses_like_the_smpl_layout(cache_dir:
 
 
 def test_procedural_smplx_file_is_deterministic() -> None:
-    from benchfoundry.assets import body_model_smplx
+    from benchfoundry.person import procedural_body_smplx
 
-    first = body_model_smplx.npz_bytes(body_model_smplx.model_arrays())
-    body_model_smplx.model_arrays.cache_clear()
-    assert body_model_smplx.npz_bytes(body_model_smplx.model_arrays()) == first
+    first = procedural_body_smplx.npz_bytes(procedural_body_smplx.model_arrays())
+    procedural_body_smplx.model_arrays.cache_clear()
+    assert procedural_body_smplx.npz_bytes(procedural_body_smplx.model_arrays()) == first
 
 
 SMPLX_PARENTS = [
@@ -321,8 +323,8 @@ def test_official_smpl_layout_files_go_through_the_same_path(tmp_path: Path, arr
     _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
     cfg = BodyConfig(model_type="smpl", model_path=tmp_path / "models", gender="male", uv_path=tmp_path / "smpl_uv.obj")
     pose = builtin_poses.action_pose("kicking")
-    official = body.posed_body(cfg, pose, cache_dir=cache_dir)
-    procedural = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
+    official = body_models.posed_body(cfg, pose, cache_dir=cache_dir)
+    procedural = body_models.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     n = len(arrays["v_template"])
     np.testing.assert_allclose(official.vertices[:n], procedural.vertices, atol=1e-5)
     np.testing.assert_allclose(official.uv, procedural.uv, atol=1e-6)
@@ -366,13 +368,13 @@ def test_official_smplx_layout_file_uses_its_21_body_joints(tmp_path: Path, arra
     )
     _write_obj_uv(tmp_path / "smplx_uv.obj", arrays)
     cfg = BodyConfig(model_path=tmp_path, model_type="smplx", uv_path=tmp_path / "smplx_uv.obj")
-    assert isinstance(body.load_body_model(cfg, cache_dir), smplx.SMPLX)
+    assert isinstance(smplx_body.load_body_model(cfg, cache_dir), smplx.SMPLX)
     pose = builtin_poses.action_pose("guard_up")
-    got = body.posed_body(cfg, pose, cache_dir=cache_dir)
-    want = body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
+    got = body_models.posed_body(cfg, pose, cache_dir=cache_dir)
+    want = body_models.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
     np.testing.assert_allclose(got.uv, want.uv, atol=1e-6)
-    assert set(got.landmarks) == set(body_model.LANDMARK_NAMES)
+    assert set(got.landmarks) == set(procedural_body.LANDMARK_NAMES)
 
 
 @pytest.mark.parametrize(
@@ -389,9 +391,11 @@ def test_official_smpl_file_names_load_as_smpl(
         pickle.dump(_padded(arrays, 6890), fh)
     _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
     cfg = BodyConfig(model_type="smpl", model_path=tmp_path / name, gender=gender, uv_path=tmp_path / "smpl_uv.obj")
-    assert isinstance(body.load_body_model(cfg, cache_dir), smplx.SMPL)
-    got = body.posed_body(cfg, builtin_poses.action_pose("walking"), cache_dir=cache_dir)
-    want = body.posed_body(BodyConfig(model_type="smpl"), builtin_poses.action_pose("walking"), cache_dir=cache_dir)
+    assert isinstance(smplx_body.load_body_model(cfg, cache_dir), smplx.SMPL)
+    got = body_models.posed_body(cfg, builtin_poses.action_pose("walking"), cache_dir=cache_dir)
+    want = body_models.posed_body(
+        BodyConfig(model_type="smpl"), builtin_poses.action_pose("walking"), cache_dir=cache_dir
+    )
     np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
 
 
@@ -399,13 +403,13 @@ def test_smplx_type_wins_over_an_smpl_looking_name(tmp_path: Path, cache_dir: Pa
     """An SMPL-X .npz named SMPL_* loads as SMPL-X when body.model_type says so."""
     import smplx
 
-    from benchfoundry.assets import body_model_smplx
+    from benchfoundry.person import procedural_body_smplx
 
-    path = body_model_smplx.write_smplx_npz(tmp_path / "SMPL_renamed.npz")
+    path = procedural_body_smplx.write_smplx_npz(tmp_path / "SMPL_renamed.npz")
     with np.load(path) as npz:
         _write_obj_uv(tmp_path / "uv.obj", {k: npz[k] for k in ("v_template", "vt", "f", "ft")})
     cfg = BodyConfig(model_path=path, model_type="smplx", uv_path=tmp_path / "uv.obj")
-    model = body.load_body_model(cfg, cache_dir)
+    model = smplx_body.load_body_model(cfg, cache_dir)
     assert isinstance(model, smplx.SMPLX) and model.J_regressor.shape[0] == 55
 
 
@@ -442,14 +446,14 @@ def test_chumpy_arrays_are_read_without_chumpy(
     path = tmp_path / "basicmodel_m_lbs_10_207_0_v1.1.0.pkl"
     path.write_bytes(_fake_chumpy_pickle(monkeypatch, plain, chumpy_keys))
     assert "chumpy" not in sys.modules
-    data = body.read_smpl_pickle(path)
+    data = smplx_body.read_smpl_pickle(path)
     assert set(data) == set(plain)  # the array-less expression J is dropped
     for key, value in plain.items():
         np.testing.assert_array_equal(data[key], value)
     _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
     cfg = BodyConfig(model_type="smpl", model_path=path, gender="male", uv_path=tmp_path / "smpl_uv.obj")
-    got = body.posed_body(cfg, builtin_poses.upright_pose(), cache_dir=cache_dir)
-    want = body.posed_body(BodyConfig(model_type="smpl"), builtin_poses.upright_pose(), cache_dir=cache_dir)
+    got = body_models.posed_body(cfg, builtin_poses.upright_pose(), cache_dir=cache_dir)
+    want = body_models.posed_body(BodyConfig(model_type="smpl"), builtin_poses.upright_pose(), cache_dir=cache_dir)
     np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
     assert "chumpy" not in sys.modules
 
@@ -462,21 +466,23 @@ def test_chumpy_expression_in_a_needed_key_names_file_and_key(
     path = tmp_path / "basicModel_f.pkl"
     path.write_bytes(_fake_chumpy_pickle(monkeypatch, plain, ("v_template",)))
     with pytest.raises(ValueError, match=r"basicModel_f\.pkl.*posedirs"):
-        body.read_smpl_pickle(path)
+        smplx_body.read_smpl_pickle(path)
     cfg = BodyConfig(model_type="smpl", model_path=path, gender="female", uv_path=tmp_path / "uv.obj")
     with pytest.raises(RuntimeError, match=r"basicModel_f\.pkl.*posedirs"):
-        body.load_body_model(cfg, tmp_path)
+        smplx_body.load_body_model(cfg, tmp_path)
 
 
 def test_uv_obj_with_other_face_vertices_is_rejected(tmp_path: Path, arrays: dict) -> None:
     path = tmp_path / "uv.obj"
     _write_obj_uv(path, arrays)
-    np.testing.assert_array_equal(body.read_obj_uv(path, arrays["f"]), arrays["vt"][arrays["ft"]].astype(np.float32))
+    np.testing.assert_array_equal(
+        smplx_body.read_obj_uv(path, arrays["f"]), arrays["vt"][arrays["ft"]].astype(np.float32)
+    )
     other = dict(arrays, f=arrays["f"].copy())
     other["f"][7] = other["f"][7, ::-1]  # same count, one face wound the other way
     _write_obj_uv(path, other)
     with pytest.raises(ValueError, match=r"body\.uv_path .*uv\.obj: 1 face\(s\) differ.*face 7"):
-        body.read_obj_uv(path, arrays["f"])
+        smplx_body.read_obj_uv(path, arrays["f"])
 
 
 def test_official_model_needs_uv_path(tmp_path: Path) -> None:
@@ -494,4 +500,4 @@ def test_a_model_pickle_cannot_call_arbitrary_functions(tmp_path: Path) -> None:
     path = tmp_path / "SMPL_NEUTRAL.pkl"
     path.write_bytes(pickle.dumps({"v_template": Payload()}, protocol=2))
     with pytest.raises(pickle.UnpicklingError, match=r"does not reference (__builtin__|builtins)\.print"):
-        body.read_smpl_pickle(path)
+        smplx_body.read_smpl_pickle(path)

@@ -284,3 +284,25 @@ def test_an_unknown_preset_name_lists_the_presets(tmp_path: Path) -> None:
 def test_the_person_keys_that_moved_name_their_new_path(old: str, new: str) -> None:
     with pytest.raises(ConfigError, match=rf"syndor\.\w+ moved to {re.escape(new)}"):
         load_config("smoke", [old])
+
+
+#: The modules of person/ that other rooms may import: the body model interface, its registry, the posed mesh,
+#: the outfits and prepare_person. The body models themselves (Anny, smplx, the procedural body) stay behind them.
+PERSON_INTERFACE = (
+    "person/body_model.py",
+    "person/body_models.py",
+    "person/body_mesh.py",
+    "person/textures.py",
+    "person/prepare.py",
+)
+
+
+def test_only_person_names_a_concrete_body_model() -> None:
+    assert all((REPO / path).is_file() for path in PERSON_INTERFACE)
+    wrong = sorted(
+        f"{rel(s)} imports {rel(t)}"
+        for s, targets in graph().items()
+        for t in targets
+        if room(t) == "person/" and room(s) != "person/" and rel(t) not in PERSON_INTERFACE
+    )
+    assert wrong == []

@@ -13,7 +13,7 @@ import pytest
 from benchfoundry.assets import poses as builtin_poses
 from benchfoundry.configs.person import BodyConfig
 from benchfoundry.configs.syndor_poses import PoseConfig
-from benchfoundry.person import body, body_mesh
+from benchfoundry.person import body_mesh, body_models
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +23,10 @@ def meshes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, body_mesh.Body
         "upright": builtin_poses.upright_pose(),
         **{a: builtin_poses.action_pose(a) for a in builtin_poses.ACTIONS},
     }
-    return {name: body.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache) for name, pose in poses.items()}
+    return {
+        name: body_models.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache)
+        for name, pose in poses.items()
+    }
 
 
 def _lm(mesh: body_mesh.BodyMesh, name: str) -> np.ndarray:

@@ -113,7 +113,7 @@ def test_coco_box_is_coco_xywh_and_pixel_count():
     ],
 )
 def test_person_relative_in_the_body_frame(xy, label):
-    # The body faces −Y with its own left at +X (person/body.py).
+    # The body faces −Y with its own left at +X (person/body_mesh.py).
     assert sco.relation(np.zeros(3), 0.0, np.array([xy[0], xy[1], 0.4]))[1] == label
     # Turned by 90° about +Z (facing +X) and moved, the same offsets turned with them keep their labels.
     turned = np.array([-xy[1], xy[0], 0.4]) + [2.0, 1.0, 0.0]

@@ -9,9 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.assets import body_model
 from benchfoundry.assets import poses as builtin_poses
+from benchfoundry.assets import smpl_skeleton
 from benchfoundry.configs.person import TextureConfig
+from benchfoundry.person import procedural_body
 from benchfoundry.person.textures import load_texture, procedural_texture
 
 
@@ -33,11 +34,11 @@ def _sample(texture: np.ndarray, uv: np.ndarray) -> np.ndarray:
 
 
 def test_every_face_maps_inside_one_island() -> None:
-    arrays = body_model.model_arrays()
+    arrays = procedural_body.model_arrays()
     uv = arrays["vt"][arrays["ft"]]  # (F,3,2)
-    part = body_model.build_geometry().part_of_vertex[arrays["f"][:, 0]]
-    for k, name in enumerate(body_model.PARTS):
-        u0, v0, u1, v1 = body_model.UV_ISLANDS[name]
+    part = procedural_body.build_geometry().part_of_vertex[arrays["f"][:, 0]]
+    for k, name in enumerate(procedural_body.PARTS):
+        u0, v0, u1, v1 = procedural_body.UV_ISLANDS[name]
         corners = uv[part == k].reshape(-1, 2)
         assert ((corners[:, 0] >= u0) & (corners[:, 0] <= u1) & (corners[:, 1] >= v0) & (corners[:, 1] <= v1)).all(), (
             name
@@ -47,11 +48,11 @@ def test_every_face_maps_inside_one_island() -> None:
 def test_painted_regions_land_on_the_right_body_parts() -> None:
     """Sampled through the body's own UVs: hands and neck show the same skin, feet show shoes
     that differ from skin, and the thighs show trousers that differ from the chest's shirt."""
-    arrays = body_model.model_arrays()
-    geo = body_model.build_geometry()
+    arrays = procedural_body.model_arrays()
+    geo = procedural_body.build_geometry()
     uv = arrays["vt"][arrays["ft"]].mean(1)
-    part = np.array(body_model.PARTS)[geo.part_of_vertex[arrays["f"][:, 0]]]
-    height = geo.vertices[arrays["f"][:, 0], 1] + body_model.rest_joints()[0][1]
+    part = np.array(procedural_body.PARTS)[geo.part_of_vertex[arrays["f"][:, 0]]]
+    height = geo.vertices[arrays["f"][:, 0], 1] + smpl_skeleton.rest_joints()[0][1]
     for texture_id in range(4):
         tex = procedural_texture(texture_id, 256)
 
@@ -139,9 +140,11 @@ def test_blender_shows_the_texture_where_the_uvs_say(tmp_path: Path) -> None:
     import sys
 
     from benchfoundry.configs.person import BodyConfig
-    from benchfoundry.person import body, body_mesh
+    from benchfoundry.person import body_mesh, body_models
 
-    mesh = body.posed_body(BodyConfig(model_type="smpl"), builtin_poses.upright_pose(), cache_dir=tmp_path / "cache")
+    mesh = body_models.posed_body(
+        BodyConfig(model_type="smpl"), builtin_poses.upright_pose(), cache_dir=tmp_path / "cache"
+    )
     body_mesh.write_body_mesh(mesh, tmp_path / "mesh.npz")
     tex = procedural_texture(5, 256)
     cv2.imwrite(str(tmp_path / "tex.png"), tex[:, :, ::-1])

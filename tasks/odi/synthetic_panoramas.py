@@ -2,7 +2,7 @@
 Blender's equirectangular camera in the render worker (render/panorama_scene.py).
 
 Each scene is a room or a courtyard (unlabelled structure) with labelled objects (category, colour,
-material), people (the embedded body of person/body.py) and a sign with known text. An object's
+material), people (the body model of person/body_models.py) and a sign with known text. An object's
 pass index is its instance id, so the object-index pass is an exact ERP instance map. A scene writes
 `<scene>.png` (the panorama), `<scene>.instances.png` (uint16 ids, 0 = unlabelled) and `<scene>.json`
 (each instance's category, attributes, 3D centre and its direction (θ, φ) from the camera).

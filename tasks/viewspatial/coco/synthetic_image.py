@@ -2,7 +2,7 @@
 head turn, a framing camera, sometimes a second person behind them to one side, objects at known 3D
 positions, and the exact labels.
 
-Person frame = world frame of person/body.py: metres, +Z up, feet on z = 0, the pelvis above the
+Person frame = world frame of person/body_mesh.py: metres, +Z up, feet on z = 0, the pelvis above the
 origin, facing −Y (their left is +X). The camera orbits the person instead of the person turning: a
 camera at azimuth φ counter-clockwise (seen from above) from the person's front sees body yaw φ in
 tasks/viewspatial/coco/orientation.py's convention (0 faces the camera, 90 the image's left); the body yaw is
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from benchfoundry.assets.body_model import PARENTS, J
 from benchfoundry.assets.poses import ACTIONS, UPRIGHT, PoseBuilder, action_pose
+from benchfoundry.assets.smpl_skeleton import PARENTS, J
 from benchfoundry.configs.coco import FRAMINGS, SyntheticCocoConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.tasks.viewspatial.coco.synthetic_geometry import (
@@ -178,11 +178,9 @@ def turned_pose(action: str, rest_joints: np.ndarray, head_turn_deg: float) -> t
 def person_pose(person: PersonConfig, seed: int, plan: ImagePlan | SecondPerson) -> tuple[np.ndarray, float]:
     """The (23,3) body pose of the plan's person (their action with the head turned on their own skeleton) and
     the true head turn Δ relative to the pelvis."""
-    from benchfoundry.person import anny_body
-    from benchfoundry.person.prepare import phenotype_of
+    from benchfoundry.person.prepare import rest_joints_of
 
-    rest = anny_body.rest_body(phenotype_of(person, seed, plan.texture_id))
-    return turned_pose(plan.action, rest.tpose_joints, plan.head_turn_deg)
+    return turned_pose(plan.action, rest_joints_of(person, seed, plan.texture_id), plan.head_turn_deg)
 
 
 def turn_about_z(points: np.ndarray, turn_deg: float, location: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ from benchfoundry.core.render_spec import (
 )
 from benchfoundry.core.seeding import item_rng, item_seed
 from benchfoundry.core.store import StageStore, spec_hash, write_json_atomic
-from benchfoundry.person.prepare import phenotype_of, prepare_person
+from benchfoundry.person.prepare import has_keypoints, phenotype_of, prepare_person
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial.coco import orientation as ori
@@ -323,9 +323,9 @@ def make_split(
     root: str | Path, split: str, cfg: SyntheticCocoConfig, person: PersonConfig, seed: int
 ) -> dict[str, Any]:
     """Render and write one split under `root/<split>/`; returns counts, render seconds, paths and problems."""
-    if person.body.model_type != "anny":
+    if not has_keypoints(person):
         raise ValueError(
-            f"person.body.model_type {person.body.model_type}: the synthetic COCO set needs anny (its COCO keypoints)"
+            f"person.body.model_type {person.body.model_type}: the synthetic COCO set needs a body with COCO keypoints"
         )
     if split not in cfg.images:
         raise ValueError(f"viewspatial.coco.synthetic.images has no split {split!r}: {sorted(cfg.images)}")

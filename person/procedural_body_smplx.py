@@ -1,6 +1,6 @@
 """The procedural body in SMPL-X file layout (`SMPLX_NEUTRAL.npz`, 55 joints), for `smplx.SMPLX`.
 
-The same tubes as the SMPL-layout body (`body_model`), built at a finer resolution because smplx
+The same tubes as the SMPL-layout body (`procedural_body`), built at a finer resolution because smplx
 hard-codes SMPL-X keypoint vertex ids up to 9,929. What SMPL-X adds is modelled plainly:
 
 * the hand is a mitten: its part beyond the knuckles is split across its width into four bands
@@ -25,14 +25,15 @@ from pathlib import Path
 
 import numpy as np
 
-from benchfoundry.assets import body_model as bm
+from benchfoundry.assets import smpl_skeleton
+from benchfoundry.person import procedural_body as bm
 
 #: Finer tubes than the SMPL-layout body, so that there are ≥ 9,930 vertices.
 RESOLUTION = 1.5
 MIN_VERTICES = 9930
 
 JOINT_NAMES: tuple[str, ...] = (
-    bm.JOINT_NAMES[:22]
+    smpl_skeleton.JOINT_NAMES[:22]
     + ("jaw", "left_eye_smplhf", "right_eye_smplhf")
     + tuple(
         f"{side}_{finger}{k}"
@@ -42,7 +43,7 @@ JOINT_NAMES: tuple[str, ...] = (
     )
 )
 PARENTS: tuple[int, ...] = (
-    bm.PARENTS[:22]
+    smpl_skeleton.PARENTS[:22]
     + (15, 15, 15)
     + tuple(
         p for wrist, base in ((20, 25), (21, 40)) for f in range(5) for p in (wrist, base + 3 * f, base + 3 * f + 1)
@@ -77,7 +78,7 @@ def _regressor_and_weights(geo: bm.BodyGeometry) -> tuple[np.ndarray, np.ndarray
     regressor[:22] = geo.J_regressor[:22]
     weights[:, :22] = geo.weights[:, :22]
 
-    head_c = geo.joints[bm.J["head"]] + np.array([0.0, 0.065, 0.0])
+    head_c = geo.joints[smpl_skeleton.J["head"]] + np.array([0.0, 0.065, 0.0])
     jaw_ring = _ring_ids(geo, "head", 0.7)
     regressor[J["jaw"], jaw_ring] = 1.0 / len(jaw_ring)
     eye_ring = _ring_ids(geo, "head", 1.25)
@@ -88,8 +89,8 @@ def _regressor_and_weights(geo: bm.BodyGeometry) -> tuple[np.ndarray, np.ndarray
     head = geo.part_of_vertex == bm.PARTS.index("head")
     lower_front = bm._smoothstep((head_c[1] - 0.04 - v[:, 1]) / 0.03) * bm._smoothstep((v[:, 2] - head_c[2]) / 0.04)
     jaw = np.where(head, lower_front, 0.0)
-    weights[:, J["jaw"]] = jaw * weights[:, bm.J["head"]]
-    weights[:, bm.J["head"]] *= 1.0 - jaw
+    weights[:, J["jaw"]] = jaw * weights[:, smpl_skeleton.J["head"]]
+    weights[:, smpl_skeleton.J["head"]] *= 1.0 - jaw
 
     for side in ("left", "right"):
         hand = geo.part_of_vertex == bm.PARTS.index(f"{side}_hand")
@@ -106,7 +107,7 @@ def _regressor_and_weights(geo: bm.BodyGeometry) -> tuple[np.ndarray, np.ndarray
             ids = ring[_bands(v[ring, 2], v[ring, 2].mean(), np.abs(v[ring, 2] - v[ring, 2].mean()).max(), 4) == 0]
             regressor[J[f"{side}_thumb{joint}"], ids] = 1.0 / len(ids)
         # the SMPL hand joint's share goes to the finger chain of the vertex's band, along the finger
-        share = np.where(hand, geo.weights[:, bm.J[f"{side}_hand"]], 0.0)
+        share = np.where(hand, geo.weights[:, smpl_skeleton.J[f"{side}_hand"]], 0.0)
         band = _bands(v[:, 2], centre, half, 4)
         u = geo.vertex_u
         second, third = bm._smoothstep((u - 1.4) / 0.2), bm._smoothstep((u - 1.7) / 0.2)
@@ -120,7 +121,7 @@ def _regressor_and_weights(geo: bm.BodyGeometry) -> tuple[np.ndarray, np.ndarray
 
 def _face_landmarks(geo: bm.BodyGeometry, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """51 static face landmarks (brows 10, nose 9, eyes 12, mouth 20) as faces + barycentric coords."""
-    hc = geo.joints[bm.J["head"]] + np.array([0.0, 0.065, 0.0])
+    hc = geo.joints[smpl_skeleton.J["head"]] + np.array([0.0, 0.065, 0.0])
     eye = [
         (sx * 0.033 + 0.012 * np.cos(a), 0.02 + 0.006 * np.sin(a))
         for sx in (-1, 1)

@@ -1,9 +1,4 @@
-"""The posed person: the Anny body (default), or a body model loaded through `smplx`, posed, in the world frame.
-
-`body.model_type: anny` poses MakeHuman's free body (person/anny_body.py) in the phenotype given
-(person/phenotypes.py); a built-in action is rebuilt on that body's own skeleton so its reaches fit
-its proportions, any other SMPL body pose (AMASS) drives it through the SMPL → Anny joint correspondence.
-Its `BodyMesh` carries COCO's 17 keypoints (anny's regressor) in the same world frame.
+"""SMPL and SMPL-X bodies (`body.model_type: smpl | smplx`) through `smplx`, posed, in the world frame.
 
 World frame of every `BodyMesh`: metres, +Z up, feet on z = 0 (the lowest vertex), the pelvis joint
 above x = y = 0, the person facing −Y, so their left is +X. SMPL's own frame (+Y up, facing +Z,
@@ -13,9 +8,9 @@ Official files (`body.model_path`) and the procedural body load the same way, as
 says (never guessed from the file name, so official names such as `basicmodel_neutral_lbs_10_207_0_v1.1.0.pkl`
 work): SMPL pickles are read here, chumpy arrays turned into numpy arrays without importing chumpy,
 and handed to `smplx.SMPL` as arrays; SMPL-X files go to `smplx.SMPLX` by path. The procedural file
-(SMPL or SMPL-X layout) is first written, once and atomically, into a cache folder. SMPL-X models take the
-first 21 joints of the (23,3) SMPL body pose (SMPL's hand joints 22–23 have no SMPL-X counterpart); hands stay
-flat.
+(SMPL or SMPL-X layout, person/procedural_body.py and procedural_body_smplx.py) is first written, once and
+atomically, into a cache folder. SMPL-X models take the first 21 joints of the (23,3) SMPL body pose (SMPL's hand
+joints 22–23 have no SMPL-X counterpart); hands stay flat. `SMPL` and `SMPLX` are the two `BodyModel`s.
 """
 
 from __future__ import annotations
@@ -28,11 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
-from benchfoundry.assets import body_model, body_model_smplx
-from benchfoundry.assets.poses import action_pose
-from benchfoundry.configs.person import BodyConfig
+from benchfoundry.assets.smpl_skeleton import rest_joints
+from benchfoundry.configs.person import BodyConfig, PersonConfig
+from benchfoundry.person import procedural_body, procedural_body_smplx
 from benchfoundry.person.body_mesh import SMPL_TO_WORLD, BodyMesh
 
 #: smplx joints of SMPL-X that match SMPL's first 22 (SMPL-X's body_pose has 21 joints).
@@ -67,13 +61,13 @@ class _Extras:
 def procedural_model_dir(cache_dir: Path, model_type: str = "smpl") -> Path:
     """Folder of the procedural model in smplx's layout (`<dir>/smpl/SMPL_NEUTRAL.pkl` or
     `<dir>/smplx/SMPLX_NEUTRAL.npz`), written once."""
-    root = Path(cache_dir) / "body_model" / body_model.MODEL_VERSION
+    root = Path(cache_dir) / "body_model" / procedural_body.MODEL_VERSION
     path = _procedural_file(root, model_type)
     if not path.exists():
         if model_type == "smplx":
-            body_model_smplx.write_smplx_npz(path)
+            procedural_body_smplx.write_smplx_npz(path)
         else:
-            body_model.write_smpl_pickle(path)
+            procedural_body.write_smpl_pickle(path)
     return root
 
 
@@ -324,32 +318,8 @@ def _betas(cfg: BodyConfig, model: Any, betas: np.ndarray | list[float] | None) 
     return np.pad(values, (0, model.num_betas - len(values)))
 
 
-def posed_body(
-    cfg: BodyConfig,
-    body_pose: np.ndarray,
-    *,
-    cache_dir: Path,
-    global_orient: np.ndarray | None = None,
-    betas: np.ndarray | list[float] | None = None,
-    phenotype: dict[str, float] | None = None,
-    action: str | None = None,
-) -> BodyMesh:
-    """The body in `body_pose` ((23,3) SMPL axis-angle), in the world frame (module docstring).
-
-    `global_orient` (axis-angle, SMPL frame) turns the body before the world rotation; `betas`
-    default to `cfg.betas`. Anny needs `phenotype`; with `action` (a built-in action or UPRIGHT) the
-    pose is rebuilt on that body's skeleton and `body_pose` is not used.
-    """
-    pose = np.asarray(body_pose, dtype=np.float64)
-    if pose.shape != (23, 3):
-        raise ValueError(f"body_pose must be (23,3) axis-angle, got {pose.shape}")
-    orient = np.zeros(3) if global_orient is None else np.asarray(global_orient, dtype=np.float64).reshape(3)
-    if cfg.model_type == "anny":
-        if phenotype is None:
-            raise ValueError("the Anny body needs a phenotype (person/phenotypes.draw_phenotype)")
-        if betas is not None:
-            raise ValueError("the Anny body has no betas: its shape is the phenotype")
-        return _posed_anny(pose, orient, phenotype, action)
+def _posed(cfg: BodyConfig, pose: np.ndarray, orient: np.ndarray, cache_dir: Path, betas: Any) -> BodyMesh:
+    """The smplx body in `pose`, turned by `orient`, placed in the world frame (module docstring)."""
     model = load_body_model(cfg, cache_dir)
     extras = _extras(cfg, cache_dir, model)
     shape = _betas(cfg, model, betas)
@@ -366,34 +336,42 @@ def posed_body(
     )
 
 
-@functools.lru_cache(maxsize=16)
-def _anny_rest(phenotype: tuple[tuple[str, float], ...]) -> Any:
-    from benchfoundry.person.anny_body import rest_body
+@dataclass(frozen=True)
+class SmplxBody:
+    """An SMPL-layout body model through smplx (`BodyModel`): its people vary by `body.betas`, built-in actions
+    come as SMPL body poses (authored on SMPL's skeleton), textures are SMPLitex maps or procedural clothing."""
 
-    return rest_body(dict(phenotype))
+    name: str
+    has_keypoints: bool = False
+
+    def phenotype(self, body: BodyConfig, seed: int, person_id: int) -> None:
+        return None
+
+    def rest_joints(self, phenotype: dict[str, float] | None) -> np.ndarray:
+        return rest_joints()
+
+    def pose(
+        self,
+        cfg: BodyConfig,
+        body_pose: np.ndarray,
+        global_orient: np.ndarray,
+        *,
+        cache_dir: Path,
+        betas: np.ndarray | list[float] | None,
+        phenotype: dict[str, float] | None,
+        action: str | None,
+    ) -> BodyMesh:
+        """`body_pose` posed (`phenotype` and `action` are not used: the caller's pose is the action's)."""
+        return _posed(cfg, body_pose, global_orient, cache_dir, betas)
+
+    def texture(self, person: PersonConfig, texture_id: int) -> np.ndarray:
+        from benchfoundry.person.textures import load_texture
+
+        return load_texture(person.textures, texture_id)
 
 
-def _posed_anny(pose: np.ndarray, orient: np.ndarray, phenotype: dict[str, float], action: str | None) -> BodyMesh:
-    """Anny posed and placed like every BodyMesh (pelvis above the origin, feet on z = 0)."""
-    from benchfoundry.person import anny_body
-
-    rest = _anny_rest(tuple(sorted(phenotype.items())))
-    if action is not None:
-        pose = action_pose(action, rest.tpose_joints)
-    posed = anny_body.pose_anny(pose, rest, phenotype)
-    turn = SMPL_TO_WORLD @ Rotation.from_rotvec(orient).as_matrix() @ SMPL_TO_WORLD.T
-    pelvis = posed.bone_heads[0]
-    verts = (posed.vertices - pelvis) @ turn.T
-    keypoints = (posed.keypoints - pelvis) @ turn.T
-    shift = np.array([0.0, 0.0, verts[:, 2].min()])
-    return BodyMesh(
-        vertices=(verts - shift).astype(np.float32),
-        faces=posed.faces,
-        uv=posed.uv,
-        landmarks=anny_body.landmarks(),
-        height_m=posed.height_m,
-        keypoints=(keypoints - shift).astype(np.float32),
-    )
+SMPL = SmplxBody("smpl")
+SMPLX = SmplxBody("smplx")
 
 
 @functools.lru_cache(maxsize=64)

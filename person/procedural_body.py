@@ -30,59 +30,14 @@ from pathlib import Path
 
 import numpy as np
 
+from benchfoundry.assets.smpl_skeleton import JOINT_NAMES, PARENTS, BodyShape, J, skeleton
+from benchfoundry.person.body_mesh import COCO_KEYPOINTS
+
 #: Bump when the generated geometry changes: cached model files are keyed by it.
 MODEL_VERSION = "procedural-body-1"
 
-JOINT_NAMES: tuple[str, ...] = (
-    "pelvis",
-    "left_hip",
-    "right_hip",
-    "spine1",
-    "left_knee",
-    "right_knee",
-    "spine2",
-    "left_ankle",
-    "right_ankle",
-    "spine3",
-    "left_foot",
-    "right_foot",
-    "neck",
-    "left_collar",
-    "right_collar",
-    "head",
-    "left_shoulder",
-    "right_shoulder",
-    "left_elbow",
-    "right_elbow",
-    "left_wrist",
-    "right_wrist",
-    "left_hand",
-    "right_hand",
-)
-PARENTS: tuple[int, ...] = (-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 14, 16, 17, 18, 19, 20, 21)
-J = {name: i for i, name in enumerate(JOINT_NAMES)}
-
 #: COCO keypoint names (in COCO order) plus the top of the head: the landmark vertices.
-LANDMARK_NAMES: tuple[str, ...] = (
-    "nose",
-    "left_eye",
-    "right_eye",
-    "left_ear",
-    "right_ear",
-    "left_shoulder",
-    "right_shoulder",
-    "left_elbow",
-    "right_elbow",
-    "left_wrist",
-    "right_wrist",
-    "left_hip",
-    "right_hip",
-    "left_knee",
-    "right_knee",
-    "left_ankle",
-    "right_ankle",
-    "head_top",
-)
+LANDMARK_NAMES: tuple[str, ...] = (*COCO_KEYPOINTS, "head_top")
 
 #: smplx's `vertex_ids` keys (face, feet and fingertip keypoints of its VertexJointSelector).
 SMPLX_KEYPOINT_NAMES: tuple[str, ...] = (
@@ -110,22 +65,6 @@ SMPLX_KEYPOINT_NAMES: tuple[str, ...] = (
 )
 
 NUM_POSE_BASIS = 207  # 23 joints × 9 rotation-matrix entries, as smplx's lbs expects
-
-
-@dataclass(frozen=True)
-class BodyShape:
-    """Shape parameters of the procedural body; the defaults are the template (~1.75 m)."""
-
-    stature: float = 1.0  # uniform scale
-    girth: float = 1.0  # scale of the torso's cross-sections
-    belly: float = 0.0  # metres added to the waist's half-depth and half-width
-    shoulders: float = 0.0  # metres added to each side of the shoulder line
-    hips: float = 0.0  # metres added to each side of the hips
-    legs: float = 0.0  # relative change of leg length
-    arms: float = 0.0  # relative change of arm length
-    head: float = 1.0  # head scale
-    neck: float = 0.0  # metres added to the neck's length
-    limbs: float = 1.0  # scale of arm and leg cross-sections
 
 
 #: One unit of beta k moves shape parameter SHAPE_NAMES[k] by SHAPE_STEPS[k].
@@ -328,59 +267,10 @@ def _mirror(spec: SweepSpec, part: str, joint_map: dict[int, int]) -> SweepSpec:
 _LEFT_TO_RIGHT = {J[n]: J[n.replace("left_", "right_")] for n in JOINT_NAMES if n.startswith("left_")}
 
 
-def rest_joints(shape: BodyShape = BodyShape()) -> np.ndarray:
-    """Intended rest-pose joint positions (24,3), SMPL frame, in metres, before pelvis centring."""
-    return _skeleton(shape)[0]
-
-
-def _skeleton(shape: BodyShape) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Joints (24,3) on a floor at y = 0, and the extra centreline points of the tubes."""
-    hip_y = 0.88
-    legs = 1.0 + shape.legs
-
-    def ly(y: float) -> float:  # leg-length change stretches below the hips, lifts what is above
-        return y * legs if y <= hip_y else y + hip_y * shape.legs
-
-    hx = 0.09 + shape.hips
-    sx = 0.185 + shape.shoulders
-    arm = 1.0 + shape.arms
-    ay = ly(1.43)
-    joints = np.zeros((24, 3))
-    joints[J["pelvis"]] = (0, ly(0.95), 0)
-    joints[J["spine1"]] = (0, ly(1.06), 0)
-    joints[J["spine2"]] = (0, ly(1.19), 0)
-    joints[J["spine3"]] = (0, ly(1.32), 0)
-    joints[J["neck"]] = (0, ly(1.50) + shape.neck / 2, 0)
-    joints[J["head"]] = (0, ly(1.58) + shape.neck, 0.01)
-    left = {
-        "left_hip": (hx, ly(0.88), 0),
-        "left_knee": (hx + 0.005, ly(0.50), 0.0),
-        "left_ankle": (hx + 0.01, ly(0.085), -0.01),
-        "left_foot": (hx + 0.015, 0.042, 0.12),
-        "left_collar": (0.075 + shape.shoulders / 2, ay, 0),
-        "left_shoulder": (sx, ay, 0),
-        "left_elbow": (sx + 0.27 * arm, ay, 0),
-        "left_wrist": (sx + 0.52 * arm, ay, 0),
-        "left_hand": (sx + 0.60 * arm, ay, 0),
-    }
-    for name, p in left.items():
-        joints[J[name]] = p
-        joints[J[name.replace("left_", "right_")]] = (-p[0], p[1], p[2])
-    head_c = np.array([0.0, ly(1.645) + shape.neck, 0.01])
-    extra = {
-        "crotch": np.array([0.0, ly(0.80), 0.0]),
-        "torso_top": np.array([0.0, ly(1.49), 0.0]),
-        "neck_base": np.array([0.0, ly(1.40), 0.0]),
-        "neck_top": np.array([0.0, ly(1.62) + shape.neck, 0.01]),
-        "head_centre": head_c,
-    }
-    return joints * shape.stature, {k: v * shape.stature for k, v in extra.items()}
-
-
 def _specs(shape: BodyShape, resolution: float = 1.0) -> list[SweepSpec]:
     """The tubes of the body for one shape (left limbs are mirrored into right ones); `resolution`
     multiplies the vertices around and along every tube."""
-    jt, ex = _skeleton(shape)
+    jt, ex = skeleton(shape)
     sc, g, lg, hs = shape.stature, shape.girth, shape.limbs * shape.stature, shape.head * shape.stature
     up, fwd, side = np.array([0.0, 1, 0]), np.array([0.0, 0, 1]), np.array([1.0, 0, 0])
     belly, shoulders, hips = shape.belly * sc, shape.shoulders * sc, shape.hips * sc
@@ -641,7 +531,7 @@ def build_geometry(shape: BodyShape = BodyShape(), resolution: float = 1.0) -> B
         lo = offsets[part]
         return lo + int(np.argmin(np.linalg.norm(sweeps[part].vertices - target, axis=1)))
 
-    jt, ex = _skeleton(shape)
+    jt, ex = skeleton(shape)
     hc = ex["head_centre"]
     hs = shape.head * shape.stature
     ha, hb = 0.078 * hs, 0.095 * hs
@@ -789,7 +679,7 @@ def texture_layout() -> TextureLayout:
 
     head = sweeps["head"]
     n = specs["head"].n_around
-    _, ex = _skeleton(BodyShape())
+    _, ex = skeleton(BodyShape())
     hc = ex["head_centre"]
     front = 0.095 * float(np.sqrt(1 - 0.45**2))
 
