@@ -11,7 +11,7 @@ from typing import Any
 
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.flows.cli_args import positive_int
-from benchfoundry.tasks.evaluation.items import BENCHES
+from benchfoundry.tasks.common.benchmarks import names
 
 OMNI_COT_MODES = ("off", "guide", "ground", "full")
 
@@ -294,7 +294,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "eval", help="ask a model behind an OpenAI-compatible endpoint (or the random baseline) every item"
     )
-    p.add_argument("bench", choices=BENCHES)
+    p.add_argument("bench", metavar="BENCHMARK", choices=names())
     p.add_argument("--build", required=True, metavar="OUT", help="the build's output root")
     p.add_argument("--model", required=True, help="the model's name at the endpoint, or `random` (no endpoint)")
     p.add_argument("--base-url", help="e.g. http://127.0.0.1:8000/v1 (not with --model random)")
