@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, ModelWrapValidatorHandler, model_validator
 
 from benchfoundry.configs.base import Seconds, Section
 from benchfoundry.configs.odi import OdiConfig
 from benchfoundry.configs.person import PersonConfig
+from benchfoundry.configs.sections import section_model, validate_sections
 from benchfoundry.configs.syndor import SyndorConfig
 from benchfoundry.configs.viewspatial import ViewSpatialConfig
 
@@ -73,7 +74,9 @@ class RunnerConfig(Section):
 
 
 class BuildConfig(Section):
-    """A whole build."""
+    """A whole build; besides its fields, a block of each section registered in configs/sections.py."""
+
+    model_config = ConfigDict(extra="allow")
 
     name: str = "benchfoundry"
     seed: int = Field(0, ge=0, lt=2**64, description="the build seed (numpy SeedSequence entropy)")
@@ -83,3 +86,21 @@ class BuildConfig(Section):
     syndor: SyndorConfig = SyndorConfig()
     odi: OdiConfig = OdiConfig()
     viewspatial: ViewSpatialConfig = ViewSpatialConfig()
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _check_sections(cls, data: Any, handler: ModelWrapValidatorHandler[BuildConfig]) -> BuildConfig:
+        if isinstance(data, dict):
+            extra = {k: v for k, v in data.items() if k not in cls.model_fields}
+            if extra:
+                data = {**data, **validate_sections(extra, cls.__name__)}
+        return handler(data)
+
+    def section(self, name: str) -> Any:
+        """The section `name`: a field, a registered section's block, or that section's defaults when absent."""
+        if name in type(self).model_fields or name in (self.__pydantic_extra__ or {}):
+            return getattr(self, name)
+        model = section_model(name)
+        if model is None:
+            raise KeyError(f"{name}: unknown config section")
+        return model()

@@ -29,26 +29,13 @@ from benchfoundry.core.store import build_leftovers, sweep_build_leftovers, writ
 from benchfoundry.core.timings import benchmark_timings, marker_timings
 from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.collect import recording_stages
-from benchfoundry.flows.odi import odi_flow
 from benchfoundry.flows.prefect_api import build_api, configured_api_url
 from benchfoundry.flows.stop_signals import on_stop
-from benchfoundry.flows.syndor import syndor_flow
 from benchfoundry.flows.task_runner import on_runner
-from benchfoundry.flows.viewspatial import viewspatial_flow
+from benchfoundry.tasks.common.benchmarks import get, names, resolve
 from benchfoundry.tasks.common.report_nav import link_pages
 from benchfoundry.tasks.common.timings_page import write_timings_page
 
-#: The benchmarks a build can run, in order, with the config section that switches each on.
-BENCHMARKS: dict[str, Callable[..., Any]] = {
-    "syndor": syndor_flow,
-    "odi": odi_flow,
-    "viewspatial": viewspatial_flow,
-}
-
-#: Benchmarks whose own flow submits shard tasks, so it runs them on the build's runner. The others
-#: submit nothing themselves (syndor's render and discern stages are subflows with their own runner)
-#: and keep Prefect's default thread runner: no second, nested Dask cluster.
-SUBMITS_TASKS = frozenset({"odi", "viewspatial"})
 #: The root's own files, whose temporaries a killed build may leave beside them.
 ROOT_FILES = (RECORD_NAME, MARKER_NAME)
 
@@ -57,7 +44,7 @@ def adopted_leftovers(root: Path) -> list[str]:
     """What looks like a killed build's leftovers in a folder adopted with --adopt-out before its first
     build (the user's own `syndor/_tmp/`, `.build.json.abcdefgh.tmp`, …): recorded in the marker and never
     swept."""
-    return [str(p.relative_to(root)) for p in build_leftovers(root, BENCHMARKS, ROOT_FILES)]
+    return [str(p.relative_to(root)) for p in build_leftovers(root, names(), ROOT_FILES)]
 
 
 def _versions(config: BuildConfig) -> dict[str, str | None]:
@@ -72,10 +59,13 @@ def _versions(config: BuildConfig) -> dict[str, str | None]:
 
 
 def _subflow(name: str, config: BuildConfig) -> Callable[..., Any]:
-    """The benchmark's flow, with the build's task runner only when it submits tasks itself."""
-    if name in SUBMITS_TASKS:
-        return on_runner(BENCHMARKS[name], config.runner)
-    return BENCHMARKS[name]
+    """The benchmark's flow (tasks/common/benchmarks.py), with the build's task runner only when it submits
+    tasks itself; the others (syndor's render and discern stages are subflows with their own runner) keep
+    Prefect's default thread runner: no second, nested Dask cluster."""
+    benchmark = get(name)
+    if benchmark.submits_tasks:
+        return on_runner(resolve(benchmark.flow), config.runner)
+    return resolve(benchmark.flow)
 
 
 def _run_benchmark(name: str, config: BuildConfig, out: str) -> dict[str, Any]:
@@ -167,7 +157,7 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
                 "took over the lock of a build that did not finish: %s", describe_holder(taken_over)
             )
         keep = read_marker(root).get("adopted_leftovers", [])
-        swept = sweep_build_leftovers(root, BENCHMARKS, ROOT_FILES, keep)
+        swept = sweep_build_leftovers(root, names(), ROOT_FILES, keep)
         record: dict[str, Any] = {
             "name": config.name,
             "config": config_dict(config),
@@ -192,12 +182,12 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
         try:
             with on_stop(mark_interrupted), dask_cluster(config.runner, configured_api_url()) as runner:
                 bound = config.model_copy(update={"runner": runner})
-                for name in BENCHMARKS:
-                    section = getattr(config, name)
+                for name in names():
+                    section = get(name).section
                     if only is not None and name not in only:
                         outcome = benchmark_outcome("not built", "not selected with --only")
-                    elif not section.enabled:
-                        outcome = benchmark_outcome("not built", f"{name}.enabled is false")
+                    elif not config.section(section).enabled:
+                        outcome = benchmark_outcome("not built", f"{section}.enabled is false")
                     else:
                         outcome, record["timings"]["benchmarks"][name] = _timed_benchmark(name, bound, root)
                     record["benchmarks"][name] = outcome
@@ -222,7 +212,7 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
             )
         # Again at the end: a worker killed mid-write (a retried task) leaves its temporary behind.
         record["swept_leftovers"] += [
-            str(p.relative_to(root)) for p in sweep_build_leftovers(root, BENCHMARKS, ROOT_FILES, keep)
+            str(p.relative_to(root)) for p in sweep_build_leftovers(root, names(), ROOT_FILES, keep)
         ]
         failed = [name for name, o in record["benchmarks"].items() if o["status"] == "failed"]
         record["status"] = "failed" if failed else "finished"

@@ -9,8 +9,13 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from benchfoundry.core import dori
+from benchfoundry.tasks.common.benchmarks import names
+
+if TYPE_CHECKING:
+    from benchfoundry.configs.build import BuildConfig
 
 #: Modules that add their own subcommands through `add_commands(subparsers)`.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -32,23 +37,21 @@ def _cmd_build(args: argparse.Namespace) -> int:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.output_root import hold_output_root
-    from benchfoundry.flows.build import BENCHMARKS, adopted_leftovers, run_build
+    from benchfoundry.flows.build import adopted_leftovers, run_build
 
     config = load_config(args.config, args.set or [])
     only = None
     if args.only is not None:
         only = [name.strip() for name in args.only.split(",") if name.strip()]
-        unknown = sorted(set(only) - set(BENCHMARKS))
+        unknown = sorted(set(only) - set(names()))
         if unknown or not only:
             raise ValueError(
                 f"--only {args.only!r}: "
                 + (f"unknown benchmark(s) {unknown}" if unknown else "names no benchmark")
-                + f"; known: {', '.join(BENCHMARKS)}"
+                + f"; known: {', '.join(names())}"
             )
     if args.plan:
-        from benchfoundry.flows.cli_syndor import print_plan
-
-        return print_plan(config, only)
+        return _print_plans(config, only)
     out = args.out or str(config.output_root)
     # The root is checked and locked before Prefect starts: a second build stops at once.
     with hold_output_root(out, args.adopt_out, adopted_leftovers):
@@ -64,6 +67,18 @@ def _cmd_build(args: argparse.Namespace) -> int:
     else:
         print(f"build record: {out}/build.json")
     return 1 if record["status"] == "failed" else 0
+
+
+def _print_plans(config: BuildConfig, only: list[str] | None) -> int:
+    """`build --plan`: what each benchmark of the config would build (its plan function), from the config."""
+    from benchfoundry.tasks.common.benchmarks import registered, resolve
+
+    for benchmark in registered():
+        if (only is not None and benchmark.name not in only) or not config.section(benchmark.section).enabled:
+            print(f"{benchmark.name}: not built (nothing to plan)")
+        else:
+            print(resolve(benchmark.plan)(config))
+    return 0
 
 
 def _given(value: float | None, default: float) -> float:
@@ -103,7 +118,7 @@ def make_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="build the benchmarks a config describes")
     p.add_argument("config", help="YAML build config: a file, or a preset name (e.g. smoke)")
     p.add_argument("--out", help="output root (default: the config's output_root)")
-    p.add_argument("--only", help="comma-separated subset of: syndor,odi,viewspatial")
+    p.add_argument("--only", help=f"comma-separated subset of: {','.join(names())}")
     p.add_argument("--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (repeatable)")
     p.add_argument(
         "--adopt-out",

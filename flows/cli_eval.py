@@ -11,7 +11,7 @@ from typing import Any
 
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.flows.cli_args import positive_int
-from benchfoundry.tasks.evaluation.items import BENCHES
+from benchfoundry.tasks.common.benchmarks import names
 
 OMNI_COT_MODES = ("off", "guide", "ground", "full")
 
@@ -44,7 +44,7 @@ def _check_flags(args: argparse.Namespace) -> str | None:
     """Why the flags do not go together, or None."""
     from benchfoundry.tasks.evaluation.baselines import MODEL as RANDOM
 
-    if args.omni_cot != "off" and args.bench != "odi":
+    if args.omni_cot != "off" and args.benchmark != "odi":
         return "--omni-cot is ODI-Bench's method; use it with `eval odi`"
     if args.omni_cot != "off" and args.blind:
         return "--omni-cot and --blind do not go together (Omni-CoT looks at the panorama)"
@@ -126,13 +126,13 @@ def _eval(args: argparse.Namespace) -> int:
                 max_tokens=config.judge.max_tokens,
                 **common,
             )
-        items = load_items(args.bench, build)
+        items = load_items(args.benchmark, build)
         target = check_output_dir(run.model_dir(build, args.model))
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     items = items[: args.limit] if args.limit is not None else items
-    name = run.result_name(args.bench, args.protocol, args.omni_cot, args.blind)
+    name = run.result_name(args.benchmark, args.protocol, args.omni_cot, args.blind)
     asked = _ask(args, endpoint, config, build, items, name)
     if asked is None:
         return 2
@@ -163,7 +163,7 @@ def _ask(
 
             def ask(batch: list[Any], progress: Any = None) -> list[dict[str, Any]]:
                 return run.ask(
-                    client, batch, lambda i: request(i, args.protocol, args.bench, args.blind), progress, chunk
+                    client, batch, lambda i: request(i, args.protocol, args.benchmark, args.blind), progress, chunk
                 )
 
         rows = ask(items[:1])
@@ -224,7 +224,7 @@ def _score_and_report(
         print(f"… and {len(failed) - 5} more failed items (see {predictions})", file=sys.stderr)
     score: dict[str, Any] = {
         "model": args.model,
-        "bench": args.bench,
+        "bench": args.benchmark,
         "protocol": args.protocol,
         "blind": args.blind,
         "omni_cot": args.omni_cot,
@@ -235,9 +235,9 @@ def _score_and_report(
         "failed_items": len(failed),
         "usage": usage,
     }
-    free_form = [i for i in items if not i.options and (args.bench == "odi" or i.task == "action_recognition")]
+    free_form = [i for i in items if not i.options and (args.benchmark == "odi" or i.task == "action_recognition")]
     if judge is not None and free_form and args.model != RANDOM:
-        verdicts, summary = _judged(judge, config, build, items, rows, args.bench)
+        verdicts, summary = _judged(judge, config, build, items, rows, args.benchmark)
         run.write_predictions(target / f"{name}.judge.jsonl", verdicts)
         score["judge"] = {
             "model": judge.model,
@@ -245,16 +245,16 @@ def _score_and_report(
             "scale": config.judge.scale,
             "rubrics_sha256": rubrics_sha256(config.judge),
         }
-        score["action_judge" if args.bench == "syndor" else "open"] = summary
-    if args.bench == "syndor":
+        score["action_judge" if args.benchmark == "syndor" else "open"] = summary
+    if args.benchmark == "syndor":
         try:
             score.update(_score_syndor(build, rows, items, target, name, args.protocol))
         except (OSError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     else:
-        score.update(run.score_choices(items, rows, args.protocol, args.bench))
-        if args.bench == "odi":
+        score.update(run.score_choices(items, rows, args.protocol, args.benchmark))
+        if args.benchmark == "odi":
             score.setdefault("open", None)
             score["open_items"] = sum(1 for i in items if not i.options)
     path = write_json_atomic(target / f"{name}.json", score)
@@ -294,7 +294,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "eval", help="ask a model behind an OpenAI-compatible endpoint (or the random baseline) every item"
     )
-    p.add_argument("bench", choices=BENCHES)
+    p.add_argument("benchmark", choices=names())
     p.add_argument("--build", required=True, metavar="OUT", help="the build's output root")
     p.add_argument("--model", required=True, help="the model's name at the endpoint, or `random` (no endpoint)")
     p.add_argument("--base-url", help="e.g. http://127.0.0.1:8000/v1 (not with --model random)")

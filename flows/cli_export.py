@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchfoundry.tasks.evaluation.items import BENCHES
+from benchfoundry.tasks.common.benchmarks import names
 
 FORMAT_NAMES = ("vlmevalkit", "lmms-eval", "hf")
 
@@ -19,10 +19,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     build = Path(args.build)
     wanted = [b.strip() for b in args.bench.split(",") if b.strip()] if args.bench else built_benchmarks(build)
-    unknown = sorted(set(wanted) - set(BENCHES))
+    unknown = sorted(set(wanted) - set(names()))
     if unknown or not wanted:
         why = f"unknown benchmark(s) {unknown}" if unknown else f"{build} holds no built benchmark"
-        print(f"error: {why}; known: {', '.join(BENCHES)}", file=sys.stderr)
+        print(f"error: {why}; known: {', '.join(names())}", file=sys.stderr)
         return 2
     try:
         folder = check_output_dir(Path(args.to) / FORMATS[args.format])
@@ -30,20 +30,20 @@ def _cmd_export(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     summary, status = {}, 0
-    for bench in wanted:
+    for benchmark in wanted:
         try:
-            summary[bench] = export(args.format, bench, build, Path(args.to))
+            summary[benchmark] = export(args.format, benchmark, build, Path(args.to))
         except (OSError, ValueError, KeyError) as exc:
-            print(f"error: {bench}: {exc}", file=sys.stderr)
+            print(f"error: {benchmark}: {exc}", file=sys.stderr)
             return 2
-        done = summary[bench]
+        done = summary[benchmark]
         problems = done["problems"]
         for p in problems[:5]:
-            print(f"{bench}: skipped {p['item']}: {p['reason']}", file=sys.stderr)
+            print(f"{benchmark}: skipped {p['item']}: {p['reason']}", file=sys.stderr)
         if len(problems) > 5:
-            print(f"{bench}: … and {len(problems) - 5} more skipped (see export.json)", file=sys.stderr)
+            print(f"{benchmark}: … and {len(problems) - 5} more skipped (see export.json)", file=sys.stderr)
         rows = ", ".join(f"{name} {n}" for name, n in done["rows"].items())
-        print(f"{bench}: {rows} rows → {done['folder']}")
+        print(f"{benchmark}: {rows} rows → {done['folder']}")
         status = 1 if problems and not any(done["rows"].values()) else status
     print(f"summary: {write_json_atomic(folder / 'export.json', {'build': str(build), 'benchmarks': summary})}")
     return status
@@ -56,5 +56,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("format", choices=FORMAT_NAMES)
     p.add_argument("--build", required=True, metavar="OUT", help="the build's output root")
     p.add_argument("--to", required=True, metavar="DIR", help="where the export goes (DIR/<format>/)")
-    p.add_argument("--bench", help="comma-separated benchmarks (default: every one the build holds)")
+    p.add_argument(
+        "--bench",
+        help=f"comma-separated benchmarks of {','.join(names())} (default: every one the build holds)",
+    )
     p.set_defaults(func=_cmd_export)

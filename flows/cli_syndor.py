@@ -1,5 +1,4 @@
-"""`benchfoundry syndor label-sample BUILD`, `benchfoundry syndor label-import BUILD FILE`, and SynDORBench's part
-of `benchfoundry build CONFIG --plan`."""
+"""`benchfoundry syndor label-sample BUILD`, `benchfoundry syndor label-import BUILD FILE`."""
 
 from __future__ import annotations
 
@@ -21,17 +20,6 @@ def _build_config(build: Path, config_path: str | None, overrides: list[str]) ->
     if not record.is_file():
         raise ValueError(f"{record}: no build record; pass --config CONFIG (the build's YAML)")
     return recorded_config(record)
-
-
-def print_plan(config: BuildConfig, only: list[str] | None) -> int:
-    """`build --plan`: SynDORBench's items, task runs and frames per shard, from the config alone."""
-    from benchfoundry.tasks.syndor.build_plan import format_plan, plan_config
-
-    if (only is not None and "syndor" not in only) or not config.syndor.enabled:
-        print("syndor: not built (nothing to plan)")
-        return 0
-    print(format_plan(plan_config(config)))
-    return 0
 
 
 def _cmd_label_sample(args: argparse.Namespace) -> int:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 from benchfoundry.configs.odi_qa import BudgetConfig
+from benchfoundry.tasks.odi.benchmark import TASKS
 from benchfoundry.tasks.odi.budget import choose
-from benchfoundry.tasks.odi.question_builder import TASKS, Candidate
+from benchfoundry.tasks.odi.question_builder import Candidate
 
 
 def candidate(task: str, k: int, answer: str = "yes", kind: str = "x") -> Candidate:

@@ -17,7 +17,6 @@ from benchfoundry.core.task_clock import add_render, current_clock, task_clock
 from benchfoundry.core.timings import StageWindow, benchmark_timings, format_table, marker_timings, time_table
 from benchfoundry.flows import build as build_module
 from benchfoundry.flows.collect import collect_shards, recording_stages
-from benchfoundry.flows.task_runner import on_runner
 from benchfoundry.tasks.common.shard_task import shard_task
 
 
@@ -144,7 +143,7 @@ def test_build_json_records_seconds_per_stage(
         assert [w.stage for w in windows] == ["work"]
         return {"status": "built", "detail": json.dumps(spent), "stages": {}, "problems": []}
 
-    monkeypatch.setitem(build_module.BENCHMARKS, "viewspatial", on_runner(_timed, config.runner))
+    monkeypatch.setattr("benchfoundry.flows.viewspatial.viewspatial_flow", _timed)
     record = build_module.build(config, str(tmp_path), ["viewspatial"])
     on_disk = json.loads((tmp_path / "build.json").read_text())
     assert on_disk["timings"] == record["timings"]

@@ -1,5 +1,5 @@
-"""One navigation line across the build report's pages (SynDORBench's index, ODI, ViewSpatial, evaluation, where
-the build's time went).
+"""One navigation line across the build report's pages (each registered benchmark's, evaluation, where the
+build's time went).
 
 Each benchmark writes its own page; `link_pages` puts (or replaces) a `<nav id="pages">` line at the top
 of every page present, linking the others, so the report reads as one whatever was built.
@@ -13,11 +13,10 @@ import re
 from pathlib import Path
 
 from benchfoundry.core.store import write_bytes_atomic
+from benchfoundry.tasks.common.benchmarks import registered
 
-PAGES: tuple[tuple[str, str], ...] = (
-    ("SynDORBench", "index.html"),
-    ("ODI-Bench", "odi.html"),
-    ("ViewSpatial-Bench", "viewspatial.html"),
+#: The report's pages besides the benchmarks' own (tasks/common/benchmarks.py), after them.
+BUILD_PAGES: tuple[tuple[str, str], ...] = (
     ("Evaluation", "eval/index.html"),
     ("Build time", "build.html"),
 )
@@ -36,10 +35,15 @@ def nav_line(present: list[tuple[str, str]], page: str) -> str:
     return f'<nav id="pages">{" · ".join(links)}</nav>\n'
 
 
+def pages() -> tuple[tuple[str, str], ...]:
+    """(link text, path relative to the report folder) of every page, the benchmarks' in build order first."""
+    return tuple((b.title, b.report_page) for b in registered()) + BUILD_PAGES
+
+
 def link_pages(report_dir: str | os.PathLike[str]) -> list[Path]:
     """Write the nav line into every page present (none when fewer than two pages); returns the pages."""
     root = Path(report_dir)
-    present = [(name, rel) for name, rel in PAGES if (root / rel).is_file()]
+    present = [(name, rel) for name, rel in pages() if (root / rel).is_file()]
     if len(present) < 2:
         return []
     for _, rel in present:

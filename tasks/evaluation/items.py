@@ -18,15 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.core.bounded_read import read_json
+from benchfoundry.tasks.common.benchmarks import get, resolve
 from benchfoundry.tasks.evaluation.choices import letter_of, split_option
 from benchfoundry.tasks.syndor import release
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
-BENCHES = ("syndor", "viewspatial", "odi")
 VIEWSPATIAL_JSON = Path("viewspatial") / "ViewSpatial-Bench.json"
 ODI_JSON = Path("odi") / "ODI-Bench.json"
-#: ODI-Bench's spatial-level tasks (the rest are general-level).
-ODI_SPATIAL_TASKS = ("EVO", "AVO", "SS", "RD", "OR")
 #: The options of a yes/no item, in any order and case.
 YES_NO = frozenset({"yes", "no"})
 
@@ -158,6 +156,6 @@ def odi_items(build: Path) -> list[EvalItem]:
     return items
 
 
-def load_items(bench: str, build: Path) -> list[EvalItem]:
-    loaders = {"syndor": syndor_items, "viewspatial": viewspatial_items, "odi": odi_items}
-    return loaders[bench](build)
+def load_items(benchmark: str, build: Path) -> list[EvalItem]:
+    """The benchmark's items, read by its descriptor's reader (tasks/common/benchmarks.py)."""
+    return resolve(get(benchmark).items)(build)

@@ -16,6 +16,7 @@ from typing import Any
 from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.evaluation import published
 from benchfoundry.tasks.evaluation.published import Table
+from benchfoundry.tasks.odi.benchmark import TASKS as ODI_TASKS
 from benchfoundry.tasks.syndor.scoring import zscores_across_models
 
 _STYLE = (
@@ -26,8 +27,6 @@ _STYLE = (
 PUBLISHED = "published (original data)"
 _LEFT = ' class="l"'
 Result = dict[str, Any]
-#: The ten ODI-Bench tasks in the paper's order, by their released `task` strings.
-ODI_TASKS = ("OA", "HA", "existence", "counting", "OCR", "EVO", "AVO", "SS", "RD", "OR")
 
 
 def _cell(value: Any) -> str:

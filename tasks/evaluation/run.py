@@ -18,8 +18,9 @@ from typing import Any
 from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError
 from benchfoundry.tasks.evaluation.choices import letter_of
-from benchfoundry.tasks.evaluation.items import ODI_SPATIAL_TASKS, EvalItem
+from benchfoundry.tasks.evaluation.items import EvalItem
 from benchfoundry.tasks.evaluation.protocols import parse_reply
+from benchfoundry.tasks.odi.benchmark import SPATIAL
 
 Progress = Callable[[int, int, int], None]
 Request = Callable[[EvalItem], list[dict[str, Any]]]
@@ -114,6 +115,6 @@ def score_choices(
         "per_task_n": dict(sorted(n.items())),
     }
     if bench == "odi":
-        spatial_n = sum(n[t] for t in ODI_SPATIAL_TASKS)
-        score["spatial"] = sum(correct[t] for t in ODI_SPATIAL_TASKS) / spatial_n if spatial_n else None
+        spatial_n = sum(n[t] for t in SPATIAL)
+        score["spatial"] = sum(correct[t] for t in SPATIAL) / spatial_n if spatial_n else None
     return score

@@ -13,20 +13,21 @@ items with lettered options, SynD scores each split as the authors' harness does
 from __future__ import annotations
 
 import json
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from benchfoundry.core.store import write_bytes_atomic
+from benchfoundry.tasks.common.benchmarks import get, resolve
 from benchfoundry.tasks.export import rows
 from benchfoundry.tasks.export.hf import write_dataset
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
 
-UTILS = {"viewspatial": "lmms_eval_viewspatial.py", "odi": "lmms_eval_odi.py", "syndor": "lmms_eval_syndor.py"}
 GENERATION = "generation_kwargs:\n  max_new_tokens: 128\n  temperature: 0\n  do_sample: false\n"
 
 
-def task_name(bench: str) -> str:
-    return f"benchfoundry_{bench}"
+def task_name(benchmark: str) -> str:
+    return f"benchfoundry_{benchmark}"
 
 
 def viewspatial_metric(question_type: str) -> str:
@@ -102,24 +103,43 @@ def _syndor_yaml(data: Path, source: str, split: str, distances: list[str]) -> d
     return {task: task_yaml(task, data / f"{split}.parquet", source, body, metrics)}
 
 
-def export(bench: str, build: Path, folder: Path) -> dict[str, Any]:
-    """The task folder of one benchmark: its data, utils.py and YAML(s)."""
-    splits = rows.SPLITS[bench](build)
-    if bench == "odi":
-        splits = {"test": [r for r in splits["test"] if r.get("form") == "closed"]}
-    folder = folder / task_name(bench)
-    written = write_dataset(folder, rows.TITLES[bench], splits, str(build))
+TaskFiles = tuple[rows.Splits, dict[str, str]]
+
+
+def viewspatial_tasks(splits: rows.Splits, data: Path, source: str) -> TaskFiles:
+    """ViewSpatial-Bench: every item, one task."""
+    return splits, _viewspatial_yaml(data, source)
+
+
+def odi_tasks(splits: rows.Splits, data: Path, source: str) -> TaskFiles:
+    """ODI-Bench: the closed items, one task."""
+    closed = {"test": [r for r in splits["test"] if r.get("form") == "closed"]}
+    return closed, _odi_yaml(data, source, sorted({r["task"] for r in closed["test"]}))
+
+
+def syndor_tasks(splits: rows.Splits, data: Path, source: str) -> TaskFiles:
+    """SynDORBench: one task per split, with a metric per distance."""
+    yamls: dict[str, str] = {}
+    for split, split_rows in splits.items():
+        distances = sorted({f"{float(r['radius']):.1f}" for r in split_rows}, key=float)
+        yamls |= _syndor_yaml(data, source, split, distances)
+    return splits, yamls
+
+
+def export(benchmark: str, build: Path, folder: Path) -> dict[str, Any]:
+    """The task folder of one benchmark: its data, utils.py and YAML(s), as its descriptor names them
+    (tasks/common/benchmarks.py)."""
+    descriptor = get(benchmark)
+    if descriptor.lmms_eval is None or descriptor.lmms_eval_utils is None:
+        raise ValueError(f"{benchmark}: no lmms-eval task")
+    folder = folder / task_name(benchmark)
     data = folder.absolute() / "data"
-    if bench == "viewspatial":
-        yamls = _viewspatial_yaml(data, str(build))
-    elif bench == "odi":
-        yamls = _odi_yaml(data, str(build), sorted({r["task"] for r in splits["test"]}))
-    else:
-        yamls = {}
-        for split, split_rows in splits.items():
-            distances = sorted({f"{float(r['radius']):.1f}" for r in split_rows}, key=float)
-            yamls |= _syndor_yaml(data, str(build), split, distances)
-    write_bytes_atomic(folder / "utils.py", (Path(__file__).parent / UTILS[bench]).read_bytes())
+    splits, yamls = resolve(descriptor.lmms_eval)(rows.splits_of(benchmark, build), data, str(build))
+    written = write_dataset(folder, descriptor.title, splits, str(build))
+    utils = find_spec(descriptor.lmms_eval_utils)
+    if utils is None or utils.origin is None:
+        raise ValueError(f"{benchmark}: lmms-eval utils module {descriptor.lmms_eval_utils} not found")
+    write_bytes_atomic(folder / "utils.py", Path(utils.origin).read_bytes())
     for task, text in yamls.items():
         write_bytes_atomic(folder / f"{task}.yaml", text.encode())
     return {**written, "tasks": sorted(yamls)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.tasks.common.benchmarks import get, resolve
 from benchfoundry.tasks.evaluation.items import odi_items, syndor_items, viewspatial_items
 from benchfoundry.tasks.export.hf import ImageRef
 
@@ -50,5 +51,6 @@ def odi_splits(build: Path) -> Splits:
     return {"test": rows}
 
 
-SPLITS = {"syndor": syndor_splits, "viewspatial": viewspatial_splits, "odi": odi_splits}
-TITLES = {"syndor": "SynDORBench", "viewspatial": "ViewSpatial-Bench", "odi": "ODI-Bench"}
+def splits_of(benchmark: str, build: Path) -> Splits:
+    """The benchmark's rows by split, from its descriptor's export rows (tasks/common/benchmarks.py)."""
+    return resolve(get(benchmark).export_rows)(build)

@@ -25,8 +25,10 @@ from typing import Any
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.directions import LETTERS
 from benchfoundry.core.store import atomic_path
-from benchfoundry.tasks.evaluation.items import ODI_SPATIAL_TASKS, EvalItem, odi_items, syndor_items, viewspatial_items
+from benchfoundry.tasks.common.benchmarks import get, resolve
+from benchfoundry.tasks.evaluation.items import EvalItem, odi_items, syndor_items, viewspatial_items
 from benchfoundry.tasks.export.hf import STAGE, ImageRef, image_bytes
+from benchfoundry.tasks.odi.benchmark import SPATIAL as ODI_SPATIAL
 
 OPTION_COLUMNS = tuple(LETTERS[:4])
 
@@ -90,7 +92,7 @@ def odi_rows(build: Path, closed: bool) -> list[tuple[dict[str, Any], list[Image
         row |= {
             "answer": item.answer,
             "category": item.task,
-            "l2-category": "spatial" if item.task in ODI_SPATIAL_TASKS else "general",
+            "l2-category": "spatial" if item.task in ODI_SPATIAL else "general",
             "id": item.id,
         }
         rows.append((row, _refs(item, names)))
@@ -134,20 +136,22 @@ def write_tsv(path: Path, rows: Sequence[tuple[dict[str, Any], list[ImageRef]]],
     return written, problems
 
 
-FILES = {
-    "viewspatial": (("benchfoundry_ViewSpatial", viewspatial_rows),),
-    "odi": (
-        ("benchfoundry_ODI", lambda build: odi_rows(build, closed=True)),
-        ("benchfoundry_ODI_open", lambda build: odi_rows(build, closed=False)),
-    ),
-    "syndor": (("benchfoundry_SynDOR", syndor_rows),),
-}
+def odi_closed_rows(build: Path) -> list[tuple[dict[str, Any], list[ImageRef]]]:
+    return odi_rows(build, closed=True)
 
 
-def export(bench: str, build: Path, folder: Path) -> dict[str, Any]:
+def odi_open_rows(build: Path) -> list[tuple[dict[str, Any], list[ImageRef]]]:
+    return odi_rows(build, closed=False)
+
+
+def export(benchmark: str, build: Path, folder: Path) -> dict[str, Any]:
+    """The benchmark's TSV files, as its descriptor names them (tasks/common/benchmarks.py)."""
+    files = get(benchmark).vlmevalkit
+    if not files:
+        raise ValueError(f"{benchmark}: no VLMEvalKit dataset")
     counts, problems = {}, []
-    for stem, rows_of in FILES[bench]:
-        rows = rows_of(build)
+    for stem, rows_of in files:
+        rows = resolve(rows_of)(build)
         if rows:
             counts[stem], bad = write_tsv(folder / f"{stem}.tsv", rows, stem)
             problems += bad

@@ -26,8 +26,9 @@ import cv2
 from benchfoundry.core.directions import distractor_pool
 from benchfoundry.tasks.common.model_client import image_part, user_message
 from benchfoundry.tasks.odi.answers import in_sector
+from benchfoundry.tasks.odi.benchmark import GENERAL
 from benchfoundry.tasks.odi.panoramas import display_bgr, load_panorama
-from benchfoundry.tasks.odi.question_builder import GENERAL, QUADRANTS, Candidate
+from benchfoundry.tasks.odi.question_builder import QUADRANTS, Candidate
 
 #: Tasks a model may propose: the general ones and ODI reasoning.
 MODEL_TASKS = (*GENERAL, "OR")

@@ -22,9 +22,6 @@ from benchfoundry.tasks.odi.panorama_facts import Fact, PanoramaFacts
 
 #: The four sides around the viewer as a question says them, with their centre bearings.
 QUADRANTS = (("in front of me", 0.0), ("on my right", 90.0), ("behind me", 180.0), ("on my left", 270.0))
-GENERAL = ("OA", "HA", "existence", "counting", "OCR")
-SPATIAL = ("EVO", "AVO", "SS", "RD", "OR")
-TASKS = GENERAL + SPATIAL
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,11 @@ def plan_config(config: BuildConfig) -> dict[str, Any]:
     return summary(config, sampling.sample_frames(config, levels), levels)
 
 
+def plan_text(config: BuildConfig) -> str:
+    """What `build --plan` prints for SynDORBench (its registry descriptor's plan)."""
+    return format_plan(plan_config(config))
+
+
 def format_plan(plan: dict[str, Any]) -> str:
     """The plan as the lines `build --plan` prints."""
     target = plan["target_items"]
