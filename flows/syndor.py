@@ -29,6 +29,7 @@ from benchfoundry.tasks.syndor import (
     render_stage,
     sampling,
 )
+from benchfoundry.tasks.syndor.benchmark import BENCHMARK
 from benchfoundry.tasks.syndor.pose_selection import select_poses
 from benchfoundry.tasks.syndor.qa_stage import QaShard, qa_task
 from benchfoundry.tasks.syndor.report_page import report_problems
@@ -37,11 +38,11 @@ from benchfoundry.tasks.syndor.report_page import report_problems
 @flow(name="syndor-render")
 def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     """The sample, calibration and every render shard not yet finished; the manifest last."""
-    poses = select_poses(config.syndor.poses, Path(out) / render_plan.BENCHMARK / "poses" / "rating_cache")
+    poses = select_poses(config.syndor.poses, Path(out) / BENCHMARK / "poses" / "rating_cache")
     levels = sampling.build_levels(config, render_plan.pose_counts(poses, config.syndor.poses.actions))
     sample = sampling.sample_frames(config, levels)
     plans = render_plan.plan_shards(config, poses, sample)
-    store = StageStore(out, render_plan.BENCHMARK, render_plan.STAGE)
+    store = StageStore(out, BENCHMARK, render_plan.STAGE)
     todo = [p for p in plans if not store.is_done(p.shard_id, p.spec_hash)]
     calibration = calibration_stage.CALIBRATION_SHARD
     ((_, calibrating),) = submit_shards(calibration_stage.calibration_task, out, [(calibration, calibration)], config)
@@ -58,7 +59,7 @@ def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         calibration_summary = calibration_stage.calibration_error_summary(calibration_error)
     else:
         plot = calibration_stage.plot_calibration(
-            calibration_rows, Path(out) / render_plan.BENCHMARK / "report" / "calibration.png"
+            calibration_rows, Path(out) / BENCHMARK / "report" / "calibration.png"
         )
         calibration_summary = calibration_stage.calibration_summary(calibration_rows, str(plot.relative_to(out)))
     return {
@@ -131,7 +132,7 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
     """
     render = pd.read_parquet(render_manifest)
     plans = discern_stage.plan_feature_shards(render, config.syndor.discern) if len(render) else {}
-    store = StageStore(out, discern_stage.BENCHMARK, discern_stage.FEATURE_STAGE)
+    store = StageStore(out, BENCHMARK, discern_stage.FEATURE_STAGE)
     by_path = render.set_index("img_path")
     specs = {sid: discern_stage.feature_spec_hash(config, by_path, paths) for sid, paths in plans.items()}
     todo = [sid for sid in plans if not store.is_done(sid, specs[sid])]
