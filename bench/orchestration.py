@@ -57,7 +57,7 @@ def _flow(n: int, out: str, runner: Any) -> dict[str, float]:
     from benchfoundry.flows.task_runner import on_runner, with_runner_policy
     from benchfoundry.tasks.common.shard_task import shard_task
 
-    @shard_task(name="bench-empty-shard")
+    @shard_task(kind="compute", name="bench-empty-shard")
     def empty_shard(out: str, shard_id: str, spec_hash: str) -> str:
         StageStore(out, BENCHMARK, STAGE).write_shard(
             shard_id, pd.DataFrame([{"shard": shard_id}]), spec_hash=spec_hash

@@ -13,8 +13,8 @@ Prints
     rendered by a new render worker: protocol, a fresh file, the scene built once per shard, the outputs moved)
     ÷ ms per image of a bare loop in one new bpy process that builds the scene once and then only re-poses,
     re-lights and renders (goal ≤ 1.1): synthetic COCO images (and, for scale, one fresh file per image, as
-    the COCO set was rendered before), ODI panoramas (one image per shard), ScanNet room frames (their own
-    worker process, `render/scannet_room.py`).
+    the COCO set was rendered before), ODI panoramas (one image per shard), ScanNet room frames (one shard:
+    the room's camera walk, `render/scannet_room.py`).
 Both sides of (a), (b) and (d) include their process start-up; all renders are Cycles on the CPU.
 """
 
@@ -396,11 +396,13 @@ def scan_case(work: Path, reps: int) -> dict[str, float]:
     room = ss.synthetic_room(scene_id, mirrored)
     poses = ss.camera_walk(room, settings.frames)
     folder = work / "scan"
-    spec = write_spec(folder / "spec.json", ss.render_spec(room, ss.room_mesh(room), poses, settings))
+    spec = write_spec(
+        folder / "spec.json", ss.render_spec(room, ss.room_mesh(room), poses, settings, folder / "pipeline")
+    )
     pipeline, bare = [], []
     for _ in range(reps):
         start = time.perf_counter()
-        ss.run_render_worker(spec, folder / "pipeline")
+        ss.run_render_worker(spec)
         pipeline.append((time.perf_counter() - start) / len(poses))
         bare.append(_bare_kind("scan", spec, folder / "bare") / len(poses))
     return {"pipeline_s": statistics.median(pipeline), "bare_s": statistics.median(bare), "frames": len(poses)}

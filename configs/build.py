@@ -60,8 +60,12 @@ class RunnerConfig(Section):
         "no PREFECT_API_URL is set (SLURM: a name the nodes reach)",
     )
     prefect_port: int = Field(0, ge=0, le=65535, description="port of that server (0: a free one)")
-    task_retries: int = Field(2, ge=0)
-    retry_delay_s: Seconds = 5.0
+    task_retries: int | None = Field(
+        None, ge=0, description="retries of every shard task (None: its kind's, flows/task_runner.POLICIES)"
+    )
+    retry_delay_s: Seconds | None = Field(
+        None, description="seconds between a shard task's retries (None: its kind's, flows/task_runner.POLICIES)"
+    )
 
     @model_validator(mode="after")
     def _check_address(self) -> RunnerConfig:

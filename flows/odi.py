@@ -20,16 +20,17 @@ from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import benchmark_outcome
 from benchfoundry.core.store import StageStore
 from benchfoundry.flows.collect import collect_shards
-from benchfoundry.flows.task_runner import with_runner_policy
-from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch_task
+from benchfoundry.flows.task_runner import submit_shards
+from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_task
 from benchfoundry.tasks.odi.benchmark import BENCHMARK
 from benchfoundry.tasks.odi.groundedsam import check_files
+from benchfoundry.tasks.odi.panorama_stage import STAGE as PANORAMA_STAGE
+from benchfoundry.tasks.odi.panorama_stage import panorama_folder, panorama_task
 from benchfoundry.tasks.odi.panoramas import batches, list_panoramas, panorama_id
 from benchfoundry.tasks.odi.qa_stage import STAGE as QA_STAGE
 from benchfoundry.tasks.odi.qa_stage import SUMMARY as QA_SUMMARY
 from benchfoundry.tasks.odi.qa_stage import qa_task
 from benchfoundry.tasks.odi.report_page import write_report_page
-from benchfoundry.tasks.odi.synthetic_panoramas import synthetic_panorama_task
 
 
 @flow(name="odi")
@@ -39,14 +40,9 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     problems: list[dict[str, Any]] = []
     if odi.panorama_root is None:
-        folder = Path(out) / BENCHMARK / "synthetic" / "panoramas"
-        render = with_runner_policy(synthetic_panorama_task, config.runner)
+        folder = panorama_folder(out)
         made, problems = collect_shards(
-            "synthetic",
-            [
-                (name, render.submit(str(folder), name, odi.synthetic, config.person, config.seed))
-                for name in odi.synthetic.scenes
-            ],
+            PANORAMA_STAGE, submit_shards(panorama_task, out, [(name, name) for name in odi.synthetic.scenes], config)
         )
         extra["synthetic_render_s"] = {r["scene"]: round(r["seconds"], 2) for r in made}
         paths = [folder / f"{r['scene']}.png" for r in made]
@@ -65,12 +61,8 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
             else "no GroundedSAM checkpoint configured (odi.groundedsam): the synthetic ground truth"
         )
     extra["annotator"] = {"name": annotator, "reason": reason}
-    task = with_runner_policy(annotate_batch_task, config.runner)
-    submitted = [
-        (f"batch{k:04d}", task.submit(out, [str(p) for p in batch], odi))
-        for k, batch in enumerate(batches(paths, odi.batch_size))
-    ]
-    results, failed = collect_shards(STAGE, submitted)
+    shards = [(f"batch{k:04d}", tuple(str(p) for p in batch)) for k, batch in enumerate(batches(paths, odi.batch_size))]
+    results, failed = collect_shards(STAGE, submit_shards(annotate_task, out, shards, config))
     problems += failed
     rows = [r for batch in results for r in batch]
     problems += [p for r in rows for p in r["problems"]]
@@ -83,9 +75,7 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     n_dropped = sum(sum(d.values()) for d in dropped.values())
     extra["census"] = {r["panorama"]: r["census"] for r in rows if r["done"]}
     stages = {STAGE: str(manifest), "coco": str(store.dir / "coco")}
-    qa_runs, qa_failed = collect_shards(
-        QA_STAGE, [("qa", with_runner_policy(qa_task, config.runner).submit(out, str(manifest), odi, config.seed))]
-    )
+    qa_runs, qa_failed = collect_shards(QA_STAGE, submit_shards(qa_task, out, [("qa", str(manifest))], config))
     problems += qa_failed
     qa = qa_runs[0] if qa_runs else None
     if qa is not None:

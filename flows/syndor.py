@@ -18,7 +18,7 @@ from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import benchmark_outcome
 from benchfoundry.core.store import StageStore, write_parquet_atomic
 from benchfoundry.flows.collect import collect_shards
-from benchfoundry.flows.task_runner import gpu_stage, on_runner, with_runner_policy
+from benchfoundry.flows.task_runner import on_runner, submit_shards, with_runner_policy
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.syndor import (
     build_plan,
@@ -29,24 +29,24 @@ from benchfoundry.tasks.syndor import (
     render_stage,
     sampling,
 )
+from benchfoundry.tasks.syndor.benchmark import BENCHMARK
 from benchfoundry.tasks.syndor.pose_selection import select_poses
-from benchfoundry.tasks.syndor.qa_stage import export_task, report_task
+from benchfoundry.tasks.syndor.qa_stage import QaShard, qa_task
 from benchfoundry.tasks.syndor.report_page import report_problems
 
 
 @flow(name="syndor-render")
 def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     """The sample, calibration and every render shard not yet finished; the manifest last."""
-    poses = select_poses(config.syndor.poses, Path(out) / render_plan.BENCHMARK / "poses" / "rating_cache")
+    poses = select_poses(config.syndor.poses, Path(out) / BENCHMARK / "poses" / "rating_cache")
     levels = sampling.build_levels(config, render_plan.pose_counts(poses, config.syndor.poses.actions))
     sample = sampling.sample_frames(config, levels)
     plans = render_plan.plan_shards(config, poses, sample)
-    store = StageStore(out, render_plan.BENCHMARK, render_plan.STAGE)
+    store = StageStore(out, BENCHMARK, render_plan.STAGE)
     todo = [p for p in plans if not store.is_done(p.shard_id, p.spec_hash)]
-    shard = with_runner_policy(render_stage.render_shard_task, config.runner)
-    with gpu_stage(config.runner, config.syndor.render.device != "CPU"):
-        calibrating = with_runner_policy(calibration_stage.calibrate_task, config.runner).submit(config, out)
-        submitted = [(p.shard_id, shard.submit(config, out, p)) for p in todo]
+    calibration = calibration_stage.CALIBRATION_SHARD
+    ((_, calibrating),) = submit_shards(calibration_stage.calibration_task, out, [(calibration, calibration)], config)
+    submitted = submit_shards(render_stage.render_task, out, [(p.shard_id, p) for p in todo], config)
     try:
         _, failed = collect_shards("render", submitted)
         calibration_rows, calibration_error = _calibration_rows(calibrating)
@@ -59,7 +59,7 @@ def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         calibration_summary = calibration_stage.calibration_error_summary(calibration_error)
     else:
         plot = calibration_stage.plot_calibration(
-            calibration_rows, Path(out) / render_plan.BENCHMARK / "report" / "calibration.png"
+            calibration_rows, Path(out) / BENCHMARK / "report" / "calibration.png"
         )
         calibration_summary = calibration_stage.calibration_summary(calibration_rows, str(plot.relative_to(out)))
     return {
@@ -132,14 +132,13 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
     """
     render = pd.read_parquet(render_manifest)
     plans = discern_stage.plan_feature_shards(render, config.syndor.discern) if len(render) else {}
-    store = StageStore(out, discern_stage.BENCHMARK, discern_stage.FEATURE_STAGE)
+    store = StageStore(out, BENCHMARK, discern_stage.FEATURE_STAGE)
     by_path = render.set_index("img_path")
     specs = {sid: discern_stage.feature_spec_hash(config, by_path, paths) for sid, paths in plans.items()}
     todo = [sid for sid in plans if not store.is_done(sid, specs[sid])]
-    task = with_runner_policy(discern_stage.feature_shard_task, config.runner)
+    shards = [(sid, discern_stage.FeatureShard(sid, render_manifest, tuple(plans[sid]), specs[sid])) for sid in todo]
     _, failed = collect_shards(
-        discern_stage.FEATURE_STAGE,
-        [(sid, task.submit(config, out, render_manifest, sid, plans[sid], specs[sid])) for sid in todo],
+        discern_stage.FEATURE_STAGE, submit_shards(discern_stage.discern_task, out, shards, config)
     )
     done = [sid for sid in plans if store.is_done(sid, specs[sid])]
     features_manifest = store.write_manifest(done)
@@ -157,8 +156,8 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
     summary["nv_images"] = int(features["nv_path"].notna().sum())
     if config.syndor.discern.labels.source == "human":
         problems += label_stage.import_problems(out)
-    labelling = with_runner_policy(label_stage.label_task, config.runner)
-    result = labelling.submit(config, out, str(features_manifest)).result()
+    ((_, labelling),) = submit_shards(label_stage.label_task, out, [("labels", str(features_manifest))], config)
+    result = labelling.result()
     if "stopped" in result:
         return {**summary, "stopped": result["stopped"], "sample": result["sample"], "problems": problems}
     cv, holdout = result["cv"], result["holdout"]
@@ -197,19 +196,16 @@ def qa_flow(config: BuildConfig, out: str, labelled_manifest: str | None, calibr
     `calibration` (optional) is the render stage's calibration summary, shown in the report;
     with no labelled manifest (a build without frames) nothing is written.
     """
-    qa = config.syndor.qa
     if labelled_manifest is None:
         return {"rows": 0, "skipped": "no labelled manifest: the discern stage had no frames", "problems": []}
-    summary = with_runner_policy(export_task, config.runner)(str(labelled_manifest), str(out), qa)
-    summary["report"] = with_runner_policy(report_task, config.runner)(str(out), qa, config.seed, calibration)
-    return summary
+    return with_runner_policy(qa_task, config.runner)(str(out), QaShard(str(labelled_manifest), calibration), config)
 
 
 @flow(name="syndor")
 def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     """Renders → night vision → discernibility labels → QA export and report.
 
-    It submits no task itself (the QA stage calls its two tasks in the flow's thread): the render and
+    It submits no task itself (the QA stage calls its task in the flow's thread): the render and
     discern subflows each carry the build's task runner, so this flow needs none; given one, a lazy
     runner (threads, prefect-dask's DaskTaskRunner) starts no workers for it. Images the report could
     not read for thumbnails are listed in the outcome's problems.

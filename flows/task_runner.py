@@ -1,21 +1,65 @@
-"""The build's task runner, the retry count of its shard tasks and the GPU annotation of GPU stages,
-set in one place for every flow."""
+"""The build's task runner and the policy of its shard tasks, set in one place for every flow: one table of
+retries, retry delay, timeout and GPU resource per shard kind (`POLICIES`; the kind is declared where a task is
+defined, tasks/common/shard_task.py), the runner config's `task_retries` / `retry_delay_s` over it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass
+from typing import Any
 
 from prefect import Flow, Task
+from prefect.futures import PrefectFuture
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
-from benchfoundry.configs.build import RunnerConfig
+from benchfoundry.configs.build import BuildConfig, RunnerConfig
 from benchfoundry.flows.cluster import GPU_RESOURCE
+from benchfoundry.tasks.common.shard_task import device_of, kind_of
+
+
+@dataclass(frozen=True)
+class KindPolicy:
+    """How the tasks of one kind run: retries and the delay between them, a timeout (None: none), and whether
+    they take Dask's GPU resource when their device is not the CPU."""
+
+    retries: int
+    retry_delay_s: float
+    timeout_s: float | None
+    gpu: bool
+
+
+POLICIES: dict[str, KindPolicy] = {
+    "render": KindPolicy(retries=2, retry_delay_s=5.0, timeout_s=None, gpu=True),
+    "compute": KindPolicy(retries=2, retry_delay_s=5.0, timeout_s=None, gpu=False),
+    "model": KindPolicy(retries=2, retry_delay_s=5.0, timeout_s=None, gpu=False),
+    "gpu": KindPolicy(retries=2, retry_delay_s=5.0, timeout_s=None, gpu=True),
+}
 
 
 def with_runner_policy(shard: Task, runner: RunnerConfig) -> Task:
-    """The same task with the retry count and delay of the build's runner config."""
-    return shard.with_options(retries=runner.task_retries, retry_delay_seconds=runner.retry_delay_s)
+    """The same task with its kind's policy, the runner config's retry count and delay where it sets them."""
+    policy = POLICIES[kind_of(shard)]
+    return shard.with_options(
+        retries=policy.retries if runner.task_retries is None else runner.task_retries,
+        retry_delay_seconds=policy.retry_delay_s if runner.retry_delay_s is None else runner.retry_delay_s,
+        timeout_seconds=policy.timeout_s,
+    )
+
+
+def needs_gpu(shard: Task, config: BuildConfig) -> bool:
+    """Whether the task takes a GPU under `config`: its kind takes one and its device is not the CPU."""
+    return POLICIES[kind_of(shard)].gpu and device_of(shard, config).lower() != "cpu"
+
+
+def submit_shards(
+    shard: Task, out: str, shards: Iterable[tuple[str, Any]], config: BuildConfig
+) -> list[tuple[str, PrefectFuture]]:
+    """Submit `shard(out, s, config)` for every `(id, s)` with the build's policy, GPU tasks with Dask's `GPU=1`
+    annotation; the `(id, future)` pairs `flows.collect.collect_shards` waits on."""
+    task = with_runner_policy(shard, config.runner)
+    with _gpu_annotation(config.runner, needs_gpu(shard, config)):
+        return [(sid, task.submit(out, s, config)) for sid, s in shards]
 
 
 def task_runner(runner: RunnerConfig) -> TaskRunner:
@@ -56,7 +100,7 @@ def _annotated() -> Iterator[None]:
         yield
 
 
-def gpu_stage(runner: RunnerConfig, needs_gpu: bool) -> AbstractContextManager[None]:
-    """Tasks submitted inside carry Dask's resource annotation `GPU=1` when the stage needs a GPU and the
-    runner's workers offer GPUs, so Dask runs them only on GPU workers, one per GPU."""
-    return _annotated() if needs_gpu and offers_gpus(runner) else nullcontext()
+def _gpu_annotation(runner: RunnerConfig, gpu: bool) -> AbstractContextManager[None]:
+    """Tasks submitted inside carry Dask's resource annotation `GPU=1` when they need a GPU and the runner's
+    workers offer GPUs, so Dask runs them only on GPU workers, one per GPU."""
+    return _annotated() if gpu and offers_gpus(runner) else nullcontext()

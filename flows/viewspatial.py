@@ -29,20 +29,23 @@ from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import benchmark_outcome
 from benchfoundry.core.store import StageStore
 from benchfoundry.flows.collect import collect_shards
-from benchfoundry.flows.task_runner import with_runner_policy
-from benchfoundry.tasks.viewspatial.coco.coco_stage import coco_task
-from benchfoundry.tasks.viewspatial.coco.synthetic_set import synthetic_coco_task
+from benchfoundry.flows.task_runner import submit_shards
+from benchfoundry.tasks.viewspatial.coco.coco_stage import CocoSplit, coco_task
+from benchfoundry.tasks.viewspatial.coco.synthetic_stage import synthetic_coco_task, synthetic_root
 from benchfoundry.tasks.viewspatial.release import write_benchmark_files
 from benchfoundry.tasks.viewspatial.report_page import write_report_page
 from benchfoundry.tasks.viewspatial.scannet.scan_stage import (
     BENCHMARK,
     STAGES,
+    ScanShard,
     label_map_rule,
     scan_list,
     scan_task,
-    synthetic_scan_task,
 )
 from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, write_root_files
+from benchfoundry.tasks.viewspatial.scannet.synthetic_stage import STAGE as SYNTHETIC_STAGE
+from benchfoundry.tasks.viewspatial.scannet.synthetic_stage import synthetic_root as scan_root
+from benchfoundry.tasks.viewspatial.scannet.synthetic_stage import synthetic_task
 from benchfoundry.tasks.viewspatial.task_names import SHORT_NAMES
 
 
@@ -53,19 +56,18 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     problems: list[dict[str, Any]] = []
     if vs.scannet_root is None:
-        root = Path(out) / BENCHMARK / "synthetic"
+        root = scan_root(out)
         write_root_files(root)
-        settings = vs.synthetic.model_dump(exclude={"layout"})
-        settings["seed"] = config.seed
-        render = with_runner_policy(synthetic_scan_task, config.runner)
         made, problems = collect_shards(
-            "synthetic",
-            [(scene, render.submit(out, str(root), split, settings)) for split, (scene, _) in SYNTHETIC_SCENES.items()],
+            SYNTHETIC_STAGE,
+            submit_shards(
+                synthetic_task, out, [(scene, split) for split, (scene, _) in SYNTHETIC_SCENES.items()], config
+            ),
             {scene: str(root / "render" / scene) for scene, _ in SYNTHETIC_SCENES.values()},
         )
         extra["synthetic_render_s"] = {r["scene_id"]: r["render_s"] for r in made}
         extra["synthetic_manifest"] = str(
-            StageStore(out, BENCHMARK, "synthetic").write_manifest(sorted(extra["synthetic_render_s"]))
+            StageStore(out, BENCHMARK, SYNTHETIC_STAGE).write_manifest(sorted(extra["synthetic_render_s"]))
         )
         scans_dir = root / ("scans" if vs.synthetic.layout == "raw" else "scans_export")
         layout: str | None = vs.synthetic.layout
@@ -79,14 +81,14 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     extra["label_map"] = None if nyu40_of is None else str(root / str(vs.label_map))
     scans = scan_list(root, vs)
     unmade = {p["item"] for p in problems}
-    task = with_runner_policy(scan_task, config.runner)
+    shards = [
+        (scene, ScanShard(str(scans_dir / scene), split, layout, nyu40_of))
+        for split, scene in scans
+        if scene not in unmade
+    ]
     results, failed = collect_shards(
         "scan",
-        [
-            (scene, task.submit(out, str(scans_dir / scene), split, layout, nyu40_of, vs, config.seed))
-            for split, scene in scans
-            if scene not in unmade
-        ],
+        submit_shards(scan_task, out, shards, config),
         {scene: str(scans_dir / scene) for _, scene in scans},
     )
     done = sorted(r["scene_id"] for r in results if r["done"])
@@ -138,23 +140,19 @@ def coco_half(config: BuildConfig, out: str) -> tuple[dict[str, Any], list[dict[
         }
         where = "COCO (" + ", ".join(f"{k}: {v.annotations}" for k, v in sorted(cc.splits.items())) + ")"
     else:
-        root = Path(out) / BENCHMARK / "coco_synthetic"
-        render = with_runner_policy(synthetic_coco_task, config.runner)
+        root = synthetic_root(out)
         made, problems = collect_shards(
             "coco-synthetic",
-            [
-                (split, render.submit(out, str(root), split, cc.synthetic.model_dump(), config.person, config.seed))
-                for split in sorted(cc.synthetic.images)
-            ],
+            submit_shards(synthetic_coco_task, out, [(split, split) for split in sorted(cc.synthetic.images)], config),
             {split: str(root / split) for split in cc.synthetic.images},
         )
         sources = {r["split"]: {**r["paths"], "instances": None, "captions": None} for r in made}
         render_s = {r["split"]: r["render_s"] for r in made}
         where = f"the synthetic set in {root}"
-    task = with_runner_policy(coco_task, config.runner)
+    shards = [(split, CocoSplit(split, sources[split])) for split in sorted(sources)]
     results, failed = collect_shards(
         "coco",
-        [(split, task.submit(out, split, sources[split], cc, config.seed)) for split in sorted(sources)],
+        submit_shards(coco_task, out, shards, config),
         {split: sources[split]["annotations"] for split in sources},
     )
     summary = {r["split"]: {**r, "render_s": render_s.get(r["split"])} for r in results}

@@ -1,19 +1,16 @@
-"""Blender worker for the synthetic ScanNet room: `python -m benchfoundry.render.scannet_room SPEC.json OUTDIR`.
+"""The synthetic ScanNet room, rendered by the render worker (render/worker.py) from a `ScanRoomShard`
+(`tasks/viewspatial/scannet/synthetic_scan.render_spec`).
 
-Builds the room from the spec (a `ScanRoomShard`, `tasks/viewspatial/synthetic_scan.render_spec`) once, then
-renders each frame (only the camera moves) with
-Cycles: colour to `frame-<id>.color.png`, and the Z pass (planar depth along the view axis,
-which is what ScanNet's depth holds) through the compositor to EXR, converted to uint16
+Builds the room from the spec once, in a fresh file, then renders each frame (only the camera moves) with
+Cycles into the spec's `out_dir`: colour to `frame-<id>.color.png`, and the Z pass (planar depth along the view
+axis, which is what ScanNet's depth holds) through the compositor to EXR, converted to uint16
 millimetres, subsampled by `depth_stride`, as `frame-<id>.depth.npy`. Frames go to disk as
-they are rendered. The last line on stdout is `{"frames": N, "seconds": …, "cpu_seconds": …}` (wall seconds
-once Blender is loaded, as the render worker counts them; CPU seconds of the whole process). Run only in a subprocess.
+they are rendered.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import sys
 import time
 from pathlib import Path
 
@@ -22,10 +19,9 @@ import numpy as np
 from mathutils import Matrix
 
 from benchfoundry.core.camera import opencv_to_blender
-from benchfoundry.core.render_spec import ScanRoomShard, read_spec
+from benchfoundry.core.render_spec import ScanRoomShard
 
 NO_HIT_M = 1.0e4
-STARTED = time.perf_counter()
 
 
 def _material(name: str, rgb: list[float]) -> bpy.types.Material:
@@ -125,15 +121,15 @@ def read_depth_exr(path: Path, stride: int) -> np.ndarray:
     return np.clip(np.rint(depth * 1000.0), 0, 65535).astype(np.uint16)
 
 
-def render(spec_path: Path, out_dir: Path) -> int:
-    """Render every frame of the spec into `out_dir`; returns the number of frames."""
-    spec = read_spec(spec_path)
-    if not isinstance(spec, ScanRoomShard):
-        raise TypeError(f"{spec_path}: a {type(spec).__name__}, not a synthetic ScanNet room")
+def render_scan_room(spec: ScanRoomShard) -> list[float]:
+    """Render every frame of the spec into its `out_dir`; returns each frame's seconds."""
+    out_dir = Path(spec.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     camera = build_scene(spec)
     nodes = frame_outputs(out_dir)
+    seconds = []
     for frame in spec.frames:
+        started = time.perf_counter()
         fid = frame.frame_id
         base = out_dir / f"frame-{fid:06d}"
         camera.matrix_world = Matrix(opencv_to_blender(np.asarray(frame.pose_c2w)).tolist())
@@ -146,18 +142,5 @@ def render(spec_path: Path, out_dir: Path) -> int:
         np.save(str(base) + ".depth.tmp.npy", depth)
         Path(str(base) + ".depth.tmp.npy").replace(str(base) + ".depth.npy")
         (out_dir / f".tmp-{fid:06d}-color.png").replace(str(base) + ".color.png")
-    return len(spec.frames)
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: python -m benchfoundry.render.scannet_room SPEC.json OUTDIR", file=sys.stderr)
-        return 2
-    frames = render(Path(argv[0]), Path(argv[1]))
-    seconds = time.perf_counter() - STARTED
-    print(json.dumps({"frames": frames, "seconds": round(seconds, 3), "cpu_seconds": round(time.process_time(), 3)}))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+        seconds.append(time.perf_counter() - started)
+    return seconds

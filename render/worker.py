@@ -5,9 +5,10 @@ Protocol: one JSON request per line on stdin — `{"op": "render", "spec": PATH}
 (`{"ok": true, "frames": N, "seconds": …, "cpu_seconds": …}` or `{"ok": false, "error": …}`; `cpu_seconds`:
 the process's CPU time, every Blender thread, since its previous reply, start-up included). Blender's own output
 goes to stderr. A spec file holds one shard of benchfoundry/core/render_spec.py, and the worker dispatches
-on its type: a `RigShard` (SynDORBench) keeps its camera, scene and person between shards and rebuilds
-only what differs from the previous shard's; a `PanoramaShard` (render/panorama_scene.py) and a
-`CocoShard` (render/coco_scene.py) are built from an empty file, a `CocoShard`'s scene once for all its images.
+on its type through one table, `RENDERERS`: a `RigShard` (SynDORBench) keeps its camera, scene and person
+between shards and rebuilds only what differs from the previous shard's; a `PanoramaShard`
+(render/panorama_scene.py), a `CocoShard` (render/coco_scene.py) and a `ScanRoomShard` (render/scannet_room.py)
+are built from an empty file, a `CocoShard`'s and a `ScanRoomShard`'s scene once for all its images.
 
 The worker quits after `BENCHFOUNDRY_RENDER_IDLE_S` idle seconds (render/worker_env.py), so a worker left
 behind on a long-lived process (a Dask worker) does not hold Blender and its GPU memory (the client,
@@ -24,11 +25,11 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from benchfoundry.core.render_spec import CocoShard, PanoramaShard, RigShard, Shard, read_spec
+from benchfoundry.core.render_spec import CocoShard, PanoramaShard, RigShard, ScanRoomShard, Shard, read_spec
 from benchfoundry.render.worker_env import idle_seconds
 
 
@@ -55,13 +56,11 @@ class Worker:
         self.scratch = Path(tempfile.mkdtemp(prefix="benchfoundry-render-"))
 
     def render_shard(self, spec: Shard) -> dict[str, Any]:
-        if isinstance(spec, RigShard):
-            return self.render_rig(spec)
-        if isinstance(spec, PanoramaShard):
-            return self.render_panorama(spec)
-        if isinstance(spec, CocoShard):
-            return self.render_coco(spec)
-        raise TypeError(f"the render worker renders no {type(spec).__name__}")
+        """The reply to one shard, rendered by its type's function in `RENDERERS`."""
+        render = RENDERERS.get(type(spec))
+        if render is None:
+            raise TypeError(f"the render worker renders no {type(spec).__name__}")
+        return render(self, spec)
 
     def render_rig(self, spec: RigShard) -> dict[str, Any]:
         """SynDORBench frames: the scene, the person and the rig camera, rebuilt only where they changed."""
@@ -133,12 +132,31 @@ class Worker:
         seconds = render_coco(self.scene, spec, self.scratch)
         return {"ok": True, "frames": len(seconds), "seconds": time.perf_counter() - started, "frame_seconds": seconds}
 
+    def render_scan_room(self, spec: ScanRoomShard) -> dict[str, Any]:
+        """A synthetic ScanNet room (render/scannet_room.py): built once in a fresh file, the camera moved per frame."""
+        from benchfoundry.render.scannet_room import render_scan_room
+
+        started = time.perf_counter()
+        self.built = {"scan_room": spec.scene_id}
+        seconds = render_scan_room(spec)
+        self.scene = self.bpy.context.scene
+        return {"ok": True, "frames": len(seconds), "seconds": time.perf_counter() - started, "frame_seconds": seconds}
+
     def _reset(self) -> None:
         """Back to an empty file, unless nothing has been built since the last reset."""
         if self.built:
             self.bpy.ops.wm.read_factory_settings(use_empty=True)
             self.scene = self.bpy.context.scene
             self.built = {}
+
+
+#: The render function of every shard type: the one place a new shard type is added.
+RENDERERS: dict[type, Callable[[Worker, Any], dict[str, Any]]] = {
+    RigShard: Worker.render_rig,
+    PanoramaShard: Worker.render_panorama,
+    CocoShard: Worker.render_coco,
+    ScanRoomShard: Worker.render_scan_room,
+}
 
 
 def main() -> int:

@@ -22,7 +22,7 @@ from benchfoundry.core.directions import HORIZONTAL_LABELS, distractor_pool
 from benchfoundry.core.store import StageStore
 from benchfoundry.flows.cli import main
 from benchfoundry.tasks.viewspatial.coco import relative_review
-from benchfoundry.tasks.viewspatial.coco.coco_stage import coco_task
+from benchfoundry.tasks.viewspatial.coco.coco_stage import label_split
 from benchfoundry.tasks.viewspatial.coco.person_relative import (
     candidate_angle,
     facing_vector,
@@ -211,7 +211,7 @@ def write_split(tmp_path: Path, captions: bool = False) -> dict[str, str | None]
 def test_a_split_makes_the_three_tasks_reports_a_corrupt_image_and_is_skipped_on_rerun(tmp_path: Path) -> None:
     out, source = tmp_path / "out", write_split(tmp_path)
     cfg = CocoConfig(shoulder_ratio=0.72, margin_deg=0.0)
-    result = coco_task.fn(str(out), "val", source, cfg, 0)
+    result = label_split(str(out), "val", source, cfg, 0)
     store = StageStore(out, "viewspatial", "coco")
     table = store.shard_rows("val")
     assert set(table["question_type"]) == {
@@ -234,17 +234,17 @@ def test_a_split_makes_the_three_tasks_reports_a_corrupt_image_and_is_skipped_on
     assert {r["image_id"] for r in labels["labels"] if r["kept"]} == {1, 2}
     marker = store.marker_path("val")
     written = marker.stat().st_mtime_ns
-    assert coco_task.fn(str(out), "val", source, cfg, 0)["items"] == len(table)
+    assert label_split(str(out), "val", source, cfg, 0)["items"] == len(table)
     assert marker.stat().st_mtime_ns == written
     first = store.marker("val")["spec_hash"]
-    coco_task.fn(str(out), "val", source, cfg, 1)
+    label_split(str(out), "val", source, cfg, 1)
     assert store.marker("val")["spec_hash"] != first  # another seed is another build
 
 
 def test_candidates_wait_for_review_and_an_imported_edit_releases_them(tmp_path: Path, capsys) -> None:
     out, source = tmp_path / "out", write_split(tmp_path)
     config = load_config(None, ["viewspatial.coco.margin_deg=0", "viewspatial.coco.shoulder_ratio=0.72"])
-    coco_task.fn(str(out), "val", source, config.viewspatial.coco, 0)
+    label_split(str(out), "val", source, config.viewspatial.coco, 0)
     StageStore(out, "viewspatial", "coco").write_manifest(["val"])
     (out / "build.json").write_text(json.dumps({"config": config.model_dump(mode="json")}))
     files = write_benchmark_files(str(out), config.viewspatial, config.seed)
@@ -273,7 +273,7 @@ def row_image_exists(out: Path, image: str) -> bool:
 def test_the_report_page_counts_the_items_and_shows_released_ones(tmp_path: Path) -> None:
     out, source = tmp_path / "out", write_split(tmp_path)
     config = load_config(None, ["viewspatial.coco.margin_deg=0", "viewspatial.coco.shoulder_ratio=0.72"])
-    coco_task.fn(str(out), "val", source, config.viewspatial.coco, 0)
+    label_split(str(out), "val", source, config.viewspatial.coco, 0)
     rows = StageStore(out, "viewspatial", "coco").shard_rows("val")
     StageStore(out, "viewspatial", "coco").write_manifest(["val"])
     released = json.loads(Path(write_benchmark_files(str(out), config.viewspatial, 0)["benchmark"]).read_text())
@@ -322,7 +322,7 @@ def test_each_person_of_an_image_is_labelled_and_the_other_is_their_per_rel_targ
     other (at the same depth, to the image's right) stands on their left, and the other way round."""
     out, source = tmp_path / "out", two_people_split(tmp_path)
     cfg = CocoConfig(shoulder_ratio=0.72, margin_deg=0.0)
-    result = coco_task.fn(str(out), "val", source, cfg, 0)
+    result = label_split(str(out), "val", source, cfg, 0)
     assert result["kept"] == 2
     table = StageStore(out, "viewspatial", "coco").shard_rows("val")
     per_rel = table[table["question_type"] == PER_REL]
@@ -334,7 +334,7 @@ def test_each_person_of_an_image_is_labelled_and_the_other_is_their_per_rel_targ
     assert per_rel["needs_review"].all()
     cam_obj = table[table["question_type"] == RELEASED_TYPES["Cam-Obj. Ori."]]
     assert sorted(cam_obj["answer_label"]) == ["back", "back"]
-    capped = coco_task.fn(
+    capped = label_split(
         str(tmp_path / "capped"),
         "val",
         source,
@@ -346,7 +346,7 @@ def test_each_person_of_an_image_is_labelled_and_the_other_is_their_per_rel_targ
 
 def test_a_lone_person_is_named_by_the_noun_most_captions_give(tmp_path: Path) -> None:
     out, source = tmp_path / "out", write_split(tmp_path, captions=True)
-    coco_task.fn(str(out), "val", source, CocoConfig(shoulder_ratio=0.72, margin_deg=0.0), 0)
+    label_split(str(out), "val", source, CocoConfig(shoulder_ratio=0.72, margin_deg=0.0), 0)
     table = StageStore(out, "viewspatial", "coco").shard_rows("val")
     first = table[table["scene_id"] == "coco:1"]
     assert set(first["labels"].map(lambda v: list(v)[0])) == {"the woman"}
@@ -403,7 +403,7 @@ def test_the_authors_layout_names_images_as_the_release_does(tmp_path: Path) -> 
         None,
         ["viewspatial.coco.margin_deg=0", "viewspatial.coco.shoulder_ratio=0.72", "viewspatial.release.layout=authors"],
     )
-    coco_task.fn(str(out), "val", source, config.viewspatial.coco, 0)
+    label_split(str(out), "val", source, config.viewspatial.coco, 0)
     StageStore(out, "viewspatial", "coco").write_manifest(["val"])
     text = Path(write_benchmark_files(str(out), config.viewspatial, 0)["benchmark"]).read_text(encoding="utf-8")
     released = json.loads(text)

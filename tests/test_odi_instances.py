@@ -19,7 +19,7 @@ from pycocotools.coco import COCO
 
 from benchfoundry.configs.odi import OdiConfig, SphereConfig
 from benchfoundry.core.store import StageStore
-from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch_task
+from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch
 from benchfoundry.tasks.odi.census import census, spanning_instances
 from benchfoundry.tasks.odi.instances import Detection, decode_rle, encode_rle, keep_instances, touches_border
 from benchfoundry.tasks.odi.panoramas import list_panoramas, load_panorama
@@ -202,7 +202,7 @@ def test_batch_task_writes_coco_crops_and_reports_bad_files(tmp_path: Path) -> N
     odi = OdiConfig(
         classes=["sofa", "chair", "lamp", "table", "ball", "vase"], sphere={"face_width": 128, "crop_size": 64}
     )
-    results = annotate_batch_task.fn(str(out), [str(p) for p in paths], odi)
+    results = annotate_batch(str(out), [str(p) for p in paths], odi)
     by_name = {r["panorama"]: r for r in results}
     assert by_name["caps.png"]["done"] and by_name["caps.png"]["instances"] == 5
     for bad, words in (("cut.png", "truncated"), ("empty.jpg", "empty"), ("square.png", "not an equirectangular")):
@@ -221,7 +221,7 @@ def test_batch_task_writes_coco_crops_and_reports_bad_files(tmp_path: Path) -> N
         cat = coco.loadCats(ann["category_id"])[0]["name"]
         (truth_id,) = [k for k, (c, *_) in CAPS.items() if c == cat]
         assert iou(mask, warp_nearest(ids, image["face"], 128) == truth_id) >= 0.99
-    rows = annotate_batch_task.fn(str(out), [str(good)], odi)
+    rows = annotate_batch(str(out), [str(good)], odi)
     assert rows[0]["instances"] == 5 and rows[0]["census"]["table"] == 1
     # The panorama lay outside the build: the release holds its copy and its truth, and names them relative.
     manifest = StageStore(out, "odi", STAGE).shard_rows("caps.png")
@@ -238,12 +238,12 @@ def test_rerun_skips_finished_panorama_and_redoes_a_changed_one(tmp_path: Path) 
     path = painted_panorama(root)
     out = tmp_path / "out"
     odi = OdiConfig(classes=["sofa", "chair"], sphere={"face_width": 96, "crop_size": 32})
-    annotate_batch_task.fn(str(out), [str(path)], odi)
+    annotate_batch(str(out), [str(path)], odi)
     marker = out / "odi" / STAGE / "_done" / "caps.png.json"
     first = marker.read_text()
-    annotate_batch_task.fn(str(out), [str(path)], odi)
+    annotate_batch(str(out), [str(path)], odi)
     assert marker.read_text() == first
-    annotate_batch_task.fn(str(out), [str(path)], odi.model_copy(update={"classes": ["sofa"]}))
+    annotate_batch(str(out), [str(path)], odi.model_copy(update={"classes": ["sofa"]}))
     assert json.loads(marker.read_text())["rows"] == 1
 
 
@@ -259,7 +259,7 @@ def test_report_page_shows_six_faces_with_overlays_and_drops(tmp_path: Path) -> 
     path = painted_panorama(tmp_path / "panos")
     out = tmp_path / "out"
     odi = OdiConfig(classes=["sofa", "chair", "lamp", "table", "ball", "vase"], sphere={"face_width": 96})
-    (result,) = annotate_batch_task.fn(str(out), [str(path)], odi)
+    (result,) = annotate_batch(str(out), [str(path)], odi)
     store = StageStore(out, "odi", STAGE)
     store.write_manifest(["caps.png"])
     page = write_report_page(out, store.read_manifest(), {"caps.png": result["dropped_at_border"]}, seed=0, thumb_px=96)

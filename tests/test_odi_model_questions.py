@@ -16,7 +16,7 @@ from odi_scenes import RGB, write_scene
 
 from benchfoundry.configs.odi import OdiConfig
 from benchfoundry.core.store import StageStore
-from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch_task
+from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch
 from benchfoundry.tasks.odi.model_questions import DISTRACTOR_PROMPT, model_candidates, model_distractors
 from benchfoundry.tasks.odi.qa_stage import qa_all
 
@@ -76,7 +76,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, Scripte
                 "budget": {"per_panorama": 30, "per_task": 4},
             },
         )
-        (row,) = annotate_batch_task.fn(str(out), [str(path)], odi)
+        (row,) = annotate_batch(str(out), [str(path)], odi)
         manifest = StageStore(out, "odi", STAGE).write_manifest([row["panorama"]])
         result = qa_all(str(out), str(manifest), odi, seed=0)
     return out, result, server

@@ -21,7 +21,7 @@ from benchfoundry.configs.loader import load_config
 from benchfoundry.core.store import StageStore
 from benchfoundry.flows.cli import main
 from benchfoundry.tasks.odi import annotate_stage
-from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch_task
+from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch
 from benchfoundry.tasks.odi.instances import Detection
 from benchfoundry.tasks.odi.panoramas import list_panoramas
 from benchfoundry.tasks.odi.qa_stage import qa_all
@@ -35,7 +35,7 @@ def build_odi(tmp: Path, config: BuildConfig) -> tuple[Path, dict]:
     """Annotate and make the QA of the scenes in `tmp/panos` into `tmp/out` (as the odi flow does)."""
     out = tmp / "out"
     odi = config.odi
-    rows = annotate_batch_task.fn(str(out), [str(p) for p in list_panoramas(Path(odi.panorama_root))], odi)
+    rows = annotate_batch(str(out), [str(p) for p in list_panoramas(Path(odi.panorama_root))], odi)
     manifest = StageStore(out, "odi", STAGE).write_manifest([r["panorama"] for r in rows if r["done"]])
     (out / "build.json").write_text(json.dumps({"config": config.model_dump(mode="json")}))
     return out, qa_all(str(out), str(manifest), odi, config.seed)

@@ -1,19 +1,101 @@
-"""The task policy: retries from the runner config, and a Dask runner that really uses other processes."""
+"""The task policy: one table per shard kind, retries from the runner config over it, every stage's task in one
+shape, and a Dask runner that really uses other processes."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import os
 from pathlib import Path
 
-from prefect import flow
+import pytest
+from prefect import Task, flow
 
-from benchfoundry.configs.build import RunnerConfig
+from benchfoundry.configs.build import BuildConfig, RunnerConfig
+from benchfoundry.flows import task_runner as task_runner_module
 from benchfoundry.flows.cluster import dask_cluster
-from benchfoundry.flows.task_runner import task_runner, with_runner_policy
-from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.flows.task_runner import KindPolicy, needs_gpu, task_runner, with_runner_policy
+from benchfoundry.tasks.common.shard_task import KINDS, kind_of, shard_task
+
+TASKS_DIR = Path(__file__).resolve().parents[1] / "tasks"
 
 
-@shard_task
+def _stage_tasks() -> dict[str, Task]:
+    """Every shard task defined in a module of the benchmarks' folders under tasks/ (or tasks/common/), by
+    `module:name`."""
+    found = {}
+    paths = [
+        p for folder in ("common", "syndor", "odi", "viewspatial") for p in sorted((TASKS_DIR / folder).rglob("*.py"))
+    ]
+    for path in paths:
+        module = importlib.import_module(
+            "benchfoundry." + ".".join(path.relative_to(TASKS_DIR.parent).with_suffix("").parts)
+        )
+        for name, value in vars(module).items():
+            if isinstance(value, Task) and value.fn.__module__ == module.__name__:
+                found[f"{path.relative_to(TASKS_DIR)}:{name}"] = value
+    return found
+
+
+def test_every_stage_task_has_the_one_shape_and_name() -> None:
+    tasks = _stage_tasks()
+    assert len(tasks) >= 12
+    for where, shard in tasks.items():
+        module, name = where.split(":")
+        assert module.endswith("_stage.py") and name.endswith("_task"), where
+        assert list(inspect.signature(shard.fn).parameters) == ["out", "shard", "config"], where
+        assert inspect.signature(shard.fn).parameters["config"].annotation in ("BuildConfig", BuildConfig), where
+        benchmark = module.split("/")[0]
+        assert shard.name.startswith(f"{benchmark}-"), where
+        assert kind_of(shard) in KINDS
+
+
+def test_a_kind_policy_changed_in_one_place_reaches_every_render_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    changed = KindPolicy(retries=7, retry_delay_s=11.0, timeout_s=1234.0, gpu=True)
+    monkeypatch.setitem(task_runner_module.POLICIES, "render", changed)
+    tasks = _stage_tasks()
+    render = {where for where, shard in tasks.items() if kind_of(shard) == "render"}
+    assert render == {
+        "syndor/render_stage.py:render_task",
+        "syndor/calibration_stage.py:calibration_task",
+        "odi/panorama_stage.py:panorama_task",
+        "viewspatial/scannet/synthetic_stage.py:synthetic_task",
+        "viewspatial/coco/synthetic_stage.py:synthetic_coco_task",
+    }
+    for where, shard in tasks.items():
+        applied = with_runner_policy(shard, RunnerConfig())
+        options = (applied.retries, applied.retry_delay_seconds, applied.timeout_seconds)
+        assert (options == (7, 11.0, 1234.0)) == (where in render), where
+
+
+def test_the_runner_config_overrides_the_kind_policy() -> None:
+    shard = _stage_tasks()["syndor/render_stage.py:render_task"]
+    applied = with_runner_policy(shard, RunnerConfig(task_retries=0, retry_delay_s=1.5))
+    assert (applied.retries, applied.retry_delay_seconds) == (0, 1.5)
+
+
+def test_render_and_gpu_tasks_need_the_gpu_only_off_the_cpu() -> None:
+    tasks = _stage_tasks()
+    render, annotate = tasks["syndor/render_stage.py:render_task"], tasks["odi/annotate_stage.py:annotate_task"]
+    qa = tasks["odi/qa_stage.py:qa_task"]
+    cpu = BuildConfig()
+    gpu = BuildConfig.model_validate(
+        {
+            "syndor": {"render": {"device": "OPTIX"}},
+            "odi": {
+                "annotator": "groundedsam",
+                "groundedsam": {
+                    "device": "cuda:0",
+                    **dict.fromkeys(("dino_checkpoint", "text_encoder", "sam_checkpoint"), "w"),
+                },
+            },
+        }
+    )
+    assert not any(needs_gpu(t, cpu) for t in (render, annotate, qa))
+    assert needs_gpu(render, gpu) and needs_gpu(annotate, gpu) and not needs_gpu(qa, gpu)
+
+
+@shard_task(kind="compute", name="fails-until")
 def _fails_until(marker_dir: str, failures: int) -> int:
     """Fails `failures` times (counted in files, so the count survives retries), then returns the attempt."""
     attempts = len(list(Path(marker_dir).iterdir())) + 1
@@ -39,7 +121,7 @@ def test_retries_come_from_the_runner_config(tmp_path: Path, prefect_server: Non
     assert len(list(gives_up.iterdir())) == 3
 
 
-@shard_task
+@shard_task(kind="compute", name="pid")
 def _pid(_: int) -> int:
     return os.getpid()
 

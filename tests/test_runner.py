@@ -7,13 +7,14 @@ import re
 import subprocess
 
 import pytest
-from prefect import flow, task
+from prefect import flow
 
-from benchfoundry.configs.build import RunnerConfig
+from benchfoundry.configs.build import BuildConfig, RunnerConfig
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.flows import cli
 from benchfoundry.flows.cluster import dask_cluster
-from benchfoundry.flows.task_runner import gpu_stage, offers_gpus, task_runner
+from benchfoundry.flows.task_runner import offers_gpus, submit_shards, task_runner
+from benchfoundry.tasks.common.shard_task import shard_task
 
 SLURM = [
     "runner.kind=slurm",
@@ -107,8 +108,7 @@ def test_which_runners_offer_gpus() -> None:
     assert offers_gpus(load_config(None, ["runner.kind=slurm", "runner.slurm.gpus_per_job=2"]).runner)
 
 
-@task
-def _restrictions(_: int) -> dict | None:
+def _restrictions() -> dict | None:
     """The resource restrictions the Dask scheduler gave this task, as its worker holds them."""
     from distributed import get_worker
 
@@ -116,20 +116,33 @@ def _restrictions(_: int) -> dict | None:
     return worker.state.tasks[worker.get_current_task()].resource_restrictions
 
 
+@shard_task(kind="render", name="probe-render", device=lambda config: config.syndor.render.device)
+def _render_probe(out: str, shard: int, config: BuildConfig) -> dict | None:
+    return _restrictions()
+
+
+@shard_task(kind="compute", name="probe-compute")
+def _compute_probe(out: str, shard: int, config: BuildConfig) -> dict | None:
+    return _restrictions()
+
+
 @flow
-def _gpu_and_cpu(runner: RunnerConfig) -> tuple[list, list]:
-    with gpu_stage(runner, needs_gpu=True):
-        gpu = [_restrictions.submit(i) for i in range(2)]
-    with gpu_stage(runner, needs_gpu=False):
-        cpu = [_restrictions.submit(i) for i in range(2)]
-    return [f.result() for f in gpu], [f.result() for f in cpu]
+def _probes(config: BuildConfig) -> dict[str, list]:
+    submitted = {
+        "render": submit_shards(_render_probe, "out", [(str(i), i) for i in range(2)], config),
+        "compute": submit_shards(_compute_probe, "out", [(str(i), i) for i in range(2)], config),
+    }
+    return {kind: [f.result() for _, f in futures] for kind, futures in submitted.items()}
 
 
-def test_gpu_stages_carry_the_gpu_resource_on_dask(prefect_server: None) -> None:
+@pytest.mark.parametrize("device, render_gpu", [("CUDA", [{"GPU": 1}] * 2), ("CPU", [None] * 2)])
+def test_gpu_kinds_carry_the_gpu_resource_on_dask_when_their_device_is_not_the_cpu(
+    prefect_server: None, device: str, render_gpu: list
+) -> None:
     from prefect.settings import PREFECT_API_URL
 
     with dask_cluster(RunnerConfig(kind="dask-local", workers=1, worker_gpus=1), str(PREFECT_API_URL.value())) as r:
         assert r.dask_address and r.dask_address.startswith("tcp://127.0.0.1:")
-        gpu, cpu = _gpu_and_cpu.with_options(task_runner=task_runner(r))(r)
-    assert gpu == [{"GPU": 1}] * 2
-    assert cpu == [None] * 2
+        config = BuildConfig.model_validate({"runner": r.model_dump(), "syndor": {"render": {"device": device}}})
+        probes = _probes.with_options(task_runner=task_runner(r))(config)
+    assert probes == {"render": render_gpu, "compute": [None] * 2}

@@ -26,10 +26,13 @@ from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import (
 def test_two_renders_of_one_spec_are_byte_identical(tmp_path: Path) -> None:
     room = synthetic_room("scene0999_00")
     settings = RenderSettings(width=64, height=48, samples=2, frames=2)
-    spec = write_spec(tmp_path / "spec.json", render_spec(room, room_mesh(room), camera_walk(room, 2, ()), settings))
+    walk = camera_walk(room, 2, ())
     outputs = []
     for name in ("a", "b"):
-        run_render_worker(spec, tmp_path / name)
+        spec = write_spec(
+            tmp_path / f"{name}.json", render_spec(room, room_mesh(room), walk, settings, tmp_path / name)
+        )
+        run_render_worker(spec)
         outputs.append({p.name: p.read_bytes() for p in sorted((tmp_path / name).iterdir())})
     assert sorted(outputs[0]) == [
         "frame-000000.color.png",

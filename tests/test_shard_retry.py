@@ -33,14 +33,14 @@ from benchfoundry.tasks.common.shard_task import shard_task
 def test_only_transient_errors_are_retried(prefect_server: None, exc: Exception, attempts: int) -> None:
     calls: list[int] = []
 
-    @shard_task(retries=2, retry_delay_seconds=0)
+    @shard_task(kind="compute", name="retry-probe")
     def shard() -> None:
         calls.append(1)
         raise exc
 
     @flow
     def stage() -> None:
-        shard()
+        shard.with_options(retries=2, retry_delay_seconds=0)()
 
     with pytest.raises(type(exc)):
         stage()
@@ -50,14 +50,14 @@ def test_only_transient_errors_are_retried(prefect_server: None, exc: Exception,
 def test_nothing_is_retried_once_the_build_is_asked_to_stop(prefect_server: None) -> None:
     calls: list[int] = []
 
-    @shard_task(retries=2, retry_delay_seconds=0)
+    @shard_task(kind="compute", name="retry-probe")
     def shard() -> None:
         calls.append(1)
         raise RenderError("render worker 12 was killed by the stopping build")
 
     @flow
     def stage() -> None:
-        shard()
+        shard.with_options(retries=2, retry_delay_seconds=0)()
 
     stopping.request_stop(signal.SIGTERM)
     try:

@@ -283,7 +283,7 @@ def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names
     the build fails naming both, with each as a problem."""
     written: list[str] = []
 
-    def fake_shard(config: object, out: str, plan: render_plan.ShardPlan) -> str:
+    def fake_shard(out: str, plan: render_plan.ShardPlan, config: object) -> str:
         if plan.action == "kicking":
             raise RuntimeError(f"worker died on {plan.shard_id}")
         store = StageStore(out, "syndor", "render")
@@ -294,15 +294,17 @@ def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names
         written.extend(paths)
         return str(store.shard_path(plan.shard_id))
 
-    def fake_calibrate(config: object, out: str) -> str:
+    def fake_calibrate(out: str, shard: str, config: object) -> str:
         raise RuntimeError("blender crashed while calibrating")
 
     @flow(name="syndor-discern-must-not-run")
     def no_discern(*args: object) -> dict:
         raise AssertionError("discernibility ran after a failed calibration")
 
-    monkeypatch.setattr(render_stage, "render_shard_task", shard_task(fake_shard, name="fake-render-shard"))
-    monkeypatch.setattr(calibration_stage, "calibrate_task", shard_task(fake_calibrate, name="fake-calibrate"))
+    monkeypatch.setattr(render_stage, "render_task", shard_task(kind="render", name="fake-render")(fake_shard))
+    monkeypatch.setattr(
+        calibration_stage, "calibration_task", shard_task(kind="render", name="fake-calibration")(fake_calibrate)
+    )
     monkeypatch.setattr(syndor, "discern_flow", no_discern)
     out = tmp_path / "out"
     record = _build(out)

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.coco import CocoConfig, SyntheticCocoConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.person.prepare import prepare_person
@@ -26,6 +27,7 @@ from benchfoundry.tasks.viewspatial.coco.synthetic_geometry import (
     look_at,
     visibility,
 )
+from benchfoundry.tasks.viewspatial.coco.synthetic_stage import synthetic_coco_task
 
 NOSE, L_EAR, R_EAR, L_SH, R_SH = 0, 3, 4, 5, 6
 ANKLES, KNEES, HIPS = [15, 16], [13, 14], [11, 12]
@@ -242,9 +244,14 @@ def test_the_second_person_stands_farther_inside_the_view_and_yaws_are_seen_alon
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     out = tmp_path_factory.mktemp("synthetic_coco")
-    settings = SyntheticCocoConfig(images={"val": 12}, width=120, height=160, samples=4).model_dump()
-    result = sco.synthetic_coco_task.fn(str(out), str(out / "coco"), "val", settings, PersonConfig(), 7)
+    settings = SyntheticCocoConfig(images={"val": 12}, width=120, height=160, samples=4)
+    result = synthetic_coco_task.fn(str(out), "val", _config(settings))
     return out, settings, result
+
+
+def _config(settings: SyntheticCocoConfig) -> BuildConfig:
+    """A build of seed 7 whose synthetic COCO set has `settings`."""
+    return BuildConfig.model_validate({"seed": 7, "viewspatial": {"coco": {"synthetic": settings.model_dump()}}})
 
 
 @pytest.mark.blender
@@ -371,15 +378,15 @@ def test_task_skips_a_finished_split(rendered, monkeypatch):
         raise AssertionError("rendered again")
 
     monkeypatch.setattr(sco, "make_split", fail)
-    again = sco.synthetic_coco_task.fn(str(out), str(out / "coco"), "val", settings, PersonConfig(), 7)
+    again = synthetic_coco_task.fn(str(out), "val", _config(settings))
     assert again == result
 
 
 @pytest.mark.blender
 def test_same_seed_same_bytes_whatever_the_set_size(rendered, tmp_path):
     _, settings, result = rendered
-    small = dict(settings, images={"val": 2})
-    again = sco.synthetic_coco_task.fn(str(tmp_path), str(tmp_path / "coco"), "val", small, PersonConfig(), 7)
+    small = settings.model_copy(update={"images": {"val": 2}})
+    again = synthetic_coco_task.fn(str(tmp_path), "val", _config(small))
     for name in ("000001.png", "000002.png"):
         assert (Path(again["paths"]["images"]) / name).read_bytes() == (
             Path(result["paths"]["images"]) / name

@@ -111,11 +111,11 @@ def test_the_table_lists_every_stage_and_the_rest() -> None:
 
 
 def test_a_shard_task_keeps_its_own_prefect_key_and_signature() -> None:
-    @shard_task
+    @shard_task(kind="compute", name="first")
     def first(out: str, shard: str) -> str:
         return shard
 
-    @shard_task
+    @shard_task(kind="compute", name="second")
     def second(out: str, shard: str) -> str:
         return out
 
@@ -123,7 +123,7 @@ def test_a_shard_task_keeps_its_own_prefect_key_and_signature() -> None:
     assert first.fn("o", "s") == "s" and first.fn.__name__ == "first"
 
 
-@shard_task
+@shard_task(kind="compute", name="timed-shard")
 def _timed_shard(out: str, shard: str, cpu_s: float) -> float:
     time.sleep(0.05)
     spent = _busy(cpu_s)

@@ -19,7 +19,7 @@ from test_scannet_io import SCENE, make_tiny_scan
 
 from benchfoundry.configs.loader import load_config
 from benchfoundry.flows.viewspatial import viewspatial_flow
-from benchfoundry.tasks.viewspatial.scannet.scan_stage import label_map_rule, scan_task
+from benchfoundry.tasks.viewspatial.scannet.scan_stage import build_scan, label_map_rule
 from benchfoundry.tasks.viewspatial.scannet.scannet_read import open_scan, scan_file_names
 from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, camera_walk, synthetic_room
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
@@ -372,7 +372,7 @@ def tiny_scans(root: Path) -> dict[str, Path]:
 
 def run_scans(out: Path, scans: dict[str, Path]) -> dict[str, dict]:
     vs = load_config(None, ["viewspatial.coverage.depth_stride=1"]).viewspatial
-    return {scene: scan_task.fn(str(out), str(d), "val", "export", None, vs, 0) for scene, d in scans.items()}
+    return {scene: build_scan(str(out), str(d), "val", "export", None, vs, 0) for scene, d in scans.items()}
 
 
 def markers(out: Path, scene: str) -> dict[str, tuple[int, int, str]]:

@@ -283,11 +283,12 @@ class ScanRoomFrame:
 @_spec
 @dataclass(frozen=True)
 class ScanRoomShard:
-    """A synthetic ScanNet room: colour and planar depth (subsampled by `depth_stride`) per frame."""
+    """A synthetic ScanNet room: colour and planar depth (subsampled by `depth_stride`) per frame, into `out_dir`."""
 
     kind: ClassVar[str] = "scan_room"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     scene_id: str
+    out_dir: str
     width: int
     height: int
     hfov_deg: float

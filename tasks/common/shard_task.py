@@ -1,5 +1,10 @@
 """The house policy of shard tasks: retried only on errors a retry can fix (benchfoundry/core/retry.py),
-uncached, results not persisted, timed.
+uncached, results not persisted, timed; each task declares its kind (`KINDS`), whose retries, timeout and GPU
+resource come from one table in flows/task_runner.py (`POLICIES`).
+
+Every stage's task has one shape, `<stage>_task(out, shard, config)`: the build's output root, the shard (a
+typed plan or its id, JSON/pickle-friendly) and the whole `BuildConfig`, of which the task reads its own
+section; its Prefect name is `<benchmark>-<stage>`.
 
 Completion lives in the artifact store's markers (benchfoundry/core/store.py), which survive a new Prefect
 database and a move to another cluster; each marker a task writes records its time (benchfoundry/core/task_clock.py).
@@ -10,18 +15,27 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from prefect import Task, task
 from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import TaskRun
 from prefect.states import State
 
+from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.retry import is_transient
 from benchfoundry.core.stopping import stop_requested
 from benchfoundry.core.task_clock import task_clock
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: `render`: Blender through the render worker; `compute`: CPU work on files; `model`: a model server asked over
+#: HTTP; `gpu`: a model run in the task's own process, on its configured torch device.
+ShardKind = Literal["render", "compute", "model", "gpu"]
+KINDS: tuple[str, ...] = get_args(ShardKind)
+
+#: The device a task runs on, read from the build's config ("CPU"/"cpu": no GPU resource needed).
+DeviceOf = Callable[[BuildConfig], str]
 
 
 def retry_transient(_task: Task, _run: TaskRun, state: State) -> bool:
@@ -34,8 +48,6 @@ def retry_transient(_task: Task, _run: TaskRun, state: State) -> bool:
 
 
 SHARD_TASK_OPTIONS: dict[str, Any] = {
-    "retries": 2,
-    "retry_delay_seconds": 5,
     "retry_condition_fn": retry_transient,
     "cache_policy": NO_CACHE,
     "persist_result": False,
@@ -55,9 +67,27 @@ def timed(fn: F) -> F:
     return run  # type: ignore[return-value]
 
 
-def shard_task(fn: F | None = None, **overrides: Any) -> Any:
-    """`@task` with the house policy: retried on transient errors only, uncached, results not persisted; timed."""
-    options = {**SHARD_TASK_OPTIONS, **overrides}
-    if fn is None:
-        return lambda f: task(timed(f), **options)
-    return task(timed(fn), **options)
+def shard_task(*, kind: ShardKind, name: str, device: DeviceOf | None = None) -> Callable[[F], Task]:
+    """`@task` with the house policy (retried on transient errors only, uncached, results not persisted; timed),
+    of the given kind; `device` says where a `render` or `gpu` task runs (None: on the CPU)."""
+    if kind not in KINDS:
+        raise ValueError(f"shard kind {kind!r}: one of {KINDS}")
+
+    def define(fn: F) -> Task:
+        run = timed(fn)
+        run.shard_kind = kind  # type: ignore[attr-defined]
+        run.shard_device = device  # type: ignore[attr-defined]
+        return task(run, name=name, **SHARD_TASK_OPTIONS)
+
+    return define
+
+
+def kind_of(shard: Task) -> ShardKind:
+    """The kind a shard task was declared with."""
+    return shard.fn.shard_kind
+
+
+def device_of(shard: Task, config: BuildConfig) -> str:
+    """The device a shard task runs on under `config` ("CPU" when it declared none)."""
+    device = shard.fn.shard_device
+    return "CPU" if device is None else device(config)

@@ -19,6 +19,7 @@ from typing import Any
 import cv2
 import pandas as pd
 
+from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.odi import OdiConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
@@ -134,8 +135,19 @@ def annotate_panorama(
     return pd.DataFrame(rows), info
 
 
-@shard_task
-def annotate_batch_task(out: str, paths: list[str], odi: OdiConfig) -> list[dict[str, Any]]:
+def annotator_device(config: BuildConfig) -> str:
+    """The torch device of the chosen annotator: GroundedSAM's, or the CPU for the truth."""
+    odi = config.odi
+    return odi.groundedsam.device if odi.chosen_annotator == "groundedsam" else "cpu"
+
+
+@shard_task(kind="gpu", name="odi-annotate", device=annotator_device)
+def annotate_task(out: str, shard: tuple[str, ...], config: BuildConfig) -> list[dict[str, Any]]:
+    """Annotate the batch of panoramas `shard` (`annotate_batch`)."""
+    return annotate_batch(out, list(shard), config.odi)
+
+
+def annotate_batch(out: str, paths: list[str], odi: OdiConfig) -> list[dict[str, Any]]:
     """Annotate a batch of panoramas (finished ones skipped); returns per panorama its id, instance count,
     border drops and problems."""
     root = Path(out)

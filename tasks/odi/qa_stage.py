@@ -25,6 +25,7 @@ from typing import Any
 import cv2
 import pandas as pd
 
+from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.odi import OdiConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import decode_file
@@ -315,7 +316,10 @@ def distractors_from(c: Candidate, from_model: bool) -> str:
     return "pool" if c.open_vocabulary or c.kind in ("count", "sector_count") else "labels"
 
 
-qa_task = shard_task(qa_all, name="odi-qa")
+@shard_task(kind="model", name="odi-qa")
+def qa_task(out: str, shard: str, config: BuildConfig) -> dict[str, Any]:
+    """Descriptions, questions, review files and release from the instance manifest `shard` (`qa_all`)."""
+    return qa_all(out, shard, config.odi, config.seed)
 
 
 def release_from_decisions(out: str | os.PathLike[str], odi: OdiConfig) -> dict[str, Any]:

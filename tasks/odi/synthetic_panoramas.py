@@ -43,7 +43,6 @@ from benchfoundry.core.store import spec_hash, write_json_atomic
 from benchfoundry.person.prepare import prepare_person
 from benchfoundry.person.textures import outfit
 from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.odi.descriptions import colour_name, with_article
 from benchfoundry.tasks.odi.sphere_images import write_image
 
@@ -396,11 +395,3 @@ def render_scene(
     )
     shutil.rmtree(work)  # the worker's spec names this build's absolute paths; the release keeps none
     return {"scene": name, "rendered": True, "seconds": reply["seconds"]}
-
-
-@shard_task
-def synthetic_panorama_task(
-    folder: str, name: str, settings: SyntheticPanoramaConfig, person: PersonConfig, seed: int
-) -> dict[str, Any]:
-    """Render one embedded scene into `folder` (skipped when its files match the spec)."""
-    return render_scene(name, Path(folder), settings, person, seed, settings.render_timeout_s)

@@ -249,4 +249,11 @@ def calibration_failure(summary: dict[str, Any]) -> str | None:
     return f"calibration outside {summary['tolerance']}: " + "; ".join(bad)
 
 
-calibrate_task = shard_task(calibrate, name="syndor-calibrate")
+#: The calibration task's one shard.
+CALIBRATION_SHARD = "calibration"
+
+
+@shard_task(kind="render", name="syndor-calibration", device=lambda config: config.syndor.render.device)
+def calibration_task(out: str, shard: str, config: BuildConfig) -> str:
+    """The calibration frames and their px/m (`calibrate`); `shard` is `CALIBRATION_SHARD`."""
+    return calibrate(config, out)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -177,4 +178,17 @@ def feature_shard(
     return str(store.shard_path(shard_id))
 
 
-feature_shard_task = shard_task(feature_shard, name="syndor-discern-features")
+@dataclass(frozen=True)
+class FeatureShard:
+    """A shard of the render manifest's frames, by path, and the hash of its spec."""
+
+    shard_id: str
+    render_manifest: str
+    paths: tuple[str, ...]
+    spec_hash: str
+
+
+@shard_task(kind="compute", name="syndor-discern")
+def discern_task(out: str, shard: FeatureShard, config: BuildConfig) -> str:
+    """Night vision and features of one shard (`feature_shard`)."""
+    return feature_shard(config, out, shard.render_manifest, shard.shard_id, list(shard.paths), shard.spec_hash)

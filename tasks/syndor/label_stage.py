@@ -463,4 +463,7 @@ def _report_paths(report: dict[str, Any], convert: Callable[[str], str]) -> dict
     return converted
 
 
-label_task = shard_task(label_and_classify, name="syndor-discern-labels")
+@shard_task(kind="compute", name="syndor-labels")
+def label_task(out: str, shard: str, config: BuildConfig) -> dict[str, Any]:
+    """Labels and classifier of the features manifest `shard` (`label_and_classify`)."""
+    return label_and_classify(config, out, shard)

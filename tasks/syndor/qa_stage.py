@@ -30,11 +30,13 @@ import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pandas as pd
 
+from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.syndor_poses import ACTION_NAMES
 from benchfoundry.configs.syndor_qa import TASK_PROMPTS, QaConfig
 from benchfoundry.core.buildinfo import problem
@@ -340,12 +342,19 @@ def export_qa(labelled_manifest: str | os.PathLike[str], out: str | os.PathLike[
     }
 
 
-@shard_task
-def export_task(labelled_manifest: str, out: str, qa: QaConfig) -> dict[str, Any]:
-    """The whole QA export (one coarse task: it only reads a manifest and writes index files)."""
-    return export_qa(labelled_manifest, out, qa)
+@dataclass(frozen=True)
+class QaShard:
+    """The QA stage's one shard: the labelled manifest, and the render stage's calibration summary for the report."""
+
+    labelled_manifest: str
+    calibration: Any = None
 
 
-@shard_task
-def report_task(out: str, qa: QaConfig, seed: int, calibration: Any = None) -> str:
-    return str(write_report(out, qa, seed=seed, calibration=calibration))
+@shard_task(kind="compute", name="syndor-qa")
+def qa_task(out: str, shard: QaShard, config: BuildConfig) -> dict[str, Any]:
+    """The whole QA export, then the report (one coarse task: it only reads a manifest and writes files);
+    the export's summary with `report`, the page's path."""
+    qa = config.syndor.qa
+    summary = export_qa(shard.labelled_manifest, out, qa)
+    summary["report"] = str(write_report(out, qa, seed=config.seed, calibration=shard.calibration))
+    return summary

@@ -198,4 +198,7 @@ def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:
     return str(store.shard_path(plan.shard_id))
 
 
-render_shard_task = shard_task(render_shard, name="syndor-render-shard")
+@shard_task(kind="render", name="syndor-render", device=lambda config: config.syndor.render.device)
+def render_task(out: str, shard: ShardPlan, config: BuildConfig) -> str:
+    """One render shard (`render_shard`)."""
+    return render_shard(config, out, shard)

@@ -13,11 +13,13 @@ people are counted by reason; a malformed annotation or unusable image is also a
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
@@ -131,8 +133,27 @@ def split_items(
     return table, info, _faults(split, labels, source["annotations"], source["images"])
 
 
-@shard_task
-def coco_task(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, seed: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class CocoSplit:
+    """One COCO split and its files (`annotations`, `images`, `instances`, `captions`, `truth`; None: absent)."""
+
+    split: str
+    source: dict[str, Any]
+
+
+def estimator_device(config: BuildConfig) -> str:
+    """The torch device of the orientation estimator: Orient-Anything's, or the CPU for keypoints."""
+    cc = config.viewspatial.coco
+    return cc.orient_anything.device if cc.estimator == "orient-anything" else "cpu"
+
+
+@shard_task(kind="gpu", name="viewspatial-coco", device=estimator_device)
+def coco_task(out: str, shard: CocoSplit, config: BuildConfig) -> dict[str, Any]:
+    """Labels and items of one split (`label_split`)."""
+    return label_split(out, shard.split, shard.source, config.viewspatial.coco, config.seed)
+
+
+def label_split(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, seed: int) -> dict[str, Any]:
     """Labels and items of one split unless its marker says they are made from these files and settings."""
     store = StageStore(out, BENCHMARK, STAGE)
     h = spec_hash(

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from benchfoundry.configs.coco import FRAMINGS, SECOND_FRAMING, SyntheticCocoConfig
 from benchfoundry.configs.person import PersonConfig
@@ -32,10 +31,9 @@ from benchfoundry.core.render_spec import (
     write_spec,
 )
 from benchfoundry.core.seeding import item_rng, item_seed
-from benchfoundry.core.store import StageStore, spec_hash, write_json_atomic
+from benchfoundry.core.store import write_json_atomic
 from benchfoundry.person.prepare import has_keypoints, phenotype_of, prepare_person
 from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial.coco import orientation as ori
 from benchfoundry.tasks.viewspatial.coco import synthetic_image as sc
 from benchfoundry.tasks.viewspatial.coco.subjects import phenotype_noun
@@ -400,42 +398,6 @@ def split_paths(root: str | Path, split: str) -> dict[str, str]:
         "annotations": str(folder / "person_keypoints.json"),
         "images": str(folder / "images"),
         "truth": str(folder / "truth.json"),
-    }
-
-
-@shard_task
-def synthetic_coco_task(
-    out: str, root: str, split: str, settings: dict[str, Any], person: PersonConfig | dict, seed: int
-) -> dict[str, Any]:
-    """Render and write one split unless its store marker says it is made with these settings."""
-    cfg = SyntheticCocoConfig.model_validate(settings)
-    person = PersonConfig.model_validate(person if isinstance(person, dict) else person.model_dump())
-    store = StageStore(out, "viewspatial", "synthetic_coco")
-    h = spec_hash(
-        [
-            split,
-            cfg.model_dump(mode="json"),
-            person.body.model_dump(mode="json"),
-            person.textures.model_dump(mode="json"),
-            seed,
-            CocoShard.version,
-        ]
-    )
-    if not (store.is_done(split, h) and (Path(root) / split / "truth.json").exists()):
-        summary = make_split(root, split, cfg, person, seed)
-        store.write_shard(
-            split,
-            pd.DataFrame([{"split": split, "images": summary["images"]}]),
-            spec_hash=h,
-            problems=summary["problems"],
-            info={"render_s": summary["render_s"]},
-        )
-    marker = store.marker(split)
-    return {
-        "split": split,
-        "images": int(store.shard_rows(split)["images"][0]),
-        "render_s": float(marker["render_s"]),
-        "paths": split_paths(root, split),
     }
 
 

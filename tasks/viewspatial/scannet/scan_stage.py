@@ -1,4 +1,4 @@
-"""ViewSpatial-Bench per-scan stages (DESIGN §4.1): synthetic scans, frame selection, visibility, QA.
+"""ViewSpatial-Bench per-scan stages (DESIGN §4.1): frame selection, visibility, QA.
 
 One task per scan runs its three stages, each committed by a store marker, so a rerun skips finished
 scans; the markers' spec hashes hold a fingerprint of the scan's files (names relative to the scan
@@ -8,11 +8,13 @@ is redone and a moved build or ScanNet root is not.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.viewspatial import ViewSpatialConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.store import StageStore, spec_hash
@@ -32,23 +34,9 @@ from benchfoundry.tasks.viewspatial.scannet.scannet_read import (
     read_split,
     scan_fingerprint,
 )
-from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, RenderSettings, make_synthetic_scan
 from benchfoundry.tasks.viewspatial.scannet.visibility import scan_boxes, scan_visibility
 
 STAGES = ("frames", "visibility", "qa")
-
-
-@shard_task
-def synthetic_scan_task(out: str, root: str, split: str, settings: dict[str, Any]) -> dict[str, Any]:
-    """Render and write one synthetic scan unless its marker says it is made with these settings."""
-    store = StageStore(out, BENCHMARK, "synthetic")
-    scene_id = SYNTHETIC_SCENES[split][0]
-    h = spec_hash([split, settings])
-    if not store.is_done(scene_id, h):
-        summary = make_synthetic_scan(root, split, RenderSettings(**settings))
-        render_s = summary.pop("render_s")
-        store.write_shard(scene_id, pd.DataFrame([summary]), spec_hash=h, info={"render_s": render_s})
-    return {"scene_id": scene_id, "render_s": float(store.marker(scene_id)["render_s"])}
 
 
 def _select_stage(out: str, scan: Any, vs: ViewSpatialConfig, h: str) -> list[int]:
@@ -112,8 +100,24 @@ def _qa_stage(
     return store.marker(scan.scene_id)["rows"]
 
 
-@shard_task
-def scan_task(
+@dataclass(frozen=True)
+class ScanShard:
+    """One scan: its folder, its split, its layout (None: ScanNet's, read from the folder) and the label map
+    (None: no label map)."""
+
+    scan_dir: str
+    split: str
+    layout: str | None
+    nyu40_of: dict[str, int] | None
+
+
+@shard_task(kind="compute", name="viewspatial-scan")
+def scan_task(out: str, shard: ScanShard, config: BuildConfig) -> dict[str, Any]:
+    """Frame selection, visibility and QA of one scan (`build_scan`)."""
+    return build_scan(out, shard.scan_dir, shard.split, shard.layout, shard.nyu40_of, config.viewspatial, config.seed)
+
+
+def build_scan(
     out: str,
     scan_dir: str,
     split: str,

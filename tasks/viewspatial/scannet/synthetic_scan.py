@@ -11,12 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +22,9 @@ import numpy as np
 
 from benchfoundry.core.camera import opencv_camera_to_world
 from benchfoundry.core.image_decode import decode_file
-from benchfoundry.core.render_spec import AreaLamp, MeshPart, ScanRoomFrame, ScanRoomShard, write_spec
+from benchfoundry.core.render_spec import AreaLamp, MeshPart, ScanRoomFrame, ScanRoomShard, to_json, write_spec
 from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
-from benchfoundry.core.task_clock import add_render
-from benchfoundry.core.tied_process import tied_command
-from benchfoundry.tasks.common.render_client import RenderError
+from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.viewspatial.scannet.scannet_read import (
     ScanFormatError,
     ScanFrame,
@@ -257,7 +252,9 @@ class RenderSettings:
     seed: int = 0
 
 
-def render_spec(room: Room, mesh: RoomMesh, poses: Sequence[np.ndarray], settings: RenderSettings) -> ScanRoomShard:
+def render_spec(
+    room: Room, mesh: RoomMesh, poses: Sequence[np.ndarray], settings: RenderSettings, render_dir: str | Path
+) -> ScanRoomShard:
     """What the Blender worker needs: image size, field of view, objects, lights, one pose per frame.
 
     A frame written with an `-inf` pose (tracking lost) is still rendered, from the next valid pose.
@@ -274,6 +271,7 @@ def render_spec(room: Room, mesh: RoomMesh, poses: Sequence[np.ndarray], setting
     )
     return ScanRoomShard(
         scene_id=room.scene_id,
+        out_dir=str(render_dir),
         width=settings.width,
         height=settings.height,
         hfov_deg=settings.hfov_deg,
@@ -294,17 +292,11 @@ def frame_paths(render_dir: str | Path, frame_id: int) -> tuple[Path, Path]:
     return base.with_suffix(".color.png"), base.with_suffix(".depth.npy")
 
 
-def run_render_worker(spec_path: str | Path, render_dir: str | Path, timeout_s: float = 1800.0) -> None:
-    """Render a spec in a Blender worker subprocess (dying with this thread); a failed worker raises
-    RenderError (retried) with its stderr tail. Its frames, seconds and CPU seconds (its last stdout line) count
-    towards the task's clock."""
-    cmd = tied_command([sys.executable, "-m", "benchfoundry.render.scannet_room", str(spec_path), str(render_dir)])
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=dict(os.environ))
-    if proc.returncode != 0:
-        raise RenderError(f"{spec_path}: Blender worker exited {proc.returncode}: {proc.stderr[-2000:]}")
-    lines = proc.stdout.strip().splitlines()
-    summary = json.loads(lines[-1]) if lines and lines[-1].startswith('{"frames"') else {}
-    add_render(summary.get("frames", 0), summary.get("seconds", 0.0), summary.get("cpu_seconds", 0.0))
+def run_render_worker(spec_path: str | Path, timeout_s: float = 1800.0) -> None:
+    """Render a `ScanRoomShard` spec on this thread's render worker (tasks/common/render_client.py), into the
+    spec's `out_dir`; a failed render raises RenderError (retried). Its frames and seconds count towards the
+    task's clock."""
+    render_client.render_spec(spec_path, timeout_s=timeout_s, shards_per_worker=1)
 
 
 def _rendered_depth(path: Path) -> np.ndarray:
@@ -351,13 +343,16 @@ def make_synthetic_scan(root: str | Path, split: str, settings: RenderSettings) 
     intrinsics = intrinsics_for(settings.width, settings.height, settings.hfov_deg, settings.depth_stride)
     root = Path(root)
     render_dir = root / "render" / scene_id
-    spec_path = write_spec(render_dir / "spec.json", render_spec(room, mesh, poses, settings))
-    spec_hash = hashlib.sha256(spec_path.read_bytes()).hexdigest()
+    spec = render_spec(room, mesh, poses, settings, render_dir)
+    spec_path = write_spec(render_dir / "spec.json", spec)
+    # the hash leaves out where the frames go, so that a moved build is not rendered again
+    where_free = json.dumps(to_json(replace(spec, out_dir="")), sort_keys=True, separators=(",", ":"))
+    spec_hash = hashlib.sha256(where_free.encode()).hexdigest()
     done = render_dir / "rendered.json"
     rendered = json.loads(done.read_text()) if done.exists() else {}
     if rendered.get("spec_hash") != spec_hash:
         started = time.monotonic()
-        run_render_worker(spec_path, render_dir)
+        run_render_worker(spec_path)
         rendered = {"spec_hash": spec_hash, "render_s": round(time.monotonic() - started, 2)}
         write_json_atomic(done, rendered)
     raw_dir, export_dir = root / "scans" / scene_id, root / "scans_export" / scene_id
