@@ -60,18 +60,21 @@ TOY_FILES = {
 
         from benchfoundry.core.buildinfo import benchmark_outcome
         from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
+        from benchfoundry.flows.task_runner import submit_shards
         from benchfoundry.tasks.common.shard_task import shard_task
 
 
-        @shard_task
-        def release_task(out: str, n: int) -> str:
+        @shard_task(kind="compute", name="toybench-release")
+        def release_task(out: str, shard: str, config) -> str:
+            n = config.section("toybench").items
             rows = [{"id": k, "task": "count", "question": f"{k} + 1?", "answer": str(k + 1)} for k in range(n)]
             return str(write_json_atomic(Path(out) / "toybench" / "Toy-Bench.json", rows))
 
 
         @flow(name="toybench")
         def toy_flow(config, out):
-            released = release_task.submit(out, config.section("toybench").items).result()
+            [(_, future)] = submit_shards(release_task, out, [("all", "all")], config)
+            released = future.result()
             page = Path(out) / "report" / "toybench.html"
             write_bytes_atomic(page, b"<html><head><title>toy</title></head><body>toy</body></html>")
             return benchmark_outcome("built", "toy items", stages={"release": released, "report": str(page)})
