@@ -69,7 +69,7 @@ def test_dask_local_build_against_a_real_prefect_server_equals_the_local_build(
             flows = {client.read_flow(r.flow_id).name: r.state_type.value for r in client.read_flow_runs()}
 
             def finished_shards() -> list:  # the server records task runs from their events, a moment later
-                runs = [t for t in client.read_task_runs() if t.name.startswith("syndor-render-shard")]
+                runs = [t for t in client.read_task_runs() if t.task_key.startswith("render_task-")]
                 return runs if len(runs) >= SHARDS and all(t.state_type.value == "COMPLETED" for t in runs) else []
 
             shards = wait_for(finished_shards, timeout_s=120, what="the shards' task runs on the server")
@@ -192,7 +192,7 @@ def test_a_killed_dask_worker_is_replaced_and_the_build_completes_alike(
     assert_same_outputs(out, reference)
     with sqlite3.connect(home / "prefect.db") as db:
         shards = db.execute(
-            "SELECT DISTINCT name, state_type FROM task_run WHERE name LIKE 'syndor-render-shard%'"
+            "SELECT DISTINCT name, state_type FROM task_run WHERE task_key LIKE 'render_task-%'"
         ).fetchall()
         flows = {
             name for (name,) in db.execute("SELECT flow.name FROM flow_run JOIN flow ON flow.id = flow_run.flow_id")
