@@ -194,3 +194,27 @@ def test_infinigen_venv_generates_two_small_assets(tmp_path: Path) -> None:
     for asset in library.assets:
         assert asset.generator_version == "1.15.5" and asset.vertices > 100
         assert abs(asset.bbox_min[2]) < 1e-4 and 0.3 < asset.size[2] < 2.5
+
+
+def test_the_command_builds_a_library_and_a_rerun_generates_nothing(tmp_path: Path, capsys) -> None:
+    from benchfoundry.flows.cli import main
+
+    info = {"object_name": "asset", "bbox_min": [-0.3, -0.3, 0], "bbox_max": [0.3, 0.3, 0.9], "vertices": 8}
+    info["generator_version"] = "1.15.5"
+    python = _stand_in_python(
+        tmp_path,
+        "open(args['--blend'], 'wb').write(args['--seed'].encode())\n"
+        f"open(args['--info'], 'w').write(json.dumps({info!r}))",
+    )
+    argv = ["assets", "infinigen", "--classes", "chair,potted plant", "--per-class", "2", "--seed", "1"]
+    argv += ["--library", str(tmp_path / "lib"), "--python", str(python)]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (first["generated"], first["skipped"]) == (4, 0)
+    library = read_library(tmp_path / "lib")
+    assert sorted(a.category for a in library.assets) == ["chair", "chair", "potted plant", "potted plant"]
+    assert main(argv) == 0
+    second = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (second["generated"], second["skipped"]) == (0, 4)
+    assert main([*argv[:-1], str(tmp_path / "missing")]) == 2
+    assert "--python" in capsys.readouterr().err
