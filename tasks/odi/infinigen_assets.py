@@ -108,6 +108,8 @@ def run_infinigen(job: AssetJob, root: Path, python: Path, timeout_s: float) -> 
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
         raise GenerationError(f"{job.factory} seed {job.seed}: exit {done.returncode}: {tail[0]}")
     facts = json.loads(info.read_text())
+    if not isinstance(facts, dict):
+        raise GenerationError(f"{job.factory} seed {job.seed}: {info} holds no object")
     target = root / job.path
     target.parent.mkdir(parents=True, exist_ok=True)
     row = {
