@@ -40,6 +40,11 @@ class SyntheticPanoramaConfig(Section):
     samples: int = Field(8, ge=1, description="Cycles samples per pixel")
     device: Literal["CPU", "CUDA", "OPTIX", "HIP", "METAL", "ONEAPI"] = "CPU"
     render_timeout_s: float = Field(1800.0, gt=0)
+    asset_library: Path | None = Field(
+        None,
+        description="folder of an asset library (manifest.json, `make assets-infinigen`): its objects replace "
+        "the primitives of their classes; None keeps the primitive shapes",
+    )
 
     @model_validator(mode="after")
     def _even_width(self) -> SyntheticPanoramaConfig:

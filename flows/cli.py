@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 #: Modules that add their own subcommands through `add_commands(subparsers)`.
 COMMAND_MODULES: tuple[str, ...] = (
+    "benchfoundry.flows.cli_assets",
     "benchfoundry.flows.cli_coco",
     "benchfoundry.flows.cli_eval",
     "benchfoundry.flows.cli_export",

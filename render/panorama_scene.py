@@ -14,7 +14,7 @@ from typing import Any
 
 import bpy
 
-from benchfoundry.core.render_spec import PanoramaShard
+from benchfoundry.core.render_spec import LibraryObject, PanoramaShard
 from benchfoundry.render.engine import apply_engine
 from benchfoundry.render.lighting import apply_lighting
 from benchfoundry.render.objects import add_primitive, add_sign
@@ -36,6 +36,24 @@ def _camera(scene: Any, height_m: float) -> Any:
     return obj
 
 
+def add_library_object(scene: Any, name: str, spec: LibraryObject) -> Any:
+    """Append `spec.object_name` (one mesh object, tasks/odi/asset_library.py) from its `.blend` as a copy, place
+    it and give it the instance's pass index."""
+    with bpy.data.libraries.load(spec.blend, link=False) as (source, target):
+        if spec.object_name not in source.objects:
+            raise ValueError(f"{spec.blend}: no object {spec.object_name!r} (the asset library's manifest is stale)")
+        target.objects = [spec.object_name]
+    obj = target.objects[0]
+    obj.name = name
+    obj.parent = None
+    obj.location = spec.location
+    obj.rotation_euler = (0.0, 0.0, math.radians(spec.yaw_deg))
+    obj.scale = (spec.scale, spec.scale, spec.scale)
+    obj.pass_index = spec.pass_index
+    scene.collection.objects.link(obj)
+    return obj
+
+
 def render_panorama(scene: Any, spec: PanoramaShard, scratch: Path) -> None:
     """Build the spec's scene in the (empty) `scene`, render once, move image and index pass to the spec's paths."""
     apply_engine(scene, spec.engine, spec.seed)
@@ -46,7 +64,10 @@ def render_panorama(scene: Any, spec: PanoramaShard, scratch: Path) -> None:
         add_primitive(scene, part.name, part)
     for inst in spec.instances:
         for k, part in enumerate(inst.parts):
-            add_primitive(scene, f"i{inst.id:03d}_{k}", part)
+            if isinstance(part, LibraryObject):
+                add_library_object(scene, f"i{inst.id:03d}_{k}", part)
+            else:
+                add_primitive(scene, f"i{inst.id:03d}_{k}", part)
         for k, sign in enumerate(inst.signs):
             add_sign(scene, f"i{inst.id:03d}_text{k}", sign, inst.id)
         if inst.person is not None:

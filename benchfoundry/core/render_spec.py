@@ -144,6 +144,22 @@ class MeshPart:
     color: Vec3
 
 
+@_spec
+@dataclass(frozen=True)
+class LibraryObject:
+    """An object appended from an asset library's `.blend` (tasks/odi/asset_library.py): `object_name` in
+    `blend` (of SHA-256 `sha256`), its origin at `location`, turned by `yaw_deg` about +Z, scaled uniformly."""
+
+    kind: ClassVar[str] = "library_object"
+    blend: str
+    object_name: str
+    sha256: str
+    location: Vec3
+    yaw_deg: float
+    scale: float
+    pass_index: int
+
+
 # --- camera and engine ----------------------------------------------------------------------------
 
 
@@ -218,7 +234,7 @@ class PanoramaInstance:
 
     kind: ClassVar[str] = "panorama_instance"
     id: int
-    parts: tuple[Primitive, ...] = ()
+    parts: tuple[Primitive | LibraryObject, ...] = ()
     signs: tuple[Sign, ...] = ()
     person: PersonSpec | None = None
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from benchfoundry.core.render_spec import (
     DayLight,
     EngineSettings,
     IndoorLight,
+    LibraryObject,
     Light,
     PanoramaInstance,
     PanoramaShard,
@@ -38,12 +39,14 @@ from benchfoundry.core.render_spec import (
     to_json,
     write_spec,
 )
-from benchfoundry.core.seeding import item_seed
+from benchfoundry.core.seeding import item_rng, item_seed
 from benchfoundry.core.store import spec_hash, write_json_atomic
 from benchfoundry.person.prepare import prepare_person
 from benchfoundry.person.textures import outfit
 from benchfoundry.tasks.common import render_client
+from benchfoundry.tasks.odi.asset_library import AssetLibrary, read_library
 from benchfoundry.tasks.odi.descriptions import colour_name, with_article
+from benchfoundry.tasks.odi.panorama_layout import EYE_HEIGHT_M, Obstacle, Placement, Request, place
 from benchfoundry.tasks.odi.sphere_images import write_image
 
 #: Material name → (roughness, metallic).
@@ -99,6 +102,7 @@ class Thing:
     text: str | None = None
     person: tuple[float, float, str] | None = None  # (x, y, pose) of a person facing the camera
     text_at: tuple[float, float, float] | None = None  # where the sign's text stands
+    asset: Placement | None = None  # a library object in place of the parts (`furnish`)
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,7 @@ class PanoramaScene:
     structure: tuple[tuple[str, Part], ...]
     things: tuple[Thing, ...]
     lighting: Light
+    floor_half_m: tuple[float, float] = (0.0, 0.0)  # the floor a library's objects may stand on: ±x, ±y (m)
 
 
 def polar(theta_deg: float, dist: float) -> tuple[float, float]:
@@ -173,7 +178,7 @@ def _living_room() -> PanoramaScene:
             AreaLamp(location=(x, y, h - 0.05), size=1.0, power=120.0) for x in (-1.5, 1.5) for y in (-1.8, 1.8)
         ),
     )
-    return PanoramaScene("living_room", 1.5, structure, things, lighting)
+    return PanoramaScene("living_room", 1.5, structure, things, lighting, (w / 2, d / 2))
 
 
 def _courtyard() -> PanoramaScene:
@@ -223,7 +228,7 @@ def _courtyard() -> PanoramaScene:
         Thing("sign", "white", "paper", (board,), text="CAFE", text_at=text_at),
     )
     lighting = DayLight(sun_elevation_deg=45.0, sun_bearing_deg=135.0, sun_strength=3.0, sky_strength=0.3, exposure=0.0)
-    return PanoramaScene("courtyard", 1.6, structure, things, lighting)
+    return PanoramaScene("courtyard", 1.6, structure, things, lighting, (7.0, 7.0))
 
 
 SCENES = {"living_room": _living_room, "courtyard": _courtyard}
@@ -234,6 +239,45 @@ def scene_named(name: str) -> PanoramaScene:
         return SCENES[name]()
     except KeyError:
         raise ValueError(f"unknown synthetic panorama scene {name!r}; known: {sorted(SCENES)}") from None
+
+
+def _on_floor(thing: Thing) -> bool:
+    return bool(thing.parts) and min(p.center[2] - p.size[2] / 2 for p in thing.parts) < 0.05
+
+
+def furnish(scene: PanoramaScene, library: AssetLibrary, seed: int) -> PanoramaScene:
+    """The scene with each floor-standing object of a class the library holds replaced by a library object,
+    placed by our layout (tasks/odi/panorama_layout.py) near where the primitive stood, the camera at eye
+    height; the other objects, people and signs stay, as obstacles of the layout."""
+    wanted = [k for k, t in enumerate(scene.things) if t.category in library.categories and _on_floor(t)]
+    requests = []
+    for k in wanted:
+        x, y = np.mean([p.center[:2] for p in scene.things[k].parts], axis=0)
+        requests.append(Request(scene.things[k].category, math.degrees(math.atan2(x, y)), float(math.hypot(x, y))))
+    obstacles = [Obstacle(t.person[0], t.person[1], 0.35) for t in scene.things if t.person is not None]
+    obstacles += [
+        Obstacle(p.center[0], p.center[1], math.hypot(p.size[0], p.size[1]) / 2)
+        for k, t in enumerate(scene.things)
+        if k not in wanted and _on_floor(t)
+        for p in t.parts
+    ]
+    placements = place(requests, library, scene.floor_half_m, obstacles, item_rng(seed, "odi.layout", scene.name))
+    things = list(scene.things)
+    for k, placement in zip(wanted, placements, strict=True):
+        things[k] = replace(things[k], colour="", material="", parts=(), asset=placement)
+    return replace(scene, camera_height_m=EYE_HEIGHT_M, things=tuple(things))
+
+
+def _library_object(placement: Placement, library: AssetLibrary, pass_index: int) -> LibraryObject:
+    return LibraryObject(
+        blend=str(library.file_of(placement.asset)),
+        object_name=placement.asset.object_name,
+        sha256=placement.asset.sha256,
+        location=placement.location,
+        yaw_deg=placement.yaw_deg,
+        scale=placement.scale,
+        pass_index=pass_index,
+    )
 
 
 def direction_of(point: tuple[float, float, float] | np.ndarray, camera_height_m: float) -> tuple[float, float]:
@@ -265,15 +309,18 @@ def render_spec(
     seed: int,
     image: Path,
     index_npy: Path,
+    library: AssetLibrary | None = None,
 ) -> tuple[PanoramaShard, list[dict[str, Any]]]:
     """The worker's spec and the ground-truth instance records.
 
     `people` maps a pose name to (mesh .npz, texture .png, body height m, clothing words or None) written by
-    `prepare_people`.
+    `prepare_people`; `library` holds the files of a `furnish`ed scene's objects.
     """
     instances, truth = [], []
     for k, thing in enumerate(scene.things, start=1):
-        parts = tuple(_primitive(p, *(p.look or (thing.colour, thing.material)), pass_index=k) for p in thing.parts)
+        parts: tuple[Primitive | LibraryObject, ...] = tuple(
+            _primitive(p, *(p.look or (thing.colour, thing.material)), pass_index=k) for p in thing.parts
+        )
         person, signs = None, ()
         record: dict[str, Any] = {
             "id": k,
@@ -291,6 +338,12 @@ def render_spec(
             centre = np.array([x, y, height / 2])
             record["pose"] = pose
             record["clothing"] = clothing
+        elif thing.asset is not None:
+            if library is None:
+                raise ValueError(f"{scene.name}: a library object without its library")
+            parts = (_library_object(thing.asset, library, k),)
+            centre = np.array(thing.asset.center)
+            record["asset"] = thing.asset.asset.path
         else:
             centre = np.mean([p.center for p in thing.parts], axis=0)
         if thing.text is not None:
@@ -368,10 +421,19 @@ def render_scene(
 ) -> dict[str, Any]:
     """Render one scene into `folder` unless its files are there with the same spec; returns a summary."""
     scene = scene_named(name)
+    library = None if settings.asset_library is None else read_library(settings.asset_library)
+    if library is not None:
+        scene = furnish(scene, library, seed)
     people = prepare_people(person, folder.parent / "_people", seed)
     work = folder.parent / "_render" / name
     spec, truth = render_spec(
-        scene, people, settings, item_seed(seed, "odi.synthetic", name), work / "panorama.png", work / "instances.npy"
+        scene,
+        people,
+        settings,
+        item_seed(seed, "odi.synthetic", name),
+        work / "panorama.png",
+        work / "instances.npy",
+        library,
     )
     h = spec_hash([TRUTH_VERSION, truth, {k: v for k, v in to_json(spec).items() if k not in ("image", "index_npy")}])
     truth_path = folder / f"{name}{TRUTH_SUFFIX}"

@@ -1,0 +1,125 @@
+"""One Infinigen asset as a `.blend` of one mesh object: run by Infinigen's own Python (`make assets-infinigen`'s
+venv, bpy 4.2), never by the project's, and importing nothing of the project (tasks/odi/infinigen_assets.py
+calls it once per asset).
+
+    python infinigen_asset.py --factory ChairFactory --seed 7 --blend out.blend --info out.json
+
+The factory's `spawn_asset(seed)` under `FixedSeed(seed)` (as infinigen_examples/generate_individual_assets.py
+does); its meshes, modifiers applied, joined into one object named `asset` whose origin is the bottom centre of
+its bounding box; the file saved with its procedural materials; then `--info`: the object's name, bounding box,
+vertex count and Infinigen's version. Infinigen's config folders are named relative to its repository root, so
+the script works from there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.metadata
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+OBJECT_NAME = "asset"
+
+
+def _factory(name: str) -> Any:
+    """The factory class `name` from the first `infinigen.assets.objects.<module>` that defines it."""
+    import gin
+    import infinigen
+
+    objects = Path(infinigen.__file__).parent / "assets" / "objects"
+    for sub in sorted(objects.iterdir()):
+        if sub.name.startswith("_") or not (sub.is_dir() or sub.suffix == ".py"):
+            continue
+        with gin.unlock_config():
+            module = importlib.import_module(f"infinigen.assets.objects.{sub.name.removesuffix('.py')}")
+        if hasattr(module, name):
+            return getattr(module, name)
+    raise SystemExit(f"no Infinigen factory {name!r} under {objects}")
+
+
+def _one_mesh(asset: Any) -> Any:
+    """The asset's meshes (modifiers applied, world transforms baked) joined into one object at the origin."""
+    import bpy
+    import numpy as np
+    from mathutils import Matrix
+
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    sources = [o for o in (asset, *asset.children_recursive) if o.type == "MESH"]
+    if not sources:
+        raise SystemExit("the factory made no mesh")
+    parts = []
+    for source in sources:
+        data = bpy.data.meshes.new_from_object(
+            source.evaluated_get(depsgraph), preserve_all_data_layers=True, depsgraph=depsgraph
+        )
+        data.transform(source.matrix_world)
+        part = bpy.data.objects.new(source.name + "_baked", data)
+        bpy.context.scene.collection.objects.link(part)
+        parts.append(part)
+    for old in (asset, *asset.children_recursive):
+        bpy.data.objects.remove(old, do_unlink=True)
+    bpy.ops.object.select_all(action="DESELECT")
+    for part in parts:
+        part.select_set(True)
+    bpy.context.view_layer.objects.active = parts[0]
+    if len(parts) > 1:
+        bpy.ops.object.join()
+    obj = bpy.context.view_layer.objects.active
+    obj.name = OBJECT_NAME
+    co = np.array([v.co[:] for v in obj.data.vertices])
+    lo, hi = co.min(axis=0), co.max(axis=0)
+    obj.data.transform(Matrix.Translation((-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2])))
+    obj.matrix_world = Matrix.Identity(4)
+    return obj
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--factory", required=True)
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--blend", type=Path, required=True)
+    parser.add_argument("--info", type=Path, required=True)
+    args = parser.parse_args()
+
+    import bpy
+    import infinigen
+    import numpy as np
+    from infinigen.core import init
+    from infinigen.core.util import blender as butil
+    from infinigen.core.util.math import FixedSeed
+
+    os.chdir(infinigen.repo_root())
+    init.apply_gin_configs(
+        ["infinigen_examples/configs_indoor", "infinigen_examples/configs_nature"], configs=[], skip_unknown=True
+    )
+    init.configure_blender()
+    butil.clear_scene()
+    factory = _factory(args.factory)
+    with FixedSeed(args.seed):
+        fac = factory(args.seed)
+        asset = fac.spawn_asset(args.seed)
+        fac.finalize_assets(asset)
+    obj = _one_mesh(asset)
+    for other in list(bpy.context.scene.objects):
+        if other is not obj:
+            bpy.data.objects.remove(other, do_unlink=True)
+    args.blend.parent.mkdir(parents=True, exist_ok=True)
+    butil.save_blend(str(args.blend), autopack=True)
+    co = np.array([v.co[:] for v in obj.data.vertices])
+    info = {
+        "object_name": obj.name,
+        "bbox_min": [float(v) for v in co.min(axis=0)],
+        "bbox_max": [float(v) for v in co.max(axis=0)],
+        "vertices": len(obj.data.vertices),
+        "generator_version": importlib.metadata.version("infinigen"),
+    }
+    partial = args.info.with_suffix(".partial")
+    partial.write_text(json.dumps(info))
+    partial.replace(args.info)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,220 @@
+"""The asset library's manifest (tasks/odi/asset_library.py) and its generation (tasks/odi/infinigen_assets.py):
+a strict reader, an atomic and resumable writer, Infinigen's subprocess contract (with a stand-in for its
+Python), and one real Infinigen run when its venv exists (`make test-infinigen`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchfoundry.configs.loader import load_config
+from benchfoundry.tasks.odi.asset_library import (
+    MANIFEST_NAME,
+    LibraryAsset,
+    LibraryError,
+    asset_row,
+    read_library,
+    write_manifest,
+)
+from benchfoundry.tasks.odi.infinigen_assets import (
+    AssetJob,
+    GenerationError,
+    build_library,
+    plan,
+    run_infinigen,
+)
+
+INFINIGEN_PYTHON = Path(os.environ.get("INFINIGEN_PYTHON", ".cache/infinigen/venv/bin/python"))
+
+
+def _asset(root: Path, category: str, seed: int, data: bytes = b"blend") -> LibraryAsset:
+    rel = f"{category}/{category}_{seed}.blend"
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_bytes(data + str(seed).encode())
+    return LibraryAsset(
+        category=category,
+        seed=seed,
+        path=rel,
+        object_name="asset",
+        bbox_min=(-0.3, -0.25, 0.0),
+        bbox_max=(0.3, 0.25, 0.9),
+        vertices=8,
+        generator="infinigen",
+        generator_version="1.15.5",
+        factory="ChairFactory",
+        sha256=hashlib.sha256((root / rel).read_bytes()).hexdigest(),
+    )
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Path:
+    write_manifest(tmp_path, [_asset(tmp_path, "chair", 3), _asset(tmp_path, "sofa", 1)], [])
+    return tmp_path
+
+
+def _edit(root: Path, change) -> None:
+    data = json.loads((root / MANIFEST_NAME).read_text())
+    change(data)
+    (root / MANIFEST_NAME).write_text(json.dumps(data))
+
+
+def test_a_written_manifest_reads_back_the_same_assets(library: Path) -> None:
+    read = read_library(library)
+    assert {(a.category, a.seed) for a in read.assets} == {("chair", 3), ("sofa", 1)}
+    assert read.categories == {"chair", "sofa"}
+    chair = read.of_class("chair")[0]
+    assert chair.size == pytest.approx((0.6, 0.5, 0.9))
+    assert read.file_of(chair).read_bytes() == b"blend3"
+    assert json.loads((library / MANIFEST_NAME).read_text())["assets"][0] == asset_row(chair)
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda d: d["assets"][0].pop("sha256"), "missing field(s) ['sha256']"),
+        (lambda d: d["assets"][0].update(bbox_min=[0, 0]), "assets[0].bbox_min"),
+        (lambda d: d["assets"][0].update(bbox_max=[0.3, 0.25, -1.0]), "assets[0].bbox_max"),
+        (lambda d: d["assets"][1].update(vertices=0), "assets[1].vertices"),
+        (lambda d: d["assets"][1].update(seed=True), "assets[1].seed"),
+        (lambda d: d["assets"][0].update(colour="red"), "unknown field(s) ['colour']"),
+        (lambda d: d["assets"][0].update(path="../elsewhere.blend"), "assets[0].path"),
+        (lambda d: d["assets"][1].update(path=d["assets"][0]["path"]), "listed twice"),
+        (lambda d: d["assets"][0].update(sha256="0" * 64), "assets[0].sha256"),
+        (lambda d: d.update(format="something else"), ".format"),
+        (lambda d: d.update(version=99), ".version"),
+        (lambda d: d.update(assets=[]), ".assets"),
+    ],
+)
+def test_a_wrong_or_partial_manifest_is_refused_naming_the_field_and_the_file(library: Path, change, named) -> None:
+    _edit(library, change)
+    with pytest.raises(LibraryError) as caught:
+        read_library(library)
+    message = str(caught.value)
+    assert "odi.synthetic.asset_library" in message and str(library / MANIFEST_NAME) in message
+    assert named in message and "\n" not in message
+
+
+def test_a_missing_file_or_manifest_is_refused(library: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    (library / "sofa" / "sofa_1.blend").unlink()
+    with pytest.raises(LibraryError, match="no such file"):
+        read_library(library)
+    empty = tmp_path_factory.mktemp("empty")
+    with pytest.raises(LibraryError, match=f"odi.synthetic.asset_library: {empty}"):
+        read_library(empty)
+
+
+def test_the_config_names_a_library_or_none() -> None:
+    assert load_config(None, []).odi.synthetic.asset_library is None
+    config = load_config(None, ["odi.synthetic.asset_library=/libs/infinigen"])
+    assert config.odi.synthetic.asset_library == Path("/libs/infinigen")
+
+
+def test_the_plan_is_seeded_per_class_and_refuses_unknown_classes() -> None:
+    jobs = plan(["chair", "sofa"], 3, seed=5)
+    assert [j.category for j in jobs] == ["chair"] * 3 + ["sofa"] * 3
+    assert len({j.seed for j in jobs}) == 6 and plan(["chair", "sofa"], 3, seed=5) == jobs
+    assert {j.seed for j in plan(["chair"], 3, seed=6)}.isdisjoint({j.seed for j in jobs[:3]})
+    with pytest.raises(ValueError, match="--classes: no Infinigen factory for \\['dragon'\\]"):
+        plan(["chair", "dragon"], 1, seed=0)
+
+
+def test_generation_resumes_keeps_the_manifest_valid_and_lists_a_failure_as_a_problem(tmp_path: Path) -> None:
+    jobs = plan(["chair", "lamp"], 2, seed=0)
+    calls: list[AssetJob] = []
+    failing = {jobs[1].seed}
+
+    def fake(job: AssetJob, root: Path, python: Path, timeout_s: float) -> LibraryAsset:
+        calls.append(job)
+        if job.seed in failing:
+            raise GenerationError(f"{job.factory} seed {job.seed}: exit 1: boom")
+        asset = _asset(root, job.category, job.seed)
+        (root / job.path).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(root / asset.path, root / job.path)
+        return LibraryAsset(**{**asset.__dict__, "path": job.path, "factory": job.factory})
+
+    first = build_library(tmp_path, jobs, Path("/none"), workers=2, runner=fake)
+    assert first["generated"] == 3 and [p["item"] for p in first["problems"]] == [jobs[1].item]
+    manifest = json.loads((tmp_path / MANIFEST_NAME).read_text())
+    assert manifest["problems"][0]["kind"] == "failed" and "boom" in manifest["problems"][0]["reason"]
+    assert len(read_library(tmp_path).assets) == 3
+
+    failing.clear()
+    calls.clear()
+    second = build_library(tmp_path, jobs, Path("/none"), workers=2, runner=fake)
+    assert calls == [jobs[1]] and second == {"generated": 1, "skipped": 3, "problems": []}
+    assert {(a.category, a.seed) for a in read_library(tmp_path).assets} == {(j.category, j.seed) for j in jobs}
+    assert not (tmp_path / "_tmp").exists()
+
+
+def _stand_in_python(folder: Path, body: str) -> Path:
+    """An executable that takes Infinigen's Python's place: it runs `body` with the script's arguments."""
+    path = folder / "python"
+    path.write_text(f"#!{sys.executable}\nimport json, sys\nargs = dict(zip(sys.argv[2::2], sys.argv[3::2]))\n{body}\n")
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return path
+
+
+def test_an_asset_counts_when_its_files_are_written_even_if_the_process_crashes_at_exit(tmp_path: Path) -> None:
+    info = {"object_name": "asset", "bbox_min": [-0.4, -0.4, 0], "bbox_max": [0.4, 0.4, 1.7]}
+    info |= {"vertices": 120, "generator_version": "1.15.5"}
+    python = _stand_in_python(
+        tmp_path,
+        "open(args['--blend'], 'wb').write(b'BLENDER-stand-in')\n"
+        f"open(args['--info'], 'w').write(json.dumps({info!r}))\n"
+        "import os; os._exit(139)",
+    )
+    job = plan(["lamp"], 1, seed=2)[0]
+    asset = run_infinigen(job, tmp_path / "lib", python, timeout_s=60)
+    assert asset.factory == "FloorLampFactory" and asset.size == pytest.approx((0.8, 0.8, 1.7))
+    assert (tmp_path / "lib" / job.path).read_bytes() == b"BLENDER-stand-in"
+    assert asset.sha256 == hashlib.sha256(b"BLENDER-stand-in").hexdigest()
+
+
+def test_an_asset_without_its_files_is_a_generation_error_with_the_reason(tmp_path: Path) -> None:
+    python = _stand_in_python(tmp_path, "sys.stderr.write('ModuleNotFoundError: infinigen\\n'); sys.exit(1)")
+    with pytest.raises(GenerationError, match="ChairFactory seed .*: exit 1: ModuleNotFoundError: infinigen"):
+        run_infinigen(plan(["chair"], 1, seed=0)[0], tmp_path / "lib", python, timeout_s=60)
+
+
+@pytest.mark.skipif(not INFINIGEN_PYTHON.exists(), reason="no Infinigen venv (make assets-infinigen)")
+def test_infinigen_venv_generates_two_small_assets(tmp_path: Path) -> None:
+    """`make test-infinigen`: a floor lamp and a dining table through Infinigen itself (about 1 s each after a
+    few seconds of start-up per process)."""
+    jobs = plan(["lamp", "table"], 1, seed=0)
+    outcome = build_library(tmp_path, jobs, INFINIGEN_PYTHON.absolute(), workers=2, timeout_s=900)
+    assert outcome["problems"] == []
+    library = read_library(tmp_path)
+    assert library.categories == {"lamp", "table"}
+    for asset in library.assets:
+        assert asset.generator_version == "1.15.5" and asset.vertices > 100
+        assert abs(asset.bbox_min[2]) < 1e-4 and 0.3 < asset.size[2] < 2.5
+
+
+def test_the_command_builds_a_library_and_a_rerun_generates_nothing(tmp_path: Path, capsys) -> None:
+    from benchfoundry.flows.cli import main
+
+    info = {"object_name": "asset", "bbox_min": [-0.3, -0.3, 0], "bbox_max": [0.3, 0.3, 0.9], "vertices": 8}
+    info["generator_version"] = "1.15.5"
+    python = _stand_in_python(
+        tmp_path,
+        "open(args['--blend'], 'wb').write(args['--seed'].encode())\n"
+        f"open(args['--info'], 'w').write(json.dumps({info!r}))",
+    )
+    argv = ["assets", "infinigen", "--classes", "chair,potted plant", "--per-class", "2", "--seed", "1"]
+    argv += ["--library", str(tmp_path / "lib"), "--python", str(python)]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (first["generated"], first["skipped"]) == (4, 0)
+    library = read_library(tmp_path / "lib")
+    assert sorted(a.category for a in library.assets) == ["chair", "chair", "potted plant", "potted plant"]
+    assert main(argv) == 0
+    second = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (second["generated"], second["skipped"]) == (0, 4)
+    assert main([*argv[:-1], str(tmp_path / "missing")]) == 2
+    assert "--python" in capsys.readouterr().err

@@ -1,0 +1,258 @@
+"""Our layout of library objects (tasks/odi/panorama_layout.py) and the furnished panorama scenes
+(tasks/odi/synthetic_panoramas.furnish): footprints inside the room, on the floor, apart from each other and from
+the scene's other objects, heights of their class, the camera at eye height; and one tiny render with two
+stand-in `.blend` assets whose instance ids land in the truth map with their classes."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchfoundry.configs.odi import SyntheticPanoramaConfig
+from benchfoundry.core.render_spec import LibraryObject, Primitive, write_spec
+from benchfoundry.tasks.common import render_client
+from benchfoundry.tasks.odi.asset_library import AssetLibrary, LibraryAsset, file_sha256, read_library, write_manifest
+from benchfoundry.tasks.odi.panorama_layout import (
+    CLASS_HEIGHTS_M,
+    EYE_HEIGHT_M,
+    Obstacle,
+    Placement,
+    Request,
+    place,
+)
+from benchfoundry.tasks.odi.synthetic_panoramas import furnish, index_map_from_pass, render_spec, scene_named
+
+
+def _asset(category: str, seed: int, size: tuple[float, float, float], offset: float = 0.0) -> LibraryAsset:
+    sx, sy, sz = size
+    return LibraryAsset(
+        category=category,
+        seed=seed,
+        path=f"{category}/{seed}.blend",
+        object_name="asset",
+        bbox_min=(-sx / 2 + offset, -sy / 2, 0.0),
+        bbox_max=(sx / 2 + offset, sy / 2, sz),
+        vertices=8,
+        generator="stand-in",
+        generator_version="0",
+        factory="Box",
+        sha256="0" * 64,
+    )
+
+
+#: A library whose sizes are partly off their class's range (a 3 m chair, a 0.2 m lamp) and off-centre.
+LIBRARY = AssetLibrary(
+    Path("/lib"),
+    (
+        _asset("chair", 1, (0.6, 0.6, 0.9)),
+        _asset("chair", 2, (2.0, 2.0, 3.0), offset=0.2),
+        _asset("sofa", 1, (2.0, 0.9, 0.85)),
+        _asset("lamp", 1, (0.05, 0.05, 0.2)),
+        _asset("bookshelf", 1, (0.9, 0.35, 1.8), offset=-0.1),
+        _asset("potted plant", 1, (0.6, 0.6, 1.1)),
+    ),
+)
+
+
+def _corners(p: Placement) -> np.ndarray:
+    """The footprint rectangle's four world corners, from the manifest's box, the scale, yaw and location."""
+    lo, hi = np.array(p.asset.bbox_min[:2]) * p.scale, np.array(p.asset.bbox_max[:2]) * p.scale
+    local = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
+    t = math.radians(p.yaw_deg)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    return local @ rot.T + np.array(p.location[:2])
+
+
+def _rectangles_overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Separating-axis test of two convex polygons."""
+    for poly in (a, b):
+        for k in range(len(poly)):
+            edge = poly[(k + 1) % len(poly)] - poly[k]
+            axis = np.array([-edge[1], edge[0]])
+            pa, pb = a @ axis, b @ axis
+            if pa.max() <= pb.min() or pb.max() <= pa.min():
+                return False
+    return True
+
+
+def _circle_meets_polygon(poly: np.ndarray, centre: np.ndarray, radius: float) -> bool:
+    inside = all(np.cross(poly[(k + 1) % 4] - poly[k], centre - poly[k]) >= 0 for k in range(4)) or all(
+        np.cross(poly[(k + 1) % 4] - poly[k], centre - poly[k]) <= 0 for k in range(4)
+    )
+    if inside:
+        return True
+    for k in range(4):
+        a, b = poly[k], poly[(k + 1) % 4]
+        t = np.clip(np.dot(centre - a, b - a) / np.dot(b - a, b - a), 0, 1)
+        if np.linalg.norm(a + t * (b - a) - centre) < radius:
+            return True
+    return False
+
+
+def _check(placements: tuple[Placement, ...], room_half: tuple[float, float], obstacles: list[Obstacle]) -> None:
+    corners = [_corners(p) for p in placements]
+    for i, a in enumerate(corners):
+        assert np.all(np.abs(a[:, 0]) <= room_half[0]) and np.all(np.abs(a[:, 1]) <= room_half[1])
+        for b in corners[i + 1 :]:
+            assert not _rectangles_overlap(a, b)
+        for o in obstacles:
+            assert not _circle_meets_polygon(a, np.array([o.x, o.y]), o.radius)
+        assert not _circle_meets_polygon(a, np.zeros(2), 0.3)  # the camera stands free
+    for p in placements:
+        lo_z, hi_z = p.asset.bbox_min[2], p.asset.bbox_max[2]
+        assert p.location[2] + lo_z * p.scale == pytest.approx(0.0)  # on the floor
+        height = (hi_z - lo_z) * p.scale
+        least, largest = CLASS_HEIGHTS_M[p.category]
+        assert least - 1e-9 <= height <= largest + 1e-9
+        assert p.asset.category == p.category
+        if least <= p.asset.size[2] <= largest:
+            assert p.scale == 1.0  # an asset of a plausible size keeps its own
+
+
+def test_crowded_requests_get_footprints_inside_the_room_apart_and_of_their_class_size() -> None:
+    requests = [
+        Request(c, theta, 2.0)
+        for c, theta in zip(["chair", "sofa", "lamp", "bookshelf", "potted plant"] * 2, range(0, 360, 36))
+    ]
+    obstacles = [Obstacle(0.0, -2.5, 0.4), Obstacle(2.0, 0.0, 0.3)]
+    placements = place(requests, LIBRARY, (3.0, 3.5), obstacles, np.random.default_rng(0))
+    assert [p.category for p in placements] == [r.category for r in requests]
+    _check(placements, (3.0, 3.5), obstacles)
+    assert all(p.scale > 1 for p in placements if p.category == "lamp")  # the 0.2 m lamp grows to a lamp's height
+
+
+def test_an_object_faces_the_camera_and_stays_at_its_anchor_when_free() -> None:
+    (p,) = place([Request("sofa", 20.0, 2.0)], LIBRARY, (3.0, 3.5), [], np.random.default_rng(0))
+    x, y = p.footprint_center
+    assert (x, y) == pytest.approx((2.0 * math.sin(math.radians(20)), 2.0 * math.cos(math.radians(20))))
+    front = np.array([math.sin(math.radians(p.yaw_deg)), -math.cos(math.radians(p.yaw_deg))])  # −Y turned
+    assert front @ -np.array([x, y]) / math.hypot(x, y) == pytest.approx(1.0)
+
+
+def test_the_layout_is_seeded_and_refuses_what_cannot_fit() -> None:
+    requests = [Request("chair", 0.0, 2.0), Request("chair", 10.0, 2.0)]
+    one = place(requests, LIBRARY, (3.0, 3.5), [], np.random.default_rng(4))
+    assert one == place(requests, LIBRARY, (3.0, 3.5), [], np.random.default_rng(4))
+    with pytest.raises(ValueError, match="no room for a 'sofa'"):
+        place([Request("sofa", 0.0, 1.0)], LIBRARY, (1.0, 1.0), [], np.random.default_rng(0))
+    with pytest.raises(ValueError, match="has no 'bed'"):
+        place([Request("bed", 0.0, 2.0)], LIBRARY, (3.0, 3.5), [], np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("name", ["living_room", "courtyard"])
+def test_a_furnished_scene_replaces_the_floor_objects_of_the_library_classes(name: str) -> None:
+    scene = scene_named(name)
+    furnished = furnish(scene, LIBRARY, seed=3)
+    assert furnished.camera_height_m == EYE_HEIGHT_M
+    replaced = [(a, b) for a, b in zip(scene.things, furnished.things, strict=True) if b.asset is not None]
+    assert replaced and all(a.category == b.category and a.category in LIBRARY.categories for a, b in replaced)
+    kept = [b for b in furnished.things if b.asset is None]
+    assert all(t.category not in LIBRARY.categories or not t.parts or t.parts[0].center[2] > 1.0 for t in kept)
+    obstacles = [Obstacle(t.person[0], t.person[1], 0.35) for t in kept if t.person is not None]
+    obstacles += [
+        Obstacle(p.center[0], p.center[1], math.hypot(*p.size[:2]) / 2)
+        for t in kept
+        for p in t.parts
+        if p.center[2] - p.size[2] / 2 < 0.05
+    ]
+    _check(tuple(b.asset for _, b in replaced), furnished.floor_half_m, obstacles)
+
+
+def test_the_spec_of_a_furnished_scene_carries_library_objects_with_the_instance_ids(tmp_path: Path) -> None:
+    scene = furnish(scene_named("courtyard"), LIBRARY, seed=0)
+    people = dict.fromkeys(("upright", "walking"), ("/m.npz", "/t.png", 1.7, None))
+    spec, truth = render_spec(
+        scene, people, SyntheticPanoramaConfig(), 1, tmp_path / "i.png", tmp_path / "i.npy", LIBRARY
+    )
+    objects = {inst.id: inst.parts for inst in spec.instances if any(isinstance(p, LibraryObject) for p in inst.parts)}
+    records = {r["id"]: r for r in truth}
+    assert objects and all(len(parts) == 1 for parts in objects.values())
+    for k, (obj,) in objects.items():
+        assert obj.pass_index == k and records[k]["asset"] == Path(obj.blend).relative_to("/lib").as_posix()
+        assert records[k]["colour"] is None and records[k]["category"] in LIBRARY.categories
+    assert spec.camera_height_m == EYE_HEIGHT_M
+
+
+#: Builds stand-in assets with the project's bpy, in a subprocess (bpy lives only in render/).
+_MAKE_BLENDS = r"""
+import json, sys
+import bpy
+out = []
+for path, size, rgb in json.loads(sys.argv[1]):
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    sx, sy, sz = size
+    verts = [(x, y, z) for z in (0.0, sz) for y in (-sy / 2, sy / 2) for x in (-sx / 2, sx / 2)]
+    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    mesh = bpy.data.meshes.new("asset")
+    mesh.from_pydata(verts, [], faces)
+    mat = bpy.data.materials.new("stand-in")
+    mat.diffuse_color = (*rgb, 1.0)
+    mesh.materials.append(mat)
+    obj = bpy.data.objects.new("asset", mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    out.append({"vertices": len(mesh.vertices)})
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def stand_in_library(tmp_path_factory: pytest.TempPathFactory) -> AssetLibrary:
+    root = tmp_path_factory.mktemp("library")
+    wanted = [("chair", (0.6, 0.6, 0.95), (0.6, 0.1, 0.1)), ("sofa", (1.9, 0.9, 0.8), (0.1, 0.2, 0.6))]
+    for category, _, _ in wanted:
+        (root / category).mkdir()
+    jobs = [[str(root / c / f"{c}_1.blend"), size, rgb] for c, size, rgb in wanted]
+    done = subprocess.run(
+        [sys.executable, "-c", _MAKE_BLENDS, json.dumps(jobs)], capture_output=True, text=True, check=True
+    )
+    counts = json.loads(done.stdout.strip().splitlines()[-1])
+    assets = []
+    for (category, size, _), count in zip(wanted, counts, strict=True):
+        asset = _asset(category, 1, size)
+        assets.append(
+            replace(
+                asset,
+                path=f"{category}/{category}_1.blend",
+                vertices=count["vertices"],
+                sha256=file_sha256(root / category / f"{category}_1.blend"),
+            )
+        )
+    write_manifest(root, assets, [])
+    return read_library(root)
+
+
+@pytest.mark.blender
+def test_a_tiny_render_puts_the_library_objects_in_the_truth_map_with_their_classes(
+    stand_in_library: AssetLibrary, tmp_path: Path
+) -> None:
+    room = scene_named("living_room")
+    room = replace(room, things=tuple(t for t in room.things if t.category in {"sofa", "chair", "box", "rug"}))
+    scene = furnish(room, stand_in_library, seed=0)
+    settings = SyntheticPanoramaConfig(width=256, samples=2)
+    spec, truth = render_spec(scene, {}, settings, 1, tmp_path / "pano.png", tmp_path / "ids.npy", stand_in_library)
+    try:
+        render_client.render_spec(write_spec(tmp_path / "spec.json", spec), timeout_s=600, shards_per_worker=1)
+    finally:
+        render_client.close_all()
+    ids = index_map_from_pass(tmp_path / "ids.npy")
+    assert ids.shape == (128, 256) and (tmp_path / "pano.png").stat().st_size > 0
+    by_id = {r["id"]: r for r in truth}
+    library_ids = {inst.id for inst in spec.instances if isinstance(inst.parts[0], LibraryObject)}
+    assert {by_id[k]["category"] for k in library_ids} == {"chair", "sofa"} and len(library_ids) == 3
+    for k in library_ids:
+        columns = np.nonzero((ids == k).any(axis=0))[0]
+        assert columns.size > 2, by_id[k]
+        # the instance shows where the truth says it is: θ → column (θ = 0 at the image centre, +90° right)
+        expected = (by_id[k]["theta_deg"] / 360.0 + 0.5) * 256
+        distance = np.min(np.abs(((columns + 0.5 - expected) + 128) % 256 - 128))
+        assert distance < 8
+    primitives = {inst.id for inst in spec.instances if isinstance(inst.parts[0], Primitive)}
+    assert set(np.unique(ids)) - {0} == library_ids | primitives
