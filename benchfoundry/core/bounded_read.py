@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -57,9 +58,13 @@ def check_depth(
 def read_bytes(
     path: str | os.PathLike[str], max_bytes: int, what: str = "file", *, error: ErrorType = ValueError
 ) -> bytes:
-    """The file's bytes; `error` naming it when it is larger than `max_bytes` (OSError when unreadable)."""
+    """The file's bytes; `error` naming it when it is larger than `max_bytes` or not a regular file (a FIFO, a
+    device: refused by type before opening); OSError when unreadable."""
     path = Path(path)
-    size = path.stat().st_size
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):
+        raise error(f"{path}: not a regular file (a FIFO, a device or a folder); a {what} is expected")
+    size = info.st_size
     if size > max_bytes:
         raise error(f"{path}: {size} bytes, over the limit of {max_bytes} for a {what}")
     return path.read_bytes()

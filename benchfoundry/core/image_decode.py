@@ -15,6 +15,7 @@ on truncated data. Other formats (EXR, TIFF, …) go to OpenCV unchecked.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from io import BytesIO
 from pathlib import Path
@@ -30,6 +31,8 @@ PNG_START, PNG_END = b"\x89PNG\r\n\x1a\n", b"IEND\xaeB`\x82"
 _PADDING = b"\x00 \t\r\n"
 
 ErrorType = Callable[[str], Exception]
+#: A caller's own size rule, given the header's (width, height) before any pixel is decoded: raises to refuse.
+SizeCheck = Callable[[int, int], None]
 
 #: OpenCV's default CV_IO_MAX_IMAGE_PIXELS (2^30): a 32,766 × 16,383 panorama fits, a forged header does not.
 MAX_PIXELS = 1 << 30
@@ -101,6 +104,18 @@ def check_header(data: bytes, where: str, error: ErrorType = ValueError) -> None
         )
 
 
+#: Leading bytes of the image types a build writes or reads besides JPEG and PNG (EXR, TIFF, WebP, BMP, HDR).
+_OTHER_SIGNATURES = (b"v/1\x01", b"II*\x00", b"MM\x00*", b"BM", b"#?RADIANCE", b"#?RGBE")
+
+
+def check_image_type(data: bytes, where: str, error: ErrorType = ValueError) -> None:
+    """Raise `error` naming `where` unless the data starts like an image (JPEG, PNG, EXR, TIFF, WebP, BMP, HDR):
+    a text file named like an image is not embedded anywhere."""
+    if container(data) or data.startswith(_OTHER_SIGNATURES) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
+        return
+    raise error(f"{where}: not an image (no JPEG, PNG, EXR, TIFF, WebP, BMP or HDR signature)")
+
+
 def check_complete(data: bytes, where: str, error: ErrorType = ValueError) -> None:
     """Raise `error` naming `where` when JPEG or PNG data is truncated; other data passes."""
     kind = container(data)
@@ -121,11 +136,21 @@ def check_complete(data: bytes, where: str, error: ErrorType = ValueError) -> No
 
 
 def decode_bytes(
-    data: bytes, where: str, flags: int = cv2.IMREAD_UNCHANGED, error: ErrorType = ValueError
+    data: bytes,
+    where: str,
+    flags: int = cv2.IMREAD_UNCHANGED,
+    error: ErrorType = ValueError,
+    check_size: SizeCheck | None = None,
 ) -> np.ndarray:
-    """Decode image bytes with OpenCV after `check_header` and `check_complete`; errors name `where`."""
+    """Decode image bytes with OpenCV after `check_header`, the caller's `check_size` on the header's size
+    (so a too-large image is refused before its pixels exist) and `check_complete`; errors name `where`."""
     check_header(data, where, error)
+    size = header_size(data)
+    if check_size is not None and size is not None:
+        check_size(*size)
     check_complete(data, where, error)
+    if flags != cv2.IMREAD_UNCHANGED:  # the header's pixel frame, as `image_size` reports it and COCO boxes are
+        flags |= cv2.IMREAD_IGNORE_ORIENTATION
     try:
         image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), flags)
     except cv2.error as exc:
@@ -137,10 +162,14 @@ def decode_bytes(
 
 
 def read_image_bytes(path: str | os.PathLike[str], error: ErrorType = ValueError) -> bytes:
-    """An image file's bytes; a missing, unreadable or over-large (`MAX_FILE_BYTES`) file raises `error`."""
+    """An image file's bytes; a missing, unreadable, over-large (`MAX_FILE_BYTES`) or special file (a FIFO, a
+    device: refused by type before it is opened) raises `error`."""
     path = Path(path)
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{path}: not a regular file (a FIFO, a device or a folder); refused before reading")
+        size = info.st_size
         if size > MAX_FILE_BYTES:
             raise error(f"{path}: {size} bytes, over the limit of {MAX_FILE_BYTES} for an image")
         return path.read_bytes()
@@ -151,10 +180,14 @@ def read_image_bytes(path: str | os.PathLike[str], error: ErrorType = ValueError
 
 
 def decode_file(
-    path: str | os.PathLike[str], flags: int = cv2.IMREAD_UNCHANGED, error: ErrorType = ValueError
+    path: str | os.PathLike[str],
+    flags: int = cv2.IMREAD_UNCHANGED,
+    error: ErrorType = ValueError,
+    check_size: SizeCheck | None = None,
 ) -> np.ndarray:
-    """Read and decode an image file; a missing, unreadable, truncated or corrupt file raises `error` naming it."""
-    return decode_bytes(read_image_bytes(path, error), str(Path(path)), flags, error)
+    """Read and decode an image file; a missing, unreadable, truncated or corrupt file raises `error` naming it
+    (`check_size`: see `decode_bytes`)."""
+    return decode_bytes(read_image_bytes(path, error), str(Path(path)), flags, error, check_size)
 
 
 def image_size(path: str | os.PathLike[str], error: ErrorType = ValueError) -> tuple[int, int]:

@@ -7,7 +7,10 @@ token after `Bearer` (and a base64 one after `Basic`), the value of a header or 
 credential (`Authorization`, `api_key`, `x-api-key`, `token`, `secret`, `password`, …) and of the URL query
 parameters `key`, `sig`, `signature`, token shapes of well-known providers (`sk-…`, `hf_…`, `ghp_…`,
 `AKIA…`), the values (of `MIN_SECRET_CHARS` or more) of this process's environment variables named like a
-credential (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, …), and any further secrets the caller names.
+credential (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, …), and any further secrets the caller names. A
+secret is found in any case (a server that lower-cases what it echoes), split by white space, quotes, `+`,
+commas or escaped line breaks (an echo wrapped or cut into pieces), and with any of its characters
+JSON-escaped (`\u0073k-…`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 MASK = "***"
@@ -45,6 +49,28 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+#: What may stand between two characters of an echoed secret: white space, an escaped line break, quotes, `+`, `,`.
+_SPLIT = r"(?:\s|\\[nrt]|[\"'+,])*"
+
+
+@lru_cache(maxsize=256)
+def secret_pattern(secret: str) -> re.Pattern[str]:
+    """`secret` in any case, split (see `_SPLIT`), each character also as its JSON escape `\\uXXXX`."""
+    chars = []
+    for c in secret:
+        forms = [re.escape(c), rf"\\u{ord(c):04x}"] + ([r"\\/"] if c == "/" else [])
+        chars.append(f"(?:{'|'.join(forms)})")
+    return re.compile(_SPLIT.join(chars), re.IGNORECASE)
+
+
+def mask_secrets(text: str, secrets: Iterable[str | None]) -> str:
+    """`text` with every form of each secret (`secret_pattern`) replaced by `***`, and nothing else changed."""
+    for secret in secrets:
+        if secret:
+            text = secret_pattern(secret).sub(MASK, text)
+    return text
+
+
 def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     """Values of the environment variables named like a credential, longest first."""
     env = os.environ if environ is None else environ
@@ -54,8 +80,7 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
 
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     """`text` with every credential it may hold replaced by `***` (see the module's docstring)."""
-    for secret in [*(s for s in secrets if s), *environment_secrets()]:
-        text = text.replace(secret, MASK)
+    text = mask_secrets(text, [*(s for s in secrets if s), *environment_secrets()])
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
     return text
