@@ -87,10 +87,10 @@ def _load_eval_config(path: str | None) -> Any:
 
 def _build_identity(build: Path) -> dict[str, Any]:
     """The build a result ran on: its folder, and the name and config hash its build.json records."""
-    import json
+    from benchfoundry.core.bounded_read import read_json
 
     try:
-        record = json.loads((build / "build.json").read_text())
+        record = read_json(build / "build.json")
     except (OSError, ValueError):
         record = {}
     record = record if isinstance(record, dict) else {}

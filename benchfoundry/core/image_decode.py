@@ -6,17 +6,28 @@ reports only as an assertion naming no file). An OpenCV error while decoding is 
 naming the file too.
 
 OpenCV's `imread` turns a JPEG cut short into a full-size image with grey bottom rows (libjpeg only
-warns). `check_complete` catches that cheaply: JPEG data ending (after zero / whitespace padding)
-with the end-of-image marker FFD9, and PNG data ending with the IEND chunk, are complete; anything
-else is decoded once more by PIL (with `ImageFile.LOAD_TRUNCATED_IMAGES` left False), which raises
-on truncated data. Other formats (EXR, TIFF, …) go to OpenCV unchecked.
+warns, on stderr, naming no file). `check_complete` catches that cheaply: JPEG data ending (after zero /
+whitespace padding) with the end-of-image marker FFD9, and PNG data ending with the IEND chunk, are
+complete; anything else is decoded once more by PIL (with `ImageFile.LOAD_TRUNCATED_IMAGES` left False),
+which raises on truncated data. Other formats (EXR, TIFF, …) go to OpenCV unchecked. A JPEG cut short with
+an end marker appended passes that check: libjpeg's warnings are collected while a JPEG is decoded
+(`libjpeg_messages`), a "premature end" one refuses the file, and the others are logged naming it.
+
+Callers may refuse a size of their own from the header, before any pixel is decoded (`check_size`); a file
+is read only when it is a regular file (a FIFO or a device is refused by type, before it is opened).
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import stat
-from collections.abc import Callable
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from io import BytesIO
 from pathlib import Path
 
@@ -152,13 +163,58 @@ def decode_bytes(
     if flags != cv2.IMREAD_UNCHANGED:  # the header's pixel frame, as `image_size` reports it and COCO boxes are
         flags |= cv2.IMREAD_IGNORE_ORIENTATION
     try:
-        image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), flags)
+        if container(data) == "JPEG":
+            with libjpeg_messages() as messages:
+                image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), flags)
+            _judge_libjpeg(messages, where, error)
+        else:
+            image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), flags)
     except cv2.error as exc:
         reason = next((line for line in str(exc).splitlines() if "error:" in line), str(exc)).strip()
         raise error(f"{where}: cannot decode the image (OpenCV: {reason})") from None
     if image is None:
         raise error(f"{where}: cannot decode the image (corrupt or unsupported format)")
     return image
+
+
+#: What libjpeg writes to stderr (its warnings, OpenCV passes them on unnamed).
+_LIBJPEG_LINE = re.compile(r"^(Corrupt JPEG data|Premature end of JPEG file|Invalid SOS parameters|Warning:)")
+#: The warnings of a JPEG whose pixels are not all there (libjpeg fills the rest with grey): refused.
+_LIBJPEG_MISSING = ("premature end", "Premature end")
+_STDERR_LOCK = threading.Lock()
+_log = logging.getLogger(__name__)
+
+
+@contextmanager
+def libjpeg_messages() -> Iterator[list[str]]:
+    """The lines libjpeg writes to the process's stderr (fd 2) meanwhile, collected rather than printed without
+    a file name; anything else written there meanwhile is passed on. One decode at a time holds stderr."""
+    found: list[str] = []
+    with _STDERR_LOCK, tempfile.TemporaryFile() as sink:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield found
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            lines = sink.read().decode("utf-8", "replace").splitlines()
+            found += [line for line in lines if _LIBJPEG_LINE.match(line)]
+            other = [line for line in lines if not _LIBJPEG_LINE.match(line)]
+            if other:
+                os.write(2, ("\n".join(other) + "\n").encode())
+
+
+def _judge_libjpeg(messages: list[str], where: str, error: ErrorType) -> None:
+    """A JPEG cut short (an end marker appended after the cut included) raises `error` naming `where`; other
+    libjpeg warnings are logged naming it."""
+    missing = [m for m in messages if any(k in m for k in _LIBJPEG_MISSING)]
+    if missing:
+        raise error(f"{where}: cannot decode the image: truncated JPEG (libjpeg: {missing[0]})")
+    for message in messages:
+        _log.warning("%s: libjpeg: %s", where, message)
 
 
 def read_image_bytes(path: str | os.PathLike[str], error: ErrorType = ValueError) -> bytes:

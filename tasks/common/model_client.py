@@ -32,7 +32,8 @@ from typing import Any
 import httpx
 
 from benchfoundry.configs.model import ModelEndpoint
-from benchfoundry.core.image_decode import read_image_bytes
+from benchfoundry.core.bounded_read import read_json
+from benchfoundry.core.image_decode import check_image_type, read_image_bytes
 from benchfoundry.core.redact import mask_secrets, redact
 from benchfoundry.core.store import write_json_atomic
 
@@ -56,9 +57,11 @@ def image_part(data: bytes, mime: str = "image/jpeg") -> dict[str, Any]:
 
 def image_file_part(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A JPEG/PNG/… file as a data-URL content part (type from the file name); a special file (FIFO, device)
-    or an over-large one is a ValueError naming it, refused before it is opened."""
+    or an over-large one (refused before it is opened) or one that is no image is a ValueError naming it."""
     mime = mimetypes.guess_type(str(path))[0] or "application/octet-stream"
-    return image_part(read_image_bytes(path), mime)
+    data = read_image_bytes(path)
+    check_image_type(data, str(path))  # a text file named like an image is sent nowhere
+    return image_part(data, mime)
 
 
 def user_message(text: str, images: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
@@ -223,7 +226,7 @@ class ModelClient:
         if self.cache_dir is None:
             return None
         try:
-            found = json.loads(self._cache_path(key).read_text())
+            found = read_json(self._cache_path(key))  # bounded: the cache lives in a build someone may hand over
         except (OSError, ValueError):
             return None
         return found if isinstance(found, dict) and isinstance(found.get("text"), str) else None
