@@ -58,8 +58,9 @@ class ModelEndpoint(Section):
 
     @property
     def url_secrets(self) -> list[str]:
-        """The URL's credentials, for redaction."""
-        return [s for s in (self._userinfo or "").split(":") if s] if self._userinfo else []
+        """The URL's password, for redaction (the user name is no secret; `://user:…@` is redacted anyway)."""
+        password = (self._userinfo or "").partition(":")[2]
+        return [password] if password else []
 
     @field_validator("api_key_env")
     @classmethod

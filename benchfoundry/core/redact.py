@@ -26,6 +26,8 @@ MASK = "***"
 _SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 #: Shorter environment values are left alone (a `…_KEY=1` flag is not a secret worth mangling text for).
 MIN_SECRET_CHARS = 8
+#: A secret this short is masked nowhere but in the shapes of `_PATTERNS` (a URL's `user:pass@`, …).
+MIN_MASKED_CHARS = 4
 _CREDENTIAL_NAME = (
     r"(?:authorization|proxy-authorization|api[-_]?key|x-api-key|access[-_]?token|auth[-_]?token|"
     r"token|secret|password|passwd|client[-_]?secret)"
@@ -64,10 +66,14 @@ def secret_pattern(secret: str) -> re.Pattern[str]:
 
 
 def mask_secrets(text: str, secrets: Iterable[str | None]) -> str:
-    """`text` with every form of each secret (`secret_pattern`) replaced by `***`, and nothing else changed."""
+    """`text` with every form of each secret (`secret_pattern`) replaced by `***`, and nothing else changed; a
+    secret shorter than `MIN_SECRET_CHARS` only as given (its split or case-folded forms would match ordinary
+    words), and one shorter than `MIN_MASKED_CHARS` not at all (it would mangle every word holding it)."""
     for secret in secrets:
-        if secret:
+        if secret and len(secret) >= MIN_SECRET_CHARS:
             text = secret_pattern(secret).sub(MASK, text)
+        elif secret and len(secret) >= MIN_MASKED_CHARS:
+            text = text.replace(secret, MASK)
     return text
 
 
