@@ -1,21 +1,33 @@
-"""Shared base of every config model: unknown keys are errors, values are validated on assignment, and no
-number is infinite or NaN; and the shared validated types the sections use for their fields."""
+"""Shared base of every config model: unknown keys are errors, values are validated on assignment, no number is
+infinite or NaN, and every number has an upper bound (its field's own, else `MAX_NUMBER`), refused naming the
+field; and the shared validated types the sections use for their fields."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+import annotated_types
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 T = TypeVar("T")
+
+#: The most of anything a build makes or does (images, scenes, samples, frames, …).
+MAX_COUNT = 1_000_000
+#: The longest side of any image a build renders or reads, px (OpenCV's remap stops at 32,767).
+MAX_SIDE_PX = 32766
+#: The longest wait of anything, s (a day).
+MAX_SECONDS = 86400
+#: The bound of a number whose field declares none: no count, size or timeout of a build comes near it.
+MAX_NUMBER = 1_000_000
 
 #: A list that must hold at least one value (scenes, lightings, azimuths, …): an empty one builds nothing.
 NonEmptyList = Annotated[list[T], Field(min_length=1)]
 #: A count of things to make or do: at least 1.
-Count = Annotated[int, Field(ge=1)]
+Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
+
 #: A number of seconds to wait: at most a day.
-Seconds = Annotated[float, Field(ge=0, le=86400)]
+Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS)]
 #: A field of view or an angular size, degrees: above 0, below 180.
 FovDegrees = Annotated[float, Field(gt=0, lt=180)]
 
@@ -24,6 +36,14 @@ class Section(BaseModel):
     """A block of a build config."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _numbers_bounded(self) -> Section:
+        """A number (or one in a list or dict) of a field that declares no upper bound is at most MAX_NUMBER."""
+        for name, info in type(self).model_fields.items():
+            if not any(isinstance(m, (annotated_types.Le, annotated_types.Lt)) for m in info.metadata):
+                _check_bounded(getattr(self, name), name)
+        return self
 
 
 def refuse_renamed(section: str, data: Any, renamed: Mapping[str, str]) -> Any:
@@ -34,3 +54,16 @@ def refuse_renamed(section: str, data: Any, renamed: Mapping[str, str]) -> Any:
         if old:
             raise ValueError("; ".join(f"{section}.{k} moved to {renamed[k]}" for k in old))
     return data
+
+
+def _check_bounded(value: Any, where: str) -> None:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, (int, float)) and abs(value) > MAX_NUMBER:
+        raise ValueError(f"{where}: {value!r} is over the limit of {MAX_NUMBER:,}")
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_bounded(item, f"{where}.{key}")
+    elif isinstance(value, (list, tuple)):
+        for k, item in enumerate(value):
+            _check_bounded(item, f"{where}[{k}]")

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from benchfoundry.configs.base import Count, Section, refuse_renamed
+from benchfoundry.configs.base import MAX_SECONDS, MAX_SIDE_PX, Count, Section, refuse_renamed
 
 
 class CocoSplit(Section):
@@ -71,8 +71,8 @@ class SyntheticCocoConfig(Section):
     images: dict[str, Count] = Field(
         default_factory=lambda: {"val": 24, "train": 12}, description="split → number of rendered images"
     )
-    width: int = Field(240, ge=32)
-    height: int = Field(320, ge=32)
+    width: int = Field(240, ge=32, le=MAX_SIDE_PX)
+    height: int = Field(320, ge=32, le=MAX_SIDE_PX)
     samples: int = Field(8, ge=1, description="Cycles samples per pixel")
     object_share: float = Field(0.5, ge=0, le=1, description="share of images with objects around the person")
     two_person_share: float = Field(
@@ -85,7 +85,7 @@ class SyntheticCocoConfig(Section):
     )
     max_head_deg: float = Field(80.0, ge=0, le=120, description="largest head turn drawn, degrees either way")
     device: Literal["CPU", "CUDA", "OPTIX", "HIP", "METAL", "ONEAPI"] = "CPU"
-    render_timeout_s: float = Field(1800.0, gt=0)
+    render_timeout_s: float = Field(1800.0, gt=0, le=MAX_SECONDS)
 
     @model_validator(mode="after")
     def _framings(self) -> SyntheticCocoConfig:

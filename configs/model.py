@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import Field, field_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from benchfoundry.configs.base import Section
 
 
 class ModelEndpoint(Section):
-    """Where a model is reached and how politely; the API key itself is never part of a config."""
+    """Where a model is reached and how politely; the API key itself is never part of a config. Credentials in
+    the base URL (`http://user:pass@host/v1`) are moved out of `base_url` into a private attribute, so that
+    no dump of the config (build.json, its hash, Prefect's flow-run parameters) holds them; `request_url`
+    puts them back for the request itself."""
 
     base_url: str = Field("http://127.0.0.1:8000/v1", description="up to and including the API version, e.g. …/v1")
     model: str = Field("model", min_length=1)
@@ -19,14 +23,15 @@ class ModelEndpoint(Section):
         "OPENAI_API_KEY", description="name of the environment variable that holds the key; null: send none"
     )
     temperature: float = Field(0.0, ge=0, le=2)
-    max_tokens: int = Field(512, ge=1)
-    timeout_s: float = Field(120.0, gt=0, description="per request")
+    max_tokens: int = Field(512, ge=1, le=1_000_000)
+    timeout_s: float = Field(120.0, gt=0, le=86400, description="per request, in all (a deadline, not per read)")
     max_retries: int = Field(
-        5, ge=0, description="retries of a 429, a 5xx, a timeout, a dropped connection or a malformed reply"
+        5, ge=0, le=100, description="retries of a 429, a 5xx, a timeout, a dropped connection or a malformed reply"
     )
-    backoff_s: float = Field(1.0, ge=0, description="first retry delay; doubled each retry, with jitter")
-    max_backoff_s: float = Field(60.0, ge=0)
-    concurrency: int = Field(4, ge=1, description="requests in flight at once, per client")
+    backoff_s: float = Field(1.0, ge=0, le=3600, description="first retry delay; doubled each retry, with jitter")
+    max_backoff_s: float = Field(60.0, ge=0, le=3600)
+    concurrency: int = Field(4, ge=1, le=1024, description="requests in flight at once, per client")
+    _userinfo: str | None = PrivateAttr(None)
 
     @field_validator("base_url")
     @classmethod
@@ -34,6 +39,28 @@ class ModelEndpoint(Section):
         if not re.match(r"^https?://[^/\s]+", value):
             raise ValueError(f"not an http(s) URL: {value!r}")
         return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _credentials_out_of_url(self) -> ModelEndpoint:
+        parts = urlsplit(self.base_url)
+        if "@" in parts.netloc:
+            self._userinfo, host = parts.netloc.rsplit("@", 1)
+            self.__dict__["base_url"] = urlunsplit(parts._replace(netloc=host))  # no second validation
+        return self
+
+    @property
+    def request_url(self) -> str:
+        """`base_url` with the credentials it was given with (only for the request; never logged or written)."""
+        if not self._userinfo:
+            return self.base_url
+        parts = urlsplit(self.base_url)
+        return urlunsplit(parts._replace(netloc=f"{self._userinfo}@{parts.netloc}"))
+
+    @property
+    def url_secrets(self) -> list[str]:
+        """The URL's password, for redaction (the user name is no secret; `://user:…@` is redacted anyway)."""
+        password = (self._userinfo or "").partition(":")[2]
+        return [password] if password else []
 
     @field_validator("api_key_env")
     @classmethod

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from benchfoundry.configs.base import FovDegrees, Section
+from benchfoundry.configs.base import MAX_SECONDS, FovDegrees, Section
 from benchfoundry.configs.odi_qa import OdiQaConfig
 
 
@@ -39,7 +39,7 @@ class SyntheticPanoramaConfig(Section):
     width: int = Field(2048, ge=64, le=32766, description="ERP width, px (the height is half)")
     samples: int = Field(8, ge=1, description="Cycles samples per pixel")
     device: Literal["CPU", "CUDA", "OPTIX", "HIP", "METAL", "ONEAPI"] = "CPU"
-    render_timeout_s: float = Field(1800.0, gt=0)
+    render_timeout_s: float = Field(1800.0, gt=0, le=MAX_SECONDS)
     asset_library: Path | None = Field(
         None,
         description="folder of an asset library (manifest.json, `make assets-infinigen`): its objects replace "

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from benchfoundry.configs.base import NonEmptyList, Section, refuse_renamed
+from benchfoundry.configs.base import MAX_SECONDS, MAX_SIDE_PX, NonEmptyList, Section, refuse_renamed
 from benchfoundry.configs.discern import DiscernConfig
 from benchfoundry.configs.person import MOVED_TO_PERSON
 from benchfoundry.configs.syndor_poses import PoseConfig
@@ -27,8 +27,8 @@ class CameraConfig(Section):
     """The pinhole camera (DESIGN §2.1): a preset, or explicit values that override it."""
 
     preset: str | None = "paper"
-    resolution_w: int = Field(1920, gt=0)
-    resolution_h: int | None = Field(None, gt=0)
+    resolution_w: int = Field(1920, gt=0, le=MAX_SIDE_PX)
+    resolution_h: int | None = Field(None, gt=0, le=MAX_SIDE_PX)
     focal_mm: float | None = Field(None, gt=0)
     sensor_height_mm: float | None = Field(None, gt=0)
 
@@ -128,7 +128,9 @@ class RenderConfig(Section):
     image_format: Literal["JPEG", "PNG"] = "JPEG"
     jpeg_quality: int = Field(95, ge=1, le=100)
     shards_per_worker: int = Field(8, ge=1, description="a worker process is replaced after this many shards")
-    shard_timeout_s: float = Field(3600.0, gt=0, description="a shard that takes longer fails (and is retried)")
+    shard_timeout_s: float = Field(
+        3600.0, gt=0, le=MAX_SECONDS, description="a shard that takes longer fails (and is retried)"
+    )
 
     def engine_settings(self) -> dict[str, object]:
         """What changes pixels (the worker life cycle does not)."""

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from benchfoundry.configs.base import Section, refuse_renamed
+from benchfoundry.configs.base import MAX_SIDE_PX, Section, refuse_renamed
 from benchfoundry.configs.coco import CocoConfig, check_templates
 from benchfoundry.configs.scannet import EXCLUDED_LABELS, EXCLUDED_NYU40, CoverageConfig
 
@@ -16,8 +16,8 @@ class SyntheticScanConfig(Section):
     """The embedded default: two synthetic rooms (val, train) rendered by Blender (DESIGN §5)."""
 
     frames: int = Field(20, ge=4, description="frames of each scan's camera walk (one has an -inf pose)")
-    width: int = Field(256, ge=32)
-    height: int = Field(192, ge=24)
+    width: int = Field(256, ge=32, le=MAX_SIDE_PX)
+    height: int = Field(192, ge=24, le=MAX_SIDE_PX)
     hfov_deg: float = Field(70.0, gt=10, lt=150)
     depth_stride: int = Field(2, ge=1, description="depth is the colour grid subsampled by this factor")
     samples: int = Field(4, ge=1, description="Cycles samples per pixel")

@@ -40,6 +40,16 @@ def _endpoint(prefix: str, **values: Any) -> ModelEndpoint:
         ) from None
 
 
+def judge_key_env(args: argparse.Namespace) -> str | None:
+    """The environment variable whose key the judge sends: `--judge-api-key-env` when given; else the model's
+    (`--api-key-env`) when the judge shares the model's endpoint; else none. A key goes only where it was
+    given for: never the model's key to another host, never an ambient `OPENAI_API_KEY` nobody named."""
+    if args.judge_api_key_env:
+        return args.judge_api_key_env
+    shared = not args.judge_base_url or args.judge_base_url.rstrip("/") == (args.base_url or "").rstrip("/")
+    return (args.api_key_env or None) if shared else None
+
+
 def _check_flags(args: argparse.Namespace) -> str | None:
     """Why the flags do not go together, or None."""
     from benchfoundry.tasks.evaluation.baselines import MODEL as RANDOM
@@ -56,16 +66,15 @@ def _check_flags(args: argparse.Namespace) -> str | None:
 
 
 def _load_eval_config(path: str | None) -> Any:
-    import yaml
-
     from benchfoundry.configs.evaluation import EvaluationConfig
+    from benchfoundry.core.bounded_read import loads_yaml, read_text
 
     if path is None:
         return EvaluationConfig()
-    try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ValueError(f"{path}: cannot read the evaluation config ({exc})") from None
+    try:  # bounded in size and depth: a deep YAML is one line, not a RecursionError
+        data = loads_yaml(read_text(path), str(path)) or {}
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the evaluation config ({exc.strerror or exc})") from None
     from pydantic import ValidationError
 
     try:
@@ -78,10 +87,10 @@ def _load_eval_config(path: str | None) -> Any:
 
 def _build_identity(build: Path) -> dict[str, Any]:
     """The build a result ran on: its folder, and the name and config hash its build.json records."""
-    import json
+    from benchfoundry.core.bounded_read import read_json
 
     try:
-        record = json.loads((build / "build.json").read_text())
+        record = read_json(build / "build.json")
     except (OSError, ValueError):
         record = {}
     record = record if isinstance(record, dict) else {}
@@ -122,7 +131,7 @@ def _eval(args: argparse.Namespace) -> int:
                 "judge-",
                 base_url=args.judge_base_url or args.base_url or "",
                 model=args.judge_model,
-                api_key_env=args.judge_api_key_env or None,
+                api_key_env=judge_key_env(args),
                 max_tokens=config.judge.max_tokens,
                 **common,
             )
@@ -315,7 +324,11 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--crop-px", type=int, help="side of the Omni-CoT crop (default: the evaluation config's)")
     p.add_argument("--judge-model", help="an LLM judge for the free-form answers (ODI open form, SynD actions)")
     p.add_argument("--judge-base-url", help="the judge's endpoint (default: --base-url)")
-    p.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", help="environment variable holding its key")
+    p.add_argument(
+        "--judge-api-key-env",
+        help="environment variable holding the judge's key (default: --api-key-env's when the judge shares the "
+        "model's endpoint, else no key)",
+    )
     p.add_argument("--eval-config", metavar="FILE", help="YAML of configs/evaluation.EvaluationConfig (rubrics, …)")
     p.add_argument("--seed", type=int, default=0, help="the random baseline's seed")
     p.add_argument("--concurrency", type=int, default=4)

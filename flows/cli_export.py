@@ -13,8 +13,17 @@ FORMAT_NAMES = ("vlmevalkit", "lmms-eval", "hf")
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from benchfoundry.core.output_root import hold_build_lock
+
+    # the build's lock while the export reads it: never beside a build that is rewriting its files
+    with hold_build_lock(args.build):
+        return _export(args)
+
+
+def _export(args: argparse.Namespace) -> int:
     from benchfoundry.core.output_root import check_output_dir
     from benchfoundry.core.store import write_json_atomic
+    from benchfoundry.tasks.export import target
     from benchfoundry.tasks.export.formats import FORMATS, built_benchmarks, export
 
     build = Path(args.build)
@@ -25,9 +34,14 @@ def _cmd_export(args: argparse.Namespace) -> int:
         print(f"error: {why}; known: {', '.join(names())}", file=sys.stderr)
         return 2
     try:
+        target.check_apart(build, Path(args.to) / FORMATS[args.format])
         folder = check_output_dir(Path(args.to) / FORMATS[args.format])
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    foreign = target.foreign_files(folder)
+    if foreign and not args.force:
+        print(f"error: {target.refusal(folder, foreign)}", file=sys.stderr)
         return 2
     summary, status = {}, 0
     for benchmark in wanted:
@@ -35,6 +49,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             summary[benchmark] = export(args.format, benchmark, build, Path(args.to))
         except (OSError, ValueError, KeyError) as exc:
             print(f"error: {benchmark}: {exc}", file=sys.stderr)
+            write_json_atomic(folder / target.SUMMARY, target.summary(build, summary, folder, foreign))
             return 2
         done = summary[benchmark]
         problems = done["problems"]
@@ -45,7 +60,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         rows = ", ".join(f"{name} {n}" for name, n in done["rows"].items())
         print(f"{benchmark}: {rows} rows → {done['folder']}")
         status = 1 if problems and not any(done["rows"].values()) else status
-    print(f"summary: {write_json_atomic(folder / 'export.json', {'build': str(build), 'benchmarks': summary})}")
+    record = target.summary(build, summary, folder, foreign)
+    print(f"summary: {write_json_atomic(folder / target.SUMMARY, record)}")
     return status
 
 
@@ -60,4 +76,5 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         "--bench",
         help=f"comma-separated benchmarks of {','.join(names())} (default: every one the build holds)",
     )
+    p.add_argument("--force", action="store_true", help="write even where DIR/<format>/ holds files no export wrote")
     p.set_defaults(func=_cmd_export)

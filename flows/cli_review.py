@@ -40,14 +40,20 @@ def recorded_config(record: Path) -> BuildConfig:
         raise ValueError(f"{record}: the recorded config is not valid now: {validation_line(exc)}") from None
 
 
+#: Bad rows of a review file printed one by one; the rest are counted.
+SHOWN_BAD_ROWS = 20
+
+
 def import_review_file(path: str, items: Sequence[dict[str, Any]], directory: Path) -> tuple[int, int] | None:
     """Store the file's usable decisions in `directory`; (imported, bad rows), or None (said on stderr) when
     it holds none. Each bad row is reported by line."""
     from benchfoundry.tasks.common import review
 
     decisions, bad = review.read_decisions(path, items)
-    for row in bad:
+    for row in bad[:SHOWN_BAD_ROWS]:
         print(f"{path}:{row['line']}: skipped: {row['reason']}", file=sys.stderr)
+    if len(bad) > SHOWN_BAD_ROWS:
+        print(f"{path}: … and {len(bad) - SHOWN_BAD_ROWS} more bad rows", file=sys.stderr)
     if not decisions:
         print(f"error: {path}: no usable decision ({len(bad)} bad rows); nothing imported", file=sys.stderr)
         return None

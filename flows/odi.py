@@ -26,7 +26,7 @@ from benchfoundry.tasks.odi.benchmark import BENCHMARK
 from benchfoundry.tasks.odi.groundedsam import check_files
 from benchfoundry.tasks.odi.panorama_stage import STAGE as PANORAMA_STAGE
 from benchfoundry.tasks.odi.panorama_stage import panorama_folder, panorama_task
-from benchfoundry.tasks.odi.panoramas import batches, list_panoramas, panorama_id
+from benchfoundry.tasks.odi.panoramas import batches, panorama_id, panorama_listing
 from benchfoundry.tasks.odi.qa_stage import STAGE as QA_STAGE
 from benchfoundry.tasks.odi.qa_stage import SUMMARY as QA_SUMMARY
 from benchfoundry.tasks.odi.qa_stage import qa_task
@@ -47,8 +47,16 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         extra["synthetic_render_s"] = {r["scene"]: round(r["seconds"], 2) for r in made}
         paths = [folder / f"{r['scene']}.png" for r in made]
         source = f"{len(paths)} synthetic panoramas in {folder}"
+        if not paths:  # every render failed (a full disk, a broken Blender): nothing asked for was made
+            return benchmark_outcome(
+                "failed",
+                f"0/{len(odi.synthetic.scenes)} synthetic panoramas rendered; nothing to annotate",
+                problems=problems,
+                **extra,
+            )
     else:
-        paths = list_panoramas(Path(odi.panorama_root))
+        paths, refused = panorama_listing(Path(odi.panorama_root))
+        problems += refused
         source = f"{len(paths)} panoramas in {odi.panorama_root}"
     annotator = odi.chosen_annotator
     if annotator == "groundedsam":
@@ -99,5 +107,5 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         f"{n_dropped} dropped at face borders; annotator {annotator} ({reason}); {qa_text}."
     )
     unreadable = {panorama_id(p) for p in paths} - set(done)
-    status = "built" if (done or not paths) and not qa_failed else "failed"
+    status = "built" if done and not qa_failed else "failed"  # no panorama annotated: nothing asked for was made
     return benchmark_outcome(status, detail, stages=stages, problems=problems, unannotated=sorted(unreadable), **extra)

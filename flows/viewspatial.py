@@ -39,6 +39,7 @@ from benchfoundry.tasks.viewspatial.scannet.scan_stage import (
     STAGES,
     ScanShard,
     label_map_rule,
+    scan_folders,
     scan_list,
     scan_task,
 )
@@ -79,7 +80,8 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     if nyu40_of is None:
         get_run_logger().warning(label_rule)
     extra["label_map"] = None if nyu40_of is None else str(root / str(vs.label_map))
-    scans = scan_list(root, vs)
+    scans, refused = scan_folders(scans_dir, scan_list(root, vs))
+    problems += refused
     unmade = {p["item"] for p in problems}
     shards = [
         (scene, ScanShard(str(scans_dir / scene), split, layout, nyu40_of))

@@ -13,7 +13,8 @@ import csv
 import io
 import json
 import os
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +58,13 @@ def check_depth(
 def read_bytes(
     path: str | os.PathLike[str], max_bytes: int, what: str = "file", *, error: ErrorType = ValueError
 ) -> bytes:
-    """The file's bytes; `error` naming it when it is larger than `max_bytes` (OSError when unreadable)."""
+    """The file's bytes; `error` naming it when it is larger than `max_bytes` or not a regular file (a FIFO, a
+    device: refused by type before opening); OSError when unreadable."""
     path = Path(path)
-    size = path.stat().st_size
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):
+        raise error(f"{path}: not a regular file (a FIFO, a device or a folder); a {what} is expected")
+    size = info.st_size
     if size > max_bytes:
         raise error(f"{path}: {size} bytes, over the limit of {max_bytes} for a {what}")
     return path.read_bytes()
@@ -103,12 +108,32 @@ def read_json(
     return loads_json(read_bytes(path, max_bytes, "JSON file", error=error), str(path), max_depth, error=error)
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """yaml's SafeLoader refusing a key given twice in one mapping (two `odi:` blocks: the first would be
+    dropped without a word)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<:` keys may be overridden: not a second key
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, Hashable):
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {key!r} given twice in one mapping", key_node.start_mark
+                    )
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def loads_yaml(
     text: str, where: str, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_YAML_NODES, *, error: ErrorType = ValueError
 ) -> Any:
-    """`yaml.safe_load`, bounded in depth and in values after alias expansion; `error` naming `where`."""
+    """`yaml.safe_load`, bounded in depth and in values after alias expansion, a key given twice in one mapping
+    refused; `error` naming `where`."""
     try:
-        value = yaml.safe_load(text)
+        value = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader
     except RecursionError:
         raise error(f"{where}: nested too deeply to parse") from None
     except yaml.YAMLError as exc:
@@ -123,13 +148,20 @@ def csv_records(
     text: str, where: str, delimiter: str = ",", *, error: ErrorType = ValueError
 ) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """(header, [(line, row)]) of CSV text, each row a dict of the header's columns (missing cells empty);
-    `error` naming `where` and the line for a field over the csv module's limit or malformed quoting."""
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter, restval="")
+    `error` naming `where` and the line for a field over the csv module's limit, malformed quoting (a quote
+    left open swallows every row after it: refused, naming the line it opened on) or a column named twice."""
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter, restval="", strict=True)
     rows = []
+    start = 1
     try:
         header = list(reader.fieldnames or [])
+        twice = sorted({c for c in header if header.count(c) > 1})
+        if twice:
+            raise error(f"{where}: line 1: column(s) {', '.join(map(repr, twice))} named more than once")
+        start = reader.line_num + 1
         for row in reader:
             rows.append((reader.line_num, {k: v for k, v in row.items() if isinstance(k, str)}))
+            start = reader.line_num + 1
     except csv.Error as exc:  # raised before the line it is on is counted
-        raise error(f"{where}: line {reader.line_num + 1}: unreadable CSV ({exc})") from None
+        raise error(f"{where}: line {start}: unreadable CSV ({exc}; a quote left open?)") from None
     return header, rows

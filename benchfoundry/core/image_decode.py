@@ -6,16 +6,28 @@ reports only as an assertion naming no file). An OpenCV error while decoding is 
 naming the file too.
 
 OpenCV's `imread` turns a JPEG cut short into a full-size image with grey bottom rows (libjpeg only
-warns). `check_complete` catches that cheaply: JPEG data ending (after zero / whitespace padding)
-with the end-of-image marker FFD9, and PNG data ending with the IEND chunk, are complete; anything
-else is decoded once more by PIL (with `ImageFile.LOAD_TRUNCATED_IMAGES` left False), which raises
-on truncated data. Other formats (EXR, TIFF, …) go to OpenCV unchecked.
+warns, on stderr, naming no file). `check_complete` catches that cheaply: JPEG data ending (after zero /
+whitespace padding) with the end-of-image marker FFD9, and PNG data ending with the IEND chunk, are
+complete; anything else is decoded once more by PIL (with `ImageFile.LOAD_TRUNCATED_IMAGES` left False),
+which raises on truncated data. Other formats (EXR, TIFF, …) go to OpenCV unchecked. A JPEG cut short with
+an end marker appended passes that check: libjpeg's warnings are collected while a JPEG is decoded
+(`libjpeg_messages`), a "premature end" one refuses the file, and the others are logged naming it.
+
+Callers may refuse a size of their own from the header, before any pixel is decoded (`check_size`); a file
+is read only when it is a regular file (a FIFO or a device is refused by type, before it is opened).
 """
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Callable
+import re
+import stat
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from io import BytesIO
 from pathlib import Path
 
@@ -30,6 +42,8 @@ PNG_START, PNG_END = b"\x89PNG\r\n\x1a\n", b"IEND\xaeB`\x82"
 _PADDING = b"\x00 \t\r\n"
 
 ErrorType = Callable[[str], Exception]
+#: A caller's own size rule, given the header's (width, height) before any pixel is decoded: raises to refuse.
+SizeCheck = Callable[[int, int], None]
 
 #: OpenCV's default CV_IO_MAX_IMAGE_PIXELS (2^30): a 32,766 × 16,383 panorama fits, a forged header does not.
 MAX_PIXELS = 1 << 30
@@ -101,6 +115,18 @@ def check_header(data: bytes, where: str, error: ErrorType = ValueError) -> None
         )
 
 
+#: Leading bytes of the image types a build writes or reads besides JPEG and PNG (EXR, TIFF, WebP, BMP, HDR).
+_OTHER_SIGNATURES = (b"v/1\x01", b"II*\x00", b"MM\x00*", b"BM", b"#?RADIANCE", b"#?RGBE")
+
+
+def check_image_type(data: bytes, where: str, error: ErrorType = ValueError) -> None:
+    """Raise `error` naming `where` unless the data starts like an image (JPEG, PNG, EXR, TIFF, WebP, BMP, HDR):
+    a text file named like an image is not embedded anywhere."""
+    if container(data) or data.startswith(_OTHER_SIGNATURES) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
+        return
+    raise error(f"{where}: not an image (no JPEG, PNG, EXR, TIFF, WebP, BMP or HDR signature)")
+
+
 def check_complete(data: bytes, where: str, error: ErrorType = ValueError) -> None:
     """Raise `error` naming `where` when JPEG or PNG data is truncated; other data passes."""
     kind = container(data)
@@ -121,13 +147,28 @@ def check_complete(data: bytes, where: str, error: ErrorType = ValueError) -> No
 
 
 def decode_bytes(
-    data: bytes, where: str, flags: int = cv2.IMREAD_UNCHANGED, error: ErrorType = ValueError
+    data: bytes,
+    where: str,
+    flags: int = cv2.IMREAD_UNCHANGED,
+    error: ErrorType = ValueError,
+    check_size: SizeCheck | None = None,
 ) -> np.ndarray:
-    """Decode image bytes with OpenCV after `check_header` and `check_complete`; errors name `where`."""
+    """Decode image bytes with OpenCV after `check_header`, the caller's `check_size` on the header's size
+    (so a too-large image is refused before its pixels exist) and `check_complete`; errors name `where`."""
     check_header(data, where, error)
+    size = header_size(data)
+    if check_size is not None and size is not None:
+        check_size(*size)
     check_complete(data, where, error)
+    if flags != cv2.IMREAD_UNCHANGED:  # the header's pixel frame, as `image_size` reports it and COCO boxes are
+        flags |= cv2.IMREAD_IGNORE_ORIENTATION
     try:
-        image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), flags)
+        if container(data) == "JPEG":
+            with libjpeg_messages() as messages:
+                image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), flags)
+            _judge_libjpeg(messages, where, error)
+        else:
+            image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), flags)
     except cv2.error as exc:
         reason = next((line for line in str(exc).splitlines() if "error:" in line), str(exc)).strip()
         raise error(f"{where}: cannot decode the image (OpenCV: {reason})") from None
@@ -136,11 +177,55 @@ def decode_bytes(
     return image
 
 
+#: What libjpeg writes to stderr (its warnings, OpenCV passes them on unnamed).
+_LIBJPEG_LINE = re.compile(r"^(Corrupt JPEG data|Premature end of JPEG file|Invalid SOS parameters|Warning:)")
+#: The warnings of a JPEG whose pixels are not all there (libjpeg fills the rest with grey): refused.
+_LIBJPEG_MISSING = ("premature end", "Premature end")
+_STDERR_LOCK = threading.Lock()
+_log = logging.getLogger(__name__)
+
+
+@contextmanager
+def libjpeg_messages() -> Iterator[list[str]]:
+    """The lines libjpeg writes to the process's stderr (fd 2) meanwhile, collected rather than printed without
+    a file name; anything else written there meanwhile is passed on. One decode at a time holds stderr."""
+    found: list[str] = []
+    with _STDERR_LOCK, tempfile.TemporaryFile() as sink:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield found
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            lines = sink.read().decode("utf-8", "replace").splitlines()
+            found += [line for line in lines if _LIBJPEG_LINE.match(line)]
+            other = [line for line in lines if not _LIBJPEG_LINE.match(line)]
+            if other:
+                os.write(2, ("\n".join(other) + "\n").encode())
+
+
+def _judge_libjpeg(messages: list[str], where: str, error: ErrorType) -> None:
+    """A JPEG cut short (an end marker appended after the cut included) raises `error` naming `where`; other
+    libjpeg warnings are logged naming it."""
+    missing = [m for m in messages if any(k in m for k in _LIBJPEG_MISSING)]
+    if missing:
+        raise error(f"{where}: cannot decode the image: truncated JPEG (libjpeg: {missing[0]})")
+    for message in messages:
+        _log.warning("%s: libjpeg: %s", where, message)
+
+
 def read_image_bytes(path: str | os.PathLike[str], error: ErrorType = ValueError) -> bytes:
-    """An image file's bytes; a missing, unreadable or over-large (`MAX_FILE_BYTES`) file raises `error`."""
+    """An image file's bytes; a missing, unreadable, over-large (`MAX_FILE_BYTES`) or special file (a FIFO, a
+    device: refused by type before it is opened) raises `error`."""
     path = Path(path)
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{path}: not a regular file (a FIFO, a device or a folder); refused before reading")
+        size = info.st_size
         if size > MAX_FILE_BYTES:
             raise error(f"{path}: {size} bytes, over the limit of {MAX_FILE_BYTES} for an image")
         return path.read_bytes()
@@ -151,10 +236,14 @@ def read_image_bytes(path: str | os.PathLike[str], error: ErrorType = ValueError
 
 
 def decode_file(
-    path: str | os.PathLike[str], flags: int = cv2.IMREAD_UNCHANGED, error: ErrorType = ValueError
+    path: str | os.PathLike[str],
+    flags: int = cv2.IMREAD_UNCHANGED,
+    error: ErrorType = ValueError,
+    check_size: SizeCheck | None = None,
 ) -> np.ndarray:
-    """Read and decode an image file; a missing, unreadable, truncated or corrupt file raises `error` naming it."""
-    return decode_bytes(read_image_bytes(path, error), str(Path(path)), flags, error)
+    """Read and decode an image file; a missing, unreadable, truncated or corrupt file raises `error` naming it
+    (`check_size`: see `decode_bytes`)."""
+    return decode_bytes(read_image_bytes(path, error), str(Path(path)), flags, error, check_size)
 
 
 def image_size(path: str | os.PathLike[str], error: ErrorType = ValueError) -> tuple[int, int]:

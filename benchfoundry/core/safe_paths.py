@@ -2,12 +2,15 @@
 to a folder: the result lies inside that folder, or the name is refused naming the field that gave it.
 
 `inside` is the one check for every such name: an absolute name, a `..` that climbs out, a NUL byte, an
-empty name, or a symbolic link on the way that leads out of the folder are all refused.
+empty name, or a symbolic link on the way that leads out of the folder are all refused. `inside_file` also
+refuses, by its type and before anything opens it, what is not a regular file once links are followed (a FIFO
+would hang a reader, a character device such as the zero device never ends); `regular_file` is that check alone.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path, PurePosixPath
 
 
@@ -42,3 +45,36 @@ def inside(root: str | os.PathLike[str], name: str, field: str) -> Path:
     if not target.resolve().is_relative_to(resolved_root):
         raise UnsafePathError(f"{field}: {name!r} leads outside {base} (through a symbolic link)")
     return target
+
+
+def regular_file(path: str | os.PathLike[str], field: str) -> Path:
+    """`path` when it is a regular file once links are followed; UnsafePathError naming `field` for a FIFO, a
+    device, a socket or a folder (checked by type, without opening it); a missing file is FileNotFoundError."""
+    path = Path(path)
+    mode = path.stat().st_mode
+    if not stat.S_ISREG(mode):
+        kind = (
+            "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a folder"
+            if stat.S_ISDIR(mode)
+            else "not a regular file"
+        )
+        raise UnsafePathError(f"{field}: {path} is {kind}, not a regular file")
+    return path
+
+
+def inside_file(root: str | os.PathLike[str], name: str, field: str) -> Path:
+    """`inside(root, name, field)` that is also a regular file (`regular_file`)."""
+    return regular_file(inside(root, name, field), field)
+
+
+def within(root: str | os.PathLike[str], path: str | os.PathLike[str], field: str) -> Path:
+    """`path` (found by listing `root`) when it lies inside `root` once links are followed; UnsafePathError
+    naming `field` otherwise."""
+    path = Path(path)
+    if not path.resolve().is_relative_to(Path(root).resolve()):
+        raise UnsafePathError(f"{field}: {path} leads outside {root} (through a symbolic link)")
+    return path

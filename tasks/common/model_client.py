@@ -2,7 +2,8 @@
 
 A request is keyed by a hash of (model, messages, parameters) and its reply cached on disk under
 `cache_dir/<key[:2]>/<key>.json`, so a rerun, or a run that was interrupted, pays for nothing twice.
-429, 5xx, timeouts, dropped connections and malformed replies are retried with exponential backoff and
+Every request has an overall deadline of `timeout_s` (a server trickling its reply a byte at a time does not
+keep it going). 429, 5xx, timeouts, dropped connections and malformed replies are retried with exponential backoff and
 jitter (a 429/503's Retry-After is honoured); other statuses fail at once. A request that ends without
 a usable reply raises ModelError with one line saying why; it is not retried again by the build (its
 shard fails: benchfoundry/core/retry.py). The API key is read from the environment variable the endpoint
@@ -31,7 +32,9 @@ from typing import Any
 import httpx
 
 from benchfoundry.configs.model import ModelEndpoint
-from benchfoundry.core.redact import redact
+from benchfoundry.core.bounded_read import read_json
+from benchfoundry.core.image_decode import check_image_type, read_image_bytes
+from benchfoundry.core.redact import mask_secrets, redact
 from benchfoundry.core.store import write_json_atomic
 
 
@@ -53,9 +56,12 @@ def image_part(data: bytes, mime: str = "image/jpeg") -> dict[str, Any]:
 
 
 def image_file_part(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A JPEG/PNG/… file as a data-URL content part (type from the file name)."""
+    """A JPEG/PNG/… file as a data-URL content part (type from the file name); a special file (FIFO, device)
+    or an over-large one (refused before it is opened) or one that is no image is a ValueError naming it."""
     mime = mimetypes.guess_type(str(path))[0] or "application/octet-stream"
-    return image_part(Path(path).read_bytes(), mime)
+    data = read_image_bytes(path)
+    check_image_type(data, str(path))  # a text file named like an image is sent nowhere
+    return image_part(data, mime)
 
 
 def user_message(text: str, images: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
@@ -133,7 +139,8 @@ def _refusal(endpoint: ModelEndpoint, response: httpx.Response) -> str:
         return f"HTTP 404: model {endpoint.model!r} not found there (or the base URL is wrong)"
     env = endpoint.api_key_env
     # redacted before it is cut short: a key cut in two would no longer be recognised
-    detail = redact(" ".join(response.text.split()), [os.environ.get(env) if env else None])[:200]
+    secrets = [os.environ.get(env) if env else None, *endpoint.url_secrets]
+    detail = redact(" ".join(response.text.split()), secrets)[:200]
     return f"HTTP {status}: {detail or response.reason_phrase}"
 
 
@@ -219,7 +226,7 @@ class ModelClient:
         if self.cache_dir is None:
             return None
         try:
-            found = json.loads(self._cache_path(key).read_text())
+            found = read_json(self._cache_path(key))  # bounded: the cache lives in a build someone may hand over
         except (OSError, ValueError):
             return None
         return found if isinstance(found, dict) and isinstance(found.get("text"), str) else None
@@ -233,16 +240,43 @@ class ModelClient:
         env = self.endpoint.api_key_env
         return os.environ.get(env) if env else None
 
+    def _secrets(self) -> list[str | None]:
+        """The key and the base URL's credentials: what no reply, error or cache file may hold in any form."""
+        return [self._key(), *self.endpoint.url_secrets]
+
     def _headers(self) -> dict[str, str]:
         key = self._key()
         return {"Authorization": f"Bearer {key}"} if key else {}
 
     def _error(self, text: str) -> ModelError:
         """A ModelError with `text` redacted (the key, credentials in the URL, an echoed header)."""
-        return ModelError(redact(text, [self._key()]))
+        return ModelError(redact(text, self._secrets()))
+
+    def _send(self, body: dict[str, Any]) -> httpx.Response:
+        """The POST, given `timeout_s` in all: httpx's timeout is per read, which a server trickling a byte at a
+        time renews forever. It runs in a daemon thread left behind at the deadline (closing the client ends
+        it); httpx.TimeoutException then."""
+        outcome: dict[str, Any] = {}
+
+        def send() -> None:
+            try:
+                outcome["response"] = self._http.post(
+                    f"{self.endpoint.request_url}/chat/completions", json=body, headers=self._headers()
+                )
+            except Exception as exc:  # handed to the caller's thread
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=send, name="model-request", daemon=True)
+        worker.start()
+        worker.join(self.endpoint.timeout_s)
+        if worker.is_alive():
+            raise httpx.TimeoutException(f"no reply within {self.endpoint.timeout_s:g} s")
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["response"]
 
     def _post(self, messages: Sequence[dict[str, Any]], key: str) -> tuple[str, dict[str, int]]:
-        url = f"{self.endpoint.base_url}/chat/completions"
+        url = f"{self.endpoint.base_url}/chat/completions"  # as errors name it: without credentials
         body = request_body(self.endpoint, messages)
         rng = random.Random(key)
         attempt = 0
@@ -250,7 +284,7 @@ class ModelClient:
             retry_after = None
             self._count(requests=1)
             try:
-                response = self._http.post(url, json=body, headers=self._headers())
+                response = self._send(body)
             except httpx.TimeoutException:
                 why = f"no reply within {self.endpoint.timeout_s:g} s"
             except httpx.TransportError as exc:
@@ -260,8 +294,7 @@ class ModelClient:
                     try:
                         payload = response.json()
                         text = reply_text(payload)
-                        key = self._key()
-                        return (text.replace(key, "***") if key else text), _token_usage(payload)
+                        return mask_secrets(text, self._secrets()), _token_usage(payload)
                     except (ValueError, RecursionError) as exc:
                         why = f"malformed reply ({type(exc).__name__}: {str(exc)[:200]})"
                 elif response.status_code == 429 or response.status_code >= 500:

@@ -28,6 +28,7 @@ import itertools
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,6 +47,8 @@ GPU_PER_WORKER_ENV = "BENCHFOUNDRY_GPU_PER_WORKER"
 GPU_SLOT_OFFSET_ENV = "BENCHFOUNDRY_GPU_SLOT_OFFSET"
 #: Seconds before the worker's own idle exit at which the client stops reusing it.
 IDLE_MARGIN_S = 30.0
+#: The variables naming a temporary folder (Python's tempfile and Blender read TMPDIR).
+TMP_ENV = ("TMPDIR", "TMP", "TEMP")
 STARTUP_TIMEOUT_S = 120.0
 
 
@@ -60,9 +63,12 @@ class RenderWorker:
         if stop_requested() is not None:
             raise RenderError("the build is stopping: no new render worker")
         self.log = tempfile.TemporaryFile(mode="w+b")
+        # the worker's temporary folder (its scratch, Blender's `blender_*`), removed when it is closed,
+        # killed included: nothing of it is left in the system's temporary folder
+        self.tmp = tempfile.mkdtemp(prefix="benchfoundry-worker-")
         self.proc = subprocess.Popen(
             tied_command([sys.executable, "-m", WORKER_MODULE]),
-            env=worker_env(os.environ, slot),
+            env={**worker_env(os.environ, slot), **dict.fromkeys(TMP_ENV, self.tmp)},
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,
@@ -147,6 +153,7 @@ class RenderWorker:
             except (BrokenPipeError, OSError):
                 pass
         self.log.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def reuse_limit_s(idle_s: float) -> float:

@@ -7,7 +7,10 @@
 - odi: `odi/ODI-Bench.json`, closed items with their options lettered in the released order (yes/no items
   too), open items with the reference answer.
 
-Image paths in a released file are relative to that file's folder. How an item is put to a model and how a
+Image paths in a released file are relative to that file's folder, and must stay inside it once links are
+followed and name regular files (core/safe_paths.inside_file): a build folder someone hands over is input. An
+item whose image is refused keeps no image and says why in `problem`: eval records it as a failed item and
+sends nothing, the exports leave it out as a problem row; the other items go on. How an item is put to a model and how a
 reply is read is the protocol's (tasks/evaluation/protocols.py).
 """
 
@@ -18,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.core.bounded_read import read_json
+from benchfoundry.core.safe_paths import UnsafePathError, inside_file
 from benchfoundry.tasks.common.benchmarks import get, resolve
 from benchfoundry.tasks.evaluation.choices import letter_of, split_option
 from benchfoundry.tasks.syndor import release
@@ -38,6 +42,7 @@ class EvalItem:
     options: tuple[str, ...] = ()  # lettered "A. …" in the released order; empty for a free-form answer
     answer: str = ""  # the correct option's letter, or the reference answer of a free-form item
     meta: dict[str, Any] = field(default_factory=dict)
+    problem: str | None = None  # why the item's images were refused (then `images` is empty)
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -53,6 +58,21 @@ def _read_json(path: Path) -> Any:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: not found; build the benchmark first")
     return read_json(path)
+
+
+def _images(folder: Path, names: Any, where: str) -> tuple[tuple[Path, ...], str | None]:
+    """The released image names joined to their folder (inside it, regular files), or () and why not."""
+    if not isinstance(names, (list, tuple)):
+        names = [names]
+    try:
+        return tuple(inside_file(folder, str(name), f"{where}: image") for name in names), None
+    except (UnsafePathError, OSError) as exc:
+        return (), str(exc) if isinstance(exc, UnsafePathError) else f"{where}: image {exc.filename}: {exc.strerror}"
+
+
+def refused_image(item: EvalItem) -> str:
+    """The failed row's error of an item whose images were refused (nothing is sent for it)."""
+    return f"cannot read the image: {item.problem}"
 
 
 def _field(path: Path, where: str, row: Any, name: str) -> Any:
@@ -73,12 +93,13 @@ def syndor_items(build: Path) -> list[EvalItem]:
             for number, row in enumerate(release.read_jsonl(path), start=1):
                 where = f"line {number}"
                 img_path = str(_field(path, where, row, "img_path"))
+                images, refused = _images(root, img_path, f"{path}: {where}")
                 items.append(
                     EvalItem(
                         id=f"{task}:{img_path}",
                         task=task,
                         question=str(_field(path, where, row, "prompt")),
-                        images=(root / img_path,),
+                        images=images,
                         answer=str(release.answer(row, task)),
                         meta={
                             "img_path": img_path,
@@ -86,6 +107,7 @@ def syndor_items(build: Path) -> list[EvalItem]:
                             "radius": _field(path, where, row, "radius"),
                             "row": row,
                         },
+                        problem=refused,
                     )
                 )
     return items
@@ -107,12 +129,13 @@ def viewspatial_items(build: Path) -> list[EvalItem]:
         if letter not in [split_option(o)[0] for o in options]:
             raise ValueError(f"{path}: {where}: answer {row['answer']!r} is not one of its choices")
         images = _field(path, where, row, "image_path")
+        files, refused = _images(path.parent, images, f"{path}: {where}")
         items.append(
             EvalItem(
                 id=f"viewspatial-{i:05d}",
                 task=short,
                 question=str(_field(path, where, row, "question")),
-                images=tuple(path.parent / p for p in images),
+                images=files,
                 options=options,
                 answer=letter,
                 meta={
@@ -121,6 +144,7 @@ def viewspatial_items(build: Path) -> list[EvalItem]:
                     "answer_text": str(row["answer"]),
                     "image_path": [str(p) for p in images],
                 },
+                problem=refused,
             )
         )
     return items
@@ -135,11 +159,13 @@ def odi_items(build: Path) -> list[EvalItem]:
         item_id = str(_field(path, where, row, "id"))
         image = str(_field(path, where, row, "image"))
         form = _field(path, where, row, "form")
+        files, refused = _images(path.parent, image, f"{path}: {where}")
         base = {
             "id": item_id,
             "task": str(_field(path, where, row, "task")),
             "question": str(_field(path, where, row, "question")),
-            "images": (path.parent / image,),
+            "images": files,
+            "problem": refused,
         }
         meta = {"form": form, "image_path": image, "row": row}
         if form == "open":

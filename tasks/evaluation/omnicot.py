@@ -34,7 +34,7 @@ from benchfoundry.tasks.common.model_client import (
     image_part,
     user_message,
 )
-from benchfoundry.tasks.evaluation.items import EvalItem
+from benchfoundry.tasks.evaluation.items import EvalItem, refused_image
 from benchfoundry.tasks.evaluation.protocols import prompt_text
 from benchfoundry.tasks.evaluation.run import Progress
 from benchfoundry.tasks.odi import sphere_images
@@ -154,7 +154,9 @@ def ask_omnicot(
         raise ValueError(f"Omni-CoT mode {mode!r}: one of {MODES[1:]}")
     rows: list[dict[str, Any]] = []
     for start in range(0, len(items), chunk):
-        rows += _chunk(client, items[start : start + chunk], mode, config, protocol)
+        batch = items[start : start + chunk]
+        asked = iter(_chunk(client, [i for i in batch if i.problem is None], mode, config, protocol))
+        rows += [next(asked) if i.problem is None else _row(i, ModelError(refused_image(i)), []) for i in batch]
         if progress is not None:
             progress(len(rows), len(items), sum(1 for r in rows if r["error"]))
     return rows

@@ -18,7 +18,7 @@ from typing import Any
 from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError
 from benchfoundry.tasks.evaluation.choices import letter_of
-from benchfoundry.tasks.evaluation.items import EvalItem
+from benchfoundry.tasks.evaluation.items import EvalItem, refused_image
 from benchfoundry.tasks.evaluation.protocols import parse_reply
 from benchfoundry.tasks.odi.benchmark import SPATIAL
 
@@ -31,8 +31,12 @@ def eval_dir(build: Path) -> Path:
 
 
 def model_dir(build: Path, model: str) -> Path:
-    """`OUT/report/eval/<model>`, the model's name made a safe folder name (`org/name` → `org__name`)."""
-    return eval_dir(build) / re.sub(r"[^A-Za-z0-9_.+-]", "_", model.replace("/", "__")).lstrip(".")
+    """`OUT/report/eval/<model>`, the model's name made a safe folder name (`org/name` → `org__name`); a name
+    that leaves no folder name (`..`, `.`) is a ValueError naming `--model`."""
+    name = re.sub(r"[^A-Za-z0-9_.+-]", "_", model.replace("/", "__")).lstrip(".")
+    if not name:
+        raise ValueError(f"--model {model!r}: gives no folder name for its results under {eval_dir(build)}")
+    return eval_dir(build) / name
 
 
 def result_name(bench: str, protocol: str, omni_cot: str = "off", blind: bool = False) -> str:
@@ -56,10 +60,15 @@ def ask(
         batch = items[start : start + chunk]
         requests, unreadable = [], {}
         for k, item in enumerate(batch):
+            if item.problem is not None:
+                unreadable[k] = refused_image(item)
+                continue
             try:
                 requests.append(request(item))
             except OSError as exc:
                 unreadable[k] = f"{exc.filename}: cannot read the image ({exc.strerror})"
+            except ValueError as exc:
+                unreadable[k] = f"cannot read the image: {exc}"
         replies = iter(client.chat_many(requests))
         for k, item in enumerate(batch):
             result = ModelError(unreadable[k]) if k in unreadable else next(replies)

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchfoundry.core.buildinfo import problem
-from benchfoundry.core.image_decode import check_complete, check_header
+from benchfoundry.core.image_decode import check_complete, check_header, check_image_type, read_image_bytes
 from benchfoundry.core.store import atomic_path, write_bytes_atomic
 
 STAGE = "export"
@@ -38,15 +38,17 @@ class ImageRef:
 
     file: Path
     name: str
+    refused: str | None = None  # why the released name was refused (outside the build, not a regular file)
 
 
 def image_bytes(ref: ImageRef) -> bytes:
-    """The file's bytes after checking they hold a whole image; ValueError naming the file otherwise."""
-    try:
-        data = ref.file.read_bytes()
-    except OSError as exc:
-        raise ValueError(f"{ref.file}: cannot read the image ({exc.strerror})") from None
+    """The file's bytes after checking they hold a whole image of a known type; ValueError naming the file
+    otherwise (a refused name, a special file, anything that is not an image)."""
+    if ref.refused is not None:
+        raise ValueError(ref.refused)
+    data = read_image_bytes(ref.file)
     check_header(data, str(ref.file))
+    check_image_type(data, str(ref.file))
     check_complete(data, str(ref.file))
     return data
 

@@ -13,16 +13,23 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.tasks.common.benchmarks import get, resolve
-from benchfoundry.tasks.evaluation.items import odi_items, syndor_items, viewspatial_items
+from benchfoundry.tasks.evaluation.items import EvalItem, odi_items, syndor_items, viewspatial_items
 from benchfoundry.tasks.export.hf import ImageRef
 
 Splits = dict[str, list[dict[str, Any]]]
 
 
+def refs(item: EvalItem, names: list[str]) -> list[ImageRef]:
+    """The item's images under their released names; a refused item's one ref carries why (a problem row)."""
+    if item.problem is not None:
+        return [ImageRef(Path(), names[0] if names else "", refused=item.problem)]
+    return [ImageRef(file, name) for file, name in zip(item.images, names)]
+
+
 def syndor_splits(build: Path) -> Splits:
     splits: Splits = {}
     for item in syndor_items(build):
-        row = {**item.meta["row"], "image": ImageRef(item.images[0], item.meta["img_path"])}
+        row = {**item.meta["row"], "image": refs(item, [item.meta["img_path"]])[0]}
         splits.setdefault(f"{item.task}_{item.meta['split']}", []).append(row)
     return splits
 
@@ -35,7 +42,7 @@ def viewspatial_splits(build: Path) -> Splits:
             "question": item.question,
             "answer": item.meta["answer_text"],
             "choices": item.meta["choices"],
-            "images": [ImageRef(file, name) for file, name in zip(item.images, item.meta["image_path"])],
+            "images": refs(item, item.meta["image_path"]),
         }
         for item in viewspatial_items(build)
     ]
@@ -46,7 +53,7 @@ def odi_splits(build: Path) -> Splits:
     rows = []
     for item in odi_items(build):
         released = {k: v for k, v in item.meta["row"].items() if k != "image"}
-        rows.append({**released, "image": ImageRef(item.images[0], item.meta["image_path"])})
+        rows.append({**released, "image": refs(item, [item.meta["image_path"]])[0]})
         rows[-1]["image_path"] = item.meta["image_path"]
     return {"test": rows}
 

@@ -28,6 +28,7 @@ from benchfoundry.core.store import atomic_path
 from benchfoundry.tasks.common.benchmarks import get, resolve
 from benchfoundry.tasks.evaluation.items import EvalItem, odi_items, syndor_items, viewspatial_items
 from benchfoundry.tasks.export.hf import STAGE, ImageRef, image_bytes
+from benchfoundry.tasks.export.rows import refs
 from benchfoundry.tasks.odi.benchmark import SPATIAL as ODI_SPATIAL
 
 OPTION_COLUMNS = tuple(LETTERS[:4])
@@ -41,16 +42,15 @@ class ImageColumn:
 
     def cell(self, index: int, images: Sequence[ImageRef]) -> str:
         if len(images) == 1:
+            if images[0].refused is not None:
+                raise ValueError(images[0].refused)
             file = images[0].file.resolve()
             if file in self.first:
                 return str(self.first[file])
-            self.first[file] = index
-            return base64.b64encode(image_bytes(images[0])).decode()
+            cell = base64.b64encode(image_bytes(images[0])).decode()
+            self.first[file] = index  # only once the image was read: an unreadable one is no row to point to
+            return cell
         return json.dumps([base64.b64encode(image_bytes(ref)).decode() for ref in images])
-
-
-def _refs(item: EvalItem, names: Sequence[str]) -> list[ImageRef]:
-    return [ImageRef(file, name) for file, name in zip(item.images, names)]
 
 
 def _path_cell(names: Sequence[str]) -> str:
@@ -76,7 +76,7 @@ def viewspatial_rows(build: Path) -> list[tuple[dict[str, Any], list[ImageRef]]]
             "category": item.meta["question_type"],
             "l2-category": item.meta["question_type"].split(" - ")[0],
         }
-        rows.append((row, _refs(item, names)))
+        rows.append((row, refs(item, names)))
     return rows
 
 
@@ -95,7 +95,7 @@ def odi_rows(build: Path, closed: bool) -> list[tuple[dict[str, Any], list[Image
             "l2-category": "spatial" if item.task in ODI_SPATIAL else "general",
             "id": item.id,
         }
-        rows.append((row, _refs(item, names)))
+        rows.append((row, refs(item, names)))
     return rows
 
 
@@ -113,7 +113,7 @@ def syndor_rows(build: Path) -> list[tuple[dict[str, Any], list[ImageRef]]]:
             "radius": item.meta["radius"],
             "lighting": item.meta["row"].get("lighting", ""),
         }
-        rows.append((row, _refs(item, names)))
+        rows.append((row, refs(item, names)))
     return rows
 
 

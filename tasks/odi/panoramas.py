@@ -8,26 +8,48 @@ import re
 import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.safe_paths import UnsafePathError, regular_file, within
 from benchfoundry.core.store import atomic_path
 from benchfoundry.tasks.odi.sphere_images import read_erp
 from benchfoundry.tasks.odi.synthetic_panoramas import INSTANCES_SUFFIX, TRUTH_SUFFIX
 
 #: File types read as panoramas (OpenCV decodes them; EXR through `sphere`).
 PANORAMA_SUFFIXES = (".jpg", ".jpeg", ".png", ".exr", ".tif", ".tiff", ".webp", ".bmp", ".hdr")
+#: The stage a refused input panorama is reported under.
+INPUT_STAGE = "panoramas"
+
+
+def panorama_listing(root: Path) -> tuple[list[Path], list[dict[str, Any]]]:
+    """(the panorama files directly in `root`, sorted by name; problem rows of the refused ones). Instance maps
+    (`*.instances.png`) are not panoramas; a link leading out of `root` and a special file (a FIFO, a device)
+    are refused by type before anything opens them; a folder holding no panorama is a ValueError naming
+    `odi.panorama_root`."""
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: panorama folder of odi.panorama_root not found")
+    paths, refused = [], []
+    for p in sorted(root.iterdir()):
+        if p.suffix.lower() not in PANORAMA_SUFFIXES or p.name.endswith(INSTANCES_SUFFIX) or p.is_dir():
+            continue
+        try:
+            paths.append(regular_file(within(root, p, "odi.panorama_root"), "odi.panorama_root"))
+        except (UnsafePathError, OSError) as exc:
+            refused.append(problem(INPUT_STAGE, panorama_id(p), str(exc), path=str(p)))
+    if not paths:
+        raise ValueError(
+            f"odi.panorama_root: {root} holds no readable panorama ({', '.join(PANORAMA_SUFFIXES)})"
+            + (f"; {len(refused)} refused: {refused[0]['reason']}" if refused else "")
+        )
+    return paths, refused
 
 
 def list_panoramas(root: Path) -> list[Path]:
-    """The panorama files directly in `root`, sorted by name; instance maps (`*.instances.png`) are not panoramas."""
-    if not root.is_dir():
-        raise FileNotFoundError(f"{root}: panorama folder of odi.panorama_root not found")
-    return sorted(
-        p
-        for p in root.iterdir()
-        if p.is_file() and p.suffix.lower() in PANORAMA_SUFFIXES and not p.name.endswith(INSTANCES_SUFFIX)
-    )
+    """The usable panorama files of `root` (see `panorama_listing`)."""
+    return panorama_listing(root)[0]
 
 
 def panorama_id(path: Path) -> str:

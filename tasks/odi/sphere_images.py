@@ -237,14 +237,20 @@ def strip_to_faces_list(strip: np.ndarray) -> list[np.ndarray]:
 
 
 def read_erp(path: str | os.PathLike[str]) -> np.ndarray:
-    """Read an equirectangular panorama (EXR included; truncated JPEG / PNG refused) and check it is 2:1."""
+    """Read an equirectangular panorama (EXR included; truncated JPEG / PNG refused) and check it is 2:1 and
+    narrower than OpenCV's remap limit (from a PNG / JPEG header, before decoding)."""
     path = Path(path)
-    image = decode_file(path)
-    height, width = image.shape[:2]
-    if width != 2 * height:
-        raise ValueError(
-            f"{path}: {width}×{height} is not an equirectangular panorama (width must be twice the height)"
-        )
+
+    def check(width: int, height: int) -> None:
+        if width != 2 * height:
+            raise ValueError(
+                f"{path}: {width}×{height} is not an equirectangular panorama (width must be twice the height)"
+            )
+        if width >= sm.REMAP_LIMIT:
+            raise ValueError(f"{path}: ERP width {width} exceeds OpenCV remap's {sm.REMAP_LIMIT}-pixel limit")
+
+    image = decode_file(path, check_size=check)  # a PNG / JPEG header is checked before its pixels are decoded
+    check(image.shape[1], image.shape[0])
     return image
 
 

@@ -16,8 +16,6 @@ rates do in psychometric functions.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from collections.abc import Collection, Sequence
@@ -29,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from benchfoundry.configs.discern import LabelConfig
-from benchfoundry.core.bounded_read import loads_json
+from benchfoundry.core.bounded_read import csv_records, loads_json, read_text
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import write_bytes_atomic, write_json_atomic, write_parquet_atomic
 
@@ -175,22 +173,18 @@ def _label_value(raw: Any) -> int | None:
 
 
 def _read_text(path: Path, what: str) -> str:
-    """The file as UTF-8 text (a leading BOM dropped); other bytes are a ValueError naming the file."""
-    try:
-        return path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the {what} as UTF-8") from None
+    """The file as UTF-8 text (a leading BOM dropped), bounded in size (core/bounded_read); other bytes are a
+    ValueError naming the file."""
+    return read_text(path, what=what)
 
 
 def _csv_rows(path: Path) -> list[Row]:
-    reader = csv.DictReader(io.StringIO(_read_text(path, "CSV"), newline=""))
-    try:
-        missing = {"image", "label"} - set(reader.fieldnames or [])
-        if missing:
-            raise ValueError(f"{path}: CSV lacks column(s) {sorted(missing)}; expected 'image' and 'label'")
-        return [(reader.line_num, (row.get("image") or "").strip(), row.get("label"), None) for row in reader]
-    except csv.Error as exc:
-        raise ValueError(f"{path}:{reader.line_num}: not a readable CSV ({exc})") from None
+    """Through the bounded reader: a quote left open or a column named twice is refused naming the line."""
+    header, rows = csv_records(_read_text(path, "CSV"), str(path))
+    missing = {"image", "label"} - set(header)
+    if missing:
+        raise ValueError(f"{path}: CSV lacks column(s) {sorted(missing)}; expected 'image' and 'label'")
+    return [(line, (row.get("image") or "").strip(), row.get("label"), None) for line, row in rows]
 
 
 def _task_image(data: dict[str, Any], prefix: str) -> str:

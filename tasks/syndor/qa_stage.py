@@ -27,7 +27,6 @@ import json
 import math
 import os
 import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,9 +38,11 @@ import pandas as pd
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.syndor_poses import ACTION_NAMES
 from benchfoundry.configs.syndor_qa import TASK_PROMPTS, QaConfig
+from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.lighting import lighting_group
-from benchfoundry.core.store import atomic_path, write_json_atomic, write_parquet_atomic
+from benchfoundry.core.safe_paths import UnsafePathError, inside
+from benchfoundry.core.store import atomic_path, write_bytes_atomic, write_json_atomic, write_parquet_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor.release import (
     EMPTY_SCENE_COLUMN,
@@ -228,42 +229,57 @@ def write_table(path: Path, rows: list[dict[str, Any]], columns: tuple[str, ...]
 
 
 def _link(src: Path, dst: Path) -> None:
-    """Hard-link `src` at `dst` (a copy across file systems)."""
-    dst.parent.mkdir(parents=True, exist_ok=True)
+    """Hard-link `src` at `dst` (a copy across file systems), atomically: `dst` is the new file or the old one."""
+    with atomic_path(dst) as tmp:
+        tmp.unlink(missing_ok=True)
+        try:
+            os.link(src, tmp)
+        except OSError:
+            shutil.copyfile(src, tmp)
+
+
+#: The files a build wrote under `hf/` (relative paths), so that a rebuild removes only its own stale ones.
+WRITTEN = ".benchfoundry-written.json"
+
+
+def _written_before(final: Path) -> set[Path]:
+    """The files the last build recorded writing under `final`, each checked to lie inside it."""
     try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
+        names = read_json(final / WRITTEN)
+    except (OSError, ValueError):
+        return set()
+    found = set()
+    for name in names if isinstance(names, list) else []:
+        try:
+            found.add(inside(final, str(name), f"{final / WRITTEN}"))
+        except UnsafePathError:
+            continue
+    return found
 
 
 def write_imagefolder(root: Path, files: dict[tuple[str, str], list[dict[str, Any]]]) -> Path:
     """`root/hf/{task}/{split}/` with `metadata.jsonl` and the shown images (`img_path`) at their released paths.
 
     `file_name` is relative to the metadata file's folder (the imagefolder convention); a missing
-    `nv_path` is written as "" so every column keeps one Arrow type in every split. Built beside
-    the old tree and swapped in, so no stale image survives a rebuild.
+    `nv_path` is written as "" so every column keeps one Arrow type in every split. Written file by file
+    (each atomically): what else the folder holds (a user's README in an adopted folder) is kept, and the
+    files an earlier build wrote (`WRITTEN`) that this one does not are removed, so no stale image survives.
     """
     final = root / "hf"
-    for stale in root.glob(".hf.*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    staging = Path(tempfile.mkdtemp(prefix=".hf.", dir=root))
-    try:
-        for (task, split), rows in sorted(files.items()):
-            folder = staging / task / split
-            folder.mkdir(parents=True, exist_ok=True)
-            meta = []
-            for row in rows:
-                name = row["img_path"]
-                _link(root / name, folder / name)
-                meta.append({"file_name": name, **row, "nv_path": row["nv_path"] or "", "answer": answer(row, task)})
-            (folder / "metadata.jsonl").write_bytes(jsonl_bytes(meta))
-        old = root / f".hf.old.{os.getpid()}"
-        if final.exists():
-            os.replace(final, old)
-        os.replace(staging, final)
-        shutil.rmtree(old, ignore_errors=True)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    before = _written_before(final)
+    wanted: set[Path] = set()
+    for (task, split), rows in sorted(files.items()):
+        folder = final / task / split
+        meta = []
+        for row in rows:
+            name = row["img_path"]
+            _link(root / name, folder / name)
+            wanted.add(folder / name)
+            meta.append({"file_name": name, **row, "nv_path": row["nv_path"] or "", "answer": answer(row, task)})
+        wanted.add(write_bytes_atomic(folder / "metadata.jsonl", jsonl_bytes(meta)))
+    for stale in before - wanted:
+        stale.unlink(missing_ok=True)
+    write_json_atomic(final / WRITTEN, sorted(p.relative_to(final).as_posix() for p in wanted))
     return final
 
 

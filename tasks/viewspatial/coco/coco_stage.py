@@ -23,6 +23,7 @@ from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.coco import CocoConfig
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.image_decode import read_image_bytes
 from benchfoundry.core.safe_paths import inside
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
@@ -50,7 +51,8 @@ def _copy_images(out: str, split: str, images: Path, names: dict[int, str]) -> d
     folder = Path(out) / BENCHMARK / "images" / "coco" / split
     rel = {}
     for image_id, name in sorted(names.items()):
-        data, dest = (images / name).read_bytes(), inside(folder, name, "file_name")
+        # checked (inside the images folder once links are followed, a regular file) before anything is read
+        data, dest = read_image_bytes(inside(images, name, "file_name")), inside(folder, name, "file_name")
         if not dest.is_file() or dest.read_bytes() != data:
             write_bytes_atomic(dest, data)
         rel[image_id] = f"images/coco/{split}/{name}"

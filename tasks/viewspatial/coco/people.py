@@ -33,7 +33,7 @@ from benchfoundry.configs.coco import CocoConfig, OrientAnythingConfig
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.directions import facing_direction
 from benchfoundry.core.image_decode import decode_file, image_size
-from benchfoundry.core.safe_paths import relative_name
+from benchfoundry.core.safe_paths import inside, relative_name
 from benchfoundry.tasks.viewspatial.coco import orientation as ori
 from benchfoundry.tasks.viewspatial.coco.quality import sharpness
 
@@ -209,8 +209,8 @@ def select_people(data: dict[str, Any], cfg: CocoConfig) -> Selection:
 def check_image(images: Path, person: Person) -> str | None:
     """Why the person's image cannot be used (missing, unreadable, over the decoder's limits, another size),
     or None."""
-    path = images / person.file_name
     try:
+        path = inside(images, person.file_name, "file_name")  # a link out of the images folder is refused
         size = image_size(path)
     except ValueError as exc:
         return str(exc)
@@ -345,7 +345,7 @@ def _label_from_images(
             row = label_row(person.image_id, person.annotation_id)
             try:
                 if person.image_id not in decoded:
-                    decoded = {person.image_id: read_rgb(images / person.file_name)}
+                    decoded = {person.image_id: read_rgb(inside(images, person.file_name, "file_name"))}
                 image = decoded[person.image_id]
                 head, body = person_crops(image, person)
             except CropRejected as exc:

@@ -17,6 +17,7 @@ import pandas as pd
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.viewspatial import ViewSpatialConfig
 from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.safe_paths import UnsafePathError, inside, relative_name
 from benchfoundry.core.store import StageStore, spec_hash
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial.benchmark import BENCHMARK
@@ -171,6 +172,24 @@ def label_map_rule(root: Path, vs: ViewSpatialConfig) -> tuple[dict[str, int] | 
         f"no label map (viewspatial.label_map: {where}): objects excluded by raw category name "
         f"({', '.join(sorted(vs.excluded_labels))})"
     )
+
+
+def scan_folders(scans_dir: Path, scans: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
+    """The (split, scene id) whose id names one folder directly inside `scans_dir` once links are followed; a
+    scene id that climbs out (`../../elsewhere/scene0900_00`), is absolute or leads out through a link is a
+    problem row, and the other scans go on."""
+    kept, refused = [], []
+    for split, scene in scans:
+        field = f"scene id in viewspatial.split_lists.{split}"
+        try:
+            if len(relative_name(scene, field).parts) != 1:
+                raise UnsafePathError(f"{field}: {scene!r} is not a single folder name")
+            inside(scans_dir, scene, field)
+        except UnsafePathError as exc:
+            refused.append(problem("scan", scene, str(exc)))
+            continue
+        kept.append((split, scene))
+    return kept, refused
 
 
 def scan_list(root: Path, vs: ViewSpatialConfig) -> list[tuple[str, str]]:
