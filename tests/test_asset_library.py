@@ -30,7 +30,8 @@ from benchfoundry.tasks.odi.infinigen_assets import (
     run_infinigen,
 )
 
-INFINIGEN_PYTHON = Path(os.environ.get("INFINIGEN_PYTHON", ".cache/infinigen/venv/bin/python"))
+#: Set by `make test-infinigen` only, so that `make test` never runs Infinigen (minutes) even where its venv exists.
+INFINIGEN_PYTHON = Path(os.environ.get("INFINIGEN_PYTHON", "/nonexistent/infinigen/venv/bin/python"))
 
 
 def _asset(root: Path, category: str, seed: int, data: bytes = b"blend") -> LibraryAsset:
@@ -182,7 +183,7 @@ def test_an_asset_without_its_files_is_a_generation_error_with_the_reason(tmp_pa
         run_infinigen(plan(["chair"], 1, seed=0)[0], tmp_path / "lib", python, timeout_s=60)
 
 
-@pytest.mark.skipif(not INFINIGEN_PYTHON.exists(), reason="no Infinigen venv (make assets-infinigen)")
+@pytest.mark.skipif(not INFINIGEN_PYTHON.exists(), reason="run by make test-infinigen, with Infinigen's venv")
 def test_infinigen_venv_generates_two_small_assets(tmp_path: Path) -> None:
     """`make test-infinigen`: a floor lamp and a dining table through Infinigen itself (about 1 s each after a
     few seconds of start-up per process)."""
