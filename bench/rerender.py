@@ -62,19 +62,7 @@ def cyclic_draw(levels: sampling.Levels, counts: Sequence[int], seed: int) -> li
             offset += len(at)
     columns["pose"] = pose
     sampling._repair(columns, rng)
-    return [
-        sampling.Frame(
-            levels.scenes[columns["scene"][i]],
-            levels.textures[columns["texture"][i]],
-            levels.poses[columns["action"][i]][0],
-            int(columns["pose"][i]),
-            levels.lightings[columns["lighting"][i]],
-            levels.zones[columns["zone"][i]],
-            levels.azimuths[columns["azimuth"][i]],
-            levels.elevations[columns["elevation"][i]],
-        )
-        for i in range(n)
-    ]
+    return sampling.frames_of(levels, columns)
 
 
 def old_sampler(config: BuildConfig, levels: sampling.Levels) -> set[sampling.Frame]:

@@ -164,7 +164,7 @@ def _mix(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
-def _grid(levels: Levels) -> dict[str, np.ndarray]:
+def grid_columns(levels: Levels) -> dict[str, np.ndarray]:
     """The level indices of every frame of the full factorial (pose as an index into every action's poses)."""
     pose_of = [(a, k) for a, (_, n) in enumerate(levels.poses) for k in range(n)]
     sizes = {
@@ -228,7 +228,7 @@ CELL_FACTORS = ("lighting", "azimuth", "elevation", "scene", "texture", "action"
 
 def draw_frames(levels: Levels, counts: Sequence[int], seed: int) -> list[Frame]:
     """Distinct frames, `counts[i]` of lighting i, as the module docstring says; sorted."""
-    grid = _grid(levels)
+    grid = grid_columns(levels)
     want = targets(levels, counts)
     order = np.argsort(priorities(levels, grid, seed), kind="stable")
     room: list[int] = []
@@ -251,7 +251,12 @@ def draw_frames(levels: Levels, counts: Sequence[int], seed: int) -> list[Frame]
     columns = {name: grid[name][chosen] for name in KEY_COLUMNS}
     _fill(columns, want, room, levels, seed)
     _repair(columns, item_rng(seed, STAGE, "repair"))
-    frames = [
+    return sorted(frames_of(levels, columns), key=_frame_order(levels))
+
+
+def frames_of(levels: Levels, columns: dict[str, np.ndarray]) -> list[Frame]:
+    """The frames of columns of level indices (`KEY_COLUMNS`)."""
+    return [
         Frame(
             levels.scenes[columns["scene"][i]],
             levels.textures[columns["texture"][i]],
@@ -262,9 +267,8 @@ def draw_frames(levels: Levels, counts: Sequence[int], seed: int) -> list[Frame]
             levels.azimuths[columns["azimuth"][i]],
             levels.elevations[columns["elevation"][i]],
         )
-        for i in range(n)
+        for i in range(len(columns["zone"]))
     ]
-    return sorted(frames, key=_frame_order(levels))
 
 
 def _fill(
