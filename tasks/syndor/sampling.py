@@ -400,7 +400,8 @@ def sample_frames(config: BuildConfig, levels: Levels) -> Sample:
     return Sample(tuple(frames), items, target, grid)
 
 
-def _value(frame: Frame, factor: str) -> Any:
+def frame_value(frame: Frame, factor: str) -> Any:
+    """A frame's level of one of `FACTORS` (pose as `action/poseNNN`)."""
     return {
         "distance": frame.zone,
         "azimuth": frame.azimuth,
@@ -433,7 +434,7 @@ def balance(frames: Sequence[Frame], levels: Levels) -> dict[str, Any]:
     all_levels = factor_levels(levels)
     report: dict[str, Any] = {}
     for factor in FACTORS:
-        counts = Counter(_value(f, factor) for f in frames)
+        counts = Counter(frame_value(f, factor) for f in frames)
         per_level = {str(level): counts.get(level, 0) for level in all_levels[factor]}
         values = list(per_level.values()) or [0]
         spread = max(values) - min(values)
@@ -448,7 +449,7 @@ def balance(frames: Sequence[Frame], levels: Levels) -> dict[str, Any]:
             )
         entry: dict[str, Any] = {"frames": per_level, "min": min(values), "max": max(values), "spread": spread}
         if factor != "distance":
-            pairs = Counter((f.zone, _value(f, factor)) for f in frames)
+            pairs = Counter((f.zone, frame_value(f, factor)) for f in frames)
             cells = [pairs.get((z, level), 0) for z in levels.zones for level in all_levels[factor]]
             entry["distance_pairs"] = {
                 "covered": sum(1 for c in cells if c),
