@@ -60,7 +60,7 @@ def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     frames = {s: markers[s]["rows"] for s in done}
     rendered = sum(markers[p.shard_id].get("frames_rendered", frames[p.shard_id]) for p in todo if p.shard_id in frames)
     manifest = _write_manifest(store, done, calibration_rows)
-    released = pd.read_parquet(manifest, columns=["img_path", "mask_path"]) if frames else pd.DataFrame()
+    released = pd.read_parquet(manifest) if frames else pd.DataFrame()
     unused = frame_files.unused_frame_files(
         Path(out) / BENCHMARK, released.get("img_path", []), released.get("mask_path", [])
     )
