@@ -77,9 +77,9 @@ class ShardPlan:
     body_pose: tuple[float, ...]  # (23·3) SMPL axis-angle; () for an empty scene
     frames: tuple[ShardFrame, ...]  # ordered by lighting, then camera
     spec_hash: str
+    frame_hashes: tuple[str, ...]  # one per frame: the shard's spec less the other frames (`frame_hashes`)
     empty_scene: bool = False
     scene_seed: int | None = None  # the seed placing the scene's props; None: the build seed
-    frame_hashes: tuple[str, ...] = ()  # one per frame: the shard's spec less the other frames (`frame_hashes`)
 
     @property
     def lightings(self) -> tuple[str, ...]:
