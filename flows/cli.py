@@ -9,6 +9,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchfoundry.core import dori
@@ -52,11 +53,13 @@ def _cmd_build(args: argparse.Namespace) -> int:
                 + f"; known: {', '.join(names())}"
             )
     if args.plan:
-        return _print_plans(config, only)
+        return _print_plans(config, only, args.out)
     out = args.out or str(config.output_root)
     # The root is checked and locked before Prefect starts: a second build stops at once.
     with hold_output_root(out, args.adopt_out, adopted_leftovers):
         record = run_build(config, out, only, args.adopt_out)
+        if args.prune:
+            _prune(out, record)
     for name, outcome in record["benchmarks"].items():
         print(f"{name}: {outcome['status']}" + (f" ({outcome['detail']})" if outcome["detail"] else ""))
     if record.get("timings", {}).get("benchmarks"):
@@ -70,13 +73,29 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return 1 if record["status"] == "failed" else 0
 
 
-def _print_plans(config: BuildConfig, only: list[str] | None) -> int:
-    """`build --plan`: what each benchmark of the config would build (its plan function), from the config."""
+def _prune(out: str, record: dict) -> None:
+    """`build --prune`: remove the SynDORBench frame files the build's sample no longer uses; build.json says so."""
+    from benchfoundry.flows.build import write_build_record
+    from benchfoundry.tasks.syndor.frame_files import prune_build
+
+    removed = prune_build(Path(out) / "syndor")
+    render = record.get("benchmarks", {}).get("syndor", {}).get("stages", {}).get("render")
+    if render is not None:
+        render.update(unused_files=[], pruned_files=removed)
+        write_build_record(Path(out) / "build.json", record)
+    print(f"pruned {removed} unused frame file(s)")
+
+
+def _print_plans(config: BuildConfig, only: list[str] | None, out: str | None) -> int:
+    """`build --plan`: what each benchmark of the config would build (its plan function), from the config; with
+    `--out`, against the build there where the benchmark plans against one (its `plan_against`)."""
     from benchfoundry.tasks.common.benchmarks import registered, resolve
 
     for benchmark in registered():
         if (only is not None and benchmark.name not in only) or not config.section(benchmark.section).enabled:
             print(f"{benchmark.name}: not built (nothing to plan)")
+        elif out is not None and benchmark.plan_against is not None:
+            print(resolve(benchmark.plan_against)(config, Path(out)))
         else:
             print(resolve(benchmark.plan)(config))
     return 0
@@ -128,6 +147,11 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--plan", action="store_true", help="print what the build would do (items, task runs) and stop; reads no asset"
+    )
+    p.add_argument(
+        "--prune",
+        action="store_true",
+        help="after the build, remove the frame files its sample no longer uses (build.json lists them as unused)",
     )
     p.set_defaults(func=_cmd_build)
 

@@ -24,6 +24,7 @@ from benchfoundry.tasks.syndor import (
     build_plan,
     calibration_stage,
     discern_stage,
+    frame_files,
     label_stage,
     render_plan,
     render_stage,
@@ -43,6 +44,8 @@ def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     sample = sampling.sample_frames(config, levels)
     plans = render_plan.plan_shards(config, poses, sample)
     store = StageStore(out, BENCHMARK, render_plan.STAGE)
+    built, stale = build_plan.built_frames(store.manifest_path, render_plan.render_settings_hash(config.syndor))
+    changes = build_plan.frame_changes(built, stale, sample.frames)
     todo = [p for p in plans if not store.is_done(p.shard_id, p.spec_hash)]
     calibration = calibration_stage.CALIBRATION_SHARD
     ((_, calibrating),) = submit_shards(calibration_stage.calibration_task, out, [(calibration, calibration)], config)
@@ -53,8 +56,14 @@ def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     finally:
         render_client.close_all()
     done = [p.shard_id for p in plans if store.is_done(p.shard_id, p.spec_hash)]
-    frames = {s: store.marker(s)["rows"] for s in done}
+    markers = {s: store.marker(s) for s in done}
+    frames = {s: markers[s]["rows"] for s in done}
+    rendered = sum(markers[p.shard_id].get("frames_rendered", frames[p.shard_id]) for p in todo if p.shard_id in frames)
     manifest = _write_manifest(store, done, calibration_rows)
+    released = pd.read_parquet(manifest) if frames else pd.DataFrame()
+    unused = frame_files.unused_frame_files(
+        Path(out) / BENCHMARK, released.get("img_path", []), released.get("mask_path", [])
+    )
     if calibration_rows is None:
         calibration_summary = calibration_stage.calibration_error_summary(calibration_error)
     else:
@@ -72,10 +81,13 @@ def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         "shards_rendered": len(todo) - len(failed),
         "shards_failed": len(failed),
         "frames": int(sum(frames.values())),
-        "frames_rendered": int(sum(frames[p.shard_id] for p in todo if p.shard_id in frames)),
+        "frames_rendered": int(rendered),
+        "frames_kept": int(sum(frames.values()) - rendered),
+        "unused_files": unused,
         "calibration": calibration_summary,
         "poses": {**poses.summary(), **_embedding_named(config)},
         "sample": build_plan.summary(config, sample, levels),
+        "changes": changes,
         "problems": [
             *poses.problems,
             *failed,

@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchfoundry.configs.loader import load_config
@@ -194,3 +195,119 @@ def test_holdout_must_leave_images_to_train_on() -> None:
 
     with pytest.raises(ConfigError, match="holdout_size"):
         load_config(None, ["syndor.discern.labels.sample_size=10", "syndor.discern.labels.holdout_size=10"])
+
+
+def random_config(case: int) -> tuple[object, sampling.Levels]:
+    """A random small grid (uneven poses per action) with a random even item target that leaves every distance
+    room for every level."""
+    from benchfoundry.core.lighting import LIGHTINGS
+
+    rng = np.random.default_rng(case)
+
+    def pick(pool: list, low: int, high: int) -> list:
+        return sorted(rng.choice(pool, int(rng.integers(low, high + 1)), replace=False).tolist())
+
+    actions = pick(["walking", "kicking", "sneak", "dodging"], 1, 3)
+    config = load_config(
+        None,
+        [
+            f"syndor.lightings=[{', '.join(pick(sorted(LIGHTINGS), 2, 6))}]",
+            f"syndor.rig.azimuths_deg=[{', '.join(map(str, pick([0, 45, 90, 135, 180, 225, 270, 315], 2, 5)))}]",
+            f"syndor.rig.elevations_deg=[{', '.join(map(str, pick([0, 22.5, 45, 67.5], 1, 3)))}]",
+            f"syndor.scenes=[{', '.join(pick(['desert', 'field', 'wharf'], 1, 3))}]",
+            f"syndor.poses.actions=[{', '.join(actions)}]",
+            f"person.textures.ids=[{', '.join(map(str, range(int(rng.integers(1, 5)))))}]",
+        ],
+    )
+    levels = sampling.build_levels(config, {a: int(rng.integers(1, 4)) for a in actions})
+    zones = len(levels.zones)
+    least = zones * max(
+        len(levels.azimuths), len(levels.elevations), len(levels.scenes), len(levels.textures), len(levels.poses)
+    )
+    least = max(least, zones * len(levels.poses) * max(n for _, n in levels.poses))
+    frames = int(rng.integers(2 * least, max(2 * least + 1, levels.grid_size() // 3)))
+    config.syndor.sample.items = 2 * frames + 2 * int(rng.integers(0, frames))
+    return config, levels
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_random_grids_keep_every_guarantee(case: int) -> None:
+    """Property: on any grid, the sample is distinct, inside the grid, balanced and covering, meets an even item
+    target exactly, and depends on the config alone (the seed changes it)."""
+    config, levels = random_config(case)
+    frames = list(sampling.sample_frames(config, levels).frames)
+    assert len(set(frames)) == len(frames)
+    assert set(frames) <= set(sampling.full_factorial(levels))
+    assert items_of(frames) == config.syndor.sample.items
+    assert_balanced(frames, levels)
+    assert list(sampling.sample_frames(config.model_copy(deep=True), levels).frames) == frames
+    config.seed += 1
+    assert set(sampling.sample_frames(config, levels).frames) != set(frames)
+
+
+def test_a_frames_priority_depends_on_its_own_factors_only() -> None:
+    """The same frame gets the same priority in grids with other levels around it."""
+    config, small = random_config(0)
+    bigger = sampling.Levels(
+        zones=small.zones,
+        azimuths=(*small.azimuths, 10.0),
+        elevations=small.elevations,
+        lightings=(*small.lightings, "extra"),
+        scenes=small.scenes,
+        textures=(*small.textures, 99),
+        poses=(*small.poses, ("extra", 2)),
+    )
+
+    def by_frame(levels: sampling.Levels) -> dict[sampling.Frame, int]:
+        grid = sampling.grid_columns(levels)
+        frames = sampling.frames_of(levels, grid)
+        return dict(zip(frames, sampling.priorities(levels, grid, config.seed).tolist(), strict=True))
+
+    small_p, bigger_p = by_frame(small), by_frame(bigger)
+    assert all(bigger_p[f] == p for f, p in small_p.items())
+    assert len(set(bigger_p.values())) == len(bigger_p)
+
+
+#: A mid-size grid (6 lightings × 3 distances × 8 cameras × 2 scenes × 4 textures × 3 actions × 3 poses).
+MID = [
+    "syndor.lightings=[morning_north, noon_south, evening_east, night, noon_north, morning_west]",
+    "syndor.rig.azimuths_deg=[0, 90, 180, 270]",
+    "syndor.rig.elevations_deg=[0, 45]",
+    "syndor.scenes=[desert, field]",
+    "syndor.poses.actions=[walking, kicking, sneak]",
+    "person.textures.ids=[0, 1, 2, 3]",
+    "syndor.sample.items=1500",
+]
+
+
+def mid_sample(overrides: list[str], poses: int = 3) -> set[sampling.Frame]:
+    config = load_config(None, MID + overrides)
+    levels = sampling.build_levels(config, dict.fromkeys(config.syndor.poses.actions, poses))
+    return set(sampling.sample_frames(config, levels).frames)
+
+
+@pytest.mark.parametrize(
+    ("fewer", "poses", "uses_level"),
+    [
+        (
+            ["syndor.lightings=[morning_north, noon_south, evening_east, night, noon_north]"],
+            3,
+            ("lighting", "morning_west"),
+        ),
+        (["person.textures.ids=[0, 1, 2]"], 3, ("texture", 3)),
+        (["syndor.poses.actions=[walking, kicking]"], 3, ("action", "sneak")),
+        ([], 2, ("pose", 2)),
+        (["syndor.scenes=[desert]"], 3, ("scene", "field")),
+    ],
+    ids=["lighting", "texture", "action", "pose", "scene"],
+)
+def test_a_new_level_keeps_the_old_frames_the_balance_allows(fewer: list[str], poses: int, uses_level: tuple) -> None:
+    """Adding a level: at least 90 % of the most any balanced sample could keep (the new sample's frames that do
+    not use the new level) come from the old sample. Removing it again: the frames that leave are those using it
+    and at most 10 % of the others (rebalancing)."""
+    factor, level = uses_level
+    new, old = mid_sample([]), mid_sample(fewer, poses)
+    could_keep = {f for f in new if getattr(f, factor) != level}
+    assert len(new & old) >= 0.9 * len(could_keep)
+    assert len(could_keep - old) <= 0.1 * len(could_keep)
+    assert all(getattr(f, factor) != level for f in old)

@@ -201,23 +201,38 @@ def test_calibration_in_build_json(first_build: tuple[Path, dict, list[int]]) ->
 
 
 @pytest.mark.blender
-def test_rerun_renders_nothing_and_a_new_lighting_rerenders_the_person_shards(
-    first_build: tuple[Path, dict, list[int]],
+def test_rerun_renders_nothing_and_a_new_lighting_renders_only_its_frames(
+    first_build: tuple[Path, dict, list[int]], tmp_path: Path
 ) -> None:
-    """A shard is a person with all its lightings and cameras: a new lighting re-renders each person's shard."""
+    """A rerun renders nothing. A new lighting changes each person's shard, but only the new lighting's frames
+    render: the others stay in place untouched, and the released index and frames equal a build from scratch."""
     out, _, _ = first_build
     manifest = out / "syndor" / "render" / "manifest.parquet"
     before = pd.read_parquet(manifest)
     again = _build(out)["benchmarks"]["syndor"]["stages"]["render"]
     assert again["frames_rendered"] == 0 and again["shards_rendered"] == 0
     pd.testing.assert_frame_equal(pd.read_parquet(manifest), before)
-    more = _build(out, ["syndor.lightings=[noon_north, night, evening_west]"])["benchmarks"]["syndor"]
-    render = more["stages"]["render"]
+    stamps = {p: (out / "syndor" / p).stat().st_mtime_ns for p in before["img_path"]}
+    three = "syndor.lightings=[noon_north, night, evening_west]"
+    render = _build(out, [three])["benchmarks"]["syndor"]["stages"]["render"]
     index = pd.read_parquet(manifest)
-    assert render["shards_rendered"] == 2 and render["frames_rendered"] == len(index) == 2 * 3 * 2 * 2 * 2
-    assert len(index) == len(before) * 3 // 2
+    new = index[index["lighting"] == "evening_west"]
+    assert render["shards_rendered"] == 2 and render["frames_rendered"] == len(new) == 2 * 2 * 2 * 2  # actions × cams
+    assert render["frames_kept"] == len(before) and len(index) == len(before) * 3 // 2
+    assert (render["changes"]["kept"], render["changes"]["render"], render["changes"]["leaving"]) == (
+        len(before),
+        len(new),
+        0,
+    )
+    assert all((out / "syndor" / p).stat().st_mtime_ns == t for p, t in stamps.items())
     assert not index["img_path"].duplicated().any()
-    assert set(index["lighting"]) == {"noon_north", "night", "evening_west"}
+    scratch = tmp_path / "scratch"
+    assert _build(scratch, [three])["benchmarks"]["syndor"]["status"] == "built"
+    fresh = pd.read_parquet(scratch / "syndor" / "render" / "manifest.parquet")
+    pd.testing.assert_frame_equal(fresh, index)
+    for column in ("img_path", "mask_path"):
+        for rel in index[column]:
+            assert (scratch / "syndor" / rel).read_bytes() == (out / "syndor" / rel).read_bytes(), rel
 
 
 def test_calibration_outside_tolerance_fails_the_build_before_discernibility(

@@ -13,6 +13,7 @@ ahead, +90° to the right = +X), φ = elevation (tasks/odi/sphere_coords.py).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shutil
@@ -416,6 +417,24 @@ def index_map_from_pass(path: Path) -> np.ndarray:
     return ids.astype(np.uint16)
 
 
+def scene_spec_hash(spec: PanoramaShard, truth: list[dict[str, Any]]) -> str:
+    """The hash of what a scene's panorama is made of, wherever the build lives: the worker's spec without its
+    output files, a person's mesh by its file's name (which holds its content hash, person/prepare.py) and its
+    texture by the hash of its bytes, never by the build's absolute paths."""
+
+    def portable(value: Any) -> Any:
+        if isinstance(value, dict):
+            if value.get("kind") == PersonSpec.kind:
+                texture = hashlib.sha256(Path(value["texture"]).read_bytes()).hexdigest()
+                return {**value, "mesh": Path(value["mesh"]).name, "texture": texture}
+            return {k: portable(v) for k, v in value.items() if k not in ("image", "index_npy")}
+        if isinstance(value, list):
+            return [portable(v) for v in value]
+        return value
+
+    return spec_hash([TRUTH_VERSION, truth, portable(to_json(spec))])
+
+
 def render_scene(
     name: str, folder: Path, settings: SyntheticPanoramaConfig, person: PersonConfig, seed: int, timeout_s: float
 ) -> dict[str, Any]:
@@ -435,7 +454,7 @@ def render_scene(
         work / "instances.npy",
         library,
     )
-    h = spec_hash([TRUTH_VERSION, truth, {k: v for k, v in to_json(spec).items() if k not in ("image", "index_npy")}])
+    h = scene_spec_hash(spec, truth)
     truth_path = folder / f"{name}{TRUTH_SUFFIX}"
     image, ids = folder / f"{name}.png", folder / f"{name}{INSTANCES_SUFFIX}"
     if truth_path.exists() and image.exists() and ids.exists():

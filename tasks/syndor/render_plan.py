@@ -3,8 +3,9 @@
 A shard is one posed, textured person in one scene, with every frame the sample (tasks/syndor/sampling.py)
 gives it: all its lightings and cameras in one Blender worker visit (each frame carries its own light).
 Its spec hash (render settings, camera, rig, the person's factors with the pose's joint angles, its frames
-and their lights, body and texture config, seed) is stored in its marker; a changed setting re-renders the
-shards it affects, and a changed sample the shards whose frames changed.
+and their lights, body and texture config, seed) is stored in its marker, with each frame's own hash (the same
+less the other frames); a changed setting re-renders the frames it affects, and a changed sample only the new
+frames of the shards it changes: a frame whose hash the marker recorded, with its files in place, is kept.
 
 Released naming (DESIGN §2.2), under `<out>/syndor/`:
 `images/SMPLitex_texture_{id:05d}_{action}_{scene}_{lighting}_{radius}/{pose}/raw_images/
@@ -31,6 +32,7 @@ import importlib.metadata
 import itertools
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -75,6 +77,7 @@ class ShardPlan:
     body_pose: tuple[float, ...]  # (23·3) SMPL axis-angle; () for an empty scene
     frames: tuple[ShardFrame, ...]  # ordered by lighting, then camera
     spec_hash: str
+    frame_hashes: tuple[str, ...]  # one per frame: the shard's spec less the other frames (`frame_hashes`)
     empty_scene: bool = False
     scene_seed: int | None = None  # the seed placing the scene's props; None: the build seed
 
@@ -197,11 +200,9 @@ def plan_shards(
         pose = poses.of(action)[k]
         body_pose = tuple(float(x) for x in np.asarray(pose.body_pose, dtype=np.float64).reshape(-1))
         lightings = dict.fromkeys(f.lighting for f in frames)
+        person = {"scene": scene, "texture": tex, "action": action, "pose": [k, pose.source, pose.frame, body_pose]}
         factors = {
-            "scene": scene,
-            "texture": tex,
-            "action": action,
-            "pose": [k, pose.source, pose.frame, body_pose],
+            **person,
             "frames": [list(f) for f in frames],
             "lights": {name: to_json(lighting_spec(s, name)) for name in lightings},
         }
@@ -217,11 +218,20 @@ def plan_shards(
                 body_pose=body_pose,
                 frames=tuple(frames),
                 spec_hash=spec_hash({**common, **factors}),
+                frame_hashes=frame_hashes(s, {**common, **person}, frames),
             )
         )
     if not s.empty_scenes:
         return plans
     return plans + plan_empty_shards(config, empty_scene_repeats(s.empty_scene_share, person_rigs(s, sample)))
+
+
+def frame_hashes(syndor: SyndorConfig, shard: dict[str, Any], frames: Sequence[ShardFrame]) -> tuple[str, ...]:
+    """Each frame's spec hash: what its shard's hash holds but the other frames (`shard`), its camera and its light.
+    A frame whose hash a shard's marker recorded, with its files in place, is not rendered again."""
+    base = spec_hash(shard)
+    lights = {name: to_json(lighting_spec(syndor, name)) for name in dict.fromkeys(f.lighting for f in frames)}
+    return tuple(spec_hash([base, list(f), lights[f.lighting]]) for f in frames)
 
 
 def person_rigs(syndor: SyndorConfig, sample: sampling.Sample) -> int:
@@ -276,6 +286,7 @@ def plan_empty_shards(config: BuildConfig, repeats: int) -> list[ShardPlan]:
         frames = rig_frames(s, lighting)
         scene_seed = item_seed(config.seed, "empty-scene", shard_id) if k else None
         extra = {"repeat": k, "scene_seed": scene_seed} if k else {}
+        shard = {**common, "scene": scene, "lighting": lighting, **extra}
         plans.append(
             ShardPlan(
                 shard_id=shard_id,
@@ -287,17 +298,10 @@ def plan_empty_shards(config: BuildConfig, repeats: int) -> list[ShardPlan]:
                 pose_frame=None,
                 body_pose=(),
                 frames=frames,
-                spec_hash=spec_hash(
-                    {
-                        **common,
-                        "scene": scene,
-                        "lighting": lighting,
-                        "light": to_json(lighting_spec(s, lighting)),
-                        **extra,
-                    }
-                ),
+                spec_hash=spec_hash({**shard, "light": to_json(lighting_spec(s, lighting))}),
                 empty_scene=True,
                 scene_seed=scene_seed,
+                frame_hashes=frame_hashes(s, shard, frames),
             )
         )
     return plans

@@ -1,7 +1,9 @@
 """SynDORBench render shards: pose the person, drive the Blender worker, move frames into place, index rows.
 
 Frames are rendered into the shard's temporary folder and moved into place only when the whole
-shard is done; the shard's index rows are written after that (the plan: tasks/syndor/render_plan.py).
+shard is done; the shard's index rows are written after that (the plan: tasks/syndor/render_plan.py). The
+marker records every frame's hash and files: when the shard changes, the frames it recorded whose files are
+in place are kept and only the others are rendered.
 """
 
 from __future__ import annotations
@@ -99,10 +101,10 @@ def fresh_dir(path: Path) -> Path:
 
 
 def shard_frames(
-    config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path
+    config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path, kept: frozenset[str] = frozenset()
 ) -> tuple[RigShard, list[tuple[Path, Path]], list[dict[str, Any]]]:
-    """The worker spec of a shard rendering into `tmp`, the (temporary, final) file pairs, and
-    the shard's index rows."""
+    """The worker spec of a shard rendering into `tmp` every frame whose hash is not in `kept`, the (temporary,
+    final) file pairs of those, and the index rows of every frame of the shard."""
     s = config.syndor
     bench_dir = root / BENCHMARK
     person: PersonFiles | None = None
@@ -135,10 +137,11 @@ def shard_frames(
         seed = item_seed(config.seed, STAGE, frame_id)
         rgb_tmp, mask_tmp = tmp / f"{i:04d}{ext}", tmp / f"{i:04d}_mask.png"
         light = lights[planned.lighting]
-        frames.append(
-            RigFrame(matrix_world=cam.matrix_world, seed=seed, light=light, rgb=str(rgb_tmp), mask=str(mask_tmp))
-        )
-        finals += [(rgb_tmp, bench_dir / names["img_path"]), (mask_tmp, bench_dir / names["mask_path"])]
+        if plan.frame_hashes[i] not in kept:
+            frames.append(
+                RigFrame(matrix_world=cam.matrix_world, seed=seed, light=light, rgb=str(rgb_tmp), mask=str(mask_tmp))
+            )
+            finals += [(rgb_tmp, bench_dir / names["img_path"]), (mask_tmp, bench_dir / names["mask_path"])]
         rows.append(
             {
                 "source_dir": names["source_dir"],
@@ -173,6 +176,15 @@ def shard_frames(
     return shard_spec(config, person, plan.scene, frames, plan.scene_seed), finals, rows
 
 
+def frames_in_place(store: StageStore, plan: ShardPlan, bench_dir: Path) -> frozenset[str]:
+    """The frames of `plan` its shard's last marker recorded (by frame hash) whose image and mask are in place:
+    they are not rendered again, whatever else changed in the shard."""
+    recorded = (store.marker(plan.shard_id) or {}).get("frame_files") or {}
+    return frozenset(
+        h for h in plan.frame_hashes if h in recorded and all((bench_dir / f).is_file() for f in recorded[h])
+    )
+
+
 def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:
     """Render one shard (all cameras) and write its index rows; returns the shard file."""
     root = Path(out)
@@ -180,8 +192,9 @@ def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:
     if store.is_done(plan.shard_id, plan.spec_hash):
         return str(store.shard_path(plan.shard_id))
     tmp = fresh_dir(store.dir / "_tmp" / plan.shard_id)
-    spec, finals, rows = shard_frames(config, root, plan, tmp)
-    reply = run_shard(config, spec, tmp, finals)
+    kept = frames_in_place(store, plan, root / BENCHMARK)
+    spec, finals, rows = shard_frames(config, root, plan, tmp, kept)
+    reply = run_shard(config, spec, tmp, finals) if spec.frames else {"seconds": 0.0}
     frame = pd.DataFrame(rows).astype(
         {
             "nv_path": "string",
@@ -192,7 +205,18 @@ def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:
         }
     )
     store.write_shard(
-        plan.shard_id, frame, spec_hash=plan.spec_hash, info={"render_seconds": round(reply["seconds"], 3)}
+        plan.shard_id,
+        frame,
+        spec_hash=plan.spec_hash,
+        info={
+            "render_seconds": round(reply["seconds"], 3),
+            "frames_rendered": len(spec.frames),
+            "frames_kept": len(plan.frames) - len(spec.frames),
+            "frame_files": {
+                h: [img, mask]
+                for h, img, mask in zip(plan.frame_hashes, frame["img_path"], frame["mask_path"], strict=True)
+            },
+        },
     )
     shutil.rmtree(tmp, ignore_errors=True)
     return str(store.shard_path(plan.shard_id))

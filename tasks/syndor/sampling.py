@@ -6,12 +6,16 @@ lighting gets a night-vision image), seeded, so that:
 
 - lightings get frame counts that differ by at most one, the extra frames placed so the items come as close
   to the target as they can without passing it;
-- distance is dealt cyclically over the frames ordered by lighting: balanced overall and within each lighting;
-- every other factor (azimuth, elevation, scene, texture, action) is dealt cyclically within each distance,
-  its count carried on from one distance to the next, then shuffled there: its levels differ by at most one
-  overall and within each distance, so every distance × level pair is covered once a distance holds at least
-  as many frames as the factor has levels;
-- pose is dealt the same way within each distance × action (actions may have different numbers of poses);
+- the counts per level are fixed first: distance dealt cyclically over the frames ordered by lighting (balanced
+  overall and within each lighting); every other factor (azimuth, elevation, scene, texture, action) dealt over
+  the distances, the deal carried on from one distance to the next, so its levels differ by at most one overall
+  and within each distance (every distance × level pair is covered once a distance holds at least as many frames
+  as the factor has levels); pose the same way within each distance × action;
+- the frames are then chosen by priority: each frame of the full factorial has a priority hashed from its own
+  factor values and the seed, and frames are taken in priority order while every (distance, level) count they
+  fall in has room; the few counts left open are filled by the open levels side by side. A frame's priority
+  does not depend on the other levels, so when a factor gains or loses a level the same frames win again: the
+  new sample keeps as many old frames as the balance allows (bench/rerender.py measures it);
 - a frame drawn twice is repaired by swapping one factor's value (action and pose together) with another frame
   of the same distance, which keeps every count: no frame renders twice.
 
@@ -30,7 +34,7 @@ import numpy as np
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.lighting import family
-from benchfoundry.core.seeding import item_rng
+from benchfoundry.core.seeding import item_rng, seed_sequence
 from benchfoundry.tasks.syndor.release import TASKS
 
 STAGE = "sample"
@@ -38,6 +42,8 @@ STAGE = "sample"
 FACTORS = ("distance", "azimuth", "elevation", "lighting", "scene", "action", "texture", "pose")
 #: Swaps tried per repeated frame before the sample is declared impossible.
 MAX_SWAPS = 10_000
+#: Frames taken from the priority order at a time.
+CHUNK = 50_000
 
 
 class Frame(NamedTuple):
@@ -119,11 +125,6 @@ def lighting_counts(items: int, weights: Sequence[int], capacity: int) -> list[i
     return counts
 
 
-def _deal(size: int, levels: int, offset: int, rng: np.random.Generator) -> np.ndarray:
-    """`size` level indices dealt cyclically from `offset`, shuffled."""
-    return rng.permutation((offset + np.arange(size)) % levels)
-
-
 def full_factorial(levels: Levels) -> list[Frame]:
     """Every frame, in shard then lighting then camera order."""
     return [
@@ -136,13 +137,77 @@ def full_factorial(levels: Levels) -> list[Frame]:
     ]
 
 
-def draw_frames(levels: Levels, counts: Sequence[int], seed: int) -> list[Frame]:
-    """Distinct frames, `counts[i]` of lighting i, dealt as the module docstring says; sorted."""
-    rng = item_rng(seed, STAGE, "frames")
-    n = int(sum(counts))
-    lighting = np.repeat(np.arange(len(levels.lightings)), counts)
-    zone = np.arange(n) % len(levels.zones)
-    columns = {"lighting": lighting, "zone": zone}
+def _cyclic_counts(sizes: Sequence[int], levels: int) -> np.ndarray:
+    """Counts per level of blocks of `sizes` items dealt cyclically, the deal carried on from one block to the
+    next: within one of each other in every block and overall."""
+    counts = np.zeros((len(sizes), levels), dtype=np.int64)
+    offset = 0
+    for b, size in enumerate(sizes):
+        counts[b] = np.bincount((offset + np.arange(size)) % levels, minlength=levels)
+        offset += size
+    return counts
+
+
+def _level_hashes(seed: int, factor: str, values: Sequence[Any]) -> np.ndarray:
+    """A stable 64-bit hash per level of one factor (its name and value, and the seed)."""
+    return np.array(
+        [seed_sequence(seed, STAGE, f"{factor}={v!r}").generate_state(1, dtype=np.uint64)[0] for v in values],
+        dtype=np.uint64,
+    )
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser: every bit of the result depends on every bit of `x`."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def grid_columns(levels: Levels) -> dict[str, np.ndarray]:
+    """The level indices of every frame of the full factorial (pose as an index into every action's poses)."""
+    pose_of = [(a, k) for a, (_, n) in enumerate(levels.poses) for k in range(n)]
+    sizes = {
+        "lighting": len(levels.lightings),
+        "zone": len(levels.zones),
+        "azimuth": len(levels.azimuths),
+        "elevation": len(levels.elevations),
+        "scene": len(levels.scenes),
+        "texture": len(levels.textures),
+        "action_pose": len(pose_of),
+    }
+    mesh = np.indices(tuple(sizes.values())).reshape(len(sizes), -1)
+    columns = dict(zip(sizes, mesh, strict=True))
+    action_pose = np.array(pose_of, dtype=np.int64).reshape(-1, 2)
+    columns["action"] = action_pose[columns["action_pose"], 0]
+    columns["pose"] = action_pose[columns["action_pose"], 1]
+    return columns
+
+
+def priorities(levels: Levels, columns: dict[str, np.ndarray], seed: int) -> np.ndarray:
+    """Each frame's priority: a hash of its own factor values and the seed, so that a frame keeps its priority
+    whatever levels the other frames have."""
+    values = {
+        "lighting": levels.lightings,
+        "zone": levels.zones,
+        "azimuth": levels.azimuths,
+        "elevation": levels.elevations,
+        "scene": levels.scenes,
+        "texture": levels.textures,
+        "action_pose": [(a, k) for a, n in levels.poses for k in range(n)],
+    }
+    h = np.zeros(len(columns["zone"]), dtype=np.uint64)
+    for factor, vals in values.items():
+        h = _mix(h ^ _level_hashes(seed, factor, vals)[columns[factor]])
+    return h
+
+
+def targets(levels: Levels, counts: Sequence[int]) -> dict[str, np.ndarray]:
+    """Frames per (distance, level) of every factor: distance dealt over the frames ordered by lighting, every other
+    factor over the distances (pose over distance × action), each deal carried on, so within one everywhere."""
+    lz = _cyclic_counts(counts, len(levels.zones))
+    per_zone = lz.sum(axis=0)
+    out = {"lighting": lz.T}
     for name, size in (
         ("azimuth", len(levels.azimuths)),
         ("elevation", len(levels.elevations)),
@@ -150,23 +215,48 @@ def draw_frames(levels: Levels, counts: Sequence[int], seed: int) -> list[Frame]
         ("texture", len(levels.textures)),
         ("action", len(levels.poses)),
     ):
-        values = np.empty(n, dtype=np.int64)
-        offset = 0
-        for z in range(len(levels.zones)):
-            at = np.flatnonzero(zone == z)
-            values[at] = _deal(len(at), size, offset, rng)
-            offset += len(at)
-        columns[name] = values
-    pose = np.empty(n, dtype=np.int64)
-    for a, (_, n_poses) in enumerate(levels.poses):
-        offset = 0
-        for z in range(len(levels.zones)):
-            at = np.flatnonzero((zone == z) & (columns["action"] == a))
-            pose[at] = _deal(len(at), n_poses, offset, rng)
-            offset += len(at)
-    columns["pose"] = pose
-    _repair(columns, rng)
-    frames = [
+        out[name] = _cyclic_counts(per_zone, size)
+    out["action_pose"] = np.concatenate(
+        [_cyclic_counts(out["action"][:, a], n) for a, (_, n) in enumerate(levels.poses)], axis=1
+    )
+    return out
+
+
+#: The factors a frame's (distance, level) cells are counted on; lighting and pose sit on distance as well.
+CELL_FACTORS = ("lighting", "azimuth", "elevation", "scene", "texture", "action", "action_pose")
+
+
+def draw_frames(levels: Levels, counts: Sequence[int], seed: int) -> list[Frame]:
+    """Distinct frames, `counts[i]` of lighting i, as the module docstring says; sorted."""
+    grid = grid_columns(levels)
+    want = targets(levels, counts)
+    order = np.argsort(priorities(levels, grid, seed), kind="stable")
+    room: list[int] = []
+    cells = []
+    for name in CELL_FACTORS:
+        cells.append(len(room) + grid["zone"] * want[name].shape[1] + grid[name])
+        room += want[name].ravel().tolist()
+    cell_of = np.stack(cells, axis=1)
+    n = int(sum(counts))
+    chosen: list[int] = []
+    for start in range(0, len(order), CHUNK):
+        block = order[start : start + CHUNK]
+        for i, frame_cells in zip(block.tolist(), cell_of[block].tolist(), strict=True):
+            if all(room[c] for c in frame_cells):
+                chosen.append(i)
+                for c in frame_cells:
+                    room[c] -= 1
+        if len(chosen) == n:
+            break
+    columns = {name: grid[name][chosen] for name in KEY_COLUMNS}
+    _fill(columns, want, room, levels, seed)
+    _repair(columns, item_rng(seed, STAGE, "repair"))
+    return sorted(frames_of(levels, columns), key=_frame_order(levels))
+
+
+def frames_of(levels: Levels, columns: dict[str, np.ndarray]) -> list[Frame]:
+    """The frames of columns of level indices (`KEY_COLUMNS`)."""
+    return [
         Frame(
             levels.scenes[columns["scene"][i]],
             levels.textures[columns["texture"][i]],
@@ -177,9 +267,35 @@ def draw_frames(levels: Levels, counts: Sequence[int], seed: int) -> list[Frame]
             levels.azimuths[columns["azimuth"][i]],
             levels.elevations[columns["elevation"][i]],
         )
-        for i in range(n)
+        for i in range(len(columns["zone"]))
     ]
-    return sorted(frames, key=_frame_order(levels))
+
+
+def _fill(
+    columns: dict[str, np.ndarray], want: dict[str, np.ndarray], room: list[int], levels: Levels, seed: int
+) -> None:
+    """Add the frames the priority pass left open: per distance, every factor's open levels, shuffled, side by side
+    (repeated frames are repaired afterwards)."""
+    pose_of = [(a, k) for a, (_, n) in enumerate(levels.poses) for k in range(n)]
+    open_cells: dict[str, np.ndarray] = {}
+    offset = 0
+    for name in CELL_FACTORS:
+        size = want[name].size
+        open_cells[name] = np.array(room[offset : offset + size], dtype=np.int64).reshape(want[name].shape)
+        offset += size
+    added: dict[str, list[int]] = {name: [] for name in KEY_COLUMNS}
+    for z in range(len(levels.zones)):
+        rng = item_rng(seed, STAGE, f"fill-{z}")
+        lists = {
+            name: rng.permutation(np.repeat(np.arange(cells.shape[1]), cells[z])) for name, cells in open_cells.items()
+        }
+        added["zone"] += [z] * len(lists["lighting"])
+        for name in ("lighting", "azimuth", "elevation", "scene", "texture"):
+            added[name] += lists[name].tolist()
+        added["action"] += [pose_of[p][0] for p in lists["action_pose"]]
+        added["pose"] += [pose_of[p][1] for p in lists["action_pose"]]
+    for name in KEY_COLUMNS:
+        columns[name] = np.concatenate([columns[name], np.array(added[name], dtype=np.int64)])
 
 
 #: The columns that make a frame (level indices), in one order.
@@ -284,7 +400,8 @@ def sample_frames(config: BuildConfig, levels: Levels) -> Sample:
     return Sample(tuple(frames), items, target, grid)
 
 
-def _value(frame: Frame, factor: str) -> Any:
+def frame_value(frame: Frame, factor: str) -> Any:
+    """A frame's level of one of `FACTORS` (pose as `action/poseNNN`)."""
     return {
         "distance": frame.zone,
         "azimuth": frame.azimuth,
@@ -317,7 +434,7 @@ def balance(frames: Sequence[Frame], levels: Levels) -> dict[str, Any]:
     all_levels = factor_levels(levels)
     report: dict[str, Any] = {}
     for factor in FACTORS:
-        counts = Counter(_value(f, factor) for f in frames)
+        counts = Counter(frame_value(f, factor) for f in frames)
         per_level = {str(level): counts.get(level, 0) for level in all_levels[factor]}
         values = list(per_level.values()) or [0]
         spread = max(values) - min(values)
@@ -332,7 +449,7 @@ def balance(frames: Sequence[Frame], levels: Levels) -> dict[str, Any]:
             )
         entry: dict[str, Any] = {"frames": per_level, "min": min(values), "max": max(values), "spread": spread}
         if factor != "distance":
-            pairs = Counter((f.zone, _value(f, factor)) for f in frames)
+            pairs = Counter((f.zone, frame_value(f, factor)) for f in frames)
             cells = [pairs.get((z, level), 0) for z in levels.zones for level in all_levels[factor]]
             entry["distance_pairs"] = {
                 "covered": sum(1 for c in cells if c),

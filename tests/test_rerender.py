@@ -1,0 +1,160 @@
+"""Re-rendering renders only what is new (issue 31): frame hashes survive a new level, a changed shard renders only
+its new frames, `build --plan --out` counts what a build keeps, renders and drops, unused frame files are listed
+and pruned. No Blender: the worker is replaced by one that writes a file per requested frame."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from benchfoundry.configs.loader import load_config
+from benchfoundry.core.render_spec import read_spec
+from benchfoundry.core.store import StageStore
+from benchfoundry.flows import cli
+from benchfoundry.tasks.syndor import build_plan, frame_files, render_plan, render_stage, sampling
+
+BASE = [
+    "syndor.scenes=[field]",
+    "syndor.poses.actions=[walking]",
+    "person.textures.ids=[3]",
+    "person.textures.size=16",
+    "syndor.rig.azimuths_deg=[0, 180]",
+    "syndor.rig.elevations_deg=[0]",
+    "syndor.zones_ppm={near: 40, far: 25}",
+    "syndor.camera.resolution_w=160",
+    "syndor.camera.resolution_h=90",
+    "syndor.camera.focal_mm=8.4",
+]
+TWO = "syndor.lightings=[noon_north, night]"
+THREE = "syndor.lightings=[noon_north, night, evening_west]"
+
+
+def config_of(*extra: str):
+    return load_config(None, [*BASE, *extra])
+
+
+@pytest.fixture
+def fake_worker(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Each call's frame count; every requested frame gets an image and a mask."""
+    calls: list[int] = []
+
+    def render(spec_path: str, **_: object) -> dict:
+        spec = read_spec(Path(spec_path))
+        for frame in spec.frames:
+            Path(frame.rgb).write_bytes(b"rgb")
+            Path(frame.mask).write_bytes(b"mask")
+        calls.append(len(spec.frames))
+        return {"seconds": 0.0}
+
+    monkeypatch.setattr(render_stage.render_client, "render_spec", render)
+    return calls
+
+
+def test_a_frames_hash_survives_a_new_lighting_and_follows_its_render_settings() -> None:
+    before = {p.shard_id: p for p in render_plan.plan_shards(config_of(TWO))}
+    after = {p.shard_id: p for p in render_plan.plan_shards(config_of(THREE))}
+    (shard,) = before
+    old = dict(zip(before[shard].frames, before[shard].frame_hashes, strict=True))
+    new = dict(zip(after[shard].frames, after[shard].frame_hashes, strict=True))
+    assert before[shard].spec_hash != after[shard].spec_hash
+    assert all(new[f] == h for f, h in old.items())
+    assert len(set(new.values())) == len(new)
+    other = render_plan.plan_shards(config_of(THREE, "syndor.render.samples=3"))[0]
+    assert not set(other.frame_hashes) & set(new.values())
+
+
+def test_a_changed_shard_renders_only_its_new_frames(tmp_path: Path, fake_worker: list[int]) -> None:
+    (first,) = render_plan.plan_shards(config_of(TWO))
+    render_stage.render_shard(config_of(TWO), str(tmp_path), first)
+    assert fake_worker == [len(first.frames)]
+    store = StageStore(tmp_path, "syndor", render_plan.STAGE)
+    old_files = {tmp_path / "syndor" / p for p in store.shard_rows(first.shard_id)["img_path"]}
+    stamps = {p: p.stat().st_mtime_ns for p in old_files}
+    (second,) = render_plan.plan_shards(config_of(THREE))
+    render_stage.render_shard(config_of(THREE), str(tmp_path), second)
+    new_frames = [f for f in second.frames if f.lighting == "evening_west"]
+    assert fake_worker == [len(first.frames), len(new_frames)]
+    marker = store.marker(second.shard_id)
+    assert (marker["frames_rendered"], marker["frames_kept"]) == (len(new_frames), len(first.frames))
+    rows = store.shard_rows(second.shard_id)
+    assert len(rows) == len(second.frames) and all((tmp_path / "syndor" / p).is_file() for p in rows["img_path"])
+    assert all(p.stat().st_mtime_ns == stamps[p] for p in old_files)  # kept, not rewritten
+    (tmp_path / "syndor" / rows["img_path"].iloc[0]).unlink()  # a lost file renders again
+    (third,) = render_plan.plan_shards(config_of(THREE, "syndor.lighting.night.exposure=0.5"))
+    render_stage.render_shard(config_of(THREE, "syndor.lighting.night.exposure=0.5"), str(tmp_path), third)
+    night = sum(f.lighting == "night" for f in third.frames)
+    assert fake_worker[-1] == night + (rows["lighting"].iloc[0] != "night")
+
+
+def released(frames: set[sampling.Frame], settings: str = "x") -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "scene": f.scene,
+                "texture_id": f.texture,
+                "action": f.action,
+                "pose": f.pose,
+                "lighting": f.lighting,
+                "zone": f.zone,
+                "azimuth": f.azimuth,
+                "elevation": f.elevation,
+                "render_settings_hash": settings,
+                "empty_scene": False,
+            }
+            for f in frames
+        ]
+    )
+
+
+def test_plan_against_a_build_counts_kept_new_and_leaving_frames(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 4th lighting in place of none, with a sampled build: the plan's figures are the set differences of the
+    two samples, and the new lighting's frames are all to render."""
+    sample = [
+        "syndor.sample.items=120",
+        "syndor.rig.azimuths_deg=[0, 90, 180, 270]",
+        "syndor.rig.elevations_deg=[0, 45]",
+    ]
+    three, four = (
+        config_of(THREE, *sample),
+        config_of("syndor.lightings=[noon_north, night, evening_west, noon_south]", *sample),
+    )
+
+    def frames(config) -> set[sampling.Frame]:
+        return set(sampling.sample_frames(config, sampling.build_levels(config, {"walking": 1})).frames)
+
+    old, new = frames(three), frames(four)
+    manifest = tmp_path / "syndor" / "render" / "manifest.parquet"
+    manifest.parent.mkdir(parents=True)
+    released(old, render_plan.render_settings_hash(four.syndor)).to_parquet(manifest)
+    changes = build_plan.frame_changes(
+        *build_plan.built_frames(manifest, render_plan.render_settings_hash(four.syndor)), new
+    )
+    assert (changes["kept"], changes["render"], changes["leaving"]) == (len(old & new), len(new - old), len(old - new))
+    lighting = changes["per_factor"]["lighting"]
+    assert lighting["noon_south"] == {"kept": 0, "render": sum(f.lighting == "noon_south" for f in new), "leaving": 0}
+    assert changes["kept"] >= 0.8 * sum(f.lighting != "noon_south" for f in new)
+    stale = build_plan.frame_changes(*build_plan.built_frames(manifest, "other settings"), new)
+    assert (stale["kept"], stale["render"]) == (0, len(new))
+    config_file = tmp_path / "four.yaml"
+    config_file.write_text(json.dumps(four.model_dump(mode="json")))
+    assert cli.main(["build", str(config_file), "--plan", "--out", str(tmp_path), "--only", "syndor"]) == 0
+    text = capsys.readouterr().out
+    assert f"{changes['kept']:,} frames kept, {changes['render']:,} to render, {changes['leaving']:,} leaving" in text
+
+
+def test_unused_frame_files_are_listed_and_pruned(tmp_path: Path) -> None:
+    bench = tmp_path / "syndor"
+    used = ["images/a/pose000/raw_images/f1.jpg", "images/a/pose000/masks/f1.png"]
+    gone = ["images/b/pose000/raw_images/f2.jpg", "images/b/pose000/masks/f2.png", "images/b/pose000/nv_images/f2.jpg"]
+    for rel in [*used, "images/a/pose000/nv_images/f1.jpg", *gone]:
+        (bench / rel).parent.mkdir(parents=True, exist_ok=True)
+        (bench / rel).write_bytes(b"x")
+    assert frame_files.unused_frame_files(bench, [used[0]], [used[1]]) == sorted(gone)
+    assert frame_files.prune(bench, [used[0]], [used[1]]) == len(gone)
+    assert not (bench / "images" / "b").exists() and all((bench / rel).is_file() for rel in used)
+    assert frame_files.unused_frame_files(bench, [used[0]], [used[1]]) == []
