@@ -18,6 +18,7 @@ import pytest
 from test_scannet_io import SCENE, make_tiny_scan
 
 from benchfoundry.configs.loader import load_config
+from benchfoundry.configs.scannet import EXCLUDED_NYU40, NYU40_NAMES
 from benchfoundry.flows.viewspatial import viewspatial_flow
 from benchfoundry.tasks.viewspatial.scannet.scan_stage import build_scan, label_map_rule
 from benchfoundry.tasks.viewspatial.scannet.scannet_read import open_scan, scan_file_names
@@ -51,7 +52,7 @@ def rooms() -> dict[str, object]:
 
 def furniture_centre(scene_id: str, object_id: int, label: str) -> np.ndarray:
     item = rooms()[scene_id].furniture[object_id - N_STRUCTURE]
-    assert item.label == label
+    assert NYU40_NAMES[item.nyu40_id] == label  # named by NYU40 class, as released ("tv" is "television")
     return np.array(item.center)
 
 
@@ -116,12 +117,15 @@ def test_answers_agree_with_the_room_geometry(built: tuple[Path, dict]) -> None:
             assert row.answer_label == expected, row.item_id
         else:
             a, b, c = centres
-            fx, fy = b[0] - a[0], b[1] - a[1]
-            vx, vy = c[0] - a[0], c[1] - a[1]
-            # Facing (fx, fy) with z up, "right" is (fy, −fx).
-            angle = math.degrees(math.atan2(vx * fy - vy * fx, vx * fx + vy * fy))
+            # Facing B from A in 3-D (forward f, unit), z up: "right" is (fy, −fx, 0), normalised.
+            f = (b - a) / np.linalg.norm(b - a)
+            right = np.array([f[1], -f[0], 0.0]) / math.hypot(f[0], f[1])
+            angle = math.degrees(math.atan2((c - a) @ right, (c - a) @ f))
             assert row.answer_label == compass_word(angle), row.item_id
-            assert len(set(labels)) == 3
+            assert len(set(labels)) == 3 and len(row.frame_ids) >= 2
+    # Every object is named by one of the release's 34 NYU40 classes.
+    asked = {n for i, n in NYU40_NAMES.items() if i not in EXCLUDED_NYU40}
+    assert len(asked) == 34 and {label for labels in qa["labels"] for label in labels} <= asked
     # The check covered the vertical labels too, and more than a couple of horizontal ones.
     assert (~qa["answer_label"].isin(COMPASS)).any()
     assert qa["answer_label"].isin(COMPASS).sum() >= 10 and qa["answer_label"].nunique() >= 6
