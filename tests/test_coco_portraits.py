@@ -68,7 +68,7 @@ def coco_file(tmp_path: Path, name: str, image: np.ndarray, points: dict[int, tu
 
 
 def mirrored(points: dict[int, tuple[float, float, int]], width: int) -> dict[int, tuple[float, float, int]]:
-    swap = {a: b for a, b in PAIRS} | {b: a for a, b in PAIRS}
+    swap = dict(PAIRS) | {b: a for a, b in PAIRS}
     return {swap.get(i, i): (width - 1 - x, y, v) for i, (x, y, v) in points.items()}
 
 
