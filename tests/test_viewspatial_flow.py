@@ -150,9 +150,14 @@ def test_every_question_is_one_of_its_tasks_wordings_naming_its_subjects(built: 
         RELEASED_TYPES["Per-Obj. Ori."]: lambda labels: [
             t.format(subject=labels[0]) for t in vs.coco.per_obj_templates
         ],
-        RELEASED_TYPES["Per-Rel. Dir."]: lambda labels: [
-            t.format(subject=labels[0], target=labels[1]) for t in vs.coco.per_rel.templates
-        ],
+        RELEASED_TYPES["Per-Rel. Dir."]: lambda labels: (
+            [t.format(subject=labels[0], target=labels[1]) for t in vs.coco.per_rel.templates]
+            + [
+                t.format(limb=limb, subject=labels[0], target=labels[1])
+                for t in vs.coco.per_rel.limb_templates
+                for limb in ("hand", "foot")
+            ]
+        ),
     }
     rows = pd.concat([pd.read_parquet(out / "viewspatial" / s / "manifest.parquet") for s in ("qa", "coco")])
     used: dict[str, set[int]] = {}
@@ -181,6 +186,9 @@ def test_every_item_obeys_the_distractor_rule(built: tuple[Path, dict]) -> None:
     assert records
     for choices, answer in records:
         options = {line[0]: line[3:] for line in choices.split("\n")}
+        if choices == "A. left\nB. right":  # "which hand/foot": the release's two options
+            assert answer in ("A. left", "B. right")
+            continue
         assert sorted(options) == ["A", "B", "C", "D"] and len(set(options.values())) == 4
         truth = options[answer[0]]
         assert answer == f"{answer[0]}. {truth}"
