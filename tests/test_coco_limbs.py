@@ -76,7 +76,7 @@ def test_synthetic_items_answer_with_the_nearer_joint_at_the_share() -> None:
     truth = [truth_image(i, [0.3, 0.9] if i % 2 else [0.8, 0.2], [0.5, 0.52]) for i in range(1, 41)]
     image_of = {t["image_id"]: f"images/{t['image_id']}.jpg" for t in truth}
     viewers = {t["image_id"] * 10 for t in truth}
-    subjects = {v: "the man" for v in viewers}
+    subjects = dict.fromkeys(viewers, "the man")
 
     def cfg(share: float) -> CocoConfig:
         return CocoConfig(per_rel=PersonRelConfig(limb_share=share, per_image=1))
