@@ -27,8 +27,12 @@ from benchfoundry.tasks.viewspatial.task_names import SHORT_NAMES
 ANIMALS = ("bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe", "panda")
 POSITIONS = ("on the left", "on the right", "in the middle", "in the front", "in the back")
 OBJECT_NAMES = sorted((n for i, n in NYU40_NAMES.items() if i not in EXCLUDED_NYU40), key=len, reverse=True)
-SUBJECT = re.compile(r"\b(?:the|this) [a-z]+(?: [a-z]+)*?(?= (?:is|in the photo|facing|looking|position|does|was|"
-                     r"of the|relative|located|positioned|be|use|using|have|hold|closer|nearer|in this)\b|[,?’'—;]| —)")  # fmt: skip
+#: What follows a subject phrase: a verb or frame phrase, or punctuation.
+AFTER_SUBJECT = (
+    r" (?:is|in the photo|facing|looking|position|does|was|of the|relative|located|positioned|be|use|using|have"
+    r"|hold|closer|nearer|in this)\b|[,?’'—;]| —"
+)
+SUBJECT = re.compile(rf"\b(?:the|this) [a-z]+(?: [a-z]+)*?(?={AFTER_SUBJECT})")
 ORIENTATION = ("Cam-Obj. Ori.", "Per-Obj. Ori.", "Per-Rel. Dir.")
 #: Words of the frame, not of a subject ("the camera's viewpoint as the front", "in the image").
 FRAME_WORDS = {"camera", "camera's", "front", "image", "photo", "scene", "picture", "lens", "perspective",
