@@ -123,6 +123,18 @@ def test_answers_agree_with_the_room_geometry(built: tuple[Path, dict]) -> None:
             angle = math.degrees(math.atan2((c - a) @ right, (c - a) @ f))
             assert row.answer_label == compass_word(angle), row.item_id
             assert len(set(labels)) == 3 and len(row.frame_ids) >= 2
+    # Per-Sce. Sim. frames are runs whose union sees the three objects: some never share a frame.
+    vis = pd.read_parquet(out / "viewspatial" / "visibility" / "manifest.parquet")
+    seen = vis[vis["visibility"] >= vs.qa.run_min_visibility].groupby(["scene_id", "frame_id"])["object_id"].agg(set)
+    sim = qa[qa["question_type"] == RELEASED_TYPES["Per-Sce. Sim."]]
+    apart = [
+        r
+        for r in sim.itertuples()
+        if not any(set(r.object_ids) <= seen.get((r.scene_id, f), set()) for f in r.frame_ids)
+    ]
+    assert apart and all(
+        set(r.object_ids) <= set().union(*(seen.get((r.scene_id, f), set()) for f in r.frame_ids)) for r in apart
+    )
     # Every object is named by one of the release's 34 NYU40 classes.
     asked = {n for i, n in NYU40_NAMES.items() if i not in EXCLUDED_NYU40}
     assert len(asked) == 34 and {label for labels in qa["labels"] for label in labels} <= asked
@@ -182,7 +194,13 @@ def test_every_item_obeys_the_distractor_rule(built: tuple[Path, dict]) -> None:
     sft += json.loads((out / "viewspatial" / "ViewSpatial-SFT-multi.json").read_text())
     mc_turns = [r["conversations"] for r in sft if r["id"].endswith(":mc")]
     records = [(r["choices"], r["answer"]) for r in bench]
-    records += [("\n".join(t[0]["value"].split("\n")[-5:-1]), t[1]["value"]) for t in mc_turns]
+    records += [
+        (
+            "\n".join(line for line in t[0]["value"].split("\n") if line[:3] in ("A. ", "B. ", "C. ", "D. ")),
+            t[1]["value"],
+        )
+        for t in mc_turns
+    ]
     assert records
     for choices, answer in records:
         options = {line[0]: line[3:] for line in choices.split("\n")}
