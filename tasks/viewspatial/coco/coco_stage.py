@@ -27,9 +27,10 @@ from benchfoundry.core.safe_paths import inside
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial.benchmark import BENCHMARK
+from benchfoundry.tasks.viewspatial.coco.animals import label_animals, select_animals
 from benchfoundry.tasks.viewspatial.coco.people import Person, label_people, read_annotations
 from benchfoundry.tasks.viewspatial.coco.person_relative import candidate_items, image_objects, synthetic_items
-from benchfoundry.tasks.viewspatial.coco.questions import orientation_items
+from benchfoundry.tasks.viewspatial.coco.questions import animal_items, orientation_items
 from benchfoundry.tasks.viewspatial.coco.subjects import caption_noun, subject_phrases
 from benchfoundry.tasks.viewspatial.coco.synthetic_set import orientation_accuracy
 from benchfoundry.tasks.viewspatial.scannet.questions import QA_COLUMNS
@@ -99,6 +100,22 @@ def subjects(
     return phrases
 
 
+def _animals(source: dict[str, Any], cfg: CocoConfig) -> list[dict[str, Any]]:
+    """Label rows of the split's animals (with their `file_name`), labelled through Orient-Anything from the
+    instances file; none with the keypoint estimator (an animal has no keypoints) or without instances."""
+    if cfg.estimator != "orient-anything" or not source.get("instances"):
+        return []
+    from benchfoundry.tasks.viewspatial.coco import orient_anything
+
+    found = select_animals(read_annotations(source["instances"]), cfg)
+    if not found:
+        return []
+    estimator = orient_anything.load(cfg.orient_anything)
+    file_of = {a.annotation_id: a.file_name for a in found}
+    rows = label_animals(found, Path(source["images"]), estimator, cfg)
+    return [{**r, "file_name": file_of[r["annotation_id"]]} for r in rows]
+
+
 def split_items(
     out: str, split: str, source: dict[str, Any], cfg: CocoConfig, seed: int
 ) -> tuple[pd.DataFrame, dict[str, Any], list[dict[str, Any]]]:
@@ -109,17 +126,23 @@ def split_items(
     write_json_atomic(Path(out) / BENCHMARK / STAGE / f"{split}.labels.json", labelled.result)
     kept = {r["annotation_id"]: r for r in labels if r["kept"]}
     people = [p for p in labelled.usable if p.annotation_id in kept]
-    image_of = _copy_images(out, split, Path(source["images"]), {p.image_id: p.file_name for p in people})
+    animal_rows = _animals(source, cfg)
+    animal_images = {r["image_id"]: r["file_name"] for r in animal_rows if r["kept"]}
+    names = animal_images | {p.image_id: p.file_name for p in people}
+    image_of = _copy_images(out, split, Path(source["images"]), names)
     truth = read_json(source["truth"])["images"] if source.get("truth") else None
     nouns = {p["annotation_id"]: p["noun"] for t in truth or [] for p in t["people"]}
     subject_of = subjects(labelled.people_of, nouns, read_captions(source.get("captions")))
     items = orientation_items(labels, image_of, subject_of, split, cfg, seed)
+    items += animal_items(animal_rows, image_of, split, cfg, seed)
     items = [{**item, "needs_review": False} for item in items]
     info: dict[str, Any] = {
         "rejected": labelled.result["rejected"],
         "people": len(labels),
         "kept": len(kept),
         "head_turn_unsure": sum(r["head_turn"] is None for r in kept.values()),
+        "animals": len(animal_rows),
+        "animals_kept": len(animal_images),
         "images": len(image_of),
     }
     if truth is not None:

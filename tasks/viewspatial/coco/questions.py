@@ -90,3 +90,36 @@ def orientation_items(
             }
         )
     return [with_options(item, HORIZONTAL_LABELS, seed) for item in items]
+
+
+def animal_items(
+    rows: Sequence[dict[str, Any]], image_of: Mapping[int, str], split: str, cfg: CocoConfig, seed: int
+) -> list[dict[str, Any]]:
+    """Cam-Obj. Ori. of each kept animal (tasks/viewspatial/coco/animals.py) whose image is in `image_of`, named
+    "the <category>" (alone of its category in the image), its facing `margin_deg` or more from a bin edge. With
+    one crop an animal has no head turn, so no Per-Obj. Ori. (unpaired, unlike the release's)."""
+    items = []
+    for row in rows:
+        if not row["kept"] or row["image_id"] not in image_of:
+            continue
+        margin = boundary_margin(row["facing_yaw_deg"])
+        if margin < cfg.margin_deg:
+            continue
+        subject = f"the {row['name']}"
+        item_id = f"coco:{row['image_id']}:{row['annotation_id']}:cam_obj"
+        items.append(
+            {
+                "item_id": item_id,
+                "scene_id": f"coco:{row['image_id']}",
+                "split": split,
+                "question_type": CAM_OBJ,
+                "image_path": [image_of[row["image_id"]]],
+                "question": worded(cfg.cam_obj_templates, seed, item_id, subject=subject),
+                "answer_label": row["facing"],
+                "object_ids": [int(row["annotation_id"])],
+                "labels": [subject],
+                "frame_ids": [],
+                "margin_deg": margin,
+            }
+        )
+    return [with_options(item, HORIZONTAL_LABELS, seed) for item in items]
