@@ -457,3 +457,18 @@ def test_animals_are_labelled_through_orient_anything(dinov2_dir: Path, tmp_path
     unsure = save(peaked_head(90, 90, 180, (0.0, 2.0)), tmp_path / "unsure.pt")
     cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, unsure))
     assert label_animals(found, tmp_path, oa.load(cfg.orient_anything), cfg)[0]["reason"] == "low confidence"
+
+
+def test_the_coco_stage_asks_about_animals_with_orient_anything(dinov2_dir: Path, tmp_path: Path) -> None:
+    from benchfoundry.tasks.viewspatial.coco.coco_stage import split_items
+
+    instances = animal_coco(tmp_path)
+    keypoints = tmp_path / "person_keypoints.json"
+    keypoints.write_text(json.dumps({**json.loads(instances.read_text()), "annotations": []}))
+    checkpoint = save(peaked_head(270, 90, 180, (2.0, 0.0)), tmp_path / "peak.pt")
+    cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
+    source = {"annotations": str(keypoints), "images": str(tmp_path), "instances": str(instances), "truth": None}
+    table, info, _ = split_items(str(tmp_path / "out"), "val", source, cfg, 0)
+    assert info["animals"] == 1 and info["animals_kept"] == 1
+    assert list(table["labels"].map(list)) == [["the cat"]] and list(table["answer_label"]) == ["right"]
+    assert (tmp_path / "out" / "viewspatial" / table["image_path"].iloc[0][0]).is_file()
