@@ -391,7 +391,9 @@ def scan_case(work: Path, reps: int) -> dict[str, float]:
     from benchfoundry.tasks.viewspatial.scannet import synthetic_scan as ss
 
     config = load_config("smoke", [])
-    settings = ss.RenderSettings(**{**config.viewspatial.synthetic.model_dump(exclude={"layout"}), "seed": config.seed})
+    settings = ss.RenderSettings(
+        **{**config.viewspatial.synthetic.model_dump(exclude={"layout", "frame_step"}), "seed": config.seed}
+    )
     scene_id, mirrored = next(iter(ss.SYNTHETIC_SCENES.values()))
     room = ss.synthetic_room(scene_id, mirrored)
     poses = ss.camera_walk(room, settings.frames)

@@ -48,6 +48,15 @@ PER_REL_TEMPLATES = [
     "If you were {subject}, where would {target} be relative to you?",
 ]
 
+#: "Which hand/foot" wordings after the release's ("Which hand of this man is wearing a glove?", "Which hand is
+#: the man holding the tennis racket with?"): {limb} is hand or foot; the options are the release's
+#: "A. left\nB. right", the person's own sides.
+LIMB_TEMPLATES = [
+    "Which {limb} of {subject} is closer to {target}?",
+    "Which {limb} of {subject} is nearer to {target}?",
+    "Which {limb} does {subject} have closer to {target}?",
+]
+
 
 def check_templates(field: str, templates: list[str], slots: tuple[str, ...]) -> list[str]:
     """Templates that name every slot and no other; ValueError naming the field otherwise."""
@@ -134,6 +143,16 @@ class PersonRelConfig(Section):
     release_unreviewed: bool = Field(
         False, description="real COCO candidates not yet reviewed are released too, as verified: false"
     )
+    limb_templates: list[str] = Field(
+        default_factory=lambda: list(LIMB_TEMPLATES),
+        description="two-option 'which hand/foot' wordings: {limb}, {subject} the person, {target} the object",
+    )
+    limb_share: float = Field(
+        0.205, ge=0, le=1, description="share of images asked 'which hand/foot' (the release: 173 of 842 items)"
+    )
+    limb_min_gap: float = Field(
+        0.15, ge=0, description="least difference of the two hands' (feet's) distances to the target / person height"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -150,6 +169,7 @@ class PersonRelConfig(Section):
     @model_validator(mode="after")
     def _slots(self) -> PersonRelConfig:
         check_templates("viewspatial.coco.per_rel.templates", self.templates, ("subject", "target"))
+        check_templates("viewspatial.coco.per_rel.limb_templates", self.limb_templates, ("limb", "subject", "target"))
         return self
 
 

@@ -16,6 +16,9 @@ class SyntheticScanConfig(Section):
     """The embedded default: two synthetic rooms (val, train) rendered by Blender (DESIGN §5)."""
 
     frames: int = Field(20, ge=4, description="frames of each scan's camera walk (one has an -inf pose)")
+    frame_step: int = Field(
+        1, ge=1, description="frames drawn from every n-th walk frame (1: the walk stands for a scan's every 10th)"
+    )
     width: int = Field(256, ge=32, le=MAX_SIDE_PX)
     height: int = Field(192, ge=24, le=MAX_SIDE_PX)
     hfov_deg: float = Field(70.0, gt=10, lt=150)
@@ -54,9 +57,13 @@ class DirectionQAConfig(Section):
     min_distance_m: float = Field(0.3, ge=0, description="least distance between the objects of an item")
     cam_rel_per_scene: int = Field(60, ge=0, description="most Cam-Rel.Dir items per scan")
     cam_rel_per_frame: int | None = Field(
-        None, ge=1, description="most Cam-Rel.Dir items per frame (the release has one); null: all"
+        1, ge=1, description="most Cam-Rel.Dir items per frame (the release has one); null: all"
     )
-    scene_sim_per_scene: int = Field(40, ge=0, description="most Per-Sce.Sim items per scan")
+    scene_sim_per_scene: int = Field(40, ge=0, description="most Per-Sce.Sim items per scan (the authors' 40)")
+    run_min_visibility: float = Field(
+        0.25, ge=0, le=1, description="least visible-corner ratio for a frame of a Per-Sce.Sim run to see an object"
+    )
+    run_max_frames: int = Field(32, ge=2, description="most frames of a Per-Sce.Sim run")
     cam_rel_templates: list[str] = Field(
         default_factory=lambda: list(CAM_REL_TEMPLATES), description="Cam-Rel. Dir. wordings, one drawn per item"
     )

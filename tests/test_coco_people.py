@@ -251,6 +251,10 @@ def test_orientation_questions_keep_the_distractor_rule_and_the_answer(tmp_path:
         assert all(o == answer or (o not in answer and answer not in o) for o in options)
     again = orientation_items(labels, {i: f"images/coco/{i}.jpg" for i in truth}, subjects, "val", CocoConfig(), seed=5)
     assert again == items and len(qa_table(items)) == len(items)
+    # Paired as the release pairs them: both questions of the same subject, one subject an image.
+    subjects_of = {t: [i["object_ids"][0] for i in items if i["question_type"] == t] for t in (CAM_OBJ, PER_OBJ)}
+    assert subjects_of[CAM_OBJ] == subjects_of[PER_OBJ]
+    assert len({i["image_path"][0] for i in items if i["question_type"] == CAM_OBJ}) == len(subjects_of[CAM_OBJ])
     # Per-Obj. Ori. answers agree with the constructed head turns for most people: 75 % (a guess: 20 %;
     # the estimate-side margin keeps some people whose true turn lies near a bin edge).
     from benchfoundry.tasks.viewspatial.coco.orientation import head_turn

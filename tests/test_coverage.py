@@ -148,3 +148,11 @@ def test_corrupt_export_frame_is_reported_and_skipped(tmp_path: Path) -> None:
     reasons = {s["frame"]: s["reason"] for s in sel.skipped}
     assert set(reasons) == {1, 2} and "1.png" in reasons[1]
     assert 1 not in sel.selected and sel.selected
+
+
+def test_frames_are_drawn_from_every_nth_frame(tmp_path: Path) -> None:
+    assert cov.frame_pool([0, 3, 10, 19, 20, 31, 40], 10) == [0, 10, 20, 40]
+    scan = open_scan(make_tiny_scan(tmp_path / "raw", "raw"))
+    every_other = cov.select_frames(scan, depth_stride=2, min_gain=0.0, frame_step=2)
+    assert every_other.selected and all(f % 2 == 0 for f in every_other.selected)
+    assert set(every_other.selected) <= set(scan.frame_ids())

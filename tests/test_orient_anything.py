@@ -401,3 +401,74 @@ def test_crops_are_clipped_to_the_image_and_empty_ones_are_rejected_by_name() ->
         person_crops(image, person((10.0, 20.0, 30.0, 60.0), (85.0, 95.0)))
     with pytest.raises(CropRejected, match="^person box outside the image$"):
         person_crops(image, person((90.0, 20.0, 30.0, 60.0), (40.0, 40.0)))
+
+
+def animal_coco(tmp_path: Path) -> Path:
+    """skimage's chelsea (a cat) as image 1 with its box; image 2 with two dogs (neither named alone) and a
+    small bird; a person box (category 1) that is not an animal."""
+    Image.fromarray(skimage_data.chelsea()).save(tmp_path / "chelsea.png")  # 451 × 300
+    Image.fromarray(skimage_data.chelsea()).save(tmp_path / "dogs.png")
+    box = {"iscrowd": 0, "area": 0.5 * 451 * 300}
+    anns = [
+        {"id": 11, "image_id": 1, "category_id": 17, "bbox": [60.0, 10.0, 330.0, 280.0], **box},
+        {"id": 12, "image_id": 1, "category_id": 1, "bbox": [0.0, 0.0, 100.0, 200.0], **box},
+        {"id": 21, "image_id": 2, "category_id": 18, "bbox": [0.0, 0.0, 200.0, 300.0], **box},
+        {"id": 22, "image_id": 2, "category_id": 18, "bbox": [200.0, 0.0, 250.0, 300.0], **box},
+        {"id": 23, "image_id": 2, "category_id": 16, "bbox": [10.0, 10.0, 20.0, 20.0], "iscrowd": 0, "area": 400.0},
+    ]
+    coco = {
+        "images": [
+            {"id": 1, "file_name": "chelsea.png", "width": 451, "height": 300},
+            {"id": 2, "file_name": "dogs.png", "width": 451, "height": 300},
+        ],
+        "annotations": anns,
+        "categories": [{"id": 1, "name": "person"}, {"id": 16, "name": "bird"}, {"id": 17, "name": "cat"},
+                       {"id": 18, "name": "dog"}],
+    }  # fmt: skip
+    path = tmp_path / "instances.json"
+    path.write_text(json.dumps(coco))
+    return path
+
+
+def test_animals_are_labelled_through_orient_anything(dinov2_dir: Path, tmp_path: Path) -> None:
+    """The release's animal categories are COCO's ten; an animal alone of its kind and large enough is cropped
+    whole and labelled by the model's azimuth: 90 faces the image's left ("left"), 270 its right."""
+    from benchfoundry.tasks.viewspatial.coco.animals import ANIMALS, label_animals, select_animals
+    from benchfoundry.tasks.viewspatial.coco.people import read_annotations
+    from benchfoundry.tasks.viewspatial.coco.questions import CAM_OBJ, animal_items
+
+    assert set(ANIMALS) == {"bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe"}
+    data = read_annotations(animal_coco(tmp_path))
+    found = select_animals(data, CocoConfig())
+    assert [(a.annotation_id, a.name) for a in found] == [(11, "cat")]  # two dogs: neither; the bird: too small
+    for azimuth, facing in ((90, "left"), (270, "right")):
+        checkpoint = save(peaked_head(azimuth, 90, 180, (2.0, 0.0)), tmp_path / f"animal{azimuth}.pt")
+        cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
+        (row,) = label_animals(found, tmp_path, oa.load(cfg.orient_anything), cfg)
+        assert row["kept"] and row["facing"] == facing and row["name"] == "cat" and row["head_turn"] is None
+        (item,) = animal_items([row], {1: "images/coco/val/chelsea.png"}, "val", cfg, seed=0)
+        assert item["question_type"] == CAM_OBJ and "the cat" in item["question"] and item["answer_label"] == facing
+    # Random weights: labelled or rejected by a filter, never an error.
+    cfg = CocoConfig(
+        estimator="orient-anything", orient_anything=config(dinov2_dir, save(their_head(), tmp_path / "r.pt"))
+    )
+    (row,) = label_animals(found, tmp_path, oa.load(cfg.orient_anything), cfg)
+    assert row["kept"] or row["reason"] in ("low confidence", "implausible angle")
+    unsure = save(peaked_head(90, 90, 180, (0.0, 2.0)), tmp_path / "unsure.pt")
+    cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, unsure))
+    assert label_animals(found, tmp_path, oa.load(cfg.orient_anything), cfg)[0]["reason"] == "low confidence"
+
+
+def test_the_coco_stage_asks_about_animals_with_orient_anything(dinov2_dir: Path, tmp_path: Path) -> None:
+    from benchfoundry.tasks.viewspatial.coco.coco_stage import split_items
+
+    instances = animal_coco(tmp_path)
+    keypoints = tmp_path / "person_keypoints.json"
+    keypoints.write_text(json.dumps({**json.loads(instances.read_text()), "annotations": []}))
+    checkpoint = save(peaked_head(270, 90, 180, (2.0, 0.0)), tmp_path / "peak.pt")
+    cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
+    source = {"annotations": str(keypoints), "images": str(tmp_path), "instances": str(instances), "truth": None}
+    table, info, _ = split_items(str(tmp_path / "out"), "val", source, cfg, 0)
+    assert info["animals"] == 1 and info["animals_kept"] == 1
+    assert list(table["labels"].map(list)) == [["the cat"]] and list(table["answer_label"]) == ["right"]
+    assert (tmp_path / "out" / "viewspatial" / table["image_path"].iloc[0][0]).is_file()

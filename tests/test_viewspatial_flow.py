@@ -18,6 +18,7 @@ import pytest
 from test_scannet_io import SCENE, make_tiny_scan
 
 from benchfoundry.configs.loader import load_config
+from benchfoundry.configs.scannet import EXCLUDED_NYU40, NYU40_NAMES
 from benchfoundry.flows.viewspatial import viewspatial_flow
 from benchfoundry.tasks.viewspatial.scannet.scan_stage import build_scan, label_map_rule
 from benchfoundry.tasks.viewspatial.scannet.scannet_read import open_scan, scan_file_names
@@ -51,7 +52,7 @@ def rooms() -> dict[str, object]:
 
 def furniture_centre(scene_id: str, object_id: int, label: str) -> np.ndarray:
     item = rooms()[scene_id].furniture[object_id - N_STRUCTURE]
-    assert item.label == label
+    assert NYU40_NAMES[item.nyu40_id] == label  # named by NYU40 class, as released ("tv" is "television")
     return np.array(item.center)
 
 
@@ -116,12 +117,27 @@ def test_answers_agree_with_the_room_geometry(built: tuple[Path, dict]) -> None:
             assert row.answer_label == expected, row.item_id
         else:
             a, b, c = centres
-            fx, fy = b[0] - a[0], b[1] - a[1]
-            vx, vy = c[0] - a[0], c[1] - a[1]
-            # Facing (fx, fy) with z up, "right" is (fy, −fx).
-            angle = math.degrees(math.atan2(vx * fy - vy * fx, vx * fx + vy * fy))
+            # Facing B from A in 3-D (forward f, unit), z up: "right" is (fy, −fx, 0), normalised.
+            f = (b - a) / np.linalg.norm(b - a)
+            right = np.array([f[1], -f[0], 0.0]) / math.hypot(f[0], f[1])
+            angle = math.degrees(math.atan2((c - a) @ right, (c - a) @ f))
             assert row.answer_label == compass_word(angle), row.item_id
-            assert len(set(labels)) == 3
+            assert len(set(labels)) == 3 and len(row.frame_ids) >= 2
+    # Per-Sce. Sim. frames are runs whose union sees the three objects: some never share a frame.
+    vis = pd.read_parquet(out / "viewspatial" / "visibility" / "manifest.parquet")
+    seen = vis[vis["visibility"] >= vs.qa.run_min_visibility].groupby(["scene_id", "frame_id"])["object_id"].agg(set)
+    sim = qa[qa["question_type"] == RELEASED_TYPES["Per-Sce. Sim."]]
+    apart = [
+        r
+        for r in sim.itertuples()
+        if not any(set(r.object_ids) <= seen.get((r.scene_id, f), set()) for f in r.frame_ids)
+    ]
+    assert apart and all(
+        set(r.object_ids) <= set().union(*(seen.get((r.scene_id, f), set()) for f in r.frame_ids)) for r in apart
+    )
+    # Every object is named by one of the release's 34 NYU40 classes.
+    asked = {n for i, n in NYU40_NAMES.items() if i not in EXCLUDED_NYU40}
+    assert len(asked) == 34 and {label for labels in qa["labels"] for label in labels} <= asked
     # The check covered the vertical labels too, and more than a couple of horizontal ones.
     assert (~qa["answer_label"].isin(COMPASS)).any()
     assert qa["answer_label"].isin(COMPASS).sum() >= 10 and qa["answer_label"].nunique() >= 6
@@ -146,9 +162,14 @@ def test_every_question_is_one_of_its_tasks_wordings_naming_its_subjects(built: 
         RELEASED_TYPES["Per-Obj. Ori."]: lambda labels: [
             t.format(subject=labels[0]) for t in vs.coco.per_obj_templates
         ],
-        RELEASED_TYPES["Per-Rel. Dir."]: lambda labels: [
-            t.format(subject=labels[0], target=labels[1]) for t in vs.coco.per_rel.templates
-        ],
+        RELEASED_TYPES["Per-Rel. Dir."]: lambda labels: (
+            [t.format(subject=labels[0], target=labels[1]) for t in vs.coco.per_rel.templates]
+            + [
+                t.format(limb=limb, subject=labels[0], target=labels[1])
+                for t in vs.coco.per_rel.limb_templates
+                for limb in ("hand", "foot")
+            ]
+        ),
     }
     rows = pd.concat([pd.read_parquet(out / "viewspatial" / s / "manifest.parquet") for s in ("qa", "coco")])
     used: dict[str, set[int]] = {}
@@ -173,10 +194,19 @@ def test_every_item_obeys_the_distractor_rule(built: tuple[Path, dict]) -> None:
     sft += json.loads((out / "viewspatial" / "ViewSpatial-SFT-multi.json").read_text())
     mc_turns = [r["conversations"] for r in sft if r["id"].endswith(":mc")]
     records = [(r["choices"], r["answer"]) for r in bench]
-    records += [("\n".join(t[0]["value"].split("\n")[-5:-1]), t[1]["value"]) for t in mc_turns]
+    records += [
+        (
+            "\n".join(line for line in t[0]["value"].split("\n") if line[:3] in ("A. ", "B. ", "C. ", "D. ")),
+            t[1]["value"],
+        )
+        for t in mc_turns
+    ]
     assert records
     for choices, answer in records:
         options = {line[0]: line[3:] for line in choices.split("\n")}
+        if choices == "A. left\nB. right":  # "which hand/foot": the release's two options
+            assert answer in ("A. left", "B. right")
+            continue
         assert sorted(options) == ["A", "B", "C", "D"] and len(set(options.values())) == 4
         truth = options[answer[0]]
         assert answer == f"{answer[0]}. {truth}"

@@ -36,6 +36,8 @@ S = QASettings(
     cam_rel_per_scene=100,
     cam_rel_per_frame=None,
     scene_sim_per_scene=40,
+    run_min_visibility=0.25,
+    run_max_frames=32,
     cam_rel_templates=("Where is the {target} relative to the {reference}?",),
     scene_sim_templates=("Stand at the {a} facing the {b}: where is the {c}?",),
 )
@@ -141,7 +143,7 @@ def boxes_at(centres: dict[str, tuple[float, float, float]]) -> list[ObjectBox]:
 
 
 def test_scene_sim_stand_at_a_face_b() -> None:
-    # World z up. Standing at the sofa (origin) facing the tv (+y): +x is right.
+    # World z up. Standing at the sofa (origin) facing the tv (+y, rising 0.7 m over 3 m): +x is right.
     centres = {
         "sofa": (0.0, 0.0, 0.5),
         "tv": (0.0, 3.0, 1.2),
@@ -161,33 +163,65 @@ def test_scene_sim_stand_at_a_face_b() -> None:
     }
     for key, label in expected.items():
         assert by_labels[key]["answer_label"] == label
-        assert by_labels[key]["image_path"] == ["images/s/9.jpg", "images/s/4.jpg"]
+        # Both frames see all three: the run is the first and the one after it, in frame order.
+        assert by_labels[key]["image_path"] == ["images/s/4.jpg", "images/s/9.jpg"]
     for item in items:
         assert item["question_type"] == SCENE_SIM
         check_choices(item, HORIZONTAL_LABELS)
 
 
-def test_scene_sim_uses_only_unique_categories_and_covisible_triples() -> None:
+def test_scene_sim_direction_is_taken_in_3d_as_the_authors_do() -> None:
+    # A at the origin, B 1 m ahead (+x) and 1 m up: forward (1, 0, 1)/√2, right = forward × z = −y.
+    # C − A = (−1, −0.2, 2): along forward (−1 + 2)/√2 ≈ 0.71, along right 0.2 → 15.9°: front. On the floor
+    # plan C is 1 m behind A (forward +x): back. The release's label is the 3-D one.
+    centres = {"sofa": (0.0, 0.0, 0.0), "lamp": (1.0, 0.0, 1.0), "bed": (-1.0, -0.2, 2.0)}
+    boxes = boxes_at(centres)
+    table = pd.DataFrame([vis_row(f, b.object_id, b.label, (0, 0, 1)) for f in (0, 10) for b in boxes])
+    items = scene_sim_items("s", "val", table, [0, 10], boxes, dataclasses.replace(S, margin_deg=0.0), seed=0)
+    by_labels = {tuple(i["labels"]): i for i in items}
+    assert by_labels[("sofa", "lamp", "bed")]["answer_label"] == "front"
+    assert by_labels[("sofa", "lamp", "bed")]["margin_deg"] == pytest.approx(
+        22.5 - math.degrees(math.atan2(0.2, 1 / math.sqrt(2))), abs=1e-6
+    )
+
+
+def test_scene_sim_frames_are_a_run_whose_union_sees_the_three() -> None:
+    # Frame order 0..50 (every 10th): 0 sees nothing, 10 the sofa, 20 nothing, 30 the tv, 40 the bed, 50 the
+    # desk; chairs repeat, so never asked. No frame sees three objects.
     centres = {"sofa": (0.0, 0.0, 0.5), "tv": (0.0, 3.0, 1.2), "bed": (2.0, 0.1, 0.3), "desk": (-2.0, 2.0, 0.4)}
     boxes = boxes_at(centres) + [
         ObjectBox(10, "chair", 5, (1, 1, 0), (1.4, 1.4, 0.9)),
         ObjectBox(11, "chair", 5, (3, 1, 0), (3.4, 1.4, 0.9)),
     ]
-    rows = [vis_row(0, b.object_id, b.label, (0, 0, 1)) for b in boxes if b.label != "desk"]
-    rows += [vis_row(1, b.object_id, b.label, (0, 0, 1)) for b in boxes if b.label in ("desk", "sofa")]
-    items = scene_sim_items("s", "train", pd.DataFrame(rows), [0, 1], boxes, S, seed=0)
-    assert items
+    ids = {b.label: b.object_id for b in boxes if b.label != "chair"}
+    sees = {10: ["sofa"], 30: ["tv"], 40: ["bed"], 50: ["desk"]}
+    rows = [vis_row(f, ids[name], name, (0, 0, 1)) for f, names in sees.items() for name in names]
+    rows += [vis_row(f, 10, "chair", (0, 0, 1)) for f in range(0, 60, 10)]
+    frames = [50, 0, 40, 10, 30, 20]
+    s = dataclasses.replace(S, scene_sim_per_scene=100, margin_deg=0.0)
+    items = scene_sim_items("s", "val", pd.DataFrame(rows), frames, boxes, s, seed=0)
+    runs = {frozenset(i["labels"]): i["frame_ids"] for i in items}
+    assert all("chair" not in i["labels"] for i in items)
+    # From the first frame seeing one of the three to the frame completing them, and one frame more.
+    assert runs[frozenset({"sofa", "tv", "bed"})] == [10, 20, 30, 40, 50]
+    assert runs[frozenset({"sofa", "tv", "desk"})] == [10, 20, 30, 40, 50]
+    # Completed at the last frame: no frame more to add.
+    assert runs[frozenset({"tv", "bed", "desk"})] == [30, 40, 50]
     for item in items:
-        assert "chair" not in item["labels"] and "desk" not in item["labels"]
-        assert item["frame_ids"] == [0]
+        assert item["image_path"] == [f"images/s/{f}.jpg" for f in item["frame_ids"]]
+    # A run longer than run_max_frames makes no item.
+    short = scene_sim_items(
+        "s", "val", pd.DataFrame(rows), frames, boxes, dataclasses.replace(s, run_max_frames=3), seed=0
+    )
+    assert {frozenset(i["labels"]) for i in short} == {frozenset({"tv", "bed", "desk"})}
 
 
 def test_scene_sim_cap_and_determinism() -> None:
     centres = {f"thing{i}": (float(i % 4) * 1.3, float(i // 4) * 1.7, 0.5) for i in range(7)}
     boxes = boxes_at(centres)
-    table = pd.DataFrame([vis_row(0, b.object_id, b.label, (0, 0, 1)) for b in boxes])
-    a = scene_sim_items("s", "val", table, [0], boxes, S, seed=3)
-    b = scene_sim_items("s", "val", table, [0], boxes, S, seed=3)
+    table = pd.DataFrame([vis_row(f, b.object_id, b.label, (0, 0, 1)) for f in (0, 1) for b in boxes])
+    a = scene_sim_items("s", "val", table, [0, 1], boxes, S, seed=3)
+    b = scene_sim_items("s", "val", table, [0, 1], boxes, S, seed=3)
     assert len(a) == 40 < len(list(itertools.permutations(range(7), 3)))
     assert a == b
 
@@ -221,8 +255,8 @@ def test_the_released_task_strings_and_several_wordings_drawn_by_the_seed() -> N
     one = cam_rel_items("s", "val", table, list(range(6)), dataclasses.replace(s, cam_rel_per_frame=1), seed=1)
     assert sorted(i["frame_ids"][0] for i in one) == list(range(6))
     boxes = boxes_at({f"thing{i}": (float(i % 4) * 1.3, float(i // 4) * 1.7, 0.5) for i in range(7)})
-    flat = pd.DataFrame([vis_row(0, b.object_id, b.label, (0, 0, 1)) for b in boxes])
-    sims = scene_sim_items("s", "val", flat, [0], boxes, s, seed=3)
+    flat = pd.DataFrame([vis_row(f, b.object_id, b.label, (0, 0, 1)) for f in (0, 1) for b in boxes])
+    sims = scene_sim_items("s", "val", flat, [0, 1], boxes, s, seed=3)
     words = {
         t
         for t in q.scene_sim_templates

@@ -134,12 +134,15 @@ def test_object_boxes_of_the_synthetic_room_match_its_furniture_and_exclude_stru
     kept = [f for f in room.furniture if f.nyu40_id not in EXCLUDED_NYU40]
     assert len(boxes) == len(kept)
     assert all(b.nyu40_id not in EXCLUDED_NYU40 for b in boxes)
+    # Named by NYU40 class as the release names them: the synthetic "tv" (NYU40 25) is "television".
+    assert [b.label for b in boxes] == [{"tv": "television"}.get(f.label, f.label) for f in kept]
+    assert "television" in {b.label for b in boxes}
     for b, f in zip(boxes, kept):
-        assert b.label == f.label
         np.testing.assert_allclose(b.lo, np.array(f.center) - np.array(f.size) / 2, atol=1e-9)
         np.testing.assert_allclose(b.hi, np.array(f.center) + np.array(f.size) / 2, atol=1e-9)
-    # An unmapped label is NYU40 0, and so excluded.
+    # An unmapped label is NYU40 0, and an id outside NYU40 is no class: both excluded.
     assert not object_boxes(mesh.vertices, mesh.seg_indices, mesh.groups, {})
+    assert not object_boxes(mesh.vertices, mesh.seg_indices, mesh.groups, {f.label: 41 for f in room.furniture})
 
 
 def test_without_a_label_map_structure_is_excluded_by_raw_name_and_the_rest_kept() -> None:

@@ -1,8 +1,8 @@
 """The ViewSpatial section of the build report, `OUT/report/viewspatial.html`: per scan its selected frames
-and coverage, item counts per task (the paper's short names) and split, a few released items with their
-image, question, options and answer, and per COCO split the people kept and rejected and, on the synthetic
-set, the orientation accuracies against the truth, overall and per framing. Images are linked from the
-benchmark's folder, not copied."""
+and coverage, item counts per task (the paper's short names) and split, the frames per Per-Sce. Sim. item
+beside the release's, a few released items with their image, question, options and answer, and per COCO
+split the people kept and rejected and, on the synthetic set, the orientation accuracies against the truth,
+overall and per framing. Images are linked from the benchmark's folder, not copied."""
 
 from __future__ import annotations
 
@@ -22,6 +22,14 @@ FRAMING_ORDER = (*FRAMINGS, SECOND_FRAMING)
 PAGE = "viewspatial.html"
 EXAMPLES_PER_TASK = 2
 FRAMES_SHOWN = 8
+#: Frames per Per-Sce. Sim. item in the authors' ViewSpatial-Bench.json (1,105 items; frames → items).
+RELEASE_SCENE_SIM_FRAMES: dict[int, int] = {
+    2: 89, 3: 51, 4: 52, 5: 65, 6: 57, 7: 58, 8: 53, 9: 67, 10: 46, 11: 68, 12: 42, 13: 41, 14: 38, 15: 51,
+    16: 27, 17: 37, 18: 39, 19: 33, 20: 24, 21: 32, 22: 18, 23: 28, 24: 20, 25: 11, 26: 20, 27: 10, 28: 9,
+    29: 8, 30: 6, 32: 5,
+}  # fmt: skip
+#: Bins of the frames-per-item histogram: (label, least, most).
+FRAME_BINS = ((1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, 32), (33, 10**9))
 
 
 def _esc(value: Any) -> str:
@@ -74,6 +82,46 @@ def _released(out: Path) -> list[str]:
     return [
         f"<p>Released in {BENCHMARK_JSON}: {len(records)} items ({listed}); camera perspective "
         f"{camera / len(records):.1%}, person perspective {1 - camera / len(records):.1%}</p>"
+    ]
+
+
+def frames_histogram(frames_per_item: dict[int, int]) -> list[tuple[str, int]]:
+    """(bin label, items) of a frames → items count, over FRAME_BINS."""
+    return [
+        (
+            str(lo) if lo == hi else f"{lo}+" if hi > 32 else f"{lo}–{hi}",
+            sum(n for k, n in frames_per_item.items() if lo <= k <= hi),
+        )
+        for lo, hi in FRAME_BINS
+    ]
+
+
+def _median(frames_per_item: dict[int, int]) -> float:
+    values = sorted(k for k, n in frames_per_item.items() for _ in range(n))
+    mid = len(values) // 2
+    return float(values[mid]) if len(values) % 2 else (values[mid - 1] + values[mid]) / 2.0
+
+
+def _scene_sim_frames(out: Path) -> list[str]:
+    path = out / BENCHMARK / BENCHMARK_JSON
+    records = json.loads(path.read_text()) if path.is_file() else []
+    ours: dict[int, int] = {}
+    for r in records:
+        if r["question_type"] == RELEASED_TYPES["Per-Sce. Sim."]:
+            ours[len(r["image_path"])] = ours.get(len(r["image_path"]), 0) + 1
+    if not ours:
+        return []
+    theirs = RELEASE_SCENE_SIM_FRAMES
+    rows = "".join(
+        f"<tr><td>{_esc(label)}</td><td>{n}</td><td>{m}</td></tr>"
+        for (label, n), (_, m) in zip(frames_histogram(ours), frames_histogram(theirs))
+    )
+    return [
+        "<h2>Frames per Per-Sce. Sim. item</h2>",
+        f"<p>this build: {sum(ours.values())} items, median {_median(ours):g}; the release: "
+        f"{sum(theirs.values())} items, median {_median(theirs):g}</p>",
+        f"<table border='1' cellpadding='4'><tr><th>frames</th><th>this build</th><th>the release</th></tr>{rows}"
+        "</table>",
     ]
 
 
@@ -137,5 +185,6 @@ def write_report_page(out: str | Path, seed: int) -> Path:
         "</title></head><body>",
         "<h1>ViewSpatial-Bench</h1>",
     ]
-    parts += _counts(root) + _coco(root) + _scans(root) + _examples(root, seed) + ["</body></html>"]
+    parts += _counts(root) + _scene_sim_frames(root) + _coco(root) + _scans(root) + _examples(root, seed)
+    parts.append("</body></html>")
     return write_bytes_atomic(root / "report" / PAGE, "\n".join(parts).encode("utf-8"))

@@ -28,9 +28,11 @@ from benchfoundry.core.safe_paths import inside
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial.benchmark import BENCHMARK
-from benchfoundry.tasks.viewspatial.coco.people import Person, label_people, read_annotations
+from benchfoundry.tasks.viewspatial.coco.animals import label_animals, select_animals
+from benchfoundry.tasks.viewspatial.coco.clothing import clothing_colour, described_phrases, polygon_mask
+from benchfoundry.tasks.viewspatial.coco.people import Person, label_people, read_annotations, read_rgb
 from benchfoundry.tasks.viewspatial.coco.person_relative import candidate_items, image_objects, synthetic_items
-from benchfoundry.tasks.viewspatial.coco.questions import orientation_items
+from benchfoundry.tasks.viewspatial.coco.questions import animal_items, orientation_items
 from benchfoundry.tasks.viewspatial.coco.subjects import caption_noun, subject_phrases
 from benchfoundry.tasks.viewspatial.coco.synthetic_set import orientation_accuracy
 from benchfoundry.tasks.viewspatial.scannet.questions import QA_COLUMNS
@@ -86,19 +88,66 @@ def read_captions(path: str | None) -> dict[int, list[str]]:
 
 
 def subjects(
-    people_of: dict[int, list[Person]], nouns: dict[int, str], captions: dict[int, list[str]]
+    people_of: dict[int, list[Person]],
+    nouns: dict[int, str],
+    captions: dict[int, list[str]],
+    colours: dict[int, str | None] | None = None,
 ) -> dict[int, str]:
     """Annotation id → the phrase naming the person: their noun (`nouns`: the synthetic truth), else the
-    captions' noun for an image's lone person, else "person"; told apart by place when nouns repeat."""
+    captions' noun for an image's lone person, else "person"; told apart by clothing colour (`colours`:
+    annotation id → its colour) where that singles them out, else by place, when nouns repeat."""
     phrases: dict[int, str] = {}
     for image_id, people in people_of.items():
         lone = caption_noun(captions[image_id]) if len(people) == 1 and captions.get(image_id) else "person"
-        phrases.update(
-            subject_phrases(
-                [(p.annotation_id, nouns.get(p.annotation_id, lone), p.bbox[0] + p.bbox[2] / 2) for p in people]
-            )
+        noun_of = {p.annotation_id: nouns.get(p.annotation_id, lone) for p in people}
+        place = subject_phrases(
+            [(p.annotation_id, noun_of[p.annotation_id], p.bbox[0] + p.bbox[2] / 2) for p in people]
         )
+        worn = [(a, noun_of[a], (colours or {}).get(a)) for a in noun_of]
+        phrases.update(described_phrases(worn, place))
     return phrases
+
+
+def person_colours(data: dict[str, Any], people_of: dict[int, list[Person]], images: Path) -> dict[int, str | None]:
+    """Annotation id → the clothing colour (tasks/viewspatial/coco/clothing.py) of each person of an image with
+    two or more people, measured in their polygon segmentation below the shoulders; none without a polygon, an
+    image that cannot be read, or shoulders."""
+    polygons = {
+        a.get("id"): a["segmentation"]
+        for a in data.get("annotations") or []
+        if isinstance(a, dict) and isinstance(a.get("segmentation"), list) and a["segmentation"]
+    }
+    colours: dict[int, str | None] = {}
+    for people in people_of.values():
+        if len(people) < 2 or not all(p.annotation_id in polygons for p in people):
+            continue
+        try:
+            image = read_rgb(inside(images, people[0].file_name, "file_name"))
+        except ValueError:
+            continue
+        for p in people:
+            shoulders = p.keypoints[[5, 6]]
+            if not (shoulders[:, 2] > 0).all() or image.shape[1::-1] != tuple(p.size):
+                continue
+            mask = polygon_mask(polygons[p.annotation_id], p.size)
+            colours[p.annotation_id] = clothing_colour(image, mask, float(shoulders[:, 1].max()))
+    return colours
+
+
+def _animals(source: dict[str, Any], cfg: CocoConfig) -> list[dict[str, Any]]:
+    """Label rows of the split's animals (with their `file_name`), labelled through Orient-Anything from the
+    instances file; none with the keypoint estimator (an animal has no keypoints) or without instances."""
+    if cfg.estimator != "orient-anything" or not source.get("instances"):
+        return []
+    from benchfoundry.tasks.viewspatial.coco import orient_anything
+
+    found = select_animals(read_annotations(source["instances"]), cfg)
+    if not found:
+        return []
+    estimator = orient_anything.load(cfg.orient_anything)
+    file_of = {a.annotation_id: a.file_name for a in found}
+    rows = label_animals(found, Path(source["images"]), estimator, cfg)
+    return [{**r, "file_name": file_of[r["annotation_id"]]} for r in rows]
 
 
 def split_items(
@@ -111,17 +160,24 @@ def split_items(
     write_json_atomic(Path(out) / BENCHMARK / STAGE / f"{split}.labels.json", labelled.result)
     kept = {r["annotation_id"]: r for r in labels if r["kept"]}
     people = [p for p in labelled.usable if p.annotation_id in kept]
-    image_of = _copy_images(out, split, Path(source["images"]), {p.image_id: p.file_name for p in people})
+    animal_rows = _animals(source, cfg)
+    animal_images = {r["image_id"]: r["file_name"] for r in animal_rows if r["kept"]}
+    names = animal_images | {p.image_id: p.file_name for p in people}
+    image_of = _copy_images(out, split, Path(source["images"]), names)
     truth = read_json(source["truth"])["images"] if source.get("truth") else None
     nouns = {p["annotation_id"]: p["noun"] for t in truth or [] for p in t["people"]}
-    subject_of = subjects(labelled.people_of, nouns, read_captions(source.get("captions")))
+    colours = person_colours(data, labelled.people_of, Path(source["images"]))
+    subject_of = subjects(labelled.people_of, nouns, read_captions(source.get("captions")), colours)
     items = orientation_items(labels, image_of, subject_of, split, cfg, seed)
+    items += animal_items(animal_rows, image_of, split, cfg, seed)
     items = [{**item, "needs_review": False} for item in items]
     info: dict[str, Any] = {
         "rejected": labelled.result["rejected"],
         "people": len(labels),
         "kept": len(kept),
         "head_turn_unsure": sum(r["head_turn"] is None for r in kept.values()),
+        "animals": len(animal_rows),
+        "animals_kept": len(animal_images),
         "images": len(image_of),
     }
     if truth is not None:

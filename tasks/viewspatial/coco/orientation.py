@@ -18,6 +18,12 @@ person's own right and `f` forward sits at image x ≈ −s·cos(yaw) − f·sin
   mirror-symmetric): the one on the face's side is taken, and the yaw is sure only within `AMBIGUITY_DEG`
   of facing the camera or away (where both share a facing bin), with a low confidence otherwise. Both
   ratios are best taken from the data (`calibrate_ratio`).
+- portraits (no hip, the nose and two more face points labelled): the face's yaw picks the side of the
+  shoulders' reading, and when the face lies within `PORTRAIT_FRONTAL_DEG` of facing the camera or away and
+  the shoulders read a turn within `PORTRAIT_SHOULDER_NOISE_DEG` of it, the face decides the bin: the body
+  takes the face's yaw, sure, the shoulders' reading kept as `mirror` (a head turn is sure only if both give
+  it). A head-scaled shoulder width depends on where an annotator puts the shoulder points (the acromion or
+  the neck's base: cos 1 or 0.8 for the same frontal person), the face's points do not.
 - head: the labelled face points (nose, eyes, ears) fitted to a head model (`FACE_MODEL`), which gives
   cos and sin of the yaw at once, at any head size, whatever the body's keypoints.
 Each yaw has a confidence in [0, 1]: the frontal shoulder width in pixels (full from `FULL_SPAN_PX`), times
@@ -62,6 +68,12 @@ FULL_SPAN_PX = 29.0
 #: Confidence factor of a body yaw scaled by the head (no hip): the neck's length varies more between people
 #: than the torso's, and a camera above or below shortens it.
 HEAD_SCALE_TRUST = 0.8
+#: A portrait's face this close to facing the camera (or away) gives the body its yaw: a head-scaled shoulder
+#: reading within it is annotation noise (shoulder points at the neck's base read 37° for a frontal person).
+PORTRAIT_FRONTAL_DEG = 15.0
+#: ... when the head-scaled shoulders read a turn no further than this from the face's frontal: the reading of
+#: a frontal person whose shoulder points sit at the neck's base (cos 0.8: 37°), with room for noise.
+PORTRAIT_SHOULDER_NOISE_DEG = 40.0
 #: Default frontal shoulder span over torso length, and over the shoulder-to-face height (adult averages:
 #: acromion span 0.36–0.40 m, torso 0.50 m, face points 0.18–0.20 m above the shoulder line).
 DEFAULT_SHOULDER_RATIO = 0.72
@@ -72,7 +84,8 @@ DEFAULT_HEAD_RATIO = 2.0
 class Yaw:
     degrees: float
     confidence: float
-    mirror: float | None = None  # the mirror yaw that fits as well when no occlusion flag tells the side
+    mirror: float | None = None  # another yaw that fits as well: the mirror when no flag tells the side, or a
+    # portrait's shoulder reading
 
 
 @dataclass(frozen=True)
@@ -165,10 +178,13 @@ def body_yaw(
     shoulder_ratio: float = DEFAULT_SHOULDER_RATIO,
     head_ratio: float = DEFAULT_HEAD_RATIO,
     face_yaw: float | None = None,
+    portrait: bool = False,
 ) -> Yaw | None:
     """Body yaw from the shoulders, scaled by the torso (a hip labelled) or else by the head (a face point
     labelled); None without both shoulders or without either scale. Without an occlusion flag telling the
-    side, the yaw or its mirror, whichever lies nearer `face_yaw` (none: the one turned to the own right)."""
+    side, the yaw or its mirror, whichever lies nearer `face_yaw` (none: the one turned to the own right).
+    A `portrait` (head-scaled, `face_yaw` from the nose and two more face points) whose face is near frontal
+    gives the body the face's yaw when the shoulders read within the noise of it (module docstring)."""
     torso = torso_length(kp)
     head = None if torso else head_height(kp)
     if torso is None and head is None:
@@ -186,8 +202,24 @@ def body_yaw(
         nearer = face_yaw is not None and abs(head_delta(face_yaw, -turned)) < abs(head_delta(face_yaw, turned))
         side = -1.0 if nearer else 1.0
         mirror = (-side * turned) % 360.0 if sin > 0 else None
+    degrees = (side * turned) % 360.0
+    if portrait and torso is None and face_yaw is not None and _near_frontal(face_yaw, PORTRAIT_FRONTAL_DEG):
+        if abs(head_delta(face_yaw, degrees)) <= PORTRAIT_SHOULDER_NOISE_DEG:
+            sure, degrees, mirror = True, face_yaw % 360.0, degrees
     confidence = min(1.0, frontal / FULL_SPAN_PX) * (1.0 if torso else HEAD_SCALE_TRUST) * (1.0 if sure else 0.3)
-    return Yaw((side * turned) % 360.0, round(confidence, 4), mirror)
+    return Yaw(degrees, round(confidence, 4), mirror)
+
+
+def _near_frontal(yaw: float, within_deg: float) -> bool:
+    """Within `within_deg` of facing the camera (0°) or away (180°)."""
+    return min(abs(head_delta(yaw, 0.0)), abs(head_delta(yaw, 180.0))) <= within_deg
+
+
+def is_portrait(kp: np.ndarray) -> bool:
+    """No hip labelled, the nose and at least two more face points labelled: the face can lead the body."""
+    return (
+        not (_seen(kp, LEFT_HIP) or _seen(kp, RIGHT_HIP)) and _seen(kp, NOSE) and sum(_seen(kp, i) for i in FACE) >= 3
+    )
 
 
 def _turn_side(kp: np.ndarray) -> float | None:
@@ -258,7 +290,7 @@ def orient(
         lacking = ", ".join(missing(kp, FACE + (LEFT_HIP, RIGHT_HIP)))
         return f"no head yaw and no body scale: {lacking} not labelled"
     face = face_yaw(kp)
-    body = body_yaw(kp, shoulder_ratio, head_ratio, None if face is None else face.degrees)
+    body = body_yaw(kp, shoulder_ratio, head_ratio, None if face is None else face.degrees, is_portrait(kp))
     head = face or head_yaw(kp, body)
     if body is None or head is None:
         return "no body scale: no hip labelled and the face points lie on the shoulder line"

@@ -14,8 +14,14 @@ f = (−sin ψ, 0, −cos ψ).
   and the image's other people (named apart, tasks/viewspatial/coco/subjects.py), that cover
   `min_object_area_ratio` of it are asked about.
 
-The wording is one of `per_rel.templates`, drawn by the item's seed; `per_rel.per_image` caps the items of an
-image (the release asks one question an image).
+"Which hand/foot" items (the release's two-option Per-Rel. Dir. form, "A. left\nB. right", the person's own
+sides): the hand (wrist) or foot (ankle) nearer the target, when the other is further by `limb_min_gap` of the
+person's height: from the synthetic person's exact 3-D joints (the truth's `limbs`), or, in a real photograph,
+from the labelled keypoints' image distances to the target's box (a candidate, reviewed). An image is asked
+"which hand/foot" with probability `limb_share` (drawn by its seed) when it has such an item.
+
+The wording is one of `per_rel.templates` (`limb_templates`), drawn by the item's seed; `per_rel.per_image` caps
+the items of an image (the release asks one question an image).
 """
 
 from __future__ import annotations
@@ -35,7 +41,11 @@ from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
 PER_REL = RELEASED_TYPES["Per-Rel. Dir."]
 ASSUMED_HFOV_DEG = 60.0
 CAMERA_UP = np.array([0.0, -1.0, 0.0])
+LEFT_WRIST, RIGHT_WRIST = 9, 10
 LEFT_ANKLE, RIGHT_ANKLE = 15, 16
+#: The limbs asked about and their (left, right) COCO keypoints.
+LIMBS: dict[str, tuple[int, int]] = {"hand": (LEFT_WRIST, RIGHT_WRIST), "foot": (LEFT_ANKLE, RIGHT_ANKLE)}
+LIMB_CHOICES = "A. left\nB. right"
 
 
 def facing_vector(yaw_deg: float) -> np.ndarray:
@@ -122,6 +132,72 @@ def _item(
     }
 
 
+def nearer_side(left: float, right: float, height: float, min_gap: float) -> str | None:
+    """ "left" or "right": the limb nearer the target, when the other is further by `min_gap` × `height`."""
+    if abs(left - right) < min_gap * height:
+        return None
+    return "left" if left < right else "right"
+
+
+def box_distance(point: Sequence[float], bbox: Sequence[float]) -> float:
+    """Pixels from an image point to a COCO box [x, y, w, h] (0 inside)."""
+    x, y, w, h = bbox
+    dx = max(x - point[0], 0.0, point[0] - (x + w))
+    dy = max(y - point[1], 0.0, point[1] - (y + h))
+    return math.hypot(dx, dy)
+
+
+def limb_item(
+    stem: str,
+    split: str,
+    image: str,
+    annotation_ids: list[int],
+    names: tuple[str, str],
+    limb: str,
+    side: str,
+    review: bool,
+    cfg: CocoConfig,
+    seed: int,
+) -> dict[str, Any]:
+    """A two-option "which hand/foot" item: `side` is the answer, the person's own left or right."""
+    item_id = f"{stem}:per_rel_{limb}:{annotation_ids[1]}"
+    return {
+        "item_id": item_id,
+        "scene_id": stem.rsplit(":", 1)[0],
+        "split": split,
+        "question_type": PER_REL,
+        "image_path": [image],
+        "question": worded(cfg.per_rel.limb_templates, seed, item_id, limb=limb, subject=names[0], target=names[1]),
+        "answer": "A. left" if side == "left" else "B. right",
+        "choices": LIMB_CHOICES,
+        "answer_label": side,
+        "object_ids": annotation_ids,
+        "labels": list(names),
+        "frame_ids": [],
+        "margin_deg": None,
+        "needs_review": review,
+    }
+
+
+def image_limb_items(
+    keypoints: np.ndarray,
+    height: float,
+    target_bbox: Sequence[float],
+    make: Any,
+    min_gap: float,
+) -> list[dict[str, Any]]:
+    """`make(limb, side)` for each limb whose two keypoints are labelled and whose nearer one (image distance to
+    the target's box) is clear."""
+    items = []
+    for limb, (left, right) in LIMBS.items():
+        if keypoints[left, 2] > 0 and keypoints[right, 2] > 0:
+            d_left, d_right = (box_distance(keypoints[i, :2], target_bbox) for i in (left, right))
+            side = nearer_side(d_left, d_right, height, min_gap)
+            if side is not None:
+                items.append(make(limb, side))
+    return items
+
+
 def unique_objects(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The objects whose category name no other object of the image shares."""
     names = [o["name"] for o in objects]
@@ -129,18 +205,32 @@ def unique_objects(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, An
 
 
 def _per_image(items: list[dict[str, Any]], cfg: CocoConfig, seed: int) -> list[dict[str, Any]]:
-    """At most `per_rel.per_image` items of each image, drawn by the seed, in their order."""
+    """One kind of item an image ("which hand/foot" with probability `limb_share` when the image has one, else
+    the direction items), at most `per_rel.per_image` of them, drawn by the seed, in their order."""
     cap = cfg.per_rel.per_image
     by_image: dict[str, list[dict[str, Any]]] = {}
     for item in items:
         by_image.setdefault(item["scene_id"], []).append(item)
     kept = []
     for scene, of_image in by_image.items():
+        limbs = [i for i in of_image if _is_limb(i)]
+        directions = [i for i in of_image if not _is_limb(i)]
+        ask_limb = item_rng(seed, "viewspatial.coco.per_rel_kind", scene).random() < cfg.per_rel.limb_share
+        of_image = limbs if limbs and (ask_limb or not directions) else directions
         if cap is not None and len(of_image) > cap:
             picks = item_rng(seed, "viewspatial.coco.per_rel_image", scene).choice(len(of_image), cap, replace=False)
             of_image = [of_image[i] for i in sorted(picks)]
         kept += of_image
     return kept
+
+
+def _is_limb(item: Mapping[str, Any]) -> bool:
+    return item.get("choices") == LIMB_CHOICES
+
+
+def _with_options(items: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+    """Direction items with their lettered options; "which hand/foot" items have theirs."""
+    return [item if _is_limb(item) else with_options(item, HORIZONTAL_LABELS, seed) for item in items]
 
 
 def synthetic_items(
@@ -153,7 +243,8 @@ def synthetic_items(
     seed: int,
 ) -> list[dict[str, Any]]:
     """Exact items from the synthetic set's truth: each relation of a kept viewer (`viewers`: annotation ids) to
-    an object of a unique category or to another person, at its angle in the viewer's frame."""
+    an object of a unique category or to another person, at its angle in the viewer's frame, and which hand and
+    foot is nearer it (the relation's `limbs`: the joints' distances and the person's height, metres)."""
     items = []
     for image in truth:
         if image["image_id"] not in image_of:
@@ -181,7 +272,18 @@ def synthetic_items(
             )
             if item["margin_deg"] >= cfg.per_rel.margin_deg:
                 items.append(item)
-    return [with_options(item, HORIZONTAL_LABELS, seed) for item in _per_image(items, cfg, seed)]
+            limbs = rel.get("limbs") or {}
+            for limb in LIMBS:
+                if limb not in limbs:
+                    continue
+                side = nearer_side(*limbs[limb], limbs["height"], cfg.per_rel.limb_min_gap)
+                if side is not None:
+                    names_of = (names[viewer], names[target])
+                    ids = [viewer, target]
+                    items.append(
+                        limb_item(stem, split, image_of[image["image_id"]], ids, names_of, limb, side, False, cfg, seed)
+                    )
+    return _with_options(_per_image(items, cfg, seed), seed)
 
 
 def candidate_items(
@@ -239,7 +341,18 @@ def candidate_items(
                 )
                 if item["margin_deg"] >= cfg.per_rel.margin_deg:
                     items.append(item)
-    return [with_options(item, HORIZONTAL_LABELS, seed) for item in _per_image(items, cfg, seed)]
+                names = (subject_of.get(viewer.annotation_id, "the person"), name)
+                ids = [viewer.annotation_id, annotation_id]
+                items += image_limb_items(
+                    viewer.keypoints,
+                    viewer.bbox[3],
+                    bbox,
+                    lambda limb, side: limb_item(
+                        stem, split, image_of[image_id], ids, names, limb, side, True, cfg, seed
+                    ),
+                    cfg.per_rel.limb_min_gap,
+                )
+    return _with_options(_per_image(items, cfg, seed), seed)
 
 
 def image_objects(data: Mapping[str, Any]) -> dict[int, list[dict[str, Any]]]:

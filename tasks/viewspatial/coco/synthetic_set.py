@@ -98,6 +98,17 @@ def relation(location: np.ndarray, turn_deg: float, target: np.ndarray) -> tuple
     return angle, horizontal_label(angle)
 
 
+def limb_distances(joints: np.ndarray, target: np.ndarray) -> dict[str, Any]:
+    """Metres from the left and right wrist ("hand") and ankle ("foot") world joints to a target point, and the
+    person's height (the joints' vertical extent)."""
+    d = np.linalg.norm(np.asarray(joints, float) - np.asarray(target, float), axis=1)
+    return {
+        "hand": [round(float(d[9]), 4), round(float(d[10]), 4)],
+        "foot": [round(float(d[15]), 4), round(float(d[16]), 4)],
+        "height": round(float(np.ptp(joints[:, 2])), 4),
+    }
+
+
 def label_keypoints(keypoints: np.ndarray, camera: PosedCamera, surfaces: list[np.ndarray]) -> np.ndarray:
     """A person's 17 COCO keypoints (17, 3), world points, with visibility against the surfaces ((F,3,3)
     triangles of every body and object)."""
@@ -258,6 +269,8 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
         truth_people.append(_person_truth(ann_id, p, camera))
         present.append((ann_id, p))
     truth_objects, targets = [], [(ann_id, p.location) for ann_id, p in present]
+    # What a hand or foot is measured to: an object's centre, a person's hips.
+    reach = {ann_id: p.location + [0.0, 0.0, float(p.keypoints[11:13, 2].mean())] for ann_id, p in present}
     for k, obj in enumerate(made["objects"]):
         found = coco_box(ids == PERSON_INDEX + len(people) + k)
         if found is None:
@@ -283,13 +296,20 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
             }
         )
         targets.append((ann_id, np.array(obj.center)))
+        reach[ann_id] = np.array(obj.center)
     relations = []
     for viewer_id, viewer in present:
         for target_id, where in targets:
             if target_id != viewer_id:
                 angle, label = relation(viewer.location, viewer.turn_deg, where)
                 relations.append(
-                    {"viewer": viewer_id, "target": target_id, "angle_deg": round(angle, 3), "label": label}
+                    {
+                        "viewer": viewer_id,
+                        "target": target_id,
+                        "angle_deg": round(angle, 3),
+                        "label": label,
+                        "limbs": limb_distances(viewer.keypoints, reach[target_id]),
+                    }
                 )
     up = camera.R @ np.array([0.0, 0.0, 1.0])
     truth = {

@@ -165,12 +165,22 @@ class Selection:
         return {"selected": self.selected, "coverage": self.coverage, "skipped": self.skipped}
 
 
+def frame_pool(frame_ids: Sequence[int], frame_step: int) -> list[int]:
+    """The frames selection draws from: every `frame_step`-th frame id (0, 10, 20, … for the authors' 10)."""
+    return [int(f) for f in frame_ids if int(f) % frame_step == 0]
+
+
 def iter_frame_sets(
-    scan: Scan, scene_keys: np.ndarray, voxel: float, depth_stride: int, skipped: list[dict[str, Any]]
+    scan: Scan,
+    scene_keys: np.ndarray,
+    voxel: float,
+    depth_stride: int,
+    skipped: list[dict[str, Any]],
+    frame_step: int = 1,
 ) -> Iterator[tuple[int, np.ndarray]]:
-    """(frame id, scene-voxel indices) one frame at a time; frames that fail to read go to `skipped`."""
+    """(frame id, scene-voxel indices) one pool frame at a time; frames that fail to read go to `skipped`."""
     k = scan.intrinsics.depth
-    for fid in scan.frame_ids():
+    for fid in frame_pool(scan.frame_ids(), frame_step):
         try:
             _, depth, pose = next(scan.iter_depth([fid]))
         except ScanFormatError as exc:
@@ -188,15 +198,16 @@ def select_frames(
     min_gain: float = 0.001,
     depth_stride: int = 4,
     method: str = "lazy",
+    frame_step: int = 1,
 ) -> Selection:
-    """Max-coverage selection over a scan's frames (either layout)."""
+    """Max-coverage selection over a scan's every `frame_step`-th frame (either layout)."""
     if not isinstance(scan, Scan):
         scan = open_scan(scan)
     vertices, faces, _ = scan.mesh()
     scene_keys = scene_voxels(vertices, faces, voxel)
     skipped = list(scan.skipped)
     ids, sets = [], []
-    for fid, s in iter_frame_sets(scan, scene_keys, voxel, depth_stride, skipped):
+    for fid, s in iter_frame_sets(scan, scene_keys, voxel, depth_stride, skipped, frame_step):
         ids.append(fid)
         sets.append(s)
     order = GREEDY[method](sets, len(scene_keys), budget, min_gain)

@@ -22,8 +22,10 @@ from benchfoundry.core.camera import WORLD_UP
 from benchfoundry.core.directions import (
     CAMERA_LABELS,
     HORIZONTAL_LABELS,
+    Direction,
+    boundary_margin,
     camera_direction,
-    horizontal_direction,
+    horizontal_label,
     multiple_choice,
 )
 from benchfoundry.core.seeding import item_rng
@@ -61,6 +63,8 @@ class QASettings:
     cam_rel_per_scene: int
     cam_rel_per_frame: int | None
     scene_sim_per_scene: int
+    run_min_visibility: float
+    run_max_frames: int
     cam_rel_templates: tuple[str, ...]
     scene_sim_templates: tuple[str, ...]
 
@@ -156,6 +160,42 @@ def cam_rel_items(
     return [with_options(item, CAMERA_LABELS, seed) for item in items]
 
 
+def scene_direction(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> Direction | None:
+    """Stand at A facing B: where C is, in 3-D as the authors compute it (Sce_Sim_make.py).
+
+    Forward f is the unit 3-D vector A→B, right r = f × world up normalised (world y when f is vertical),
+    and the label bins atan2((C − A)·r, (C − A)·f); None when A and B coincide.
+    """
+    ab = np.asarray(b, float) - np.asarray(a, float)
+    if np.linalg.norm(ab) < 1e-6:
+        return None
+    forward = ab / np.linalg.norm(ab)
+    right = np.cross(forward, WORLD_UP)
+    if np.linalg.norm(right) < 1e-6:
+        right = np.cross(forward, np.array([0.0, 1.0, 0.0]))
+    right /= np.linalg.norm(right)
+    ac = np.asarray(c, float) - np.asarray(a, float)
+    angle = float(np.degrees(np.arctan2(ac @ right, ac @ forward))) % 360.0
+    return Direction(horizontal_label(angle), boundary_margin(angle))
+
+
+def frame_run(seen: Sequence[frozenset[int]], targets: frozenset[int]) -> tuple[int, int] | None:
+    """[start, stop) of the authors' frame run (frame_sampling.find_continuous_frames): from the first frame that
+    sees a target, consecutive frames until their union has seen every target, and one frame more when there is
+    one; None when the frames never see them all."""
+    start = next((i for i, s in enumerate(seen) if s & targets), None)
+    if start is None:
+        return None
+    found: set[int] = set()
+    stop = start
+    while stop < len(seen) and not targets <= found:
+        found |= seen[stop] & targets
+        stop += 1
+    if not targets <= found:
+        return None
+    return start, min(stop + 1, len(seen))
+
+
 def scene_sim_items(
     scene_id: str,
     split: str,
@@ -165,29 +205,27 @@ def scene_sim_items(
     s: QASettings,
     seed: int,
 ) -> list[dict[str, Any]]:
-    """Stand at A facing B: the horizontal direction of C, for co-visible triples of unique categories.
-
-    Forward f is the horizontal part of centre(B) − centre(A), up is world z; image_path lists
-    the selected frames where all three are visible.
-    """
+    """Stand at A facing B: the direction of C in 3-D (`scene_direction`), for ordered triples of objects of
+    categories unique in the scene, over a run of the scan's frames (`frame_run` over `selected` in frame order)
+    whose union sees all three: 2 to `run_max_frames` frames; the three need not share a frame."""
     unique = unique_categories(boxes)
     by_id = {box.object_id: box for box in boxes if box.label in unique}
-    frames_of: dict[tuple[int, int, int], list[int]] = {}
-    for fid in selected:
-        frame = visibility[(visibility["frame_id"] == fid) & (visibility["visibility"] >= s.min_visibility)]
-        ids = sorted(int(o) for o in frame["object_id"] if int(o) in by_id)
-        for triple in itertools.permutations(ids, 3):
-            frames_of.setdefault(triple, []).append(int(fid))
+    frames = sorted(int(f) for f in selected)
+    visible = visibility[visibility["visibility"] >= s.run_min_visibility]
+    seen_of = {int(f): frozenset(int(o) for o in g["object_id"]) for f, g in visible.groupby("frame_id")}
+    seen = [seen_of.get(f, frozenset()) for f in frames]
     items = []
-    for (ia, ib, ic), fids in sorted(frames_of.items()):
+    for ia, ib, ic in itertools.permutations(sorted(by_id), 3):
+        run = frame_run(seen, frozenset((ia, ib, ic)))
+        if run is None or not 2 <= run[1] - run[0] <= s.run_max_frames:
+            continue
         a, b, c = by_id[ia].center, by_id[ib].center, by_id[ic].center
-        forward = (b - a) * np.array([1.0, 1.0, 0.0])
-        v = (c - a) * np.array([1.0, 1.0, 0.0])
-        if min(np.linalg.norm(forward), np.linalg.norm(v)) < s.min_distance_m:
+        if min(np.linalg.norm(b - a), np.linalg.norm(c - a)) < s.min_distance_m:
             continue
-        direction = horizontal_direction(v, forward, WORLD_UP)
-        if direction.margin_deg < s.margin_deg:
+        direction = scene_direction(a, b, c)
+        if direction is None or direction.margin_deg < s.margin_deg:
             continue
+        fids = frames[run[0] : run[1]]
         labels = [by_id[i].label for i in (ia, ib, ic)]
         item_id = f"{scene_id}:sim:{ia}:{ib}:{ic}"
         items.append(

@@ -44,8 +44,15 @@ def _select_stage(out: str, scan: Any, vs: ViewSpatialConfig, h: str) -> list[in
     store = StageStore(out, BENCHMARK, "frames")
     if not store.is_done(scan.scene_id, h):
         c = vs.coverage
+        step = vs.synthetic.frame_step if vs.scannet_root is None else c.frame_step
         sel = select_frames(
-            scan, voxel=c.voxel_m, budget=c.budget, min_gain=c.min_gain, depth_stride=c.depth_stride, method=c.method
+            scan,
+            voxel=c.voxel_m,
+            budget=c.budget,
+            min_gain=c.min_gain,
+            depth_stride=c.depth_stride,
+            method=c.method,
+            frame_step=step,
         )
         rows = pd.DataFrame(
             {"scene_id": scan.scene_id, "order": range(len(sel.selected)), "frame_id": sel.selected, "gain": sel.gains}
@@ -90,6 +97,8 @@ def _qa_stage(
             q.cam_rel_per_scene,
             q.cam_rel_per_frame,
             q.scene_sim_per_scene,
+            q.run_min_visibility,
+            q.run_max_frames,
             tuple(q.cam_rel_templates),
             tuple(q.scene_sim_templates),
         )

@@ -25,7 +25,7 @@ def synthetic_root(out: str | Path) -> Path:
 @shard_task(kind="render", name="viewspatial-synthetic")
 def synthetic_task(out: str, shard: str, config: BuildConfig) -> dict[str, Any]:
     """Render and write the synthetic scan of split `shard` unless its marker says it is made with these settings."""
-    settings: dict[str, Any] = config.viewspatial.synthetic.model_dump(exclude={"layout"})
+    settings: dict[str, Any] = config.viewspatial.synthetic.model_dump(exclude={"layout", "frame_step"})
     settings["seed"] = config.seed
     store = StageStore(out, BENCHMARK, STAGE)
     scene_id = SYNTHETIC_SCENES[shard][0]

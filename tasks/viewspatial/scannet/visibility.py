@@ -4,8 +4,9 @@ An object's axis-aligned 3D box (from its mesh segments) is projected into a fra
 colour intrinsics; a corner counts as visible when it is in front of the camera, inside the
 image and not occluded (depth present and z − depth ≤ 0.1 m, depth looked up through the depth
 intrinsics). One row per frame and object: visibility ratio, 2D box centre, 3D centre in
-camera coordinates. Objects are excluded by NYU40 id through the label map TSV, or, when no
-label map is given, by raw category name (structure: wall, floor, ceiling, …).
+camera coordinates. With the label map TSV an object is named by its NYU40 class ("tv" → "television",
+as the release names them) and excluded by NYU40 id (the authors' 0, 1, 2, 22, 38, 39, 40 leave the
+release's 34 classes); when no label map is given, by raw category name (structure: wall, floor, …).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchfoundry.configs.scannet import EXCLUDED_LABELS, EXCLUDED_NYU40
+from benchfoundry.configs.scannet import EXCLUDED_LABELS, EXCLUDED_NYU40, NYU40_NAMES
 from benchfoundry.core.camera import project, world_to_camera
 from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.viewspatial.scannet.scannet_read import ScanFormatError
@@ -45,7 +46,8 @@ VISIBILITY_COLUMNS = (
 
 @dataclass(frozen=True)
 class ObjectBox:
-    """One annotated object: its id, raw label, NYU40 id and world axis-aligned box."""
+    """One annotated object: its id, name (its NYU40 class name with a label map, else its raw label), NYU40 id
+    and world axis-aligned box."""
 
     object_id: int
     label: str
@@ -71,13 +73,13 @@ def object_class(
 ) -> tuple[int, bool]:
     """(NYU40 id, excluded?) of a raw label.
 
-    With a label map an unmapped label is 0 (and so excluded); without one (`nyu40_of` None) the
+    With a label map an unmapped label is 0 and an id outside NYU40 is excluded; without one (`nyu40_of` None) the
     id is `NO_NYU40` and the label is excluded when its lower-cased name is in `excluded_labels`.
     """
     if nyu40_of is None:
         return NO_NYU40, label.strip().lower() in excluded_labels
     nyu40 = int(nyu40_of.get(label, 0))
-    return nyu40, nyu40 in excluded
+    return nyu40, nyu40 in excluded or nyu40 not in NYU40_NAMES
 
 
 def object_boxes(
@@ -88,7 +90,8 @@ def object_boxes(
     excluded: frozenset[int] = EXCLUDED_NYU40,
     excluded_labels: frozenset[str] = EXCLUDED_LABELS,
 ) -> list[ObjectBox]:
-    """Boxes of the aggregation's non-excluded objects: vertices whose segment belongs to the object."""
+    """Boxes of the aggregation's non-excluded objects: vertices whose segment belongs to the object; named by
+    NYU40 class with a label map, by raw label without."""
     verts = np.asarray(vertices, dtype=float)[:, :3]
     segs = np.asarray(seg_indices)
     if len(segs) != len(verts):
@@ -103,7 +106,8 @@ def object_boxes(
         if not mask.any():
             continue
         pts = verts[mask]
-        boxes.append(ObjectBox(int(group["objectId"]), label, nyu40, tuple(pts.min(0)), tuple(pts.max(0))))
+        name = label if nyu40_of is None else NYU40_NAMES[nyu40]
+        boxes.append(ObjectBox(int(group["objectId"]), name, nyu40, tuple(pts.min(0)), tuple(pts.max(0))))
     return boxes
 
 
