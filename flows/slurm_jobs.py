@@ -46,6 +46,8 @@ REFUSAL_FIELDS = (
     ("gpu", "runner.slurm.gpus_per_job"),
     ("node configuration", "runner.slurm (cores, memory, gpus_per_job)"),
 )
+#: Job states (squeue %T) of a job that may still run; any other, or none, is a job gone.
+LIVE_STATES = frozenset({"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING"})
 #: What slurmstepd writes to a job's stderr when it kills the job at its walltime.
 WALLTIME_MARK = "DUE TO TIME LIMIT"
 #: The signal the watcher sends the main thread to raise `ClusterFailed` there.
@@ -74,12 +76,15 @@ def pending_line(job_id: str, reason: str, waited_s: float) -> str:
 
 
 def squeue(job_ids: list[str]) -> dict[str, tuple[str, str]]:
-    """job id → (state, reason) of those of `job_ids` SLURM still knows."""
+    """job id → (state, reason) of those of `job_ids` SLURM still knows (none known: squeue fails with
+    "Invalid job id"); SubprocessError when squeue cannot tell."""
     if not job_ids:
         return {}
     done = subprocess.run(
         ["squeue", "-h", "-j", ",".join(job_ids), "-o", "%i|%T|%r"], capture_output=True, text=True, timeout=30
     )
+    if done.returncode != 0 and "invalid job id" not in done.stderr.lower():  # SLURM unreachable: no news
+        raise subprocess.SubprocessError(done.stderr.strip())
     rows = (line.split("|", 2) for line in done.stdout.splitlines() if line.count("|") == 2)
     return {job: (state, reason) for job, state, reason in rows}
 
@@ -135,10 +140,10 @@ class JobWatch:
         now = time.monotonic()
         for job in jobs:
             state, reason = known.get(job, ("", ""))
-            if not state:
+            if state not in LIVE_STATES:
                 self._gone.add(job)
                 self._pending_since.pop(job, None)
-                self._warn_if_walltime(job)
+                self._warn_if_walltime(job, state)
             elif state == "PENDING" and reason.split(",")[0].strip() in NEVER_CLEARS:
                 since = self._pending_since.setdefault(job, now)
                 if now - since >= self.slurm.pending_timeout_s:
@@ -146,18 +151,22 @@ class JobWatch:
             else:
                 self._pending_since.pop(job, None)
 
-    def _warn_if_walltime(self, job: str) -> None:
-        if self.log_directory is None:
-            return
-        with contextlib.suppress(OSError):
-            if WALLTIME_MARK in (self.log_directory / f"{job}.err").read_text(errors="replace"):
-                longest = self.longest_shard_s()
-                seen = f"; the longest shard so far took {longest:.0f} s" if longest > 0 else ""
-                print(
-                    f"warning: runner.slurm.walltime {self.slurm.walltime} is short for the shards: SLURM job {job} "
-                    f"was killed at its walltime, its shards run again on a new job{seen}",
-                    file=sys.stderr,
-                )
+    def _warn_if_walltime(self, job: str, state: str) -> None:
+        """A job gone (or ended as `state`): a warning when SLURM killed it at its walltime."""
+        if state != "TIMEOUT":
+            log = self.log_directory / f"{job}.err" if self.log_directory is not None else None
+            try:
+                if log is None or WALLTIME_MARK not in log.read_text(errors="replace"):
+                    return
+            except OSError:
+                return
+        longest = self.longest_shard_s()
+        seen = f"; the longest shard so far took {longest:.0f} s" if longest > 0 else ""
+        print(
+            f"warning: runner.slurm.walltime {self.slurm.walltime} is short for the shards: SLURM job {job} "
+            f"was killed at its walltime, its shards run again on a new job{seen}",
+            file=sys.stderr,
+        )
 
     def _loop(self) -> None:
         while not self._done.wait(POLL_S):
@@ -185,6 +194,8 @@ class JobWatch:
         finally:
             self._done.set()
             thread.join()
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                self.check()  # a last look: what ended since the thread's
             if previous is not None:
                 signal.signal(ALARM, previous)
             self.cancel_all()

@@ -16,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -173,6 +174,39 @@ def test_a_gpu_stage_runs_in_a_job_holding_the_gpu(
     assert (tmp_path / "slurm" / f"{probe['job']}.err").exists()
 
 
+@shard_task(kind="compute", name="probe-walltime")
+def _outlive_the_walltime(out: str, shard: int, config: BuildConfig) -> str:
+    """Outlives its job's walltime the first time it runs (a file in `out` says it started), returns at once
+    after; the job it ran in."""
+    started = Path(out) / "started"
+    if not started.exists():
+        started.write_text(os.environ["SLURM_JOB_ID"])
+        time.sleep(900)
+    return os.environ["SLURM_JOB_ID"]
+
+
+@flow
+def _walltime_probe(out: str, config: BuildConfig) -> list[str]:
+    return [f.result() for _, f in submit_shards(_outlive_the_walltime, out, [("0", 0)], config)]
+
+
+def test_a_job_killed_at_its_walltime_is_a_lost_worker_replaced_with_a_warning(
+    prefect_server: None, slurm_env: dict[str, str], tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from prefect.settings import PREFECT_API_URL
+
+    runner = load_config(None, [*JOBS, "runner.slurm.walltime=00:01:00", "runner.slurm.max_jobs=1"]).runner
+    with dask_cluster(runner, str(PREFECT_API_URL.value()), tmp_path / "slurm") as bound:
+        config = BuildConfig.model_validate({"runner": bound.model_dump()})
+        (second,) = _walltime_probe.with_options(task_runner=task_runner(bound))(str(tmp_path), config)
+    first = (tmp_path / "started").read_text()
+    assert second != first  # the shard ran again, on a new job
+    assert "DUE TO TIME LIMIT" in (tmp_path / "slurm" / f"{first}.err").read_text()
+    warnings = [line for line in capfd.readouterr().err.splitlines() if line.startswith("warning: runner.slurm")]
+    assert warnings and f"SLURM job {first} was killed at its walltime" in warnings[0], warnings
+    assert not _jobs(slurm_env)
+
+
 @pytest.fixture(scope="module")
 def reference(config_path: Path, tmp_path_factory: pytest.TempPathFactory, prefect_server: None) -> Path:
     """The local build the SLURM builds are compared with."""
@@ -190,6 +224,11 @@ def _job_logs(out: Path) -> set[str]:
     return ids
 
 
+def _set_job_logs_aside(out: Path, folder: Path) -> None:
+    """OUT/slurm/ (the jobs' logs, which a local build has not) moved out of the build, to compare the rest."""
+    shutil.move(out / "slurm", folder / "job-logs")
+
+
 @pytest.mark.blender
 def test_a_slurm_build_equals_the_local_build_and_keeps_each_jobs_output(
     reference: Path, config_path: Path, tmp_path: Path, slurm_env: dict[str, str]
@@ -197,10 +236,11 @@ def test_a_slurm_build_equals_the_local_build_and_keeps_each_jobs_output(
     out = tmp_path / "out"
     proc = cli_build(config_path, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=2"])
     assert proc.wait(timeout=1800) == 0, Path(f"{out}.log").read_text()[-3000:]
-    assert_same_outputs(out, reference)  # OUT/slurm/ is no output of the reference: compared below
     ids = _job_logs(out)
     assert ids and all("distributed.worker" in (out / "slurm" / f"{i}.err").read_text() for i in ids)
     assert not _jobs(slurm_env)
+    _set_job_logs_aside(out, tmp_path)
+    assert_same_outputs(out, reference)
 
 
 @pytest.mark.blender
@@ -219,8 +259,9 @@ def test_a_worker_job_cancelled_mid_build_changes_nothing(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert_same_outputs(out, reference)
     assert len(_job_logs(out)) >= 2  # the cancelled job and its replacement
+    _set_job_logs_aside(out, tmp_path)
+    assert_same_outputs(out, reference)
     assert (
         json.loads((out / "build.json").read_text())["benchmarks"]["syndor"]["stages"]["render"]["shards_rendered"]
         <= SHARDS
