@@ -25,6 +25,9 @@ class SlurmConfig(Section):
     walltime: str = Field("04:00:00", pattern=r"^(\d+-)?\d{1,2}:\d{2}:\d{2}$", description="[D-]HH:MM:SS")
     processes: int = Field(1, ge=1, description="Dask worker processes per job")
     gpus_per_job: int = Field(0, ge=0, description="GPUs per job (#SBATCH --gres=gpu:N), shared by its processes")
+    gpu_request: Literal["gres", "gpus"] = Field(
+        "gres", description="how gpus_per_job is asked of SLURM: --gres=gpu:N (gres) or --gpus=N (gpus)"
+    )
     job_extra_directives: list[str] = Field(
         default_factory=list, description="more #SBATCH lines, e.g. --constraint=a100"
     )
@@ -34,6 +37,11 @@ class SlurmConfig(Section):
     interface: str | None = Field(None, description="network interface the nodes reach the scheduler on, e.g. ib0")
     min_jobs: int = Field(0, ge=0, description="adaptive scaling: fewest jobs")
     max_jobs: int = Field(4, ge=1, description="adaptive scaling: most jobs")
+    pending_timeout_s: Seconds = Field(
+        300.0,
+        description="seconds the build's jobs may pend for a reason that never clears (PartitionConfig, "
+        "ReqNodeNotAvail, …) before the build stops with that reason",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> SlurmConfig:

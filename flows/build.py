@@ -30,6 +30,7 @@ from benchfoundry.core.timings import benchmark_timings, marker_timings
 from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.collect import recording_stages
 from benchfoundry.flows.prefect_api import build_api, configured_api_url
+from benchfoundry.flows.slurm_jobs import ClusterFailed
 from benchfoundry.flows.stop_signals import on_stop
 from benchfoundry.flows.task_runner import on_runner
 from benchfoundry.tasks.common.benchmarks import get, names, resolve
@@ -180,7 +181,7 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
             return {**record, "status": "failed", "record_error": error_line(exc)}
         mark_interrupted = _interrupted(record, root / RECORD_NAME)
         try:
-            with on_stop(mark_interrupted), dask_cluster(config.runner, configured_api_url()) as runner:
+            with on_stop(mark_interrupted), dask_cluster(config.runner, configured_api_url(), root / "slurm") as runner:
                 bound = config.model_copy(update={"runner": runner})
                 for name in names():
                     section = get(name).section
@@ -195,6 +196,11 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
         except (BuildInterrupted, KeyboardInterrupt):
             with contextlib.suppress(OSError):
                 mark_interrupted()
+            raise
+        except ClusterFailed as exc:
+            record.update(status="failed", error=str(exc), finished=utc_now())
+            with contextlib.suppress(OSError):
+                write_build_record(root / RECORD_NAME, record)
             raise
         record["timings"]["wall_s"] = round(time.time() - started, 2)
         try:

@@ -8,9 +8,12 @@ import shlex
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from benchfoundry.configs.build import RunnerConfig
+from benchfoundry.flows.slurm_jobs import JobWatch, refusal_line
+from benchfoundry.flows.stop_signals import on_stop
 
 #: The resource name that GPU stages request and GPU workers offer (`dask worker --resources GPU=1`).
 GPU_RESOURCE = "GPU"
@@ -36,14 +39,21 @@ def environ(updates: dict[str, str]) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def slurm_options(runner: RunnerConfig, prefect_api_url: str | None) -> dict[str, Any]:
+def slurm_options(
+    runner: RunnerConfig, prefect_api_url: str | None, log_directory: Path | None = None
+) -> dict[str, Any]:
     """Keyword arguments of dask-jobqueue's SLURMCluster (and its SLURMJob) for the runner's `slurm` section.
 
-    GPUs are requested with `--gres=gpu:N` and offered to Dask as the `GPU` resource, one share per
-    worker process; the workers export the build's Prefect API so that every task reports to it.
+    GPUs are requested with `--gres=gpu:N` (or `--gpus=N`, `gpu_request`) and offered to Dask as the `GPU`
+    resource, one share per worker process; the workers export the build's Prefect API so that every task
+    reports to it; a job's stdout and stderr go to `log_directory/<jobid>.out|err`.
     """
     s = runner.slurm
-    directives = [f"--gres=gpu:{s.gpus_per_job}"] if s.gpus_per_job else []
+    directives = []
+    if s.gpus_per_job:
+        directives.append(f"--gres=gpu:{s.gpus_per_job}" if s.gpu_request == "gres" else f"--gpus={s.gpus_per_job}")
+    if log_directory is not None:
+        directives += [f"--output={log_directory}/%j.out", f"--error={log_directory}/%j.err"]
     worker_args = ["--resources", f"{GPU_RESOURCE}={s.gpus_per_job // s.processes}"] if s.gpus_per_job else []
     prologue = [f"export {k}={shlex.quote(v)}" for k, v in _worker_env(prefect_api_url).items()]
     options: dict[str, Any] = {
@@ -74,10 +84,58 @@ def slurm_job_script(runner: RunnerConfig, prefect_api_url: str | None, schedule
     return SLURMCluster.job_cls(scheduler=address, **options).job_script()
 
 
+def _watched_job_class(watch: JobWatch) -> type:
+    """dask-jobqueue's SLURMJob telling `watch` each job id it submits, and a refusal of sbatch."""
+    from dask_jobqueue.slurm import SLURMJob
+    from distributed.core import Status
+
+    class WatchedSLURMJob(SLURMJob):
+        async def _submit_job(self, script_filename: str) -> str:
+            try:
+                out = await super()._submit_job(script_filename)
+            except RuntimeError as exc:  # dask-jobqueue's "Command exited with non-zero exit code", stderr last
+                watch.fail(refusal_line(str(exc).partition("stderr:")[2]))
+                self.status = Status.failed  # the cluster closes it as a failed worker, not one never started
+                raise
+            watch.submitted(self._job_id_from_submit_output(out))
+            return out
+
+    return WatchedSLURMJob
+
+
 @contextmanager
-def dask_cluster(runner: RunnerConfig, prefect_api_url: str | None) -> Iterator[RunnerConfig]:
+def slurm_cluster(runner: RunnerConfig, prefect_api_url: str | None, log_directory: Path | None) -> Iterator[str]:
+    """An adaptive SLURMCluster whose jobs are watched (flows/slurm_jobs.py) and cancelled on a stop; its
+    scheduler's address."""
+    from dask_jobqueue import SLURMCluster
+
+    if log_directory is not None:
+        log_directory.mkdir(parents=True, exist_ok=True)
+    started: list[Any] = []  # the cluster, once up
+
+    def longest_shard_s() -> float:
+        prefixes = [p for c in started for p in list(c.scheduler.task_prefixes.values())]
+        return max((p.max_exec_time for p in prefixes), default=-1.0)
+
+    watch = JobWatch(runner.slurm, log_directory, longest_shard_s)
+    options = slurm_options(runner, prefect_api_url, log_directory)
+    with (
+        on_stop(watch.cancel_all),
+        watch.watching(),
+        SLURMCluster(job_cls=_watched_job_class(watch), **options) as cluster,
+    ):
+        started.append(cluster)
+        cluster.adapt(minimum_jobs=runner.slurm.min_jobs, maximum_jobs=runner.slurm.max_jobs)
+        yield cluster.scheduler_address
+
+
+@contextmanager
+def dask_cluster(
+    runner: RunnerConfig, prefect_api_url: str | None, log_directory: Path | None = None
+) -> Iterator[RunnerConfig]:
     """The runner the flows use, with `dask_address` set to the scheduler of a cluster started here for
-    `dask-local` (a LocalCluster of `workers` processes) or `slurm` (adaptive SLURM jobs), closed at exit."""
+    `dask-local` (a LocalCluster of `workers` processes) or `slurm` (adaptive SLURM jobs, their output in
+    `log_directory`), closed at exit."""
     if runner.kind == "dask-local":
         from distributed import LocalCluster
 
@@ -96,10 +154,7 @@ def dask_cluster(runner: RunnerConfig, prefect_api_url: str | None) -> Iterator[
         ):
             yield runner.model_copy(update={"dask_address": cluster.scheduler_address})
     elif runner.kind == "slurm":
-        from dask_jobqueue import SLURMCluster
-
-        with SLURMCluster(**slurm_options(runner, prefect_api_url)) as cluster:
-            cluster.adapt(minimum_jobs=runner.slurm.min_jobs, maximum_jobs=runner.slurm.max_jobs)
-            yield runner.model_copy(update={"dask_address": cluster.scheduler_address})
+        with slurm_cluster(runner, prefect_api_url, log_directory) as address:
+            yield runner.model_copy(update={"dask_address": address})
     else:
         yield runner

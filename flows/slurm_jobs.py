@@ -1,0 +1,204 @@
+"""The SLURM jobs of a build, watched, so that a build no worker will ever come to stops in one line.
+
+A rejected `sbatch` (a partition, account or QOS the cluster lacks) and a job pending for a reason that never
+clears (`PartitionConfig`, `ReqNodeNotAvail`, … for longer than `runner.slurm.pending_timeout_s`) cancel every
+job the build submitted and raise `ClusterFailed` in the build's main thread, naming the config field and
+SLURM's reason. A job killed at its walltime is a lost worker (Dask runs its shards again, adaptive scaling
+submits a new job) and a warning that the walltime is short for the shards seen. A stop by a signal cancels
+the build's jobs at once (flows/stop_signals.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from benchfoundry.configs.build import SlurmConfig
+
+#: Pending reasons (squeue %r) that no amount of waiting clears, with what to change.
+NEVER_CLEARS = {
+    "PartitionConfig": "the job asks for more than its partition allows (runner.slurm.cores, memory, gpus_per_job)",
+    "PartitionTimeLimit": "runner.slurm.walltime exceeds the partition's time limit",
+    "PartitionNodeLimit": "the job asks for more nodes than its partition allows",
+    "PartitionDown": "the partition (runner.slurm.queue) is down",
+    "PartitionInactive": "the partition (runner.slurm.queue) is inactive",
+    "ReqNodeNotAvail": "no node the job can run on is available (down, drained or reserved)",
+    "BadConstraints": "no node has the features asked in runner.slurm.job_extra_directives",
+    "InvalidAccount": "runner.slurm.account is not valid",
+    "InvalidQOS": "the QOS asked in runner.slurm.job_extra_directives is not valid",
+    "DependencyNeverSatisfied": "a dependency of the job will never be met",
+}
+#: Words of sbatch's refusal → the config field that asked for it (first match).
+REFUSAL_FIELDS = (
+    ("partition", "runner.slurm.queue"),
+    ("account", "runner.slurm.account"),
+    ("qos", "runner.slurm.job_extra_directives"),
+    ("time limit", "runner.slurm.walltime"),
+    ("memory", "runner.slurm.memory"),
+    ("gres", "runner.slurm.gpus_per_job"),
+    ("gpu", "runner.slurm.gpus_per_job"),
+    ("node configuration", "runner.slurm (cores, memory, gpus_per_job)"),
+)
+#: Job states (squeue %T) of a job that may still run; any other, or none, is a job gone.
+LIVE_STATES = frozenset({"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING"})
+#: What slurmstepd writes to a job's stderr when it kills the job at its walltime.
+WALLTIME_MARK = "DUE TO TIME LIMIT"
+#: The signal the watcher sends the main thread to raise `ClusterFailed` there.
+ALARM = signal.SIGUSR2
+POLL_S = 2.0
+
+
+class ClusterFailed(BaseException):
+    """No worker will ever come: a one-line reason naming the config field. Not an Exception, so that no
+    `except Exception` of a flow swallows it (like core/stopping.BuildInterrupted)."""
+
+
+def refusal_line(stderr: str) -> str:
+    """sbatch's refusal as one line naming the config field behind it."""
+    reasons = [line.split("error:", 1)[1].strip() for line in stderr.splitlines() if "error:" in line]
+    reason = "; ".join(reasons) or stderr.strip().replace("\n", "; ") or "no reason given"
+    lower = reason.lower()
+    field = next((f for word, f in REFUSAL_FIELDS if word in lower), "runner.slurm")
+    return f"{field}: sbatch refused the build's job: {reason}"
+
+
+def pending_line(job_id: str, reason: str, waited_s: float) -> str:
+    """A job pending for a reason that never clears, as one line."""
+    hint = NEVER_CLEARS[reason.split(",")[0].strip()]
+    return f"runner.slurm: SLURM job {job_id} pending for {waited_s:.0f} s ({reason}): {hint}"
+
+
+def squeue(job_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """job id → (state, reason) of those of `job_ids` SLURM still knows (none known: squeue fails with
+    "Invalid job id"); SubprocessError when squeue cannot tell."""
+    if not job_ids:
+        return {}
+    done = subprocess.run(
+        ["squeue", "-h", "-j", ",".join(job_ids), "-o", "%i|%T|%r"], capture_output=True, text=True, timeout=30
+    )
+    if done.returncode != 0 and "invalid job id" not in done.stderr.lower():  # SLURM unreachable: no news
+        raise subprocess.SubprocessError(done.stderr.strip())
+    rows = (line.split("|", 2) for line in done.stdout.splitlines() if line.count("|") == 2)
+    return {job: (state, reason) for job, state, reason in rows}
+
+
+class JobWatch:
+    """The build's job ids, and a thread that turns what SLURM says of them into an error or a warning."""
+
+    def __init__(
+        self, slurm: SlurmConfig, log_directory: Path | None, longest_shard_s: Callable[[], float] = lambda: -1.0
+    ) -> None:
+        self.slurm = slurm
+        self.log_directory = log_directory
+        self.longest_shard_s = longest_shard_s
+        self.jobs: list[str] = []
+        self.failure: str | None = None
+        self._gone: set[str] = set()
+        self._pending_since: dict[str, float] = {}
+        self._guard = threading.Lock()
+        self._done = threading.Event()
+        self._main: int | None = None
+
+    def submitted(self, job_id: str) -> None:
+        with self._guard:
+            self.jobs.append(job_id)
+
+    def cancel_all(self) -> None:
+        """scancel every job the build submitted (those already gone are ignored)."""
+        with self._guard:
+            jobs = list(self.jobs)
+        if jobs:
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                subprocess.run(["scancel", *jobs], capture_output=True, timeout=30)
+
+    def fail(self, message: str) -> None:
+        """The build cannot go on: cancel its jobs and raise `ClusterFailed(message)` in its main thread."""
+        with self._guard:
+            if self.failure is not None:
+                return
+            self.failure = message
+        self.cancel_all()
+        if self._main is not None:
+            signal.pthread_kill(self._main, ALARM)
+
+    def _raise(self, _signum: int, _frame: object) -> None:
+        if self.failure is not None and not self._done.is_set():
+            raise ClusterFailed(self.failure)
+
+    def check(self) -> None:
+        """One look at the build's jobs: pending for a reason that never clears, killed at walltime."""
+        with self._guard:
+            jobs = [j for j in self.jobs if j not in self._gone]
+        known = squeue(jobs)
+        now = time.monotonic()
+        for job in jobs:
+            state, reason = known.get(job, ("", ""))
+            if state not in LIVE_STATES:
+                self._gone.add(job)
+                self._pending_since.pop(job, None)
+                self._warn_if_walltime(job, state)
+            elif state == "PENDING" and reason.split(",")[0].strip() in NEVER_CLEARS:
+                since = self._pending_since.setdefault(job, now)
+                if now - since >= self.slurm.pending_timeout_s:
+                    self.fail(pending_line(job, reason, now - since))
+            else:
+                self._pending_since.pop(job, None)
+
+    def _warn_if_walltime(self, job: str, state: str) -> None:
+        """A job gone (or ended as `state`): a warning when SLURM killed it at its walltime."""
+        if state != "TIMEOUT":
+            log = self.log_directory / f"{job}.err" if self.log_directory is not None else None
+            try:
+                if log is None or WALLTIME_MARK not in log.read_text(errors="replace"):
+                    return
+            except OSError:
+                return
+        longest = self.longest_shard_s()
+        seen = f"; the longest shard so far took {longest:.0f} s" if longest > 0 else ""
+        print(
+            f"warning: runner.slurm.walltime {self.slurm.walltime} is short for the shards: SLURM job {job} "
+            f"was killed at its walltime, its shards run again on a new job{seen}",
+            file=sys.stderr,
+        )
+
+    def _loop(self) -> None:
+        while not self._done.wait(POLL_S):
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                self.check()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """A logging filter: once the build has failed, the traceback tornado logs for the refused sbatch is
+        not shown (the failure is one line)."""
+        return self.failure is None or record.exc_info is None
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator[JobWatch]:
+        """The watcher thread for the block; from the main thread, a failure is raised there."""
+        tornado_log = logging.getLogger("tornado.application")
+        tornado_log.addFilter(self)
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            self._main = threading.main_thread().ident
+            previous = signal.signal(ALARM, self._raise)
+        thread = threading.Thread(target=self._loop, name="slurm-jobs", daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self._done.set()
+            thread.join()
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                self.check()  # a last look: what ended since the thread's
+            if previous is not None:
+                signal.signal(ALARM, previous)
+            self.cancel_all()
+            tornado_log.removeFilter(self)
+        if self.failure is not None:
+            raise ClusterFailed(self.failure)
