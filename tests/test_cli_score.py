@@ -133,7 +133,7 @@ def test_echoing_task_file_img_path_scores_each_split_against_its_own_answers(tm
     """nv labels differ from night labels at the middle distance, so a nv prediction matched to the
     night answer (or dropped as a duplicate) would lower the nv or night accuracy below 1."""
     out = tmp_path / "build"
-    qa_stage.export_qa(make_labelled_build(out, nv_column=True, bad_rows=False), out, QaConfig())
+    qa_stage.export_qa(make_labelled_build(out, nv_column=True, bad_rows=False), out, QaConfig(nv_label="own"))
     expected = {
         "day": lambda r: truth_label(r["radius"], r["lighting"]),
         "night": lambda r: truth_label(r["radius"], r["lighting"]),
