@@ -39,6 +39,7 @@ class Benchmark:
     vlmevalkit: tuple[tuple[str, str], ...] = ()  # (TSV file stem, (build root) -> rows), one per file
     lmms_eval: str | None = None  # (splits, data folder, source) -> (splits to write, {task: YAML})
     lmms_eval_utils: str | None = None  # the module copied as the lmms-eval task folder's utils.py
+    planned_items: str | None = None  # (config) -> the QA items its plan counts (build.json's `items` once built)
 
 
 _REGISTERED: dict[str, Benchmark] = {}

@@ -50,6 +50,11 @@ def format_plan(plan: dict[str, Any]) -> str:
     )
 
 
+def planned_items(config: BuildConfig) -> int:
+    """The items the budget asks for: every question closed and open."""
+    return int(plan_config(config)["items"])
+
+
 def plan_text(config: BuildConfig) -> str:
     """What `build --plan` prints for ODI-Bench (its registry descriptor's plan)."""
     return format_plan(plan_config(config))

@@ -14,6 +14,7 @@ DESCRIPTOR = Benchmark(
     section=BENCHMARK,
     flow="benchfoundry.flows.syndor:syndor_flow",
     plan="benchfoundry.tasks.syndor.build_plan:plan_text",
+    planned_items="benchfoundry.tasks.syndor.build_plan:planned_items",
     released=f"{BENCHMARK}/index",
     items="benchfoundry.tasks.evaluation.items:syndor_items",
     export_rows="benchfoundry.tasks.export.rows:syndor_splits",
