@@ -1,0 +1,92 @@
+"""The exports scored by the real lmms-eval (its TaskManager, the tasks' process_results and aggregations) equal
+`benchfoundry eval`'s scoring under the authors' protocol on the same fake model's replies, for all three
+benchmarks. lmms-eval lives in a throwaway venv (tests/harness_check/make_venvs.sh), never the project's: the
+test runs when BENCHFOUNDRY_LMMS_PYTHON names that venv's python, and is skipped otherwise."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_export import build, export  # noqa: F401  (the module-scoped three-benchmark build)
+
+from benchfoundry.flows.cli_eval import _score_syndor
+from benchfoundry.tasks.evaluation import run
+from benchfoundry.tasks.evaluation.items import odi_items, syndor_items, viewspatial_items
+from benchfoundry.tasks.syndor import release
+from benchfoundry.tasks.syndor.text_embed import shipped_minilm_path
+
+LMMS_PYTHON = os.environ.get("BENCHFOUNDRY_LMMS_PYTHON")
+RUNNER = Path(__file__).parent / "harness_check" / "lmms_eval_run.py"
+pytestmark = pytest.mark.skipif(
+    not LMMS_PYTHON or not Path(LMMS_PYTHON).is_file(),
+    reason="BENCHFOUNDRY_LMMS_PYTHON: a python with the real lmms-eval (tests/harness_check/make_venvs.sh)",
+)
+
+VIEWSPATIAL_REPLIES = ("A", "B", "C", "D", "A")
+ODI_REPLIES = ("A", "B", "yes", "no", "C")
+PRESENCE_REPLIES = ("1", "0", "10", "yes", "0", "1")
+ACTION_REPLIES = ("", "walking", "stepping over something", "a man is kicking", "stepping_over")
+
+
+def replies(root: Path) -> tuple[dict[str, str], dict[str, list[dict[str, str]]]]:
+    """The fake model's reply to each item: by the lmms runner's document key, and as `eval`'s reply rows."""
+    keyed: dict[str, str] = {}
+    rows: dict[str, list[dict[str, str]]] = {}
+    for k, item in enumerate(viewspatial_items(root)):
+        reply = VIEWSPATIAL_REPLIES[k % len(VIEWSPATIAL_REPLIES)]
+        keyed[item.question + "|" + json.dumps(item.meta["image_path"])] = reply
+        rows.setdefault("viewspatial", []).append({"id": item.id, "prediction": reply})
+    for k, item in enumerate(odi_items(root)):
+        reply = ODI_REPLIES[k % len(ODI_REPLIES)]
+        keyed[item.id] = reply
+        rows.setdefault("odi", []).append({"id": item.id, "prediction": reply})
+    for k, item in enumerate(syndor_items(root)):
+        choices = PRESENCE_REPLIES if item.task == "human_detection" else ACTION_REPLIES
+        keyed[item.id] = choices[k % len(choices)]
+        rows.setdefault("syndor", []).append({"id": item.id, "prediction": keyed[item.id]})
+    return keyed, rows
+
+
+def test_lmms_eval_scores_every_export_as_eval_does(build: Path, tmp_path: Path) -> None:  # noqa: F811
+    assert export(build, tmp_path, "lmms-eval") == 0
+    keyed, rows = replies(build)
+    (tmp_path / "replies.json").write_text(json.dumps(keyed))
+    syndor_tasks = [f"benchfoundry_syndor_{t}_{s}" for t in release.TASKS for s in release.SPLITS]
+    done = subprocess.run(
+        [LMMS_PYTHON, str(RUNNER), str(tmp_path / "lmms-eval"), str(tmp_path / "replies.json")]
+        + ["benchfoundry_viewspatial", "benchfoundry_odi", *syndor_tasks],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BENCHFOUNDRY_E5_MODEL": str(shipped_minilm_path())},
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lmms = json.loads(done.stdout.strip().splitlines()[-1])
+
+    viewspatial = run.score_choices(viewspatial_items(build), rows["viewspatial"], "authors", "viewspatial")
+    assert lmms["benchfoundry_viewspatial"]["overall_accuracy"] == pytest.approx(viewspatial["overall"])
+    odi = run.score_choices(odi_items(build), rows["odi"], "authors", "odi")
+    assert lmms["benchfoundry_odi"]["accuracy"] == pytest.approx(odi["overall"])
+    for task, accuracy in odi["per_task"].items():
+        assert lmms["benchfoundry_odi"][f"accuracy_{task}"] == pytest.approx(accuracy)
+
+    syndor = _score_syndor(build, rows["syndor"], syndor_items(build), tmp_path / "eval", "fake", "authors")
+    presence = {(g["distance"], g["split"]): g for g in syndor["presence"]["groups"]}
+    action = {(g["distance"], g["split"]): g for g in syndor["action"]["groups"]}
+    compared = 0
+    for split in release.SPLITS:
+        detection = lmms[f"benchfoundry_syndor_human_detection_{split}"]
+        assert detection["accuracy"] == pytest.approx(presence[("all", split)]["accuracy"])
+        assert detection["macro_f1"] == pytest.approx(presence[("all", split)]["macro_f1"])
+        for (distance, group_split), group in presence.items():
+            if group_split == split and distance != "all":
+                assert detection[f"accuracy_{float(distance):.1f}m"] == pytest.approx(group["accuracy"])
+                compared += 1
+        e5 = lmms[f"benchfoundry_syndor_action_recognition_{split}"]["e5_score"]
+        assert e5 == pytest.approx(action[("all", split)]["e5score"], abs=1e-5)
+    assert compared >= 3 and syndor["ambiguous_dropped"]
+    assert 0 < viewspatial["overall"] < 1 and 0 < odi["overall"] < 1
