@@ -1,7 +1,8 @@
-"""The exports scored by the real lmms-eval (its TaskManager, the tasks' process_results and aggregations) equal
-`benchfoundry eval`'s scoring under the authors' protocol on the same fake model's replies, for all three
-benchmarks. lmms-eval lives in a throwaway venv (tests/harness_check/make_venvs.sh), never the project's: the
-test runs when BENCHFOUNDRY_LMMS_PYTHON names that venv's python, and is skipped otherwise."""
+"""The exports scored by the real harnesses equal `benchfoundry eval`'s scoring under the authors' protocol on the
+same fake model's replies, for all three benchmarks: lmms-eval (its TaskManager, the tasks' process_results and
+aggregations) and VLMEvalKit (its build_dataset with the export's dataset classes, their prompts and evaluate).
+Both live in throwaway venvs (tests/harness_check/make_venvs.sh), never the project's: each test runs when
+BENCHFOUNDRY_LMMS_PYTHON / BENCHFOUNDRY_VLMEVAL_PYTHON names that venv's python, and is skipped otherwise."""
 
 from __future__ import annotations
 
@@ -14,16 +15,22 @@ import pytest
 from test_export import build, export  # noqa: F401  (the module-scoped three-benchmark build)
 
 from benchfoundry.flows.cli_eval import _score_syndor
-from benchfoundry.tasks.evaluation import run
+from benchfoundry.tasks.evaluation import protocols, run
 from benchfoundry.tasks.evaluation.items import odi_items, syndor_items, viewspatial_items
 from benchfoundry.tasks.syndor import release
 from benchfoundry.tasks.syndor.text_embed import shipped_minilm_path
 
 LMMS_PYTHON = os.environ.get("BENCHFOUNDRY_LMMS_PYTHON")
+VLMEVAL_PYTHON = os.environ.get("BENCHFOUNDRY_VLMEVAL_PYTHON")
 RUNNER = Path(__file__).parent / "harness_check" / "lmms_eval_run.py"
-pytestmark = pytest.mark.skipif(
+VLMEVAL_RUNNER = Path(__file__).parent / "harness_check" / "vlmeval_run.py"
+needs_lmms = pytest.mark.skipif(
     not LMMS_PYTHON or not Path(LMMS_PYTHON).is_file(),
     reason="BENCHFOUNDRY_LMMS_PYTHON: a python with the real lmms-eval (tests/harness_check/make_venvs.sh)",
+)
+needs_vlmeval = pytest.mark.skipif(
+    not VLMEVAL_PYTHON or not Path(VLMEVAL_PYTHON).is_file(),
+    reason="BENCHFOUNDRY_VLMEVAL_PYTHON: a python with VLMEvalKit (tests/harness_check/make_venvs.sh)",
 )
 
 VIEWSPATIAL_REPLIES = ("A", "B", "C", "D", "A")
@@ -51,6 +58,7 @@ def replies(root: Path) -> tuple[dict[str, str], dict[str, list[dict[str, str]]]
     return keyed, rows
 
 
+@needs_lmms
 def test_lmms_eval_scores_every_export_as_eval_does(build: Path, tmp_path: Path) -> None:  # noqa: F811
     assert export(build, tmp_path, "lmms-eval") == 0
     keyed, rows = replies(build)
@@ -90,3 +98,47 @@ def test_lmms_eval_scores_every_export_as_eval_does(build: Path, tmp_path: Path)
         assert e5 == pytest.approx(action[("all", split)]["e5score"], abs=1e-5)
     assert compared >= 3 and syndor["ambiguous_dropped"]
     assert 0 < viewspatial["overall"] < 1 and 0 < odi["overall"] < 1
+
+
+@needs_vlmeval
+def test_vlmevalkit_asks_and_scores_every_export_as_eval_does(build: Path, tmp_path: Path) -> None:  # noqa: F811
+    assert export(build, tmp_path, "vlmevalkit") == 0
+    keyed, rows = replies(build)
+    (tmp_path / "replies.json").write_text(json.dumps(keyed))
+    names = ["benchfoundry_ViewSpatial", "benchfoundry_ODI", "benchfoundry_SynDOR"]
+    done = subprocess.run(
+        [VLMEVAL_PYTHON, str(VLMEVAL_RUNNER), str(tmp_path / "vlmevalkit"), str(tmp_path / "replies.json"), *names],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BENCHFOUNDRY_E5_MODEL": str(shipped_minilm_path())},
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    vlm = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [vlm[n]["type"] for n in names] == ["BenchfoundryViewSpatial", "BenchfoundryODI", "BenchfoundrySynDOR"]
+
+    items = viewspatial_items(build)
+    first = vlm["benchfoundry_ViewSpatial"]["prompt"]
+    assert first[0] == {"type": "text", "value": protocols.prompt_text(items[0], "authors", "viewspatial")}
+    assert all(m["type"] == "image" for m in first[1:])
+    viewspatial = run.score_choices(items, rows["viewspatial"], "authors", "viewspatial")
+    assert vlm["benchfoundry_ViewSpatial"]["scores"]["overall"] == pytest.approx(viewspatial["overall"])
+
+    odi_all = odi_items(build)
+    closed = [i for i in odi_all if i.options]
+    assert vlm["benchfoundry_ODI"]["prompt"][-1]["value"] == protocols.prompt_text(closed[0], "authors", "odi")
+    odi = run.score_choices(odi_all, rows["odi"], "authors", "odi")
+    assert vlm["benchfoundry_ODI"]["scores"]["overall"] == pytest.approx(odi["overall"])
+    for task, accuracy in odi["per_task"].items():
+        assert vlm["benchfoundry_ODI"]["scores"][task] == pytest.approx(accuracy)
+
+    syndor = _score_syndor(build, rows["syndor"], syndor_items(build), tmp_path / "eval", "fake", "authors")
+    presence = {(g["distance"], g["split"]): g for g in syndor["presence"]["groups"]}
+    action = {(g["distance"], g["split"]): g for g in syndor["action"]["groups"]}
+    scores = vlm["benchfoundry_SynDOR"]["scores"]
+    for split in release.SPLITS:
+        assert scores[f"human_detection_{split}_accuracy"] == pytest.approx(presence[("all", split)]["accuracy"])
+        assert scores[f"human_detection_{split}_macro_f1"] == pytest.approx(presence[("all", split)]["macro_f1"])
+        assert scores[f"action_recognition_{split}_e5_score"] == pytest.approx(
+            action[("all", split)]["e5score"], abs=1e-5
+        )
