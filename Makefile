@@ -11,7 +11,7 @@ OUT ?= out/smoke
 
 space := $(subst ,, )
 
-.PHONY: venv demo test bench lock clean assets-infinigen test-infinigen
+.PHONY: venv demo test bench lock clean assets-infinigen test-infinigen readme-figures
 
 venv: $(STAMP)
 
@@ -68,6 +68,11 @@ test-infinigen: venv
 
 bench: venv
 	@set -e; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
+
+# The README's marked smoke figures, from BUILD's build.json (a smoke build), or from the smoke preset's plans.
+BUILD ?=
+readme-figures: venv
+	$(BIN)/python docs/readme_figures.py $(BUILD)
 
 # Re-resolves the newest versions pyproject.toml allows into constraints.txt; run make test after it.
 # The --no-deps installs are frozen with the rest; torchvision and timm (their own folder, matched to torch by

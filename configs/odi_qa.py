@@ -34,8 +34,19 @@ FLOOR_CLASSES = [
 class BudgetConfig(Section):
     """How many questions a panorama gives (each asked closed and open), chosen among the candidates."""
 
-    per_panorama: int = Field(2, ge=1, description="questions per panorama (the paper: 4,254 QA / 2,000 panoramas)")
+    per_panorama: int = Field(2, ge=1, description="questions per panorama when `total` is null")
     per_task: int = Field(1, ge=1, description="questions of one task per panorama, at most")
+    total: int | None = Field(
+        None,
+        ge=1,
+        description="questions of the whole build, spread over the panoramas (the paper: 4,254 QA over 2,000: "
+        "254 panoramas give 3, the rest 2); a panorama short of candidates passes its share on; null: per_panorama "
+        "each",
+    )
+
+    def planned(self, panoramas: int) -> int:
+        """The questions the budget asks of `panoramas` panoramas (fewer when candidates run short)."""
+        return self.total if self.total is not None else self.per_panorama * panoramas
 
 
 class OdiQaConfig(Section):

@@ -35,6 +35,11 @@ class QaConfig(Section):
         description="which raw-image split the evening frames join: night, as the authors' task index has it "
         "(their NV images always go to nv)",
     )
+    nv_label: Literal["raw", "own"] = Field(
+        "raw",
+        description="the presence answer of an nv row: raw, the raw frame's label, as the authors' task index "
+        "copies it; own, the night-vision image's own label",
+    )
     empty_scene_negatives: bool | None = Field(
         None,
         description="add empty-scene renders (rows with empty_scene true) to human_detection as 0 answers; "

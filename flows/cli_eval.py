@@ -295,7 +295,7 @@ def _score_syndor(
     if not kept:
         return summary
     scored = run.write_predictions(target / f"{name}.scored-predictions.jsonl", kept)
-    score, _ = score_syndor(build, scored, target / f"{name}.scores.json")
+    score, _ = score_syndor(build, scored, target / f"{name}.scores.json", protocol=protocol)
     return {**summary, "presence": score["presence"], "action": score["action"], "coverage": score["coverage"]}
 
 

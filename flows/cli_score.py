@@ -106,10 +106,12 @@ def score_syndor(
     out: Path | None = None,
     embed_path: str | None = None,
     embed_name: str | None = None,
+    protocol: str = "authors",
 ) -> tuple[dict[str, Any], Path]:
     """Score a predictions file against the build and write the score file (default
     `BUILD/report/scores/<predictions name>.json`); OSError or ValueError when the input or the output
-    path is unusable (checked before anything is read)."""
+    path is unusable (checked before anything is read). `protocol` is E5Score's (`scoring.E5_PROTOCOLS`):
+    the authors' embeds `action` with no prefix and every reply, the empty one too."""
     from benchfoundry.core.output_root import check_output_file
     from benchfoundry.core.store import write_json_atomic
     from benchfoundry.tasks.syndor import release, scoring
@@ -125,15 +127,18 @@ def score_syndor(
     if not any(matched.values()):
         raise ValueError(f"{predictions}: no usable prediction" + (f" ({len(problems)} bad lines)" if problems else ""))
     embedder = None
-    if any(i["prediction"].strip() for i in matched.get("action_recognition", [])):
+    actions = matched.get("action_recognition", [])
+    if any(protocol == "authors" or i["prediction"].strip() for i in actions):
         from benchfoundry.tasks.syndor.text_embed import load_embedder
 
-        embedder = load_embedder(qa.embedding)
-    result = scoring.score_predictions(matched, key, embedder, qa.deployable_accuracy)
+        embedding = qa.embedding if protocol == "project" else qa.embedding.model_copy(update={"prefix": ""})
+        embedder = load_embedder(embedding)
+    result = scoring.score_predictions(matched, key, embedder, qa.deployable_accuracy, protocol)
     score = {
         "benchmark": "syndor",
         "predictions": str(predictions),
         "predictions_sha256": hashlib.sha256(raw).hexdigest(),
+        "protocol": protocol,
         "build": str(build),
         "embedding_model": embedder.describe() if embedder else None,
         "problems": problems,
@@ -162,7 +167,7 @@ def _score_and_report(args: argparse.Namespace, build: Path) -> int:
     predictions = Path(args.predictions)
     try:
         score, target = score_syndor(
-            build, predictions, Path(args.out) if args.out else None, args.embed_path, args.embed_name
+            build, predictions, Path(args.out) if args.out else None, args.embed_path, args.embed_name, args.protocol
         )
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -202,5 +207,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         "--embed-name",
         metavar="NAME",
         help="its name, e.g. intfloat/e5-large-v2 (default with --embed-path: _name_or_path in its config.json)",
+    )
+    p.add_argument(
+        "--protocol",
+        choices=("authors", "project"),
+        default="authors",
+        help="E5Score as the authors' harness (reference = the released action, no prefix, empty replies embedded) "
+        "or the project's (the action's phrase, the model's prefix, an empty reply scores 0)",
     )
     p.set_defaults(func=_cmd_score_syndor)

@@ -94,6 +94,7 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
             "model_usage": qa["usage"],
             **{k: qa[k] for k in QA_SUMMARY},
         }
+        extra["items"] = qa["items"]
         qa_text = (
             f"{qa['questions']} questions chosen of {qa['candidates']} candidates ({odi.qa.backend} backend), "
             f"{qa['items']} items, {qa['released']} released "

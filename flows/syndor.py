@@ -272,4 +272,5 @@ def syndor_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         stages=stages,
         problems=problems,
         calibration=calibrated,
+        items=qa.get("items", 0),
     )

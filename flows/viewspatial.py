@@ -109,6 +109,7 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     files = write_benchmark_files(out, vs, config.seed)
     stages.update({k: files[k] for k in ("benchmark", "sft", "sft_multi")})
     extra["released"] = files["released"]
+    extra["items"] = files["val_items"]
     extra["camera_share"] = files["camera_share"]
     stages["report"] = str(write_report_page(out, config.seed))
     available = ", ".join(f"{s} {SHORT_NAMES[t]}: {n}" for (s, t), n in files["counts"].items())

@@ -66,7 +66,7 @@ def scored_build(tmp_path: Path) -> tuple[Path, Path]:
     lines.insert(2, "not json at all")  # line 3
     lines.append(json.dumps({"img_path": "images/nope.jpg", "prompt": HPC, "prediction": "1"}))  # line 8
     lines.append(json.dumps({"img_path": walking["img_path"], "prompt": ACTION_PROMPT, "prediction": "walking"}))
-    # the reference is the action's released name (DESIGN §2.2), not its slug: this reply scores 1
+    # under the project's protocol the reference is the action's released name (DESIGN §2.2): this reply scores 1
     lines.append(
         json.dumps({"img_path": stepping["img_path"], "prompt": ACTION_PROMPT, "prediction": "stepping over something"})
     )
@@ -78,7 +78,7 @@ def scored_build(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_score_syndor_hand_computed(scored_build: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     out, predictions = scored_build
-    assert main(["score", "syndor", str(predictions), "--build", str(out)]) == 0
+    assert main(["score", "syndor", str(predictions), "--build", str(out), "--protocol", "project"]) == 0
     captured = capsys.readouterr()
     assert [int(line.split(":")[1]) for line in captured.err.splitlines()] == [3, 8, 11]
     score = json.loads((out / "report" / "scores" / "model-x.json").read_text())
@@ -133,7 +133,7 @@ def test_echoing_task_file_img_path_scores_each_split_against_its_own_answers(tm
     """nv labels differ from night labels at the middle distance, so a nv prediction matched to the
     night answer (or dropped as a duplicate) would lower the nv or night accuracy below 1."""
     out = tmp_path / "build"
-    qa_stage.export_qa(make_labelled_build(out, nv_column=True, bad_rows=False), out, QaConfig())
+    qa_stage.export_qa(make_labelled_build(out, nv_column=True, bad_rows=False), out, QaConfig(nv_label="own"))
     expected = {
         "day": lambda r: truth_label(r["radius"], r["lighting"]),
         "night": lambda r: truth_label(r["radius"], r["lighting"]),
@@ -211,11 +211,13 @@ def test_embed_path_alone_takes_the_name_from_the_folder(
                 str(folder),
                 "--out",
                 str(target),
+                "--protocol",
+                "project",
             ]
         )
         == 0
     )
-    model = json.loads(target.read_text())["embedding_model"]
+    model = json.loads(target.read_text())["embedding_model"]  # the project's protocol: E5's "query: " prefix
     assert model["name"] == "intfloat/e5-large-v2" and model["prefix"] == "query: " and model["path"] == str(folder)
     assert model["dim"] == 16 != 384  # the tiny model, not the configured MiniLM
     unnamed = save_tiny_bert(tmp_path / "unnamed")
@@ -243,3 +245,81 @@ def test_embed_path_alone_takes_the_name_from_the_folder(
     )
     model = json.loads(target.read_text())["embedding_model"]
     assert model["name"] == "my/encoder" and model["prefix"] == ""
+
+
+def _authors_e5(pred_path: Path, ref_path: Path, model_dir: Path, radius: float | None = None) -> float:
+    """The authors' compute_e5score / compute_e5score_by_radius (jzyee/SynDORBench eval/metrics/e5_score.py),
+    re-implemented: merge on img_path, reference `action`, texts as str, batches of 64, mean-pooled and
+    L2-normalised embeddings, cosine, mean."""
+    import pandas as pd
+    import torch
+    import torch.nn.functional as F
+    from transformers import AutoModel, AutoTokenizer
+
+    merged = pd.merge(
+        pd.read_json(pred_path, lines=True),
+        pd.read_json(ref_path, lines=True),
+        on="img_path",
+        suffixes=("_pred", "_ref"),
+    )
+    if radius is not None:
+        merged = merged[merged["radius"] == radius]
+    tokenizer, model = AutoTokenizer.from_pretrained(model_dir), AutoModel.from_pretrained(model_dir).eval()
+
+    def encode(texts: list[str]) -> torch.Tensor:
+        with torch.no_grad():
+            batch = tokenizer(texts, padding=True, truncation=True, max_length=512, return_tensors="pt")
+            last_hidden = model(**batch).last_hidden_state
+            mask = batch["attention_mask"].unsqueeze(-1).bool()
+            return F.normalize((last_hidden * mask).sum(dim=1) / mask.sum(dim=1).float(), p=2, dim=1)
+
+    preds, refs = merged["prediction"].astype(str).tolist(), merged["action"].astype(str).tolist()
+    sims: list[float] = []
+    for i in range(0, len(preds), 64):
+        sims.extend(F.cosine_similarity(encode(preds[i : i + 64]), encode(refs[i : i + 64]), dim=1).tolist())
+    return float(sum(sims) / len(sims))
+
+
+def test_authors_e5_matches_the_authors_computation_with_empty_replies(tmp_path: Path) -> None:
+    from benchfoundry.assets.tiny_bert import write_tiny_bert
+    from benchfoundry.configs.syndor_poses import ACTION_NAMES
+
+    out = tmp_path / "build"
+    qa_stage.export_qa(make_labelled_build(out, bad_rows=False), out, QaConfig())
+    words = [*ACTION_NAMES, *ACTION_NAMES.values(), "_ a man is"]
+    model_dir = write_tiny_bert(tmp_path / "tiny-e5", [w.replace("_", " ") for w in words] + ["_"], hidden=16)
+    replies = ["", "stepping over something", "stepping_over", "walking", "a man is kicking", "  ", "waving"]
+    lines, per_split = [], {}
+    for split in ("day", "night", "nv"):
+        rows = _rows(out, "action_recognition", split)
+        mine = [
+            {"img_path": r["img_path"], "prompt": ACTION_PROMPT, "prediction": replies[k % 7]}
+            for k, r in enumerate(rows)
+        ]
+        per_split[split] = tmp_path / f"{split}-pred.jsonl"
+        per_split[split].write_text("".join(json.dumps(m) + "\n" for m in mine))
+        lines += mine
+    assert any(m["prediction"] == "" for m in lines)
+    predictions = tmp_path / "all.jsonl"
+    predictions.write_text("".join(json.dumps(m) + "\n" for m in lines))
+    target = tmp_path / "s.json"
+    args = ["score", "syndor", str(predictions), "--build", str(out), "--out", str(target)]
+    assert main([*args, "--embed-path", str(model_dir), "--embed-name", "intfloat/e5-large-v2"]) == 0
+    score = json.loads(target.read_text())
+    assert score["protocol"] == "authors" and score["embedding_model"]["prefix"] == ""
+    groups = {(g["distance"], g["split"]): g for g in score["action"]["groups"]}
+    for split, pred_path in per_split.items():
+        ref_path = out / "syndor" / "index" / "action_recognition" / f"{split}.jsonl"
+        assert groups[("all", split)]["e5score"] == pytest.approx(_authors_e5(pred_path, ref_path, model_dir), abs=1e-5)
+        assert groups[(RADII[1], split)]["e5score"] == pytest.approx(
+            _authors_e5(pred_path, ref_path, model_dir, RADII[1]), abs=1e-5
+        )
+    project = tmp_path / "p.json"
+    args[-1] = str(project)
+    assert (
+        main([*args, "--embed-path", str(model_dir), "--embed-name", "intfloat/e5-large-v2", "--protocol", "project"])
+        == 0
+    )
+    assert json.loads(project.read_text())["action"]["groups"][-1]["e5score"] != pytest.approx(
+        groups[("all", "all")]["e5score"], abs=1e-3
+    )

@@ -413,6 +413,9 @@ def test_the_random_baseline_runs_on_syndor(tmp_path: Path) -> None:
     overall = next(g for g in score["presence"]["groups"] if g["distance"] == "all" and g["split"] == "all")
     assert overall["n"] == len(truth) and score["ambiguous_dropped"] == {}
     assert score["action"]["groups"] and all(g["n_invalid"] == 0 for g in score["action"]["groups"])
+    assert score["action"]["protocol"] == "authors"  # E5 against the released action, no prefix
+    scores = json.loads((out / "report" / "eval" / "random" / "syndor.scores.json").read_text())
+    assert scores["protocol"] == "authors" and scores["embedding_model"]["prefix"] == ""
 
 
 @pytest.mark.parametrize(

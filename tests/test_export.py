@@ -294,3 +294,23 @@ def test_an_empty_build_or_an_unknown_benchmark_is_refused(tmp_path: Path, capsy
     assert "holds no built benchmark" in capsys.readouterr().err
     assert export(tmp_path, tmp_path / "x", "hf", "--bench", "odi,nope") == 2
     assert "unknown benchmark(s) ['nope']" in capsys.readouterr().err
+
+
+def test_vlmevalkit_dataset_module_scores_as_eval_does_without_vlmevalkit(build: Path, tmp_path: Path) -> None:
+    """The scoring of `benchfoundry_vlmeval.py` on read-back TSVs (the VLMEvalKit run itself: test_harness_check)."""
+    from benchfoundry.tasks.evaluation import run
+    from benchfoundry.tasks.evaluation.items import odi_items, viewspatial_items
+
+    assert export(build, tmp_path, "vlmevalkit") == 0
+    spec = importlib.util.spec_from_file_location("bf_vlmeval", tmp_path / "vlmevalkit" / "benchfoundry_vlmeval.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    replies = ["A", "b", "the answer is C", "Reply: D\nA", "yes"]
+    for stem, items, bench, score in (
+        ("benchfoundry_ViewSpatial", viewspatial_items(build), "viewspatial", module.viewspatial_scores),
+        ("benchfoundry_ODI", [i for i in odi_items(build) if i.options], "odi", module.odi_scores),
+    ):
+        data = pd.read_csv(tmp_path / "vlmevalkit" / f"{stem}.tsv", sep="\t")
+        data["prediction"] = [replies[k % len(replies)] for k in range(len(data))]
+        rows = [{"id": item.id, "prediction": replies[k % len(replies)]} for k, item in enumerate(items)]
+        assert score(data)["overall"] == pytest.approx(run.score_choices(items, rows, "authors", bench)["overall"])

@@ -55,3 +55,27 @@ def test_the_same_seed_chooses_the_same_and_another_seed_differently() -> None:
     first = choose(candidates, budget, seed=0)
     assert choose(candidates, budget, seed=0) == first
     assert any(choose(candidates, budget, seed=s) != first for s in (1, 2, 3))
+
+
+def test_a_build_wide_total_reaches_the_papers_count_as_its_mix_implies() -> None:
+    """4,254 questions over 2,000 panoramas: 254 give 3, the other 1,746 give 2 (the paper's QA count)."""
+    chosen = choose(pool(2000, {}), BudgetConfig(total=4254, per_task=1), seed=0)
+    sizes = Counter(len(cs) for cs in chosen.values())
+    assert sum(len(cs) for cs in chosen.values()) == 4254 and sizes == {3: 254, 2: 1746}
+    assert all(len({c.task for c in cs}) == len(cs) for cs in chosen.values())
+
+
+def test_a_panorama_short_of_candidates_passes_its_share_on() -> None:
+    candidates = {**pool(3, {}), "p999": [candidate("EVO", 0)]}
+    chosen = choose(candidates, BudgetConfig(total=10, per_task=1), seed=0)
+    assert len(chosen["p999"]) == 1 and sum(len(cs) for cs in chosen.values()) == 10
+
+
+def test_the_presets_plan_their_own_counts() -> None:
+    from benchfoundry.configs.loader import load_config
+    from benchfoundry.tasks.odi.build_plan import plan_config
+
+    full = load_config("odibench").odi.qa.budget
+    assert full.planned(2000) == 4254
+    smoke = plan_config(load_config("smoke"))
+    assert smoke["questions"] == 2 * 20 and smoke["items"] == 2 * smoke["questions"]

@@ -193,8 +193,8 @@ def test_review_import_rewrites_json_and_parquet_alike_and_no_file_names_an_abso
 
 
 def test_the_full_preset_budget_gives_about_two_questions_a_panorama(tmp_path: Path) -> None:
-    """With odibench.yaml's budget (2 per panorama, 1 per task) the choice spreads over the tasks."""
-    out, result = build_odi(tmp_path, smoke(tmp_path, "odi.qa.budget.per_panorama=2", "odi.qa.budget.per_task=1"))
+    """With odibench.yaml's mix (about 2 per panorama, 1 per task) the choice spreads over the tasks."""
+    out, result = build_odi(tmp_path, smoke(tmp_path, "odi.qa.budget.total=4", "odi.qa.budget.per_task=1"))
     mix = Counter(i["task"] for i in items(out) if i["form"] == "closed")
     assert result["questions"] == 4 and len(mix) == 4 and set(mix.values()) == {1}
     assert math.isclose(result["items"] / 2, 4)

@@ -121,7 +121,7 @@ def test_zscores_and_action_groups() -> None:
         {"truth": "kicking", "prediction": "  ", "radius": 23.0, "split": "night"},
         {"truth": "walking", "prediction": "kick", "radius": 23.0, "split": "day"},
     ]
-    result = scoring.score_actions(items, embed)
+    result = scoring.score_actions(items, embed, protocol="project")
     groups = {(g["distance"], g["split"]): g for g in result["groups"]}
     # item scores: 5.4 m: 1, 0.8 (mean 0.9, std 0.1); 23 m: 0 (empty → invalid), 0.6 (mean 0.3, std 0.3)
     assert groups[(5.4, "day")]["e5score"] == pytest.approx(0.9)
@@ -131,6 +131,22 @@ def test_zscores_and_action_groups() -> None:
     assert groups[(5.4, "all")]["z"] == pytest.approx(0.0, abs=1e-12)
     assert result["z_reference"]["5.4"] == pytest.approx({"mean": 0.9, "std": 0.1, "n": 2})
     assert [i["e5"] for i in result["items"]] == pytest.approx([1.0, 0.8, 0.0, 0.6])
+
+
+def test_authors_protocol_embeds_the_released_action_and_the_empty_reply() -> None:
+    """As the authors' e5_score.py: reference = `action` as released, every reply embedded as it is."""
+    embed = _fake_embed({"stepping_over": [1, 0], "stepping over something": [0, 1], "": [3, 4]})
+    items = [
+        {"truth": "stepping over something", "action": "stepping_over", "prediction": p, "radius": 5.4, "split": "day"}
+        for p in ("stepping_over", "stepping over something", "")
+    ]
+    authors = scoring.score_actions(items, embed, protocol="authors")
+    assert [i["e5"] for i in authors["items"]] == pytest.approx([1.0, 0.0, 3 / 5])
+    assert authors["groups"][-1]["n_invalid"] == 1 and authors["groups"][-1]["e5score"] == pytest.approx(1.6 / 3)
+    project = scoring.score_actions(items, embed, protocol="project")
+    assert [i["e5"] for i in project["items"]] == pytest.approx([0.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match="protocol"):
+        scoring.score_actions(items, embed, protocol="paper")
 
 
 def test_zscores_across_models_pool_every_models_items_per_distance() -> None:

@@ -171,12 +171,30 @@ def test_evening_can_join_day(tmp_path: Path) -> None:
     assert {r["lighting"] for r in _lines(index / "nv.jsonl")} == {"night", "evening_east"}  # NV rows stay
 
 
-def test_nv_rows_carry_the_night_vision_label(tmp_path: Path) -> None:
+def _nv_manifest(tmp_path: Path) -> Path:
     manifest = make_labelled_build(tmp_path, nv_column=True, bad_rows=False)
     frame = pd.read_parquet(manifest)
     frame.astype({"human_discernable_nv": "Int64"}).to_parquet(manifest, index=False)  # the discern stage's dtype
     assert frame["human_discernable_nv"].isna().any()
-    qa_stage.export_qa(manifest, tmp_path, QaConfig())
+    return manifest
+
+
+def test_nv_rows_carry_the_raw_frames_label_by_default(tmp_path: Path) -> None:
+    """As the authors' create_task_idxs.py: the nv row is the night row with img_path replaced."""
+    summary = qa_stage.export_qa(_nv_manifest(tmp_path), tmp_path, QaConfig())
+    nv = _lines(tmp_path / "syndor" / "index" / "human_detection" / "nv.jsonl")
+    assert nv and all(r["human_discernable"] == truth_label(r["radius"], r["lighting"]) for r in nv)
+    pairs = [(r["radius"], r["lighting"]) for r in nv]
+    expected = sum(truth_label(radius, light) != nv_label(radius) for radius, light in pairs)
+    assert expected > 0
+    assert summary["nv_label"]["source"] == "raw"
+    assert summary["nv_label"]["frames"] == len(nv) and summary["nv_label"]["disagree"] == expected
+    balance = json.loads((tmp_path / "syndor" / "index" / "balance.json").read_text())
+    assert balance["nv_label"] == summary["nv_label"]
+
+
+def test_nv_rows_can_carry_the_night_vision_label(tmp_path: Path) -> None:
+    qa_stage.export_qa(_nv_manifest(tmp_path), tmp_path, QaConfig(nv_label="own"))
     nv = _lines(tmp_path / "syndor" / "index" / "human_detection" / "nv.jsonl")
     assert nv and all(r["human_discernable"] == nv_label(r["radius"]) for r in nv)
     night = _lines(tmp_path / "syndor" / "index" / "human_detection" / "night.jsonl")

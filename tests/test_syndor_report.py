@@ -196,3 +196,14 @@ def test_read_jsonl_names_the_file_and_line_of_bad_json(tmp_path: Path) -> None:
     with pytest.raises(ValueError) as caught:
         release.read_jsonl(path)
     assert str(caught.value).startswith(f"{path}:3: not valid JSON")
+
+
+def test_report_shows_how_often_raw_and_nv_labels_disagree(tmp_path: Path) -> None:
+    from test_syndor_qa import nv_label, truth_label
+
+    qa = QaConfig(thumbs_per_cell=1, nv_pairs=0)
+    qa_stage.export_qa(make_labelled_build(tmp_path, nv_column=True, bad_rows=False), tmp_path, qa)
+    nv = [json.loads(line) for line in (tmp_path / "syndor" / "index" / "human_detection" / "nv.jsonl").open()]
+    disagree = sum(truth_label(r["radius"], r["lighting"]) != nv_label(r["radius"]) for r in nv)
+    text = " ".join(parse(syndor_report.write_report(tmp_path, qa, seed=0)).text)
+    assert f"disagree on {disagree} of {len(nv)} person frames" in text and "nv_label: raw" in text

@@ -40,6 +40,7 @@ class Benchmark:
     lmms_eval: str | None = None  # (splits, data folder, source) -> (splits to write, {task: YAML})
     lmms_eval_utils: str | None = None  # the module copied as the lmms-eval task folder's utils.py
     plan_against: str | None = None  # (config, build root) -> `build --plan --out OUT`'s text against that build
+    planned_items: str | None = None  # (config) -> the QA items its plan counts (build.json's `items` once built)
 
 
 _REGISTERED: dict[str, Benchmark] = {}

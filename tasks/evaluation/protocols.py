@@ -7,12 +7,16 @@ authors (the default; reproduces a published row):
   question and choices) before the images; the answer is the first standalone A–D letter, in any case, on the
   reply's last line (so a lower-case article "a" there reads as A).
 - syndor, as the authors' harness (jzyee/SynDORBench `eval/metrics/classification.py`): the prompt verbatim;
-  a presence reply is read by `authors_presence`, and an ambiguous one is dropped before scoring.
+  a presence reply is read by `authors_presence`, and an ambiguous one is dropped before scoring; an action
+  reply's E5Score is taken against the released `action` (`stepping_over`), with no prefix, the empty reply
+  embedded as it is (`eval/metrics/e5_score.py`; tasks/syndor/scoring.py).
 - odi, as the paper states its closed form (multiple choice with lettered options, or yes/no; accuracy): the
   question, the lettered options and "Answer with the option's letter…"; a yes/no item is asked for yes or
   no. The authors' prompt text and parser are not public: a reply names an option by letter or text.
 project: every closed item lettered with the project's template and read by `choices.parse_choice`; a SynD
-presence reply holding both or neither of "1" and "0" is invalid and counts as wrong.
+presence reply holding both or neither of "1" and "0" is invalid and counts as wrong; an action reply's E5Score
+is taken against the action's phrase (`stepping over something`), with the embedding model's prefix, and an
+empty reply scores 0.
 """
 
 from __future__ import annotations

@@ -10,7 +10,10 @@ that row's index instead, as VLMEvalKit's loader resolves; several images are a 
 released relative path, or list), `question`, the options `A`…`D` (multiple choice; empty when an item has
 fewer), `answer` (the option's letter; for free-form items the reference), `category` (the authors' strings:
 ViewSpatial's `question_type`, ODI's task, SynD's dataset name `<task>_<split>`) and `l2-category`. The names
-do not clash with VLMEvalKit's own datasets (`ViewSpatialBench` would be downloaded instead).
+do not clash with VLMEvalKit's own datasets (`ViewSpatialBench` would be downloaded instead). ViewSpatial adds
+`choices` (the released string, for the authors' prompt), SynD `action` (the authors' E5 reference).
+`benchfoundry_vlmeval.py` beside them (tasks/export/vlmevalkit_datasets.py) holds the dataset classes that ask
+and score ViewSpatial, ODI's closed items and SynD as the authors do.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.directions import LETTERS
-from benchfoundry.core.store import atomic_path
+from benchfoundry.core.store import atomic_path, write_bytes_atomic
 from benchfoundry.tasks.common.benchmarks import get, resolve
 from benchfoundry.tasks.evaluation.items import EvalItem, odi_items, syndor_items, viewspatial_items
 from benchfoundry.tasks.export.hf import STAGE, ImageRef, image_bytes
@@ -32,6 +35,8 @@ from benchfoundry.tasks.export.rows import refs
 from benchfoundry.tasks.odi.benchmark import SPATIAL as ODI_SPATIAL
 
 OPTION_COLUMNS = tuple(LETTERS[:4])
+#: The dataset classes (tasks/export/vlmevalkit_datasets.py), copied beside the TSV files.
+DATASETS_MODULE = "benchfoundry_vlmeval.py"
 
 
 class ImageColumn:
@@ -73,6 +78,7 @@ def viewspatial_rows(build: Path) -> list[tuple[dict[str, Any], list[ImageRef]]]
             "question": item.question,
             **_options(item),
             "answer": item.answer,
+            "choices": item.meta.get("choices", "\n".join(item.options)),
             "category": item.meta["question_type"],
             "l2-category": item.meta["question_type"].split(" - ")[0],
         }
@@ -112,6 +118,7 @@ def syndor_rows(build: Path) -> list[tuple[dict[str, Any], list[ImageRef]]]:
             "split": item.meta["split"],
             "radius": item.meta["radius"],
             "lighting": item.meta["row"].get("lighting", ""),
+            "action": item.meta["row"].get("action", ""),
         }
         rows.append((row, refs(item, names)))
     return rows
@@ -150,6 +157,8 @@ def export(benchmark: str, build: Path, folder: Path) -> dict[str, Any]:
     if not files:
         raise ValueError(f"{benchmark}: no VLMEvalKit dataset")
     counts, problems = {}, []
+    module = Path(__file__).with_name("vlmevalkit_datasets.py")
+    write_bytes_atomic(folder / DATASETS_MODULE, module.read_bytes())
     for stem, rows_of in files:
         rows = resolve(rows_of)(build)
         if rows:

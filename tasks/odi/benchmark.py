@@ -18,6 +18,7 @@ DESCRIPTOR = Benchmark(
     section=BENCHMARK,
     flow="benchfoundry.flows.odi:odi_flow",
     plan="benchfoundry.tasks.odi.build_plan:plan_text",
+    planned_items="benchfoundry.tasks.odi.build_plan:planned_items",
     released=f"{BENCHMARK}/ODI-Bench.json",
     items="benchfoundry.tasks.evaluation.items:odi_items",
     export_rows="benchfoundry.tasks.export.rows:odi_splits",

@@ -1,10 +1,12 @@
 """The question budget (DESIGN §3.2): which candidates become ODI-Bench's questions.
 
-Each panorama gives at most `per_panorama` questions and at most `per_task` of one task; each question is asked
-closed and open. The choice is balanced over the whole build: panoramas are visited in a seeded order, and each
-next question is the candidate of the task chosen least so far, then of that task's least chosen kind, then with
-that task's least chosen answer (so yes/no and the sides come out even), ties broken by a seeded rank per
-panorama. The same candidates, budget and seed give the same choice.
+Each panorama gives at most `per_panorama` questions, or with a build-wide `total` its share of what is left (the
+remaining questions over the remaining panoramas, rounded up, so that 4,254 over 2,000 gives 254 panoramas 3 and
+the rest 2, and a panorama short of candidates passes its share on), and at most `per_task` of one task; each
+question is asked closed and open. The choice is balanced over the whole build: panoramas are visited in a seeded
+order, and each next question is the candidate of the task chosen least so far, then of that task's least chosen
+kind, then with that task's least chosen answer (so yes/no and the sides come out even), ties broken by a seeded
+rank per panorama. The same candidates, budget and seed give the same choice.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ def choose(
     names = sorted(candidates)
     visit = item_rng(seed, "odi.qa.budget", "order").permutation(len(names))
     chosen: dict[str, list[Candidate]] = {}
-    for pano in (names[int(i)] for i in visit):
+    left = budget.total
+    for visited, pano in enumerate(names[int(i)] for i in visit):
         pool = list(candidates[pano])
         rank = item_rng(seed, "odi.qa.budget", pano).permutation(len(pool))
         picked: list[int] = []
         per_task: Counter[str] = Counter()
-        while len(picked) < budget.per_panorama:
+        quota = budget.per_panorama if left is None else -(-left // (len(names) - visited))
+        while len(picked) < quota:
             open_ = [k for k, c in enumerate(pool) if k not in picked and per_task[c.task] < budget.per_task]
             if not open_:
                 break
@@ -52,4 +56,6 @@ def choose(
             kinds[(c.task, c.kind)] += 1
             answers[(c.task, c.answer)] += 1
         chosen[pano] = [pool[k] for k in sorted(picked)]
+        if left is not None:
+            left -= len(picked)
     return {pano: chosen[pano] for pano in names}

@@ -23,7 +23,10 @@ def plan_config(config: BuildConfig) -> dict[str, Any]:
         source, synthetic = f"in {odi.panorama_root}", 0
     annotate = sum(1 for _ in batches(panoramas, odi.batch_size))
     runs = {"synthetic": synthetic, "annotate": annotate, "qa": 1}
+    questions = odi.qa.budget.planned(len(panoramas))
     return {
+        "questions": questions,
+        "items": 2 * questions,
         "panoramas": len(panoramas),
         "source": source,
         "annotator": odi.chosen_annotator,
@@ -37,12 +40,19 @@ def format_plan(plan: dict[str, Any]) -> str:
     return "\n".join(
         [
             f"{BENCHMARK}: {plan['panoramas']:,} panoramas ({plan['source']}), annotator {plan['annotator']}",
+            f"  QA: {plan['items']:,} items ({plan['questions']:,} questions, each closed and open; fewer when a "
+            "panorama's candidates run short)",
             f"  annotate shards: {runs['annotate']:,} (at most {plan['batch_size']:,} panoramas each)",
             f"  Prefect task runs: {runs['total']:,} ("
             + ", ".join(f"{name} {runs[name]:,}" for name in runs if name != "total")
             + ")",
         ]
     )
+
+
+def planned_items(config: BuildConfig) -> int:
+    """The items the budget asks for: every question closed and open."""
+    return int(plan_config(config)["items"])
 
 
 def plan_text(config: BuildConfig) -> str:

@@ -15,6 +15,7 @@ DESCRIPTOR = Benchmark(
     flow="benchfoundry.flows.syndor:syndor_flow",
     plan="benchfoundry.tasks.syndor.build_plan:plan_text",
     plan_against="benchfoundry.tasks.syndor.build_plan:plan_against",
+    planned_items="benchfoundry.tasks.syndor.build_plan:planned_items",
     released=f"{BENCHMARK}/index",
     items="benchfoundry.tasks.evaluation.items:syndor_items",
     export_rows="benchfoundry.tasks.export.rows:syndor_splits",

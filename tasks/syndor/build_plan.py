@@ -67,6 +67,12 @@ def plan_config(config: BuildConfig) -> dict[str, Any]:
     return summary(config, sampling.sample_frames(config, levels), levels)
 
 
+def planned_items(config: BuildConfig) -> int:
+    """The QA items the plan counts, empty-scene presence negatives included."""
+    plan = plan_config(config)
+    return int(plan["items"] + plan["empty_scene_items"])
+
+
 def plan_text(config: BuildConfig) -> str:
     """What `build --plan` prints for SynDORBench (its registry descriptor's plan)."""
     return format_plan(plan_config(config))

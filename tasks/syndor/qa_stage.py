@@ -14,8 +14,9 @@ Splits, as the authors' task index has them: `day` holds the raw images of morni
 `night` the raw images of evening and night frames (evening joins day with `qa.evening_group: day`),
 `nv` every frame that has a night-vision image (every night-group frame by default). In every task file
 `img_path` is the image the model is shown (in `nv` rows the night-vision image, equal to `nv_path`) and
-`raw_img_path` the raw render of the frame (the master index's `img_path`), so a harness that
-echoes a row's `img_path` into its predictions is scored against that row's answer; in the
+`raw_img_path` the raw render of the frame (the master index's `img_path`); an `nv` row's presence answer is
+the raw frame's label, as the authors' index copies it (`qa.nv_label: own` takes the night-vision image's
+own), so a harness that echoes a row's `img_path` into its predictions is scored against that row's answer; in the
 imagefolder layout `file_name` is the shown image too. `action_phrase` is the action's released name
 (configs/syndor_poses.ACTION_NAMES), the action-recognition answer. Rows are sorted by image path and keys keep
 one order, so the files' bytes depend only on the labelled manifest.
@@ -174,10 +175,16 @@ def split_of(row: dict[str, Any], evening_group: str) -> str:
     return lighting_group(row["lighting"], evening_group)
 
 
-def task_row(row: dict[str, Any], task: str, night_vision: bool) -> dict[str, Any]:
+def task_row(row: dict[str, Any], task: str, night_vision: bool, nv_label: str = "raw") -> dict[str, Any]:
     """A task-file row: `img_path` is the shown image (the night-vision one when `night_vision`),
-    `raw_img_path` the raw frame; nv rows carry the night-vision image's label."""
-    shown = {"img_path": row["nv_path"], "human_discernable": row["_nv_label"]} if night_vision else {}
+    `raw_img_path` the raw frame; nv rows carry the raw frame's label, or with `nv_label` "own" the night-vision
+    image's."""
+    shown: dict[str, Any] = {}
+    if night_vision:
+        shown = {
+            "img_path": row["nv_path"],
+            "human_discernable": row["_nv_label" if nv_label == "own" else "human_discernable"],
+        }
     return {
         **released(row),
         **shown,
@@ -202,7 +209,7 @@ def task_files(rows: list[dict[str, Any]], qa: QaConfig) -> dict[tuple[str, str]
                 continue
             files[(task, split_of(row, qa.evening_group))].append(task_row(row, task, night_vision=False))
             if row["nv_path"] is not None:
-                files[(task, "nv")].append(task_row(row, task, night_vision=True))
+                files[(task, "nv")].append(task_row(row, task, night_vision=True, nv_label=qa.nv_label))
     for task_rows in files.values():
         task_rows.sort(key=lambda r: r["img_path"])
     return files
@@ -283,6 +290,27 @@ def write_imagefolder(root: Path, files: dict[tuple[str, str], list[dict[str, An
     return final
 
 
+def nv_label_agreement(rows: list[dict[str, Any]], qa: QaConfig) -> dict[str, Any]:
+    """Which label the nv rows carry, and how often the raw frame's and the night-vision image's labels
+    disagree on person frames with a night-vision image (overall and per distance)."""
+    pairs = [r for r in rows if r["nv_path"] is not None and not r["_empty"]]
+    per_radius: dict[float, Counter[str]] = {}
+    for r in pairs:
+        per_radius.setdefault(r["radius"], Counter())[
+            "disagree" if r["_nv_label"] != r["human_discernable"] else "agree"
+        ] += 1
+    disagree = sum(c["disagree"] for c in per_radius.values())
+    return {
+        "source": qa.nv_label,
+        "frames": len(pairs),
+        "disagree": disagree,
+        "per_distance": [
+            {"radius": radius, "frames": c["agree"] + c["disagree"], "disagree": c["disagree"]}
+            for radius, c in sorted(per_radius.items())
+        ],
+    }
+
+
 def presence_balance(
     files: dict[tuple[str, str], list[dict[str, Any]]], rows: list[dict[str, Any]], qa: QaConfig
 ) -> dict[str, Any]:
@@ -325,6 +353,7 @@ def presence_balance(
         "empty_scene_negatives": bool(qa.empty_scene_negatives),
         "empty_scene_rows": empty_rows,
         "note": note,
+        "nv_label": nv_label_agreement(rows, qa),
     }
 
 
@@ -352,6 +381,7 @@ def export_qa(labelled_manifest: str | os.PathLike[str], out: str | os.PathLike[
             "name": qa.embedding.name,
             "path": None if qa.embedding.path is None else str(qa.embedding.path),
         },
+        "nv_label": balance["nv_label"],
         "balance": balance,
         "index": str(index),
         "problems": problems,

@@ -68,7 +68,8 @@ def answer(row: dict[str, Any], task: str) -> int | str:
 
 
 def answer_key(index: str | os.PathLike[str]) -> dict[tuple[str, str], dict[str, Any]]:
-    """(task, shown image path = task-file `img_path`) → {truth, radius, split}, from the task files under `index/`.
+    """(task, shown image path = task-file `img_path`) → {truth, action, radius, split}, from the task files under
+    `index/` (`action` as released: the authors' E5 reference).
 
     Task files written before `img_path` became the shown image (no `raw_img_path`) are an error:
     their nv rows name the raw night frame.
@@ -85,5 +86,10 @@ def answer_key(index: str | os.PathLike[str]) -> dict[tuple[str, str], dict[str,
                         f"{path}: rows lack raw_img_path (written by an older export); "
                         "rerun the build to rewrite the QA files"
                     )
-                key[(task, row["img_path"])] = {"truth": answer(row, task), "radius": row["radius"], "split": split}
+                key[(task, row["img_path"])] = {
+                    "truth": answer(row, task),
+                    "action": row["action"],
+                    "radius": row["radius"],
+                    "split": split,
+                }
     return key

@@ -548,6 +548,27 @@ def _section_balance(page: _Page, balance: dict[str, Any] | None) -> None:
     )
     if cells:
         page.add(_img(page.rel(plot_balance(balance, page.dir / "balance.png")), "answers per distance and split"))
+    _nv_label_agreement(page, balance.get("nv_label"))
+
+
+def _nv_label_agreement(page: _Page, nv: Any) -> None:
+    """Which label the nv rows carry and how often the raw frame's and the night-vision image's disagree."""
+    if not isinstance(nv, dict):
+        return
+    own = (
+        "the night-vision image's own label" if nv.get("source") == "own" else "the raw frame's label (as the authors)"
+    )
+    page.add(
+        f"<p>nv rows carry {own} (<code>syndor.qa.nv_label: {html.escape(str(nv.get('source')))}</code>); "
+        f"the two labels disagree on {nv.get('disagree')} of {nv.get('frames')} person frames with a "
+        "night-vision image.</p>"
+    )
+    page.add(
+        table(
+            ["distance (m)", "frames", "raw and NV labels disagree"],
+            [(c["radius"], c["frames"], c["disagree"]) for c in nv.get("per_distance", []) if isinstance(c, dict)],
+        )
+    )
 
 
 def _section_scores(page: _Page) -> None:

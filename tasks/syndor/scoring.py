@@ -5,8 +5,12 @@ containing both or neither makes it invalid. Invalid predictions are counted, ar
 accuracy, and count against recall (they are a prediction of neither class). Macro precision,
 recall and F1 average over the classes that occur in the answers or the valid predictions.
 
-Action: E5Score = cosine similarity of the L2-normalised embeddings of the prediction and of
-the action name (underscores read as spaces); an empty prediction is invalid and scores 0.
+Action: E5Score = cosine similarity of the L2-normalised embeddings of the prediction and of a reference,
+by protocol. authors, as their harness (`eval/metrics/e5_score.py`): the reference is the row's `action` as
+released (`stepping_over`), no prefix, and every prediction is embedded as it is, the empty one included
+(`n_invalid` counts the empty ones, scored all the same). project: the reference is the action's released
+phrase (`stepping over something`), the embedder's prefix applies, and an empty prediction is invalid and
+scores 0.
 Z-scores standardise each item's E5Score within its distance range (the seed's "z-score per distance
 range"): by the mean and (population) standard deviation of the E5Scores of that distance in the same
 predictions file; a group's z is the mean of its items' z. Across several models scored on one build,
@@ -29,6 +33,8 @@ INVALID = -1
 ALL = "all"
 
 Embed = Callable[[list[str]], np.ndarray]
+#: How E5Score reads references and empty replies: "authors" (their harness) or "project".
+E5_PROTOCOLS = ("authors", "project")
 
 
 def parse_presence(prediction: str) -> int:
@@ -142,13 +148,29 @@ def zscores(values: Sequence[float], tol: float = 1e-6) -> tuple[np.ndarray, dic
     return (array - mean) / std, {"mean": mean, "std": std}
 
 
-def score_actions(items: list[dict[str, Any]], embed: Embed | None) -> dict[str, Any]:
-    """Items carry `truth` (action id), `prediction`, `radius`, `split`; adds per-group E5Score and z."""
-    valid = [i for i in items if i["prediction"].strip()]
+def action_reference(item: dict[str, Any], protocol: str) -> str:
+    """What E5Score embeds as the item's truth: the released `action` under the authors' protocol, the action's
+    phrase (its words, for an answer key without phrases) under the project's."""
+    if protocol == "authors":
+        return str(item.get("action") or item["truth"])
+    return action_text(item["truth"])
+
+
+def score_actions(items: list[dict[str, Any]], embed: Embed | None, protocol: str = "authors") -> dict[str, Any]:
+    """Items carry `truth` (the action phrase), `action` (its released id), `prediction`, `radius`, `split`;
+    adds per-group E5Score and z under `protocol` (see the module's docstring)."""
+    if protocol not in E5_PROTOCOLS:
+        raise ValueError(f"protocol: {protocol!r} is not one of {', '.join(E5_PROTOCOLS)}")
+    authors = protocol == "authors"
+    valid = [i for i in items if authors or i["prediction"].strip()]
     if valid and embed is None:
         raise ValueError("action predictions need an embedding model")
     scores = (
-        e5_scores([i["prediction"].strip() for i in valid], [action_text(i["truth"]) for i in valid], embed)
+        e5_scores(
+            [i["prediction"] if authors else i["prediction"].strip() for i in valid],
+            [action_reference(i, protocol) for i in valid],
+            embed,
+        )
         if valid
         else []
     )
@@ -160,7 +182,9 @@ def score_actions(items: list[dict[str, Any]], embed: Embed | None) -> dict[str,
         at = [k for k, i in enumerate(items) if i["radius"] == radius]
         z[at], ref = zscores([values[k] for k in at])
         reference[str(radius)] = {**ref, "n": len(at)}
-    scored = [{**i, "e5": v, "z": float(zv), "invalid": id(i) not in by_id} for i, v, zv in zip(items, values, z)]
+    scored = [
+        {**i, "e5": v, "z": float(zv), "invalid": not i["prediction"].strip()} for i, v, zv in zip(items, values, z)
+    ]
 
     def summarise(group: list[dict[str, Any]]) -> dict[str, Any]:
         zs = [g["z"] for g in group if not math.isnan(g["z"])]
@@ -278,10 +302,14 @@ def score_predictions(
     key: dict[tuple[str, str], dict[str, Any]],
     embed: Embed | None,
     deployable: float,
+    protocol: str = "authors",
 ) -> dict[str, Any]:
     """Presence metrics and action E5Scores of matched predictions, with coverage of the answer key."""
     presence_items = [{**i, "pred": parse_presence(i["prediction"])} for i in matched.get("human_detection", [])]
     result: dict[str, Any] = {"coverage": coverage(matched, key)}
     result["presence"] = {"deployable_accuracy": deployable, "groups": presence_groups(presence_items, deployable)}
-    result["action"] = score_actions(matched.get("action_recognition", []), embed)
+    result["action"] = {
+        **score_actions(matched.get("action_recognition", []), embed, protocol),
+        "protocol": protocol,
+    }
     return result

@@ -14,6 +14,7 @@ DESCRIPTOR = Benchmark(
     section=BENCHMARK,
     flow="benchfoundry.flows.viewspatial:viewspatial_flow",
     plan="benchfoundry.tasks.viewspatial.build_plan:plan_text",
+    planned_items="benchfoundry.tasks.viewspatial.build_plan:planned_items",
     released=f"{BENCHMARK}/ViewSpatial-Bench.json",
     items="benchfoundry.tasks.evaluation.items:viewspatial_items",
     export_rows="benchfoundry.tasks.export.rows:viewspatial_splits",

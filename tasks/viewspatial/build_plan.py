@@ -62,6 +62,12 @@ def format_plan(plan: dict[str, Any]) -> str:
     )
 
 
+def planned_items(config: BuildConfig) -> int | None:
+    """The items the release's task budgets allow (None when a task is unbudgeted: every item it finds)."""
+    budgets = config.viewspatial.release.budgets.model_dump().values()
+    return None if any(b is None for b in budgets) else sum(budgets)
+
+
 def plan_text(config: BuildConfig) -> str:
     """What `build --plan` prints for ViewSpatial-Bench (its registry descriptor's plan)."""
     return format_plan(plan_config(config))

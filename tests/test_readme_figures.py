@@ -1,0 +1,47 @@
+"""The README's marked smoke figures are what the smoke preset's plans count (docs/readme_figures.py writes them)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from benchfoundry.configs.loader import load_config
+from benchfoundry.tasks.odi.build_plan import plan_config as odi_plan
+from benchfoundry.tasks.syndor.build_plan import plan_config as syndor_plan
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("readme_figures", ROOT / "docs" / "readme_figures.py")
+figures = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(figures)
+
+
+def readme_counts() -> dict[str, int]:
+    text = figures.marked((ROOT / "README.md").read_text(encoding="utf-8"))
+    return {name: int(n.replace(",", "")) for n, name in re.findall(r"([\d,]+) (ViewSpatial|ODI|SynD)", text)}
+
+
+def test_readme_figures_are_the_smoke_plans() -> None:
+    config = load_config("smoke")
+    syndor = syndor_plan(config)
+    budgets = config.viewspatial.release.budgets
+    expected = {
+        "SynD": syndor["items"] + syndor["empty_scene_items"],
+        "ODI": 2 * odi_plan(config)["questions"],  # each question closed and open
+        "ViewSpatial": sum(getattr(budgets, t) for t in ("cam_rel", "cam_obj", "per_obj", "per_rel", "scene_sim")),
+    }
+    assert readme_counts() == expected
+
+
+def test_a_builds_record_rewrites_the_marked_span_only(tmp_path: Path) -> None:
+    record = {"benchmarks": {"syndor": {"items": 1234}, "odi": {"items": 56}, "viewspatial": {"items": 7}}}
+    (tmp_path / "build.json").write_text(json.dumps(record))
+    text = "before <!-- figures:smoke -->old<!-- /figures:smoke --> after"
+    new = figures.rewrite(text, figures.built(tmp_path))
+    assert figures.marked(new) == "7 ViewSpatial items, 56 ODI items, 1,234 SynD QA items"
+    assert new.startswith("before <!-- figures:smoke -->") and new.endswith("<!-- /figures:smoke --> after")
+    with pytest.raises(ValueError, match="markers"):
+        figures.rewrite("no markers", figures.built(tmp_path))
