@@ -164,14 +164,16 @@ class PinholeCamera:
 @_spec
 @dataclass(frozen=True)
 class EngineSettings:
-    """Cycles: device, samples, denoising, bounces, threads (0: all), output format; `persistent_data` keeps
-    the scene's BVH between frames of one file."""
+    """Cycles: device, samples, denoising (OpenImageDenoise with albedo and normal passes), adaptive sampling
+    (`adaptive_threshold`: the noise level at which a pixel stops sampling; 0: off, every pixel gets `samples`),
+    bounces, threads (0: all), output format; `persistent_data` keeps the scene's BVH between frames of one file."""
 
     kind: ClassVar[str] = "engine"
     device: str
     samples: int
     denoise: bool
     max_bounces: int
+    adaptive_threshold: float = 0.0
     threads: int = 0
     image_format: str = "PNG"
     jpeg_quality: int = 95
