@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -73,15 +74,20 @@ def clock_record_path(out: str | os.PathLike[str], task_name: str, shard: Any) -
 
 
 def _write_record(path: Path, timing: dict[str, float | int]) -> None:
-    """The clock record, through a temporary name and a rename; a failed write loses the figures only."""
-    staged = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """The clock record, through a temporary name (one a killed build's sweep knows, like the store's) and a
+    rename; a failed write loses the figures only."""
+    staged: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        staged.write_text(json.dumps({"timing": timing}))
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        staged = Path(name)
+        with os.fdopen(fd, "w") as f:
+            json.dump({"timing": timing}, f)
         os.chmod(staged, 0o644)
         os.replace(staged, path)
     except OSError:
-        staged.unlink(missing_ok=True)
+        if staged is not None:
+            staged.unlink(missing_ok=True)
 
 
 @contextmanager
