@@ -82,7 +82,14 @@ class SyntheticCocoConfig(Section):
     )
     width: int = Field(240, ge=32, le=MAX_SIDE_PX)
     height: int = Field(320, ge=32, le=MAX_SIDE_PX)
-    samples: int = Field(8, ge=1, description="Cycles samples per pixel")
+    # 2 spp denoised (FAST prefilter, BALANCED network): bench/render_quality.py, README Performance
+    samples: int = Field(2, ge=1, description="Cycles samples per pixel")
+    denoise: bool = Field(True, description="OpenImageDenoise (albedo and normal passes) on every image")
+    denoise_prefilter: Literal["ACCURATE", "FAST"] = Field(
+        "FAST", description="ACCURATE denoises the albedo and normal passes too; FAST takes them as they are"
+    )
+    denoise_quality: Literal["HIGH", "BALANCED", "FAST"] = Field("BALANCED", description="the denoiser's network")
+    adaptive_threshold: float = Field(0.0, ge=0, description="adaptive sampling's noise threshold; 0: off")
     object_share: float = Field(0.5, ge=0, le=1, description="share of images with objects around the person")
     two_person_share: float = Field(
         0.3, ge=0, le=1, description="share of images with a second person (a Per-Rel. Dir. target and viewer)"

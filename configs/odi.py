@@ -37,7 +37,14 @@ class SyntheticPanoramaConfig(Section):
         default_factory=lambda: ["living_room", "courtyard"], min_length=1
     )
     width: int = Field(2048, ge=64, le=32766, description="ERP width, px (the height is half)")
-    samples: int = Field(8, ge=1, description="Cycles samples per pixel")
+    # 1 spp denoised (FAST prefilter, BALANCED network): bench/render_quality.py, README Performance
+    samples: int = Field(1, ge=1, description="Cycles samples per pixel")
+    denoise: bool = Field(True, description="OpenImageDenoise (albedo and normal passes) on every image")
+    denoise_prefilter: Literal["ACCURATE", "FAST"] = Field(
+        "FAST", description="ACCURATE denoises the albedo and normal passes too; FAST takes them as they are"
+    )
+    denoise_quality: Literal["HIGH", "BALANCED", "FAST"] = Field("BALANCED", description="the denoiser's network")
+    adaptive_threshold: float = Field(0.0, ge=0, description="adaptive sampling's noise threshold; 0: off")
     device: Literal["CPU", "CUDA", "OPTIX", "HIP", "METAL", "ONEAPI"] = "CPU"
     render_timeout_s: float = Field(1800.0, gt=0, le=MAX_SECONDS)
     asset_library: Path | None = Field(

@@ -122,7 +122,7 @@ class RenderConfig(Section):
 
     device: Literal["CPU", "CUDA", "OPTIX", "HIP", "ONEAPI", "METAL"] = "CPU"
     samples: int = Field(32, ge=1)
-    denoise: bool = True
+    denoise: bool = Field(True, description="OpenImageDenoise (albedo and normal passes) on every frame")
     max_bounces: int = Field(4, ge=0)
     threads: int = Field(0, ge=0, description="CPU render threads; 0 = all cores")
     image_format: Literal["JPEG", "PNG"] = "JPEG"

@@ -13,8 +13,9 @@ from benchfoundry.render.worker_env import devices_to_use, gpu_index
 
 
 def apply_engine(scene: Any, engine: EngineSettings, seed: int | None = None) -> None:
-    """Cycles on the configured device, samples, denoiser, bounces, threads; display-referred output; no
-    stamps (no date or timing metadata: same input, same bytes); `seed` when given."""
+    """Cycles on the configured device, samples, adaptive sampling, denoiser (OpenImageDenoise with the albedo and
+    normal passes, prefilter and quality as set), bounces, threads; display-referred output; no stamps (no
+    date or timing metadata: same input, same bytes); `seed` when given."""
     scene.render.engine = "CYCLES"
     if engine.persistent_data:
         scene.render.use_persistent_data = True  # keep BVH, shaders and world map between frames
@@ -36,9 +37,15 @@ def apply_engine(scene: Any, engine: EngineSettings, seed: int | None = None) ->
     cycles.samples = engine.samples
     if seed is not None:
         cycles.seed = seed
-    cycles.use_adaptive_sampling = False
+    cycles.use_adaptive_sampling = engine.adaptive_threshold > 0
+    if engine.adaptive_threshold > 0:
+        cycles.adaptive_threshold = engine.adaptive_threshold
+        cycles.adaptive_min_samples = 0  # Blender's automatic minimum for the threshold
     cycles.use_denoising = engine.denoise
     cycles.denoiser = "OPENIMAGEDENOISE"
+    cycles.denoising_input_passes = "RGB_ALBEDO_NORMAL"
+    cycles.denoising_prefilter = engine.denoise_prefilter
+    cycles.denoising_quality = engine.denoise_quality
     cycles.max_bounces = engine.max_bounces
     cycles.use_animated_seed = False
     if engine.threads:

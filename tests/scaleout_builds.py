@@ -47,11 +47,12 @@ def write_config(folder: Path) -> Path:
 
 
 def output_hashes(root: Path) -> dict[str, str]:
-    """sha256 of every output file under `root`, by relative path, without the run records and markers."""
+    """sha256 of every output file under `root`, by relative path, without the run records, markers and clock
+    records."""
     hashes = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
-        if path.is_file() and rel not in RUN_RECORDS and "/_done/" not in f"/{rel}":
+        if path.is_file() and rel not in RUN_RECORDS and not {"_done", "_clock"} & set(path.parts):
             hashes[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return hashes
 

@@ -38,7 +38,7 @@ def _outputs(out: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(out)): p.read_bytes()
         for p in sorted(bench.rglob("*"))
-        if p.is_file() and "_done" not in p.parts
+        if p.is_file() and not {"_done", "_clock"} & set(p.parts)
     }
 
 

@@ -17,6 +17,7 @@ from test_odi_truth_hidden import absolute_paths
 from benchfoundry.configs.loader import load_config
 from benchfoundry.flows.build import build
 from benchfoundry.tasks.odi.instances import decode_rle, touches_border
+from benchfoundry.tasks.odi.panorama_stage import STAGE as PANORAMA_STAGE
 from benchfoundry.tasks.odi.sphere_coords import FACES
 
 pytestmark = pytest.mark.blender
@@ -52,6 +53,14 @@ def test_build_records_odi_with_the_truth_annotator(built: tuple[Path, dict]) ->
     drops = odi["dropped_at_border"]
     # Each scene has two objects placed across a face border on purpose (at θ = ±45°, ±135°).
     assert all(sum(d.values()) >= 4 for d in drops.values())
+
+
+def test_the_panorama_stage_records_its_render_workers_cpu(built: tuple[Path, dict]) -> None:
+    """The panorama task writes no store marker: its clock record carries its two frames and their CPU seconds."""
+    out, _ = built
+    timings = json.loads((out / "build.json").read_text())["timings"]["benchmarks"]["odi"]["stages"]
+    row = timings[PANORAMA_STAGE]
+    assert row["render_frames"] == 2 and row["cpu_s"] > 0 and row["shards"] == 2
 
 
 def test_truth_annotator_recovers_every_object_inside_one_face(built: tuple[Path, dict]) -> None:

@@ -11,6 +11,7 @@ import os
 import signal
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,7 @@ from benchfoundry.core.render_spec import (
     PinholeCamera,
     RigFrame,
     RigShard,
+    read_spec,
     write_spec,
 )
 from benchfoundry.tasks.common import render_client
@@ -169,6 +171,31 @@ def test_night_is_dark(rendered: Path) -> None:
 def test_same_seed_same_bytes(rendered: Path) -> None:
     assert (rendered / "again_a.png").read_bytes() == (rendered / "again_b.png").read_bytes()
     assert (rendered / "again_a_mask.png").read_bytes() == (rendered / "again_b_mask.png").read_bytes()
+
+
+def _roughness(path: Path) -> float:
+    """Mean absolute difference of neighbouring pixels: pixel noise raises it, a denoiser lowers it."""
+    image = np.array(Image.open(path)).astype(float)
+    return float(np.abs(np.diff(image, axis=0)).mean() + np.abs(np.diff(image, axis=1)).mean())
+
+
+def test_the_denoiser_and_adaptive_sampling_reach_cycles(rendered: Path, tmp_path: Path) -> None:
+    """The same 1-sample frame raw, denoised (fast prefilter) and with adaptive sampling on: the denoised one is
+    smoother; the object-index mask is the same in all three (it is the first sample's, never denoised)."""
+    base = read_spec(rendered / "tiny.json")
+    again = next(f for f in base.frames if Path(f.rgb).name == "again_a.png")
+    engines = {
+        "raw": replace(SETTINGS, samples=1),
+        "oidn": replace(SETTINGS, samples=1, denoise=True, denoise_prefilter="FAST", denoise_quality="FAST"),
+        "adaptive": replace(SETTINGS, samples=1, adaptive_threshold=0.5),
+    }
+    for name, engine in engines.items():
+        frame = replace(again, rgb=str(tmp_path / f"{name}.png"), mask=str(tmp_path / f"{name}_mask.png"))
+        spec = write_spec(tmp_path / f"{name}.json", replace(base, engine=engine, frames=(frame,)))
+        assert render_client.render_spec(spec, timeout_s=600, shards_per_worker=8)["ok"]
+    assert _roughness(tmp_path / "oidn.png") < 0.8 * _roughness(tmp_path / "raw.png")
+    assert np.array_equal(_mask(tmp_path, "oidn"), _mask(tmp_path, "raw"))
+    assert np.array_equal(_mask(tmp_path, "adaptive"), _mask(tmp_path, "raw"))
 
 
 def test_killed_worker_fails_the_shard_and_a_retry_completes(rendered: Path, tmp_path: Path) -> None:

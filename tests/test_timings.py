@@ -123,6 +123,31 @@ def test_a_shard_task_keeps_its_own_prefect_key_and_signature() -> None:
     assert first.fn("o", "s") == "s" and first.fn.__name__ == "first"
 
 
+@shard_task(kind="render", name="bench-panorama")
+def _unmarked_shard(out: str, shard: str, cpu_s: float) -> float:
+    """A task that writes files outside a store (no marker), with a render worker's CPU seconds."""
+    add_render(frames=1, seconds=2.0, cpu_seconds=3.0)
+    return _busy(cpu_s)
+
+
+def test_a_task_that_writes_no_marker_records_its_time_and_its_workers(tmp_path: Path) -> None:
+    since = time.time()
+    spent = _unmarked_shard.fn(str(tmp_path), "living_room", 0.05)
+    _timed_shard.fn(str(tmp_path), "marked", 0.0)
+    found = marker_timings(tmp_path, "bench", since) + marker_timings(tmp_path, "viewspatial", since)
+    by_store = {t["store"]: t for t in found}
+    assert sorted(by_store) == ["panorama", "work"]  # the marked task gets no clock record besides its marker
+    record = by_store["panorama"]
+    assert record["cpu_seconds"] >= spent + 3.0 - 0.01 and record["render_frames"] == 1 and record["start"] >= since
+    assert (tmp_path / "bench" / "_clock" / "panorama" / "living_room.json").is_file()
+
+
+def test_a_task_outside_a_build_writes_no_clock_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _unmarked_shard.fn("no-such-build", "living_room", 0.0)
+    assert list(tmp_path.iterdir()) == []
+
+
 @shard_task(kind="compute", name="timed-shard")
 def _timed_shard(out: str, shard: str, cpu_s: float) -> float:
     time.sleep(0.05)

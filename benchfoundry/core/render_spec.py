@@ -180,14 +180,20 @@ class PinholeCamera:
 @_spec
 @dataclass(frozen=True)
 class EngineSettings:
-    """Cycles: device, samples, denoising, bounces, threads (0: all), output format; `persistent_data` keeps
-    the scene's BVH between frames of one file."""
+    """Cycles: device, samples, denoising (OpenImageDenoise with albedo and normal passes; `denoise_prefilter`
+    ACCURATE denoises those passes too, FAST takes them as they are; `denoise_quality` HIGH, BALANCED or FAST picks
+    the network), adaptive sampling (`adaptive_threshold`: the noise level at which a pixel stops sampling; 0: off,
+    every pixel gets `samples`), bounces, threads (0: all), output format; `persistent_data` keeps the scene's BVH
+    between frames of one file."""
 
     kind: ClassVar[str] = "engine"
     device: str
     samples: int
     denoise: bool
     max_bounces: int
+    adaptive_threshold: float = 0.0
+    denoise_prefilter: str = "ACCURATE"
+    denoise_quality: str = "HIGH"
     threads: int = 0
     image_format: str = "PNG"
     jpeg_quality: int = 95

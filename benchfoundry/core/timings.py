@@ -3,8 +3,9 @@ their render workers, and render seconds per frame.
 
 A stage's wall time is the window of one `flows.collect.collect_shards` (from its call until its last task
 finished: `StageWindow`); its task figures are the `timing` slices of the completion markers written in that
-window (benchfoundry/core/task_clock.py). A marker finished after the benchmark's last window (a task a flow
-waits on directly, e.g. SynDORBench's labels) makes a row named after its store. `benchmark_timings` is what
+window (benchfoundry/core/task_clock.py) and the clock records of its tasks that wrote none. A marker finished
+after the benchmark's last window (a task a flow waits on directly, e.g. SynDORBench's labels) makes a row named
+after its store. `benchmark_timings` is what
 build.json records under `timings.benchmarks.<name>`; `time_table` prints it.
 """
 
@@ -16,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from benchfoundry.core.task_clock import CLOCK_DIR
 
 
 @dataclass(frozen=True)
@@ -31,15 +34,18 @@ class StageWindow:
 
 def marker_timings(root: str | os.PathLike[str], benchmark: str, since: float) -> list[dict[str, Any]]:
     """The `timing` of every completion marker of `benchmark` whose slice began at or after `since`, with its
-    store (`<root>/<benchmark>/<store>/_done/*.json`); unreadable markers are left out."""
+    store (`<root>/<benchmark>/<store>/_done/*.json`), and of every clock record of a task that wrote no marker
+    (`<root>/<benchmark>/_clock/<stage>/*.json`, benchfoundry/core/task_clock.py); unreadable ones are left out."""
     found = []
-    for path in sorted((Path(root) / benchmark).glob("*/_done/*.json")):
+    folder = Path(root) / benchmark
+    for path in sorted([*folder.glob("*/_done/*.json"), *folder.glob(f"{CLOCK_DIR}/*/*.json")]):
         try:
             timing = json.loads(path.read_text()).get("timing")
         except (OSError, ValueError):
             continue
         if isinstance(timing, dict) and timing.get("start", 0.0) >= since:
-            found.append({**timing, "store": path.parent.parent.name})
+            store = path.parent.name if path.parent.parent.name == CLOCK_DIR else path.parent.parent.name
+            found.append({**timing, "store": store})
     return found
 
 

@@ -14,6 +14,8 @@ Outside flows/, this is the one module that imports prefect.
 from __future__ import annotations
 
 import functools
+import inspect
+import os
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar, get_args
 
@@ -25,7 +27,7 @@ from prefect.states import State
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.retry import is_transient
 from benchfoundry.core.stopping import stop_requested
-from benchfoundry.core.task_clock import task_clock
+from benchfoundry.core.task_clock import clock_record_path, task_clock
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,13 +56,19 @@ SHARD_TASK_OPTIONS: dict[str, Any] = {
 }
 
 
-def timed(fn: F) -> F:
-    """`fn` run inside a task clock, so the markers it writes record its time. Prefect keys the task by `fn`
-    itself (`__prefect_task_source__`), not by this wrapper."""
+def timed(fn: F, name: str) -> F:
+    """`fn` run inside a task clock, so the markers it writes record its time (a task `(out, shard, …)` that writes
+    none records it in its clock record). Prefect keys the task by `fn` itself (`__prefect_task_source__`), not by
+    this wrapper."""
+
+    signature = inspect.signature(fn)
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
-        with task_clock():
+        bound = signature.bind_partial(*args, **kwargs).arguments
+        out, shard = bound.get("out"), bound.get("shard")
+        record = clock_record_path(out, name, shard) if isinstance(out, str) and os.path.isdir(out) else None
+        with task_clock(record):
             return fn(*args, **kwargs)
 
     run.__prefect_task_source__ = fn  # type: ignore[attr-defined]
@@ -74,7 +82,7 @@ def shard_task(*, kind: ShardKind, name: str, device: DeviceOf | None = None) ->
         raise ValueError(f"shard kind {kind!r}: one of {KINDS}")
 
     def define(fn: F) -> Task:
-        run = timed(fn)
+        run = timed(fn, name)
         run.shard_kind = kind  # type: ignore[attr-defined]
         run.shard_device = device  # type: ignore[attr-defined]
         return task(run, name=name, **SHARD_TASK_OPTIONS)

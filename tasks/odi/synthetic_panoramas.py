@@ -372,7 +372,15 @@ def render_spec(
     spec = PanoramaShard(
         scene=scene.name,
         width=settings.width,
-        engine=EngineSettings(device=settings.device, samples=settings.samples, denoise=False, max_bounces=3),
+        engine=EngineSettings(
+            device=settings.device,
+            samples=settings.samples,
+            denoise=settings.denoise,
+            max_bounces=3,
+            adaptive_threshold=settings.adaptive_threshold,
+            denoise_prefilter=settings.denoise_prefilter,
+            denoise_quality=settings.denoise_quality,
+        ),
         seed=seed,
         camera_height_m=scene.camera_height_m,
         structure=tuple(_primitive(p, *p.look, name=n) for n, p in scene.structure if p.look),

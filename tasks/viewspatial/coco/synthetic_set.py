@@ -380,7 +380,15 @@ def render_plans(
         width=cfg.width,
         height=cfg.height,
         sensor_height_mm=24.0,
-        engine=EngineSettings(device=cfg.device, samples=cfg.samples, denoise=False, max_bounces=3),
+        engine=EngineSettings(
+            device=cfg.device,
+            samples=cfg.samples,
+            denoise=cfg.denoise,
+            max_bounces=3,
+            adaptive_threshold=cfg.adaptive_threshold,
+            denoise_prefilter=cfg.denoise_prefilter,
+            denoise_quality=cfg.denoise_quality,
+        ),
         images=tuple(m["entry"] for m in made),
     )
     reply = render_client.render_spec(
