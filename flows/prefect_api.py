@@ -63,11 +63,12 @@ def _drain_prefect_clients(timeout_s: float = 5.0) -> None:
 
 @contextmanager
 def prefect_server(
-    host: str = "127.0.0.1", port: int | None = None, timeout_s: float = STARTUP_TIMEOUT_S
+    host: str = "127.0.0.1", port: int | None = None, timeout_s: float = STARTUP_TIMEOUT_S, scheduler: bool = False
 ) -> Iterator[str]:
     """A `prefect server start` subprocess on host:port (a free port when None), killed by the OS if this
     process dies; yields its API URL and stops it at exit. Its log goes to a temporary file, quoted when it
-    does not come up."""
+    does not come up. `scheduler` runs the server's scheduler service (deployments' schedules make runs);
+    a build's own server has no deployments and runs without it."""
     port = port or free_port(host)
     url = f"http://{host}:{port}/api"
     # SQLite under many Dask workers' writes: wait for the lock instead of failing after the default 10 s
@@ -86,7 +87,7 @@ def prefect_server(
                     host,
                     "--port",
                     str(port),
-                    "--no-scheduler",
+                    *([] if scheduler else ["--no-scheduler"]),
                     "--analytics-off",
                 ]
             ),
