@@ -307,6 +307,7 @@ def test_scannet_root_with_a_missing_scan_reports_it_and_builds_the_rest(
             *NO_COCO,
             f"viewspatial.scannet_root={root}",
             "viewspatial.scans_dir=scans_export",
+            "viewspatial.coverage.frame_step=1",  # the synthetic walk stands for a scan's every 10th frame
             _split_lists(tmp_path, [val_scene, "scene0999_00"], [train_scene]),
         ],
     )
@@ -366,6 +367,7 @@ def test_a_corrupt_mesh_fails_its_scan_only_and_a_new_selection_leaves_no_stale_
         *NO_COCO,
         f"viewspatial.scannet_root={root}",
         "viewspatial.split_lists={val: val.txt, train: train.txt}",
+        "viewspatial.coverage.frame_step=1",  # the synthetic walk stands for a scan's every 10th frame
     ]
     build = tmp_path / "build" / "viewspatial"
     outcome = viewspatial_flow(load_config(None, overrides), str(build.parent))
