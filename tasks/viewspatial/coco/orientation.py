@@ -37,28 +37,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchfoundry.person.body_mesh import COCO_KEYPOINTS
+
 NOSE, LEFT_EYE, RIGHT_EYE, LEFT_EAR, RIGHT_EAR, LEFT_SHOULDER, RIGHT_SHOULDER = range(7)
 LEFT_HIP, RIGHT_HIP = 11, 12
 FACE = (NOSE, LEFT_EYE, RIGHT_EYE, LEFT_EAR, RIGHT_EAR)
-KEYPOINT_NAMES = (
-    "nose",
-    "left_eye",
-    "right_eye",
-    "left_ear",
-    "right_ear",
-    "left_shoulder",
-    "right_shoulder",
-    "left_elbow",
-    "right_elbow",
-    "left_wrist",
-    "right_wrist",
-    "left_hip",
-    "right_hip",
-    "left_knee",
-    "right_knee",
-    "left_ankle",
-    "right_ankle",
-)
+#: COCO's 17 keypoints in COCO order (the person's body mesh gives them in the same order).
+KEYPOINT_NAMES = COCO_KEYPOINTS
 
 #: A body yaw whose side no occlusion flag tells is sure only this close to facing the camera or away: half a
 #: facing bin, so that the yaw and its mirror share the bin.
