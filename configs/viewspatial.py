@@ -108,6 +108,14 @@ class TaskBudgets(Section):
 class ReleaseConfig(Section):
     """How ViewSpatial-Bench.json and its images are written (DESIGN §4.3)."""
 
+    per_rel_limb_share: float = Field(
+        173 / 842,
+        ge=0,
+        le=1,
+        description="share of the Per-Rel. Dir. budget drawn first from two-option 'which hand/foot' items "
+        "(the release: 173 of 842); the rest of the budget from every item",
+    )
+
     layout: Literal["build", "authors"] = Field(
         "build",
         description="build: images under images/; authors: as the release, ViewSpatial-Bench/scannetv2_<split>/"

@@ -147,6 +147,11 @@ def box_distance(point: Sequence[float], bbox: Sequence[float]) -> float:
     return math.hypot(dx, dy)
 
 
+def is_limb_item(item_id: str) -> bool:
+    """Whether an item id is a two-option "which hand/foot" item's (`limb_item`), not a direction item's."""
+    return ":per_rel_" in item_id
+
+
 def limb_item(
     stem: str,
     split: str,
