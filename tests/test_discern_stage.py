@@ -317,7 +317,7 @@ def test_truncated_render_and_mask_are_reported_not_featured(tmp_path):
     mask.write_bytes(mask.read_bytes()[: mask.stat().st_size // 2])
     render.to_parquet(manifest)
     paths = render["img_path"].tolist()
-    ds.feature_shard(config(), str(tmp_path), manifest, "s0", paths, "spec")
+    ds.feature_shard(config(), str(tmp_path), ds.FeatureShard("s0", manifest, tuple(paths), tuple(paths), "spec"))
     store = StageStore(tmp_path, "syndor", ds.FEATURE_STAGE)
     found = {p["item"]: p["reason"] for p in store.problems(["s0"])}
     assert set(found) == {paths[0], paths[1]}
