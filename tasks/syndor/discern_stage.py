@@ -122,13 +122,13 @@ def frame_keys(config: BuildConfig, render: pd.DataFrame, hashes: dict[str, str]
     """img_path → the key of its feature row: the frame's render hash (None where no render marker records
     one), its path, lighting and render settings, and the discern settings."""
     settings = discern_settings(config)
-    cols = render.get("render_settings_hash", pd.Series([None] * len(render), index=render.index)).astype(str)
+    render_hashes = render.get("render_settings_hash", pd.Series([None] * len(render), index=render.index))
     return {
         path: spec_hash(
             {"frame": hashes.get(path), "path": path, "lighting": lighting, "render": render_hash, **settings}
         )
         for path, lighting, render_hash in zip(
-            render["img_path"].astype(str), render["lighting"].astype(str), cols, strict=True
+            render["img_path"].astype(str), render["lighting"].astype(str), render_hashes.astype(str), strict=True
         )
     }
 
@@ -249,15 +249,15 @@ def feature_shard(config: BuildConfig, out: str, shard: FeatureShard) -> str:
     for row in rows.to_dict("records"):
         path = str(row["img_path"])
         key = key_of[path]
-        try:
-            if key in earlier:
-                done.append({**row, **earlier_values(earlier[key])})
-                reused += 1
-            else:
+        if key in earlier:
+            done.append({**row, **earlier_values(earlier[key])})
+            reused += 1
+        else:
+            try:
                 done.append(process_frame(config, root, row))
-        except ValueError as exc:
-            problems.append(problem(FEATURE_STAGE, path, str(exc), path=str(root / path)))
-            continue
+            except ValueError as exc:
+                problems.append(problem(FEATURE_STAGE, path, str(exc), path=str(root / path)))
+                continue
         keys[path] = key
     frame = pd.DataFrame(done)
     if len(frame):
