@@ -7,6 +7,7 @@ tasks live in tasks/syndor/.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -145,16 +146,22 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
     render = pd.read_parquet(render_manifest)
     plans = discern_stage.plan_feature_shards(render, config.syndor.discern) if len(render) else {}
     store = StageStore(out, BENCHMARK, discern_stage.FEATURE_STAGE)
-    by_path = render.set_index("img_path")
-    specs = {sid: discern_stage.feature_spec_hash(config, by_path, paths) for sid, paths in plans.items()}
+    shard_column = render["shard"] if "shard" in render.columns else pd.Series([], dtype=str)
+    hashes = discern_stage.render_frame_hashes(out, sorted(set(shard_column.astype(str))))
+    keys = discern_stage.frame_keys(config, render, hashes) if len(render) else {}
+    specs = {sid: discern_stage.feature_spec_hash([keys[p] for p in paths]) for sid, paths in plans.items()}
     todo = [sid for sid in plans if not store.is_done(sid, specs[sid])]
-    shards = [(sid, discern_stage.FeatureShard(sid, render_manifest, tuple(plans[sid]), specs[sid])) for sid in todo]
-    _, failed = collect_shards(
-        discern_stage.FEATURE_STAGE, submit_shards(discern_stage.discern_task, out, shards, config)
-    )
+    shards = _feature_shards(store, render_manifest, {sid: plans[sid] for sid in todo}, keys, specs)
+    try:
+        _, failed = collect_shards(
+            discern_stage.FEATURE_STAGE, submit_shards(discern_stage.discern_task, out, shards, config)
+        )
+    finally:
+        shutil.rmtree(store.dir / "_tmp" / "reuse", ignore_errors=True)
     done = [sid for sid in plans if store.is_done(sid, specs[sid])]
     features_manifest = store.write_manifest(done)
     problems = failed + store.problems(done)
+    computed = sum(store.marker(sid).get("frames_computed", 0) for sid in todo if sid in done)
     summary: dict[str, Any] = {
         "features_manifest": str(features_manifest),
         "shards": len(plans),
@@ -165,6 +172,8 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
     if not len(features):
         return {**summary, "frames": 0, "problems": problems, "manifest": None}
     summary["frames"] = int(len(features))
+    summary["frames_computed"] = int(computed)
+    summary["frames_reused"] = int(len(features) - computed)
     summary["nv_images"] = int(features["nv_path"].notna().sum())
     if config.syndor.discern.labels.source == "human":
         problems += label_stage.import_problems(out)
@@ -193,6 +202,32 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
         "labels_reused": bool(result.get("skipped")),
         "problems": problems,
     }
+
+
+def _feature_shards(
+    store: StageStore,
+    render_manifest: str,
+    plans: dict[str, list[str]],
+    keys: dict[str, str],
+    specs: dict[str, str],
+) -> list[tuple[str, discern_stage.FeatureShard]]:
+    """The feature shards to compute, each handed the earlier rows of its unchanged frames in a file of its own,
+    written before any of them runs (a shard's file is rewritten when it runs)."""
+    earlier = discern_stage.reusable_rows(store, {keys[p] for paths in plans.values() for p in paths})
+    shards = []
+    for sid, paths in plans.items():
+        own = earlier[earlier[discern_stage.KEY_COLUMN].isin([keys[p] for p in paths])]
+        reuse = write_parquet_atomic(store.dir / "_tmp" / "reuse" / f"{sid}.parquet", own) if len(own) else None
+        shard = discern_stage.FeatureShard(
+            sid,
+            render_manifest,
+            tuple(paths),
+            tuple(keys[p] for p in paths),
+            specs[sid],
+            None if reuse is None else str(reuse),
+        )
+        shards.append((sid, shard))
+    return shards
 
 
 def _figures(report: dict[str, Any]) -> dict[str, Any]:

@@ -317,7 +317,7 @@ def test_truncated_render_and_mask_are_reported_not_featured(tmp_path):
     mask.write_bytes(mask.read_bytes()[: mask.stat().st_size // 2])
     render.to_parquet(manifest)
     paths = render["img_path"].tolist()
-    ds.feature_shard(config(), str(tmp_path), manifest, "s0", paths, "spec")
+    ds.feature_shard(config(), str(tmp_path), ds.FeatureShard("s0", manifest, tuple(paths), tuple(paths), "spec"))
     store = StageStore(tmp_path, "syndor", ds.FEATURE_STAGE)
     found = {p["item"]: p["reason"] for p in store.problems(["s0"])}
     assert set(found) == {paths[0], paths[1]}
@@ -325,3 +325,87 @@ def test_truncated_render_and_mask_are_reported_not_featured(tmp_path):
     assert str(mask) in found[paths[1]] and "truncated PNG" in found[paths[1]]
     assert sorted(store.shard_rows("s0")["img_path"]) == sorted(paths[2:])
     assert not (root / ds.nv_relpath(paths[0])).exists()
+
+
+def mark_render(out: Path, render: pd.DataFrame, hashes: dict[str, str]) -> None:
+    """Render markers recording each frame's render hash with its files, as the render stage writes them."""
+    store = StageStore(out, "syndor", "render")
+    for shard, rows in render.groupby("shard"):
+        files = {hashes[p]: [p, m] for p, m in zip(rows["img_path"], rows["mask_path"], strict=True)}
+        store.write_shard(str(shard), rows, spec_hash=str(shard), info={"frame_files": files})
+
+
+@pytest.fixture
+def computed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The img_path of every frame whose features the stage computes."""
+    calls: list[str] = []
+    compute = ds.frame_values
+
+    def counted(config: BuildConfig, root: Path, row: dict) -> dict:
+        calls.append(str(row["img_path"]))
+        return compute(config, root, row)
+
+    monkeypatch.setattr(ds, "frame_values", counted)
+    return calls
+
+
+def test_added_frames_are_the_only_ones_computed_and_the_result_equals_a_build_from_scratch(
+    tmp_path: Path, prefect_server: None, computed: list[str]
+) -> None:
+    """Half the frames first, then all (every feature shard's path list changes): only the new frames are
+    computed, the others' rows are equal and their NV images untouched; the features and the labelled manifest
+    are the bytes of a build of all frames from scratch."""
+    out, scratch = tmp_path / "rerun", tmp_path / "scratch"
+    full = pd.read_parquet(make_render(out))
+    make_render(scratch)
+    hashes = {p: f"h{i}" for i, p in enumerate(full["img_path"])}
+    manifest = str(StageStore(out, "syndor", "render").manifest_path)
+    half = full.iloc[::2]
+    half.to_parquet(manifest)
+    mark_render(out, half, hashes)
+    first = run_stage(config(), str(out), manifest)
+    assert sorted(computed) == sorted(half["img_path"]) and first["frames_computed"] == len(half)
+    before = pd.read_parquet(first["features_manifest"]).set_index("img_path")
+    nv_times = {p: (out / "syndor" / p).stat().st_mtime_ns for p in before["nv_path"].dropna()}
+
+    computed.clear()
+    full.to_parquet(manifest)
+    mark_render(out, full, hashes)
+    second = run_stage(config(), str(out), manifest)
+    new = sorted(set(full["img_path"]) - set(half["img_path"]))
+    assert sorted(computed) == new
+    assert (second["frames_computed"], second["frames_reused"]) == (len(new), len(half))
+    after = pd.read_parquet(second["features_manifest"]).set_index("img_path")
+    pd.testing.assert_frame_equal(after.loc[before.index, before.columns], before)
+    assert all((out / "syndor" / p).stat().st_mtime_ns == t for p, t in nv_times.items())
+
+    fresh_manifest = str(StageStore(scratch, "syndor", "render").manifest_path)
+    mark_render(scratch, full, hashes)
+    fresh = run_stage(config(), str(scratch), fresh_manifest)
+    for name in ("features_manifest", "manifest"):
+        assert Path(second[name]).read_bytes() == Path(fresh[name]).read_bytes()
+
+
+def test_a_frame_rendered_again_at_its_path_is_computed_again(
+    tmp_path: Path, prefect_server: None, computed: list[str]
+) -> None:
+    """A frame re-rendered in place (a lighting setting changed: a new render hash, new pixels, the same path) gets
+    fresh features and a fresh NV image; the other frames are not computed again."""
+    manifest = make_render(tmp_path, n_night=12, n_day=2)
+    render = pd.read_parquet(manifest)
+    hashes = {p: f"h{i}" for i, p in enumerate(render["img_path"])}
+    mark_render(tmp_path, render, hashes)
+    first = run_stage(config(), str(tmp_path), manifest)
+    changed = render.iloc[3]
+    old = pd.read_parquet(first["features_manifest"]).set_index("img_path").loc[changed["img_path"]]
+    rgb, _ = frame_images(np.random.default_rng(7), "night", 40, 1.2)
+    cv2.imwrite(str(tmp_path / "syndor" / changed["img_path"]), cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
+    mark_render(tmp_path, render, {**hashes, changed["img_path"]: "h-relit"})
+
+    computed.clear()
+    result = run_stage(config(), str(tmp_path), manifest)
+    assert computed == [changed["img_path"]] and result["frames_computed"] == 1
+    row = pd.read_parquet(result["features_manifest"]).set_index("img_path").loc[changed["img_path"]]
+    expected = ds.process_frame(config(), tmp_path / "syndor", changed.to_dict())
+    assert row["raw_michelson_contrast"] == expected["raw_michelson_contrast"]
+    assert row["nv_sw_chroma"] == expected["nv_sw_chroma"] != old["nv_sw_chroma"]

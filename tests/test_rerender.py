@@ -7,14 +7,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pandas as pd
 import pytest
 
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.render_spec import read_spec
 from benchfoundry.core.store import StageStore
-from benchfoundry.flows import cli
-from benchfoundry.tasks.syndor import build_plan, frame_files, render_plan, render_stage, sampling
+from benchfoundry.flows import cli, syndor
+from benchfoundry.tasks.syndor import build_plan, discern_stage, frame_files, render_plan, render_stage, sampling
 
 BASE = [
     "syndor.scenes=[field]",
@@ -51,6 +53,27 @@ def fake_worker(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(render_stage.render_client, "render_spec", render)
     return calls
+
+
+@pytest.fixture
+def image_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every requested frame gets a noisy image with a bright box and its mask, drawn from the frame's seed."""
+
+    def render(spec_path: str, **_: object) -> dict:
+        spec = read_spec(Path(spec_path))
+        for frame in spec.frames:
+            rng = np.random.default_rng(frame.seed)
+            h, w = spec.camera.resolution_h, spec.camera.resolution_w
+            rgb = rng.integers(0, 60, (h, w, 3), dtype=np.uint8)
+            mask = np.zeros((h, w), np.uint8)
+            top, left = int(rng.integers(5, h // 2)), int(rng.integers(5, w // 2))
+            mask[top : top + h // 3, left : left + w // 8] = 255
+            rgb[mask > 0] = rng.integers(60, 255)
+            cv2.imwrite(frame.rgb, rgb)
+            cv2.imwrite(frame.mask, mask)
+        return {"seconds": 0.0}
+
+    monkeypatch.setattr(render_stage.render_client, "render_spec", render)
 
 
 def test_a_frames_hash_survives_a_new_lighting_and_follows_its_render_settings() -> None:
@@ -158,3 +181,43 @@ def test_unused_frame_files_are_listed_and_pruned(tmp_path: Path) -> None:
     assert frame_files.prune(bench, [used[0]], [used[1]]) == len(gone)
     assert not (bench / "images" / "b").exists() and all((bench / rel).is_file() for rel in used)
     assert frame_files.unused_frame_files(bench, [used[0]], [used[1]]) == []
+
+
+DISCERN = [
+    "syndor.discern.labels.observer=threshold",
+    "syndor.discern.classifier.rf_trees=5",
+    "syndor.discern.classifier.xgb_trees=5",
+    "syndor.discern.frames_per_shard=3",
+    "syndor.discern.isp.denoiser=nlmeans",
+]
+
+
+def _render_and_discern(config, out: Path) -> dict:
+    store = StageStore(out, "syndor", render_plan.STAGE)
+    for plan in render_plan.plan_shards(config):
+        render_stage.render_shard(config, str(out), plan)
+    return syndor.discern_flow(config, str(out), str(store.write_manifest()))
+
+
+def test_a_new_lighting_computes_features_of_its_frames_only(
+    tmp_path: Path, image_worker: None, prefect_server: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Night vision and features after a re-render that adds a lighting: only its frames are computed, and the
+    features and labelled manifests are the bytes of a build of the new config from scratch."""
+    computed: list[str] = []
+    compute = discern_stage.frame_values
+
+    def counted(config: object, root: Path, row: dict) -> dict:
+        computed.append(str(row["lighting"]))
+        return compute(config, root, row)
+
+    monkeypatch.setattr(discern_stage, "frame_values", counted)
+    first = _render_and_discern(config_of(TWO, *DISCERN), tmp_path / "out")
+    assert len(computed) == first["frames"] == first["frames_computed"]
+    computed.clear()
+    again = _render_and_discern(config_of(THREE, *DISCERN), tmp_path / "out")
+    assert computed and set(computed) == {"evening_west"}
+    assert (again["frames_computed"], again["frames_reused"]) == (len(computed), first["frames"])
+    scratch = _render_and_discern(config_of(THREE, *DISCERN), tmp_path / "scratch")
+    for name in ("features_manifest", "manifest"):
+        assert Path(again[name]).read_bytes() == Path(scratch[name]).read_bytes()

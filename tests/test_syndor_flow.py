@@ -214,9 +214,11 @@ def test_rerun_renders_nothing_and_a_new_lighting_renders_only_its_frames(
     pd.testing.assert_frame_equal(pd.read_parquet(manifest), before)
     stamps = {p: (out / "syndor" / p).stat().st_mtime_ns for p in before["img_path"]}
     three = "syndor.lightings=[noon_north, night, evening_west]"
-    render = _build(out, [three])["benchmarks"]["syndor"]["stages"]["render"]
+    stages = _build(out, [three])["benchmarks"]["syndor"]["stages"]
+    render = stages["render"]
     index = pd.read_parquet(manifest)
     new = index[index["lighting"] == "evening_west"]
+    assert (stages["discern"]["frames_computed"], stages["discern"]["frames_reused"]) == (len(new), len(before))
     assert render["shards_rendered"] == 2 and render["frames_rendered"] == len(new) == 2 * 2 * 2 * 2  # actions × cams
     assert render["frames_kept"] == len(before) and len(index) == len(before) * 3 // 2
     assert (render["changes"]["kept"], render["changes"]["render"], render["changes"]["leaving"]) == (
