@@ -46,6 +46,8 @@ def test_phrases_single_out_one_person_or_fall_back_to_place() -> None:
     three = {1: "the first man from the left", 2: "the second man from the left", 3: "the third man from the left"}
     found = described_phrases([(1, "man", "white"), (2, "man", "white"), (3, "man", "red")], three)
     assert found == {1: three[1], 2: three[2], 3: "the man in red"}
+    # A man whose colour was not measured may wear it too: no colour names the other.
+    assert described_phrases([(1, "man", "white"), (2, "man", None)], place) == place
     # A lone noun keeps its bare phrase.
     assert described_phrases([(1, "man", "red"), (2, "woman", "red")], {1: "the man", 2: "the woman"}) == {
         1: "the man",

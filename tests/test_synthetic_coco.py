@@ -1,6 +1,6 @@
 """The synthetic COCO set: camera and ray-test geometry, the yaw and head-turn sign from the posed body,
-visibility flags (self-occlusion, objects, out of frame), and a small rendered set (12 images, 120×160,
-4 samples) labelled by coco_people."""
+visibility flags (self-occlusion, objects, out of frame), a small rendered set (12 images, 120×160,
+4 samples) labelled by coco_people, and two people named by the colour of their outfits (4 images)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,12 @@ from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.coco import CocoConfig, SyntheticCocoConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.person.prepare import prepare_person
+from benchfoundry.person.textures import outfit
 from benchfoundry.tasks.viewspatial.coco import synthetic_image as sc
 from benchfoundry.tasks.viewspatial.coco import synthetic_set as sco
-from benchfoundry.tasks.viewspatial.coco.people import label_file
+from benchfoundry.tasks.viewspatial.coco.clothing import NAMED_COLOURS, polygon_mask
+from benchfoundry.tasks.viewspatial.coco.coco_stage import person_colours, subjects
+from benchfoundry.tasks.viewspatial.coco.people import label_file, select_people
 from benchfoundry.tasks.viewspatial.coco.synthetic_geometry import (
     box_triangles,
     coco_box,
@@ -394,3 +397,50 @@ def test_same_seed_same_bytes_whatever_the_set_size(rendered, tmp_path):
     first = json.loads(Path(result["paths"]["annotations"]).read_text())
     second = json.loads(Path(again["paths"]["annotations"]).read_text())
     assert second["annotations"] == [a for a in first["annotations"] if a["image_id"] <= 2]
+
+
+def _named(rgb: np.ndarray) -> str:
+    """The named colour nearest an sRGB colour (0–1) by ΔE 1976, in scikit-image's CIE Lab (D65)."""
+    from skimage.color import rgb2lab
+
+    names = list(NAMED_COLOURS)
+    palette = rgb2lab(np.array([[NAMED_COLOURS[n] for n in names]], dtype=np.float64) / 255.0)[0]
+    lab = rgb2lab(np.clip(np.asarray(rgb, dtype=np.float64), 0.0, 1.0)[None, None])[0, 0]
+    return names[int(np.argmin(np.linalg.norm(palette - lab, axis=1)))]
+
+
+@pytest.mark.blender
+def test_two_people_in_different_outfits_are_named_by_their_colour(tmp_path):
+    """Every image holds two men: texture 0 (a grey-green shirt over beige trousers: grey) and texture 1412 (a
+    dark plum shirt over black trousers: black), both solid with long sleeves. Each person's segmentation fills
+    their pixels; where the measured colours tell the two apart, each is "the man in <colour>", the colour of
+    their texture's outfit, and every phrase names one person of its image."""
+    cfg = SyntheticCocoConfig(images={"val": 4}, width=120, height=160, samples=4, two_person_share=1.0)
+    person = PersonConfig.model_validate({"textures": {"ids": [0, 1412]}})
+    worn = {t: {_named(outfit(t)["shirt"]), _named(outfit(t)["trousers"])} for t in (0, 1412)}
+    assert worn == {0: {"grey"}, 1412: {"black"}}  # one colour each, and not the same one
+    result = sco.make_split(tmp_path, "val", cfg, person, 0)
+    data = json.loads(Path(result["paths"]["annotations"]).read_text())
+    truth = {
+        p["annotation_id"]: p
+        for t in json.loads(Path(result["paths"]["truth"]).read_text())["images"]
+        for p in t["people"]
+    }
+    for ann in data["annotations"]:
+        x, y, w, h = ann["bbox"]
+        filled = polygon_mask(ann["segmentation"], (120, 160))
+        assert abs(int(filled.sum()) - ann["area"]) <= 0.02 * ann["area"] + 4
+        rows, cols = np.nonzero(filled)
+        assert cols.min() >= x and cols.max() < x + w and rows.min() >= y and rows.max() < y + h
+    people_of = select_people(data, CocoConfig()).people_of
+    colours = person_colours(data, people_of, Path(result["paths"]["images"]))
+    nouns = {a: p["noun"] for a, p in truth.items()}
+    assert set(nouns.values()) == {"man"} and all(len(people) == 2 for people in people_of.values())
+    phrases = subjects(people_of, nouns, {}, colours)
+    described = {a: phrase for a, phrase in phrases.items() if " in " in phrase}
+    assert len(described) >= 2
+    for a, phrase in described.items():
+        (colour,) = worn[truth[a]["texture_id"]]
+        assert phrase == f"the man in {colour}"
+    for people in people_of.values():
+        assert len({phrases[p.annotation_id] for p in people}) == len(people)

@@ -20,6 +20,7 @@ from test_scannet_io import SCENE, make_tiny_scan
 from benchfoundry.configs.loader import load_config
 from benchfoundry.configs.scannet import EXCLUDED_NYU40, NYU40_NAMES
 from benchfoundry.flows.viewspatial import viewspatial_flow
+from benchfoundry.tasks.viewspatial.coco.clothing import NAMED_COLOURS
 from benchfoundry.tasks.viewspatial.scannet.scan_stage import build_scan, label_map_rule
 from benchfoundry.tasks.viewspatial.scannet.scannet_read import open_scan, scan_file_names
 from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, camera_walk, synthetic_room
@@ -182,7 +183,7 @@ def test_every_question_is_one_of_its_tasks_wordings_naming_its_subjects(built: 
     assert nouns <= {
         f"the {n}{p}"
         for n in ("man", "woman", "boy", "girl", "child", "person")
-        for p in ("", " on the left", " on the right")
+        for p in ("", " on the left", " on the right", *(f" in {c}" for c in NAMED_COLOURS))
     }
 
 

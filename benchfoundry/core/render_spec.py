@@ -284,7 +284,7 @@ class CocoImage:
 @dataclass(frozen=True)
 class CocoShard:
     kind: ClassVar[str] = "coco"
-    version: ClassVar[int] = 4
+    version: ClassVar[int] = 5
     width: int
     height: int
     sensor_height_mm: float

@@ -4,8 +4,9 @@ The release names people by what they wear ("the man in white clothes", "the wom
 clothing colour is measured in their instance mask below the shoulder line (the torso and legs): each pixel
 goes to the nearest named colour in CIE Lab (ΔE 1976, sRGB D65 through OpenCV), and the colour most pixels
 take names the person when it holds `min_share` of them. `described_phrases` gives "the <noun> in <colour>" to
-each person whose colour no other person of the same noun in the image shares, so that every phrase names
-one person; the others keep their place phrase ("the man on the left").
+each person whose colour no other person of the same noun in the image shares (and none of them goes
+unmeasured: their colour is unknown), so that every phrase names one person; the others keep their place
+phrase ("the man on the left").
 """
 
 from __future__ import annotations
@@ -78,13 +79,14 @@ def described_phrases(
     people: Sequence[tuple[int, str, str | None]], place_phrases: Mapping[int, str]
 ) -> dict[int, str]:
     """Annotation id → its phrase, from (annotation id, noun, colour or None) of one image: "the <noun> in
-    <colour>" where no other person of that noun shares the colour (a lone noun keeps "the <noun>"), else the
-    place phrase. Each phrase names one person of the image."""
+    <colour>" where every other person of that noun has a measured colour and none shares it (a lone noun keeps
+    "the <noun>"), else the place phrase. Each phrase names one person of the image."""
     nouns = Counter(noun for _, noun, _ in people)
     colours = Counter((noun, colour) for _, noun, colour in people if colour)
+    unmeasured = {noun for _, noun, colour in people if not colour}
     phrases = {}
     for ann, noun, colour in people:
-        if nouns[noun] > 1 and colour and colours[(noun, colour)] == 1:
+        if nouns[noun] > 1 and colour and colours[(noun, colour)] == 1 and noun not in unmeasured:
             phrases[ann] = f"the {noun} in {colour}"
         else:
             phrases[ann] = place_phrases[ann]

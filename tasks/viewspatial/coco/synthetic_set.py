@@ -3,7 +3,9 @@
 
 Each image is drawn from (seed, split, index) (tasks/viewspatial/coco/synthetic_image.py), its 17
 keypoints projected and ray-tested in numpy (tasks/viewspatial/coco/synthetic_geometry.py), rendered by the
-worker (render/coco_scene.py); the object-index pass gives the person's and objects' areas and boxes.
+worker (render/coco_scene.py); the object-index pass gives the person's and objects' areas, boxes and
+segmentations (COCO polygons: the outline of each of a mask's parts). The truth names each person's texture
+id and outfit colours (person/textures.outfit), against which a clothing phrase can be checked.
 `orientation_accuracy` scores a labeller's rows (tasks/viewspatial/coco_people.label_file) on the truth.
 """
 
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from benchfoundry.configs.coco import FRAMINGS, SECOND_FRAMING, SyntheticCocoConfig
@@ -33,6 +36,7 @@ from benchfoundry.core.render_spec import (
 from benchfoundry.core.seeding import item_rng, item_seed
 from benchfoundry.core.store import write_json_atomic
 from benchfoundry.person.prepare import has_keypoints, phenotype_of, prepare_person
+from benchfoundry.person.textures import outfit
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.viewspatial.coco import orientation as ori
 from benchfoundry.tasks.viewspatial.coco import synthetic_image as sc
@@ -85,6 +89,7 @@ class Placed:
     action: str
     framing: str
     noun: str
+    texture_id: int
 
     def triangles(self) -> np.ndarray:
         return self.vertices[self.faces].astype(np.float64)
@@ -143,6 +148,7 @@ def _place(
         plan.action,
         framing,
         _noun(person, seed, plan.texture_id),
+        plan.texture_id,
     )
 
 
@@ -219,6 +225,31 @@ def pose_image(
     return {"entry": entry, "keypoints": keypoints, "camera": camera, "objects": objects, "people": people}
 
 
+def mask_polygons(mask: np.ndarray) -> list[list[float]]:
+    """COCO polygon segmentation of a boolean mask: the outer outline of each of its parts, through the
+    centres of its boundary pixels (a part of fewer than three outline points is left out)."""
+    contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return [[float(v) for v in c.reshape(-1)] for c in contours if len(c) >= 3]
+
+
+def _srgb255(rgb: np.ndarray) -> list[int]:
+    return [int(v) for v in np.clip(np.round(np.asarray(rgb) * 255.0), 0, 255)]
+
+
+def _outfit_truth(texture_id: int) -> dict[str, Any]:
+    """The texture's outfit colours (sRGB 0–255): shirt (and its pattern's second colour), trousers, shoes."""
+    look = outfit(texture_id)
+    return {
+        "pattern": look["pattern"],
+        "shirt": _srgb255(look["shirt"]),
+        "shirt2": _srgb255(look["shirt2"]),
+        "long_sleeves": look["long_sleeves"],
+        "trousers": _srgb255(look["trousers"]),
+        "shorts": look["shorts"],
+        "shoes": _srgb255(look["shoes"]),
+    }
+
+
 def _cam(camera: PosedCamera, point: np.ndarray) -> list[float]:
     return [round(float(v), 4) for v in camera.to_camera(np.array([point]))[0]]
 
@@ -230,6 +261,8 @@ def _person_truth(annotation_id: int, p: Placed, camera: PosedCamera) -> dict[st
     return {
         "annotation_id": annotation_id,
         "noun": p.noun,
+        "texture_id": p.texture_id,
+        "outfit": _outfit_truth(p.texture_id),
         "body_yaw_deg": round(body, 3),
         "head_yaw_deg": round(head, 3),
         "head_delta_deg": round(p.delta, 3),
@@ -248,7 +281,8 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
     camera, people = made["camera"], made["people"]
     anns, truth_people, present = [], [], []
     for k, (p, kp) in enumerate(zip(people, made["keypoints"])):
-        found = coco_box(ids == PERSON_INDEX + k)
+        mask = ids == PERSON_INDEX + k
+        found = coco_box(mask)
         if found is None:
             if k == 0:
                 return None
@@ -261,6 +295,7 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
                 "category_id": 1,
                 "bbox": found[0],
                 "area": found[1],
+                "segmentation": mask_polygons(mask),
                 "keypoints": [round(float(v), 2) if i % 3 < 2 else int(v) for i, v in enumerate(kp.reshape(-1))],
                 "num_keypoints": int((kp[:, 2] > 0).sum()),
                 "iscrowd": 0,
@@ -272,7 +307,8 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
     # What a hand or foot is measured to: an object's centre, a person's hips.
     reach = {ann_id: p.location + [0.0, 0.0, float(p.keypoints[11:13, 2].mean())] for ann_id, p in present}
     for k, obj in enumerate(made["objects"]):
-        found = coco_box(ids == PERSON_INDEX + len(people) + k)
+        mask = ids == PERSON_INDEX + len(people) + k
+        found = coco_box(mask)
         if found is None:
             continue
         ann_id = image_id * 10 + len(people) + k
@@ -283,6 +319,7 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
                 "category_id": obj.category_id,
                 "bbox": found[0],
                 "area": found[1],
+                "segmentation": mask_polygons(mask),
                 "iscrowd": 0,
             }
         )
