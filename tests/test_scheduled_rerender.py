@@ -35,9 +35,9 @@ from benchfoundry.flows.prefect_api import prefect_server
 REPO = Path(__file__).resolve().parent.parent
 POOL, QUEUE = "render-gpu", "syndorbench-out"  # prefect.yaml's, for the deployment below
 DEPLOYMENT = "build-from-config/syndorbench-rerender-weekly"
-INTERVAL_S = 10
+INTERVAL_S = 3  # short: a second run comes due while the first (tens of seconds) still runs
 #: How often the worker asks for runs: a run this many seconds late three times over was passed over.
-QUERY_S = 2
+QUERY_S = 1
 THREE = "syndor.lightings=[noon_north, night, evening_west]"
 #: Seconds a step may take before the test gives up (a hung worker, not a speed limit).
 PATIENCE_S = 1800.0
