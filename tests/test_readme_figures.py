@@ -1,4 +1,5 @@
-"""The README's marked smoke figures are what the smoke preset's plans count (docs/readme_figures.py writes them)."""
+"""The README's marked smoke figures, written from a smoke build's build.json by docs/readme_figures.py, agree with
+what the smoke preset's plans count."""
 
 from __future__ import annotations
 
@@ -28,12 +29,12 @@ def test_readme_figures_are_the_smoke_plans() -> None:
     config = load_config("smoke")
     syndor = syndor_plan(config)
     budgets = config.viewspatial.release.budgets
-    expected = {
-        "SynD": syndor["items"] + syndor["empty_scene_items"],
-        "ODI": 2 * odi_plan(config)["questions"],  # each question closed and open
-        "ViewSpatial": sum(getattr(budgets, t) for t in ("cam_rel", "cam_obj", "per_obj", "per_rel", "scene_sim")),
-    }
-    assert readme_counts() == expected
+    counts = readme_counts()
+    assert counts["SynD"] == syndor["items"] + syndor["empty_scene_items"]
+    assert counts["ODI"] == 2 * odi_plan(config)["questions"]  # each question closed and open
+    # ViewSpatial's budgets are caps: a scan gives one Cam-Rel. Dir. question a selected frame, so fewer may come.
+    caps = sum(getattr(budgets, t) for t in ("cam_rel", "cam_obj", "per_obj", "per_rel", "scene_sim"))
+    assert 0 < counts["ViewSpatial"] <= caps
 
 
 def test_a_builds_record_rewrites_the_marked_span_only(tmp_path: Path) -> None:
