@@ -116,18 +116,50 @@ def _item(
 ) -> dict[str, Any]:
     """One item: `names` are the viewer's and the target's phrases ("the woman", "the chair")."""
     item_id = f"{stem}:per_rel:{annotation_ids[1]}"
+    question = worded(cfg.per_rel.templates, seed, item_id, subject=names[0], target=names[1])
+    return _row(
+        item_id,
+        stem,
+        split,
+        image,
+        question,
+        {},
+        horizontal_label(angle),
+        annotation_ids,
+        names,
+        boundary_margin(angle),
+        review,
+    )
+
+
+def _row(
+    item_id: str,
+    stem: str,
+    split: str,
+    image: str,
+    question: str,
+    options: dict[str, Any],
+    answer_label: str,
+    annotation_ids: list[int],
+    names: tuple[str, str],
+    margin_deg: float | None,
+    review: bool,
+) -> dict[str, Any]:
+    """A Per-Rel. Dir. row in the stage's column order; `options` (a two-option item's answer and choices) stand
+    between the question and the answer label."""
     return {
         "item_id": item_id,
         "scene_id": stem.rsplit(":", 1)[0],
         "split": split,
         "question_type": PER_REL,
         "image_path": [image],
-        "question": worded(cfg.per_rel.templates, seed, item_id, subject=names[0], target=names[1]),
-        "answer_label": horizontal_label(angle),
+        "question": question,
+        **options,
+        "answer_label": answer_label,
         "object_ids": annotation_ids,
         "labels": list(names),
         "frame_ids": [],
-        "margin_deg": boundary_margin(angle),
+        "margin_deg": margin_deg,
         "needs_review": review,
     }
 
@@ -166,22 +198,9 @@ def limb_item(
 ) -> dict[str, Any]:
     """A two-option "which hand/foot" item: `side` is the answer, the person's own left or right."""
     item_id = f"{stem}:per_rel_{limb}:{annotation_ids[1]}"
-    return {
-        "item_id": item_id,
-        "scene_id": stem.rsplit(":", 1)[0],
-        "split": split,
-        "question_type": PER_REL,
-        "image_path": [image],
-        "question": worded(cfg.per_rel.limb_templates, seed, item_id, limb=limb, subject=names[0], target=names[1]),
-        "answer": "A. left" if side == "left" else "B. right",
-        "choices": LIMB_CHOICES,
-        "answer_label": side,
-        "object_ids": annotation_ids,
-        "labels": list(names),
-        "frame_ids": [],
-        "margin_deg": None,
-        "needs_review": review,
-    }
+    question = worded(cfg.per_rel.limb_templates, seed, item_id, limb=limb, subject=names[0], target=names[1])
+    options = {"answer": "A. left" if side == "left" else "B. right", "choices": LIMB_CHOICES}
+    return _row(item_id, stem, split, image, question, options, side, annotation_ids, names, None, review)
 
 
 def image_limb_items(
