@@ -11,6 +11,18 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files marked `long(minutes=N)` first, longest first, then the rest in collection order: `make test`
+    hands files to its workers in this order (`--no-loadscope-reorder`), so the minutes a file spends waiting on
+    SLURM, a deployment or a scale-out build overlap the other files instead of trailing them."""
+
+    def minutes(item: pytest.Item) -> float:
+        mark = item.get_closest_marker("long")
+        return -mark.kwargs["minutes"] if mark else 0.0
+
+    items.sort(key=minutes)
+
+
 @pytest.fixture(scope="session")
 def prefect_server() -> Iterator[None]:
     """One temporary Prefect server (SQLite) for the whole test session.

@@ -25,6 +25,8 @@ from benchfoundry.tasks.odi.groundedsam import (
 )
 from benchfoundry.tasks.odi.torchvision_ops import ensure_torchvision_ops, greedy_nms
 
+pytestmark = pytest.mark.long(minutes=1)
+
 CLASSES = ["person", "potted plant", "chair"]
 
 

@@ -32,7 +32,7 @@ from benchfoundry.configs.loader import load_config
 from benchfoundry.flows.build import build, run_build
 from benchfoundry.flows.prefect_api import prefect_server
 
-pytestmark = pytest.mark.blender
+pytestmark = [pytest.mark.blender, pytest.mark.long(minutes=4)]
 
 
 @pytest.fixture(scope="module")

@@ -32,6 +32,8 @@ from benchfoundry.core.output_root import OutputRootBusy, hold_output_root
 from benchfoundry.core.tied_process import tied_command
 from benchfoundry.flows.prefect_api import prefect_server
 
+pytestmark = pytest.mark.long(minutes=3)
+
 REPO = Path(__file__).resolve().parent.parent
 POOL, QUEUE = "render-gpu", "syndorbench-out"  # prefect.yaml's, for the deployment below
 DEPLOYMENT = "build-from-config/syndorbench-rerender-weekly"

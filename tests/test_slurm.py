@@ -40,6 +40,7 @@ from benchfoundry.tasks.common.shard_task import shard_task
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = [
+    pytest.mark.long(minutes=6),
     pytest.mark.skipif(
         not (shutil.which("slurmctld") or Path("/usr/sbin/slurmctld").exists()) or not shutil.which("munged"),
         reason="SLURM not installed (apt-get install slurm-wlm munge; .ci/run does)",

@@ -24,6 +24,8 @@ from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor import calibration_stage, label_stage, render_plan, render_stage
 
+pytestmark = pytest.mark.long(minutes=2)
+
 #: DESIGN §2.5, verbatim (not taken from the code under test).
 PROMPTS = {
     "human_detection": "Respond only with 1 or 0. Respond with 1 if a person is visible in the image, and 0 if not. "

@@ -26,6 +26,8 @@ from benchfoundry.tasks.viewspatial.scannet.scannet_read import open_scan, scan_
 from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, camera_walk, synthetic_room
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
+pytestmark = pytest.mark.long(minutes=1)
+
 #: Objects of the synthetic aggregation before the furniture: floor, ceiling, four walls.
 N_STRUCTURE = 6
 #: A small synthetic COCO set for the module's build; builds that test the scans alone make none.
