@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from benchfoundry.configs.base import MAX_SECONDS, MAX_SIDE_PX, Count, Section, refuse_renamed
 
@@ -94,6 +94,19 @@ class SyntheticCocoConfig(Section):
     two_person_share: float = Field(
         0.3, ge=0, le=1, description="share of images with a second person (a Per-Rel. Dir. target and viewer)"
     )
+    three_person_share: float = Field(
+        0.15,
+        ge=0,
+        le=1,
+        description="share of images with three people, the first between the others (place alone then does not "
+        "name one of three of a noun: a clothing phrase does); drawn apart from the other choices, so the rest "
+        "of an image stays as drawn",
+    )
+    texture_ids: list[int] | None = Field(
+        None,
+        description="the set's people (texture ids: outfit and, with Anny, phenotype; people of one image differ "
+        "where there are enough); null: person.textures.ids",
+    )
     framings: dict[str, float] = Field(
         default_factory=lambda: {"whole": 0.15, "knees": 0.3, "hips": 0.3, "shoulders": 0.25},
         description="framing → weight: the whole person, or the frame's bottom edge above the knees, below the "
@@ -111,6 +124,13 @@ class SyntheticCocoConfig(Section):
         if sum(self.framings.values()) <= 0:
             raise ValueError("framings: the weights sum to 0")
         return self
+
+    @field_validator("texture_ids")
+    @classmethod
+    def _valid_ids(cls, ids: list[int] | None) -> list[int] | None:
+        if ids is not None and (not ids or any(i < 0 for i in ids) or len(set(ids)) != len(ids)):
+            raise ValueError(f"texture_ids: distinct non-negative integers or null, got {ids}")
+        return ids
 
 
 class OrientAnythingConfig(Section):
@@ -224,6 +244,13 @@ class CocoConfig(Section):
         "people are rejected; 0: no blur filter (needs the images)",
     )
     margin_deg: float = Field(5.0, ge=0, description="skip a question whose estimate is this close to a bin edge")
+    described_share: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="share of the people place alone names who are named by their clothing's colour instead "
+        "('the man in red', as the release names people), where that colour singles them out",
+    )
     cam_obj_templates: list[str] = Field(
         default_factory=lambda: list(CAM_OBJ_TEMPLATES),
         description="Cam-Obj. Ori. wordings (the release's), one drawn per item; {subject}: 'the woman', …",

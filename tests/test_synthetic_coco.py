@@ -1,6 +1,7 @@
 """The synthetic COCO set: camera and ray-test geometry, the yaw and head-turn sign from the posed body,
 visibility flags (self-occlusion, objects, out of frame), a small rendered set (12 images, 120×160,
-4 samples) labelled by coco_people, and two people named by the colour of their outfits (4 images)."""
+4 samples) labelled by coco_people, and three people named by the colour of their outfits (6 images), their
+segmentations filling their pixels."""
 
 from __future__ import annotations
 
@@ -224,6 +225,28 @@ def test_plans_are_drawn_from_the_seed():
     assert all(s.texture_id != p.texture_id for p in plans if (s := p.second) is not None)
 
 
+def test_a_third_person_stands_on_the_other_side_and_leaves_the_rest_of_the_plan_as_drawn():
+    from benchfoundry.core.seeding import item_rng
+
+    two = SyntheticCocoConfig(three_person_share=0.0)
+    three = SyntheticCocoConfig(three_person_share=0.25)
+    ids = [3, 5, 8]
+    n_three = 0
+    for i in range(200):
+        plan = sc.draw_plan(item_rng(5, sco.STAGE, f"val:{i}"), two, ids)
+        assert sc.with_third(item_rng(5, sco.STAGE, f"val:{i}:third"), two, plan, ids) == plan
+        made = sc.with_third(item_rng(5, sco.STAGE, f"val:{i}:third"), three, plan, ids)
+        if made.third is None:
+            assert made == plan
+            continue
+        n_three += 1
+        assert replace(made, second=None, third=None) == replace(plan, second=None)
+        assert plan.second is None or made.second == plan.second
+        assert made.second.side * made.third.side < 0  # the first person stands between them
+        assert {plan.texture_id, made.second.texture_id, made.third.texture_id} == set(ids)
+    assert 30 < n_three < 70  # 0.25 of 200
+
+
 def test_the_second_person_stands_farther_inside_the_view_and_yaws_are_seen_along_the_ray(person):
     config, cache = person
     mesh, cam, _, _ = _view(person, body_yaw_deg=40.0)
@@ -268,7 +291,7 @@ def test_coco_file_is_well_formed(rendered):
         assert (Path(result["paths"]["images"]) / image["file_name"]).exists()
     people = [a for a in data["annotations"] if a["category_id"] == 1]
     per_image = {i: sum(a["image_id"] == i for a in people) for i in range(1, 13)}
-    assert set(per_image.values()) <= {1, 2} and 2 in per_image.values()  # some images hold a second person
+    assert set(per_image.values()) <= {1, 2, 3} and 2 in per_image.values()  # some images hold a second person
     assert len({a["id"] for a in data["annotations"]}) == len(data["annotations"])
     for ann in data["annotations"]:
         x, y, w, h = ann["bbox"]
@@ -399,48 +422,66 @@ def test_same_seed_same_bytes_whatever_the_set_size(rendered, tmp_path):
     assert second["annotations"] == [a for a in first["annotations"] if a["image_id"] <= 2]
 
 
-def _named(rgb: np.ndarray) -> str:
-    """The named colour nearest an sRGB colour (0–1) by ΔE 1976, in scikit-image's CIE Lab (D65)."""
+def _lab(rgb255) -> np.ndarray:
+    """scikit-image's CIE Lab (D65) of an sRGB colour (0–255)."""
     from skimage.color import rgb2lab
 
+    return rgb2lab(np.asarray(rgb255, dtype=np.float64)[None, None] / 255.0)[0, 0]
+
+
+def _named(rgb: np.ndarray) -> str:
+    """The named colour nearest an sRGB colour (0–1) by ΔE 1976, in scikit-image's CIE Lab (D65)."""
     names = list(NAMED_COLOURS)
-    palette = rgb2lab(np.array([[NAMED_COLOURS[n] for n in names]], dtype=np.float64) / 255.0)[0]
-    lab = rgb2lab(np.clip(np.asarray(rgb, dtype=np.float64), 0.0, 1.0)[None, None])[0, 0]
-    return names[int(np.argmin(np.linalg.norm(palette - lab, axis=1)))]
+    lab = _lab(np.clip(np.asarray(rgb, dtype=np.float64), 0.0, 1.0) * 255.0)
+    return names[int(np.argmin([np.linalg.norm(_lab(NAMED_COLOURS[n]) - lab) for n in names]))]
 
 
 @pytest.mark.blender
-def test_two_people_in_different_outfits_are_named_by_their_colour(tmp_path):
-    """Every image holds two men: texture 0 (a grey-green shirt over beige trousers: grey) and texture 1412 (a
-    dark plum shirt over black trousers: black), both solid with long sleeves. Each person's segmentation fills
-    their pixels; where the measured colours tell the two apart, each is "the man in <colour>", the colour of
-    their texture's outfit, and every phrase names one person of its image."""
-    cfg = SyntheticCocoConfig(images={"val": 4}, width=120, height=160, samples=4, two_person_share=1.0)
-    person = PersonConfig.model_validate({"textures": {"ids": [0, 1412]}})
-    worn = {t: {_named(outfit(t)["shirt"]), _named(outfit(t)["trousers"])} for t in (0, 1412)}
-    assert worn == {0: {"grey"}, 1412: {"black"}}  # one colour each, and not the same one
+def test_three_people_are_named_by_clothes_that_single_them_out(tmp_path):
+    """Every image holds three men (textures 181, 2087, 1341: solid green, blue and red shirts with long
+    sleeves), the first between the others, so place alone does not name any of them. The man in the middle
+    (by the truth's camera coordinates) is never "on the left" or "on the right", and mostly named by his
+    clothes (else by his order from the left); every
+    phrase "the man in <colour>" singles out its man by the set's truth: the colour lies nearer (ΔE,
+    scikit-image's Lab) his shirt than any other man's of the image. The stage's items name subjects so."""
+    from benchfoundry.tasks.viewspatial.coco.coco_stage import split_items
+
+    ids = [181, 2087, 1341]
+    cfg = SyntheticCocoConfig(
+        images={"val": 6}, width=120, height=160, samples=4, three_person_share=1.0, texture_ids=ids
+    )
+    person = PersonConfig.model_validate({"textures": {"ids": [0, 1]}})  # the set's own ids stand instead
+    assert {_named(outfit(t)["shirt"]) for t in ids} == {"green", "blue", "red"}
     result = sco.make_split(tmp_path, "val", cfg, person, 0)
     data = json.loads(Path(result["paths"]["annotations"]).read_text())
-    truth = {
-        p["annotation_id"]: p
-        for t in json.loads(Path(result["paths"]["truth"]).read_text())["images"]
-        for p in t["people"]
-    }
-    for ann in data["annotations"]:
-        x, y, w, h = ann["bbox"]
+    images = json.loads(Path(result["paths"]["truth"]).read_text())["images"]
+    truth = {p["annotation_id"]: p for t in images for p in t["people"]}
+    assert {p["noun"] for p in truth.values()} == {"man"}
+    for ann in data["annotations"]:  # each segmentation fills its pixels (a person behind, cut by another into
+        x, y, w, h = ann["bbox"]  # slivers, loses what the outlines of slivers a pixel or two wide cannot hold)
         filled = polygon_mask(ann["segmentation"], (120, 160))
-        assert abs(int(filled.sum()) - ann["area"]) <= 0.02 * ann["area"] + 4
+        assert abs(int(filled.sum()) - ann["area"]) <= 0.05 * ann["area"] + 4
         rows, cols = np.nonzero(filled)
         assert cols.min() >= x and cols.max() < x + w and rows.min() >= y and rows.max() < y + h
     people_of = select_people(data, CocoConfig()).people_of
     colours = person_colours(data, people_of, Path(result["paths"]["images"]))
-    nouns = {a: p["noun"] for a, p in truth.items()}
-    assert set(nouns.values()) == {"man"} and all(len(people) == 2 for people in people_of.values())
-    phrases = subjects(people_of, nouns, {}, colours)
-    described = {a: phrase for a, phrase in phrases.items() if " in " in phrase}
-    assert len(described) >= 2
-    for a, phrase in described.items():
-        (colour,) = worn[truth[a]["texture_id"]]
-        assert phrase == f"the man in {colour}"
-    for people in people_of.values():
-        assert len({phrases[p.annotation_id] for p in people}) == len(people)
+    phrases = subjects(people_of, {a: p["noun"] for a, p in truth.items()}, {}, colours)
+    middles = []
+    for image in images:
+        men = image["people"]
+        for p in men:
+            phrase = phrases[p["annotation_id"]]
+            if phrase.startswith("the man in "):
+                colour = _lab(NAMED_COLOURS[phrase.removeprefix("the man in ")])
+                gaps = {q["annotation_id"]: np.linalg.norm(_lab(q["outfit"]["shirt"]) - colour) for q in men}
+                assert min(gaps, key=gaps.get) == p["annotation_id"], (phrase, image["image_id"])
+        assert len({phrases[p["annotation_id"]] for p in men}) == len(men)
+        if len(men) == 3:
+            middle = sorted(men, key=lambda q: q["center_cam"][0] / q["center_cam"][2])[1]
+            middles.append(phrases[middle["annotation_id"]])
+    # "the first man from the left" where a man behind is too little seen for his colour to be measured
+    assert len(middles) >= 4 and not any(m.endswith((" on the left", " on the right")) for m in middles)
+    assert sum(m.startswith("the man in ") for m in middles) >= len(middles) / 2
+    table, _, _ = split_items(str(tmp_path / "out"), "val", result["paths"], CocoConfig(), 0)
+    named = {label for labels in table["labels"] for label in labels if label.startswith("the man in ")}
+    assert named and named <= {f"the man in {c}" for c in NAMED_COLOURS}

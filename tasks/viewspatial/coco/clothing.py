@@ -1,10 +1,12 @@
-"""Described subjects (DESIGN §4.2): "the man in white" when place alone does not single a person out.
+"""Described subjects (DESIGN §4.2): "the man in white" where place alone does not single a person out, and
+for a share of the others, as the release names people ("the man in white clothes", "the woman in black").
 
-The release names people by what they wear ("the man in white clothes", "the woman in black"). A person's
-clothing colour is measured in their instance mask below the shoulder line (the torso and legs): each pixel
-goes to the nearest named colour in CIE Lab (ΔE 1976, sRGB D65 through OpenCV), and the colour most pixels
-take names the person when it holds `min_share` of them. `described_phrases` gives "the <noun> in <colour>" to
-each person whose colour no other person of the same noun in the image shares (and none of them goes
+A person's clothing colour is measured in their instance mask below the shoulder line (down to the hips when
+they are seen: the top they wear): each pixel goes to the named colour of its nearest anchor in CIE Lab (ΔE
+1976, sRGB D65 through OpenCV), and the colour most pixels take names the person when it holds `min_share` of
+them. A name has its main anchor and darker or lighter shades (`SHADES`): with one anchor each, a steel-blue
+shirt is nearest grey and a shaded navy one purple. `described_phrases` gives "the <noun> in <colour>" to each
+person asked for whose colour no other person of the same noun in the image shares (and none of them goes
 unmeasured: their colour is unknown), so that every phrase names one person; the others keep their place
 phrase ("the man on the left").
 """
@@ -12,7 +14,7 @@ phrase ("the man on the left").
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -32,6 +34,15 @@ NAMED_COLOURS: dict[str, tuple[int, int, int]] = {
     "pink": (240, 150, 180),
     "brown": (120, 75, 40),
 }
+#: Further anchors of a name (sRGB 0–255), after CSS colours of that basic name: navy and a shaded navy,
+#: steel blue and cornflower; dark red and a shaded red; dark green, medium and dark sea green; indigo; tan.
+SHADES: dict[str, tuple[tuple[int, int, int], ...]] = {
+    "blue": ((0, 0, 128), (25, 40, 95), (70, 130, 180), (100, 150, 230)),
+    "red": ((139, 0, 0), (110, 20, 25)),
+    "green": ((0, 100, 0), (60, 179, 113), (143, 188, 143)),
+    "purple": ((75, 0, 130),),
+    "brown": ((210, 180, 140),),
+}
 
 
 def to_lab(rgb: np.ndarray) -> np.ndarray:
@@ -40,14 +51,20 @@ def to_lab(rgb: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(pixels, cv2.COLOR_RGB2LAB).reshape(np.shape(rgb))
 
 
+#: Fewest pixels a colour is measured in: a far, hidden or back-lit sliver of a person (a rendered green shirt of
+#: 45 px in shade measures grey) names none.
+MIN_PIXELS = 64
+
 _NAMES = tuple(NAMED_COLOURS)
-_LAB = to_lab(np.array([NAMED_COLOURS[n] for n in _NAMES], dtype=np.uint8))
+_ANCHORS = [(k, rgb) for k, n in enumerate(_NAMES) for rgb in (NAMED_COLOURS[n], *SHADES.get(n, ()))]
+_ANCHOR_NAME = np.array([k for k, _ in _ANCHORS])
+_LAB = to_lab(np.array([rgb for _, rgb in _ANCHORS], dtype=np.uint8))
 
 
 def nearest_colours(rgb: np.ndarray) -> np.ndarray:
-    """Index into the named colours of each pixel (N, 3), by ΔE 1976."""
+    """Index into the named colours of each pixel (N, 3): the name of its nearest anchor by ΔE 1976."""
     lab = to_lab(np.asarray(rgb, dtype=np.uint8).reshape(-1, 3))
-    return np.argmin(np.linalg.norm(lab[:, None, :] - _LAB[None, :, :], axis=2), axis=1)
+    return _ANCHOR_NAME[np.argmin(np.linalg.norm(lab[:, None, :] - _LAB[None, :, :], axis=2), axis=1)]
 
 
 def dominant_colour(rgb: np.ndarray, min_share: float = 0.5) -> str | None:
@@ -68,25 +85,29 @@ def polygon_mask(segmentation: Sequence[Sequence[float]], size: tuple[int, int])
     return mask.astype(bool)
 
 
-def clothing_colour(image: np.ndarray, mask: np.ndarray, shoulder_y: float, min_share: float = 0.5) -> str | None:
-    """The dominant named colour of the mask's pixels below the shoulder line (row `shoulder_y`)."""
+def clothing_colour(
+    image: np.ndarray, mask: np.ndarray, shoulder_y: float, hip_y: float | None = None, min_share: float = 0.5
+) -> str | None:
+    """The dominant named colour of the mask's pixels below the shoulder line (row `shoulder_y`), down to the
+    hip line (row `hip_y`) when given and below the shoulders; None from fewer than `MIN_PIXELS`."""
     below = mask.copy()
     below[: max(0, int(np.ceil(shoulder_y)))] = False
-    return dominant_colour(image[below], min_share)
+    if hip_y is not None and hip_y > shoulder_y:
+        below[int(np.floor(hip_y)) + 1 :] = False
+    return dominant_colour(image[below], min_share) if below.sum() >= MIN_PIXELS else None
 
 
 def described_phrases(
-    people: Sequence[tuple[int, str, str | None]], place_phrases: Mapping[int, str]
+    people: Sequence[tuple[int, str, str | None]], place_phrases: Mapping[int, str], wanted: Collection[int]
 ) -> dict[int, str]:
-    """Annotation id → its phrase, from (annotation id, noun, colour or None) of one image: "the <noun> in
-    <colour>" where every other person of that noun has a measured colour and none shares it (a lone noun keeps
-    "the <noun>"), else the place phrase. Each phrase names one person of the image."""
-    nouns = Counter(noun for _, noun, _ in people)
+    """Annotation id → its phrase, from (annotation id, noun, colour or None) of one image: for the ids in
+    `wanted`, "the <noun> in <colour>" where every other person of that noun has a measured colour and none
+    shares it; else the place phrase. Each phrase names one person of the image."""
     colours = Counter((noun, colour) for _, noun, colour in people if colour)
     unmeasured = {noun for _, noun, colour in people if not colour}
     phrases = {}
     for ann, noun, colour in people:
-        if nouns[noun] > 1 and colour and colours[(noun, colour)] == 1 and noun not in unmeasured:
+        if ann in wanted and colour and colours[(noun, colour)] == 1 and noun not in unmeasured:
             phrases[ann] = f"the {noun} in {colour}"
         else:
             phrases[ann] = place_phrases[ann]

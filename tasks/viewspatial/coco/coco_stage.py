@@ -25,6 +25,7 @@ from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import read_image_bytes
 from benchfoundry.core.safe_paths import inside
+from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial.benchmark import BENCHMARK
@@ -33,7 +34,7 @@ from benchfoundry.tasks.viewspatial.coco.clothing import clothing_colour, descri
 from benchfoundry.tasks.viewspatial.coco.people import Person, label_people, read_annotations, read_rgb
 from benchfoundry.tasks.viewspatial.coco.person_relative import candidate_items, image_objects, synthetic_items
 from benchfoundry.tasks.viewspatial.coco.questions import animal_items, orientation_items
-from benchfoundry.tasks.viewspatial.coco.subjects import caption_noun, subject_phrases
+from benchfoundry.tasks.viewspatial.coco.subjects import caption_noun, placed_apart, subject_phrases
 from benchfoundry.tasks.viewspatial.coco.synthetic_set import orientation_accuracy
 from benchfoundry.tasks.viewspatial.scannet.questions import QA_COLUMNS
 
@@ -92,25 +93,32 @@ def subjects(
     nouns: dict[int, str],
     captions: dict[int, list[str]],
     colours: dict[int, str | None] | None = None,
+    described_share: float = 0.0,
+    seed: int = 0,
 ) -> dict[int, str]:
     """Annotation id → the phrase naming the person: their noun (`nouns`: the synthetic truth), else the
-    captions' noun for an image's lone person, else "person"; told apart by clothing colour (`colours`:
-    annotation id → its colour) where that singles them out, else by place, when nouns repeat."""
+    captions' noun for an image's lone person, else "person"; described by clothing colour (`colours`:
+    annotation id → its colour) where that singles them out and place does not (one of three or more of a
+    noun), or for `described_share` of the others (drawn per person by the seed), else named by place."""
     phrases: dict[int, str] = {}
     for image_id, people in people_of.items():
         lone = caption_noun(captions[image_id]) if len(people) == 1 and captions.get(image_id) else "person"
         noun_of = {p.annotation_id: nouns.get(p.annotation_id, lone) for p in people}
-        place = subject_phrases(
-            [(p.annotation_id, noun_of[p.annotation_id], p.bbox[0] + p.bbox[2] / 2) for p in people]
-        )
+        where = [(p.annotation_id, noun_of[p.annotation_id], p.bbox[0] + p.bbox[2] / 2) for p in people]
+        apart = placed_apart(where)
+        wanted = {
+            a
+            for a in noun_of
+            if a not in apart or item_rng(seed, "viewspatial.coco.described", str(a)).random() < described_share
+        }
         worn = [(a, noun_of[a], (colours or {}).get(a)) for a in noun_of]
-        phrases.update(described_phrases(worn, place))
+        phrases.update(described_phrases(worn, subject_phrases(where), wanted))
     return phrases
 
 
 def person_colours(data: dict[str, Any], people_of: dict[int, list[Person]], images: Path) -> dict[int, str | None]:
-    """Annotation id → the clothing colour (tasks/viewspatial/coco/clothing.py) of each person of an image with
-    two or more people, measured in their polygon segmentation below the shoulders; none without a polygon, an
+    """Annotation id → the clothing colour (tasks/viewspatial/coco/clothing.py) of each person, measured in their
+    polygon segmentation below the shoulders (down to the hips where both are seen); none without a polygon, an
     image that cannot be read, or shoulders."""
     polygons = {
         a.get("id"): a["segmentation"]
@@ -119,7 +127,7 @@ def person_colours(data: dict[str, Any], people_of: dict[int, list[Person]], ima
     }
     colours: dict[int, str | None] = {}
     for people in people_of.values():
-        if len(people) < 2 or not all(p.annotation_id in polygons for p in people):
+        if not all(p.annotation_id in polygons for p in people):
             continue
         try:
             image = read_rgb(inside(images, people[0].file_name, "file_name"))
@@ -129,8 +137,10 @@ def person_colours(data: dict[str, Any], people_of: dict[int, list[Person]], ima
             shoulders = p.keypoints[[5, 6]]
             if not (shoulders[:, 2] > 0).all() or image.shape[1::-1] != tuple(p.size):
                 continue
+            hips = p.keypoints[[11, 12]]
+            hip_y = float(hips[:, 1].mean()) if (hips[:, 2] > 0).all() else None
             mask = polygon_mask(polygons[p.annotation_id], p.size)
-            colours[p.annotation_id] = clothing_colour(image, mask, float(shoulders[:, 1].max()))
+            colours[p.annotation_id] = clothing_colour(image, mask, float(shoulders[:, 1].max()), hip_y)
     return colours
 
 
@@ -167,7 +177,8 @@ def split_items(
     truth = read_json(source["truth"])["images"] if source.get("truth") else None
     nouns = {p["annotation_id"]: p["noun"] for t in truth or [] for p in t["people"]}
     colours = person_colours(data, labelled.people_of, Path(source["images"]))
-    subject_of = subjects(labelled.people_of, nouns, read_captions(source.get("captions")), colours)
+    captions = read_captions(source.get("captions"))
+    subject_of = subjects(labelled.people_of, nouns, captions, colours, cfg.described_share, seed)
     items = orientation_items(labels, image_of, subject_of, split, cfg, seed)
     items += animal_items(animal_rows, image_of, split, cfg, seed)
     items = [{**item, "needs_review": False} for item in items]

@@ -1,6 +1,7 @@
 """How ViewSpatial's COCO questions name a person: by noun ("the woman", "the man", "the boy"), as the release
 does, from the synthetic truth (the body's phenotype) or from the image's COCO captions, and told apart by
-their place in the image when an image holds two of the same noun ("the man on the left")."""
+their place in the image when an image holds two of the same noun ("the man on the left"); place alone does
+not single out one of three or more ("the second man from the left" is no phrase of the release's)."""
 
 from __future__ import annotations
 
@@ -67,3 +68,10 @@ def subject_phrases(people: Sequence[tuple[int, str, float]]) -> dict[int, str]:
                 ordinal = ORDINALS[k] if k < len(ORDINALS) else f"{k + 1}th"
                 phrases[ann] = f"the {ordinal} {noun} from the left"
     return phrases
+
+
+def placed_apart(people: Sequence[tuple[int, str, float]]) -> set[int]:
+    """The annotation ids of (annotation id, noun, image x) whose place alone singles them out as the release
+    names people: alone of their noun ("the man") or one of two ("the man on the left")."""
+    nouns = Counter(noun for _, noun, _ in people)
+    return {ann for ann, noun, _ in people if nouns[noun] <= 2}

@@ -10,14 +10,15 @@ the pelvis's (an action may turn the chest a little: guard_up by ~17°). The hea
 neck and head about the vertical, half each; Δ < 0 turns the head to the person's own left. The true Δ
 is read back from the head's global rotation, so an action's own head turn is included. The second person
 stands `depth_m` farther from the camera than the first and to one side, inside the camera's view, turned
-by `turn_deg` about +Z in the world; any person's yaw is the angle, counter-clockwise seen from above, from
+by `turn_deg` about +Z in the world; a third person (`with_third`) stands so on the other side, the first
+between them; any person's yaw is the angle, counter-clockwise seen from above, from
 their front to the ray toward the camera (`seen_yaw`), as Orient-Anything sees a crop.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.spatial.transform import Rotation
@@ -115,6 +116,7 @@ class ImagePlan:
     occluder: bool
     sun: tuple[float, float]  # elevation, bearing (deg)
     second: SecondPerson | None = None
+    third: SecondPerson | None = None  # on the other side of the first from the second
 
 
 def draw_plan(rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: list[int]) -> ImagePlan:
@@ -128,17 +130,7 @@ def draw_plan(rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: l
     framing = str(rng.choice(names, p=weights / weights.sum()))
     n_objects = int(rng.integers(1, 4)) if rng.random() < cfg.object_share else 0
     texture_id = int(rng.choice(texture_ids))
-    second = None
-    if rng.random() < cfg.two_person_share:
-        others = [t for t in texture_ids if t != texture_id] or [texture_id]
-        second = SecondPerson(
-            texture_id=int(rng.choice(others)),
-            action=UPRIGHT if rng.random() < UPRIGHT_SHARE else str(rng.choice(list(ACTIONS))),
-            head_turn_deg=float(rng.uniform(-cfg.max_head_deg, cfg.max_head_deg)),
-            turn_deg=float(rng.uniform(0.0, 360.0)),
-            depth_m=float(rng.uniform(*SECOND_DEPTH_M)),
-            side=float(rng.uniform(*SECOND_SIDE) * rng.choice([-1.0, 1.0])),
-        )
+    second = draw_other(rng, cfg, texture_ids, [texture_id]) if rng.random() < cfg.two_person_share else None
     return ImagePlan(
         texture_id=texture_id,
         action=UPRIGHT if rng.random() < UPRIGHT_SHARE else str(rng.choice(list(ACTIONS))),
@@ -160,6 +152,35 @@ def draw_plan(rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: l
         sun=(float(rng.uniform(30.0, 70.0)), float(rng.uniform(0.0, 360.0))),
         second=second,
     )
+
+
+def draw_other(
+    rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: list[int], taken: list[int], side: float = 0.0
+) -> SecondPerson:
+    """A person behind the first: a texture id not `taken` (where one is left), their pose and place; on the
+    side of `side`'s sign (0: either, drawn)."""
+    others = [t for t in texture_ids if t not in taken] or list(texture_ids)
+    return SecondPerson(
+        texture_id=int(rng.choice(others)),
+        action=UPRIGHT if rng.random() < UPRIGHT_SHARE else str(rng.choice(list(ACTIONS))),
+        head_turn_deg=float(rng.uniform(-cfg.max_head_deg, cfg.max_head_deg)),
+        turn_deg=float(rng.uniform(0.0, 360.0)),
+        depth_m=float(rng.uniform(*SECOND_DEPTH_M)),
+        side=float(rng.uniform(*SECOND_SIDE) * (math.copysign(1.0, side) if side else rng.choice([-1.0, 1.0]))),
+    )
+
+
+def with_third(
+    rng: np.random.Generator, cfg: SyntheticCocoConfig, plan: ImagePlan, texture_ids: list[int]
+) -> ImagePlan:
+    """The plan with three people for `three_person_share` of images (`rng` the image's own for this choice, so
+    the plan's other choices stay as drawn): a second person where the plan has none, and a third on the other
+    side of the first from the second."""
+    if rng.random() >= cfg.three_person_share:
+        return plan
+    second = plan.second or draw_other(rng, cfg, texture_ids, [plan.texture_id])
+    third = draw_other(rng, cfg, texture_ids, [plan.texture_id, second.texture_id], side=-second.side)
+    return replace(plan, second=second, third=third)
 
 
 def turned_pose(action: str, rest_joints: np.ndarray, head_turn_deg: float) -> tuple[np.ndarray, float]:

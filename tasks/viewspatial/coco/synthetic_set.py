@@ -166,13 +166,12 @@ def pose_image(
     first = _place(person, seed, plan, f"person_{index:06d}", work, 0.0, np.zeros(3), plan.framing)
     camera = sc.frame_camera(first.vertices, first.keypoints, plan, cfg.width, cfg.height)
     people = [first]
-    if plan.second is not None:
-        where = sc.second_location(plan.second, camera)
-        people.append(
-            _place(
-                person, seed, plan.second, f"person_{index:06d}_2", work, plan.second.turn_deg, where, SECOND_FRAMING
+    for k, other in enumerate((plan.second, plan.third), start=2):
+        if other is not None:
+            where = sc.second_location(other, camera)
+            people.append(
+                _place(person, seed, other, f"person_{index:06d}_{k}", work, other.turn_deg, where, SECOND_FRAMING)
             )
-        )
     objects = sc.place_objects(rng, plan, camera, tuple(p.location for p in people[1:]))
     surfaces = [p.triangles() for p in people] + [o.triangles() for o in objects]
     keypoints = [label_keypoints(p.keypoints, camera, surfaces) for p in people]
@@ -392,9 +391,11 @@ def split_plans(
 ) -> list[tuple[sc.ImagePlan, np.random.Generator]]:
     """Each image's drawn plan of a split, with the generator that goes on to place its objects."""
     plans = []
+    ids = list(cfg.texture_ids or person.textures.ids)
     for index in range(1, cfg.images[split] + 1):
         rng = item_rng(seed, STAGE, f"{split}:{index}")
-        plans.append((sc.draw_plan(rng, cfg, list(person.textures.ids)), rng))
+        plan = sc.draw_plan(rng, cfg, ids)
+        plans.append((sc.with_third(item_rng(seed, STAGE, f"{split}:{index}:third"), cfg, plan, ids), rng))
     return plans
 
 
