@@ -67,8 +67,13 @@ test-infinigen: venv
 	INFINIGEN_PYTHON=$(INFINIGEN_VENV)/bin/python $(BIN)/python -m pytest -q -rs -p no:cacheprovider \
 	  tests/test_asset_library.py -k infinigen_venv
 
+# Every bench in bench/; render_quality's summary table is written into the README (its span marked render-quality).
+BENCH_OUT ?= out/bench
 bench: venv
-	@set -e; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
+	@set -e; for b in $(filter-out bench/render_quality.py,$(wildcard bench/*.py)); do echo "== $$b"; $(BIN)/python $$b; done
+	@mkdir -p $(BENCH_OUT); echo "== bench/render_quality.py"
+	$(BIN)/python bench/render_quality.py --table $(BENCH_OUT)/render-quality.md
+	$(BIN)/python docs/readme_figures.py --marked render-quality $(BENCH_OUT)/render-quality.md
 
 # The README's marked smoke figures, from BUILD's build.json (a smoke build), or from the smoke preset's plans.
 BUILD ?=

@@ -1,7 +1,9 @@
 """Render quality per CPU second: how close each Cycles setting comes to a converged reference, and what it costs.
 
 Run: `nice -n 10 .venv/bin/python bench/render_quality.py [--kinds syndor-day syndor-night panorama coco]
-[--syndor-width 320] [--panorama-width 512] [--coco-scale 1] [--reference-samples 256]`.
+[--syndor-width 320] [--panorama-width 512] [--coco-scale 1] [--reference-samples 256] [--table FILE]`;
+`--table` also writes the per-kind summary as the README's table (`make bench` puts it in the README's span
+marked `render-quality` with docs/readme_figures.py).
 
 Per kind of render (a SynDORBench frame by day and by night, the ODI living-room panorama, a synthetic COCO image,
 each built by the pipeline from the smoke preset, at the widths given: the frame's and the panorama's picture are the
@@ -209,8 +211,9 @@ def render(spec: Path) -> float:
     return float(render_client.render_spec(spec, timeout_s=7200, shards_per_worker=10_000)["cpu_seconds"])
 
 
-def run_case(case: Case, work: Path, reference_samples: int) -> list[dict[str, Any]]:
-    """Render the reference, the setting before, the preset's and the ladder; one row per setting."""
+def run_case(case: Case, work: Path, reference_samples: int) -> tuple[list[dict[str, Any]], str]:
+    """Render the reference, the setting before, the preset's and the ladder; one row per setting, and the
+    images' size (W×H)."""
     folder = work / case.kind
     spec, ref_path = case.make(Setting(reference_samples, True), _mkdir(folder / "reference"))
     render(spec)
@@ -232,7 +235,7 @@ def run_case(case: Case, work: Path, reference_samples: int) -> list[dict[str, A
             got = features_of(image, mask)
             row["feature_change"] = max(abs(got[k] - ref_features[k]) for k in FEATURES)
         rows.append(row)
-    return rows
+    return rows, f"{reference.shape[1]}×{reference.shape[0]}"
 
 
 def choose(rows: list[dict[str, Any]], before: Setting) -> dict[str, Any]:
@@ -249,6 +252,26 @@ def choose(rows: list[dict[str, Any]], before: Setting) -> dict[str, Any]:
     return min((r for r in rows if as_close(r)), key=lambda r: r["cpu_s"])
 
 
+def table_row(case: Case, size: str, reference_samples: int, rows: list[dict[str, Any]]) -> str:
+    """The README's row of a kind: before, chosen, chosen's CPU against before's, PSNR, SSIM, feature change."""
+    anchor, best = next(r for r in rows if r["setting"] == case.before), choose(rows, case.before)
+    same = best["setting"] == case.before
+    chosen = f"{best['setting'].label.strip()}{' (kept)' if same else ''}"
+    psnr_ = f"{best['psnr']:.1f} dB" + ("" if same else f" ({best['psnr'] - anchor['psnr']:+.1f})")
+    change = f"{anchor['feature_change']:.3f} → {best['feature_change']:.3f}" if "feature_change" in best else "—"
+    return (
+        f"| {case.kind} ({size}, ref. {reference_samples} spp) | {case.before.label.strip()}: "
+        f"{anchor['psnr']:.1f} dB, SSIM {anchor['ssim']:.3f} | {chosen} | {best['cpu_s'] / anchor['cpu_s']:.2f}× "
+        f"| {psnr_} | {best['ssim']:.3f} | {change} |"
+    )
+
+
+TABLE_HEAD = (
+    "| kind (bench size) | before | chosen | CPU | PSNR | SSIM | largest feature change |\n"
+    "|---|---|---|---|---|---|---|\n"
+)
+
+
 def _mkdir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
@@ -261,6 +284,7 @@ def main() -> None:
     parser.add_argument("--panorama-width", type=int, default=512, help="panorama width, px, even (smoke: 2048)")
     parser.add_argument("--coco-scale", type=float, default=1.0, help="COCO image size, share of smoke's 240×320")
     parser.add_argument("--reference-samples", type=int, default=256)
+    parser.add_argument("--table", type=Path, help="also write the per-kind summary table (markdown) here")
     args = parser.parse_args()
     from benchfoundry.tasks.common import render_client
 
@@ -272,9 +296,10 @@ def main() -> None:
             "panorama": lambda: panorama_case(work, args.panorama_width),
             "coco": lambda: coco_case(work, args.coco_scale),
         }
+        table = []
         for kind in args.kinds:
             case = builders[kind]()
-            rows = run_case(case, work, args.reference_samples)
+            rows, size = run_case(case, work, args.reference_samples)
             anchor = next(r for r in rows if r["setting"] == case.before)
             print(f"== {kind} (reference {args.reference_samples} spp +oidn)")
             for r in rows:
@@ -291,7 +316,10 @@ def main() -> None:
                 f"PSNR {best['psnr'] - anchor['psnr']:+.2f} dB, SSIM {best['ssim'] - anchor['ssim']:+.4f}",
                 flush=True,
             )
+            table.append(table_row(case, size, args.reference_samples, rows))
     render_client.close_all()
+    if args.table:
+        args.table.write_text(TABLE_HEAD + "\n".join(table) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

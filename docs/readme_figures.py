@@ -1,7 +1,9 @@
-"""Writes the README's marked figures (the QA items each benchmark's smoke build makes) from a build's build.json,
-or, without one, from the smoke preset's plans (`build --plan`): never typed by hand.
+"""Writes the README's marked figures, never typed by hand: the QA items each benchmark's smoke build makes, from a
+build's build.json or, without one, from the smoke preset's plans (`build --plan`); and, with `--marked NAME FILE`,
+any other marked span from a file a bench wrote (`make bench`: bench/render_quality.py's table).
 
-Run: `.venv/bin/python docs/readme_figures.py [BUILD]` (or `make readme-figures BUILD=out/smoke`).
+Run: `.venv/bin/python docs/readme_figures.py [BUILD]` (or `make readme-figures BUILD=out/smoke`),
+`.venv/bin/python docs/readme_figures.py --marked render-quality TABLE.md`.
 tests/test_readme_figures.py checks the README's figures against the smoke preset's plans.
 """
 
@@ -18,8 +20,6 @@ from benchfoundry.core.bounded_read import read_json
 from benchfoundry.tasks.common import benchmarks
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-#: The marked span: `<!-- figures:smoke -->…<!-- /figures:smoke -->`.
-MARKED = re.compile(r"(<!-- figures:smoke -->)(.*?)(<!-- /figures:smoke -->)", re.DOTALL)
 #: How each benchmark's count reads in the README.
 WORDING = {"viewspatial": "{:,} ViewSpatial items", "odi": "{:,} ODI items", "syndor": "{:,} SynD QA items"}
 
@@ -40,29 +40,44 @@ def wording(figures: dict[str, int | None]) -> str:
     return ", ".join(WORDING[name].format(figures[name]) for name in WORDING if figures.get(name) is not None)
 
 
-def marked(text: str) -> str:
-    """The README's marked text; a ValueError when the markers are missing."""
-    found = MARKED.search(text)
+def span(name: str) -> re.Pattern[str]:
+    """The marked span `<!-- figures:NAME -->…<!-- /figures:NAME -->`."""
+    return re.compile(rf"(<!-- figures:{re.escape(name)} -->)(.*?)(<!-- /figures:{re.escape(name)} -->)", re.DOTALL)
+
+
+def marked(text: str, name: str = "smoke") -> str:
+    """The README's text marked NAME; a ValueError when the markers are missing."""
+    found = span(name).search(text)
     if found is None:
-        raise ValueError(f"{README}: no <!-- figures:smoke --> … <!-- /figures:smoke --> markers")
+        raise ValueError(f"{README}: no <!-- figures:{name} --> … <!-- /figures:{name} --> markers")
     return found.group(2)
 
 
+def replace_marked(text: str, name: str, body: str) -> str:
+    """`text` with the span marked NAME holding `body` (nothing else changed)."""
+    marked(text, name)
+    return span(name).sub(lambda m: m.group(1) + body + m.group(3), text)
+
+
 def rewrite(text: str, figures: dict[str, int | None]) -> str:
-    marked(text)
-    return MARKED.sub(lambda m: m.group(1) + wording(figures) + m.group(3), text)
+    return replace_marked(text, "smoke", wording(figures))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build", nargs="?", help="a smoke build's output root (default: the smoke preset's plans)")
+    parser.add_argument("--marked", nargs=2, metavar=("NAME", "FILE"), help="write FILE into the span marked NAME")
     args = parser.parse_args(argv)
-    figures = built(Path(args.build)) if args.build else planned(load_config("smoke"))
     text = README.read_text(encoding="utf-8")
-    new = rewrite(text, figures)
+    if args.marked:
+        name, source = args.marked
+        new, said = replace_marked(text, name, "\n" + Path(source).read_text(encoding="utf-8")), f"{name} from {source}"
+    else:
+        figures = built(Path(args.build)) if args.build else planned(load_config("smoke"))
+        new, said = rewrite(text, figures), wording(figures)
     if new != text:
         README.write_text(new, encoding="utf-8")
-    print(f"{README}: {wording(figures)}")
+    print(f"{README}: {said}")
     return 0
 
 

@@ -46,3 +46,17 @@ def test_a_builds_record_rewrites_the_marked_span_only(tmp_path: Path) -> None:
     assert new.startswith("before <!-- figures:smoke -->") and new.endswith("<!-- /figures:smoke --> after")
     with pytest.raises(ValueError, match="markers"):
         figures.rewrite("no markers", figures.built(tmp_path))
+
+
+def test_a_named_span_takes_a_files_text_and_the_other_spans_stay() -> None:
+    text = "a <!-- figures:smoke -->1 ODI items<!-- /figures:smoke --> b <!-- figures:t -->old<!-- /figures:t --> c"
+    new = figures.replace_marked(text, "t", "| x |\n")
+    assert figures.marked(new, "t") == "| x |\n"
+    assert figures.marked(new) == "1 ODI items"
+    assert new.replace("| x |\n", "old") == text
+    with pytest.raises(ValueError, match="figures:u"):
+        figures.replace_marked(text, "u", "y")
+
+
+def test_the_readme_has_the_render_quality_span_make_bench_writes() -> None:
+    figures.marked((ROOT / "README.md").read_text(encoding="utf-8"), "render-quality")

@@ -127,7 +127,7 @@ def person_colours(data: dict[str, Any], people_of: dict[int, list[Person]], ima
     }
     colours: dict[int, str | None] = {}
     for people in people_of.values():
-        if not all(p.annotation_id in polygons for p in people):
+        if not people or not all(p.annotation_id in polygons for p in people):
             continue
         try:
             image = read_rgb(inside(images, people[0].file_name, "file_name"))
