@@ -241,6 +241,8 @@ def draw_frames(levels: Levels, counts: Sequence[int], seed: int) -> list[Frame]
     chosen: list[int] = []
     for start in range(0, len(order), CHUNK):
         block = order[start : start + CHUNK]
+        # Room only shrinks: a frame with a cell already full at the chunk's start is refused below anyway.
+        block = block[np.asarray(room)[cell_of[block]].all(axis=1)]
         for i, frame_cells in zip(block.tolist(), cell_of[block].tolist(), strict=True):
             if all(room[c] for c in frame_cells):
                 chosen.append(i)
