@@ -26,7 +26,7 @@ from benchfoundry.core.output_root import MARKER_NAME, RECORD_NAME, describe_hol
 from benchfoundry.core.redact import redact_data
 from benchfoundry.core.stopping import BuildInterrupted, stop_requested
 from benchfoundry.core.store import build_leftovers, sweep_build_leftovers, write_json_atomic
-from benchfoundry.core.timings import benchmark_timings, marker_timings
+from benchfoundry.core.timings import benchmark_timings, build_cpu_seconds, marker_timings
 from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.collect import recording_stages
 from benchfoundry.flows.prefect_api import build_api, configured_api_url
@@ -203,6 +203,7 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
                 write_build_record(root / RECORD_NAME, record)
             raise
         record["timings"]["wall_s"] = round(time.time() - started, 2)
+        record["timings"]["cpu_s"] = build_cpu_seconds(record["timings"].get("benchmarks", {}))
         try:
             write_timings_page(root / "report", record["timings"])
             link_pages(root / "report")

@@ -14,7 +14,14 @@ from prefect import flow
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.store import StageStore
 from benchfoundry.core.task_clock import add_render, current_clock, task_clock
-from benchfoundry.core.timings import StageWindow, benchmark_timings, format_table, marker_timings, time_table
+from benchfoundry.core.timings import (
+    StageWindow,
+    benchmark_timings,
+    build_cpu_seconds,
+    format_table,
+    marker_timings,
+    time_table,
+)
 from benchfoundry.flows import build as build_module
 from benchfoundry.flows.collect import collect_shards, recording_stages
 from benchfoundry.tasks.common.shard_task import shard_task
@@ -80,6 +87,9 @@ def test_markers_go_to_the_window_they_finished_in_and_the_rest_to_their_store()
     assert (features["wall_s"], features["shards"], features["render_s_per_frame"]) == (6.0, 1, None)
     assert (labels["wall_s"], labels["tasks"], labels["cpu_s"]) == (2.0, None, 2.0)
     assert record["wall_s"] == 30.0 and record["other_s"] == 30.0 - 11.0 - 6.0 - 2.0
+    # every marker's CPU counted once, whichever row it went to
+    assert record["cpu_s"] == sum(m["cpu_seconds"] for m in markers)
+    assert build_cpu_seconds({"a": record, "b": {"cpu_s": 2.5}}) == record["cpu_s"] + 2.5
 
 
 def test_marker_timings_reads_this_builds_markers_only(tmp_path: Path) -> None:
@@ -106,6 +116,7 @@ def test_the_table_lists_every_stage_and_the_rest() -> None:
         ["", "other (planning, manifests, reports)", "10.0"],
         ["build", "(all)", "40.0"],
     ]
+    assert rows[-1][4] == ""  # no build total recorded, none shown
     lines = format_table(rows).splitlines()
     assert len(lines) == len(rows) and lines[0].startswith("benchmark")
 
@@ -178,5 +189,6 @@ def test_build_json_records_seconds_per_stage(
     assert work["wall_s"] >= 0.05 and work["task_s"] >= 3 * 0.05
     assert work["cpu_s"] >= sum(json.loads(on_disk["benchmarks"]["viewspatial"]["detail"])) - 0.01
     assert bench["wall_s"] >= work["wall_s"] and on_disk["timings"]["wall_s"] >= bench["wall_s"]
+    assert on_disk["timings"]["cpu_s"] == bench["cpu_s"] == work["cpu_s"]  # the only stage of the only benchmark
     page = (tmp_path / "report" / "build.html").read_text()
     assert "<td>work</td>" in page and "Where the time went" in page

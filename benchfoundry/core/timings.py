@@ -113,18 +113,25 @@ def benchmark_timings(
     for row in stages.values():
         row["wall_s"] = round(row["wall_s"], 2)
     covered = sum(last - first for first, last in spans.values())
+    finished = {name: _finish(row) for name, row in stages.items()}
     return {
         "wall_s": round(end - start, 2),
+        "cpu_s": round(sum(row["cpu_s"] for row in finished.values()), 2),
         "other_s": round(max(0.0, end - start - covered), 2),
-        "stages": {name: _finish(row) for name, row in stages.items()},
+        "stages": finished,
     }
+
+
+def build_cpu_seconds(benchmarks: dict[str, dict[str, Any]]) -> float:
+    """The CPU seconds of a build's tasks and the render workers they drove, over every benchmark's stages."""
+    return round(sum(float(record.get("cpu_s", 0.0)) for record in benchmarks.values()), 2)
 
 
 def time_table(timings: dict[str, Any]) -> list[list[str]]:
     """The rows of the "where the time went" table (a header first) from build.json's `timings`."""
     rows = [["benchmark", "stage", "wall s", "tasks", "CPU s", "render s/frame (frames)"]]
     for bench, record in timings.get("benchmarks", {}).items():
-        rows.append([bench, "(all)", f"{record['wall_s']:.1f}", "", "", ""])
+        rows.append([bench, "(all)", f"{record['wall_s']:.1f}", "", f"{record.get('cpu_s', 0.0):.1f}", ""])
         for stage, row in record["stages"].items():
             per_frame = row.get("render_s_per_frame")
             rows.append(
@@ -139,7 +146,8 @@ def time_table(timings: dict[str, Any]) -> list[list[str]]:
             )
         rows.append(["", "other (planning, manifests, reports)", f"{record['other_s']:.1f}", "", "", ""])
     if "wall_s" in timings:
-        rows.append(["build", "(all)", f"{timings['wall_s']:.1f}", "", "", ""])
+        cpu = f"{timings['cpu_s']:.1f}" if "cpu_s" in timings else ""
+        rows.append(["build", "(all)", f"{timings['wall_s']:.1f}", "", cpu, ""])
     return rows
 
 
