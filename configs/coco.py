@@ -248,8 +248,8 @@ class CocoConfig(Section):
         0.3,
         ge=0,
         le=1,
-        description="share of the people place alone names who are named by their clothing's colour instead "
-        "('the man in red', as the release names people), where that colour singles them out",
+        description="share of the people alone of their noun in an image ('the man') named by their clothing's "
+        "colour instead ('the man in red'); people sharing a noun always are, where the colour singles them out",
     )
     cam_obj_templates: list[str] = Field(
         default_factory=lambda: list(CAM_OBJ_TEMPLATES),

@@ -89,6 +89,10 @@ def squeue(job_ids: list[str]) -> dict[str, tuple[str, str]]:
     return {job: (state, reason) for job, state, reason in rows}
 
 
+#: The loggers whose tracebacks a failed build does not show (`JobWatch.filter`).
+FILTERED_LOGS = ("tornado.application", "prefect.flow_runs")
+
+
 class JobWatch:
     """The build's job ids, and a thread that turns what SLURM says of them into an error or a warning."""
 
@@ -174,15 +178,17 @@ class JobWatch:
                 self.check()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """A logging filter: once the build has failed, the traceback tornado logs for the refused sbatch is
-        not shown (the failure is one line)."""
+        """A logging filter: once the build has failed, no traceback is shown (the failure is one line): not
+        tornado's for the refused sbatch, nor Prefect's for the flow when the failure, raised in the main thread,
+        lands inside a C extension that wraps it in an Exception (pydantic-core serialising a task's context)."""
         return self.failure is None or record.exc_info is None
 
     @contextlib.contextmanager
     def watching(self) -> Iterator[JobWatch]:
         """The watcher thread for the block; from the main thread, a failure is raised there."""
-        tornado_log = logging.getLogger("tornado.application")
-        tornado_log.addFilter(self)
+        logs = [logging.getLogger(name) for name in FILTERED_LOGS]
+        for log in logs:
+            log.addFilter(self)
         previous = None
         if threading.current_thread() is threading.main_thread():
             self._main = threading.main_thread().ident
@@ -199,6 +205,7 @@ class JobWatch:
             if previous is not None:
                 signal.signal(ALARM, previous)
             self.cancel_all()
-            tornado_log.removeFilter(self)
+            for log in logs:
+                log.removeFilter(self)
         if self.failure is not None:
             raise ClusterFailed(self.failure)

@@ -113,18 +113,23 @@ def _people(tmp_path: Path, shirts: list[tuple[int, int, int]]) -> tuple[list[Pe
     return people, {"annotations": anns}
 
 
-def test_two_people_of_one_noun_are_named_by_their_clothes_at_the_share(tmp_path: Path) -> None:
+def test_two_people_of_one_noun_are_named_by_their_clothes_and_lone_nouns_at_the_share(tmp_path: Path) -> None:
     people, data = _people(tmp_path, [(200, 30, 30), (30, 70, 200)])
     colours = person_colours(data, {7: people}, tmp_path)
     assert colours == {1: "red", 2: "blue"}
-    names = subjects({7: people}, {1: "man", 2: "man"}, {}, colours, described_share=1.0)
-    assert names == {1: "the man in red", 2: "the man in blue"}
-    assert subjects({7: people}, {1: "man", 2: "man"}, {}, colours) == {
+    assert subjects({7: people}, {1: "man", 2: "man"}, {}, colours) == {1: "the man in red", 2: "the man in blue"}
+    # the same colour does not single either out: place does
+    same = {1: "red", 2: "red"}
+    assert subjects({7: people}, {1: "man", 2: "man"}, {}, same) == {
         1: "the man on the left",
         2: "the man on the right",
     }
-    drawn = [subjects({7: people}, {1: "man", 2: "man"}, {}, colours, 0.5, seed) for seed in range(40)]
-    described = sum(phrase.startswith("the man in") for names in drawn for phrase in names.values())
+    # a man and a woman: each noun names its person alone; described at the share
+    pair = {1: "man", 2: "woman"}
+    assert subjects({7: people}, pair, {}, colours) == {1: "the man", 2: "the woman"}
+    assert subjects({7: people}, pair, {}, colours, 1.0) == {1: "the man in red", 2: "the woman in blue"}
+    drawn = [subjects({7: people}, pair, {}, colours, 0.5, seed) for seed in range(40)]
+    described = sum(" in " in phrase for names in drawn for phrase in names.values())
     assert 20 <= described <= 60  # half of 80, drawn
 
 

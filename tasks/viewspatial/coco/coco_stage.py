@@ -34,7 +34,7 @@ from benchfoundry.tasks.viewspatial.coco.clothing import clothing_colour, descri
 from benchfoundry.tasks.viewspatial.coco.people import Person, label_people, read_annotations, read_rgb
 from benchfoundry.tasks.viewspatial.coco.person_relative import candidate_items, image_objects, synthetic_items
 from benchfoundry.tasks.viewspatial.coco.questions import animal_items, orientation_items
-from benchfoundry.tasks.viewspatial.coco.subjects import caption_noun, placed_apart, subject_phrases
+from benchfoundry.tasks.viewspatial.coco.subjects import alone_of_their_noun, caption_noun, subject_phrases
 from benchfoundry.tasks.viewspatial.coco.synthetic_set import orientation_accuracy
 from benchfoundry.tasks.viewspatial.scannet.questions import QA_COLUMNS
 
@@ -97,19 +97,20 @@ def subjects(
     seed: int = 0,
 ) -> dict[int, str]:
     """Annotation id → the phrase naming the person: their noun (`nouns`: the synthetic truth), else the
-    captions' noun for an image's lone person, else "person"; described by clothing colour (`colours`:
-    annotation id → its colour) where that singles them out and place does not (one of three or more of a
-    noun), or for `described_share` of the others (drawn per person by the seed), else named by place."""
+    captions' noun for an image's lone person, else "person"; a person sharing their noun with another is
+    described by clothing colour (`colours`: annotation id → its colour), as the release does, and so is
+    `described_share` of the people alone of their noun (drawn per person by the seed); place ("the man on the
+    left") only where the colour does not single them out."""
     phrases: dict[int, str] = {}
     for image_id, people in people_of.items():
         lone = caption_noun(captions[image_id]) if len(people) == 1 and captions.get(image_id) else "person"
         noun_of = {p.annotation_id: nouns.get(p.annotation_id, lone) for p in people}
         where = [(p.annotation_id, noun_of[p.annotation_id], p.bbox[0] + p.bbox[2] / 2) for p in people]
-        apart = placed_apart(where)
+        alone = alone_of_their_noun(where)
         wanted = {
             a
             for a in noun_of
-            if a not in apart or item_rng(seed, "viewspatial.coco.described", str(a)).random() < described_share
+            if a not in alone or item_rng(seed, "viewspatial.coco.described", str(a)).random() < described_share
         }
         worn = [(a, noun_of[a], (colours or {}).get(a)) for a in noun_of]
         phrases.update(described_phrases(worn, subject_phrases(where), wanted))

@@ -70,8 +70,9 @@ def subject_phrases(people: Sequence[tuple[int, str, float]]) -> dict[int, str]:
     return phrases
 
 
-def placed_apart(people: Sequence[tuple[int, str, float]]) -> set[int]:
-    """The annotation ids of (annotation id, noun, image x) whose place alone singles them out as the release
-    names people: alone of their noun ("the man") or one of two ("the man on the left")."""
+def alone_of_their_noun(people: Sequence[tuple[int, str, float]]) -> set[int]:
+    """The annotation ids of (annotation id, noun, image x) whose noun alone names them ("the man"): the release
+    names the others by what they wear ("the man in white"), almost never by place (6 of its 2,346 person
+    subjects)."""
     nouns = Counter(noun for _, noun, _ in people)
-    return {ann for ann, noun, _ in people if nouns[noun] <= 2}
+    return {ann for ann, noun, _ in people if nouns[noun] == 1}
