@@ -252,9 +252,9 @@ def choose(rows: list[dict[str, Any]], before: Setting) -> dict[str, Any]:
     return min((r for r in rows if as_close(r)), key=lambda r: r["cpu_s"])
 
 
-def table_row(case: Case, size: str, reference_samples: int, rows: list[dict[str, Any]]) -> str:
-    """The README's row of a kind: before, chosen, chosen's CPU against before's, PSNR, SSIM, feature change."""
-    anchor, best = next(r for r in rows if r["setting"] == case.before), choose(rows, case.before)
+def table_row(case: Case, size: str, reference_samples: int, anchor: dict[str, Any], best: dict[str, Any]) -> str:
+    """The README's row of a kind: before (`anchor`), chosen (`best`), chosen's CPU against before's, PSNR, SSIM,
+    feature change."""
     same = best["setting"] == case.before
     chosen = f"{best['setting'].label.strip()}{' (kept)' if same else ''}"
     psnr_ = f"{best['psnr']:.1f} dB" + ("" if same else f" ({best['psnr'] - anchor['psnr']:+.1f})")
@@ -316,7 +316,7 @@ def main() -> None:
                 f"PSNR {best['psnr'] - anchor['psnr']:+.2f} dB, SSIM {best['ssim'] - anchor['ssim']:+.4f}",
                 flush=True,
             )
-            table.append(table_row(case, size, args.reference_samples, rows))
+            table.append(table_row(case, size, args.reference_samples, anchor, best))
     render_client.close_all()
     if args.table:
         args.table.write_text(TABLE_HEAD + "\n".join(table) + "\n", encoding="utf-8")

@@ -15,7 +15,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from benchfoundry.core.store import write_json_atomic
 
@@ -198,6 +198,30 @@ class EngineSettings:
     image_format: str = "PNG"
     jpeg_quality: int = 95
     persistent_data: bool = False
+
+
+class DenoisedRender(Protocol):
+    """A render config with the denoiser's settings (the ODI panoramas', the synthetic COCO set's)."""
+
+    device: str
+    samples: int
+    denoise: bool
+    adaptive_threshold: float
+    denoise_prefilter: str
+    denoise_quality: str
+
+
+def denoised_engine(render: DenoisedRender, max_bounces: int) -> EngineSettings:
+    """The Cycles settings of such a config."""
+    return EngineSettings(
+        device=render.device,
+        samples=render.samples,
+        denoise=render.denoise,
+        max_bounces=max_bounces,
+        adaptive_threshold=render.adaptive_threshold,
+        denoise_prefilter=render.denoise_prefilter,
+        denoise_quality=render.denoise_quality,
+    )
 
 
 # --- shards ---------------------------------------------------------------------------------------

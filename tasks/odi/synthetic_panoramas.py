@@ -28,7 +28,6 @@ from benchfoundry.configs.person import PersonConfig
 from benchfoundry.core.render_spec import (
     AreaLamp,
     DayLight,
-    EngineSettings,
     IndoorLight,
     LibraryObject,
     Light,
@@ -37,6 +36,7 @@ from benchfoundry.core.render_spec import (
     PersonSpec,
     Primitive,
     Sign,
+    denoised_engine,
     to_json,
     write_spec,
 )
@@ -372,15 +372,7 @@ def render_spec(
     spec = PanoramaShard(
         scene=scene.name,
         width=settings.width,
-        engine=EngineSettings(
-            device=settings.device,
-            samples=settings.samples,
-            denoise=settings.denoise,
-            max_bounces=3,
-            adaptive_threshold=settings.adaptive_threshold,
-            denoise_prefilter=settings.denoise_prefilter,
-            denoise_quality=settings.denoise_quality,
-        ),
+        engine=denoised_engine(settings, max_bounces=3),
         seed=seed,
         camera_height_m=scene.camera_height_m,
         structure=tuple(_primitive(p, *p.look, name=n) for n, p in scene.structure if p.look),

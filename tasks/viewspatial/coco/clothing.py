@@ -1,5 +1,6 @@
-"""Described subjects (DESIGN §4.2): "the man in white" where place alone does not single a person out, and
-for a share of the others, as the release names people ("the man in white clothes", "the woman in black").
+"""Described subjects (DESIGN §4.2): "the man in white" for a person who shares their noun with another in the
+image, and for a share of the others, as the release names people ("the man in white clothes", "the woman in
+black").
 
 A person's clothing colour is measured in their instance mask below the shoulder line (down to the hips when
 they are seen: the top they wear): each pixel goes to the named colour of its nearest anchor in CIE Lab (ΔE

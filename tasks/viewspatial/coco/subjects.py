@@ -1,7 +1,7 @@
 """How ViewSpatial's COCO questions name a person: by noun ("the woman", "the man", "the boy"), as the release
-does, from the synthetic truth (the body's phenotype) or from the image's COCO captions, and told apart by
-their place in the image when an image holds two of the same noun ("the man on the left"); place alone does
-not single out one of three or more ("the second man from the left" is no phrase of the release's)."""
+does, from the synthetic truth (the body's phenotype) or from the image's COCO captions; people sharing a noun
+are told apart by what they wear (tasks/viewspatial/coco/clothing.py), and by their place in the image ("the man
+on the left", "the second man from the left") only where that does not single them out."""
 
 from __future__ import annotations
 

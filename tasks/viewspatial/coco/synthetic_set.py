@@ -28,9 +28,9 @@ from benchfoundry.core.render_spec import (
     CocoImage,
     CocoShard,
     DayLight,
-    EngineSettings,
     PersonSpec,
     Primitive,
+    denoised_engine,
     write_spec,
 )
 from benchfoundry.core.seeding import item_rng, item_seed
@@ -418,15 +418,7 @@ def render_plans(
         width=cfg.width,
         height=cfg.height,
         sensor_height_mm=24.0,
-        engine=EngineSettings(
-            device=cfg.device,
-            samples=cfg.samples,
-            denoise=cfg.denoise,
-            max_bounces=3,
-            adaptive_threshold=cfg.adaptive_threshold,
-            denoise_prefilter=cfg.denoise_prefilter,
-            denoise_quality=cfg.denoise_quality,
-        ),
+        engine=denoised_engine(cfg, max_bounces=3),
         images=tuple(m["entry"] for m in made),
     )
     reply = render_client.render_spec(
