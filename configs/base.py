@@ -5,7 +5,7 @@ field; and the shared validated types the sections use for their fields."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -44,6 +44,21 @@ class Section(BaseModel):
             if not any(isinstance(m, (annotated_types.Le, annotated_types.Lt)) for m in info.metadata):
                 _check_bounded(getattr(self, name), name)
         return self
+
+
+class DenoisedRenderSection(Section):
+    """A Blender render's denoiser, adaptive sampling, device and time limit (the ODI panoramas', the synthetic
+    COCO set's; each sets its own `samples`): the defaults are bench/render_quality.py's choice (README
+    "Performance")."""
+
+    denoise: bool = Field(True, description="OpenImageDenoise (albedo and normal passes) on every image")
+    denoise_prefilter: Literal["ACCURATE", "FAST"] = Field(
+        "FAST", description="ACCURATE denoises the albedo and normal passes too; FAST takes them as they are"
+    )
+    denoise_quality: Literal["HIGH", "BALANCED", "FAST"] = Field("BALANCED", description="the denoiser's network")
+    adaptive_threshold: float = Field(0.0, ge=0, description="adaptive sampling's noise threshold; 0: off")
+    device: Literal["CPU", "CUDA", "OPTIX", "HIP", "METAL", "ONEAPI"] = "CPU"
+    render_timeout_s: float = Field(1800.0, gt=0, le=MAX_SECONDS)
 
 
 def refuse_renamed(section: str, data: Any, renamed: Mapping[str, str]) -> Any:

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from benchfoundry.configs.base import MAX_SECONDS, MAX_SIDE_PX, Count, Section, refuse_renamed
+from benchfoundry.configs.base import MAX_SIDE_PX, Count, DenoisedRenderSection, Section, refuse_renamed
 
 
 class CocoSplit(Section):
@@ -74,7 +74,7 @@ def check_templates(field: str, templates: list[str], slots: tuple[str, ...]) ->
     return templates
 
 
-class SyntheticCocoConfig(Section):
+class SyntheticCocoConfig(DenoisedRenderSection):
     """The embedded default (DESIGN §5): the Anny person rendered with known body and head yaw."""
 
     images: dict[str, Count] = Field(
@@ -84,12 +84,6 @@ class SyntheticCocoConfig(Section):
     height: int = Field(320, ge=32, le=MAX_SIDE_PX)
     # 2 spp denoised (FAST prefilter, BALANCED network): bench/render_quality.py, README Performance
     samples: int = Field(2, ge=1, description="Cycles samples per pixel")
-    denoise: bool = Field(True, description="OpenImageDenoise (albedo and normal passes) on every image")
-    denoise_prefilter: Literal["ACCURATE", "FAST"] = Field(
-        "FAST", description="ACCURATE denoises the albedo and normal passes too; FAST takes them as they are"
-    )
-    denoise_quality: Literal["HIGH", "BALANCED", "FAST"] = Field("BALANCED", description="the denoiser's network")
-    adaptive_threshold: float = Field(0.0, ge=0, description="adaptive sampling's noise threshold; 0: off")
     object_share: float = Field(0.5, ge=0, le=1, description="share of images with objects around the person")
     two_person_share: float = Field(
         0.3, ge=0, le=1, description="share of images with a second person (a Per-Rel. Dir. target and viewer)"
@@ -113,8 +107,6 @@ class SyntheticCocoConfig(Section):
         "hips or below the shoulders (head and shoulders)",
     )
     max_head_deg: float = Field(80.0, ge=0, le=120, description="largest head turn drawn, degrees either way")
-    device: Literal["CPU", "CUDA", "OPTIX", "HIP", "METAL", "ONEAPI"] = "CPU"
-    render_timeout_s: float = Field(1800.0, gt=0, le=MAX_SECONDS)
 
     @model_validator(mode="after")
     def _framings(self) -> SyntheticCocoConfig:

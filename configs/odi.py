@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from benchfoundry.configs.base import MAX_SECONDS, FovDegrees, Section
+from benchfoundry.configs.base import DenoisedRenderSection, FovDegrees, Section
 from benchfoundry.configs.odi_qa import OdiQaConfig
 
 
@@ -30,7 +30,7 @@ class SphereConfig(Section):
         return self
 
 
-class SyntheticPanoramaConfig(Section):
+class SyntheticPanoramaConfig(DenoisedRenderSection):
     """The embedded default: synthetic scenes rendered by Blender's equirectangular camera (DESIGN §5)."""
 
     scenes: list[Literal["living_room", "courtyard"]] = Field(
@@ -39,14 +39,6 @@ class SyntheticPanoramaConfig(Section):
     width: int = Field(2048, ge=64, le=32766, description="ERP width, px (the height is half)")
     # 1 spp denoised (FAST prefilter, BALANCED network): bench/render_quality.py, README Performance
     samples: int = Field(1, ge=1, description="Cycles samples per pixel")
-    denoise: bool = Field(True, description="OpenImageDenoise (albedo and normal passes) on every image")
-    denoise_prefilter: Literal["ACCURATE", "FAST"] = Field(
-        "FAST", description="ACCURATE denoises the albedo and normal passes too; FAST takes them as they are"
-    )
-    denoise_quality: Literal["HIGH", "BALANCED", "FAST"] = Field("BALANCED", description="the denoiser's network")
-    adaptive_threshold: float = Field(0.0, ge=0, description="adaptive sampling's noise threshold; 0: off")
-    device: Literal["CPU", "CUDA", "OPTIX", "HIP", "METAL", "ONEAPI"] = "CPU"
-    render_timeout_s: float = Field(1800.0, gt=0, le=MAX_SECONDS)
     asset_library: Path | None = Field(
         None,
         description="folder of an asset library (manifest.json, `make assets-infinigen`): its objects replace "
