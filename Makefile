@@ -67,12 +67,18 @@ test-infinigen: venv
 	INFINIGEN_PYTHON=$(INFINIGEN_VENV)/bin/python $(BIN)/python -m pytest -q -rs -p no:cacheprovider \
 	  tests/test_asset_library.py -k infinigen_venv
 
-# Every bench in bench/; render_quality's summary table is written into the README (its span marked render-quality).
+# Every timing bench in bench/ (not bench_table.py, which writes the table, nor viewspatial_release.py, a comparison
+# with the authors' release that needs their file); each adds its rows to the README's Benchmarks table (span
+# marked benchmarks) and render_quality writes its own (span marked render-quality): no figure typed by hand.
 BENCH_OUT ?= out/bench
+BENCHES = $(filter-out bench/render_quality.py bench/bench_table.py bench/viewspatial_release.py,$(wildcard bench/*.py))
 bench: venv
-	@set -e; for b in $(filter-out bench/render_quality.py,$(wildcard bench/*.py)); do echo "== $$b"; $(BIN)/python $$b; done
-	@mkdir -p $(BENCH_OUT); echo "== bench/render_quality.py"
+	@set -e; mkdir -p $(BENCH_OUT); rm -f $(BENCH_OUT)/rows.jsonl; for b in $(BENCHES); do echo "== $$b"; \
+	  BENCH_ROWS=$(BENCH_OUT)/rows.jsonl $(BIN)/python $$b; done
+	@echo "== bench/render_quality.py"
 	$(BIN)/python bench/render_quality.py --table $(BENCH_OUT)/render-quality.md
+	$(BIN)/python bench/bench_table.py $(BENCH_OUT)/rows.jsonl $(BENCH_OUT)/benchmarks.md
+	$(BIN)/python docs/readme_figures.py --marked benchmarks $(BENCH_OUT)/benchmarks.md
 	$(BIN)/python docs/readme_figures.py --marked render-quality $(BENCH_OUT)/render-quality.md
 
 # The README's marked smoke figures, from BUILD's build.json (a smoke build), or from the smoke preset's plans.

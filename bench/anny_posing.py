@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_table import add_row
 
 from benchfoundry.assets import poses as builtin_poses
 from benchfoundry.configs.person import BodyConfig
@@ -78,7 +79,8 @@ def main() -> None:
 
     start = time.perf_counter()
     anny_body.load_model()
-    print(f"anny model load (warm cache, incl. import): {time.perf_counter() - start:.2f} s")
+    load_s = time.perf_counter() - start
+    print(f"anny model load (warm cache, incl. import): {load_s:.2f} s")
     rest = anny_body.rest_body(PERSON)
     smpl_cfg = BodyConfig(model_type="smpl")
     with tempfile.TemporaryDirectory() as cache:
@@ -99,14 +101,30 @@ def main() -> None:
     print(f"anchor: SMPL-layout fixture through smplx: median {b:.1f} ms/body; ratio Anny/anchor {a / b:.2f}")
     start = time.perf_counter()
     anny_body.rest_body(dict(PERSON, height=0.4))
-    print(f"a new phenotype's rest body and alignment: {1e3 * (time.perf_counter() - start):.0f} ms")
+    rest_ms = 1e3 * (time.perf_counter() - start)
+    print(f"a new phenotype's rest body and alignment: {rest_ms:.0f} ms")
     warp = warp_times(args.repeats)
     if warp is None:
         print("warp-lang not installed: anny's Warp skinning not timed (the project uses torch LBS)")
     else:
         print(f"anny Warp skinning: first call (kernel compile) {warp[0]:.1f} s, then {1e3 * warp[1]:.1f} ms/body")
-    if args.cold:
-        print(f"anny model data, first build in an empty cache: {cold_build():.0f} s")
+    cold = cold_build() if args.cold else None
+    if cold is not None:
+        print(f"anny model data, first build in an empty cache: {cold:.0f} s")
+    add_row(
+        "`bench/anny_posing.py`",
+        f"Anny posing, torch LBS ({verts:,} vertices, 104 bones): {a:.1f} ms/body ({1e3 / a:.0f} bodies/s) for the "
+        f"built-in actions; a new phenotype's rest body {rest_ms:.0f} ms; model load from a warm anny cache "
+        f"{load_s:.1f} s (incl. import)"
+        + (f"; the first model build into an empty cache {cold:.0f} s" if cold is not None else "")
+        + (
+            f"; anny's Warp skinning: first call {warp[0]:.1f} s (kernel compile), then {1e3 * warp[1]:.1f} ms/body"
+            if warp is not None
+            else ""
+        ),
+        f"the SMPL-layout fixture through smplx: {b:.1f} ms/body",
+        f"{a / b:.2f}× slower",
+    )
 
 
 if __name__ == "__main__":

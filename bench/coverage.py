@@ -16,6 +16,7 @@ import sys
 import time
 
 import numpy as np
+from bench_table import add_row
 
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.tasks.viewspatial.scannet.coverage import greedy_lazy, greedy_plain
@@ -80,6 +81,13 @@ def main() -> int:
     print(f"lazy greedy:                        {t_lazy:.4f} s wall, {c_lazy:.4f} s CPU")
     print(f"ratio plain/lazy: {t_plain / t_lazy:.0f}x wall, {c_plain / max(c_lazy, 1e-9):.0f}x CPU (goal >= 50x)")
     print(f"selections equal: {same}")
+    add_row(
+        "`bench/coverage.py`",
+        f"lazy-greedy max-coverage selection, {args.frames:,} frames × {n_voxels:,} voxels, budget {args.budget}; "
+        f"selections {'equal' if same else 'DIFFERENT'}",
+        f"plain greedy, same instance and run: {t_plain:.1f} s",
+        f"{t_plain / t_lazy:.0f}× faster",
+    )
     return 0 if same else 1
 
 

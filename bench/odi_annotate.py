@@ -7,7 +7,7 @@
 (b) truth annotator on a 12K panorama (12288 × 6144 uint16 instance map, 1024-px faces): panoramas per
     second. Anchor: py360convert 1.0.4 `e2c(mode="nearest")` plus the same per-face id masks.
 
-Usage: python bench/odi_annotate.py [--faces 6] [--face-width 1024] [--skip-groundedsam]
+Usage: python bench/odi_annotate.py [--faces 2] [--face-width 1024] [--skip-groundedsam]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_table import add_row
 
 
 def _timed(fn, *args):  # type: ignore[no-untyped-def]
@@ -79,6 +80,15 @@ def bench_groundedsam(n_faces: int, face_width: int) -> None:
         f"  GroundingDINO batched ({cfg.batch_faces} faces/pass) {dino_s:.1f} s vs one face at a time "
         f"{single_s:.1f} s (anchor): ratio {single_s / dino_s:.2f}x"
     )
+    add_row(
+        "`bench/odi_annotate.py` (a)",
+        f"groundedsam on the CPU with random weights, {n_faces} faces of {face_width}²: {total / n_faces:.1f} s per "
+        f"face ({n_faces / total:.3f} faces/s; GroundingDINO {dino_s / total:.0%}, SAM image embedding "
+        f"{embed_s / total:.0%}, SAM masks {masks_s / total:.0%}), GroundingDINO batched "
+        f"{min(cfg.batch_faces, n_faces)} faces per pass",
+        f"GroundingDINO one face per pass: {single_s:.1f} s",
+        f"{single_s / dino_s:.2f}×",
+    )
 
 
 def caps_panorama(width: int, n: int = 40, seed: int = 0) -> np.ndarray:
@@ -128,11 +138,18 @@ def bench_truth(face_width: int) -> None:
         f"  anchor py360convert e2c(nearest) + the same masks: {anchor_s:.2f} s ({counted} masks); "
         f"ratio {anchor_s / ours:.1f}x"
     )
+    add_row(
+        "`bench/odi_annotate.py` (b)",
+        f"truth annotator on a 12288×6144 instance map, six {face_width}² faces: {ours:.2f} s a panorama "
+        f"({1 / ours:.1f} panoramas/s), {kept} instance masks",
+        f'py360convert `e2c(mode="nearest")` + the same masks: {anchor_s:.2f} s ({counted} masks)',
+        f"{anchor_s / ours:.1f}× faster",
+    )
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--faces", type=int, default=6)
+    parser.add_argument("--faces", type=int, default=2, help="faces for groundedsam (34 s each here)")
     parser.add_argument("--face-width", type=int, default=1024)
     parser.add_argument("--skip-groundedsam", action="store_true")
     args = parser.parse_args(argv)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from bench_table import add_row
 
 BENCHMARK, STAGE = "bench", "empty"
 
@@ -138,6 +139,22 @@ def main() -> None:
                 f"{marginal / anchor:>17.5f}"
             )
             previous = r
+        runs = [r for r in rows if r["runner"] == kind]
+        last = runs[-1]
+        add_row(
+            "`bench/orchestration.py`",
+            f"the shard-task path with an empty task body (plan with `is_done`, submit with the runner policy, "
+            f"`collect_shards`, a marker per shard, the manifest) on `{kind}`: "
+            + " / ".join(f"{r['shards']:,}" for r in runs)
+            + " shards in "
+            + " / ".join(f"{r['total']:.1f}" for r in runs)
+            + " s: "
+            + " / ".join(f"{r['total'] / r['shards'] * 1000:.1f}" for r in runs)
+            + f" ms per task (of the {last['shards']:,}: submit {last['submit']:.1f} s, collect "
+            f"{last['collect']:.1f} s, manifest {last['manifest']:.1f} s)",
+            f"one smoke render shard (12 frames, 640×360, 16 spp): {anchor:.1f} s{given}",
+            f"{marginal / anchor:.4f} of a render shard per added task at {last['shards']:,} shards",
+        )
     print(
         "total s: the stage flow, start to end (plan, submit, collect, manifest; no work in the task); "
         "ms/task: total / shards; marginal: ms per task added since the previous count (the first: ms/task), "

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from bench_table import add_row
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
@@ -120,6 +121,7 @@ def main() -> int:
         f"{'change':<12} {'ideal kept':>14} {'old kept %':>11} {'old to render':>14} {'/ ideal':>8}"
         f" {'new to render':>14} {'/ ideal':>8} {'new kept %':>11} {'s':>5}"
     )
+    kept_of: dict[str, tuple[float, float, float]] = {}
     for change, (overrides, uses_new_level) in changes(config).items():
         before = load_config(args.config, overrides)
         old_levels = levels_of(before)
@@ -136,6 +138,18 @@ def main() -> int:
             f"{change:<12} {ideal_pct:>13.1f}% {old[3]:>10.1f}% {old[1]:>14,} {old[2]:>8.3f}"
             f" {new[1]:>14,} {new[2]:>8.3f} {new[3]:>10.1f}% {time.perf_counter() - t:>5.1f}"
         )
+        kept_of[change] = (new[3], old[3], ideal_pct)
+    add_row(
+        "`bench/rerender.py`",
+        f"a re-render of `{Path(args.config).name}` ({len(current['new']):,} frames) after one change, the new "
+        "sample's frames already rendered, per change: "
+        + "; ".join(
+            f"{change} {new:.1f} % (issue 31's old sampler {old:.1f} %)" for change, (new, old, _) in kept_of.items()
+        ),
+        "the most a balanced sample can keep (the new sample's frames without the new level): "
+        + "; ".join(f"{change} {ideal:.1f} %" for change, (_, _, ideal) in kept_of.items()),
+        " / ".join(f"{new / ideal:.3f}" for new, _, ideal in kept_of.values()) + " of it",
+    )
     return 0
 
 

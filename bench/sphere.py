@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 import py360convert
+from bench_table import add_row
 
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.tasks.odi import sphere_coords, sphere_images
@@ -125,6 +126,16 @@ def main() -> int:
     print(f"{'operation':<38}{'py360convert ms':>17}{'ours ms':>10}{'ratio':>8}  outputs")
     for name, anchor, ours, note in rows:
         print(f"{name:<38}{anchor:>17.1f}{ours:>10.1f}{anchor / ours:>7.1f}×  {note}")
+    for (name, anchor, ours, note), (_, warm_anchor, warm_ours, _) in zip(rows[::2], rows[1::2], strict=True):
+        unit = " per crop" if "crops" in name else ""
+        add_row(
+            "`bench/sphere.py`",
+            f"{name.removesuffix(', cold')} ({erp.shape[1]}×{erp.shape[0]} RGB ERP), first call / repeat: "
+            f"{ours:.0f} / {warm_ours:.0f} ms{unit}; outputs against the anchor: {note}",
+            f"py360convert {py360convert.__version__} {'e2c' if 'faces' in name else 'e2p'}: "
+            f"{anchor:.0f} / {warm_anchor:.0f} ms{unit}",
+            f"{anchor / ours:.1f}× / {warm_anchor / warm_ours:.1f}× faster",
+        )
     if outside:
         print(
             f"error: outputs differ from py360convert beyond the tolerance (|Δ| > 1 on ≤ {MAX_SHARE:.1%}, "

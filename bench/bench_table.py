@@ -1,0 +1,75 @@
+"""The README's "Benchmarks" table, written from what the benches measured, never typed by hand.
+
+Each bench calls `add_row` with its figures; a row is appended (one JSON line) to the file named by
+`BENCH_ROWS` when that variable is set (`make bench` sets it), and nothing is written otherwise. Run as a
+script, it turns the rows file into the markdown table `make bench` puts in the README's span marked
+`benchmarks` (docs/readme_figures.py --marked):
+
+    .venv/bin/python bench/bench_table.py ROWS.jsonl TABLE.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+ROWS_ENV = "BENCH_ROWS"
+COLUMNS = ("benchmark", "what", "anchor", "ratio")
+
+
+def add_row(benchmark: str, what: str, anchor: str, ratio: str) -> None:
+    """Record one row of the table in the file `BENCH_ROWS` names (no-op when unset)."""
+    path = os.environ.get(ROWS_ENV, "").strip()
+    if not path:
+        return
+    row = dict(zip(COLUMNS, (benchmark, what, anchor, ratio), strict=True))
+    with open(path, "a", encoding="utf-8") as rows:
+        rows.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def cell(text: str) -> str:
+    """A markdown table cell: one line, its pipes escaped."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    """The rows recorded in `path`, in the order the benches ran; a ValueError naming the line when one is
+    not a row."""
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}:{number}: not JSON ({err.msg})") from None
+        if not isinstance(row, dict) or set(row) != set(COLUMNS) or not all(isinstance(v, str) for v in row.values()):
+            raise ValueError(f"{path}:{number}: a row has exactly the string fields {', '.join(COLUMNS)}")
+        rows.append(row)
+    return rows
+
+
+def table(rows: list[dict[str, str]]) -> str:
+    """The markdown table of `rows`."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(cell(row[c]) for c in COLUMNS) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rows", type=Path, help="the rows file the benches wrote (BENCH_ROWS)")
+    parser.add_argument("out", type=Path, help="the markdown table to write")
+    args = parser.parse_args(argv)
+    rows = read_rows(args.rows)
+    if not rows:
+        parser.error(f"{args.rows}: no rows (was {ROWS_ENV} set for the benches?)")
+    args.out.write_text(table(rows), encoding="utf-8")
+    print(f"{args.out}: {len(rows)} rows")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
