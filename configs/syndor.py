@@ -6,7 +6,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from benchfoundry.configs.base import MAX_SECONDS, MAX_SIDE_PX, NonEmptyList, Section, refuse_renamed
+from benchfoundry.configs.base import (
+    MAX_SECONDS,
+    MAX_SIDE_PX,
+    DenoisePrefilter,
+    DenoiseQuality,
+    NonEmptyList,
+    Section,
+    refuse_renamed,
+)
 from benchfoundry.configs.discern import DiscernConfig
 from benchfoundry.configs.person import MOVED_TO_PERSON
 from benchfoundry.configs.syndor_poses import PoseConfig
@@ -123,6 +131,10 @@ class RenderConfig(Section):
     device: Literal["CPU", "CUDA", "OPTIX", "HIP", "ONEAPI", "METAL"] = "CPU"
     samples: int = Field(32, ge=1)
     denoise: bool = Field(True, description="OpenImageDenoise (albedo and normal passes) on every frame")
+    denoise_prefilter: DenoisePrefilter = Field(
+        "ACCURATE", description="ACCURATE denoises the albedo and normal passes too; FAST takes them as they are"
+    )
+    denoise_quality: DenoiseQuality = Field("HIGH", description="the denoiser's network")
     max_bounces: int = Field(4, ge=0)
     threads: int = Field(0, ge=0, description="CPU render threads; 0 = all cores")
     image_format: Literal["JPEG", "PNG"] = "JPEG"
@@ -133,8 +145,15 @@ class RenderConfig(Section):
     )
 
     def engine_settings(self) -> dict[str, object]:
-        """What changes pixels (the worker life cycle does not)."""
-        return self.model_dump(mode="json", exclude={"shards_per_worker", "shard_timeout_s", "threads"})
+        """What changes pixels (the worker life cycle does not): the render hash's part. The denoiser's prefilter
+        and quality count only away from their defaults (the settings of builds made before they could be set),
+        so that those builds keep their hash and are not rendered again."""
+        defaults = {
+            k
+            for k in ("denoise_prefilter", "denoise_quality")
+            if getattr(self, k) == type(self).model_fields[k].default
+        }
+        return self.model_dump(mode="json", exclude={"shards_per_worker", "shard_timeout_s", "threads", *defaults})
 
 
 class SampleConfig(Section):

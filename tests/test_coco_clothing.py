@@ -3,21 +3,28 @@ out one person, on real photographs (colours checked by eye) and on hand-made ma
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from PIL import Image
 from skimage import data as skimage_data
 
+from benchfoundry.configs.coco import CocoConfig
+from benchfoundry.tasks.viewspatial.coco import people as coco_people
 from benchfoundry.tasks.viewspatial.coco.clothing import (
+    NAMED_COLOURS,
     clothing_colour,
     described_phrases,
     dominant_colour,
+    image_colours,
+    person_polygons,
     polygon_mask,
 )
-from benchfoundry.tasks.viewspatial.coco.coco_stage import person_colours, subjects
-from benchfoundry.tasks.viewspatial.coco.people import Person
+from benchfoundry.tasks.viewspatial.coco.coco_stage import label_and_colour, subjects
+from benchfoundry.tasks.viewspatial.coco.people import CHUNK, Person, read_rgb
 
 
 def test_named_colours_of_real_clothes() -> None:
@@ -98,24 +105,32 @@ def test_phrases_single_out_one_person_or_fall_back_to_place() -> None:
     }
 
 
-def _people(tmp_path: Path, shirts: list[tuple[int, int, int]]) -> tuple[list[Person], dict[str, Any]]:
+def _people(
+    tmp_path: Path, shirts: list[tuple[int, int, int]], image_id: int = 7, first_id: int = 1
+) -> tuple[list[Person], dict[str, Any]]:
     """People standing side by side (100 px apart) in a grey image, each in their shirt, with a polygon."""
     image = np.full((200, 100 * len(shirts) + 100, 3), 128, np.uint8)
+    image[::2, ::2] = 100  # texture, so that the blur filter lets the people through
     people, anns = [], []
+    name = f"{image_id:06d}.png"
     for k, shirt in enumerate(shirts):
         x0 = 20 + 100 * k
         image[80:200, x0 : x0 + 80] = shirt
         kp = np.zeros((17, 3))
         kp[5], kp[6] = (x0 + 70, 80, 2), (x0 + 10, 80, 2)
-        people.append(Person(7, k + 1, "people.png", image.shape[1::-1], (x0, 20.0, 80.0, 180.0), 14400.0, kp))
-        anns.append({"id": k + 1, "segmentation": [[x0, 20, x0 + 80, 20, x0 + 80, 200, x0, 200]]})
-    Image.fromarray(image).save(tmp_path / "people.png")
+        people.append(Person(image_id, first_id + k, name, image.shape[1::-1], (x0, 20.0, 80.0, 180.0), 14400.0, kp))
+        anns.append({"id": first_id + k, "segmentation": [[x0, 20, x0 + 80, 20, x0 + 80, 200, x0, 200]]})
+    Image.fromarray(image).save(tmp_path / name)
     return people, {"annotations": anns}
+
+
+def _colours(tmp_path: Path, people: list[Person], data: dict[str, Any]) -> dict[int, str | None]:
+    return image_colours(read_rgb(tmp_path / people[0].file_name), people, person_polygons(data))
 
 
 def test_two_people_of_one_noun_are_named_by_their_clothes_and_lone_nouns_at_the_share(tmp_path: Path) -> None:
     people, data = _people(tmp_path, [(200, 30, 30), (30, 70, 200)])
-    colours = person_colours(data, {7: people}, tmp_path)
+    colours = _colours(tmp_path, people, data)
     assert colours == {1: "red", 2: "blue"}
     assert subjects({7: people}, {1: "man", 2: "man"}, {}, colours) == {1: "the man in red", 2: "the man in blue"}
     # the same colour does not single either out: place does
@@ -136,10 +151,61 @@ def test_two_people_of_one_noun_are_named_by_their_clothes_and_lone_nouns_at_the
 def test_one_of_three_of_a_noun_is_named_by_clothes_not_place(tmp_path: Path) -> None:
     """Left and right do not single out the middle man of three: his colour does, with no share asked."""
     people, data = _people(tmp_path, [(200, 30, 30), (30, 70, 200), (40, 150, 50)])
-    colours = person_colours(data, {7: people}, tmp_path)
+    colours = _colours(tmp_path, people, data)
     names = subjects({7: people}, dict.fromkeys((1, 2, 3), "man"), {}, colours)
     assert names == {1: "the man in red", 2: "the man in blue", 3: "the man in green"}
     # Two of them in red: only the green man's colour names him; the others keep their place.
     people, data = _people(tmp_path, [(200, 30, 30), (200, 30, 30), (40, 150, 50)])
-    names = subjects({7: people}, dict.fromkeys((1, 2, 3), "man"), {}, person_colours(data, {7: people}, tmp_path))
+    names = subjects({7: people}, dict.fromkeys((1, 2, 3), "man"), {}, _colours(tmp_path, people, data))
     assert names == {1: "the first man from the left", 2: "the second man from the left", 3: "the man in green"}
+
+
+def _coco(people: list[Person], data: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """COCO `images` and person `annotations` (keypoints, box, area) of `_people`'s people."""
+    images = [{"id": people[0].image_id, "file_name": people[0].file_name, "width": people[0].size[0],
+               "height": people[0].size[1]}]  # fmt: skip
+    anns = [
+        {
+            **ann,
+            "image_id": p.image_id,
+            "category_id": 1,
+            "iscrowd": 0,
+            "bbox": list(p.bbox),
+            "area": p.area,
+            "keypoints": p.keypoints.reshape(-1).tolist(),
+        }  # fmt: skip
+        for p, ann in zip(people, data["annotations"])
+    ]
+    return images, anns
+
+
+def test_each_image_is_decoded_once_and_its_people_coloured_as_on_an_image_read_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lone person, then eight images of two (the last pair straddles the labelling's chunks), and an image
+    whose one person is too small to label: the labelling decodes each image of a labelled person once, and
+    the colours it returns are those measured on each image decoded apart (the shirts' own names); the image
+    of no labelled person is not read."""
+    shirts = list(NAMED_COLOURS.values())
+    groups = [[shirts[0]]] + [[shirts[k % len(shirts)], shirts[(k + 1) % len(shirts)]] for k in range(1, 9)]
+    assert sum(map(len, groups[:-1])) < CHUNK < sum(map(len, groups))
+    images, anns, expected, folders = [], [], {}, {}
+    for image_id, group in enumerate(groups + [[shirts[1]]], start=1):
+        people, data = _people(tmp_path, group, image_id, 10 * image_id)
+        if image_id > len(groups):
+            people = [replace(people[0], area=100.0)]  # below the area ratio
+        found = _coco(people, data)
+        images += found[0]
+        anns += found[1]
+        folders[image_id] = people
+        if image_id <= len(groups):
+            expected.update(_colours(tmp_path, people, data))
+    names = {p.annotation_id: n for ps, g in zip(folders.values(), groups) for p, n in zip(ps, g)}
+    assert expected == {a: next(k for k, v in NAMED_COLOURS.items() if v == rgb) for a, rgb in names.items()}
+    real, calls = coco_people.decode_file, []
+    monkeypatch.setattr(coco_people, "decode_file", lambda path, *a: calls.append(Path(path).name) or real(path, *a))
+    cfg = CocoConfig(estimator="keypoints", min_area_ratio=0.05, shoulder_ratio=0.72, head_ratio=1.0)
+    labelled, colours = label_and_colour({"images": images, "annotations": anns}, str(tmp_path), cfg)
+    assert sorted(calls) == sorted(ps[0].file_name for i, ps in folders.items() if i <= len(groups))
+    assert colours == expected
+    assert {p.image_id for p in labelled.usable} == set(range(1, len(groups) + 1))

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
+from benchfoundry.configs.syndor import RenderConfig
 from benchfoundry.core import dori
-from benchfoundry.tasks.syndor import calibration_stage, camera_rig, render_plan, sampling
+from benchfoundry.core.render_spec import EngineSettings
+from benchfoundry.tasks.syndor import calibration_stage, camera_rig, render_plan, render_stage, sampling
 from benchfoundry.tasks.syndor.pose_selection import select_poses
 
+#: The denoiser's settings `syndor.render` gained after builds had been made.
+KNOBS = {"denoise_prefilter", "denoise_quality"}
 BASE = [
     "syndor.scenes=[desert, wharf]",
     "syndor.lightings=[noon_north, night]",
@@ -53,6 +59,52 @@ def test_only_affected_shards_change() -> None:
     assert all(samples[k] != before[k] for k in before)
     workers = _plans("syndor.render.shards_per_worker=1")
     assert workers == before  # the worker life cycle does not change pixels
+
+
+def _render_keys(config: BuildConfig) -> list[object]:
+    """What decides whether SynDOR's rendered work is redone: the render settings hash (the manifest's frames),
+    each shard's and frame's spec hash, the calibration's."""
+    plans = render_plan.plan_shards(config)
+    hashes = [(p.shard_id, p.spec_hash, p.frame_hashes) for p in plans]
+    return [render_plan.render_settings_hash(config.syndor), hashes, calibration_stage.calibration_hash(config)]
+
+
+def test_the_denoiser_knobs_at_their_defaults_keep_the_render_keys_of_earlier_builds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The smoke preset's render keys are those of a release without `denoise_prefilter`/`denoise_quality`
+    (its render hash took every render field but the worker's life cycle), and its engine the settings that
+    release built; FAST reaches the shard's engine and redoes every shard."""
+    smoke = load_config("smoke", [])
+    r = smoke.syndor.render
+    keys = _render_keys(smoke)
+    life_cycle = {"shards_per_worker", "shard_timeout_s", "threads"}
+    with monkeypatch.context() as m:
+        m.setattr(
+            RenderConfig, "engine_settings", lambda self: self.model_dump(mode="json", exclude=life_cycle | KNOBS)
+        )
+        assert _render_keys(smoke) == keys
+    earlier = EngineSettings(
+        device=r.device,
+        samples=r.samples,
+        denoise=r.denoise,
+        max_bounces=r.max_bounces,
+        threads=r.threads,
+        image_format=r.image_format,
+        jpeg_quality=r.jpeg_quality,
+        persistent_data=True,
+    )
+    assert render_stage.shard_spec(smoke, None, "desert", []).engine == earlier
+    fast = load_config("smoke", ["syndor.render.denoise_prefilter=FAST"])
+    assert render_stage.shard_spec(fast, None, "desert", []).engine == replace(earlier, denoise_prefilter="FAST")
+    fast_keys = _render_keys(fast)
+    assert fast_keys[0] != keys[0] and fast_keys[2] != keys[2]
+    assert all(a[1] != b[1] and not set(a[2]) & set(b[2]) for a, b in zip(fast_keys[1], keys[1], strict=True))
+    balanced = load_config("smoke", ["syndor.render.denoise_quality=BALANCED"])
+    assert render_stage.shard_spec(balanced, None, "desert", []).engine.denoise_quality == "BALANCED"
+    assert _render_keys(balanced)[0] not in (keys[0], fast_keys[0])
+    with pytest.raises(ValueError, match="denoise_prefilter"):
+        load_config("smoke", ["syndor.render.denoise_prefilter=SLOW"])
 
 
 def test_released_names() -> None:

@@ -20,9 +20,9 @@ from benchfoundry.person.prepare import prepare_person
 from benchfoundry.person.textures import outfit
 from benchfoundry.tasks.viewspatial.coco import synthetic_image as sc
 from benchfoundry.tasks.viewspatial.coco import synthetic_set as sco
-from benchfoundry.tasks.viewspatial.coco.clothing import NAMED_COLOURS, polygon_mask
-from benchfoundry.tasks.viewspatial.coco.coco_stage import person_colours, subjects
-from benchfoundry.tasks.viewspatial.coco.people import label_file, select_people
+from benchfoundry.tasks.viewspatial.coco.clothing import NAMED_COLOURS, image_colours, person_polygons, polygon_mask
+from benchfoundry.tasks.viewspatial.coco.coco_stage import subjects
+from benchfoundry.tasks.viewspatial.coco.people import label_file, read_rgb, select_people
 from benchfoundry.tasks.viewspatial.coco.synthetic_geometry import (
     box_triangles,
     coco_box,
@@ -464,7 +464,12 @@ def test_three_people_are_named_by_clothes_that_single_them_out(tmp_path):
         rows, cols = np.nonzero(filled)
         assert cols.min() >= x and cols.max() < x + w and rows.min() >= y and rows.max() < y + h
     people_of = select_people(data, CocoConfig()).people_of
-    colours = person_colours(data, people_of, Path(result["paths"]["images"]))
+    folder, polygons = Path(result["paths"]["images"]), person_polygons(data)
+    colours = {
+        a: c
+        for people in people_of.values()
+        for a, c in image_colours(read_rgb(folder / people[0].file_name), people, polygons).items()
+    }
     phrases = subjects(people_of, {a: p["noun"] for a, p in truth.items()}, {}, colours)
     middles = []
     for image in images:

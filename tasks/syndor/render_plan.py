@@ -126,6 +126,8 @@ def engine_settings(syndor: SyndorConfig) -> EngineSettings:
         samples=r.samples,
         denoise=r.denoise,
         max_bounces=r.max_bounces,
+        denoise_prefilter=r.denoise_prefilter,
+        denoise_quality=r.denoise_quality,
         threads=r.threads,
         image_format=r.image_format,
         jpeg_quality=r.jpeg_quality,

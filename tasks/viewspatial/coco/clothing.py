@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
+
+from benchfoundry.tasks.viewspatial.coco.people import Person
 
 #: Named colours (sRGB 0–255) the phrases use; orange lies between CSS darkorange and orangered (both named
 #: orange), so a NASA suit (223, 104, 68) is orange, not red.
@@ -96,6 +99,35 @@ def clothing_colour(
     if hip_y is not None and hip_y > shoulder_y:
         below[int(np.floor(hip_y)) + 1 :] = False
     return dominant_colour(image[below], min_share) if below.sum() >= MIN_PIXELS else None
+
+
+def person_polygons(data: Mapping[str, Any]) -> dict[int, list[Any]]:
+    """Annotation id → its polygon segmentation, for the annotations of a COCO file that have one."""
+    return {
+        a.get("id"): a["segmentation"]
+        for a in data.get("annotations") or []
+        if isinstance(a, dict) and isinstance(a.get("segmentation"), list) and a["segmentation"]
+    }
+
+
+def image_colours(
+    image: np.ndarray, people: Sequence[Person], polygons: Mapping[int, list[Any]]
+) -> dict[int, str | None]:
+    """Annotation id → the clothing colour of each person of one image (RGB), measured in their polygon below
+    the shoulders (down to the hips where both are seen); none for an image of a person without a polygon, nor
+    for a person without both shoulders or annotated at another size than the image's."""
+    if not people or not all(p.annotation_id in polygons for p in people):
+        return {}
+    colours: dict[int, str | None] = {}
+    for p in people:
+        shoulders = p.keypoints[[5, 6]]
+        if not (shoulders[:, 2] > 0).all() or image.shape[1::-1] != tuple(p.size):
+            continue
+        hips = p.keypoints[[11, 12]]
+        hip_y = float(hips[:, 1].mean()) if (hips[:, 2] > 0).all() else None
+        mask = polygon_mask(polygons[p.annotation_id], p.size)
+        colours[p.annotation_id] = clothing_colour(image, mask, float(shoulders[:, 1].max()), hip_y)
+    return colours
 
 
 def described_phrases(

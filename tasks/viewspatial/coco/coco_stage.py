@@ -30,8 +30,8 @@ from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, w
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial.benchmark import BENCHMARK
 from benchfoundry.tasks.viewspatial.coco.animals import label_animals, select_animals
-from benchfoundry.tasks.viewspatial.coco.clothing import clothing_colour, described_phrases, polygon_mask
-from benchfoundry.tasks.viewspatial.coco.people import Person, label_people, read_annotations, read_rgb
+from benchfoundry.tasks.viewspatial.coco.clothing import described_phrases, image_colours, person_polygons
+from benchfoundry.tasks.viewspatial.coco.people import Labelled, Person, label_people, read_annotations
 from benchfoundry.tasks.viewspatial.coco.person_relative import candidate_items, image_objects, synthetic_items
 from benchfoundry.tasks.viewspatial.coco.questions import animal_items, orientation_items
 from benchfoundry.tasks.viewspatial.coco.subjects import alone_of_their_noun, caption_noun, subject_phrases
@@ -117,32 +117,16 @@ def subjects(
     return phrases
 
 
-def person_colours(data: dict[str, Any], people_of: dict[int, list[Person]], images: Path) -> dict[int, str | None]:
-    """Annotation id → the clothing colour (tasks/viewspatial/coco/clothing.py) of each person, measured in their
-    polygon segmentation below the shoulders (down to the hips where both are seen); none without a polygon, an
-    image that cannot be read, or shoulders."""
-    polygons = {
-        a.get("id"): a["segmentation"]
-        for a in data.get("annotations") or []
-        if isinstance(a, dict) and isinstance(a.get("segmentation"), list) and a["segmentation"]
-    }
+def label_and_colour(data: dict[str, Any], images: str, cfg: CocoConfig) -> tuple[Labelled, dict[int, str | None]]:
+    """`label_people`'s result and the clothing colour of each person (annotation id → `image_colours`), measured
+    on each image as the labelling decodes it (one decode an image); none for an image the labelling does not
+    read (no person labelled in it) or cannot read."""
+    polygons = person_polygons(data)
     colours: dict[int, str | None] = {}
-    for people in people_of.values():
-        if not people or not all(p.annotation_id in polygons for p in people):
-            continue
-        try:
-            image = read_rgb(inside(images, people[0].file_name, "file_name"))
-        except ValueError:
-            continue
-        for p in people:
-            shoulders = p.keypoints[[5, 6]]
-            if not (shoulders[:, 2] > 0).all() or image.shape[1::-1] != tuple(p.size):
-                continue
-            hips = p.keypoints[[11, 12]]
-            hip_y = float(hips[:, 1].mean()) if (hips[:, 2] > 0).all() else None
-            mask = polygon_mask(polygons[p.annotation_id], p.size)
-            colours[p.annotation_id] = clothing_colour(image, mask, float(shoulders[:, 1].max()), hip_y)
-    return colours
+    labelled = label_people(
+        data, images, cfg, on_image=lambda image, people: colours.update(image_colours(image, people, polygons))
+    )
+    return labelled, colours
 
 
 def _animals(source: dict[str, Any], cfg: CocoConfig) -> list[dict[str, Any]]:
@@ -166,7 +150,7 @@ def split_items(
 ) -> tuple[pd.DataFrame, dict[str, Any], list[dict[str, Any]]]:
     """(item rows, marker info, problems) of one split."""
     data = read_annotations(source["annotations"])
-    labelled = label_people(data, source["images"], cfg)
+    labelled, colours = label_and_colour(data, source["images"], cfg)
     labels = labelled.result["labels"]
     write_json_atomic(Path(out) / BENCHMARK / STAGE / f"{split}.labels.json", labelled.result)
     kept = {r["annotation_id"]: r for r in labels if r["kept"]}
@@ -177,7 +161,6 @@ def split_items(
     image_of = _copy_images(out, split, Path(source["images"]), names)
     truth = read_json(source["truth"])["images"] if source.get("truth") else None
     nouns = {p["annotation_id"]: p["noun"] for t in truth or [] for p in t["people"]}
-    colours = person_colours(data, labelled.people_of, Path(source["images"]))
     captions = read_captions(source.get("captions"))
     subject_of = subjects(labelled.people_of, nouns, captions, colours, cfg.described_share, seed)
     items = orientation_items(labels, image_of, subject_of, split, cfg, seed)

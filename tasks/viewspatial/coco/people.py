@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -54,6 +55,10 @@ class Person:
     bbox: tuple[float, float, float, float]  # x, y, w, h
     area: float
     keypoints: np.ndarray  # (17, 3): x, y, v
+
+
+#: Called with an image the labelling decoded (H × W × 3 RGB) and every well-formed person of it.
+ImageHook = Callable[[np.ndarray, list[Person]], None]
 
 
 class Selection(NamedTuple):
@@ -327,32 +332,49 @@ def _blurry(image: np.ndarray, person: Person, cfg: CocoConfig) -> str | None:
     return None if measured >= cfg.min_sharpness else f"blurry: sharpness below {cfg.min_sharpness:g}"
 
 
+def _read_image(images: Path, person: Person) -> np.ndarray | ValueError:
+    """The person's image as RGB, or the error saying why it cannot be read."""
+    try:
+        return read_rgb(inside(images, person.file_name, "file_name"))
+    except ValueError as exc:
+        return exc
+
+
 def _label_from_images(
-    people: list[Person], images: Path, cfg: CocoConfig, ratios: tuple[float, float]
+    people: list[Person],
+    images: Path,
+    cfg: CocoConfig,
+    ratios: tuple[float, float],
+    people_of: dict[int, list[Person]],
+    on_image: ImageHook | None,
 ) -> list[dict[str, Any]]:
-    """Label rows of `people` whose images are read: the blur filter, then the estimator (the keypoints, or
-    Orient-Anything on the head and body crops, the model loaded once), CHUNK people at a time; an
-    undecodable image or an empty crop rejects its person."""
+    """Label rows of `people` (grouped by image) whose images are read, each image once (and handed to
+    `on_image` with all its people): the blur filter, then the estimator (the keypoints, or Orient-Anything on
+    the head and body crops, the model loaded once), CHUNK people at a time; an undecodable image or an empty
+    crop rejects its person."""
     estimator = None
     if cfg.estimator == "orient-anything" and people:
         from benchfoundry.tasks.viewspatial.coco import orient_anything
 
         estimator = orient_anything.load(cfg.orient_anything, batch_size=2 * CHUNK)
     labels = []
+    decoded: dict[int, np.ndarray | ValueError] = {}
     for start in range(0, len(people), CHUNK):
-        cropped, decoded = [], {}
+        cropped = []
         for person in people[start : start + CHUNK]:
             row = label_row(person.image_id, person.annotation_id)
+            if person.image_id not in decoded:
+                decoded = {person.image_id: _read_image(images, person)}
+                if on_image is not None and isinstance(decoded[person.image_id], np.ndarray):
+                    on_image(decoded[person.image_id], people_of[person.image_id])
+            image = decoded[person.image_id]
+            if isinstance(image, ValueError):
+                labels.append({**row, "reason": "image unusable", "detail": str(image)})
+                continue
             try:
-                if person.image_id not in decoded:
-                    decoded = {person.image_id: read_rgb(inside(images, person.file_name, "file_name"))}
-                image = decoded[person.image_id]
                 head, body = person_crops(image, person)
             except CropRejected as exc:
                 labels.append({**row, "reason": str(exc)})
-                continue
-            except ValueError as exc:
-                labels.append({**row, "reason": "image unusable", "detail": str(exc)})
                 continue
             blurry = _blurry(image, person, cfg)
             if blurry:
@@ -381,9 +403,11 @@ def label_file(annotations: str | Path, images: str | Path | None, cfg: CocoConf
     return label_people(read_annotations(annotations), images, cfg).result
 
 
-def label_people(data: dict[str, Any], images: str | Path | None, cfg: CocoConfig) -> Labelled:
+def label_people(
+    data: dict[str, Any], images: str | Path | None, cfg: CocoConfig, on_image: ImageHook | None = None
+) -> Labelled:
     """`label_file`'s result for a read COCO file, the people whose images were usable, and every person of
-    each used image."""
+    each used image; `on_image` is called once with each image decoded and all its people."""
     if cfg.estimator == "orient-anything" and images is None:
         raise ValueError("the orient-anything estimator reads the head and body crops: give the images folder")
     people, rejected, people_of = select_people(data, cfg)
@@ -409,7 +433,7 @@ def label_people(data: dict[str, Any], images: str | Path | None, cfg: CocoConfi
     if images is None:
         labels = [label_person(p, cfg, ori.orient(p.keypoints, *ratios)) for p in usable]
     else:
-        labels = _label_from_images(usable, Path(images), cfg, ratios)
+        labels = _label_from_images(usable, Path(images), cfg, ratios, people_of, on_image)
     reasons = Counter(r["reason"] for r in rejected) + Counter(r["reason"] for r in labels if not r["kept"])
     rows = [label_row(**r) for r in rejected] + labels
     result = {
