@@ -34,19 +34,20 @@ def bench_groundedsam(n_faces: int, face_width: int) -> None:
 
     from benchfoundry.assets.tiny_bert import write_tiny_bert
     from benchfoundry.configs.odi import DEFAULT_CLASSES, GroundedSamConfig
-    from benchfoundry.tasks.odi.groundedsam import load_groundedsam
+    from benchfoundry.tasks.odi.groundedsam import build_dino, build_sam, load_groundedsam
 
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         write_tiny_bert(d / "bert", DEFAULT_CLASSES)
-        torch.save({"model": {}}, d / "dino.pth")
-        torch.save({}, d / "sam.pth")
         cfg = GroundedSamConfig(
             dino_checkpoint=d / "dino.pth",
             text_encoder=d / "bert",
             sam_checkpoint=d / "sam.pth",
             sam_model_type="vit_b",
         )
+        # whole random-weight checkpoints: the loader refuses a partial one
+        torch.save({"model": build_dino(cfg).state_dict()}, d / "dino.pth")
+        torch.save(build_sam(cfg).state_dict(), d / "sam.pth")
         model, load_s = _timed(load_groundedsam, cfg)
     rng = np.random.default_rng(0)
     faces = {f"f{k}": rng.integers(0, 256, (face_width, face_width, 3), dtype=np.uint8) for k in range(n_faces)}

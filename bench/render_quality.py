@@ -114,7 +114,7 @@ def syndor_case(work: Path, width: int, light_kind: str) -> Case:
 
     ladder = (Setting(4, False), Setting(4, True), Setting(8, False), Setting(8, True), Setting(8, True, fast=True))
     ladder += (Setting(16, True), Setting(16, True, ADAPTIVE))
-    preset = Setting(r.samples, r.denoise)
+    preset = Setting(r.samples, r.denoise, fast=r.denoise and r.denoise_prefilter == "FAST")
     return Case(f"syndor-{light_kind}", Setting(16, False), preset, ladder, make, mask)
 
 
