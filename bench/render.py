@@ -311,7 +311,7 @@ def _worker_seconds(spec: Path) -> float:
     return time.perf_counter() - start
 
 
-def coco_case(work: Path, images: int, reps: int) -> dict[str, float]:
+def coco_case(work: Path, images: int, reps: int) -> dict[str, Any]:
     """The smoke val split's first `images` images: the worker (one scene per shard) against the bare loop and
     against one fresh file per image; and `make_split` whole (posing, labels, records) per image."""
     from benchfoundry.configs.loader import load_config
@@ -353,6 +353,7 @@ def coco_case(work: Path, images: int, reps: int) -> dict[str, float]:
         "bare_s": statistics.median(bare),
         "fresh_s": statistics.median(fresh),
         "split_s": whole,
+        "size": f"{cfg.width}×{cfg.height}, {cfg.samples} spp",
     }
 
 
@@ -416,16 +417,16 @@ def kind_cases(work: Path, kinds: list[str], coco_images: int, reps: int) -> Non
     if "coco" in kinds:
         t = coco_case(work, coco_images, reps)
         print(
-            f"(d) coco, {coco_images} images 240x320, 8 samples: pipeline {t['pipeline_s'] * 1000:.0f} ms/image, "
+            f"(d) coco, {coco_images} images {t['size']}: pipeline {t['pipeline_s'] * 1000:.0f} ms/image, "
             f"bare loop {t['bare_s'] * 1000:.0f} ms/image: ratio {t['pipeline_s'] / t['bare_s']:.3f} (goal <= 1.1); "
             f"one fresh file per image {t['fresh_s'] / t['bare_s']:.2f}x the bare loop; the whole split task "
             f"(posing, labels, records) {t['split_s'] * 1000:.0f} ms/image"
         )
         add_row(
             "`bench/render.py` (d) coco",
-            f"synthetic COCO, {coco_images} images (240×320, 8 spp): the render worker, the scene built once per "
-            f"shard, {t['pipeline_s'] * 1000:.0f} ms/image (the whole split task with posing, keypoint labels and "
-            f"records {t['split_s'] * 1000:.0f} ms/image); one fresh file per image "
+            f"synthetic COCO, {coco_images} images ({t['size']}, no denoiser): the render worker, the scene built "
+            f"once per shard, {t['pipeline_s'] * 1000:.0f} ms/image (the whole split task with posing, keypoint "
+            f"labels and records {t['split_s'] * 1000:.0f} ms/image); one fresh file per image "
             f"{t['fresh_s'] / t['bare_s']:.2f}× the bare loop",
             f"a bare loop in one bpy process that builds once, then re-poses, re-lights and renders "
             f"({t['bare_s'] * 1000:.0f} ms/image)",
