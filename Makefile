@@ -22,12 +22,16 @@ venv: $(STAMP)
 # tasks/odi/torchvision_ops.py puts on sys.path (an importable, unpatched torchvision breaks transformers).
 # anny goes in without its dependencies: it declares warp-lang (392 MB, only for its optional Warp
 # skinning), which the project does not use; its other runtime dependencies are the project's own.
+# pip installs without compiling and compileall then compiles on every core (pip compiles on one: about 50 s of
+# a first venv's 90 here); a few files only a newer Python parses fail there as they do under pip, hence `|| true`.
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[test,bench]"
-	$(BIN)/pip install --quiet --no-deps -c constraints.txt $(NO_DEPS)
-	$(BIN)/pip install --quiet --no-deps -c constraints.txt --upgrade --target $(VENV)/opt/groundedsam $(OWN_FOLDER)
+	$(BIN)/pip install --quiet --no-compile -c constraints.txt -e ".[test,bench]"
+	$(BIN)/pip install --quiet --no-compile --no-deps -c constraints.txt $(NO_DEPS)
+	$(BIN)/pip install --quiet --no-compile --no-deps -c constraints.txt --upgrade --target $(VENV)/opt/groundedsam \
+	  $(OWN_FOLDER)
+	$(BIN)/python -m compileall -qq -j 0 $(VENV)/lib $(VENV)/opt || true
 	touch $(STAMP)
 
 demo: venv
