@@ -72,18 +72,22 @@ test-infinigen: venv
 	  tests/test_asset_library.py -k infinigen_venv
 
 # Every timing bench in bench/ (not bench_table.py, which writes the table, nor viewspatial_release.py, a comparison
-# with the authors' release that needs their file); each adds its rows to the README's Benchmarks table (span
-# marked benchmarks) and render_quality writes its own (span marked render-quality): no figure typed by hand.
+# with the authors' release that needs their file), or those BENCHES names; each records its rows of the README's
+# Benchmarks table in its own file (a rerun replaces only its rows) and render_quality writes its own table: the
+# README's spans marked benchmarks and render-quality are written from them, no figure typed by hand.
 BENCH_OUT ?= out/bench
-BENCHES = $(filter-out bench/render_quality.py bench/bench_table.py bench/viewspatial_release.py,$(wildcard bench/*.py))
+BENCHES ?= $(filter-out bench/bench_table.py bench/viewspatial_release.py,$(wildcard bench/*.py))
+BENCH_ARGS_render_quality = --table $(BENCH_OUT)/render-quality.md
+bench_name = $(basename $(notdir $(1)))
 bench: venv
-	@set -e; mkdir -p $(BENCH_OUT); rm -f $(BENCH_OUT)/rows.jsonl; for b in $(BENCHES); do echo "== $$b"; \
-	  BENCH_ROWS=$(BENCH_OUT)/rows.jsonl $(BIN)/python $$b; done
-	@echo "== bench/render_quality.py"
-	$(BIN)/python bench/render_quality.py --table $(BENCH_OUT)/render-quality.md
-	$(BIN)/python bench/bench_table.py $(BENCH_OUT)/rows.jsonl $(BENCH_OUT)/benchmarks.md
+	@mkdir -p $(BENCH_OUT)/rows
+	@set -e; $(foreach b,$(BENCHES),echo "== $(b)"; rm -f $(BENCH_OUT)/rows/$(call bench_name,$(b)).jsonl; \
+	  BENCH_ROWS=$(BENCH_OUT)/rows/$(call bench_name,$(b)).jsonl \
+	  $(BIN)/python $(b) $(BENCH_ARGS_$(call bench_name,$(b)));)
+	$(BIN)/python bench/bench_table.py $(BENCH_OUT)/rows $(BENCH_OUT)/benchmarks.md
 	$(BIN)/python docs/readme_figures.py --marked benchmarks $(BENCH_OUT)/benchmarks.md
-	$(BIN)/python docs/readme_figures.py --marked render-quality $(BENCH_OUT)/render-quality.md
+	$(if $(filter bench/render_quality.py,$(BENCHES)),$(BIN)/python docs/readme_figures.py --marked render-quality \
+	  $(BENCH_OUT)/render-quality.md)
 
 # The README's marked smoke figures, from BUILD's build.json (a smoke build), or from the smoke preset's plans.
 BUILD ?=

@@ -1,11 +1,12 @@
 """The README's "Benchmarks" table, written from what the benches measured, never typed by hand.
 
 Each bench calls `add_row` with its figures; a row is appended (one JSON line) to the file named by
-`BENCH_ROWS` when that variable is set (`make bench` sets it), and nothing is written otherwise. Run as a
-script, it turns the rows file into the markdown table `make bench` puts in the README's span marked
-`benchmarks` (docs/readme_figures.py --marked):
+`BENCH_ROWS` when that variable is set, and nothing is written otherwise. `make bench` gives each bench its own
+rows file in one folder (so `make bench BENCHES=bench/sphere.py` replaces that bench's rows and keeps the
+others'). Run as a script, it turns the folder's rows files, in the order of their names, into the markdown table
+`make bench` puts in the README's span marked `benchmarks` (docs/readme_figures.py --marked):
 
-    .venv/bin/python bench/bench_table.py ROWS.jsonl TABLE.md
+    .venv/bin/python bench/bench_table.py ROWS_FOLDER TABLE.md
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ def read_rows(path: Path) -> list[dict[str, str]]:
     return rows
 
 
+def read_folder(folder: Path) -> list[dict[str, str]]:
+    """The rows of every `*.jsonl` file in `folder`, file by file in the order of their names."""
+    return [row for path in sorted(folder.glob("*.jsonl")) for row in read_rows(path)]
+
+
 def table(rows: list[dict[str, str]]) -> str:
     """The markdown table of `rows`."""
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
@@ -60,10 +66,10 @@ def table(rows: list[dict[str, str]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("rows", type=Path, help="the rows file the benches wrote (BENCH_ROWS)")
+    parser.add_argument("rows", type=Path, help="the folder of the rows files the benches wrote (BENCH_ROWS)")
     parser.add_argument("out", type=Path, help="the markdown table to write")
     args = parser.parse_args(argv)
-    rows = read_rows(args.rows)
+    rows = read_folder(args.rows)
     if not rows:
         parser.error(f"{args.rows}: no rows (was {ROWS_ENV} set for the benches?)")
     args.out.write_text(table(rows), encoding="utf-8")

@@ -11,7 +11,7 @@ start` the bench starts. Prefect's database lives in a temporary PREFECT_HOME.
 
 Printed per runner and N: seconds of the flow (and of each phase), ms per task, its growth against the
 smallest N, and the ratio of the per-task overhead to one smoke render shard's seconds (the anchor: the
-smoke preset's first SynDORBench render shard, 12 frames, rendered in the same run; `--anchor-s` gives a
+smoke preset's first SynDORBench render shard, rendered in the same run; `--anchor-s` gives a
 figure instead). The README's cost model uses these figures.
 """
 
@@ -31,6 +31,17 @@ import pandas as pd
 from bench_table import add_row
 
 BENCHMARK, STAGE = "bench", "empty"
+
+
+def smoke_shard() -> str:
+    """What the anchor renders: the smoke preset's first SynDORBench render shard."""
+    from benchfoundry.configs.loader import load_config
+    from benchfoundry.tasks.syndor import render_plan
+
+    config = load_config("smoke", [])
+    camera, render = config.syndor.camera, config.syndor.render
+    frames = len(render_plan.plan_shards(config)[0].frames)
+    return f"{frames} frames, {camera.resolution_w}×{camera.resolution_h}, {render.samples} spp"
 
 
 def _anchor_seconds(work: Path) -> float:
@@ -119,7 +130,8 @@ def main() -> None:
     anchor = args.anchor_s if args.anchor_s is not None else _anchor_seconds(work)
     rows = [row for kind in args.runners for row in measure(kind, sorted(args.shards), work)]
     given = " (given)" if args.anchor_s is not None else ""
-    print(f"anchor: one smoke render shard (12 frames, 640x360, 16 samples) {anchor:.1f} s{given}")
+    shard = smoke_shard()
+    print(f"anchor: one smoke render shard ({shard}) {anchor:.1f} s{given}")
     print(
         f"{'runner':<11}{'shards':>7}{'total s':>9}{'ms/task':>9}{'marginal':>10}"
         f"{'plan':>7}{'submit':>8}{'collect':>9}{'manifest':>10}{'marginal/anchor':>17}"
@@ -152,7 +164,7 @@ def main() -> None:
             + " / ".join(f"{r['total'] / r['shards'] * 1000:.1f}" for r in runs)
             + f" ms per task (of the {last['shards']:,}: submit {last['submit']:.1f} s, collect "
             f"{last['collect']:.1f} s, manifest {last['manifest']:.1f} s)",
-            f"one smoke render shard (12 frames, 640×360, 16 spp): {anchor:.1f} s{given}",
+            f"one smoke render shard ({shard}): {anchor:.1f} s{given}",
             f"{marginal / anchor:.4f} of a render shard per added task at {last['shards']:,} shards",
         )
     print(

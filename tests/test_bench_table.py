@@ -51,9 +51,26 @@ def test_a_line_that_is_not_a_row_is_refused_with_its_number(tmp_path: Path, lin
         bench_table.read_rows(rows)
 
 
-def test_the_script_refuses_an_empty_rows_file(tmp_path: Path) -> None:
-    rows = tmp_path / "rows.jsonl"
-    rows.write_text("")
+def test_a_bench_run_again_replaces_only_its_own_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As `make bench BENCHES=…` runs them: one rows file per bench, the table in the order of the files' names."""
+    folder = tmp_path / "rows"
+    folder.mkdir()
+
+    def run(bench: str, figure: str) -> None:
+        (folder / f"{bench}.jsonl").unlink(missing_ok=True)
+        monkeypatch.setenv(bench_table.ROWS_ENV, str(folder / f"{bench}.jsonl"))
+        bench_table.add_row(f"`bench/{bench}.py`", figure, "anchor", "1×")
+
+    run("sphere", "first sphere run")
+    run("coverage", "coverage run")
+    run("sphere", "second sphere run")
+    assert [r["what"] for r in bench_table.read_folder(folder)] == ["coverage run", "second sphere run"]
+
+
+def test_the_script_refuses_an_empty_rows_folder(tmp_path: Path) -> None:
+    rows = tmp_path / "rows"
+    rows.mkdir()
+    (rows / "sphere.jsonl").write_text("")
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "bench_table.py"), str(rows), str(tmp_path / "t.md")],
         capture_output=True,
