@@ -4,7 +4,8 @@ Each bench calls `add_row` with its figures; a row is appended (one JSON line) t
 `BENCH_ROWS` when that variable is set, and nothing is written otherwise. `make bench` gives each bench its own
 rows file in one folder (so `make bench BENCHES=bench/sphere.py` replaces that bench's rows and keeps the
 others'). Run as a script, it turns the folder's rows files, in the order of their names, into the markdown table
-`make bench` puts in the README's span marked `benchmarks` (docs/readme_figures.py --marked):
+`make bench` puts in the README's span marked `benchmarks` (docs/readme_figures.py --marked); `table` also
+writes bench/render_quality.py's table:
 
     .venv/bin/python bench/bench_table.py ROWS_FOLDER TABLE.md
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 ROWS_ENV = "BENCH_ROWS"
@@ -57,10 +59,10 @@ def read_folder(folder: Path) -> list[dict[str, str]]:
     return [row for path in sorted(folder.glob("*.jsonl")) for row in read_rows(path)]
 
 
-def table(rows: list[dict[str, str]]) -> str:
-    """The markdown table of `rows`."""
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(cell(row[c]) for c in COLUMNS) + " |" for row in rows]
+def table(rows: Sequence[Mapping[str, str]], columns: Sequence[str] = COLUMNS) -> str:
+    """The markdown table of `rows` (each a cell per column)."""
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(row[c]) for c in columns) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
 

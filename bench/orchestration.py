@@ -25,36 +25,36 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from bench_table import add_row
 
+if TYPE_CHECKING:
+    from benchfoundry.configs.build import BuildConfig
+    from benchfoundry.tasks.syndor.render_plan import ShardPlan
+
 BENCHMARK, STAGE = "bench", "empty"
 
 
-def smoke_shard() -> str:
-    """What the anchor renders: the smoke preset's first SynDORBench render shard."""
+def smoke_shard() -> tuple[BuildConfig, ShardPlan, str]:
+    """The anchor's shard: the smoke preset's first SynDORBench render shard, its config, and what it renders."""
     from benchfoundry.configs.loader import load_config
     from benchfoundry.tasks.syndor import render_plan
 
     config = load_config("smoke", [])
-    camera, render = config.syndor.camera, config.syndor.render
-    frames = len(render_plan.plan_shards(config)[0].frames)
-    return f"{frames} frames, {camera.resolution_w}×{camera.resolution_h}, {render.samples} spp"
-
-
-def _anchor_seconds(work: Path) -> float:
-    """Seconds of the smoke preset's first SynDORBench render shard, through the pipeline (a fresh worker)."""
-    from benchfoundry.configs.loader import load_config
-    from benchfoundry.tasks.common import render_client
-    from benchfoundry.tasks.syndor import render_plan, render_stage
-
-    config = load_config("smoke", [])
-    out = work / "anchor"
     plan = render_plan.plan_shards(config)[0]
+    camera, render = config.syndor.camera, config.syndor.render
+    return config, plan, f"{len(plan.frames)} frames, {camera.resolution_w}×{camera.resolution_h}, {render.samples} spp"
+
+
+def _anchor_seconds(work: Path, config: BuildConfig, plan: ShardPlan) -> float:
+    """Seconds of the shard `plan` of `config`, rendered through the pipeline (a fresh worker)."""
+    from benchfoundry.tasks.common import render_client
+    from benchfoundry.tasks.syndor import render_stage
+
     start = time.perf_counter()
-    render_stage.render_shard(config, str(out), plan)
+    render_stage.render_shard(config, str(work / "anchor"), plan)
     seconds = time.perf_counter() - start
     render_client.close_all()
     return seconds
@@ -127,10 +127,10 @@ def main() -> None:
     os.environ["PREFECT_HOME"] = str(work / "prefect")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-    anchor = args.anchor_s if args.anchor_s is not None else _anchor_seconds(work)
+    config, plan, shard = smoke_shard()
+    anchor = args.anchor_s if args.anchor_s is not None else _anchor_seconds(work, config, plan)
     rows = [row for kind in args.runners for row in measure(kind, sorted(args.shards), work)]
     given = " (given)" if args.anchor_s is not None else ""
-    shard = smoke_shard()
     print(f"anchor: one smoke render shard ({shard}) {anchor:.1f} s{given}")
     print(
         f"{'runner':<11}{'shards':>7}{'total s':>9}{'ms/task':>9}{'marginal':>10}"

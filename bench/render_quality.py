@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import bench_table
 import numpy as np
 
 KINDS = ("syndor-day", "syndor-night", "panorama", "coco")
@@ -252,24 +253,28 @@ def choose(rows: list[dict[str, Any]], before: Setting) -> dict[str, Any]:
     return min((r for r in rows if as_close(r)), key=lambda r: r["cpu_s"])
 
 
-def table_row(case: Case, size: str, reference_samples: int, anchor: dict[str, Any], best: dict[str, Any]) -> str:
+#: The README's render-quality table: per kind, the setting before, the chosen one and how they compare.
+TABLE_COLUMNS = ("kind (bench size)", "before", "chosen", "CPU", "PSNR", "SSIM", "largest feature change")
+
+
+def table_row(
+    case: Case, size: str, reference_samples: int, anchor: dict[str, Any], best: dict[str, Any]
+) -> dict[str, str]:
     """The README's row of a kind: before (`anchor`), chosen (`best`), chosen's CPU against before's, PSNR, SSIM,
     feature change."""
     same = best["setting"] == case.before
-    chosen = f"{best['setting'].label.strip()}{' (kept)' if same else ''}"
     psnr_ = f"{best['psnr']:.1f} dB" + ("" if same else f" ({best['psnr'] - anchor['psnr']:+.1f})")
     change = f"{anchor['feature_change']:.3f} → {best['feature_change']:.3f}" if "feature_change" in best else "—"
-    return (
-        f"| {case.kind} ({size}, ref. {reference_samples} spp) | {case.before.label.strip()}: "
-        f"{anchor['psnr']:.1f} dB, SSIM {anchor['ssim']:.3f} | {chosen} | {best['cpu_s'] / anchor['cpu_s']:.2f}× "
-        f"| {psnr_} | {best['ssim']:.3f} | {change} |"
+    cells = (
+        f"{case.kind} ({size}, ref. {reference_samples} spp)",
+        f"{case.before.label.strip()}: {anchor['psnr']:.1f} dB, SSIM {anchor['ssim']:.3f}",
+        f"{best['setting'].label.strip()}{' (kept)' if same else ''}",
+        f"{best['cpu_s'] / anchor['cpu_s']:.2f}×",
+        psnr_,
+        f"{best['ssim']:.3f}",
+        change,
     )
-
-
-TABLE_HEAD = (
-    "| kind (bench size) | before | chosen | CPU | PSNR | SSIM | largest feature change |\n"
-    "|---|---|---|---|---|---|---|\n"
-)
+    return dict(zip(TABLE_COLUMNS, cells, strict=True))
 
 
 def _mkdir(path: Path) -> Path:
@@ -319,7 +324,7 @@ def main() -> None:
             table.append(table_row(case, size, args.reference_samples, anchor, best))
     render_client.close_all()
     if args.table:
-        args.table.write_text(TABLE_HEAD + "\n".join(table) + "\n", encoding="utf-8")
+        args.table.write_text(bench_table.table(table, TABLE_COLUMNS), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -30,10 +30,13 @@ Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
 Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS)]
 #: A field of view or an angular size, degrees: above 0, below 180.
 FovDegrees = Annotated[float, Field(gt=0, lt=180)]
-#: OpenImageDenoise's prefilter: ACCURATE denoises the albedo and normal passes too, FAST takes them as they are.
-DenoisePrefilter = Literal["ACCURATE", "FAST"]
-#: OpenImageDenoise's network.
-DenoiseQuality = Literal["HIGH", "BALANCED", "FAST"]
+#: OpenImageDenoise's prefilter and network, and Blender's render device (each render config sets its default).
+DenoisePrefilter = Annotated[
+    Literal["ACCURATE", "FAST"],
+    Field(description="ACCURATE denoises the albedo and normal passes too; FAST takes them as they are"),
+]
+DenoiseQuality = Annotated[Literal["HIGH", "BALANCED", "FAST"], Field(description="the denoiser's network")]
+RenderDevice = Literal["CPU", "CUDA", "OPTIX", "HIP", "METAL", "ONEAPI"]
 
 
 class Section(BaseModel):
@@ -56,12 +59,10 @@ class DenoisedRenderSection(Section):
     "Performance")."""
 
     denoise: bool = Field(True, description="OpenImageDenoise (albedo and normal passes) on every image")
-    denoise_prefilter: DenoisePrefilter = Field(
-        "FAST", description="ACCURATE denoises the albedo and normal passes too; FAST takes them as they are"
-    )
-    denoise_quality: DenoiseQuality = Field("BALANCED", description="the denoiser's network")
+    denoise_prefilter: DenoisePrefilter = "FAST"
+    denoise_quality: DenoiseQuality = "BALANCED"
     adaptive_threshold: float = Field(0.0, ge=0, description="adaptive sampling's noise threshold; 0: off")
-    device: Literal["CPU", "CUDA", "OPTIX", "HIP", "METAL", "ONEAPI"] = "CPU"
+    device: RenderDevice = "CPU"
     render_timeout_s: float = Field(1800.0, gt=0, le=MAX_SECONDS)
 
 

@@ -12,6 +12,7 @@ from benchfoundry.configs.base import (
     DenoisePrefilter,
     DenoiseQuality,
     NonEmptyList,
+    RenderDevice,
     Section,
     refuse_renamed,
 )
@@ -128,13 +129,11 @@ class LightingConfig(Section):
 class RenderConfig(Section):
     """Cycles settings and the render worker's life cycle."""
 
-    device: Literal["CPU", "CUDA", "OPTIX", "HIP", "ONEAPI", "METAL"] = "CPU"
+    device: RenderDevice = "CPU"
     samples: int = Field(32, ge=1)
     denoise: bool = Field(True, description="OpenImageDenoise (albedo and normal passes) on every frame")
-    denoise_prefilter: DenoisePrefilter = Field(
-        "ACCURATE", description="ACCURATE denoises the albedo and normal passes too; FAST takes them as they are"
-    )
-    denoise_quality: DenoiseQuality = Field("HIGH", description="the denoiser's network")
+    denoise_prefilter: DenoisePrefilter = "ACCURATE"
+    denoise_quality: DenoiseQuality = "HIGH"
     max_bounces: int = Field(4, ge=0)
     threads: int = Field(0, ge=0, description="CPU render threads; 0 = all cores")
     image_format: Literal["JPEG", "PNG"] = "JPEG"

@@ -86,3 +86,9 @@ def test_the_readme_holds_a_generated_table_in_its_span() -> None:
     lines = text[start:end].splitlines()[1:]
     assert lines[0] == "| benchmark | what | anchor | ratio |"
     assert all(line.startswith("| `bench/") for line in lines[2:]), lines[2:]
+
+
+def test_a_table_of_other_columns_is_written_alike() -> None:
+    """bench/render_quality.py's table goes through the same writer, with its own columns, in their order."""
+    text = bench_table.table([{"kind": "coco", "chosen": "2 spp | fast"}], ("kind", "chosen"))
+    assert text == "| kind | chosen |\n|---|---|\n| coco | 2 spp \\| fast |\n"
