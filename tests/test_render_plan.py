@@ -72,10 +72,11 @@ def _render_keys(config: BuildConfig) -> list[object]:
 def test_the_denoiser_knobs_at_their_defaults_keep_the_render_keys_of_earlier_builds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The smoke preset's render keys are those of a release without `denoise_prefilter`/`denoise_quality`
-    (its render hash took every render field but the worker's life cycle), and its engine the settings that
-    release built; FAST reaches the shard's engine and redoes every shard."""
-    smoke = load_config("smoke", [])
+    """With the denoiser's defaults, the smoke preset's render keys are those of a release without
+    `denoise_prefilter`/`denoise_quality` (its render hash took every render field but the worker's life cycle),
+    and its engine the settings that release built; FAST reaches the shard's engine and redoes every shard."""
+    prefilter, quality = "syndor.render.denoise_prefilter", "syndor.render.denoise_quality"
+    smoke = load_config("smoke", [f"{prefilter}=ACCURATE", f"{quality}=HIGH"])
     r = smoke.syndor.render
     keys = _render_keys(smoke)
     life_cycle = {"shards_per_worker", "shard_timeout_s", "threads"}
@@ -95,16 +96,16 @@ def test_the_denoiser_knobs_at_their_defaults_keep_the_render_keys_of_earlier_bu
         persistent_data=True,
     )
     assert render_stage.shard_spec(smoke, None, "desert", []).engine == earlier
-    fast = load_config("smoke", ["syndor.render.denoise_prefilter=FAST"])
+    fast = load_config("smoke", [f"{prefilter}=FAST", f"{quality}=HIGH"])
     assert render_stage.shard_spec(fast, None, "desert", []).engine == replace(earlier, denoise_prefilter="FAST")
     fast_keys = _render_keys(fast)
     assert fast_keys[0] != keys[0] and fast_keys[2] != keys[2]
     assert all(a[1] != b[1] and not set(a[2]) & set(b[2]) for a, b in zip(fast_keys[1], keys[1], strict=True))
-    balanced = load_config("smoke", ["syndor.render.denoise_quality=BALANCED"])
+    balanced = load_config("smoke", [f"{prefilter}=ACCURATE", f"{quality}=BALANCED"])
     assert render_stage.shard_spec(balanced, None, "desert", []).engine.denoise_quality == "BALANCED"
     assert _render_keys(balanced)[0] not in (keys[0], fast_keys[0])
     with pytest.raises(ValueError, match="denoise_prefilter"):
-        load_config("smoke", ["syndor.render.denoise_prefilter=SLOW"])
+        load_config("smoke", [f"{prefilter}=SLOW"])
 
 
 def test_released_names() -> None:
