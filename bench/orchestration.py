@@ -45,7 +45,9 @@ def smoke_shard() -> tuple[BuildConfig, ShardPlan, str]:
     config = load_config("smoke", [])
     plan = render_plan.plan_shards(config)[0]
     camera, render = config.syndor.camera, config.syndor.render
-    return config, plan, f"{len(plan.frames)} frames, {camera.resolution_w}×{camera.resolution_h}, {render.samples} spp"
+    denoised = " denoised" if render.denoise else ""
+    size = f"{camera.resolution_w}×{camera.resolution_h}"
+    return config, plan, f"{len(plan.frames)} frames, {size}, {render.samples} spp{denoised}"
 
 
 def _anchor_seconds(work: Path, config: BuildConfig, plan: ShardPlan) -> float:
