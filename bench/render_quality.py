@@ -35,8 +35,12 @@ import numpy as np
 KINDS = ("syndor", "panorama", "coco")
 #: Features whose change is reported (the area and height follow the mask, which the render settings do not move).
 FEATURES = ("ks_lightness", "sw_chroma", "edge_iou", "michelson_contrast")
+#: The images of a SynDORBench frame the discern stage gives values for: the frame, its night-vision image.
+IMAGES = ("raw", "nv")
 #: Adaptive sampling's noise threshold in the ladder (Blender's default).
 ADAPTIVE = 0.01
+#: SynDORBench frames of one lighting taken from one shard, at most (the frames spread over people and poses).
+FRAMES_PER_SHARD_LIGHTING = 2
 
 
 @dataclass(frozen=True)
@@ -55,16 +59,18 @@ class Setting:
 @dataclass(frozen=True)
 class Case:
     """One kind's render: `make(setting, folder)` writes the specs rendering into `folder` and returns their paths and
-    the images' paths; `before` is the setting before issue 35 (the anchor), `preset` the smoke preset's now;
-    `values(folder)` gives each image's discernibility features and observer verdict (SynDORBench only)."""
+    the images' paths; `before` is the setting before issue 35 (the anchor), `preset` the smoke preset's now; `size`
+    what is rendered, `reference_samples` the reference's samples; `values(folder)` gives each image's
+    discernibility features and observer verdict (SynDORBench only)."""
 
     kind: str
     before: Setting
     preset: Setting
     ladder: tuple[Setting, ...]
     make: Callable[[Setting, Path], tuple[list[Path], list[Path]]]
+    size: str
+    reference_samples: int
     values: Callable[[Path], list[dict[str, float]]] | None = None
-    size: str = ""
 
 
 def _engine(engine: Any, s: Setting) -> Any:
@@ -73,8 +79,8 @@ def _engine(engine: Any, s: Setting) -> Any:
 
 
 def syndor_frames(config: Any, work: Path, per_lighting: int) -> list[tuple[Any, list[tuple[Any, dict[str, Any]]]]]:
-    """`per_lighting` frames of each lighting of `config`'s plan, at most two of a lighting from a shard, from its
-    first shards: (the shard's worker spec, [(frame, index row)])."""
+    """`per_lighting` frames of each lighting of `config`'s plan, at most `FRAMES_PER_SHARD_LIGHTING` of a lighting
+    from a shard, from its first shards: (the shard's worker spec, [(frame, index row)])."""
     from benchfoundry.tasks.syndor import render_plan, render_stage
 
     picked, taken = [], dict.fromkeys(config.syndor.lightings, 0)
@@ -85,7 +91,10 @@ def syndor_frames(config: Any, work: Path, per_lighting: int) -> list[tuple[Any,
         chosen: list[tuple[Any, dict[str, Any]]] = []
         for frame, row in zip(spec.frames, rows, strict=True):
             light = row["lighting"]
-            if taken[light] < per_lighting and sum(r["lighting"] == light for _, r in chosen) < 2:
+            if (
+                taken[light] < per_lighting
+                and sum(r["lighting"] == light for _, r in chosen) < FRAMES_PER_SHARD_LIGHTING
+            ):
                 taken[light] += 1
                 chosen.append((frame, row))
         if chosen:
@@ -95,7 +104,7 @@ def syndor_frames(config: Any, work: Path, per_lighting: int) -> list[tuple[Any,
     raise ValueError(f"the smoke plan has fewer than {per_lighting} frames of each lighting ({taken})")
 
 
-def syndor_case(work: Path, per_lighting: int) -> Case:
+def syndor_case(work: Path, per_lighting: int, reference_samples: int) -> Case:
     """The smoke preset's SynDORBench frames, `per_lighting` of each of its lightings, as the build releases them
     (640×360 JPEG); each image's values are the discern stage's: the features and the observer's verdict on the
     frame and, for a night-group frame, on its night-vision image (the build's seeds: the frame's own path)."""
@@ -126,10 +135,10 @@ def syndor_case(work: Path, per_lighting: int) -> Case:
     ladder += (Setting(8, False), Setting(8, True, fast=True), Setting(8, True), Setting(16, True, ADAPTIVE))
     preset = Setting(r.samples, r.denoise, fast=r.denoise and r.denoise_prefilter == "FAST")
     size = f"{len(rows)} frames {config.syndor.camera.resolution_w}×{config.syndor.camera.resolution_h}"
-    return Case("syndor", Setting(16, False), preset, ladder, make, values, size)
+    return Case("syndor", Setting(16, False), preset, ladder, make, size, reference_samples, values)
 
 
-def panorama_case(work: Path, width: int) -> Case:
+def panorama_case(work: Path, width: int, reference_samples: int) -> Case:
     """The smoke preset's living-room panorama."""
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import write_spec
@@ -153,10 +162,10 @@ def panorama_case(work: Path, width: int) -> Case:
     )
     ladder = (Setting(1, False), Setting(1, True), Setting(1, True, fast=True), Setting(2, True, fast=True))
     ladder += (Setting(2, True), Setting(4, False), Setting(4, True, fast=True), Setting(8, True, ADAPTIVE, True))
-    return Case("panorama", Setting(2, False), preset, ladder, make, size=f"{width}×{width // 2}")
+    return Case("panorama", Setting(2, False), preset, ladder, make, f"{width}×{width // 2}", reference_samples)
 
 
-def coco_case(work: Path, scale: float) -> Case:
+def coco_case(work: Path, scale: float, reference_samples: int) -> Case:
     """The smoke preset's first synthetic COCO val image."""
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import CocoShard, EngineSettings, write_spec
@@ -186,7 +195,7 @@ def coco_case(work: Path, scale: float) -> Case:
     preset = Setting(full.samples, full.denoise, full.adaptive_threshold, full.denoise_prefilter == "FAST")
     ladder = (Setting(2, False), Setting(2, True), Setting(2, True, fast=True), Setting(4, False), Setting(4, True))
     ladder += (Setting(4, True, fast=True), Setting(8, True), Setting(8, True, ADAPTIVE, True))
-    return Case("coco", Setting(8, False), preset, ladder, make, size=f"{cfg.width}×{cfg.height}")
+    return Case("coco", Setting(8, False), preset, ladder, make, f"{cfg.width}×{cfg.height}", reference_samples)
 
 
 def psnr(a: np.ndarray, b: np.ndarray) -> float:
@@ -203,16 +212,16 @@ def ssim(a: np.ndarray, b: np.ndarray) -> float:
 def drift(values: list[dict[str, Any]], reference: list[dict[str, Any]]) -> dict[str, Any]:
     """How far each image's values are from the reference's: the largest mean absolute change of a feature over the
     images that have it (frames, night-vision images), which feature, and how many observer verdicts changed."""
-    changes = {}
-    for name in (f"{image}_{f}" for image in ("raw", "nv") for f in FEATURES):
-        pairs = [(v[name], r[name]) for v, r in zip(values, reference, strict=True) if not math.isnan(r[name])]
-        changes[name] = float(np.mean([abs(v - r) for v, r in pairs]))
-    verdicts = [
-        (v[f"{image}_detector_seen"], r[f"{image}_detector_seen"])
-        for v, r in zip(values, reference, strict=True)
-        for image in ("raw", "nv")
-        if not math.isnan(r[f"{image}_detector_seen"])
-    ]
+
+    def pairs(name: str) -> list[tuple[float, float]]:
+        """(value, reference value) of `name` for each image that has it (NaN in the reference: no such image)."""
+        return [(v[name], r[name]) for v, r in zip(values, reference, strict=True) if not math.isnan(r[name])]
+
+    changes = {
+        name: float(np.mean([abs(v - r) for v, r in pairs(name)]))
+        for name in (f"{image}_{f}" for image in IMAGES for f in FEATURES)
+    }
+    verdicts = [pair for image in IMAGES for pair in pairs(f"{image}_detector_seen")]
     largest = max(changes, key=lambda k: changes[k])
     return {
         "feature_change": changes[largest],
@@ -235,11 +244,11 @@ def render(spec: Path) -> float:
     return float(render_client.render_spec(spec, timeout_s=7200, shards_per_worker=10_000)["cpu_seconds"])
 
 
-def run_case(case: Case, work: Path, reference_samples: int) -> list[dict[str, Any]]:
+def run_case(case: Case, work: Path) -> list[dict[str, Any]]:
     """Render the reference, the setting before, the preset's and the ladder; one row per setting: CPU seconds,
     PSNR and SSIM averaged over the images, and the values' drift (`drift`) where the case has values."""
     folder = work / case.kind
-    specs, ref_paths = case.make(Setting(reference_samples, True), _mkdir(folder / "reference"))
+    specs, ref_paths = case.make(Setting(case.reference_samples, True), _mkdir(folder / "reference"))
     for spec in specs:
         render(spec)
     reference = [_read(p) for p in ref_paths]
@@ -255,7 +264,7 @@ def run_case(case: Case, work: Path, reference_samples: int) -> list[dict[str, A
             "psnr": float(np.mean([psnr(a, b) for a, b in zip(images, reference, strict=True)])),
             "ssim": float(np.mean([ssim(a, b) for a, b in zip(images, reference, strict=True)])),
         }
-        if ref_values is not None and case.values is not None:
+        if case.values is not None and ref_values is not None:
             row.update(drift(case.values(folder / f"s{i}"), ref_values))
         rows.append(row)
     return rows
@@ -290,7 +299,7 @@ TABLE_COLUMNS = (
 )
 
 
-def table_row(case: Case, reference_samples: int, anchor: dict[str, Any], best: dict[str, Any]) -> dict[str, str]:
+def table_row(case: Case, anchor: dict[str, Any], best: dict[str, Any]) -> dict[str, str]:
     """The README's row of a kind: before (`anchor`), chosen (`best`), chosen's CPU against before's, PSNR, SSIM,
     feature change and observer verdicts (before → chosen)."""
     same = best["setting"] == case.before
@@ -299,7 +308,7 @@ def table_row(case: Case, reference_samples: int, anchor: dict[str, Any], best: 
     change = f"{anchor['feature_change']:.3f} → {best['feature_change']:.3f}" if valued else "—"
     verdicts = f"{anchor['verdicts_changed']} → {best['verdicts_changed']} of {best['verdicts']}" if valued else "—"
     cells = (
-        f"{case.kind} ({case.size}, ref. {reference_samples} spp)",
+        f"{case.kind} ({case.size}, ref. {case.reference_samples} spp)",
         f"{case.before.label.strip()}: {anchor['psnr']:.1f} dB, SSIM {anchor['ssim']:.3f}",
         f"{best['setting'].label.strip()}{' (kept)' if same else ''}",
         f"{best['cpu_s'] / anchor['cpu_s']:.2f}×",
@@ -331,17 +340,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="render-quality-") as tmp:
         work = Path(tmp)
         builders = {
-            "syndor": lambda: syndor_case(work, args.syndor_frames),
-            "panorama": lambda: panorama_case(work, args.panorama_width),
-            "coco": lambda: coco_case(work, args.coco_scale),
+            "syndor": lambda: syndor_case(work, args.syndor_frames, args.syndor_reference_samples),
+            "panorama": lambda: panorama_case(work, args.panorama_width, args.reference_samples),
+            "coco": lambda: coco_case(work, args.coco_scale, args.reference_samples),
         }
         table = []
         for kind in args.kinds:
             case = builders[kind]()
-            reference_samples = args.syndor_reference_samples if kind == "syndor" else args.reference_samples
-            rows = run_case(case, work, reference_samples)
+            rows = run_case(case, work)
             anchor = next(r for r in rows if r["setting"] == case.before)
-            print(f"== {kind}, {case.size} (reference {reference_samples} spp +oidn)")
+            print(f"== {kind}, {case.size} (reference {case.reference_samples} spp +oidn)")
             for r in rows:
                 mark = " (before)" if r["setting"] == case.before else ""
                 mark += " (preset)" if r["setting"] == case.preset else ""
@@ -361,7 +369,7 @@ def main() -> None:
                 f"PSNR {best['psnr'] - anchor['psnr']:+.2f} dB, SSIM {best['ssim'] - anchor['ssim']:+.4f}",
                 flush=True,
             )
-            table.append(table_row(case, reference_samples, anchor, best))
+            table.append(table_row(case, anchor, best))
     render_client.close_all()
     if args.table:
         args.table.write_text(bench_table.table(table, TABLE_COLUMNS), encoding="utf-8")

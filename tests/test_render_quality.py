@@ -3,17 +3,13 @@ which setting it chooses (the cheapest as close as before on every measure)."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import math
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))  # render_quality imports bench_table as the benches do
-_spec = importlib.util.spec_from_file_location("render_quality", ROOT / "bench" / "render_quality.py")
-rq = importlib.util.module_from_spec(_spec)
-sys.modules["render_quality"] = rq  # its dataclasses look their module up
-_spec.loader.exec_module(rq)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # as the benches run: beside bench_table
+rq = importlib.import_module("render_quality")
 
 
 def _values(base: float, seen: float, night: bool) -> dict[str, float]:
