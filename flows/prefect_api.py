@@ -63,17 +63,24 @@ def _drain_prefect_clients(timeout_s: float = 5.0) -> None:
 
 @contextmanager
 def prefect_server(
-    host: str = "127.0.0.1", port: int | None = None, timeout_s: float = STARTUP_TIMEOUT_S, scheduler: bool = False
+    host: str = "127.0.0.1",
+    port: int | None = None,
+    timeout_s: float = STARTUP_TIMEOUT_S,
+    scheduler: bool = False,
+    home: str | None = None,
 ) -> Iterator[str]:
     """A `prefect server start` subprocess on host:port (a free port when None), killed by the OS if this
     process dies; yields its API URL and stops it at exit. Its log goes to a temporary file, quoted when it
     does not come up. `scheduler` runs the server's scheduler service (deployments' schedules make runs);
-    a build's own server has no deployments and runs without it."""
+    a build's own server has no deployments and runs without it. `home`: the server's PREFECT_HOME (its
+    SQLite database), this process's when None."""
     port = port or free_port(host)
     url = f"http://{host}:{port}/api"
     # SQLite under many Dask workers' writes: wait for the lock instead of failing after the default 10 s
     env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_API_DATABASE_TIMEOUT": "60"}
     env.pop("PREFECT_API_URL", None)
+    if home is not None:
+        env["PREFECT_HOME"] = home
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(
             tied_command(

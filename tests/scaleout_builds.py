@@ -4,7 +4,9 @@ helpers to compare builds file by file and to find the processes a build runs.""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -12,7 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import psutil
+import pytest
 import yaml
+from filelock import FileLock
 
 TINY_BUILD = {
     "name": "scaleout-tiny",
@@ -44,6 +48,24 @@ def write_config(folder: Path) -> Path:
     path = folder / "tiny.yaml"
     path.write_text(yaml.safe_dump(TINY_BUILD))
     return path
+
+
+def shared_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The uninterrupted local build of `TINY_BUILD` every scale-out and SLURM build is compared with, built
+    once for the test run (every xdist worker shares it) against the calling process's Prefect API."""
+    from benchfoundry.configs.loader import load_config
+    from benchfoundry.flows.build import build
+
+    shared = tmp_path_factory.getbasetemp().parent
+    out = shared / "tiny-reference"
+    with FileLock(str(shared / "tiny-reference.lock")):
+        if not (out / "build.json").exists() or json.loads((out / "build.json").read_text())["status"] != "finished":
+            shutil.rmtree(out, ignore_errors=True)
+            record = build(load_config(str(write_config(shared))), str(out), ["syndor"])
+            outcome = record["benchmarks"]["syndor"]
+            assert outcome["status"] == "built", outcome
+            assert outcome["stages"]["render"]["shards_rendered"] == SHARDS
+    return out
 
 
 def output_hashes(root: Path) -> dict[str, str]:

@@ -121,7 +121,7 @@ def test_the_build_command_blocks_the_signals_before_any_other_thread_exists() -
     assert run.returncode == 0 and run.stdout.strip() == "1", run.stdout + run.stderr
 
 
-def test_the_builds_prefect_server_dies_with_a_killed_build(tmp_path: Path) -> None:
+def test_the_builds_prefect_server_dies_with_a_killed_build(prefect_home: Path) -> None:
     """SIGKILL leaves no handler to run: the OS ends the server (flows/prefect_api.py, core/tied_process.py)."""
     script = (
         "import time\n"
@@ -130,7 +130,7 @@ def test_the_builds_prefect_server_dies_with_a_killed_build(tmp_path: Path) -> N
         "    print(url, flush=True)\n"
         "    time.sleep(600)\n"
     )
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
+    env = {**os.environ, "PREFECT_HOME": str(prefect_home)}
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None and proc.stdout.readline().startswith("http://127.0.0.1:")

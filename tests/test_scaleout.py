@@ -24,13 +24,13 @@ from scaleout_builds import (
     environ_without_api,
     frame_in_progress,
     render_workers,
+    shared_reference,
     wait_for,
     write_config,
 )
 
 from benchfoundry.configs.loader import load_config
-from benchfoundry.flows.build import build, run_build
-from benchfoundry.flows.prefect_api import prefect_server
+from benchfoundry.flows.build import build
 
 pytestmark = [pytest.mark.blender, pytest.mark.long(minutes=4)]
 
@@ -41,43 +41,9 @@ def config_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def reference(config_path: Path, tmp_path_factory: pytest.TempPathFactory, prefect_server: None) -> Path:
+def reference(tmp_path_factory: pytest.TempPathFactory, prefect_server: None) -> Path:
     """The uninterrupted local build every other build is compared with."""
-    out = tmp_path_factory.mktemp("reference")
-    record = build(load_config(str(config_path)), str(out), ["syndor"])
-    outcome = record["benchmarks"]["syndor"]
-    assert outcome["status"] == "built", outcome
-    assert outcome["stages"]["render"]["shards_rendered"] == SHARDS
-    return out
-
-
-def test_dask_local_build_against_a_real_prefect_server_equals_the_local_build(
-    reference: Path, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """(4) local vs dask-local with 2 workers: the same files; (d) a real `prefect server start` (SQLite,
-    loopback) holds the flow runs and every shard's task run, reported from the Dask workers."""
-    from prefect.client.orchestration import get_client
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-
-    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
-    out = tmp_path / "out"
-    config = load_config(str(config_path), ["runner.kind=dask-local", "runner.workers=2"])
-    with prefect_server() as url, temporary_settings({PREFECT_API_URL: url}):
-        assert url.startswith("http://127.0.0.1:")
-        record = run_build(config, str(out), ["syndor"])
-        with get_client(sync_client=True) as client:
-            flows = {client.read_flow(r.flow_id).name: r.state_type.value for r in client.read_flow_runs()}
-
-            def finished_shards() -> list:  # the server records task runs from their events, a moment later
-                runs = [t for t in client.read_task_runs() if t.task_key.startswith("render_task-")]
-                return runs if len(runs) >= SHARDS and all(t.state_type.value == "COMPLETED" for t in runs) else []
-
-            shards = wait_for(finished_shards, timeout_s=120, what="the shards' task runs on the server")
-    assert record["benchmarks"]["syndor"]["status"] == "built", record["benchmarks"]["syndor"]
-    assert {"build", "syndor", "syndor-render", "syndor-discern"} <= set(flows), flows
-    assert all(state == "COMPLETED" for state in flows.values()), flows
-    assert len(shards) == SHARDS
-    assert_same_outputs(out, reference)
+    return shared_reference(tmp_path_factory)
 
 
 def test_a_killed_blender_worker_is_retried_and_the_outputs_equal_an_uninterrupted_build(
@@ -165,14 +131,17 @@ def test_sigterm_stops_a_build_at_once_and_a_rerun_completes_alike(
     assert_same_outputs(out, reference)
 
 
-def test_a_killed_dask_worker_is_replaced_and_the_build_completes_alike(
-    reference: Path, config_path: Path, tmp_path: Path
+def test_a_dask_local_build_with_a_killed_dask_worker_equals_the_local_build_on_its_own_server(
+    reference: Path, config_path: Path, tmp_path: Path, prefect_home: Path
 ) -> None:
-    """(c) dask-local with two workers, one SIGKILLed mid-shard; with no Prefect API configured the build
-    starts one real server for itself and every shard's task run is recorded in its database."""
+    """(4) local vs dask-local with 2 workers: the same files, (c) with one Dask worker SIGKILLed mid-shard
+    (replaced); (d) with no Prefect API configured the build starts one real `prefect server start` (SQLite,
+    loopback), whose database holds every flow run, completed, and every shard's task run, reported from the
+    Dask workers."""
     out = tmp_path / "out"
-    home = tmp_path / "prefect"
-    proc = cli_build(config_path, out, environ_without_api(home), ["runner.kind=dask-local", "runner.workers=2"])
+    proc = cli_build(
+        config_path, out, environ_without_api(prefect_home), ["runner.kind=dask-local", "runner.workers=2"]
+    )
     try:
         blender = wait_for(
             lambda: frame_in_progress(out) and render_workers(proc.pid) or proc.poll() is not None,
@@ -190,12 +159,13 @@ def test_a_killed_dask_worker_is_replaced_and_the_build_completes_alike(
     log = Path(f"{out}.log").read_text()
     assert "Prefect API for this build: http://127.0.0.1:" in log
     assert_same_outputs(out, reference)
-    with sqlite3.connect(home / "prefect.db") as db:
+    with sqlite3.connect(prefect_home / "prefect.db") as db:
         shards = db.execute(
             "SELECT DISTINCT name, state_type FROM task_run WHERE task_key LIKE 'render_task-%'"
         ).fetchall()
-        flows = {
-            name for (name,) in db.execute("SELECT flow.name FROM flow_run JOIN flow ON flow.id = flow_run.flow_id")
-        }
+        flows = dict(
+            db.execute("SELECT flow.name, flow_run.state_type FROM flow_run JOIN flow ON flow.id = flow_run.flow_id")
+        )
     assert len(shards) == SHARDS and {state for _, state in shards} == {"COMPLETED"}, shards
-    assert {"build", "syndor-render"} <= flows
+    assert {"build", "syndor", "syndor-render", "syndor-discern"} <= set(flows), flows
+    assert set(flows.values()) == {"COMPLETED"}, flows

@@ -144,12 +144,12 @@ def _render(out: Path) -> dict:
 
 @pytest.mark.blender
 def test_scheduled_runs_build_then_render_only_a_new_lightings_frames(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, prefect_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out, scratch = tmp_path / "out", tmp_path / "scratch"
     config = tmp_path / "tiny.yaml"
     config.write_text(yaml.safe_dump({**TINY_BUILD, "output_root": str(out)}))
-    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect-home"))  # the server's SQLite database
+    monkeypatch.setenv("PREFECT_HOME", str(prefect_home))  # the server's SQLite database
     worker_log = tmp_path / "worker.log"
     with (
         prefect_server(scheduler=True) as url,

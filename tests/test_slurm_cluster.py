@@ -1,8 +1,7 @@
-"""`runner.kind=slurm` against a real one-node SLURM, started for the session with `scripts/slurm-local` in a
-folder and on ports of its own: a submission that cannot succeed stops the build in one line and leaves no job,
-a GPU stage runs in a job holding the (fake) GPU, and the two-shard SynDORBench build of
-tests/scaleout_builds.py built as SLURM jobs equals the local build, also with a worker job cancelled
-mid-build; SIGTERM and SIGINT cancel every job of the build.
+"""`runner.kind=slurm` against a real one-node SLURM (tests/slurm_local.py), as its jobs meet the build: a
+submission that cannot succeed stops the build in one line and leaves no job, a GPU stage runs in a job holding
+the (fake) GPU, a job killed at its walltime is a lost worker replaced with a warning, and SIGTERM and SIGINT
+cancel every job of the build.
 
 Skipped only where SLURM is not installed (`.ci/run` installs slurm-wlm and munge) or not run as root
 (the cluster's SlurmUser)."""
@@ -11,87 +10,22 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shutil
 import signal
-import socket
-import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from prefect import flow
-from scaleout_builds import (
-    SHARDS,
-    assert_same_outputs,
-    cli_build,
-    frame_in_progress,
-    wait_for,
-    write_config,
-)
+from scaleout_builds import cli_build, frame_in_progress, wait_for, write_config
+from slurm_local import JOBS, NEEDS_SLURM, queued
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
-from benchfoundry.flows.build import build
 from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.task_runner import submit_shards, task_runner
 from benchfoundry.tasks.common.shard_task import shard_task
 
-REPO = Path(__file__).resolve().parent.parent
-pytestmark = [
-    pytest.mark.long(minutes=6),
-    pytest.mark.skipif(
-        not (shutil.which("slurmctld") or Path("/usr/sbin/slurmctld").exists()) or not shutil.which("munged"),
-        reason="SLURM not installed (apt-get install slurm-wlm munge; .ci/run does)",
-    ),
-    pytest.mark.skipif(os.geteuid() != 0, reason="the local SLURM runs as root (SlurmUser=root)"),
-]
-#: Small jobs for a 2-core machine; the scheduler on any free port.
-JOBS = ["runner.kind=slurm", "runner.slurm.cores=1", "runner.slurm.memory=2GB", "runner.slurm.scheduler_port=0"]
-
-
-def _free_port_pair() -> int:
-    """A port p such that p and p + 1 are free (slurmctld and slurmd)."""
-    for _ in range(50):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port + 1))
-            except OSError:
-                continue
-        return port
-    raise RuntimeError("no two free ports in a row")
-
-
-@pytest.fixture(scope="session")
-def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """A one-node SLURM for the session (stopped after it): the environment that points SLURM commands at it."""
-    folder = tmp_path_factory.mktemp("slurm")
-    env = {**os.environ, "SLURM_LOCAL_DIR": str(folder), "SLURM_LOCAL_PORT": str(_free_port_pair())}
-    script = str(REPO / "scripts" / "slurm-local")
-    up = subprocess.run([script, "up"], env=env, capture_output=True, text=True)
-    try:
-        assert up.returncode == 0, up.stderr
-        yield {"SLURM_CONF": str(folder / "slurm.conf")}
-    finally:
-        subprocess.run([script, "down"], env=env, capture_output=True)
-
-
-@pytest.fixture
-def slurm_env(slurm: dict[str, str], cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """The console script's environment (the test Prefect server) with the session's SLURM; also this process's."""
-    for name, value in slurm.items():
-        monkeypatch.setenv(name, value)
-    return {**cli_env, **slurm}
-
-
-def _jobs(env: dict[str, str], states: str = "PENDING,RUNNING") -> list[str]:
-    done = subprocess.run(["squeue", "-h", "-t", states, "-o", "%i"], env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return done.stdout.split()
+pytestmark = [pytest.mark.long(minutes=4), *NEEDS_SLURM]
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +54,7 @@ def test_a_partition_the_cluster_lacks_stops_the_build_in_one_line(
     assert last.startswith("error: runner.slurm.queue: ") and "invalid partition" in last.lower(), last
     assert "Traceback" not in log
     assert record["status"] == "failed" and record["error"] == last.removeprefix("error: ")
-    assert not _jobs(slurm_env)
+    assert not queued(slurm_env)
 
 
 def test_a_job_that_pends_for_a_reason_that_never_clears_stops_the_build_in_one_line(
@@ -135,7 +69,7 @@ def test_a_job_that_pends_for_a_reason_that_never_clears_stops_the_build_in_one_
     assert last.startswith("error: runner.slurm: SLURM job ") and "PartitionTimeLimit" in last, last
     assert "runner.slurm.walltime" in last
     assert record["status"] == "failed"
-    assert not _jobs(slurm_env)
+    assert not queued(slurm_env)
 
 
 @shard_task(kind="gpu", name="probe-gpu", device=lambda config: "cuda")
@@ -205,69 +139,7 @@ def test_a_job_killed_at_its_walltime_is_a_lost_worker_replaced_with_a_warning(
     assert "DUE TO TIME LIMIT" in (tmp_path / "slurm" / f"{first}.err").read_text()
     warnings = [line for line in capfd.readouterr().err.splitlines() if line.startswith("warning: runner.slurm")]
     assert warnings and f"SLURM job {first} was killed at its walltime" in warnings[0], warnings
-    assert not _jobs(slurm_env)
-
-
-@pytest.fixture(scope="module")
-def reference(config_path: Path, tmp_path_factory: pytest.TempPathFactory, prefect_server: None) -> Path:
-    """The local build the SLURM builds are compared with."""
-    out = tmp_path_factory.mktemp("reference")
-    record = build(load_config(str(config_path)), str(out), ["syndor"])
-    assert record["benchmarks"]["syndor"]["status"] == "built", record["benchmarks"]["syndor"]
-    return out
-
-
-def _job_logs(out: Path) -> set[str]:
-    """The job ids of OUT/slurm/<jobid>.out|err, each with both files."""
-    names = {p.name for p in (out / "slurm").iterdir()}
-    ids = {re.fullmatch(r"(\d+)\.(out|err)", n).group(1) for n in names}
-    assert names == {f"{i}.{ext}" for i in ids for ext in ("out", "err")}, names
-    return ids
-
-
-def _set_job_logs_aside(out: Path, folder: Path) -> None:
-    """OUT/slurm/ (the jobs' logs, which a local build has not) moved out of the build, to compare the rest."""
-    shutil.move(out / "slurm", folder / "job-logs")
-
-
-@pytest.mark.blender
-def test_a_slurm_build_equals_the_local_build_and_keeps_each_jobs_output(
-    reference: Path, config_path: Path, tmp_path: Path, slurm_env: dict[str, str]
-) -> None:
-    out = tmp_path / "out"
-    proc = cli_build(config_path, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=2"])
-    assert proc.wait(timeout=1800) == 0, Path(f"{out}.log").read_text()[-3000:]
-    ids = _job_logs(out)
-    # the workers' logs (a job cancelled as the build closed may have had no time to write any)
-    assert any("distributed.worker" in (out / "slurm" / f"{i}.err").read_text() for i in ids), ids
-    assert not _jobs(slurm_env)
-    _set_job_logs_aside(out, tmp_path)
-    assert_same_outputs(out, reference)
-
-
-@pytest.mark.blender
-def test_a_worker_job_cancelled_mid_build_changes_nothing(
-    reference: Path, config_path: Path, tmp_path: Path, slurm_env: dict[str, str]
-) -> None:
-    out = tmp_path / "out"
-    proc = cli_build(config_path, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=1"])
-    try:
-        wait_for(lambda: frame_in_progress(out) or proc.poll() is not None, what="a frame of a shard in progress")
-        assert proc.poll() is None, "the build ended before a shard was caught"
-        (job,) = _jobs(slurm_env, "RUNNING")
-        subprocess.run(["scancel", job], env=slurm_env, check=True)
-        assert proc.wait(timeout=1800) == 0, Path(f"{out}.log").read_text()[-3000:]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert len(_job_logs(out)) >= 2  # the cancelled job and its replacement
-    _set_job_logs_aside(out, tmp_path)
-    assert_same_outputs(out, reference)
-    assert (
-        json.loads((out / "build.json").read_text())["benchmarks"]["syndor"]["stages"]["render"]["shards_rendered"]
-        <= SHARDS
-    )
+    assert not queued(slurm_env)
 
 
 @pytest.mark.blender
@@ -282,13 +154,13 @@ def test_a_stop_signal_cancels_every_job_of_the_build(
     try:
         wait_for(lambda: frame_in_progress(out) or proc.poll() is not None, what="a frame of a shard in progress")
         assert proc.poll() is None, "the build ended before a shard was caught"
-        assert _jobs(slurm_env)
+        assert queued(slurm_env)
         proc.send_signal(signum)
         assert proc.wait(timeout=10) == 128 + signum
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert not _jobs(slurm_env)
+    assert not queued(slurm_env)
     record = json.loads((out / "build.json").read_text())
     assert record["status"] == "interrupted" and record["interrupted_by"] == signal.Signals(signum).name
