@@ -4,16 +4,36 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
+import run_folder
 from slurm_local import local_slurm
 
 REPO = Path(__file__).resolve().parent.parent
+_SERVER = pytest.StashKey[run_folder.SharedServer]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """As the xdist controller (`-n N`, N > 0): a run folder for the workers and, in a thread, one Prefect server
+    they share (tests/run_folder.py); each worker would otherwise start its own, and keep it busy all run."""
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None) or config.option.collectonly:
+        return
+    folder = tempfile.mkdtemp(prefix="benchfoundry-tests-")
+    os.environ[run_folder.RUN_FOLDER_ENV] = folder  # the workers, started after this, inherit it
+    config.stash[_SERVER] = server = run_folder.SharedServer(Path(folder))
+    server.start()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    server = config.stash.get(_SERVER, None)
+    if server is not None:
+        server.stop()
+        shutil.rmtree(server.folder, ignore_errors=True)
+        os.environ.pop(run_folder.RUN_FOLDER_ENV, None)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -30,43 +50,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def prefect_db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A PREFECT_HOME whose SQLite database holds Prefect's schema, made once for the test run (every xdist
-    worker shares it): a server started on a copy skips the migrations, two thirds of its start-up CPU."""
-    shared = tmp_path_factory.getbasetemp().parent
-    home = shared / "prefect-db-template"
-    with FileLock(str(shared / "prefect-db-template.lock")):
-        if not (home / "prefect.db").exists():
-            made = shared / "prefect-db-template.partial"
-            shutil.rmtree(made, ignore_errors=True)
-            made.mkdir()
-            env = {**os.environ, "PREFECT_HOME": str(made)}
-            env.pop("PREFECT_API_URL", None)
-            upgrade = [sys.executable, "-m", "prefect", "server", "database", "upgrade", "-y"]
-            done = subprocess.run(upgrade, env=env, capture_output=True, text=True)
-            assert done.returncode == 0, done.stdout + done.stderr
-            made.rename(home)
-    return home
+    """A PREFECT_HOME holding a migrated, empty database, made once for the test run."""
+    return run_folder.prefect_db_template(run_folder.run_folder(tmp_path_factory))
 
 
 @pytest.fixture
 def prefect_home(tmp_path: Path, prefect_db_template: Path) -> Path:
     """A fresh PREFECT_HOME for a server a test starts: a copy of the migrated, empty database."""
-    home = tmp_path / "prefect-home"
-    shutil.copytree(prefect_db_template, home)
-    return home
+    return run_folder.copy_home(prefect_db_template, tmp_path / "prefect-home")
 
 
 @pytest.fixture(scope="session")
-def prefect_server(tmp_path_factory: pytest.TempPathFactory, prefect_db_template: Path) -> Iterator[None]:
-    """One real Prefect server (SQLite, on a copy of the migrated database) for each test process.
-
-    Flows run against it instead of each starting its own temporary server."""
+def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One real Prefect server (SQLite) that flows run against, instead of each starting its own temporary
+    server: under xdist the controller's, shared by its workers (`pytest_configure`); else one for this process."""
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from benchfoundry.flows.prefect_api import prefect_server as start_server
 
-    home = tmp_path_factory.mktemp("prefect-server") / "home"
-    shutil.copytree(prefect_db_template, home)
+    if os.environ.get(run_folder.RUN_FOLDER_ENV):
+        url = run_folder.shared_server_url(run_folder.run_folder(tmp_path_factory))
+        with temporary_settings({PREFECT_API_URL: url}):
+            yield
+        return
+    home = tmp_path_factory.mktemp("prefect-server")  # one server: migrating its database costs no more
     with start_server(home=str(home)) as url, temporary_settings({PREFECT_API_URL: url}):
         yield
 

@@ -17,6 +17,7 @@ import psutil
 import pytest
 import yaml
 from filelock import FileLock
+from run_folder import run_folder
 
 TINY_BUILD = {
     "name": "scaleout-tiny",
@@ -56,7 +57,7 @@ def shared_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from benchfoundry.configs.loader import load_config
     from benchfoundry.flows.build import build
 
-    shared = tmp_path_factory.getbasetemp().parent
+    shared = run_folder(tmp_path_factory)
     out = shared / "tiny-reference"
     with FileLock(str(shared / "tiny-reference.lock")):
         if not (out / "build.json").exists() or json.loads((out / "build.json").read_text())["status"] != "finished":
