@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import run_folder
+from scaleout_builds import shared_reference, write_config
 from slurm_local import local_slurm
 
 REPO = Path(__file__).resolve().parent.parent
@@ -106,3 +107,15 @@ def slurm_env(slurm: dict[str, str], cli_env: dict[str, str], monkeypatch: pytes
     for name, value in slurm.items():
         monkeypatch.setenv(name, value)
     return {**cli_env, **slurm}
+
+
+@pytest.fixture(scope="session")
+def tiny_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The two-shard SynDORBench build of the scale-out and SLURM tests (tests/scaleout_builds.py), as a file."""
+    return write_config(tmp_path_factory.mktemp("tiny-config"))
+
+
+@pytest.fixture(scope="session")
+def tiny_reference(tmp_path_factory: pytest.TempPathFactory, prefect_server: None) -> Path:
+    """Its uninterrupted local build, which every scale-out and SLURM build is compared with."""
+    return shared_reference(tmp_path_factory)

@@ -24,9 +24,7 @@ from scaleout_builds import (
     environ_without_api,
     frame_in_progress,
     render_workers,
-    shared_reference,
     wait_for,
-    write_config,
 )
 
 from benchfoundry.configs.loader import load_config
@@ -35,19 +33,8 @@ from benchfoundry.flows.build import build
 pytestmark = [pytest.mark.blender, pytest.mark.long(minutes=4)]
 
 
-@pytest.fixture(scope="module")
-def config_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_config(tmp_path_factory.mktemp("config"))
-
-
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory, prefect_server: None) -> Path:
-    """The uninterrupted local build every other build is compared with."""
-    return shared_reference(tmp_path_factory)
-
-
 def test_a_killed_blender_worker_is_retried_and_the_outputs_equal_an_uninterrupted_build(
-    reference: Path, config_path: Path, tmp_path: Path
+    tiny_reference: Path, tiny_config: Path, tmp_path: Path
 ) -> None:
     """(a) SIGKILL the Blender worker mid-shard: the task fails, Prefect retries it, nothing differs."""
     killed: list[int] = []
@@ -61,21 +48,21 @@ def test_a_killed_blender_worker_is_retried_and_the_outputs_equal_an_uninterrupt
 
     watcher = threading.Thread(target=kill_mid_shard, daemon=True)
     watcher.start()
-    record = build(load_config(str(config_path)), str(tmp_path), ["syndor"])
+    record = build(load_config(str(tiny_config)), str(tmp_path), ["syndor"])
     watcher.join(5)
     assert killed, "the watcher did not catch a worker mid-shard"
     render = record["benchmarks"]["syndor"]["stages"]["render"]
     assert record["benchmarks"]["syndor"]["status"] == "built" and render["shards_failed"] == 0
-    assert_same_outputs(tmp_path, reference)
+    assert_same_outputs(tmp_path, tiny_reference)
 
 
 def test_a_killed_build_reruns_only_its_unfinished_shards(
-    reference: Path, config_path: Path, tmp_path: Path, cli_env: dict[str, str]
+    tiny_reference: Path, tiny_config: Path, tmp_path: Path, cli_env: dict[str, str]
 ) -> None:
     """(b) SIGKILL the build process after its first shard: the rerun renders only the rest, and the
     finished shard's marker and files are not touched."""
     out = tmp_path / "out"
-    proc = cli_build(config_path, out, cli_env)
+    proc = cli_build(tiny_config, out, cli_env)
     try:
         wait_for(lambda: done_markers(out) or proc.poll() is not None, what="the first finished shard")
         orphans = render_workers(proc.pid)
@@ -91,21 +78,21 @@ def test_a_killed_build_reruns_only_its_unfinished_shards(
     assert 0 < len(finished) < SHARDS
     assert json.loads((out / "build.json").read_text())["status"] == "running"  # the killed run never finished
     finished_frames = {p: p.stat().st_mtime_ns for p in (out / "syndor" / "images").rglob("*.jpg")}
-    record = build(load_config(str(config_path)), str(out), ["syndor"])
+    record = build(load_config(str(tiny_config)), str(out), ["syndor"])
     render = record["benchmarks"]["syndor"]["stages"]["render"]
     assert render["shards_rendered"] == SHARDS - len(finished), render
     assert {k: v for k, v in done_markers(out).items() if k in finished} == finished
     assert all(p.stat().st_mtime_ns == t for p, t in finished_frames.items())
-    assert_same_outputs(out, reference)
+    assert_same_outputs(out, tiny_reference)
 
 
 def test_sigterm_stops_a_build_at_once_and_a_rerun_completes_alike(
-    reference: Path, config_path: Path, tmp_path: Path, cli_env: dict[str, str]
+    tiny_reference: Path, tiny_config: Path, tmp_path: Path, cli_env: dict[str, str]
 ) -> None:
     """SIGTERM mid-shard (SLURM at walltime, `scancel`): exit 143 within 10 s (SLURM kills 30 s later), no
     process of the build left, build.json `interrupted`, the lock released; the rerun gives the same bytes."""
     out = tmp_path / "out"
-    proc = cli_build(config_path, out, cli_env)
+    proc = cli_build(tiny_config, out, cli_env)
     try:
         wait_for(
             lambda: frame_in_progress(out) and render_workers(proc.pid) or proc.poll() is not None,
@@ -126,13 +113,13 @@ def test_sigterm_stops_a_build_at_once_and_a_rerun_completes_alike(
     record = json.loads((out / "build.json").read_text())
     assert record["status"] == "interrupted" and record["interrupted_by"] == "SIGTERM"
     assert (out / ".benchfoundry.lock").read_text() == ""  # released, not left by a killed holder
-    record = build(load_config(str(config_path)), str(out), ["syndor"])
+    record = build(load_config(str(tiny_config)), str(out), ["syndor"])
     assert record["benchmarks"]["syndor"]["status"] == "built" and record["lock_taken_over"] is None
-    assert_same_outputs(out, reference)
+    assert_same_outputs(out, tiny_reference)
 
 
 def test_a_dask_local_build_with_a_killed_dask_worker_equals_the_local_build_on_its_own_server(
-    reference: Path, config_path: Path, tmp_path: Path, prefect_home: Path
+    tiny_reference: Path, tiny_config: Path, tmp_path: Path, prefect_home: Path
 ) -> None:
     """(4) local vs dask-local with 2 workers: the same files, (c) with one Dask worker SIGKILLed mid-shard
     (replaced); (d) with no Prefect API configured the build starts one real `prefect server start` (SQLite,
@@ -140,7 +127,7 @@ def test_a_dask_local_build_with_a_killed_dask_worker_equals_the_local_build_on_
     Dask workers."""
     out = tmp_path / "out"
     proc = cli_build(
-        config_path, out, environ_without_api(prefect_home), ["runner.kind=dask-local", "runner.workers=2"]
+        tiny_config, out, environ_without_api(prefect_home), ["runner.kind=dask-local", "runner.workers=2"]
     )
     try:
         blender = wait_for(
@@ -158,7 +145,7 @@ def test_a_dask_local_build_with_a_killed_dask_worker_equals_the_local_build_on_
             proc.wait()
     log = Path(f"{out}.log").read_text()
     assert "Prefect API for this build: http://127.0.0.1:" in log
-    assert_same_outputs(out, reference)
+    assert_same_outputs(out, tiny_reference)
     with sqlite3.connect(prefect_home / "prefect.db") as db:
         shards = db.execute(
             "SELECT DISTINCT name, state_type FROM task_run WHERE task_key LIKE 'render_task-%'"

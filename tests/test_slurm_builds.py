@@ -18,24 +18,11 @@ from scaleout_builds import (
     assert_same_outputs,
     cli_build,
     frame_in_progress,
-    shared_reference,
     wait_for,
-    write_config,
 )
 from slurm_local import JOBS, NEEDS_SLURM, queued
 
 pytestmark = [pytest.mark.long(minutes=4), *NEEDS_SLURM]
-
-
-@pytest.fixture(scope="module")
-def config_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_config(tmp_path_factory.mktemp("config"))
-
-
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory, prefect_server: None) -> Path:
-    """The local build the SLURM builds are compared with."""
-    return shared_reference(tmp_path_factory)
 
 
 def _job_logs(out: Path) -> set[str]:
@@ -53,25 +40,25 @@ def _set_job_logs_aside(out: Path, folder: Path) -> None:
 
 @pytest.mark.blender
 def test_a_slurm_build_equals_the_local_build_and_keeps_each_jobs_output(
-    reference: Path, config_path: Path, tmp_path: Path, slurm_env: dict[str, str]
+    tiny_reference: Path, tiny_config: Path, tmp_path: Path, slurm_env: dict[str, str]
 ) -> None:
     out = tmp_path / "out"
-    proc = cli_build(config_path, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=2"])
+    proc = cli_build(tiny_config, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=2"])
     assert proc.wait(timeout=1800) == 0, Path(f"{out}.log").read_text()[-3000:]
     ids = _job_logs(out)
     # the workers' logs (a job cancelled as the build closed may have had no time to write any)
     assert any("distributed.worker" in (out / "slurm" / f"{i}.err").read_text() for i in ids), ids
     assert not queued(slurm_env)
     _set_job_logs_aside(out, tmp_path)
-    assert_same_outputs(out, reference)
+    assert_same_outputs(out, tiny_reference)
 
 
 @pytest.mark.blender
 def test_a_worker_job_cancelled_mid_build_changes_nothing(
-    reference: Path, config_path: Path, tmp_path: Path, slurm_env: dict[str, str]
+    tiny_reference: Path, tiny_config: Path, tmp_path: Path, slurm_env: dict[str, str]
 ) -> None:
     out = tmp_path / "out"
-    proc = cli_build(config_path, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=1"])
+    proc = cli_build(tiny_config, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=1"])
     try:
         wait_for(lambda: frame_in_progress(out) or proc.poll() is not None, what="a frame of a shard in progress")
         assert proc.poll() is None, "the build ended before a shard was caught"
@@ -84,7 +71,7 @@ def test_a_worker_job_cancelled_mid_build_changes_nothing(
             proc.wait()
     assert len(_job_logs(out)) >= 2  # the cancelled job and its replacement
     _set_job_logs_aside(out, tmp_path)
-    assert_same_outputs(out, reference)
+    assert_same_outputs(out, tiny_reference)
     assert (
         json.loads((out / "build.json").read_text())["benchmarks"]["syndor"]["stages"]["render"]["shards_rendered"]
         <= SHARDS

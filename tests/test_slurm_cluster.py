@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from prefect import flow
-from scaleout_builds import cli_build, frame_in_progress, wait_for, write_config
+from scaleout_builds import cli_build, frame_in_progress, wait_for
 from slurm_local import JOBS, NEEDS_SLURM, queued
 
 from benchfoundry.configs.build import BuildConfig
@@ -28,13 +28,8 @@ from benchfoundry.tasks.common.shard_task import shard_task
 pytestmark = [pytest.mark.long(minutes=4), *NEEDS_SLURM]
 
 
-@pytest.fixture(scope="module")
-def config_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_config(tmp_path_factory.mktemp("config"))
-
-
-def _stopped_build(config_path: Path, out: Path, env: dict[str, str], extra: list[str]) -> tuple[int, str, dict]:
-    proc = cli_build(config_path, out, env, [*JOBS, *extra])
+def _stopped_build(tiny_config: Path, out: Path, env: dict[str, str], extra: list[str]) -> tuple[int, str, dict]:
+    proc = cli_build(tiny_config, out, env, [*JOBS, *extra])
     try:
         code = proc.wait(timeout=600)
     finally:
@@ -45,10 +40,10 @@ def _stopped_build(config_path: Path, out: Path, env: dict[str, str], extra: lis
 
 
 def test_a_partition_the_cluster_lacks_stops_the_build_in_one_line(
-    config_path: Path, tmp_path: Path, slurm_env: dict[str, str]
+    tiny_config: Path, tmp_path: Path, slurm_env: dict[str, str]
 ) -> None:
     out = tmp_path / "out"
-    code, log, record = _stopped_build(config_path, out, slurm_env, ["runner.slurm.queue=nosuchpartition"])
+    code, log, record = _stopped_build(tiny_config, out, slurm_env, ["runner.slurm.queue=nosuchpartition"])
     assert code == 2, log[-3000:]
     last = log.strip().splitlines()[-1]
     assert last.startswith("error: runner.slurm.queue: ") and "invalid partition" in last.lower(), last
@@ -58,12 +53,12 @@ def test_a_partition_the_cluster_lacks_stops_the_build_in_one_line(
 
 
 def test_a_job_that_pends_for_a_reason_that_never_clears_stops_the_build_in_one_line(
-    config_path: Path, tmp_path: Path, slurm_env: dict[str, str]
+    tiny_config: Path, tmp_path: Path, slurm_env: dict[str, str]
 ) -> None:
     """A walltime over the partition's time limit (scripts/slurm-local: one day) pends as PartitionTimeLimit."""
     out = tmp_path / "out"
     extra = ["runner.slurm.walltime=2-00:00:00", "runner.slurm.pending_timeout_s=3"]
-    code, log, record = _stopped_build(config_path, out, slurm_env, extra)
+    code, log, record = _stopped_build(tiny_config, out, slurm_env, extra)
     assert code == 2, log[-3000:]
     last = log.strip().splitlines()[-1]
     assert last.startswith("error: runner.slurm: SLURM job ") and "PartitionTimeLimit" in last, last
@@ -145,12 +140,12 @@ def test_a_job_killed_at_its_walltime_is_a_lost_worker_replaced_with_a_warning(
 @pytest.mark.blender
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_stop_signal_cancels_every_job_of_the_build(
-    config_path: Path, tmp_path: Path, slurm_env: dict[str, str], signum: signal.Signals
+    tiny_config: Path, tmp_path: Path, slurm_env: dict[str, str], signum: signal.Signals
 ) -> None:
     """SIGTERM / SIGINT mid-shard: exit 128 + the signal within 10 s, build.json `interrupted`, no job of the
     build pending or running."""
     out = tmp_path / "out"
-    proc = cli_build(config_path, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=2"])
+    proc = cli_build(tiny_config, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=2"])
     try:
         wait_for(lambda: frame_in_progress(out) or proc.poll() is not None, what="a frame of a shard in progress")
         assert proc.poll() is None, "the build ended before a shard was caught"
