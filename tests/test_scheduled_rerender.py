@@ -26,10 +26,12 @@ from prefect.client.orchestration import SyncPrefectClient
 from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
 from prefect.client.schemas.objects import FlowRun, StateType
 from prefect.settings import PREFECT_API_URL, temporary_settings
-from scaleout_builds import TINY_BUILD, cli_build
+from scaleout_builds import TINY_BUILD
 
+from benchfoundry.configs.loader import load_config
 from benchfoundry.core.output_root import OutputRootBusy, hold_output_root
 from benchfoundry.core.tied_process import tied_command
+from benchfoundry.flows.build import build
 from benchfoundry.flows.prefect_api import prefect_server
 
 pytestmark = pytest.mark.long(minutes=3)
@@ -229,7 +231,8 @@ def test_scheduled_runs_build_then_render_only_a_new_lightings_frames(
         assert render["frames_rendered"] == len(new) == 4 and render["frames_kept"] == len(index) - len(new) == 8
         assert (render["changes"]["kept"], render["changes"]["render"], render["changes"]["leaving"]) == (8, 4, 0)
 
-        assert cli_build(config, scratch, env, [THREE]).wait(timeout=PATIENCE_S) == 0
+        fresh_build = build(load_config(str(config), [THREE]), str(scratch), ["syndor"])["benchmarks"]["syndor"]
+        assert fresh_build["status"] == "built", fresh_build
     fresh = pd.read_parquet(scratch / "syndor" / "render" / "manifest.parquet")
     pd.testing.assert_frame_equal(fresh, index)
     for column in ("img_path", "mask_path"):
