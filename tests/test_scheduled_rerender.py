@@ -151,7 +151,8 @@ def test_scheduled_runs_build_then_render_only_a_new_lightings_frames(
     out, scratch = tmp_path / "out", tmp_path / "scratch"
     config = tmp_path / "tiny.yaml"
     config.write_text(yaml.safe_dump({**TINY_BUILD, "output_root": str(out)}))
-    monkeypatch.setenv("PREFECT_HOME", str(prefect_home))  # the server's SQLite database
+    # the server's SQLite database, and the home of the prefect commands, worker and flow runs started below
+    monkeypatch.setenv("PREFECT_HOME", str(prefect_home))
     worker_log = tmp_path / "worker.log"
     with (
         prefect_server(scheduler=True) as url,

@@ -28,8 +28,9 @@ from benchfoundry.tasks.common.shard_task import shard_task
 pytestmark = [pytest.mark.long(minutes=4), *NEEDS_SLURM]
 
 
-def _stopped_build(tiny_config: Path, out: Path, env: dict[str, str], extra: list[str]) -> tuple[int, str, dict]:
-    proc = cli_build(tiny_config, out, env, [*JOBS, *extra])
+def _stopped_build(config: Path, out: Path, env: dict[str, str], extra: list[str]) -> tuple[int, str, dict]:
+    """A SLURM build expected to stop by itself: its exit code, its log and its build.json."""
+    proc = cli_build(config, out, env, [*JOBS, *extra])
     try:
         code = proc.wait(timeout=600)
     finally:
