@@ -40,12 +40,16 @@ demo: venv
 # Style first (ruff: format and lint, pyproject.toml), then every test on TEST_WORKERS pytest-xdist workers (a
 # file's tests stay on one worker, so a module fixture's build is made once; TEST_WORKERS=0 runs them in this
 # process); the files marked `long` are handed out first (tests/conftest.py), and three workers keep both cores
-# busy while one waits on SLURM; the 25 slowest are listed.
+# busy while one waits on SLURM; the 25 slowest are listed. The workers share the cores, so torch, OpenBLAS and
+# XGBoost run one thread each (OMP_NUM_THREADS: with two, SAM's image encoder costs 14% more CPU on an idle machine,
+# more on shared cores), and pytest's rewritten test modules are cached in __pycache__ even where
+# PYTHONDONTWRITEBYTECODE is set (about 4 CPU s a worker).
 TEST_WORKERS ?= 3
 test: venv
 	$(BIN)/ruff format --check --quiet .
 	$(BIN)/ruff check --quiet .
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 tests
+	OMP_NUM_THREADS=1 PYTHONDONTWRITEBYTECODE= \
+	  $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 tests
 
 # The realistic panoramas' asset library (README, "Realistic panoramas"): Infinigen in its own venv in a cache
 # folder (it pins bpy 4.2 and numpy < 2; about 18.5 min and 2.3 GB once, most of it compiling scikit-image), then

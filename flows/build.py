@@ -15,6 +15,7 @@ from prefect import flow, get_run_logger
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, config_hash, load_config
+from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.buildinfo import (
     benchmark_outcome,
     constraints_record,
@@ -25,7 +26,7 @@ from benchfoundry.core.buildinfo import (
 from benchfoundry.core.output_root import MARKER_NAME, RECORD_NAME, describe_holder, hold_output_root, read_marker
 from benchfoundry.core.redact import redact_data
 from benchfoundry.core.stopping import BuildInterrupted, stop_requested
-from benchfoundry.core.store import build_leftovers, sweep_build_leftovers, write_json_atomic
+from benchfoundry.core.store import build_leftovers, sweep_build_leftovers
 from benchfoundry.core.timings import benchmark_timings, build_cpu_seconds, marker_timings
 from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.collect import recording_stages

@@ -217,8 +217,8 @@ def _score_and_report(
     target: Path,
     name: str,
 ) -> int:
+    from benchfoundry.core.atomic_files import write_json_atomic
     from benchfoundry.core.redact import redact
-    from benchfoundry.core.store import write_json_atomic
     from benchfoundry.tasks.common.report_nav import link_pages
     from benchfoundry.tasks.evaluation import run
     from benchfoundry.tasks.evaluation.baselines import MODEL as RANDOM

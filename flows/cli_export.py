@@ -21,8 +21,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from benchfoundry.core.atomic_files import write_json_atomic
     from benchfoundry.core.output_root import check_output_dir
-    from benchfoundry.core.store import write_json_atomic
     from benchfoundry.tasks.export import target
     from benchfoundry.tasks.export.formats import FORMATS, built_benchmarks, export
 

@@ -112,8 +112,8 @@ def score_syndor(
     `BUILD/report/scores/<predictions name>.json`); OSError or ValueError when the input or the output
     path is unusable (checked before anything is read). `protocol` is E5Score's (`scoring.E5_PROTOCOLS`):
     the authors' embeds `action` with no prefix and every reply, the empty one too."""
+    from benchfoundry.core.atomic_files import write_json_atomic
     from benchfoundry.core.output_root import check_output_file
-    from benchfoundry.core.store import write_json_atomic
     from benchfoundry.tasks.syndor import release, scoring
 
     target = check_output_file(out or build / "report" / "scores" / f"{predictions.stem}.json")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchfoundry.core.store import atomic_path
+from benchfoundry.core.atomic_files import atomic_path
 
 #: SMPL frame (+Y up, facing +Z) → world frame (+Z up, facing −Y): +90° about X.
 SMPL_TO_WORLD = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from benchfoundry.configs.person import PersonConfig
-from benchfoundry.core.store import atomic_path, spec_hash, write_json_atomic
+from benchfoundry.core.atomic_files import atomic_path, write_json_atomic
+from benchfoundry.core.store import spec_hash
 from benchfoundry.person.body_mesh import COCO_KEYPOINTS, BodyMesh, write_body_mesh
 from benchfoundry.person.body_models import body_model_of, posed_body
 

@@ -645,7 +645,7 @@ def smpl_pickle_bytes() -> bytes:
 
 def write_smpl_pickle(path: Path) -> Path:
     """Write the procedural model as an SMPL pickle, atomically."""
-    from benchfoundry.core.store import write_bytes_atomic
+    from benchfoundry.core.atomic_files import write_bytes_atomic
 
     return write_bytes_atomic(path, smpl_pickle_bytes())
 

@@ -210,6 +210,6 @@ def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
 
 def write_smplx_npz(path: Path) -> Path:
     """Write the procedural model as `SMPLX_NEUTRAL.npz`, atomically."""
-    from benchfoundry.core.store import write_bytes_atomic
+    from benchfoundry.core.atomic_files import write_bytes_atomic
 
     return write_bytes_atomic(path, npz_bytes(model_arrays()))

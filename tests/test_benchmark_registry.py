@@ -59,7 +59,7 @@ TOY_FILES = {
         from prefect import flow
 
         from benchfoundry.core.buildinfo import benchmark_outcome
-        from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
+        from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
         from benchfoundry.flows.task_runner import submit_shards
         from benchfoundry.tasks.common.shard_task import shard_task
 

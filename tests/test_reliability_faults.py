@@ -21,6 +21,7 @@ import pytest
 from test_output_root import HOLD_SCRIPT, _mount_tmpfs
 
 from benchfoundry.configs.loader import config_dict, config_hash, load_config
+from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.buildinfo import CONSTRAINTS
 from benchfoundry.core.output_root import (
     LOCK_NAME,
@@ -31,7 +32,6 @@ from benchfoundry.core.output_root import (
     hold_output_root,
 )
 from benchfoundry.core.retry import is_transient
-from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
 from benchfoundry.flows.build import build
 from benchfoundry.flows.cli import main
 from benchfoundry.tasks.common.model_client import ModelError

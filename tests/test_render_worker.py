@@ -233,8 +233,15 @@ def test_killed_worker_fails_the_shard_and_a_retry_completes(rendered: Path, tmp
     assert (tmp_path / "f0.png").read_bytes() == (rendered / f"tiny_{zone}_0.png").read_bytes()
 
 
-def test_shard_over_its_timeout_fails_and_the_worker_is_replaced(rendered: Path) -> None:
-    render_client.render_spec(rendered / "tiny.json", timeout_s=600, shards_per_worker=4)  # this thread's worker
+def _one_frame_spec(rendered: Path, folder: Path, name: str = "one") -> Path:
+    """A shard of one day frame of the box at the near distance: what the worker-lifetime tests send."""
+    target = camera_rig.aim_point(np.load(rendered / "box.npz")["vertices"])
+    matrix = np.asarray(camera_rig.rig_cameras(TINY, {"near": 187.5}, [0.0], [0.0], target)[0].matrix_world)
+    return write_spec(folder / f"{name}.json", _spec(rendered, TINY, 160, [_frame(folder, name, matrix)]))
+
+
+def test_shard_over_its_timeout_fails_and_the_worker_is_replaced(rendered: Path, tmp_path: Path) -> None:
+    render_client.render_spec(_one_frame_spec(rendered, tmp_path), timeout_s=600, shards_per_worker=4)  # a worker
     before = set(render_client.live_worker_pids())
     with pytest.raises(render_client.RenderError, match="timed out"):
         render_client.render_spec(rendered / "calib.json", timeout_s=0.01, shards_per_worker=4)
@@ -243,14 +250,11 @@ def test_shard_over_its_timeout_fails_and_the_worker_is_replaced(rendered: Path)
 
 def test_worker_is_replaced_after_shards_per_worker_shards(rendered: Path, tmp_path: Path) -> None:
     """Shards 1–2 run on one process, shard 3 on a fresh one (shards_per_worker=2)."""
-    target = camera_rig.aim_point(np.load(rendered / "box.npz")["vertices"])
-    matrix = np.asarray(camera_rig.rig_cameras(TINY, {"near": 187.5}, [0.0], [0.0], target)[0].matrix_world)
     render_client.close_all()
     pids = []
     for i in range(3):
-        spec = _spec(rendered, TINY, 160, [_frame(tmp_path, f"shard{i}", matrix)])
-        write_spec(tmp_path / f"shard{i}.json", spec)
-        assert render_client.render_spec(tmp_path / f"shard{i}.json", timeout_s=600, shards_per_worker=2)["ok"]
+        spec = _one_frame_spec(rendered, tmp_path, f"shard{i}")
+        assert render_client.render_spec(spec, timeout_s=600, shards_per_worker=2)["ok"]
         (pid,) = render_client.live_worker_pids()
         pids.append(pid)
     assert pids[0] == pids[1] != pids[2]
@@ -330,16 +334,19 @@ def test_reuse_stops_before_the_idle_exit(idle_s: float) -> None:
     assert idle_s / 2 <= limit < idle_s and idle_s - limit <= render_client.IDLE_MARGIN_S
 
 
-def test_a_worker_near_its_idle_exit_is_replaced_not_reused(rendered: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_near_its_idle_exit_is_replaced_not_reused(
+    rendered: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Idle 4 s: reused at once; after 2.5 s (past the client's limit, before the worker's exit) replaced."""
     monkeypatch.setenv("BENCHFOUNDRY_RENDER_IDLE_S", "4")
     render_client.close_all()
-    assert render_client.render_spec(rendered / "tiny.json", timeout_s=600, shards_per_worker=10)["ok"]
+    spec = _one_frame_spec(rendered, tmp_path)
+    assert render_client.render_spec(spec, timeout_s=600, shards_per_worker=10)["ok"]
     (first,) = render_client.live_worker_pids()
-    assert render_client.render_spec(rendered / "tiny.json", timeout_s=600, shards_per_worker=10)["ok"]
+    assert render_client.render_spec(spec, timeout_s=600, shards_per_worker=10)["ok"]
     assert render_client.live_worker_pids() == [first]
     time.sleep(2.5)
-    assert render_client.render_spec(rendered / "tiny.json", timeout_s=600, shards_per_worker=10)["ok"]
+    assert render_client.render_spec(spec, timeout_s=600, shards_per_worker=10)["ok"]
     (second,) = render_client.live_worker_pids()
     assert second != first
     render_client.close_all()

@@ -7,7 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchfoundry.core.store import StageStore, atomic_path, check_shard_id, sweep_build_leftovers, write_json_atomic
+from benchfoundry.core.atomic_files import atomic_path, write_json_atomic
+from benchfoundry.core.store import StageStore, check_shard_id, sweep_build_leftovers
 
 
 def test_interrupted_write_leaves_no_partial_file(tmp_path: Path) -> None:

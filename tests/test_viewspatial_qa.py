@@ -12,8 +12,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS
-from benchfoundry.core.store import write_json_atomic
 from benchfoundry.tasks.viewspatial.scannet.questions import (
     CAM_REL,
     SCENE_SIM,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
-from benchfoundry.core.store import write_json_atomic
+from benchfoundry.core.atomic_files import write_json_atomic
 
 _KINDS: dict[str, type] = {}
 

@@ -1,4 +1,5 @@
-"""The artifact store: atomic writes, per-shard completion markers, one Parquet manifest per stage.
+"""The artifact store: per-shard completion markers, one Parquet manifest per stage, atomic Parquet writes
+(benchfoundry/core/atomic_files.py for other files).
 
 Layout under a build's output root::
 
@@ -12,49 +13,22 @@ so a rerun skips it; the manifest is rebuilt from shard files and never holds a 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
 import shutil
-import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from benchfoundry.core.atomic_files import atomic_path, write_json_atomic
 from benchfoundry.core.buildinfo import utc_now
 from benchfoundry.core.task_clock import current_clock
 
 _SHARD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=+-]{0,199}$")
-#: The mode of every file the store writes, as of the rendered frames: readable by a web server and colleagues.
-FILE_MODE = 0o644
-
-
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path beside `path`; rename it into place, with mode `FILE_MODE`, only if the block
-    succeeds. An OSError of the block that names no file (a write on a full disk) is raised again naming
-    `path`."""
-    final = Path(path)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        yield tmp
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, final)
-    except OSError as exc:
-        if exc.filename is None:  # a failed write (ENOSPC, EIO) names no file: name the one being written
-            raise OSError(exc.errno, exc.strerror or str(exc), str(final)) from exc
-        raise
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 #: Temporary files of `atomic_path`: `.NAME.XXXXXXXX.tmp` (mkstemp's eight random characters).
 _TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 #: Staging folders of stages: `<benchmark>/<stage>/_tmp` (render shards, calibration) and `.hf.*` (the
@@ -103,17 +77,6 @@ def sweep_build_leftovers(
         else:
             path.unlink(missing_ok=True)
     return swept
-
-
-def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
-    with atomic_path(path) as tmp:
-        tmp.write_bytes(data)
-    return Path(path)
-
-
-def write_json_atomic(path: str | os.PathLike[str], obj: Any) -> Path:
-    text = json.dumps(obj, indent=2, sort_keys=True, default=str)
-    return write_bytes_atomic(path, (text + "\n").encode("utf-8"))
 
 
 def write_parquet_atomic(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:

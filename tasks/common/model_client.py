@@ -32,10 +32,10 @@ from typing import Any
 import httpx
 
 from benchfoundry.configs.model import ModelEndpoint
+from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.image_decode import check_image_type, read_image_bytes
 from benchfoundry.core.redact import mask_secrets, redact
-from benchfoundry.core.store import write_json_atomic
 
 
 class ModelError(RuntimeError):

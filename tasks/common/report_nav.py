@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from benchfoundry.core.store import write_bytes_atomic
+from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.tasks.common.benchmarks import registered
 
 #: The report's pages besides the benchmarks' own (tasks/common/benchmarks.py), after them.

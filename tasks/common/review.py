@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.bounded_read import csv_records, loads_json, read_text
-from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
 
 #: The folder of a benchmark's review files (`<out>/<benchmark>/review/`).
 FOLDER = "review"

@@ -7,7 +7,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.core.store import write_bytes_atomic
+from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.core.timings import time_table
 
 PAGE = "build.html"

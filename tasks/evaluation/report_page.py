@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.core.store import write_bytes_atomic
+from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.tasks.evaluation import published
 from benchfoundry.tasks.evaluation.published import Table
 from benchfoundry.tasks.odi.benchmark import TASKS as ODI_TASKS

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.core.store import write_bytes_atomic
+from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.tasks.common.model_client import ModelClient, ModelError
 from benchfoundry.tasks.evaluation.choices import letter_of
 from benchfoundry.tasks.evaluation.items import EvalItem, refused_image

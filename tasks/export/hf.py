@@ -22,9 +22,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import check_complete, check_header, check_image_type, read_image_bytes
-from benchfoundry.core.store import atomic_path, write_bytes_atomic
 
 STAGE = "export"
 IMAGE_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])

@@ -17,7 +17,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.core.store import write_bytes_atomic
+from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.tasks.common.benchmarks import get, resolve
 from benchfoundry.tasks.export import rows
 from benchfoundry.tasks.export.hf import write_dataset

@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.directions import LETTERS
-from benchfoundry.core.store import atomic_path, write_bytes_atomic
 from benchfoundry.tasks.common.benchmarks import get, resolve
 from benchfoundry.tasks.evaluation.items import EvalItem, odi_items, syndor_items, viewspatial_items
 from benchfoundry.tasks.export.hf import STAGE, ImageRef, image_bytes

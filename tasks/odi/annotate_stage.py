@@ -21,8 +21,9 @@ import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.odi import OdiConfig
+from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.buildinfo import problem
-from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
+from benchfoundry.core.store import StageStore, spec_hash
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.odi.benchmark import BENCHMARK
 from benchfoundry.tasks.odi.census import census, spanning_instances

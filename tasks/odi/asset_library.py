@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.safe_paths import inside
-from benchfoundry.core.store import write_json_atomic
 
 MANIFEST_NAME = "manifest.json"
 FORMAT = "benchfoundry-asset-library"

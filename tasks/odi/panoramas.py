@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from benchfoundry.core.atomic_files import atomic_path
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.safe_paths import UnsafePathError, regular_file, within
-from benchfoundry.core.store import atomic_path
 from benchfoundry.tasks.odi.sphere_images import read_erp
 from benchfoundry.tasks.odi.synthetic_panoramas import INSTANCES_SUFFIX, TRUTH_SUFFIX
 

@@ -14,7 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from benchfoundry.core.store import write_json_atomic, write_parquet_atomic
+from benchfoundry.core.atomic_files import write_json_atomic
+from benchfoundry.core.store import write_parquet_atomic
 from benchfoundry.tasks.common import review
 
 RELEASE_JSON = "ODI-Bench.json"

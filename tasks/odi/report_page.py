@@ -13,9 +13,9 @@ import cv2
 import numpy as np
 import pandas as pd
 
+from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.odi.instances import decode_rle
 from benchfoundry.tasks.odi.sphere_coords import FACES
 

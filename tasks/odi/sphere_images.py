@@ -26,8 +26,8 @@ import numpy as np
 os.environ.setdefault("OPENCV_IO_ENABLE_OPENEXR", "1")
 import cv2
 
+from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.core.image_decode import decode_file
-from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.odi import sphere_coords as sm
 
 Interpolation = Literal["bilinear", "nearest"]

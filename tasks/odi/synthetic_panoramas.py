@@ -25,6 +25,7 @@ import numpy as np
 
 from benchfoundry.configs.odi import SyntheticPanoramaConfig
 from benchfoundry.configs.person import PersonConfig
+from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.render_spec import (
     AreaLamp,
     DayLight,
@@ -41,7 +42,7 @@ from benchfoundry.core.render_spec import (
     write_spec,
 )
 from benchfoundry.core.seeding import item_rng, item_seed
-from benchfoundry.core.store import spec_hash, write_json_atomic
+from benchfoundry.core.store import spec_hash
 from benchfoundry.person.prepare import prepare_person
 from benchfoundry.person.textures import outfit
 from benchfoundry.tasks.common import render_client

@@ -13,11 +13,12 @@ import numpy as np
 import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
+from benchfoundry.core.atomic_files import atomic_path
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.render_spec import RigFrame, to_json
 from benchfoundry.core.seeding import item_seed
-from benchfoundry.core.store import StageStore, atomic_path, spec_hash
+from benchfoundry.core.store import StageStore, spec_hash
 from benchfoundry.person.prepare import prepare_person
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor import camera_rig

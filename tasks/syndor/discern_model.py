@@ -18,8 +18,8 @@ from sklearn.tree import DecisionTreeClassifier
 from xgboost import XGBClassifier
 
 from benchfoundry.configs.discern import ClassifierConfig
+from benchfoundry.core.atomic_files import atomic_path, write_json_atomic
 from benchfoundry.core.buildinfo import package_versions
-from benchfoundry.core.store import atomic_path, write_json_atomic
 
 MODEL_FILE = "model.joblib"
 MODEL_JSON = "model.json"

@@ -27,11 +27,12 @@ import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.discern import DiscernConfig
+from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.lighting import family
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic
+from benchfoundry.core.store import StageStore, spec_hash
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor import discern_features, isp, observer, render_plan
 from benchfoundry.tasks.syndor.benchmark import BENCHMARK

@@ -36,10 +36,11 @@ import numpy as np
 import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
+from benchfoundry.core.atomic_files import atomic_path, write_json_atomic
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.lighting import family, lighting_group
 from benchfoundry.core.seeding import item_seed
-from benchfoundry.core.store import StageStore, atomic_path, spec_hash, write_json_atomic
+from benchfoundry.core.store import StageStore, spec_hash
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor import discern_features, discern_model, labels
 from benchfoundry.tasks.syndor.benchmark import BENCHMARK

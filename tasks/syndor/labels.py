@@ -27,9 +27,10 @@ import numpy as np
 import pandas as pd
 
 from benchfoundry.configs.discern import LabelConfig
+from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.bounded_read import csv_records, loads_json, read_text
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.core.store import write_bytes_atomic, write_json_atomic, write_parquet_atomic
+from benchfoundry.core.store import write_parquet_atomic
 
 CHOICE_NAME = "discernible"
 LABEL_VALUES = {"yes": 1, "no": 0}

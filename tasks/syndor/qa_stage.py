@@ -39,11 +39,12 @@ import pandas as pd
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.syndor_poses import ACTION_NAMES
 from benchfoundry.configs.syndor_qa import TASK_PROMPTS, QaConfig
+from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.lighting import lighting_group
 from benchfoundry.core.safe_paths import UnsafePathError, inside
-from benchfoundry.core.store import atomic_path, write_bytes_atomic, write_json_atomic, write_parquet_atomic
+from benchfoundry.core.store import write_parquet_atomic
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.syndor.release import (
     EMPTY_SCENE_COLUMN,

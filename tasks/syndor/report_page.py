@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.configs.syndor_qa import QaConfig
+from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.lighting import lighting, lighting_group
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.core.store import atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.syndor.release import read_jsonl
 
 SPLITS = ("day", "night", "nv")

@@ -25,8 +25,9 @@ from typing import Any
 import pandas as pd
 
 from benchfoundry.configs.viewspatial import TaskBudgets, ViewSpatialConfig
+from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.core.store import StageStore, atomic_path, write_bytes_atomic, write_json_atomic
+from benchfoundry.core.store import StageStore
 from benchfoundry.tasks.common import review
 from benchfoundry.tasks.viewspatial.benchmark import BENCHMARK
 from benchfoundry.tasks.viewspatial.coco import relative_review

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.configs.coco import FRAMINGS, SECOND_FRAMING
+from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.core.store import StageStore, write_bytes_atomic
+from benchfoundry.core.store import StageStore
 from benchfoundry.tasks.viewspatial.benchmark import BENCHMARK
 from benchfoundry.tasks.viewspatial.release import BENCHMARK_JSON, all_rows
 from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES

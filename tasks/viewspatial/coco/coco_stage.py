@@ -21,12 +21,13 @@ import pandas as pd
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.coco import CocoConfig
+from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import read_image_bytes
 from benchfoundry.core.safe_paths import inside
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.core.store import StageStore, spec_hash, write_bytes_atomic, write_json_atomic
+from benchfoundry.core.store import StageStore, spec_hash
 from benchfoundry.tasks.common.shard_task import shard_task
 from benchfoundry.tasks.viewspatial.benchmark import BENCHMARK
 from benchfoundry.tasks.viewspatial.coco.animals import label_animals, select_animals

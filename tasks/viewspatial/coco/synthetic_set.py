@@ -22,6 +22,7 @@ import numpy as np
 
 from benchfoundry.configs.coco import FRAMINGS, SECOND_FRAMING, SyntheticCocoConfig
 from benchfoundry.configs.person import PersonConfig
+from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.directions import facing_direction, horizontal_angle, horizontal_label
 from benchfoundry.core.render_spec import (
@@ -34,7 +35,6 @@ from benchfoundry.core.render_spec import (
     write_spec,
 )
 from benchfoundry.core.seeding import item_rng, item_seed
-from benchfoundry.core.store import write_json_atomic
 from benchfoundry.person.prepare import has_keypoints, phenotype_of, prepare_person
 from benchfoundry.person.textures import outfit
 from benchfoundry.tasks.common import render_client

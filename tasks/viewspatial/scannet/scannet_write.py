@@ -16,7 +16,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from benchfoundry.core.store import atomic_path, write_bytes_atomic, write_json_atomic
+from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.viewspatial.scannet.scannet_read import (
     EXPORT_FRAME_FILES,
     FRAME_HEADER,

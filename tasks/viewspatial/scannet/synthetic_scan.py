@@ -20,10 +20,10 @@ from typing import Any
 import cv2
 import numpy as np
 
+from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.camera import opencv_camera_to_world
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.render_spec import AreaLamp, MeshPart, ScanRoomFrame, ScanRoomShard, to_json, write_spec
-from benchfoundry.core.store import write_bytes_atomic, write_json_atomic
 from benchfoundry.tasks.common import render_client
 from benchfoundry.tasks.viewspatial.scannet.scannet_read import (
     ScanFormatError,

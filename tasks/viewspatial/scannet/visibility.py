@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from benchfoundry.configs.scannet import EXCLUDED_LABELS, EXCLUDED_NYU40, NYU40_NAMES
+from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.core.camera import project, world_to_camera
-from benchfoundry.core.store import write_bytes_atomic
 from benchfoundry.tasks.viewspatial.scannet.scannet_read import ScanFormatError
 from benchfoundry.tasks.viewspatial.scannet.scannet_write import encode_jpeg
 
