@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-#: The mode of every file the store writes, as of the rendered frames: readable by a web server and colleagues.
+#: The mode of every file written here, as of the rendered frames: readable by a web server and colleagues.
 FILE_MODE = 0o644
 
 
