@@ -21,6 +21,7 @@ scene = bpy.context.scene
 for obj in list(bpy.data.objects):
     bpy.data.objects.remove(obj)
 scene.render.engine = "CYCLES"
+scene.render.use_persistent_data = True  # as the render worker: the sky is computed once, not per camera
 scene.cycles.samples = 4
 scene.cycles.device = "CPU"
 scene.render.resolution_x = scene.render.resolution_y = 16
