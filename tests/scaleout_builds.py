@@ -10,7 +10,8 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
@@ -87,13 +88,19 @@ def assert_same_outputs(built: Path, reference: Path) -> None:
     assert not differing, differing
 
 
-def cli_build(config: Path, out: Path, env: dict[str, str], extra: list[str] = (), **popen: object) -> subprocess.Popen:
-    """`benchfoundry build CONFIG --out OUT` in a subprocess (stdout and stderr to OUT.log)."""
-    log = open(f"{out}.log", "w")
+@contextmanager
+def cli_build(config: Path, out: Path, env: dict[str, str], extra: Sequence[str] = ()) -> Iterator[subprocess.Popen]:
+    """`benchfoundry build CONFIG --out OUT` in a subprocess (stdout and stderr to OUT.log), killed at exit if it
+    is still running, and waited for."""
     args = [sys.executable, "-m", "benchfoundry.flows.cli", "build", str(config), "--out", str(out), "--only", "syndor"]
     for item in extra:
         args += ["--set", item]
-    return subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, **popen)
+    with open(f"{out}.log", "w") as log, subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT) as proc:
+        try:
+            yield proc
+        finally:
+            if proc.poll() is None:
+                proc.kill()
 
 
 def render_workers(ancestor: int) -> list[psutil.Process]:

@@ -62,16 +62,11 @@ def test_a_killed_build_reruns_only_its_unfinished_shards(
     """(b) SIGKILL the build process after its first shard: the rerun renders only the rest, and the
     finished shard's marker and files are not touched."""
     out = tmp_path / "out"
-    proc = cli_build(tiny_config, out, cli_env)
-    try:
+    with cli_build(tiny_config, out, cli_env) as proc:
         wait_for(lambda: done_markers(out) or proc.poll() is not None, what="the first finished shard")
         orphans = render_workers(proc.pid)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the build ended before it could be killed"
     psutil.wait_procs(orphans, timeout=120)  # a worker quits when its client's pipe closes
     finished = done_markers(out)
@@ -92,8 +87,7 @@ def test_sigterm_stops_a_build_at_once_and_a_rerun_completes_alike(
     """SIGTERM mid-shard (SLURM at walltime, `scancel`): exit 143 within 10 s (SLURM kills 30 s later), no
     process of the build left, build.json `interrupted`, the lock released; the rerun gives the same bytes."""
     out = tmp_path / "out"
-    proc = cli_build(tiny_config, out, cli_env)
-    try:
+    with cli_build(tiny_config, out, cli_env) as proc:
         wait_for(
             lambda: frame_in_progress(out) and render_workers(proc.pid) or proc.poll() is not None,
             what="a frame of a shard in progress",
@@ -102,10 +96,6 @@ def test_sigterm_stops_a_build_at_once_and_a_rerun_completes_alike(
         below = psutil.Process(proc.pid).children(recursive=True)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=10) == 128 + signal.SIGTERM
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     _, alive = psutil.wait_procs(below, timeout=5)
     assert not alive, [p.cmdline() for p in alive]
     log = Path(f"{out}.log").read_text()
@@ -126,10 +116,9 @@ def test_a_dask_local_build_with_a_killed_dask_worker_equals_the_local_build_on_
     loopback), whose database holds every flow run, completed, and every shard's task run, reported from the
     Dask workers."""
     out = tmp_path / "out"
-    proc = cli_build(
+    with cli_build(
         tiny_config, out, environ_without_api(prefect_home), ["runner.kind=dask-local", "runner.workers=2"]
-    )
-    try:
+    ) as proc:
         blender = wait_for(
             lambda: frame_in_progress(out) and render_workers(proc.pid) or proc.poll() is not None,
             what="a frame of a shard in progress",
@@ -139,10 +128,6 @@ def test_a_dask_local_build_with_a_killed_dask_worker_equals_the_local_build_on_
         assert "benchfoundry.render.worker" not in " ".join(dask_worker.cmdline())
         dask_worker.send_signal(signal.SIGKILL)
         assert proc.wait(timeout=1800) == 0, Path(f"{out}.log").read_text()[-3000:]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     log = Path(f"{out}.log").read_text()
     assert "Prefect API for this build: http://127.0.0.1:" in log
     assert_same_outputs(out, tiny_reference)

@@ -43,8 +43,8 @@ def test_a_slurm_build_equals_the_local_build_and_keeps_each_jobs_output(
     tiny_reference: Path, tiny_config: Path, tmp_path: Path, slurm_env: dict[str, str]
 ) -> None:
     out = tmp_path / "out"
-    proc = cli_build(tiny_config, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=2"])
-    assert proc.wait(timeout=1800) == 0, Path(f"{out}.log").read_text()[-3000:]
+    with cli_build(tiny_config, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=2"]) as proc:
+        assert proc.wait(timeout=1800) == 0, Path(f"{out}.log").read_text()[-3000:]
     ids = _job_logs(out)
     # the workers' logs (a job cancelled as the build closed may have had no time to write any)
     assert any("distributed.worker" in (out / "slurm" / f"{i}.err").read_text() for i in ids), ids
@@ -58,17 +58,12 @@ def test_a_worker_job_cancelled_mid_build_changes_nothing(
     tiny_reference: Path, tiny_config: Path, tmp_path: Path, slurm_env: dict[str, str]
 ) -> None:
     out = tmp_path / "out"
-    proc = cli_build(tiny_config, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=1"])
-    try:
+    with cli_build(tiny_config, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=1"]) as proc:
         wait_for(lambda: frame_in_progress(out) or proc.poll() is not None, what="a frame of a shard in progress")
         assert proc.poll() is None, "the build ended before a shard was caught"
         (job,) = queued(slurm_env, "RUNNING")
         subprocess.run(["scancel", job], env=slurm_env, check=True)
         assert proc.wait(timeout=1800) == 0, Path(f"{out}.log").read_text()[-3000:]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert len(_job_logs(out)) >= 2  # the cancelled job and its replacement
     _set_job_logs_aside(out, tmp_path)
     assert_same_outputs(out, tiny_reference)

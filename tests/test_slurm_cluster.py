@@ -30,13 +30,8 @@ pytestmark = [pytest.mark.long(minutes=4), *NEEDS_SLURM]
 
 def _stopped_build(config: Path, out: Path, env: dict[str, str], extra: list[str]) -> tuple[int, str, dict]:
     """A SLURM build expected to stop by itself: its exit code, its log and its build.json."""
-    proc = cli_build(config, out, env, [*JOBS, *extra])
-    try:
+    with cli_build(config, out, env, [*JOBS, *extra]) as proc:
         code = proc.wait(timeout=600)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     return code, Path(f"{out}.log").read_text(), json.loads((out / "build.json").read_text())
 
 
@@ -146,17 +141,12 @@ def test_a_stop_signal_cancels_every_job_of_the_build(
     """SIGTERM / SIGINT mid-shard: exit 128 + the signal within 10 s, build.json `interrupted`, no job of the
     build pending or running."""
     out = tmp_path / "out"
-    proc = cli_build(tiny_config, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=2"])
-    try:
+    with cli_build(tiny_config, out, slurm_env, [*JOBS, "runner.slurm.max_jobs=2"]) as proc:
         wait_for(lambda: frame_in_progress(out) or proc.poll() is not None, what="a frame of a shard in progress")
         assert proc.poll() is None, "the build ended before a shard was caught"
         assert queued(slurm_env)
         proc.send_signal(signum)
         assert proc.wait(timeout=10) == 128 + signum
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert not queued(slurm_env)
     record = json.loads((out / "build.json").read_text())
     assert record["status"] == "interrupted" and record["interrupted_by"] == signal.Signals(signum).name
