@@ -19,11 +19,13 @@ venv: $(STAMP)
 # every dependency at the version in constraints.txt.
 # GroundedSAM (README, "ODI-Bench"): GroundingDINO and SAM without their declared dependencies (these would
 # add opencv-python beside opencv-python-headless); torchvision and timm into their own folder, which only
-# tasks/odi/torchvision_ops.py puts on sys.path (an importable, unpatched torchvision breaks transformers).
+# benchmarks/odi/torchvision_ops.py puts on sys.path (an importable, unpatched torchvision breaks transformers).
 # anny goes in without its dependencies: it declares warp-lang (392 MB, only for its optional Warp
 # skinning), which the project does not use; its other runtime dependencies are the project's own.
 # pip installs without compiling and compileall then compiles on every core (pip compiles on one: about 50 s of
 # a first venv's 90 here); a few files only a newer Python parses fail there as they do under pip, hence `|| true`.
+# The benchmarks and renderers are found through the installed metadata's entry points (pyproject.toml): the
+# egg-info setuptools leaves in the checkout would shadow it for a process started here once it is stale.
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
@@ -32,6 +34,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet --no-compile --no-deps -c constraints.txt --upgrade --target $(VENV)/opt/groundedsam \
 	  $(OWN_FOLDER)
 	$(BIN)/python -m compileall -qq -j 0 $(VENV)/lib $(VENV)/opt || true
+	rm -rf benchfoundry.egg-info
 	touch $(STAMP)
 
 demo: venv

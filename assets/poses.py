@@ -1,4 +1,4 @@
-"""The eight built-in SynDORBench actions as SMPL joint rotations (axis-angle, 23 body joints).
+"""The eight built-in actions as SMPL joint rotations (axis-angle, 23 body joints).
 
 Each action is authored as aims and reaches on SMPL's rest skeleton (the procedural body's joints,
 which follow SMPL's T-pose proportions): "point this bone that way", "put this wrist there" (two-bone
@@ -18,11 +18,11 @@ from collections.abc import Callable
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from benchfoundry.assets.actions import ACTIONS
 from benchfoundry.assets.smpl_skeleton import JOINT_NAMES, PARENTS, rest_joints
-from benchfoundry.configs.syndor_poses import ACTIONS
 from benchfoundry.core.rotations import min_rotation, unit
 
-__all__ = ["ACTIONS", "UPRIGHT", "PoseBuilder", "action_pose", "upright_pose"]
+__all__ = ["UPRIGHT", "PoseBuilder", "action_pose", "upright_pose"]
 
 #: The calibration pose's name (not an action).
 UPRIGHT = "upright"

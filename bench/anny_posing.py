@@ -21,8 +21,8 @@ import numpy as np
 from bench_table import add_row
 
 from benchfoundry.assets import poses as builtin_poses
+from benchfoundry.assets.actions import ACTIONS
 from benchfoundry.configs.person import BodyConfig
-from benchfoundry.configs.syndor_poses import ACTIONS
 from benchfoundry.person import anny_body, body_models
 
 PERSON = {"gender": 1.0, "age": 0.7, "muscle": 0.5, "weight": 0.5, "height": 0.5, "proportions": 0.5}

@@ -18,8 +18,8 @@ import time
 import numpy as np
 from bench_table import add_row
 
+from benchfoundry.benchmarks.viewspatial.scannet.coverage import greedy_lazy, greedy_plain
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.tasks.viewspatial.scannet.coverage import greedy_lazy, greedy_plain
 
 
 def camera_walk(rng: np.random.Generator, n_frames: int, grid: int) -> np.ndarray:

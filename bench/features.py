@@ -1,4 +1,4 @@
-"""Discernibility features: ms per 1920×1080 image, vectorised (tasks/syndor/discern_features) vs a plain anchor.
+"""Discernibility features: ms per 1920×1080 image, vectorised (benchmarks/syndor/discern_features) vs a plain anchor.
 
 The anchor is the straightforward version: whole-frame Lab (scikit-image), whole-frame distance
 transform and Sobel (scipy.ndimage), `scipy.stats.ks_2samp`, and one `scipy.stats.wasserstein_distance`
@@ -24,9 +24,9 @@ from bench_table import add_row
 from scipy import ndimage, stats
 from skimage.color import rgb2lab
 
-from benchfoundry.configs.discern import FeatureConfig
+from benchfoundry.benchmarks.syndor import discern_features as df
+from benchfoundry.benchmarks.syndor.discern_config import FeatureConfig
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.tasks.syndor import discern_features as df
 
 HEIGHTS_PX = (337, 169, 79)
 GOAL_MS = 50.0

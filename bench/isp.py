@@ -2,7 +2,7 @@
 
 The frame is a seeded, render-like night scene (moonlit sky gradient, multi-scale textured ground,
 distant structures, a textured person), or `--image` (an sRGB render). Every option runs the whole
-chain (tasks/syndor/isp.run_chain) on the same noisy draw; quality is PSNR / SSIM against the same chain
+chain (benchmarks/syndor/isp.run_chain) on the same noisy draw; quality is PSNR / SSIM against the same chain
 with sensor noise off, both on the final output and on the denoised linear frame (sRGB-encoded,
 before CLAHE and tone mapping). Anchor, in the same run: `bm3d.bm3d_rgb` (standard profile) as the
 chain's denoiser. Run it once, under `nice`: the anchor takes minutes.
@@ -29,9 +29,9 @@ import numpy as np
 from bench_table import add_row
 from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
-from benchfoundry.configs.discern import IspConfig
+from benchfoundry.benchmarks.syndor import isp
+from benchfoundry.benchmarks.syndor.discern_config import IspConfig
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.tasks.syndor import isp
 
 OPTIONS = ("none", "nlmeans", "bm4d-luma", "bm4d")
 

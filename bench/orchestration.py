@@ -1,7 +1,7 @@
 """Orchestration cost of the shard-task path at full scale: ms of overhead per task, and how it grows.
 
 Run: `nice -n 10 .venv/bin/python bench/orchestration.py [--shards 100 1000 3000] [--runners local dask-local]`.
-A stage flow like the benchmarks' (flows/syndor.py's render stage) over N shards whose task body does no work
+A stage flow like the benchmarks' (benchmarks/syndor/flow.py's render stage) over N shards whose task body does no work
 beyond the store: plan (ids, `StageStore.is_done` per shard), submit every shard task (`shard_task` policy via
 `with_runner_policy`, the build's runner), wait on them (`flows.collect.collect_shards`; each task writes its
 rows and completion marker), write the manifest (`StageStore.write_manifest`: every shard file read back).
@@ -31,16 +31,16 @@ import pandas as pd
 from bench_table import add_row
 
 if TYPE_CHECKING:
+    from benchfoundry.benchmarks.syndor.render_plan import ShardPlan
     from benchfoundry.configs.build import BuildConfig
-    from benchfoundry.tasks.syndor.render_plan import ShardPlan
 
 BENCHMARK, STAGE = "bench", "empty"
 
 
 def smoke_shard() -> tuple[BuildConfig, ShardPlan, str]:
     """The anchor's shard: the smoke preset's first SynDORBench render shard, its config, and what it renders."""
+    from benchfoundry.benchmarks.syndor import render_plan
     from benchfoundry.configs.loader import load_config
-    from benchfoundry.tasks.syndor import render_plan
 
     config = load_config("smoke", [])
     plan = render_plan.plan_shards(config)[0]
@@ -52,8 +52,8 @@ def smoke_shard() -> tuple[BuildConfig, ShardPlan, str]:
 
 def _anchor_seconds(work: Path, config: BuildConfig, plan: ShardPlan) -> float:
     """Seconds of the shard `plan` of `config`, rendered through the pipeline (a fresh worker)."""
-    from benchfoundry.tasks.common import render_client
-    from benchfoundry.tasks.syndor import render_stage
+    from benchfoundry.benchmarks.syndor import render_stage
+    from benchfoundry.pipeline import render_client
 
     start = time.perf_counter()
     render_stage.render_shard(config, str(work / "anchor"), plan)
@@ -69,7 +69,7 @@ def _flow(n: int, out: str, runner: Any) -> dict[str, float]:
     from benchfoundry.core.store import StageStore
     from benchfoundry.flows.collect import collect_shards
     from benchfoundry.flows.task_runner import on_runner, with_runner_policy
-    from benchfoundry.tasks.common.shard_task import shard_task
+    from benchfoundry.pipeline.shard_task import shard_task
 
     @shard_task(kind="compute", name="bench-empty-shard")
     def empty_shard(out: str, shard_id: str, spec_hash: str) -> str:

@@ -47,9 +47,9 @@ def bare_render(spec_paths: list[str], only: int | None) -> None:
     from benchfoundry.core.render_spec import read_spec
     from benchfoundry.render.camera import place_camera, setup_camera
     from benchfoundry.render.lighting import apply_lighting
+    from benchfoundry.render.outdoor_scene import build_scene
     from benchfoundry.render.passes import move_output, setup_outputs
     from benchfoundry.render.person import add_person
-    from benchfoundry.render.syndor_scene import build_scene
 
     specs = [read_spec(p) for p in spec_paths]
     first, settings = specs[0], specs[0].engine
@@ -118,9 +118,9 @@ def _bare_process(spec_paths: list[Path], only: int | None = None) -> float:
 def pipeline_vs_bare(work: Path, width: int, frames: int, samples: int, reps: int) -> dict[str, float]:
     """Median over `reps` alternating runs of both sides, after one warm-up of the pipeline
     process (torch, smplx and the body model load once per build, not per shard)."""
+    from benchfoundry.benchmarks.syndor import render_plan, render_stage
     from benchfoundry.core.render_spec import write_spec
-    from benchfoundry.tasks.common import render_client
-    from benchfoundry.tasks.syndor import render_plan, render_stage
+    from benchfoundry.pipeline import render_client
 
     config = _config(width, frames, [f"syndor.render.samples={samples}", "syndor.render.denoise=false"])
     plans = render_plan.plan_shards(config)
@@ -155,9 +155,9 @@ def settings_table(work: Path, width: int) -> list[dict[str, Any]]:
     """Seconds per frame (median of 3 warm frames) and PSNR against a 128-sample reference."""
     from PIL import Image
 
+    from benchfoundry.benchmarks.syndor import render_plan, render_stage
     from benchfoundry.core.render_spec import write_spec
-    from benchfoundry.tasks.common import render_client
-    from benchfoundry.tasks.syndor import render_plan, render_stage
+    from benchfoundry.pipeline import render_client
 
     config = _config(width, 1, [])
     plan = render_plan.plan_shards(config)[0]
@@ -303,7 +303,7 @@ def _bare_kind(kind: str, spec: Path, out_dir: Path) -> float:
 
 def _worker_seconds(spec: Path) -> float:
     """Seconds of the pipeline's render worker on one shard: a new worker process, start-up included."""
-    from benchfoundry.tasks.common import render_client
+    from benchfoundry.pipeline import render_client
 
     start = time.perf_counter()
     render_client.render_spec(spec, timeout_s=3600, shards_per_worker=1)
@@ -314,9 +314,9 @@ def _worker_seconds(spec: Path) -> float:
 def coco_case(work: Path, images: int, reps: int) -> dict[str, Any]:
     """The smoke val split's first `images` images: the worker (one scene per shard) against the bare loop and
     against one fresh file per image; and `make_split` whole (posing, labels, records) per image."""
+    from benchfoundry.benchmarks.viewspatial.coco import synthetic_set as sco
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import CocoShard, EngineSettings, write_spec
-    from benchfoundry.tasks.viewspatial.coco import synthetic_set as sco
 
     config = load_config("smoke", [])
     cfg = config.viewspatial.coco.synthetic.model_copy(update={"images": {"val": images}})
@@ -345,7 +345,7 @@ def coco_case(work: Path, images: int, reps: int) -> dict[str, Any]:
     start = time.perf_counter()
     sco.make_split(work / "coco" / "split", "val", cfg, config.person, config.seed)
     whole = (time.perf_counter() - start) / images
-    from benchfoundry.tasks.common import render_client
+    from benchfoundry.pipeline import render_client
 
     render_client.close_all()
     return {
@@ -359,10 +359,10 @@ def coco_case(work: Path, images: int, reps: int) -> dict[str, Any]:
 
 def panorama_case(work: Path, reps: int) -> dict[str, float]:
     """The smoke preset's two synthetic panoramas, each one shard."""
+    from benchfoundry.benchmarks.odi import synthetic_panoramas as sp
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import write_spec
     from benchfoundry.core.seeding import item_seed
-    from benchfoundry.tasks.odi import synthetic_panoramas as sp
 
     config = load_config("smoke", [])
     settings = config.odi.synthetic
@@ -388,9 +388,9 @@ def panorama_case(work: Path, reps: int) -> dict[str, float]:
 
 def scan_case(work: Path, reps: int) -> dict[str, float]:
     """The smoke preset's first synthetic ScanNet room (one shard: its camera walk)."""
+    from benchfoundry.benchmarks.viewspatial.scannet import synthetic_scan as ss
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import write_spec
-    from benchfoundry.tasks.viewspatial.scannet import synthetic_scan as ss
 
     config = load_config("smoke", [])
     settings = ss.RenderSettings(

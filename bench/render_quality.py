@@ -13,7 +13,7 @@ the smoke build releases them (`--syndor-frames` of each lighting, 640×360 JPEG
 synthetic COCO image (the smoke preset's, at the sizes given). Prints per setting: CPU seconds and their ratio to
 before's (measured in the same run), PSNR (dB) and SSIM against the reference, averaged over the images, and for
 SynDORBench what its labels follow: the discern stage's values on each frame and each night-vision image
-(tasks/syndor/discern_stage.py, the build's seeds), the largest mean change of a feature (KS lightness,
+(benchmarks/syndor/night_vision_stage.py, the build's seeds), the largest mean change of a feature (KS lightness,
 sliced-Wasserstein chroma, edge IoU, Michelson contrast) from the reference's and how many of the observer's
 verdicts (detector_seen, the simulated label) differ from the reference's; then per kind the cheapest setting at
 least as close as before on every measure (`chosen`).
@@ -81,7 +81,7 @@ def _engine(engine: Any, s: Setting) -> Any:
 def syndor_frames(config: Any, work: Path, per_lighting: int) -> list[tuple[Any, list[tuple[Any, dict[str, Any]]]]]:
     """`per_lighting` frames of each lighting of `config`'s plan, at most `FRAMES_PER_SHARD_LIGHTING` of a lighting
     from a shard, from its first shards: (the shard's worker spec, [(frame, index row)])."""
-    from benchfoundry.tasks.syndor import render_plan, render_stage
+    from benchfoundry.benchmarks.syndor import render_plan, render_stage
 
     picked, taken = [], dict.fromkeys(config.syndor.lightings, 0)
     for plan in render_plan.plan_shards(config):
@@ -108,9 +108,9 @@ def syndor_case(work: Path, per_lighting: int, reference_samples: int) -> Case:
     """The smoke preset's SynDORBench frames, `per_lighting` of each of its lightings, as the build releases them
     (640×360 JPEG); each image's values are the discern stage's: the features and the observer's verdict on the
     frame and, for a night-group frame, on its night-vision image (the build's seeds: the frame's own path)."""
+    from benchfoundry.benchmarks.syndor import night_vision_stage
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import write_spec
-    from benchfoundry.tasks.syndor import discern_stage
 
     config = load_config("smoke", [])
     picked = syndor_frames(config, work, per_lighting)
@@ -128,7 +128,7 @@ def syndor_case(work: Path, per_lighting: int, reference_samples: int) -> Case:
         return specs, [folder / row["img_path"] for row in rows]
 
     def values(folder: Path) -> list[dict[str, float]]:
-        return [discern_stage.frame_values(config, folder, row) for row in rows]
+        return [night_vision_stage.frame_values(config, folder, row) for row in rows]
 
     r = config.syndor.render
     ladder = (Setting(2, True, fast=True), Setting(4, True, fast=True), Setting(6, True, fast=True))
@@ -140,10 +140,10 @@ def syndor_case(work: Path, per_lighting: int, reference_samples: int) -> Case:
 
 def panorama_case(work: Path, width: int, reference_samples: int) -> Case:
     """The smoke preset's living-room panorama."""
+    from benchfoundry.benchmarks.odi import synthetic_panoramas as sp
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import write_spec
     from benchfoundry.core.seeding import item_seed
-    from benchfoundry.tasks.odi import synthetic_panoramas as sp
 
     smoke = load_config("smoke", [])
     settings = smoke.odi.synthetic.model_copy(update={"width": width})
@@ -167,9 +167,9 @@ def panorama_case(work: Path, width: int, reference_samples: int) -> Case:
 
 def coco_case(work: Path, scale: float, reference_samples: int) -> Case:
     """The smoke preset's first synthetic COCO val image."""
+    from benchfoundry.benchmarks.viewspatial.coco import synthetic_set as sco
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import CocoShard, EngineSettings, write_spec
-    from benchfoundry.tasks.viewspatial.coco import synthetic_set as sco
 
     smoke = load_config("smoke", [])
     full = smoke.viewspatial.coco.synthetic
@@ -239,7 +239,7 @@ def _read(path: Path) -> np.ndarray:
 
 def render(spec: Path) -> float:
     """CPU seconds of the render worker on `spec` (one worker for the whole bench, started beforehand)."""
-    from benchfoundry.tasks.common import render_client
+    from benchfoundry.pipeline import render_client
 
     return float(render_client.render_spec(spec, timeout_s=7200, shards_per_worker=10_000)["cpu_seconds"])
 
@@ -335,7 +335,7 @@ def main() -> None:
     parser.add_argument("--syndor-reference-samples", type=int, default=128)
     parser.add_argument("--table", type=Path, help="also write the per-kind summary table (markdown) here")
     args = parser.parse_args()
-    from benchfoundry.tasks.common import render_client
+    from benchfoundry.pipeline import render_client
 
     with tempfile.TemporaryDirectory(prefix="render-quality-") as tmp:
         work = Path(tmp)

@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 from bench_table import add_row
 
+from benchfoundry.benchmarks.syndor import build_plan, sampling
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.tasks.syndor import build_plan, sampling
 
 FULL = Path(__file__).parents[1] / "configs" / "syndorbench.yaml"
 Sampler = Callable[[BuildConfig, sampling.Levels], set[sampling.Frame]]

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.configs.scannet import EXCLUDED_NYU40, NYU40_NAMES
-from benchfoundry.tasks.viewspatial.report_page import frames_histogram
-from benchfoundry.tasks.viewspatial.task_names import SHORT_NAMES
+from benchfoundry.benchmarks.viewspatial.report_page import frames_histogram
+from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_NYU40, NYU40_NAMES
+from benchfoundry.benchmarks.viewspatial.task_names import SHORT_NAMES
 
 #: COCO's ten animal categories, all of which the release asks about, and the release's other animal nouns.
 ANIMALS = ("bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe", "panda")

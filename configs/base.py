@@ -54,7 +54,7 @@ class Section(BaseModel):
 
 
 class DenoisedRenderSection(Section):
-    """A Blender render's denoiser, adaptive sampling, device and time limit (the ODI panoramas', the synthetic
+    """A Blender render's denoiser, adaptive sampling, device and time limit (the panoramas', the synthetic
     COCO set's; each sets its own `samples`): the defaults are bench/render_quality.py's choice (README
     "Performance")."""
 

@@ -8,11 +8,8 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, ModelWrapValidatorHandler, model_validator
 
 from benchfoundry.configs.base import Seconds, Section
-from benchfoundry.configs.odi import OdiConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.sections import section_model, validate_sections
-from benchfoundry.configs.syndor import SyndorConfig
-from benchfoundry.configs.viewspatial import ViewSpatialConfig
 
 
 class SlurmConfig(Section):
@@ -86,7 +83,8 @@ class RunnerConfig(Section):
 
 
 class BuildConfig(Section):
-    """A whole build; besides its fields, a block of each section registered in configs/sections.py."""
+    """A whole build; besides its fields, a block of each benchmark's section (configs/sections.py), its defaults
+    where the YAML has none."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -95,22 +93,18 @@ class BuildConfig(Section):
     output_root: Path = Path("out/default")
     runner: RunnerConfig = RunnerConfig()
     person: PersonConfig = PersonConfig()
-    syndor: SyndorConfig = SyndorConfig()
-    odi: OdiConfig = OdiConfig()
-    viewspatial: ViewSpatialConfig = ViewSpatialConfig()
 
     @model_validator(mode="wrap")
     @classmethod
     def _check_sections(cls, data: Any, handler: ModelWrapValidatorHandler[BuildConfig]) -> BuildConfig:
         if isinstance(data, dict):
-            extra = {k: v for k, v in data.items() if k not in cls.model_fields}
-            if extra:
-                data = {**data, **validate_sections(extra, cls.__name__)}
+            fields = {k: v for k, v in data.items() if k in cls.model_fields}
+            data = {**fields, **validate_sections({k: v for k, v in data.items() if k not in fields}, cls.__name__)}
         return handler(data)
 
     def section(self, name: str) -> Any:
-        """The section `name`: a field, a registered section's block, or that section's defaults when absent."""
-        if name in type(self).model_fields or name in (self.__pydantic_extra__ or {}):
+        """The benchmark section `name`: its block, or that section's defaults when the config predates it."""
+        if name in (self.__pydantic_extra__ or {}):
             return getattr(self, name)
         model = section_model(name)
         if model is None:

@@ -11,7 +11,7 @@ from benchfoundry.configs.base import Section
 
 _CLOSE = "Score 1 when the model's answer {what}; score 0 otherwise."
 
-#: One rubric per task the judge scores: ODI-Bench's ten tasks (open form) and SynD's open action answers.
+#: One rubric per task the judge scores: each benchmark names the rubric task of its free-form items.
 DEFAULT_RUBRICS: dict[str, str] = {
     "OA": _CLOSE.format(what="names the same attribute (colour, material, …) of the same object as the reference"),
     "HA": _CLOSE.format(what="describes the person's attribute or action as the reference does"),

@@ -132,7 +132,7 @@ def check_person(body: BodyConfig, textures: TextureConfig) -> None:
 
 
 class PersonConfig(Section):
-    """The person of SynDORBench's renders, ODI-Bench's panoramas and ViewSpatial's synthetic COCO set: one
+    """The person of every benchmark's renders (rig frames, panoramas, synthetic photos): one
     body model and one texture set; a texture id names one person (with Anny, their phenotype too)."""
 
     body: BodyConfig = Field(default_factory=BodyConfig)

@@ -1,5 +1,6 @@
-"""Config sections added at run time: a benchmark registered outside the built-ins (tasks/common/benchmarks.py)
-names its section here, and `BuildConfig` then accepts and validates a block of that name."""
+"""The config sections of the benchmarks: each benchmark's descriptor (pipeline/benchmarks.py), declared in the
+`benchfoundry.benchmarks` entry point group, names its section's model, and `BuildConfig` accepts and validates
+a block of the benchmark's name with it; `register_section` adds one in this process only (tests)."""
 
 from __future__ import annotations
 
@@ -9,36 +10,43 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchfoundry.configs.base import Section
+from benchfoundry.core import plugins
 
-_SECTIONS: dict[str, type[Section]] = {}
+_ADDED: dict[str, type[Section]] = {}
 
 
 def register_section(name: str, model: type[Section]) -> None:
     """Accept a top-level block `name` in a build config, validated by `model`."""
-    if _SECTIONS.get(name, model) is not model:
+    if known_sections().get(name, model) is not model:
         raise ValueError(f"config section {name!r} is already registered")
-    _SECTIONS[name] = model
+    _ADDED[name] = model
 
 
 def unregister_section(name: str) -> None:
-    _SECTIONS.pop(name, None)
+    _ADDED.pop(name, None)
+
+
+def known_sections() -> dict[str, type[Section]]:
+    """Every benchmark's section: name → model, in build order (the descriptors' `order`, then name)."""
+    declared = plugins.load_all(plugins.BENCHMARKS_GROUP).values()
+    ordered = sorted(declared, key=lambda d: (d.order, d.name))
+    return {**{d.name: plugins.resolve(d.config) for d in ordered}, **_ADDED}
 
 
 def section_model(name: str) -> type[Section] | None:
-    """The model of a registered section, or None."""
-    return _SECTIONS.get(name)
+    """The model of a benchmark's section, or None."""
+    return known_sections().get(name)
 
 
 def validate_sections(blocks: Mapping[str, Any], title: str) -> dict[str, Section]:
-    """Each block validated by its registered section's model; an unregistered name is an unknown key, a bad
-    value an error at its dotted path, as pydantic reports a field's."""
-    errors: list[Any] = []
+    """Every known section, in build order: its block validated by its model, or its defaults when absent; an
+    unknown name is an unknown key, a bad value an error at its dotted path, as pydantic reports a field's."""
+    models = known_sections()
+    unknown = [name for name in blocks if name not in models]
+    errors: list[Any] = [{"type": "extra_forbidden", "loc": (name,), "input": blocks[name]} for name in unknown]
     valid: dict[str, Section] = {}
-    for name, block in blocks.items():
-        model = _SECTIONS.get(name)
-        if model is None:
-            errors.append({"type": "extra_forbidden", "loc": (name,), "input": block})
-            continue
+    for name, model in models.items():
+        block = blocks.get(name, {})
         try:
             valid[name] = block if isinstance(block, model) else model.model_validate(block)
         except ValidationError as exc:

@@ -17,7 +17,7 @@ from pathlib import Path
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.bounded_read import read_json
-from benchfoundry.tasks.common import benchmarks
+from benchfoundry.pipeline import benchmarks
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 #: How each benchmark's count reads in the README.

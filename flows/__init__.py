@@ -1,1 +1,2 @@
-"""Orchestration only: one flow per benchmark with its stage subflows, the build flow, the runner policy, the CLI."""
+"""Orchestration only: the build flow over the registered benchmarks, the task runner and retry policy, the
+shard collector, the Dask clusters, the build's Prefect server, stop signals and progress."""

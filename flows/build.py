@@ -15,8 +15,10 @@ from prefect import flow, get_run_logger
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, config_hash, load_config
+from benchfoundry.core import plugins
 from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.buildinfo import (
+    KEY_PACKAGES,
     benchmark_outcome,
     constraints_record,
     error_line,
@@ -34,9 +36,9 @@ from benchfoundry.flows.prefect_api import build_api, configured_api_url
 from benchfoundry.flows.slurm_jobs import ClusterFailed
 from benchfoundry.flows.stop_signals import on_stop
 from benchfoundry.flows.task_runner import on_runner
-from benchfoundry.tasks.common.benchmarks import get, names, resolve
-from benchfoundry.tasks.common.report_nav import link_pages
-from benchfoundry.tasks.common.timings_page import write_timings_page
+from benchfoundry.pipeline.benchmarks import get, hook, names
+from benchfoundry.pipeline.report_nav import link_pages
+from benchfoundry.pipeline.timings_page import write_timings_page
 
 #: The root's own files, whose temporaries a killed build may leave beside them.
 ROOT_FILES = (RECORD_NAME, MARKER_NAME)
@@ -44,30 +46,29 @@ ROOT_FILES = (RECORD_NAME, MARKER_NAME)
 
 def adopted_leftovers(root: Path) -> list[str]:
     """What looks like a killed build's leftovers in a folder adopted with --adopt-out before its first
-    build (the user's own `syndor/_tmp/`, `.build.json.abcdefgh.tmp`, …): recorded in the marker and never
+    build (the user's own `<benchmark>/_tmp/`, `.build.json.abcdefgh.tmp`, …): recorded in the marker and never
     swept."""
     return [str(p.relative_to(root)) for p in build_leftovers(root, names(), ROOT_FILES)]
 
 
 def _versions(config: BuildConfig) -> dict[str, str | None]:
-    """The versions of the distributions that shape the bytes; torchvision and timm from their own folder
-    when the groundedsam annotator runs (tasks/odi/torchvision_ops.py)."""
+    """The versions of the distributions that shape the bytes, a plug-in benchmark's or renderer's own included,
+    also from the folders a benchmark loads packages from besides site-packages (its `site_folders` hook)."""
     paths = []
-    if config.odi.enabled and config.odi.chosen_annotator == "groundedsam":
-        from benchfoundry.tasks.odi.torchvision_ops import site_folder
-
-        paths.append(site_folder())
-    return package_versions(paths=paths)
+    for name in names():
+        folders = hook(name, "site_folders")
+        paths += folders(config) if folders is not None else []
+    plugged = plugins.distributions(plugins.BENCHMARKS_GROUP) + plugins.distributions(plugins.RENDERERS_GROUP)
+    return package_versions(tuple(dict.fromkeys((*KEY_PACKAGES, *plugged))), paths=paths)
 
 
 def _subflow(name: str, config: BuildConfig) -> Callable[..., Any]:
-    """The benchmark's flow (tasks/common/benchmarks.py), with the build's task runner only when it submits
-    tasks itself; the others (syndor's render and discern stages are subflows with their own runner) keep
+    """The benchmark's flow (pipeline/benchmarks.py), with the build's task runner only when it submits
+    tasks itself; the others (whose stages are subflows with their own runner) keep
     Prefect's default thread runner: no second, nested Dask cluster."""
-    benchmark = get(name)
-    if benchmark.submits_tasks:
-        return on_runner(resolve(benchmark.flow), config.runner)
-    return resolve(benchmark.flow)
+    if get(name).submits_tasks:
+        return on_runner(hook(name, "flow"), config.runner)
+    return hook(name, "flow")
 
 
 def _run_benchmark(name: str, config: BuildConfig, out: str) -> dict[str, Any]:
@@ -185,11 +186,10 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
             with on_stop(mark_interrupted), dask_cluster(config.runner, configured_api_url(), root / "slurm") as runner:
                 bound = config.model_copy(update={"runner": runner})
                 for name in names():
-                    section = get(name).section
                     if only is not None and name not in only:
                         outcome = benchmark_outcome("not built", "not selected with --only")
-                    elif not config.section(section).enabled:
-                        outcome = benchmark_outcome("not built", f"{section}.enabled is false")
+                    elif not config.section(name).enabled:
+                        outcome = benchmark_outcome("not built", f"{name}.enabled is false")
                     else:
                         outcome, record["timings"]["benchmarks"][name] = _timed_benchmark(name, bound, root)
                     record["benchmarks"][name] = outcome

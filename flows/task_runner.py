@@ -1,6 +1,6 @@
 """The build's task runner and the policy of its shard tasks, set in one place for every flow: one table of
 retries, retry delay, timeout and GPU resource per shard kind (`POLICIES`; the kind is declared where a task is
-defined, tasks/common/shard_task.py), the runner config's `task_retries` / `retry_delay_s` over it."""
+defined, pipeline/shard_task.py), the runner config's `task_retries` / `retry_delay_s` over it."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from benchfoundry.configs.build import BuildConfig, RunnerConfig
 from benchfoundry.flows.cluster import GPU_RESOURCE
-from benchfoundry.tasks.common.shard_task import device_of, kind_of
+from benchfoundry.pipeline.shard_task import device_of, kind_of
 
 
 @dataclass(frozen=True)

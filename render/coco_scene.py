@@ -1,7 +1,7 @@
-"""Synthetic COCO images (ViewSpatial-Bench's embedded default): the posed people, a floor and a few
+"""Synthetic COCO images (an embedded default): the posed people, a floor and a few
 coloured primitives seen by a pinhole camera.
 
-The spec (a `CocoShard`) comes from `tasks/viewspatial/coco/synthetic_set.make_split`. The scene is built once per
+The spec (a `CocoShard`) comes from a benchmark's synthetic COCO set. The scene is built once per
 shard (`CocoScene`: engine, outputs, camera, world and sun, the people's meshes and one material per texture);
 between images only the people (their vertices, in place, when the topology is the same; a person more or
 fewer), the camera, the objects, the light and the seed change. Objects are linked in the order a fresh file
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bpy
 
@@ -31,6 +31,9 @@ from benchfoundry.render.lighting import apply_lighting
 from benchfoundry.render.objects import add_primitive, remove_object
 from benchfoundry.render.passes import IndexOutputs, index_outputs, render_indexed
 from benchfoundry.render.person import PERSON_NAME, PersonMeshes
+
+if TYPE_CHECKING:
+    from benchfoundry.render.worker import Worker
 
 
 def light(light_spec: Light, scene: Any) -> None:
@@ -104,3 +107,13 @@ def render_coco(scene: Any, spec: CocoShard, scratch: Path) -> list[float]:
         seconds.append(now - started)
         started = now
     return seconds
+
+
+def render_coco_shard(worker: Worker, spec: CocoShard) -> dict[str, Any]:
+    """The renderer of a `CocoShard`: the scene built once in a fresh file, changed per image."""
+    started = time.perf_counter()
+    worker.bpy.ops.wm.read_factory_settings(use_empty=True)
+    worker.scene = worker.bpy.context.scene
+    worker.built = {"coco": spec.images[-1].image if spec.images else None}
+    seconds = render_coco(worker.scene, spec, worker.scratch)
+    return {"ok": True, "frames": len(seconds), "seconds": time.perf_counter() - started, "frame_seconds": seconds}

@@ -1,5 +1,5 @@
 """One Infinigen asset as a `.blend` of one mesh object: run by Infinigen's own Python (`make assets-infinigen`'s
-venv, bpy 4.2), never by the project's, and importing nothing of the project (tasks/odi/infinigen_assets.py
+venv, bpy 4.2), never by the project's, and importing nothing of the project (the asset library's generator
 calls it once per asset).
 
     python infinigen_asset.py --factory ChairFactory --seed 7 --blend out.blend --info out.json

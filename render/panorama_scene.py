@@ -1,7 +1,7 @@
-"""Synthetic ERP panoramas (ODI-Bench's embedded default): a scene of labelled primitives, people and
+"""Synthetic ERP panoramas (an embedded default): a scene of labelled primitives, people and
 signs seen by Blender's equirectangular camera.
 
-The spec (a `PanoramaShard`) comes from `tasks/odi/synthetic_panoramas.render_spec`: every labelled object
+The spec (a `PanoramaShard`) comes from a benchmark's synthetic panoramas: every labelled object
 carries its instance id as pass index, so the object-index pass is the ground-truth instance map
 (render/passes.py). Runs inside the render worker (render/worker.py).
 """
@@ -9,8 +9,9 @@ carries its instance id as pass index, so the object-index pass is the ground-tr
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bpy
 
@@ -20,6 +21,9 @@ from benchfoundry.render.lighting import apply_lighting
 from benchfoundry.render.objects import add_primitive, add_sign
 from benchfoundry.render.passes import index_outputs, render_indexed
 from benchfoundry.render.person import add_person
+
+if TYPE_CHECKING:
+    from benchfoundry.render.worker import Worker
 
 
 def _camera(scene: Any, height_m: float) -> Any:
@@ -37,7 +41,7 @@ def _camera(scene: Any, height_m: float) -> Any:
 
 
 def add_library_object(scene: Any, name: str, spec: LibraryObject) -> Any:
-    """Append `spec.object_name` (one mesh object, tasks/odi/asset_library.py) from its `.blend` as a copy, place
+    """Append `spec.object_name` (one mesh object, an asset library's) from its `.blend` as a copy, place
     it and give it the instance's pass index."""
     with bpy.data.libraries.load(spec.blend, link=False) as (source, target):
         if spec.object_name not in source.objects:
@@ -74,3 +78,13 @@ def render_panorama(scene: Any, spec: PanoramaShard, scratch: Path) -> None:
             add_person(scene, inst.person).name = f"i{inst.id:03d}_person"
     apply_lighting(spec.light, scene)
     render_indexed(index_outputs(scene, scratch), spec.image, spec.index_npy)
+
+
+def render_panorama_shard(worker: Worker, spec: PanoramaShard) -> dict[str, Any]:
+    """The renderer of a `PanoramaShard`: the panorama built in a fresh file."""
+    started = time.perf_counter()
+    worker.bpy.ops.wm.read_factory_settings(use_empty=True)
+    worker.scene = worker.bpy.context.scene
+    worker.built = {"panorama": spec.image}
+    render_panorama(worker.scene, spec, worker.scratch)
+    return {"ok": True, "frames": 1, "seconds": time.perf_counter() - started}

@@ -1,5 +1,5 @@
 """The synthetic ScanNet room, rendered by the render worker (render/worker.py) from a `ScanRoomShard`
-(`tasks/viewspatial/scannet/synthetic_scan.render_spec`).
+(a benchmark's synthetic scan).
 
 Builds the room from the spec once, in a fresh file, then renders each frame (only the camera moves) with
 Cycles into the spec's `out_dir`: colour to `frame-<id>.color.png`, and the Z pass (planar depth along the view
@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import bpy
 import numpy as np
@@ -20,6 +21,9 @@ from mathutils import Matrix
 
 from benchfoundry.core.camera import opencv_to_blender
 from benchfoundry.core.render_spec import ScanRoomShard
+
+if TYPE_CHECKING:
+    from benchfoundry.render.worker import Worker
 
 NO_HIT_M = 1.0e4
 
@@ -144,3 +148,12 @@ def render_scan_room(spec: ScanRoomShard) -> list[float]:
         (out_dir / f".tmp-{fid:06d}-color.png").replace(str(base) + ".color.png")
         seconds.append(time.perf_counter() - started)
     return seconds
+
+
+def render_scan_room_shard(worker: Worker, spec: ScanRoomShard) -> dict[str, Any]:
+    """The renderer of a `ScanRoomShard`: the room built once in a fresh file, the camera moved per frame."""
+    started = time.perf_counter()
+    worker.built = {"scan_room": spec.scene_id}
+    seconds = render_scan_room(spec)
+    worker.scene = worker.bpy.context.scene
+    return {"ok": True, "frames": len(seconds), "seconds": time.perf_counter() - started, "frame_seconds": seconds}

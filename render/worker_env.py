@@ -2,7 +2,7 @@
 
 `BENCHFOUNDRY_RENDER_IDLE_S` (default 600; 0: never): a worker quits after that many seconds without a
 request. `BENCHFOUNDRY_GPU_INDEX=i`: a GPU render enables only the i-th device of the configured type
-(modulo their count) instead of all of them. tasks/common/render_client.py sets both for its workers.
+(modulo their count) instead of all of them. pipeline/render_client.py sets both for its workers.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ TINY_BUILD = {
 }
 SHARDS = 2
 #: Files that record a run rather than its outputs: the build record, the output root's marker and lock
-#: (benchfoundry/core/output_root.py), the page of where the time went (tasks/common/timings_page.py), and the
+#: (benchfoundry/core/output_root.py), the page of where the time went (pipeline/timings_page.py), and the
 #: completion markers (times).
 RUN_RECORDS = ("build.json", ".benchfoundry-build.json", ".benchfoundry.lock", "report/build.html")
 
@@ -92,7 +92,7 @@ def assert_same_outputs(built: Path, reference: Path) -> None:
 def cli_build(config: Path, out: Path, env: dict[str, str], extra: Sequence[str] = ()) -> Iterator[subprocess.Popen]:
     """`benchfoundry build CONFIG --out OUT` in a subprocess (stdout and stderr to OUT.log), killed at exit if it
     is still running, and waited for."""
-    args = [sys.executable, "-m", "benchfoundry.flows.cli", "build", str(config), "--out", str(out), "--only", "syndor"]
+    args = [sys.executable, "-m", "benchfoundry.cli.main", "build", str(config), "--out", str(out), "--only", "syndor"]
     for item in extra:
         args += ["--set", item]
     with open(f"{out}.log", "w") as log, subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT) as proc:

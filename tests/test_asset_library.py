@@ -1,6 +1,6 @@
-"""The asset library's manifest (tasks/odi/asset_library.py) and its generation (tasks/odi/infinigen_assets.py):
-a strict reader, an atomic and resumable writer, Infinigen's subprocess contract (with a stand-in for its
-Python), and one real Infinigen run when its venv exists (`make test-infinigen`)."""
+"""The asset library's manifest (benchmarks/odi/asset_library.py) and its generation
+(benchmarks/odi/infinigen_assets.py): a strict reader, an atomic and resumable writer, Infinigen's subprocess
+contract (with a stand-in for its Python), and one real Infinigen run when its venv exists (`make test-infinigen`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from benchfoundry.configs.loader import load_config
-from benchfoundry.tasks.odi.asset_library import (
+from benchfoundry.benchmarks.odi.asset_library import (
     MANIFEST_NAME,
     LibraryAsset,
     LibraryError,
@@ -22,13 +21,14 @@ from benchfoundry.tasks.odi.asset_library import (
     read_library,
     write_manifest,
 )
-from benchfoundry.tasks.odi.infinigen_assets import (
+from benchfoundry.benchmarks.odi.infinigen_assets import (
     AssetJob,
     GenerationError,
     build_library,
     plan,
     run_infinigen,
 )
+from benchfoundry.configs.loader import load_config
 
 #: Set by `make test-infinigen` only, so that `make test` never runs Infinigen (minutes) even where its venv exists.
 INFINIGEN_PYTHON = Path(os.environ.get("INFINIGEN_PYTHON", "/nonexistent/infinigen/venv/bin/python"))
@@ -198,7 +198,7 @@ def test_infinigen_venv_generates_two_small_assets(tmp_path: Path) -> None:
 
 
 def test_the_command_builds_a_library_and_a_rerun_generates_nothing(tmp_path: Path, capsys) -> None:
-    from benchfoundry.flows.cli import main
+    from benchfoundry.cli.main import main
 
     info = {"object_name": "asset", "bbox_min": [-0.3, -0.3, 0], "bbox_max": [0.3, 0.3, 0.9], "vertices": 8}
     info["generator_version"] = "1.15.5"

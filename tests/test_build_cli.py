@@ -17,7 +17,7 @@ from benchfoundry.core.output_root import MARKER_NAME
 
 def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "benchfoundry.flows.cli", *args], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "benchfoundry.cli.main", *args], capture_output=True, text=True, env=env
     )
 
 
@@ -70,11 +70,11 @@ def test_unknown_benchmark_in_only_is_rejected(tmp_path: Path, cli_env: dict[str
 
 
 def test_help_lists_every_command() -> None:
-    from benchfoundry.flows.cli import make_parser
+    from benchfoundry.cli.main import make_parser
 
     parser = make_parser()
     commands = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
-    result = subprocess.run([sys.executable, "-m", "benchfoundry.flows.cli", "--help"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "benchfoundry.cli.main", "--help"], capture_output=True, text=True)
     assert result.returncode == 0
     assert {"build", "dori"} <= commands
     for command in commands:

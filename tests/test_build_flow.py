@@ -30,7 +30,7 @@ def _exploding(config, out):  # type: ignore[no-untyped-def]
 def test_failed_benchmark_is_recorded_and_others_run(
     tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("benchfoundry.flows.odi.odi_flow", _exploding)
+    monkeypatch.setattr("benchfoundry.benchmarks.odi.flow.odi_flow", _exploding)
     config = load_config(None, ["syndor.enabled=false", "viewspatial.enabled=false"])
     record = build_module.build(config, str(tmp_path), None)
     on_disk = json.loads((tmp_path / "build.json").read_text())
@@ -41,8 +41,8 @@ def test_failed_benchmark_is_recorded_and_others_run(
 
 
 def test_only_selects_benchmarks(tmp_path: Path, prefect_server: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("benchfoundry.flows.odi.odi_flow", _exploding)
-    monkeypatch.setattr("benchfoundry.flows.viewspatial.viewspatial_flow", _quiet)
+    monkeypatch.setattr("benchfoundry.benchmarks.odi.flow.odi_flow", _exploding)
+    monkeypatch.setattr("benchfoundry.benchmarks.viewspatial.flow.viewspatial_flow", _quiet)
     config = load_config(None)
     record = build_module.build(config, str(tmp_path), ["viewspatial"])
     assert record["benchmarks"]["viewspatial"]["status"] == "built"
@@ -68,7 +68,7 @@ def test_subflows_get_the_absolute_output_root(
         seen.append(out)
         return {"status": "built", "detail": "", "stages": {}, "problems": []}
 
-    monkeypatch.setattr("benchfoundry.flows.viewspatial.viewspatial_flow", _recording)
+    monkeypatch.setattr("benchfoundry.benchmarks.viewspatial.flow.viewspatial_flow", _recording)
     monkeypatch.chdir(tmp_path)
     record = build_module.build(load_config(None), "rel/out", ["viewspatial"])
     assert seen == [str(tmp_path.resolve() / "rel" / "out")]

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from benchfoundry.core import dori
+from benchfoundry.benchmarks.syndor import camera_rig, dori
 from benchfoundry.core.camera import (
     blender_camera_to_world,
     intrinsic_matrix,
@@ -15,7 +15,6 @@ from benchfoundry.core.camera import (
     project,
     world_to_camera,
 )
-from benchfoundry.tasks.syndor import camera_rig
 
 SPEC = dori.PRESETS["paper"]
 TARGET = np.array([0.1, -0.05, 0.9])

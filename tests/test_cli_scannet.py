@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 from test_scannet_io import make_tiny_scan
 
-from benchfoundry.flows.cli import main
-from benchfoundry.tasks.viewspatial.scannet import coverage as cov
-from benchfoundry.tasks.viewspatial.scannet.scannet_read import open_scan
+from benchfoundry.benchmarks.viewspatial.scannet import coverage as cov
+from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import open_scan
+from benchfoundry.cli.main import main
 
 
 def _select(capsys, *args: str) -> dict:
@@ -28,7 +28,7 @@ def test_console_script_same_selection_for_both_layouts(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-m",
-                "benchfoundry.flows.cli",
+                "benchfoundry.cli.main",
                 "scannet",
                 "select",
                 str(scan_dir),

@@ -13,11 +13,11 @@ from test_syndor_qa import HPC, RADII, make_labelled_build, nv_label, truth_labe
 from test_syndor_report import assert_no_broken_links
 from test_text_embed import save_tiny_bert
 
+from benchfoundry.benchmarks.syndor import qa_stage
+from benchfoundry.benchmarks.syndor import report_page as syndor_report
+from benchfoundry.benchmarks.syndor.qa_config import ACTION_PROMPT, QaConfig
+from benchfoundry.cli.main import main
 from benchfoundry.configs.model import SHIPPED_EMBEDDING_MODEL
-from benchfoundry.configs.syndor_qa import ACTION_PROMPT, QaConfig
-from benchfoundry.flows.cli import main
-from benchfoundry.tasks.syndor import qa_stage
-from benchfoundry.tasks.syndor import report_page as syndor_report
 
 
 def _rows(out: Path, task: str, split: str) -> list[dict]:
@@ -282,7 +282,7 @@ def _authors_e5(pred_path: Path, ref_path: Path, model_dir: Path, radius: float 
 
 def test_authors_e5_matches_the_authors_computation_with_empty_replies(tmp_path: Path) -> None:
     from benchfoundry.assets.tiny_bert import write_tiny_bert
-    from benchfoundry.configs.syndor_poses import ACTION_NAMES
+    from benchfoundry.benchmarks.syndor.pose_config import ACTION_NAMES
 
     out = tmp_path / "build"
     qa_stage.export_qa(make_labelled_build(out, bad_rows=False), out, QaConfig())

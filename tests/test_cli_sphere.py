@@ -11,10 +11,10 @@ import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.flows.cli import main, make_parser
-from benchfoundry.flows.cli_sphere import with_config_defaults
-from benchfoundry.tasks.odi import sphere_coords as sm
-from benchfoundry.tasks.odi import sphere_images
+from benchfoundry.benchmarks.odi import sphere_coords as sm
+from benchfoundry.benchmarks.odi import sphere_images
+from benchfoundry.benchmarks.odi.cli_sphere import with_config_defaults
+from benchfoundry.cli.main import main, make_parser
 
 
 def imread(path: Path) -> np.ndarray:
@@ -106,8 +106,8 @@ def test_console_script_reports_a_corrupt_file(tmp_path: Path) -> None:
 def test_sphere_config_feeds_the_cli_defaults(tmp_path: Path, repo_root: Path) -> None:
     from pydantic import ValidationError
 
+    from benchfoundry.benchmarks.odi.config import SphereConfig
     from benchfoundry.configs.loader import load_config
-    from benchfoundry.configs.odi import SphereConfig
 
     overrides = ["odi.sphere.face_width=256", "odi.sphere.crop_margin_deg=5"]
     config = load_config(repo_root / "configs" / "smoke.yaml", overrides)

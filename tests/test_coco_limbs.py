@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchfoundry.configs.coco import CocoConfig, PersonRelConfig
-from benchfoundry.tasks.viewspatial.coco.person_relative import (
+from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig, PersonRelConfig
+from benchfoundry.benchmarks.viewspatial.coco.person_relative import (
     LIMB_CHOICES,
     PER_REL,
     box_distance,
@@ -15,7 +15,7 @@ from benchfoundry.tasks.viewspatial.coco.person_relative import (
     nearer_side,
     synthetic_items,
 )
-from benchfoundry.tasks.viewspatial.coco.synthetic_set import limb_distances
+from benchfoundry.benchmarks.viewspatial.coco.synthetic_set import limb_distances
 
 
 def test_nearer_side_needs_a_clear_gap() -> None:

@@ -16,8 +16,8 @@ import numpy as np
 from PIL import Image
 from skimage import data as skimage_data
 
-from benchfoundry.configs.coco import CocoConfig
-from benchfoundry.tasks.viewspatial.coco.people import label_file
+from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
+from benchfoundry.benchmarks.viewspatial.coco.people import label_file
 
 ASTRONAUT_FACE = {
     0: (224.0, 125.5, 2),  # nose

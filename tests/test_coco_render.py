@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from benchfoundry.assets.poses import UPRIGHT, action_pose, upright_pose
+from benchfoundry.benchmarks.viewspatial.coco.synthetic_geometry import look_at
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.core.render_spec import (
     CocoImage,
@@ -23,8 +24,7 @@ from benchfoundry.core.render_spec import (
 )
 from benchfoundry.core.task_clock import task_clock
 from benchfoundry.person.prepare import prepare_person
-from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.viewspatial.coco.synthetic_geometry import look_at
+from benchfoundry.pipeline import render_client
 
 pytestmark = pytest.mark.blender
 

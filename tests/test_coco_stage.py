@@ -16,22 +16,22 @@ import pytest
 from PIL import Image
 from test_orientation import project
 
-from benchfoundry.configs.coco import CocoConfig
-from benchfoundry.configs.loader import load_config
-from benchfoundry.core.directions import HORIZONTAL_LABELS, distractor_pool
-from benchfoundry.core.store import StageStore
-from benchfoundry.flows.cli import main
-from benchfoundry.tasks.viewspatial.coco import relative_review
-from benchfoundry.tasks.viewspatial.coco.coco_stage import label_split
-from benchfoundry.tasks.viewspatial.coco.person_relative import (
+from benchfoundry.benchmarks.viewspatial.coco import relative_review
+from benchfoundry.benchmarks.viewspatial.coco.coco_stage import label_split
+from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
+from benchfoundry.benchmarks.viewspatial.coco.person_relative import (
     candidate_angle,
     facing_vector,
     ground_point,
     person_angle,
 )
-from benchfoundry.tasks.viewspatial.release import authors_path, within_budgets, write_benchmark_files
-from benchfoundry.tasks.viewspatial.report_page import write_report_page
-from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
+from benchfoundry.benchmarks.viewspatial.release import authors_path, within_budgets, write_benchmark_files
+from benchfoundry.benchmarks.viewspatial.report_page import write_report_page
+from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
+from benchfoundry.cli.main import main
+from benchfoundry.configs.loader import load_config
+from benchfoundry.core.directions import HORIZONTAL_LABELS, distractor_pool
+from benchfoundry.core.store import StageStore
 
 W, H = 640, 480
 FOCAL = (W / 2) / math.tan(math.radians(30.0))  # the 60° field of view the candidate rule assumes
@@ -373,7 +373,7 @@ def budget_rows(n: int, task: str) -> pd.DataFrame:
 
 
 def test_budgets_cap_each_task_prefer_shared_images_and_keep_the_release_order() -> None:
-    from benchfoundry.configs.viewspatial import TaskBudgets
+    from benchfoundry.benchmarks.viewspatial.config import TaskBudgets
 
     cam, per = RELEASED_TYPES["Cam-Obj. Ori."], RELEASED_TYPES["Per-Obj. Ori."]
     rows = pd.concat([budget_rows(50, per), budget_rows(50, cam)], ignore_index=True)
@@ -430,7 +430,7 @@ def test_the_authors_layout_names_images_as_the_release_does(tmp_path: Path) -> 
 def test_per_rel_budget_takes_its_limb_share_from_two_option_items_first(limbs: int, expected_limbs: int) -> None:
     """A budget of 20 with a quarter for "which hand/foot" items: 5 of them when there are enough, all when
     fewer, the rest of the 20 from the direction items; the budget is never exceeded."""
-    from benchfoundry.configs.viewspatial import TaskBudgets
+    from benchfoundry.benchmarks.viewspatial.config import TaskBudgets
 
     per_rel = RELEASED_TYPES["Per-Rel. Dir."]
     directions = budget_rows(100, per_rel)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchfoundry.configs.discern import FeatureConfig
-from benchfoundry.tasks.syndor import discern_features as df
+from benchfoundry.benchmarks.syndor import discern_features as df
+from benchfoundry.benchmarks.syndor.discern_config import FeatureConfig
 
 
 def rect_mask(h: int, w: int, top: int, left: int, rh: int, rw: int) -> np.ndarray:

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from benchfoundry.configs.discern import ClassifierConfig
-from benchfoundry.tasks.syndor import discern_model as dm
+from benchfoundry.benchmarks.syndor import discern_model as dm
+from benchfoundry.benchmarks.syndor.discern_config import ClassifierConfig
 
 CFG = ClassifierConfig(rf_trees=30, xgb_trees=30)
 

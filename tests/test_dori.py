@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from benchfoundry.core import dori
+from benchfoundry.benchmarks.syndor import dori
 
 
 def _distance_via_fov(h_res: int, focal_mm: float, sensor_mm: float, ppm: float) -> float:
@@ -56,7 +56,7 @@ def test_nonpositive_camera_spec_is_rejected() -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "benchfoundry.flows.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "benchfoundry.cli.main", *args], capture_output=True, text=True)
 
 
 def test_cli_json_paper_preset() -> None:

@@ -11,13 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
-from test_discern_stage import config as discern_config
-from test_discern_stage import make_render, run_stage
+from test_night_vision_stage import config as discern_config
+from test_night_vision_stage import make_render, run_stage
 
+from benchfoundry.benchmarks.syndor import camera_rig, dori, label_stage, qa_stage, render_plan, rig_spec
 from benchfoundry.configs.loader import ConfigError, load_config
-from benchfoundry.core import dori
 from benchfoundry.core.store import StageStore
-from benchfoundry.tasks.syndor import camera_rig, label_stage, qa_stage, render_plan, render_stage
 
 BASE = [
     "syndor.scenes=[desert, wharf]",
@@ -285,8 +284,8 @@ def test_repeats_are_new_scenes_and_keep_the_first_empty_shard() -> None:
     assert len({p.scene_seed for p in extra}) == len(extra) and None not in {p.scene_seed for p in extra}
     assert len({p.spec_hash for p in repeated.values()}) == len(repeated)
     config = load_config(None, [*BASE, "syndor.empty_scenes=true", "syndor.empty_scene_share=0.5"])
-    assert render_stage.shard_spec(config, None, "desert", [], extra[0].scene_seed).scene_seed == extra[0].scene_seed
-    assert render_stage.shard_spec(config, None, "desert", []).scene_seed == config.seed
+    assert rig_spec.rig_shard(config, None, "desert", [], extra[0].scene_seed).scene_seed == extra[0].scene_seed
+    assert rig_spec.rig_shard(config, None, "desert", []).scene_seed == config.seed
     # each repeat writes under its own pose folder: no two empty frames share a path
     cams = camera_rig.rig_cameras(
         dori.PRESETS["paper"], dori.ZONE_MIDPOINTS_PPM, [0.0, 45.0], [0.0], np.array([0, 0, 0.9])

@@ -12,13 +12,18 @@ from model_server import ScriptedModel
 from PIL import Image
 from test_syndor_qa import make_labelled_build
 
-from benchfoundry.configs.syndor_qa import HPC_PROMPT, QaConfig
-from benchfoundry.flows.cli import main
-from benchfoundry.tasks.evaluation.choices import parse_choice
-from benchfoundry.tasks.evaluation.items import odi_items
-from benchfoundry.tasks.evaluation.protocols import AMBIGUOUS, authors_presence, viewspatial_letter
-from benchfoundry.tasks.syndor import qa_stage, release
-from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
+from benchfoundry.benchmarks.odi.readers import items as odi_items
+from benchfoundry.benchmarks.syndor import qa_stage, release
+from benchfoundry.benchmarks.syndor.eval_replies import AMBIGUOUS, authors_presence
+from benchfoundry.benchmarks.syndor.qa_config import HPC_PROMPT, QaConfig
+from benchfoundry.benchmarks.viewspatial.evaluation import viewspatial_letter
+from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
+from benchfoundry.cli.main import main
+from benchfoundry.evaluation import hooks
+from benchfoundry.evaluation.baselines import random_rows
+from benchfoundry.evaluation.choices import parse_choice
+from benchfoundry.evaluation.items import EvalItem
+from benchfoundry.evaluation.protocols import MC_INSTRUCTION
 
 LABELS = ["front", "front-left", "left", "back-left", "back", "back-right", "right", "front-right"]
 SUFFIX = "\nReply only to the corresponding option.\nAnswer:"
@@ -295,7 +300,7 @@ def test_the_judge_scores_synd_action_answers_per_distance(tmp_path: Path) -> No
 def test_authors_presence_reads_replies_as_the_synd_harness(reply: str | None, expected: int) -> None:
     """The evaluator and the stand-alone copy the lmms-eval export ships (it imports nothing of the project)
     read every reply alike."""
-    from benchfoundry.tasks.export.lmms_eval_syndor import presence_label
+    from benchfoundry.benchmarks.syndor.lmms_eval_utils import presence_label
 
     assert authors_presence(reply) == expected
     assert presence_label(reply) == expected
@@ -447,3 +452,30 @@ def test_an_output_folder_under_a_file_is_refused_before_anything_is_sent(tmp_pa
         assert run_eval(tmp_path, "viewspatial", server.base_url) == 2
         assert sum(server.requests.values()) == 0
     assert str(tmp_path / "report") in capsys.readouterr().err
+
+
+def test_a_benchmark_without_an_evaluation_hook_is_evaluated_the_generic_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default `Evaluation`: the generic prompt and reading, accuracy over the closed items, every free-form
+    item judged under `open`, the random baseline silent on free-form items, a per-task table on the page."""
+    monkeypatch.setattr(hooks, "hook", lambda name, field: None)
+    evaluation = hooks.evaluation_of("viewspatial")
+    assert type(evaluation) is hooks.Evaluation and not evaluation.omni_cot
+    closed = EvalItem("c1", "count", "How many?", (), ("A. one", "B. two"), "B")
+    free = EvalItem("o1", "why", "Why?", (), answer="because")
+    items = [closed, free]
+    assert evaluation.prompt_text(closed, "authors") == "How many?\nA. one\nB. two\n" + MC_INSTRUCTION
+    assert evaluation.request(free, "authors") == [{"role": "user", "content": "Why?"}]
+    assert evaluation.judged(items) == [free] and evaluation.judge_groups([free]) is None
+    assert evaluation.judge_scores(None, items) == {} and evaluation.judge_scores({"n": 1}, items) == {"open": {"n": 1}}
+    rows = [{"id": "c1", "prediction": "B"}, {"id": "o1", "prediction": "because"}]
+    score = evaluation.score(tmp_path, items, rows, "authors", tmp_path, "toy")
+    assert score["overall"] == 1.0 and score["n"] == 1 and score["per_task"] == {"count": 1.0}
+    assert not any(tmp_path.iterdir())
+    replies = [r["prediction"] for r in random_rows(items, evaluation.random_answerer(items, "authors"), 0)]
+    assert replies[0] in ("A", "B") and replies[1] is None
+    with pytest.raises(ValueError, match="Omni-CoT"):
+        evaluation.ask_omni_cot(None, items, "full", None, "authors")  # type: ignore[arg-type]
+    result = {"model": "m", "bench": "toy", "protocol": "authors", "per_task": {"count": 0.5}, "overall": 0.5}
+    assert "<td>50.00</td><td>50.00</td>" in evaluation.report_section([result])

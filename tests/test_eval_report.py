@@ -9,8 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from benchfoundry.tasks.evaluation import published
-from benchfoundry.tasks.evaluation.report_page import write_eval_report
+from benchfoundry.benchmarks.odi.published import ODI_MAIN, ODI_TABLE4, ODI_TABLE5
+from benchfoundry.benchmarks.syndor.published import SYNDOR_ABLATION, SYNDOR_TABLE1, SYNDOR_TABLE2
+from benchfoundry.benchmarks.viewspatial.published import (
+    VIEWSPATIAL_TABLE2,
+    VIEWSPATIAL_TABLE3,
+    VIEWSPATIAL_TABLE4,
+    VIEWSPATIAL_TASKS,
+)
+from benchfoundry.evaluation.report_page import write_eval_report
+from benchfoundry.evaluation.tables import Table
 
 
 class Tables(HTMLParser):
@@ -64,15 +72,15 @@ def fmt(value: object) -> str:
 
 
 ALL_TABLES = [
-    published.SYNDOR_TABLE1,
-    *published.SYNDOR_TABLE2.values(),
-    published.SYNDOR_ABLATION,
-    published.VIEWSPATIAL_TABLE2,
-    published.VIEWSPATIAL_TABLE3,
-    published.VIEWSPATIAL_TABLE4,
-    published.ODI_MAIN,
-    published.ODI_TABLE4,
-    published.ODI_TABLE5,
+    SYNDOR_TABLE1,
+    *SYNDOR_TABLE2.values(),
+    SYNDOR_ABLATION,
+    VIEWSPATIAL_TABLE2,
+    VIEWSPATIAL_TABLE3,
+    VIEWSPATIAL_TABLE4,
+    ODI_MAIN,
+    ODI_TABLE4,
+    ODI_TABLE5,
 ]
 
 
@@ -91,7 +99,7 @@ def test_every_published_row_in_order_and_ours_in_the_same_tables(tmp_path: Path
         {"distance": float(d), "split": s, "accuracy": a, "macro_f1": a / 2, "n": 10} for (d, s), a in accuracy.items()
     ]
     write(root, "m1", "syndor", {"model": "m1", "bench": "syndor", "presence": {"groups": groups}})
-    per_task = dict(zip(published.VIEWSPATIAL_TASKS, (0.1, 0.2, 0.3, 0.4, 0.5)))
+    per_task = dict(zip(VIEWSPATIAL_TASKS, (0.1, 0.2, 0.3, 0.4, 0.5)))
     write(root, "m1", "viewspatial", {"model": "m1", "bench": "viewspatial", "per_task": per_task, "overall": 0.25})
     odi = {"model": "m1", "bench": "odi", "overall": 0.5, "per_task": {"AVO": 0.25, "SS": 0.75, "EVO": 0.1}}
     write(root, "m1", "odi", {**odi, "open": {"overall": 0.4}})
@@ -99,8 +107,8 @@ def test_every_published_row_in_order_and_ours_in_the_same_tables(tmp_path: Path
     write(root, "m1", "odi-omnicot-full", {**odi, "omni_cot": "full", "overall": 0.6, "per_task": {"EVO": 0.35}})
     tables = page_tables(write_eval_report(tmp_path, root))
 
-    counts = {published.SYNDOR_TABLE1.title: 20, published.VIEWSPATIAL_TABLE2.title: 5, published.ODI_MAIN.title: 7}
-    counts |= {published.ODI_TABLE4.title: 5, published.SYNDOR_TABLE2["nv"].title: 3}
+    counts = {SYNDOR_TABLE1.title: 20, VIEWSPATIAL_TABLE2.title: 5, ODI_MAIN.title: 7}
+    counts |= {ODI_TABLE4.title: 5, SYNDOR_TABLE2["nv"].title: 3}
     for table in ALL_TABLES:
         rows = tables[table.title]
         assert rows[0] == ("head", [*table.columns, "Source"])
@@ -109,31 +117,31 @@ def test_every_published_row_in_order_and_ours_in_the_same_tables(tmp_path: Path
         assert len(pub) == counts.get(table.title, len(pub))
     # a few cells as the seeds print them
     assert ["gemma-3n-E2B-it", "2B (SVLM)", "87.10 / 75.78", "86.29 / 65.27", "88.87 / 72.12"] in [
-        c[:5] for _, c in tables[published.SYNDOR_TABLE1.title]
+        c[:5] for _, c in tables[SYNDOR_TABLE1.title]
     ]
-    assert any(c[0] == "Doubao-Seed-2.0" and c[-2] == "53.52" for _, c in tables[published.VIEWSPATIAL_TABLE2.title])
-    assert any(c[:2] == ["Random Choice", "26.93"] for _, c in tables[published.ODI_MAIN.title])
+    assert any(c[0] == "Doubao-Seed-2.0" and c[-2] == "53.52" for _, c in tables[VIEWSPATIAL_TABLE2.title])
+    assert any(c[:2] == ["Random Choice", "26.93"] for _, c in tables[ODI_MAIN.title])
 
-    def ours(table: published.Table) -> list[list[str]]:
+    def ours(table: Table) -> list[list[str]]:
         return [cells for kind, cells in tables[table.title] if kind == "ours"]
 
     source = "ours: build smoke 0123456789ab, authors protocol"
     # Table 1: the mean of the splits' accuracy (and F1) at each distance.
-    assert ours(published.SYNDOR_TABLE1) == [["m1", "—", "70.00 / 35.00", "100.00 / 50.00", "80.00 / 40.00", source]]
+    assert ours(SYNDOR_TABLE1) == [["m1", "—", "70.00 / 35.00", "100.00 / 50.00", "80.00 / 40.00", source]]
     # Global, the mean of the three distances, only where all three were evaluated
-    assert ours(published.SYNDOR_TABLE2["day"]) == [["m1", "90.00", "100.00", "80.00", "90.00", "", source]]
-    assert ours(published.SYNDOR_TABLE2["nv"]) == [["m1", "70.00", "—", "—", "—", "", source]]
-    assert ours(published.VIEWSPATIAL_TABLE2) == [["m1", "10.00", "20.00", "30.00", "40.00", "50.00", "25.00", source]]
-    assert ours(published.ODI_MAIN) == [
+    assert ours(SYNDOR_TABLE2["day"]) == [["m1", "90.00", "100.00", "80.00", "90.00", "", source]]
+    assert ours(SYNDOR_TABLE2["nv"]) == [["m1", "70.00", "—", "—", "—", "", source]]
+    assert ours(VIEWSPATIAL_TABLE2) == [["m1", "10.00", "20.00", "30.00", "40.00", "50.00", "25.00", source]]
+    assert ours(ODI_MAIN) == [
         ["m1", "50.00", "40.00", "25.00 / 75.00", source],
         ["Blind m1", "30.00", "—", "25.00 / 75.00", source],
     ]
-    assert ours(published.ODI_TABLE4) == [["m1", "50.00", "—", "60.00", "+25.00", source]]
-    assert ours(published.VIEWSPATIAL_TABLE3) == []
+    assert ours(ODI_TABLE4) == [["m1", "50.00", "—", "60.00", "+25.00", source]]
+    assert ours(VIEWSPATIAL_TABLE3) == []
 
 
 @pytest.mark.parametrize("table", ALL_TABLES, ids=lambda t: t.title.split(":")[0])
-def test_every_published_row_has_a_cell_per_column(table: published.Table) -> None:
+def test_every_published_row_has_a_cell_per_column(table: Table) -> None:
     assert all(len(row) == len(table.columns) for row in table.rows)
 
 

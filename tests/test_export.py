@@ -21,10 +21,10 @@ from PIL import Image
 from test_eval import odi_build, viewspatial_build
 from test_syndor_qa import make_labelled_build
 
-from benchfoundry.configs.syndor_qa import QaConfig
-from benchfoundry.flows.cli import main
-from benchfoundry.tasks.syndor import qa_stage, release
-from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
+from benchfoundry.benchmarks.syndor import qa_stage, release
+from benchfoundry.benchmarks.syndor.qa_config import QaConfig
+from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
+from benchfoundry.cli.main import main
 
 STUB = Path(__file__).parent / "harness_stub"
 
@@ -292,25 +292,129 @@ def test_a_broken_image_is_left_out_and_the_rest_exported(tmp_path: Path) -> Non
 def test_an_empty_build_or_an_unknown_benchmark_is_refused(tmp_path: Path, capsys) -> None:
     assert export(tmp_path, tmp_path / "x", "hf") == 2
     assert "holds no built benchmark" in capsys.readouterr().err
-    assert export(tmp_path, tmp_path / "x", "hf", "--bench", "odi,nope") == 2
+    assert export(tmp_path, tmp_path / "x", "hf", "--benchmark", "odi,nope") == 2
+    assert "unknown benchmark(s) ['nope']" in capsys.readouterr().err
+    assert export(tmp_path, tmp_path / "x", "hf", "--bench", "nope") == 2  # the flag's former name still works
     assert "unknown benchmark(s) ['nope']" in capsys.readouterr().err
 
 
-def test_vlmevalkit_dataset_module_scores_as_eval_does_without_vlmevalkit(build: Path, tmp_path: Path) -> None:
-    """The scoring of `benchfoundry_vlmeval.py` on read-back TSVs (the VLMEvalKit run itself: test_harness_check)."""
-    from benchfoundry.tasks.evaluation import run
-    from benchfoundry.tasks.evaluation.items import odi_items, viewspatial_items
-
-    assert export(build, tmp_path, "vlmevalkit") == 0
-    spec = importlib.util.spec_from_file_location("bf_vlmeval", tmp_path / "vlmevalkit" / "benchfoundry_vlmeval.py")
+def copied_modules(folder: Path) -> dict[str, Any]:
+    """The export's `benchfoundry_vlmeval.py` loaded from its folder, and the benchmarks' dataset modules it finds
+    beside itself, by file stem (each module is dropped from sys.modules again by the caller's monkeypatch)."""
+    spec = importlib.util.spec_from_file_location("bf_vlmeval", folder / "benchfoundry_vlmeval.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return {"": module, **{m.__name__: m for m in module.benchmark_modules()}}
+
+
+def test_vlmevalkit_dataset_module_scores_as_eval_does_without_vlmevalkit(
+    build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scoring of the copied dataset modules on read-back TSVs (the VLMEvalKit run itself: test_harness_check)."""
+    from benchfoundry.evaluation.hooks import evaluation_of
+    from benchfoundry.evaluation.items import load_items
+
+    assert export(build, tmp_path, "vlmevalkit") == 0
+    stems = {f"benchfoundry_vlmeval_{b}" for b in ("syndor", "odi", "viewspatial")}
+    for stem in stems:
+        monkeypatch.delitem(sys.modules, stem, raising=False)
+    modules = copied_modules(tmp_path / "vlmevalkit")
+    assert set(modules) == {"", *stems}
     replies = ["A", "b", "the answer is C", "Reply: D\nA", "yes"]
-    for stem, items, bench, score in (
-        ("benchfoundry_ViewSpatial", viewspatial_items(build), "viewspatial", module.viewspatial_scores),
-        ("benchfoundry_ODI", [i for i in odi_items(build) if i.options], "odi", module.odi_scores),
+    for stem, items, bench in (
+        ("benchfoundry_ViewSpatial", load_items("viewspatial", build), "viewspatial"),
+        ("benchfoundry_ODI", [i for i in load_items("odi", build) if i.options], "odi"),
     ):
         data = pd.read_csv(tmp_path / "vlmevalkit" / f"{stem}.tsv", sep="\t")
         data["prediction"] = [replies[k % len(replies)] for k in range(len(data))]
         rows = [{"id": item.id, "prediction": replies[k % len(replies)]} for k, item in enumerate(items)]
-        assert score(data)["overall"] == pytest.approx(run.score_choices(items, rows, "authors", bench)["overall"])
+        score = modules[f"benchfoundry_vlmeval_{bench}"].scores
+        expected = evaluation_of(bench).score_choices(items, rows, "authors")["overall"]
+        assert score(data)["overall"] == pytest.approx(expected)
+
+
+def test_vlmevalkit_register_adds_every_exported_benchmarks_classes(
+    build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`benchfoundry_vlmeval.register()` on a stand-in of `vlmeval.dataset` (tests/harness_stub/vlmeval): each
+    exported benchmark's classes, named by its TSV files' stems; only the benchmarks exported into the folder."""
+    monkeypatch.syspath_prepend(str(STUB))
+    stems = {f"benchfoundry_vlmeval_{b}" for b in ("syndor", "odi", "viewspatial")}
+    stub_modules = (
+        "vlmeval",
+        "vlmeval.dataset",
+        "vlmeval.dataset.image_mcq",
+        "vlmeval.dataset.image_vqa",
+        "vlmeval.smp",
+    )
+    for name in [*stems, *stub_modules]:  # none stays imported after the test
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    import vlmeval.dataset as stub
+
+    monkeypatch.setattr(stub, "DATASET_CLASSES", [])
+    monkeypatch.setattr(stub, "SUPPORTED_DATASETS", [])
+    assert export(build, tmp_path / "one", "vlmevalkit", "--benchmark", "viewspatial") == 0
+    assert sorted(p.name for p in (tmp_path / "one" / "vlmevalkit").glob("*.py")) == [
+        "benchfoundry_vlmeval.py",
+        "benchfoundry_vlmeval_viewspatial.py",
+    ]
+    (viewspatial,) = copied_modules(tmp_path / "one" / "vlmevalkit")[""].register()
+    assert viewspatial.supported_datasets() == ["benchfoundry_ViewSpatial"]
+    for stem in stems:
+        monkeypatch.delitem(sys.modules, stem, raising=False)
+    monkeypatch.setattr(stub, "DATASET_CLASSES", [])
+    monkeypatch.setattr(stub, "SUPPORTED_DATASETS", [])
+
+    assert export(build, tmp_path, "vlmevalkit") == 0
+    classes = copied_modules(tmp_path / "vlmevalkit")[""].register()
+    tsvs = {p.stem for p in (tmp_path / "vlmevalkit").glob("*.tsv")}
+    assert sorted(stub.SUPPORTED_DATASETS) == sorted(tsvs - {"benchfoundry_ODI_open"})  # the open items: generic
+    assert stub.DATASET_CLASSES[: len(classes)] == classes[::-1]  # before VLMEvalKit's own
+    assert {cls.__name__ for cls in classes} == {"BenchfoundryViewSpatial", "BenchfoundryODI", "BenchfoundrySynDOR"}
+    assert all(getattr(stub, cls.__name__) is cls for cls in classes)
+    by_name = {n: cls for cls in classes for n in cls.supported_datasets()}
+    monkeypatch.setenv("LMUData", str(tmp_path / "vlmevalkit"))
+    odi = by_name["benchfoundry_ODI"](dataset="benchfoundry_ODI")
+    prompt = odi.build_prompt(0)
+    assert prompt[0]["type"] == "image" and prompt[-1]["value"].endswith(
+        "A. blue\nB. red\nC. green\nD. white\nAnswer with the option's letter from the given choices directly."
+    )
+    vs = by_name["benchfoundry_ViewSpatial"](dataset="benchfoundry_ViewSpatial")
+    text, *images = vs.build_prompt(6)
+    assert text["value"].endswith("\nReply only to the corresponding option.\nAnswer:") and len(images) == 2
+
+
+def test_the_copied_modules_import_nothing_of_the_project_and_the_export_names_no_benchmark() -> None:
+    """What runs inside a harness (each benchmark's VLMEvalKit dataset module and lmms-eval utils, the generic
+    `benchfoundry_vlmeval.py`) imports nothing of benchfoundry; the generic export (export/, `benchfoundry export`)
+    imports no benchmark's folder and spells no benchmark's name: it asks the descriptors."""
+    import ast
+    from importlib.util import find_spec
+
+    from benchfoundry.pipeline.benchmarks import get, names
+
+    def imported(path: Path) -> set[str]:
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                found.add(node.module or "")
+        return found
+
+    from benchfoundry.cli import export as command
+    from benchfoundry.export import vlmevalkit
+
+    room = Path(vlmevalkit.__file__).parent
+    copied = [room / "vlmevalkit_datasets.py"]
+    for name in names():
+        for dotted in (get(name).vlmevalkit_dataset, get(name).lmms_eval_utils):
+            if dotted is not None:
+                copied.append(Path(find_spec(dotted).origin))
+    assert len(copied) == 1 + 2 * 3
+    for path in copied:
+        assert not {m for m in imported(path) if m.split(".")[0] == "benchfoundry"}, path
+    for path in [*sorted(room.glob("*.py")), Path(command.__file__)]:
+        assert not {m for m in imported(path) if m.startswith("benchfoundry.benchmarks")}, path
+        strings = {n.value for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Constant)}
+        assert not strings & set(names()), path

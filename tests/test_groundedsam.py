@@ -10,9 +10,8 @@ import pytest
 import torch
 
 from benchfoundry.assets.tiny_bert import write_tiny_bert
-from benchfoundry.configs.loader import ConfigError, load_config
-from benchfoundry.configs.odi import GroundedSamConfig
-from benchfoundry.tasks.odi.groundedsam import (
+from benchfoundry.benchmarks.odi.config import GroundedSamConfig
+from benchfoundry.benchmarks.odi.groundedsam import (
     DINO_EXTRA_KEYS,
     boxes_to_pixels,
     build_dino,
@@ -23,7 +22,8 @@ from benchfoundry.tasks.odi.groundedsam import (
     load_groundedsam,
     select_boxes,
 )
-from benchfoundry.tasks.odi.torchvision_ops import ensure_torchvision_ops, greedy_nms
+from benchfoundry.benchmarks.odi.torchvision_ops import ensure_torchvision_ops, greedy_nms
+from benchfoundry.configs.loader import ConfigError, load_config
 
 pytestmark = pytest.mark.long(minutes=1)
 

@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 from test_export import build, export  # noqa: F401  (the module-scoped three-benchmark build)
 
-from benchfoundry.flows.cli_eval import _score_syndor
-from benchfoundry.tasks.evaluation import protocols, run
-from benchfoundry.tasks.evaluation.items import odi_items, syndor_items, viewspatial_items
-from benchfoundry.tasks.syndor import release
-from benchfoundry.tasks.syndor.text_embed import shipped_minilm_path
+from benchfoundry.benchmarks.syndor import release
+from benchfoundry.benchmarks.syndor.text_embed import shipped_minilm_path
+from benchfoundry.evaluation.hooks import evaluation_of
+from benchfoundry.evaluation.items import load_items
 
 LMMS_PYTHON = os.environ.get("BENCHFOUNDRY_LMMS_PYTHON")
 VLMEVAL_PYTHON = os.environ.get("BENCHFOUNDRY_VLMEVAL_PYTHON")
@@ -43,15 +42,15 @@ def replies(root: Path) -> tuple[dict[str, str], dict[str, list[dict[str, str]]]
     """The fake model's reply to each item: by the lmms runner's document key, and as `eval`'s reply rows."""
     keyed: dict[str, str] = {}
     rows: dict[str, list[dict[str, str]]] = {}
-    for k, item in enumerate(viewspatial_items(root)):
+    for k, item in enumerate(load_items("viewspatial", root)):
         reply = VIEWSPATIAL_REPLIES[k % len(VIEWSPATIAL_REPLIES)]
         keyed[item.question + "|" + json.dumps(item.meta["image_path"])] = reply
         rows.setdefault("viewspatial", []).append({"id": item.id, "prediction": reply})
-    for k, item in enumerate(odi_items(root)):
+    for k, item in enumerate(load_items("odi", root)):
         reply = ODI_REPLIES[k % len(ODI_REPLIES)]
         keyed[item.id] = reply
         rows.setdefault("odi", []).append({"id": item.id, "prediction": reply})
-    for k, item in enumerate(syndor_items(root)):
+    for k, item in enumerate(load_items("syndor", root)):
         choices = PRESENCE_REPLIES if item.task == "human_detection" else ACTION_REPLIES
         keyed[item.id] = choices[k % len(choices)]
         rows.setdefault("syndor", []).append({"id": item.id, "prediction": keyed[item.id]})
@@ -75,14 +74,18 @@ def test_lmms_eval_scores_every_export_as_eval_does(build: Path, tmp_path: Path)
     assert done.returncode == 0, done.stderr[-3000:]
     lmms = json.loads(done.stdout.strip().splitlines()[-1])
 
-    viewspatial = run.score_choices(viewspatial_items(build), rows["viewspatial"], "authors", "viewspatial")
+    viewspatial = evaluation_of("viewspatial").score_choices(
+        load_items("viewspatial", build), rows["viewspatial"], "authors"
+    )
     assert lmms["benchfoundry_viewspatial"]["overall_accuracy"] == pytest.approx(viewspatial["overall"])
-    odi = run.score_choices(odi_items(build), rows["odi"], "authors", "odi")
+    odi = evaluation_of("odi").score_choices(load_items("odi", build), rows["odi"], "authors")
     assert lmms["benchfoundry_odi"]["accuracy"] == pytest.approx(odi["overall"])
     for task, accuracy in odi["per_task"].items():
         assert lmms["benchfoundry_odi"][f"accuracy_{task}"] == pytest.approx(accuracy)
 
-    syndor = _score_syndor(build, rows["syndor"], syndor_items(build), tmp_path / "eval", "fake", "authors")
+    syndor = evaluation_of("syndor").score(
+        build, load_items("syndor", build), rows["syndor"], "authors", tmp_path / "eval", "fake"
+    )
     presence = {(g["distance"], g["split"]): g for g in syndor["presence"]["groups"]}
     action = {(g["distance"], g["split"]): g for g in syndor["action"]["groups"]}
     compared = 0
@@ -117,22 +120,24 @@ def test_vlmevalkit_asks_and_scores_every_export_as_eval_does(build: Path, tmp_p
     vlm = json.loads(done.stdout.strip().splitlines()[-1])
     assert [vlm[n]["type"] for n in names] == ["BenchfoundryViewSpatial", "BenchfoundryODI", "BenchfoundrySynDOR"]
 
-    items = viewspatial_items(build)
+    items = load_items("viewspatial", build)
     first = vlm["benchfoundry_ViewSpatial"]["prompt"]
-    assert first[0] == {"type": "text", "value": protocols.prompt_text(items[0], "authors", "viewspatial")}
+    assert first[0] == {"type": "text", "value": evaluation_of("viewspatial").prompt_text(items[0], "authors")}
     assert all(m["type"] == "image" for m in first[1:])
-    viewspatial = run.score_choices(items, rows["viewspatial"], "authors", "viewspatial")
+    viewspatial = evaluation_of("viewspatial").score_choices(items, rows["viewspatial"], "authors")
     assert vlm["benchfoundry_ViewSpatial"]["scores"]["overall"] == pytest.approx(viewspatial["overall"])
 
-    odi_all = odi_items(build)
+    odi_all = load_items("odi", build)
     closed = [i for i in odi_all if i.options]
-    assert vlm["benchfoundry_ODI"]["prompt"][-1]["value"] == protocols.prompt_text(closed[0], "authors", "odi")
-    odi = run.score_choices(odi_all, rows["odi"], "authors", "odi")
+    assert vlm["benchfoundry_ODI"]["prompt"][-1]["value"] == evaluation_of("odi").prompt_text(closed[0], "authors")
+    odi = evaluation_of("odi").score_choices(odi_all, rows["odi"], "authors")
     assert vlm["benchfoundry_ODI"]["scores"]["overall"] == pytest.approx(odi["overall"])
     for task, accuracy in odi["per_task"].items():
         assert vlm["benchfoundry_ODI"]["scores"][task] == pytest.approx(accuracy)
 
-    syndor = _score_syndor(build, rows["syndor"], syndor_items(build), tmp_path / "eval", "fake", "authors")
+    syndor = evaluation_of("syndor").score(
+        build, load_items("syndor", build), rows["syndor"], "authors", tmp_path / "eval", "fake"
+    )
     presence = {(g["distance"], g["split"]): g for g in syndor["presence"]["groups"]}
     action = {(g["distance"], g["split"]): g for g in syndor["action"]["groups"]}
     scores = vlm["benchfoundry_SynDOR"]["scores"]

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchfoundry.configs.discern import LabelConfig
-from benchfoundry.tasks.syndor import labels
+from benchfoundry.benchmarks.syndor import labels
+from benchfoundry.benchmarks.syndor.discern_config import LabelConfig
 
 
 def units(sizes: dict[tuple[str, str], int]) -> pd.DataFrame:
@@ -168,9 +168,9 @@ def test_imported_labels_merge_newest_wins(tmp_path):
 
 @pytest.mark.parametrize("source", ["simulated", "human"])
 def test_label_import_warns_when_the_build_ignores_human_labels(tmp_path, monkeypatch, capsys, source):
+    from benchfoundry.benchmarks.syndor import label_stage
+    from benchfoundry.cli.main import main
     from benchfoundry.configs.build import BuildConfig
-    from benchfoundry.flows.cli import main
-    from benchfoundry.tasks.syndor import label_stage
 
     config = BuildConfig().model_dump(mode="json")
     config["syndor"]["discern"]["labels"]["source"] = source
@@ -241,8 +241,8 @@ def test_conflicting_duplicates_are_refused_on_both_rows(tmp_path):
 
 def _label_build(tmp_path, monkeypatch):
     """A build record whose labelling units are a.jpg and b.jpg (the features manifest is faked)."""
+    from benchfoundry.benchmarks.syndor import label_stage
     from benchfoundry.configs.build import BuildConfig
-    from benchfoundry.tasks.syndor import label_stage
 
     config = BuildConfig().model_dump(mode="json")
     config["syndor"]["discern"]["labels"]["source"] = "human"
@@ -252,7 +252,7 @@ def _label_build(tmp_path, monkeypatch):
 
 
 def test_label_import_keeps_bad_rows_for_the_build_and_refuses_an_all_bad_file(tmp_path, monkeypatch, capsys):
-    from benchfoundry.flows.cli import main
+    from benchfoundry.cli.main import main
 
     label_stage = _label_build(tmp_path, monkeypatch)
     first = tmp_path / "first.csv"
@@ -324,7 +324,7 @@ def test_import_problems_point_at_the_resolved_file_and_are_written_before_the_l
 
 
 def test_label_import_of_a_non_utf8_csv_exits_2_naming_it(tmp_path, monkeypatch, capsys):
-    from benchfoundry.flows.cli import main
+    from benchfoundry.cli.main import main
 
     _label_build(tmp_path, monkeypatch)
     path = tmp_path / "latin1.csv"

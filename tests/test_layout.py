@@ -1,8 +1,10 @@
-"""The house layout (DEVELOPING.md): one way down the import graph, no cycles, heavy runtimes behind their gates.
+"""The house layout (DEVELOPING.md): one way down the import graph, no cycles, heavy runtimes behind their gates,
+and a benchmark one folder that plugs in.
 
 The graph holds every import of every module of the package, function-level imports included; `from package
-import module` is an edge to the module. Which room may import which is read from DEVELOPING.md's table, so the
-table and the code cannot drift apart.
+import module` is an edge to the module, and so is every "module:attribute" hook of a benchmark's descriptor
+(read as the import it is at run time). Which room may import which is read from DEVELOPING.md's table, so the
+table and the code cannot drift apart; the benchmarks' rooms are the folders of the registry's descriptors.
 """
 
 from __future__ import annotations
@@ -19,19 +21,42 @@ from pathlib import Path
 import pytest
 
 from benchfoundry.configs.loader import PRESET_DIR, ConfigError, load_config, preset_names
-from benchfoundry.tasks.common.benchmarks import BUILT_INS
+from benchfoundry.core import plugins
+from benchfoundry.pipeline.benchmarks import Benchmark, registered
 
 REPO = Path(__file__).resolve().parents[1]
 #: Repository folder → the package it installs as (pyproject.toml's package-dir).
 PACKAGES = {
     "benchfoundry": "benchfoundry",
     "configs": "benchfoundry.configs",
-    "flows": "benchfoundry.flows",
-    "tasks": "benchfoundry.tasks",
-    "render": "benchfoundry.render",
     "assets": "benchfoundry.assets",
     "person": "benchfoundry.person",
+    "render": "benchfoundry.render",
+    "pipeline": "benchfoundry.pipeline",
+    "flows": "benchfoundry.flows",
+    "evaluation": "benchfoundry.evaluation",
+    "export": "benchfoundry.export",
+    "benchmarks": "benchfoundry.benchmarks",
+    "cli": "benchfoundry.cli",
 }
+#: The package of each registered benchmark's descriptor module (its entry point), by benchmark name.
+BENCHMARK_PACKAGES = {
+    name: value.partition(":")[0].rpartition(".")[0]
+    for name, value in plugins.declared(plugins.BENCHMARKS_GROUP).items()
+}
+
+
+def folder_of(package: str) -> str:
+    """The repository folder of a project package, with a trailing slash (pyproject's package-dir)."""
+    parts = package.split(".")
+    top = next(folder for folder, p in PACKAGES.items() if p == ".".join(parts[:2]))
+    return "/".join([top, *parts[2:]]) + "/"
+
+
+#: The benchmarks' rooms: the folders of the registry's descriptors (pipeline/benchmarks.py).
+BENCHMARKS = tuple(folder_of(p) for p in BENCHMARK_PACKAGES.values())
+#: DEVELOPING.md's one row for every benchmark's room.
+BENCHMARK_ROW = "benchmarks/<benchmark>/"
 #: The rooms of the house, most specific first: a module belongs to the first room its path starts with.
 ROOMS = (
     "benchfoundry/core/",
@@ -39,16 +64,13 @@ ROOMS = (
     "assets/",
     "person/",
     "render/",
-    "tasks/common/",
-    "tasks/syndor/",
-    "tasks/odi/",
-    "tasks/viewspatial/",
-    "tasks/evaluation/",
-    "tasks/export/",
+    "pipeline/",
     "flows/",
+    "evaluation/",
+    "export/",
+    *BENCHMARKS,
+    "cli/",
 )
-#: The benchmarks' rooms: the folders of the registry's built-ins (tasks/common/benchmarks.py).
-BENCHMARKS = tuple(f"{Path(*m.split('.')[1:-1])}/" for m in BUILT_INS)
 
 
 def module_name(path: Path) -> str:
@@ -81,12 +103,39 @@ def imported_names(path: Path) -> list[tuple[str, int]]:
     return names
 
 
+def hook_modules(descriptor: Benchmark) -> list[str]:
+    """The module of every "module:attribute" (or bare module) string of a descriptor."""
+    values = []
+    for name, value in vars(descriptor).items():
+        if name in ("name", "title", "released", "report_page", "categories"):
+            continue
+        if isinstance(value, str):
+            values.append(value)
+        elif isinstance(value, tuple):
+            values += [v for pair in value for v in pair if isinstance(v, str) and "." in v]
+    return [v.partition(":")[0] for v in values]
+
+
+@cache
+def descriptor_edges() -> dict[str, set[str]]:
+    """Descriptor module → the modules its hooks name: the imports `hook()` makes at run time."""
+    return {
+        f"{BENCHMARK_PACKAGES[d.name]}.benchmark": set(hook_modules(d))
+        for d in registered()
+        if d.name in BENCHMARK_PACKAGES
+    }
+
+
 @cache
 def graph() -> dict[str, set[str]]:
-    """Module → the project modules it imports. Packages are left out: their `__init__` holds only a docstring
-    (`test_every_package_init_is_only_a_docstring`), so `from package import module` is an edge to the module."""
+    """Module → the project modules it imports, a descriptor's hooks included. Packages are left out: their
+    `__init__` holds only a docstring (`test_every_package_init_is_only_a_docstring`), so `from package import
+    module` is an edge to the module."""
     known = {name: path for name, path in modules().items() if path.name != "__init__.py"}
-    return {name: {n for n, _ in imported_names(path) if n in known and n != name} for name, path in known.items()}
+    edges = {name: {n for n, _ in imported_names(path) if n in known and n != name} for name, path in known.items()}
+    for source, targets in descriptor_edges().items():
+        edges[source] |= {t for t in targets if t in known}
+    return edges
 
 
 def room(module: str) -> str:
@@ -106,32 +155,83 @@ def may_import() -> dict[str, set[str]]:
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
         if len(cells) == 3 and re.fullmatch(r"`[^`]+/`", cells[0]):
-            allowed = set(re.findall(r"`([^`]+(?:/|\.py))`", cells[2]))  # a file may be a glob: tasks/*/x.py
+            allowed = set(re.findall(r"`([^`]+(?:/|\.py))`", cells[2]))  # a file may be a glob: benchmarks/*/x.py
             table[cells[0].strip("`")] = allowed
     return table
+
+
+def row(room_: str) -> str:
+    """The table row of a room: a benchmark's folder reads the benchmarks' one row."""
+    return BENCHMARK_ROW if room_ in BENCHMARKS else room_
 
 
 def allowed(source: str, target: str) -> bool:
     """Whether `source` may import `target`: the same room, or a room or module its row names."""
     if room(source) == room(target):
         return True
-    entries = may_import()[room(source)]
-    return room(target) in entries or any(fnmatch(rel(target), entry) for entry in entries if entry.endswith(".py"))
+    entries = may_import()[row(room(source))]
+    return row(room(target)) in entries or any(
+        fnmatch(rel(target), entry) for entry in entries if entry.endswith(".py")
+    )
+
+
+def test_the_registry_finds_the_benchmarks_by_their_entry_points() -> None:
+    assert {d.name for d in registered()} == set(BENCHMARK_PACKAGES) and len(BENCHMARKS) >= 3
+    assert all((REPO / folder / "benchmark.py").is_file() for folder in BENCHMARKS)
 
 
 def test_the_table_has_a_row_for_every_room_and_names_only_real_places() -> None:
-    assert set(may_import()) == set(ROOMS)
+    assert set(may_import()) == {row(r) for r in ROOMS}
     for entries in may_import().values():
         for entry in entries:
-            assert any(REPO.glob(entry)) and (entry in ROOMS or entry.endswith(".py")), entry
+            assert entry == BENCHMARK_ROW or any(REPO.glob(entry)), entry
+            assert entry in {row(r) for r in ROOMS} or entry.endswith(".py"), entry
 
 
 def test_the_table_refuses_an_upward_or_sideways_import() -> None:
-    assert not allowed("benchfoundry.configs.build", "benchfoundry.tasks.common.review")
+    assert not allowed("benchfoundry.configs.build", "benchfoundry.pipeline.review")
     assert not allowed("benchfoundry.render.worker", "benchfoundry.person.prepare")
-    assert not allowed("benchfoundry.tasks.odi.questions", "benchfoundry.tasks.syndor.render_plan")
-    assert allowed("benchfoundry.tasks.evaluation.items", "benchfoundry.tasks.syndor.release")
-    assert not allowed("benchfoundry.tasks.evaluation.items", "benchfoundry.tasks.syndor.render_plan")
+    assert not allowed("benchfoundry.benchmarks.odi.questions", "benchfoundry.benchmarks.syndor.render_plan")
+    assert not allowed("benchfoundry.evaluation.items", "benchfoundry.benchmarks.syndor.release")
+    assert not allowed("benchfoundry.cli.main", "benchfoundry.benchmarks.syndor.cli")
+    assert allowed("benchfoundry.benchmarks.syndor.readers", "benchfoundry.evaluation.items")
+
+
+def test_every_hook_of_a_descriptor_names_a_module_of_its_own_folder() -> None:
+    """A descriptor reaches no room but its own: its hooks are imports, and they go nowhere up or sideways."""
+    for descriptor in registered():
+        package = BENCHMARK_PACKAGES[descriptor.name]
+        outside = [m for m in hook_modules(descriptor) if not m.startswith(package + ".")]
+        assert outside == [], descriptor.name
+        missing = [m for m in hook_modules(descriptor) if m not in modules()]
+        assert missing == [], descriptor.name
+
+
+def spelled(text: str, names: list[str]) -> list[int]:
+    """The lines (from 1) that hold one of `names` as a word (`toy` in `"toy"`, not in `toybench`)."""
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+    return [n for n, line in enumerate(text.splitlines(), 1) if pattern.search(line)]
+
+
+def test_no_module_outside_the_benchmark_folders_spells_a_benchmark_name() -> None:
+    """The generic rooms ask the registry: no comparison with, no import of, no mention of a benchmark's name."""
+    names = [d.name for d in registered()]
+    hits = [
+        f"{rel(module)}:{line}"
+        for module, path in sorted(modules().items())
+        if room(module) not in BENCHMARKS
+        for line in spelled(path.read_text(), names)
+    ]
+    assert hits == []
+
+
+def test_the_name_check_sees_a_comparison_but_not_a_longer_word() -> None:
+    assert spelled('if benchmark == "toy":\n    pass\nTOYS = "toybench.yaml"\nrun(toy_flow)\n', ["toy"]) == [1]
+
+
+def test_the_command_line_is_its_own_room_and_flows_parse_no_arguments() -> None:
+    assert not list((REPO / "flows").glob("cli*.py"))
+    assert _users("argparse") and not {u for u in _users("argparse") if u.startswith("flows/")}
 
 
 def test_every_import_goes_where_the_table_allows() -> None:
@@ -139,15 +239,16 @@ def test_every_import_goes_where_the_table_allows() -> None:
     assert wrong == []
 
 
-def test_the_kernel_imports_nothing_of_the_project_and_configs_assets_render_no_task_or_flow() -> None:
+def test_the_kernel_imports_nothing_of_the_project_and_configs_assets_render_no_stage_or_flow() -> None:
+    upper = ("pipeline/", "flows/", "evaluation/", "export/", "cli/", *BENCHMARKS)
     for source, targets in graph().items():
         if room(source) == "benchfoundry/core/":
             assert {room(t) for t in targets} <= {"benchfoundry/core/"}, rel(source)
         if room(source) in ("configs/", "assets/", "render/"):
-            assert not {t for t in targets if room(t).startswith(("tasks/", "flows/"))}, rel(source)
+            assert not {t for t in targets if room(t) in upper}, rel(source)
 
 
-def test_no_benchmark_imports_another_benchmarks_tasks() -> None:
+def test_no_benchmark_imports_another_benchmarks_modules() -> None:
     crossing = sorted(
         f"{rel(s)} imports {rel(t)}"
         for s, targets in graph().items()
@@ -203,7 +304,7 @@ def test_no_import_cycle_anywhere() -> None:
 
 
 def test_every_project_import_uses_the_full_package_name() -> None:
-    """`import tasks.common.store` would load the file a second time as another module."""
+    """`import pipeline.store` would load the file a second time as another module."""
     bare = sorted(
         f"{path.relative_to(REPO)}:{line} {name}"
         for path in [
@@ -219,6 +320,7 @@ def test_every_project_import_uses_the_full_package_name() -> None:
 
 def test_importing_the_configs_leaves_the_heavy_runtimes_unloaded() -> None:
     names = [f"benchfoundry.configs.{p.stem}" for p in sorted((REPO / "configs").glob("*.py")) if p.stem != "__init__"]
+    names += [f"{package}.config" for package in BENCHMARK_PACKAGES.values()]
     code = (
         "import importlib, json, sys\n"
         f"for name in {names!r}: importlib.import_module(name)\n"
@@ -227,7 +329,7 @@ def test_importing_the_configs_leaves_the_heavy_runtimes_unloaded() -> None:
         "print(json.dumps(sorted(m for m in ('prefect', 'bpy', 'cv2', 'pandas', 'torch') if m in sys.modules)))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
-    assert len(names) >= 10
+    assert len(names) >= 9
     assert json.loads(loaded.stdout) == []
 
 
@@ -240,7 +342,9 @@ def _users(runtime: str) -> set[str]:
 
 
 def test_prefect_is_imported_only_by_flows_and_the_shard_task_policy() -> None:
-    assert {u for u in _users("prefect") if not u.startswith("flows/")} == {"tasks/common/shard_task.py"}
+    """The orchestration: flows/, the shard-task policy and each benchmark's own flow module (`flow.py`)."""
+    users = {u for u in _users("prefect") if not u.startswith("flows/")}
+    assert users == {"pipeline/shard_task.py", *(f"{folder}flow.py" for folder in BENCHMARKS)}
 
 
 def test_bpy_is_imported_only_under_render_and_never_by_the_worker_protocol() -> None:

@@ -1,4 +1,4 @@
-"""tasks/common/model_client against a scripted OpenAI-compatible server on loopback."""
+"""pipeline/model_client against a scripted OpenAI-compatible server on loopback."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from model_server import ScriptedModel
 
 from benchfoundry.configs.model import ModelEndpoint
-from benchfoundry.tasks.common.model_client import (
+from benchfoundry.pipeline.model_client import (
     ModelClient,
     ModelError,
     Reply,

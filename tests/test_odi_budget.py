@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from benchfoundry.configs.odi_qa import BudgetConfig
-from benchfoundry.tasks.odi.benchmark import TASKS
-from benchfoundry.tasks.odi.budget import choose
-from benchfoundry.tasks.odi.question_builder import Candidate
+from benchfoundry.benchmarks.odi.budget import choose
+from benchfoundry.benchmarks.odi.identity import TASKS
+from benchfoundry.benchmarks.odi.qa_config import BudgetConfig
+from benchfoundry.benchmarks.odi.question_builder import Candidate
 
 
 def candidate(task: str, k: int, answer: str = "yes", kind: str = "x") -> Candidate:
@@ -72,8 +72,8 @@ def test_a_panorama_short_of_candidates_passes_its_share_on() -> None:
 
 
 def test_the_presets_plan_their_own_counts() -> None:
+    from benchfoundry.benchmarks.odi.build_plan import plan_config
     from benchfoundry.configs.loader import load_config
-    from benchfoundry.tasks.odi.build_plan import plan_config
 
     full = load_config("odibench").odi.qa.budget
     assert full.planned(2000) == 4254

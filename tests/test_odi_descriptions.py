@@ -7,10 +7,7 @@ import numpy as np
 import pytest
 from model_server import ScriptedModel
 
-from benchfoundry.configs.model import ModelEndpoint
-from benchfoundry.configs.odi_qa import OdiQaConfig
-from benchfoundry.tasks.common.model_client import ModelClient, ModelError
-from benchfoundry.tasks.odi.descriptions import (
+from benchfoundry.benchmarks.odi.descriptions import (
     Description,
     colour_name,
     describe_crops,
@@ -18,6 +15,9 @@ from benchfoundry.tasks.odi.descriptions import (
     parse_description,
     template_description,
 )
+from benchfoundry.benchmarks.odi.qa_config import OdiQaConfig
+from benchfoundry.configs.model import ModelEndpoint
+from benchfoundry.pipeline.model_client import ModelClient, ModelError
 
 SYNONYMS = OdiQaConfig().synonyms
 

@@ -14,11 +14,11 @@ import pytest
 from test_odi_instances import face_pixel, iou, warp_nearest
 from test_odi_truth_hidden import absolute_paths
 
+from benchfoundry.benchmarks.odi.instances import decode_rle, touches_border
+from benchfoundry.benchmarks.odi.panorama_stage import STAGE as PANORAMA_STAGE
+from benchfoundry.benchmarks.odi.sphere_coords import FACES
 from benchfoundry.configs.loader import load_config
 from benchfoundry.flows.build import build
-from benchfoundry.tasks.odi.instances import decode_rle, touches_border
-from benchfoundry.tasks.odi.panorama_stage import STAGE as PANORAMA_STAGE
-from benchfoundry.tasks.odi.sphere_coords import FACES
 
 pytestmark = pytest.mark.blender
 FACE = 256
@@ -168,7 +168,7 @@ def test_review_import_releases_the_reviewed_answers(built: tuple[Path, dict], t
     import csv
     import shutil
 
-    from benchfoundry.flows.cli import main
+    from benchfoundry.cli.main import main
 
     out = tmp_path / "build"
     shutil.copytree(built[0], out)

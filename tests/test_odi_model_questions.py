@@ -14,11 +14,11 @@ import pytest
 from model_server import ScriptedModel
 from odi_scenes import RGB, write_scene
 
-from benchfoundry.configs.odi import OdiConfig
+from benchfoundry.benchmarks.odi.annotate_stage import STAGE, annotate_batch
+from benchfoundry.benchmarks.odi.config import OdiConfig
+from benchfoundry.benchmarks.odi.model_questions import DISTRACTOR_PROMPT, model_candidates, model_distractors
+from benchfoundry.benchmarks.odi.qa_stage import qa_all
 from benchfoundry.core.store import StageStore
-from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch
-from benchfoundry.tasks.odi.model_questions import DISTRACTOR_PROMPT, model_candidates, model_distractors
-from benchfoundry.tasks.odi.qa_stage import qa_all
 
 #: What the scripted describer calls an object of each colour of the room (tests/odi_scenes.py); other colours
 #: it calls "a wooden crate", which names no class of the room.

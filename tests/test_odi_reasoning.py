@@ -8,12 +8,12 @@ import math
 
 import pytest
 
-from benchfoundry.tasks.odi.answers import Margins
-from benchfoundry.tasks.odi.model_questions import model_candidates, qa_request
-from benchfoundry.tasks.odi.panorama_facts import Fact, PanoramaFacts, Sighting
-from benchfoundry.tasks.odi.question_builder import Candidate, plural
-from benchfoundry.tasks.odi.questions import Generator
-from benchfoundry.tasks.odi.reasoning_questions import reasoning_candidates
+from benchfoundry.benchmarks.odi.answers import Margins
+from benchfoundry.benchmarks.odi.model_questions import model_candidates, qa_request
+from benchfoundry.benchmarks.odi.panorama_facts import Fact, PanoramaFacts, Sighting
+from benchfoundry.benchmarks.odi.question_builder import Candidate, plural
+from benchfoundry.benchmarks.odi.questions import Generator
+from benchfoundry.benchmarks.odi.reasoning_questions import reasoning_candidates
 
 MARGIN = 7.5
 SIDES = {"front": 0.0, "right": 90.0, "back": 180.0, "left": 270.0}

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from test_odi_questions import candidates
 
-from benchfoundry.tasks.common import review as ver
-from benchfoundry.tasks.odi.question_builder import items_of
+from benchfoundry.benchmarks.odi.question_builder import items_of
+from benchfoundry.pipeline import review as ver
 
 
 @pytest.fixture

@@ -16,16 +16,16 @@ import pandas as pd
 import pytest
 from odi_scenes import write_scene
 
+from benchfoundry.benchmarks.odi import annotate_stage
+from benchfoundry.benchmarks.odi.annotate_stage import STAGE, annotate_batch
+from benchfoundry.benchmarks.odi.instances import Detection
+from benchfoundry.benchmarks.odi.panoramas import list_panoramas
+from benchfoundry.benchmarks.odi.qa_stage import qa_all
+from benchfoundry.benchmarks.odi.report_page import write_report_page
+from benchfoundry.cli.main import main
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.store import StageStore
-from benchfoundry.flows.cli import main
-from benchfoundry.tasks.odi import annotate_stage
-from benchfoundry.tasks.odi.annotate_stage import STAGE, annotate_batch
-from benchfoundry.tasks.odi.instances import Detection
-from benchfoundry.tasks.odi.panoramas import list_panoramas
-from benchfoundry.tasks.odi.qa_stage import qa_all
-from benchfoundry.tasks.odi.report_page import write_report_page
 
 TASKS = {"OA", "HA", "existence", "counting", "OCR", "EVO", "AVO", "SS", "RD", "OR"}
 SETTINGS = ["odi.sphere.face_width=256", "odi.sphere.crop_size=64"]

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from benchfoundry.benchmarks.viewspatial.coco import orientation as ori
 from benchfoundry.core.directions import facing_direction
-from benchfoundry.tasks.viewspatial.coco import orientation as ori
 
 #: A person's keypoints in their own frame: (lateral toward their own right, height, forward), metres.
 #: Head points are turned with the head, the others with the body.

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.flows.cli import main
+from benchfoundry.cli.main import main
 
 
 @pytest.fixture

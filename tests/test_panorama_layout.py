@@ -1,5 +1,5 @@
-"""Our layout of library objects (tasks/odi/panorama_layout.py) and the furnished panorama scenes
-(tasks/odi/synthetic_panoramas.furnish): footprints inside the room, on the floor, apart from each other and from
+"""Our layout of library objects (benchmarks/odi/panorama_layout.py) and the furnished panorama scenes
+(benchmarks/odi/synthetic_panoramas.furnish): footprints inside the room, on the floor, apart from each other and from
 the scene's other objects, heights of their class, the camera at eye height; and one tiny render with two
 stand-in `.blend` assets whose instance ids land in the truth map with their classes."""
 
@@ -15,11 +15,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.configs.odi import SyntheticPanoramaConfig
-from benchfoundry.core.render_spec import LibraryObject, Primitive, write_spec
-from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.odi.asset_library import AssetLibrary, LibraryAsset, file_sha256, read_library, write_manifest
-from benchfoundry.tasks.odi.panorama_layout import (
+from benchfoundry.benchmarks.odi.asset_library import (
+    AssetLibrary,
+    LibraryAsset,
+    file_sha256,
+    read_library,
+    write_manifest,
+)
+from benchfoundry.benchmarks.odi.config import SyntheticPanoramaConfig
+from benchfoundry.benchmarks.odi.panorama_layout import (
     CLASS_HEIGHTS_M,
     EYE_HEIGHT_M,
     Obstacle,
@@ -27,7 +31,9 @@ from benchfoundry.tasks.odi.panorama_layout import (
     Request,
     place,
 )
-from benchfoundry.tasks.odi.synthetic_panoramas import furnish, index_map_from_pass, render_spec, scene_named
+from benchfoundry.benchmarks.odi.synthetic_panoramas import furnish, index_map_from_pass, render_spec, scene_named
+from benchfoundry.core.render_spec import LibraryObject, Primitive, write_spec
+from benchfoundry.pipeline import render_client
 
 
 def _asset(category: str, seed: int, size: tuple[float, float, float], offset: float = 0.0) -> LibraryAsset:

@@ -15,25 +15,23 @@ from benchfoundry.configs.build import BuildConfig, RunnerConfig
 from benchfoundry.flows import task_runner as task_runner_module
 from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.task_runner import KindPolicy, needs_gpu, task_runner, with_runner_policy
-from benchfoundry.tasks.common.shard_task import KINDS, kind_of, shard_task
+from benchfoundry.pipeline.shard_task import KINDS, kind_of, shard_task
 
-TASKS_DIR = Path(__file__).resolve().parents[1] / "tasks"
+BENCHMARKS_DIR = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 def _stage_tasks() -> dict[str, Task]:
-    """Every shard task defined in a module of the benchmarks' folders under tasks/ (or tasks/common/), by
-    `module:name`."""
+    """Every shard task defined in a module of the benchmarks' folders, by `module:name`."""
     found = {}
-    paths = [
-        p for folder in ("common", "syndor", "odi", "viewspatial") for p in sorted((TASKS_DIR / folder).rglob("*.py"))
-    ]
-    for path in paths:
+    for path in sorted(BENCHMARKS_DIR.rglob("*.py")):
+        if path.name == "lmms_eval_utils.py" or path.name == "vlmevalkit_dataset.py":
+            continue  # run inside the harnesses, importing nothing of the project
         module = importlib.import_module(
-            "benchfoundry." + ".".join(path.relative_to(TASKS_DIR.parent).with_suffix("").parts)
+            "benchfoundry." + ".".join(path.relative_to(BENCHMARKS_DIR.parent).with_suffix("").parts)
         )
         for name, value in vars(module).items():
             if isinstance(value, Task) and value.fn.__module__ == module.__name__:
-                found[f"{path.relative_to(TASKS_DIR)}:{name}"] = value
+                found[f"{path.relative_to(BENCHMARKS_DIR)}:{name}"] = value
     return found
 
 

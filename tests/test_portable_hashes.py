@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchfoundry.benchmarks.odi import synthetic_panoramas as sp
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.seeding import item_seed
-from benchfoundry.tasks.odi import synthetic_panoramas as sp
 
 
 def panorama_hashes(root: Path, texture: int = 0) -> dict[str, str]:

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from model_server import ScriptedModel
 
+from benchfoundry.benchmarks.syndor import pose_ranking, pose_selection
+from benchfoundry.benchmarks.syndor.pose_config import PoseConfig
 from benchfoundry.configs.model import EmbeddingConfig, ModelEndpoint
-from benchfoundry.configs.syndor_poses import PoseConfig
-from benchfoundry.tasks.syndor import pose_ranking, pose_selection
 
 FEAT_P = "CMU/CMU/01/01_01_poses.npz"
 #: (proc_label, act_cat, start_t, end_t) of the made sequence's frame labels, 10 fps, 60 frames.

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from benchfoundry.assets import poses as builtin_poses
+from benchfoundry.benchmarks.syndor.pose_config import PoseConfig
 from benchfoundry.configs.person import BodyConfig
-from benchfoundry.configs.syndor_poses import PoseConfig
 from benchfoundry.person import body_mesh, body_models
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from benchfoundry.benchmarks.odi.build_plan import plan_config as odi_plan
+from benchfoundry.benchmarks.syndor.build_plan import plan_config as syndor_plan
 from benchfoundry.configs.loader import load_config
-from benchfoundry.tasks.odi.build_plan import plan_config as odi_plan
-from benchfoundry.tasks.syndor.build_plan import plan_config as syndor_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("readme_figures", ROOT / "docs" / "readme_figures.py")

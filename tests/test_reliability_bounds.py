@@ -12,10 +12,10 @@ import pytest
 from test_eval import odi_build
 from test_reliability_security import odi_items
 
+from benchfoundry.cli.main import main
+from benchfoundry.cli.review import SHOWN_BAD_ROWS, import_review_file
 from benchfoundry.configs.loader import ConfigError, load_config
-from benchfoundry.flows.cli import main
-from benchfoundry.flows.cli_review import SHOWN_BAD_ROWS, import_review_file
-from benchfoundry.tasks.common import review
+from benchfoundry.pipeline import review
 
 
 @pytest.mark.parametrize(

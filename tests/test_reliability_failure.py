@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from benchfoundry.benchmarks.odi import panorama_stage
 from benchfoundry.configs.loader import load_config
 from benchfoundry.flows.build import build
-from benchfoundry.tasks.odi import panorama_stage
 
 
 def odi_record(out: Path, settings: list[str]) -> dict:

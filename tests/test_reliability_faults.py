@@ -20,6 +20,7 @@ import psutil
 import pytest
 from test_output_root import HOLD_SCRIPT, _mount_tmpfs
 
+from benchfoundry.cli.main import main
 from benchfoundry.configs.loader import config_dict, config_hash, load_config
 from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.buildinfo import CONSTRAINTS
@@ -33,9 +34,8 @@ from benchfoundry.core.output_root import (
 )
 from benchfoundry.core.retry import is_transient
 from benchfoundry.flows.build import build
-from benchfoundry.flows.cli import main
-from benchfoundry.tasks.common.model_client import ModelError
-from benchfoundry.tasks.common.render_client import RenderError
+from benchfoundry.pipeline.model_client import ModelError
+from benchfoundry.pipeline.render_client import RenderError
 
 NOTHING = ["syndor.enabled=false", "odi.enabled=false", "viewspatial.enabled=false"]
 
@@ -108,7 +108,7 @@ def test_the_build_command_blocks_the_signals_before_any_other_thread_exists() -
     block SIGTERM: the kernel could hand it the signal and its default action would kill the build."""
     script = (
         "import contextlib, os\n"
-        "from benchfoundry.flows import cli, stop_signals\n"
+        "from benchfoundry.cli import main as cli\nfrom benchfoundry.flows import stop_signals\n"
         "@contextlib.contextmanager\n"
         "def counting():\n"
         "    print(len(os.listdir('/proc/self/task')), flush=True)\n"

@@ -17,16 +17,16 @@ from test_guarded_decode import forged_png
 from test_odi_questions import candidates
 from test_orientation import project
 
-from benchfoundry.configs.coco import CocoConfig
+from benchfoundry.benchmarks.odi.question_builder import items_of
+from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
+from benchfoundry.benchmarks.viewspatial.coco.people import label_file
+from benchfoundry.benchmarks.viewspatial.scannet import scannet_read as sio
+from benchfoundry.cli.main import main
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.core import bounded_read
 from benchfoundry.core.store import StageStore
-from benchfoundry.flows.cli import main
-from benchfoundry.tasks.common import review
-from benchfoundry.tasks.common.model_client import reply_text
-from benchfoundry.tasks.odi.question_builder import items_of
-from benchfoundry.tasks.viewspatial.coco.people import label_file
-from benchfoundry.tasks.viewspatial.scannet import scannet_read as sio
+from benchfoundry.pipeline import review
+from benchfoundry.pipeline.model_client import reply_text
 
 REPO = Path(__file__).resolve().parent.parent
 #: The folders whose code runs in a build or a command.
@@ -264,7 +264,7 @@ def test_bounded_readers_refuse_a_file_over_the_size_limit(tmp_path: Path) -> No
 def test_the_console_script_prints_one_line_for_bad_input(tmp_path: Path) -> None:
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     run = subprocess.run(
-        [sys.executable, "-m", "benchfoundry.flows.cli", "coco", "label", str(tmp_path / "deep.json")],
+        [sys.executable, "-m", "benchfoundry.cli.main", "coco", "label", str(tmp_path / "deep.json")],
         capture_output=True,
         text=True,
     )

@@ -15,12 +15,12 @@ from model_server import ScriptedModel
 from prefect import flow
 from test_eval import odi_build
 
+from benchfoundry.cli.main import main
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.core.redact import redact
-from benchfoundry.flows.cli import main
-from benchfoundry.tasks.common.model_client import ModelClient, ModelError, user_message
+from benchfoundry.pipeline.model_client import ModelClient, ModelError, user_message
 
 MODEL_KEY = "model-key-7f3a9c1e5b"
 AMBIENT_KEY = "ambient-openai-key-2d8e4f"

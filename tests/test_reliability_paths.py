@@ -16,16 +16,16 @@ import pytest
 from PIL import Image
 from test_eval import odi_build, viewspatial_build
 
+from benchfoundry.benchmarks.odi.panoramas import panorama_listing
+from benchfoundry.benchmarks.odi.sphere_images import read_erp
+from benchfoundry.benchmarks.viewspatial.scannet.scan_stage import scan_folders
+from benchfoundry.cli.main import main
 from benchfoundry.core import image_decode
 from benchfoundry.core.image_decode import decode_file, image_size
 from benchfoundry.core.safe_paths import UnsafePathError, inside_file
-from benchfoundry.flows.cli import main
-from benchfoundry.tasks.common.model_client import Reply
-from benchfoundry.tasks.evaluation import run
-from benchfoundry.tasks.evaluation.items import load_items
-from benchfoundry.tasks.odi.panoramas import panorama_listing
-from benchfoundry.tasks.odi.sphere_images import read_erp
-from benchfoundry.tasks.viewspatial.scannet.scan_stage import scan_folders
+from benchfoundry.evaluation import run
+from benchfoundry.evaluation.items import load_items
+from benchfoundry.pipeline.model_client import Reply
 
 SECRET = b"\xff\xd8\xff\xe0 the secret bytes of a file outside the build \xff\xd9"
 
@@ -105,7 +105,7 @@ def test_a_fifo_or_a_device_is_refused_by_type_without_opening(tmp_path: Path) -
 def test_coco_images_a_fifo_and_a_link_out_are_problem_rows(tmp_path: Path) -> None:
     from types import SimpleNamespace
 
-    from benchfoundry.tasks.viewspatial.coco.people import check_image
+    from benchfoundry.benchmarks.viewspatial.coco.people import check_image
 
     images = tmp_path / "images"
     images.mkdir()

@@ -17,19 +17,19 @@ from test_coco_stage import write_split
 from test_eval import viewspatial_build
 from test_odi_questions import candidates
 
-from benchfoundry.configs.coco import CocoConfig
+from benchfoundry.benchmarks.odi.question_builder import items_of
+from benchfoundry.benchmarks.odi.sphere_images import write_image
+from benchfoundry.benchmarks.viewspatial.coco.coco_stage import split_items
+from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
+from benchfoundry.cli.main import main
 from benchfoundry.configs.loader import load_config
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.core.output_root import MARKER_NAME
 from benchfoundry.core.redact import redact
 from benchfoundry.core.safe_paths import UnsafePathError, inside
 from benchfoundry.flows.build import build
-from benchfoundry.flows.cli import main
-from benchfoundry.tasks.common import review
-from benchfoundry.tasks.common.model_client import ModelClient, ModelError, user_message
-from benchfoundry.tasks.odi.question_builder import items_of
-from benchfoundry.tasks.odi.sphere_images import write_image
-from benchfoundry.tasks.viewspatial.coco.coco_stage import split_items
+from benchfoundry.pipeline import review
+from benchfoundry.pipeline.model_client import ModelClient, ModelError, user_message
 
 KEY = "sk-test-0123456789abcdefSECRET"
 

@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 
 from benchfoundry.core.image_decode import decode_file, image_size
-from benchfoundry.tasks.common import render_client
+from benchfoundry.pipeline import render_client
 
 
 def noisy_jpeg(width: int = 96, height: int = 64) -> bytes:

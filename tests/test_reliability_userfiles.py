@@ -12,10 +12,10 @@ from pathlib import Path
 from test_eval import viewspatial_build
 from test_syndor_qa import make_labelled_build
 
-from benchfoundry.configs.syndor_qa import QaConfig
+from benchfoundry.benchmarks.syndor import qa_stage
+from benchfoundry.benchmarks.syndor.qa_config import QaConfig
+from benchfoundry.cli.main import main
 from benchfoundry.core.output_root import hold_output_root
-from benchfoundry.flows.cli import main
-from benchfoundry.tasks.syndor import qa_stage
 
 
 def test_syndor_hf_keeps_the_users_files_and_only_its_own_stale_ones_go(tmp_path: Path) -> None:

@@ -9,13 +9,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchfoundry.benchmarks.syndor import (
+    calibration_stage,
+    camera_rig,
+    dori,
+    render_plan,
+    rig_spec,
+    sampling,
+)
+from benchfoundry.benchmarks.syndor.config import RenderConfig
+from benchfoundry.benchmarks.syndor.pose_selection import select_poses
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
-from benchfoundry.configs.syndor import RenderConfig
-from benchfoundry.core import dori
 from benchfoundry.core.render_spec import EngineSettings
-from benchfoundry.tasks.syndor import calibration_stage, camera_rig, render_plan, render_stage, sampling
-from benchfoundry.tasks.syndor.pose_selection import select_poses
 
 #: The denoiser's settings `syndor.render` gained after builds had been made.
 KNOBS = {"denoise_prefilter", "denoise_quality"}
@@ -95,14 +101,14 @@ def test_the_denoiser_knobs_at_their_defaults_keep_the_render_keys_of_earlier_bu
         jpeg_quality=r.jpeg_quality,
         persistent_data=True,
     )
-    assert render_stage.shard_spec(smoke, None, "desert", []).engine == earlier
+    assert rig_spec.rig_shard(smoke, None, "desert", []).engine == earlier
     fast = load_config("smoke", [f"{prefilter}=FAST", f"{quality}=HIGH"])
-    assert render_stage.shard_spec(fast, None, "desert", []).engine == replace(earlier, denoise_prefilter="FAST")
+    assert rig_spec.rig_shard(fast, None, "desert", []).engine == replace(earlier, denoise_prefilter="FAST")
     fast_keys = _render_keys(fast)
     assert fast_keys[0] != keys[0] and fast_keys[2] != keys[2]
     assert all(a[1] != b[1] and not set(a[2]) & set(b[2]) for a, b in zip(fast_keys[1], keys[1], strict=True))
     balanced = load_config("smoke", [f"{prefilter}=ACCURATE", f"{quality}=BALANCED"])
-    assert render_stage.shard_spec(balanced, None, "desert", []).engine.denoise_quality == "BALANCED"
+    assert rig_spec.rig_shard(balanced, None, "desert", []).engine.denoise_quality == "BALANCED"
     assert _render_keys(balanced)[0] not in (keys[0], fast_keys[0])
     with pytest.raises(ValueError, match="denoise_prefilter"):
         load_config("smoke", [f"{prefilter}=SLOW"])

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from benchfoundry.core import dori
+from benchfoundry.benchmarks.syndor import calibration_stage, camera_rig, dori
 from benchfoundry.core.camera import blender_camera_to_world
 from benchfoundry.core.render_spec import (
     DayLight,
@@ -31,8 +31,7 @@ from benchfoundry.core.render_spec import (
     read_spec,
     write_spec,
 )
-from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.syndor import calibration_stage, camera_rig
+from benchfoundry.pipeline import render_client
 
 pytestmark = pytest.mark.blender
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from benchfoundry.tasks.common.report_nav import link_pages
+from benchfoundry.pipeline.report_nav import link_pages
 
 
 def page(path: Path, body: bool) -> None:

@@ -12,11 +12,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchfoundry.benchmarks.syndor import (
+    build_plan,
+    frame_files,
+    night_vision_stage,
+    render_plan,
+    render_stage,
+    sampling,
+)
+from benchfoundry.benchmarks.syndor import flow as syndor
+from benchfoundry.cli import main as cli
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.render_spec import read_spec
 from benchfoundry.core.store import StageStore
-from benchfoundry.flows import cli, syndor
-from benchfoundry.tasks.syndor import build_plan, discern_stage, frame_files, render_plan, render_stage, sampling
 
 BASE = [
     "syndor.scenes=[field]",
@@ -183,6 +191,36 @@ def test_unused_frame_files_are_listed_and_pruned(tmp_path: Path) -> None:
     assert frame_files.unused_frame_files(bench, [used[0]], [used[1]]) == []
 
 
+def _frame_build(root: Path, used: list[str], gone: list[str]) -> None:
+    """A build root whose render manifest names `used` (image, mask) and whose images folder also holds `gone`."""
+    bench = root / "syndor"
+    for rel in [*used, *gone]:
+        (bench / rel).parent.mkdir(parents=True, exist_ok=True)
+        (bench / rel).write_bytes(b"x")
+    manifest = bench / render_plan.STAGE / "manifest.parquet"
+    manifest.parent.mkdir(parents=True)
+    pd.DataFrame({"img_path": [used[0]], "mask_path": [used[1]]}).to_parquet(manifest)
+
+
+@pytest.mark.parametrize("status", ["finished", "not built"])
+def test_build_prune_asks_only_the_benchmarks_this_build_built(tmp_path: Path, status: str) -> None:
+    """`build --prune` calls each built benchmark's prune hook (SynDORBench's removes the frames its manifest does
+    not name and records how many went); one the build did not build (`--only`) keeps every file."""
+    used = ["images/a/pose000/raw_images/f1.jpg", "images/a/pose000/masks/f1.png"]
+    gone = ["images/b/pose000/raw_images/f2.jpg", "images/b/pose000/masks/f2.png"]
+    _frame_build(tmp_path, used, gone)
+    render = {"unused_files": gone}
+    record = {"benchmarks": {"syndor": {"status": status, "stages": {"render": render}}}}
+    cli._prune(tmp_path, record)
+    left = {str(p.relative_to(tmp_path / "syndor")) for p in (tmp_path / "syndor" / "images").rglob("*.jpg")}
+    left |= {str(p.relative_to(tmp_path / "syndor")) for p in (tmp_path / "syndor" / "images").rglob("*.png")}
+    if status == "not built":
+        assert left == {*used, *gone} and render == {"unused_files": gone}
+    else:
+        assert left == set(used) and render == {"unused_files": [], "pruned_files": len(gone)}
+    assert json.loads((tmp_path / "build.json").read_text())["benchmarks"]["syndor"]["stages"]["render"] == render
+
+
 DISCERN = [
     "syndor.discern.labels.observer=threshold",
     "syndor.discern.classifier.rf_trees=5",
@@ -205,13 +243,13 @@ def test_a_new_lighting_computes_features_of_its_frames_only(
     """Night vision and features after a re-render that adds a lighting: only its frames are computed, and the
     features and labelled manifests are the bytes of a build of the new config from scratch."""
     computed: list[str] = []
-    compute = discern_stage.frame_values
+    compute = night_vision_stage.frame_values
 
     def counted(config: object, root: Path, row: dict) -> dict:
         computed.append(str(row["lighting"]))
         return compute(config, root, row)
 
-    monkeypatch.setattr(discern_stage, "frame_values", counted)
+    monkeypatch.setattr(night_vision_stage, "frame_values", counted)
     first = _render_and_discern(config_of(TWO, *DISCERN), tmp_path / "out")
     assert len(computed) == first["frames"] == first["frames_computed"]
     computed.clear()

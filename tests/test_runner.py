@@ -9,12 +9,12 @@ import subprocess
 import pytest
 from prefect import flow
 
+from benchfoundry.cli import main as cli
 from benchfoundry.configs.build import BuildConfig, RunnerConfig
 from benchfoundry.configs.loader import ConfigError, load_config
-from benchfoundry.flows import cli
 from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.task_runner import offers_gpus, submit_shards, task_runner
-from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.pipeline.shard_task import shard_task
 
 SLURM = [
     "runner.kind=slurm",

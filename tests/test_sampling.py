@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchfoundry.benchmarks.syndor import build_plan, sampling
+from benchfoundry.cli import main as cli
 from benchfoundry.configs.loader import load_config
-from benchfoundry.flows import cli
-from benchfoundry.tasks.syndor import build_plan, sampling
 
 FULL = Path(__file__).parents[1] / "configs" / "syndorbench.yaml"
 #: The authors' task index (jzyee/SynDORBench task_index/create_task_idxs.py): day = morning and noon; every other
@@ -200,7 +200,7 @@ def test_holdout_must_leave_images_to_train_on() -> None:
 def random_config(case: int) -> tuple[object, sampling.Levels]:
     """A random small grid (uneven poses per action) with a random even item target that leaves every distance
     room for every level."""
-    from benchfoundry.core.lighting import LIGHTINGS
+    from benchfoundry.benchmarks.syndor.lighting import LIGHTINGS
 
     rng = np.random.default_rng(case)
 

@@ -8,9 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.core.render_spec import write_spec
-from benchfoundry.tasks.viewspatial.scannet.scannet_read import ScanFormatError
-from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import (
+from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import ScanFormatError
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
     RenderSettings,
     camera_walk,
     frame_paths,
@@ -20,6 +19,7 @@ from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import (
     run_render_worker,
     synthetic_room,
 )
+from benchfoundry.core.render_spec import write_spec
 
 
 @pytest.mark.blender

@@ -11,9 +11,9 @@ from prefect import flow
 
 from benchfoundry.configs.loader import ConfigError
 from benchfoundry.core import stopping
-from benchfoundry.tasks.common.model_client import ModelError
-from benchfoundry.tasks.common.render_client import RenderError
-from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.pipeline.model_client import ModelError
+from benchfoundry.pipeline.render_client import RenderError
+from benchfoundry.pipeline.shard_task import shard_task
 
 
 @pytest.mark.parametrize(

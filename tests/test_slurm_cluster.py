@@ -23,7 +23,7 @@ from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
 from benchfoundry.flows.cluster import dask_cluster
 from benchfoundry.flows.task_runner import submit_shards, task_runner
-from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.pipeline.shard_task import shard_task
 
 pytestmark = [pytest.mark.long(minutes=4), *NEEDS_SLURM]
 

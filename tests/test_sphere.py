@@ -10,9 +10,9 @@ import numpy as np
 import py360convert
 import pytest
 
+from benchfoundry.benchmarks.odi import sphere_coords as sm
+from benchfoundry.benchmarks.odi import sphere_images
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.tasks.odi import sphere_coords as sm
-from benchfoundry.tasks.odi import sphere_images
 
 PY360_KEYS = dict(zip("FRBLUD", sm.FACES))
 

@@ -17,12 +17,13 @@ from PIL import Image
 from prefect import flow
 from test_syndor_report import assert_no_broken_links
 
+from benchfoundry.benchmarks.syndor import calibration_stage, label_stage, render_plan, render_stage
+from benchfoundry.benchmarks.syndor import flow as syndor
+from benchfoundry.cli import main as cli
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.store import StageStore
-from benchfoundry.flows import cli, syndor
-from benchfoundry.tasks.common import render_client
-from benchfoundry.tasks.common.shard_task import shard_task
-from benchfoundry.tasks.syndor import calibration_stage, label_stage, render_plan, render_stage
+from benchfoundry.pipeline import render_client
+from benchfoundry.pipeline.shard_task import shard_task
 
 pytestmark = pytest.mark.long(minutes=2)
 

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+from benchfoundry.benchmarks.syndor import qa_stage, release
+from benchfoundry.benchmarks.syndor.qa_config import QaConfig
 from benchfoundry.configs.build import BuildConfig
-from benchfoundry.configs.syndor_qa import QaConfig
-from benchfoundry.tasks.syndor import qa_stage, release
 
 RADII = (5.376, 10.752, 23.04)
 LIGHTINGS = ("noon_south", "evening_east", "night")
@@ -107,7 +107,7 @@ def built(tmp_path: Path) -> tuple[Path, dict]:
 
 
 def test_prompts_are_the_design_text() -> None:
-    from benchfoundry.configs.syndor_qa import ACTION_PROMPT, HPC_PROMPT
+    from benchfoundry.benchmarks.syndor.qa_config import ACTION_PROMPT, HPC_PROMPT
 
     assert HPC_PROMPT == HPC and ACTION_PROMPT == ACTION
     if DESIGN.is_file():
@@ -345,7 +345,7 @@ def test_missing_column_names_file_and_column(tmp_path: Path) -> None:
 def test_qa_stage_in_a_flow_writes_index_and_report(tmp_path: Path, prefect_server: None) -> None:
     from prefect import flow
 
-    from benchfoundry.flows import syndor
+    from benchfoundry.benchmarks.syndor import flow as syndor
 
     manifest = make_labelled_build(tmp_path)
 

@@ -13,9 +13,9 @@ import pytest
 from PIL import Image
 from test_syndor_qa import RADII, make_labelled_build
 
-from benchfoundry.configs.syndor_qa import QaConfig
-from benchfoundry.tasks.syndor import qa_stage, release
-from benchfoundry.tasks.syndor import report_page as syndor_report
+from benchfoundry.benchmarks.syndor import qa_stage, release
+from benchfoundry.benchmarks.syndor import report_page as syndor_report
+from benchfoundry.benchmarks.syndor.qa_config import QaConfig
 
 
 class _Links(HTMLParser):

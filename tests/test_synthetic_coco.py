@@ -13,17 +13,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.configs.build import BuildConfig
-from benchfoundry.configs.coco import CocoConfig, SyntheticCocoConfig
-from benchfoundry.configs.person import PersonConfig
-from benchfoundry.person.prepare import prepare_person
-from benchfoundry.person.textures import outfit
-from benchfoundry.tasks.viewspatial.coco import synthetic_image as sc
-from benchfoundry.tasks.viewspatial.coco import synthetic_set as sco
-from benchfoundry.tasks.viewspatial.coco.clothing import NAMED_COLOURS, image_colours, person_polygons, polygon_mask
-from benchfoundry.tasks.viewspatial.coco.coco_stage import subjects
-from benchfoundry.tasks.viewspatial.coco.people import label_file, read_rgb, select_people
-from benchfoundry.tasks.viewspatial.coco.synthetic_geometry import (
+from benchfoundry.benchmarks.viewspatial.coco import synthetic_image as sc
+from benchfoundry.benchmarks.viewspatial.coco import synthetic_set as sco
+from benchfoundry.benchmarks.viewspatial.coco.clothing import (
+    NAMED_COLOURS,
+    image_colours,
+    person_polygons,
+    polygon_mask,
+)
+from benchfoundry.benchmarks.viewspatial.coco.coco_stage import subjects
+from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig, SyntheticCocoConfig
+from benchfoundry.benchmarks.viewspatial.coco.people import label_file, read_rgb, select_people
+from benchfoundry.benchmarks.viewspatial.coco.synthetic_geometry import (
     box_triangles,
     coco_box,
     cylinder_triangles,
@@ -31,7 +32,11 @@ from benchfoundry.tasks.viewspatial.coco.synthetic_geometry import (
     look_at,
     visibility,
 )
-from benchfoundry.tasks.viewspatial.coco.synthetic_stage import synthetic_coco_task
+from benchfoundry.benchmarks.viewspatial.coco.synthetic_stage import synthetic_coco_task
+from benchfoundry.configs.build import BuildConfig
+from benchfoundry.configs.person import PersonConfig
+from benchfoundry.person.prepare import prepare_person
+from benchfoundry.person.textures import outfit
 
 NOSE, L_EAR, R_EAR, L_SH, R_SH = 0, 3, 4, 5, 6
 ANKLES, KNEES, HIPS = [15, 16], [13, 14], [11, 12]
@@ -444,7 +449,7 @@ def test_three_people_are_named_by_clothes_that_single_them_out(tmp_path):
     clothes (else by his order from the left); every
     phrase "the man in <colour>" singles out its man by the set's truth: the colour lies nearer (ΔE,
     scikit-image's Lab) his shirt than any other man's of the image. The stage's items name subjects so."""
-    from benchfoundry.tasks.viewspatial.coco.coco_stage import split_items
+    from benchfoundry.benchmarks.viewspatial.coco.coco_stage import split_items
 
     ids = [181, 2087, 1341]
     cfg = SyntheticCocoConfig(

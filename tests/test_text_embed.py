@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
+from benchfoundry.benchmarks.syndor import scoring, text_embed
 from benchfoundry.configs.model import EmbeddingConfig
-from benchfoundry.tasks.syndor import scoring, text_embed
 
 
 @pytest.fixture(scope="module")

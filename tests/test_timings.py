@@ -24,7 +24,7 @@ from benchfoundry.core.timings import (
 )
 from benchfoundry.flows import build as build_module
 from benchfoundry.flows.collect import collect_shards, recording_stages
-from benchfoundry.tasks.common.shard_task import shard_task
+from benchfoundry.pipeline.shard_task import shard_task
 
 
 def _busy(seconds: float) -> float:
@@ -179,7 +179,7 @@ def test_build_json_records_seconds_per_stage(
         assert [w.stage for w in windows] == ["work"]
         return {"status": "built", "detail": json.dumps(spent), "stages": {}, "problems": []}
 
-    monkeypatch.setattr("benchfoundry.flows.viewspatial.viewspatial_flow", _timed)
+    monkeypatch.setattr("benchfoundry.benchmarks.viewspatial.flow.viewspatial_flow", _timed)
     record = build_module.build(config, str(tmp_path), ["viewspatial"])
     on_disk = json.loads((tmp_path / "build.json").read_text())
     assert on_disk["timings"] == record["timings"]

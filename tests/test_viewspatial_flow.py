@@ -17,14 +17,14 @@ import pandas as pd
 import pytest
 from test_scannet_io import SCENE, make_tiny_scan
 
+from benchfoundry.benchmarks.viewspatial.coco.clothing import NAMED_COLOURS
+from benchfoundry.benchmarks.viewspatial.flow import viewspatial_flow
+from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_NYU40, NYU40_NAMES
+from benchfoundry.benchmarks.viewspatial.scannet.scan_stage import build_scan, label_map_rule
+from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import open_scan, scan_file_names
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, camera_walk, synthetic_room
+from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 from benchfoundry.configs.loader import load_config
-from benchfoundry.configs.scannet import EXCLUDED_NYU40, NYU40_NAMES
-from benchfoundry.flows.viewspatial import viewspatial_flow
-from benchfoundry.tasks.viewspatial.coco.clothing import NAMED_COLOURS
-from benchfoundry.tasks.viewspatial.scannet.scan_stage import build_scan, label_map_rule
-from benchfoundry.tasks.viewspatial.scannet.scannet_read import open_scan, scan_file_names
-from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, camera_walk, synthetic_room
-from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 
 pytestmark = pytest.mark.long(minutes=1)
 

@@ -12,20 +12,17 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from benchfoundry.core.atomic_files import write_json_atomic
-from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS
-from benchfoundry.tasks.viewspatial.scannet.questions import (
+from benchfoundry.benchmarks.viewspatial.qa_items import benchmark_records, qa_table, sft_records, split_by_image_count
+from benchfoundry.benchmarks.viewspatial.scannet.questions import (
     CAM_REL,
     SCENE_SIM,
     QASettings,
-    benchmark_records,
     cam_rel_items,
-    qa_table,
     scene_sim_items,
-    sft_records,
-    split_by_image_count,
 )
-from benchfoundry.tasks.viewspatial.scannet.visibility import ObjectBox
+from benchfoundry.benchmarks.viewspatial.scannet.visibility import ObjectBox
+from benchfoundry.core.atomic_files import write_json_atomic
+from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS
 
 S = QASettings(
     min_visibility=0.5,
@@ -230,7 +227,7 @@ def test_the_released_task_strings_and_several_wordings_drawn_by_the_seed() -> N
     """question_type is the release's string; the release's wordings (six for Cam-Rel. Dir., four for Per-Sce.
     Sim.) are all used over many items, each item's drawn from its seed; the target of a Cam-Rel. Dir. wording
     is the object whose direction the answer gives."""
-    from benchfoundry.configs.viewspatial import DirectionQAConfig
+    from benchfoundry.benchmarks.viewspatial.config import DirectionQAConfig
 
     q = DirectionQAConfig()
     s = dataclasses.replace(

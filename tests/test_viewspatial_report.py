@@ -6,8 +6,12 @@ import json
 import re
 from pathlib import Path
 
-from benchfoundry.tasks.viewspatial.report_page import RELEASE_SCENE_SIM_FRAMES, frames_histogram, write_report_page
-from benchfoundry.tasks.viewspatial.task_names import RELEASED_TYPES
+from benchfoundry.benchmarks.viewspatial.report_page import (
+    RELEASE_SCENE_SIM_FRAMES,
+    frames_histogram,
+    write_report_page,
+)
+from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 
 
 def test_histogram_bins_count_every_item_once() -> None:

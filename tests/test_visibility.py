@@ -8,17 +8,16 @@ import numpy as np
 import pytest
 from test_scannet_io import make_tiny_scan
 
-from benchfoundry.core.camera import opencv_camera_to_world
-from benchfoundry.tasks.viewspatial.scannet.scannet_read import (
+from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import (
     ScanFormatError,
     ScanFrame,
     ScanIntrinsics,
     open_scan,
     read_segs_json,
 )
-from benchfoundry.tasks.viewspatial.scannet.scannet_write import write_segs_json
-from benchfoundry.tasks.viewspatial.scannet.synthetic_scan import room_mesh, synthetic_room
-from benchfoundry.tasks.viewspatial.scannet.visibility import (
+from benchfoundry.benchmarks.viewspatial.scannet.scannet_write import write_segs_json
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import room_mesh, synthetic_room
+from benchfoundry.benchmarks.viewspatial.scannet.visibility import (
     EXCLUDED_NYU40,
     NO_NYU40,
     ObjectBox,
@@ -28,6 +27,7 @@ from benchfoundry.tasks.viewspatial.scannet.visibility import (
     scan_visibility,
     visibility_table,
 )
+from benchfoundry.core.camera import opencv_camera_to_world
 
 W, H, FX = 160, 120, 100.0
 K = np.array([[FX, 0, (W - 1) / 2, 0], [0, FX, (H - 1) / 2, 0], [0, 0, 1, 0], [0, 0, 0, 1]])

@@ -109,7 +109,7 @@ def read_json(
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """yaml's SafeLoader refusing a key given twice in one mapping (two `odi:` blocks: the first would be
+    """yaml's SafeLoader refusing a key given twice in one mapping (two blocks of one section: the first would be
     dropped without a word)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:

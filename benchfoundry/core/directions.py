@@ -1,4 +1,4 @@
-"""Direction labels of ViewSpatial-Bench (DESIGN §4.1, §4.2) and the multiple-choice distractor rule.
+"""Direction labels of spatial questions (DESIGN §4.1, §4.2) and the multiple-choice distractor rule.
 
 Pure vector maths: an 8-way horizontal label from a forward and an up vector, the 18-label
 camera-relative direction with a vertical component, the facing direction of an azimuth (the authors'

@@ -1,12 +1,12 @@
 """The render contract: what the pipeline asks of the Blender worker, as plain typed values (no bpy).
 
-tasks/ builds a shard (`RigShard`: SynDORBench's person and rig; `PanoramaShard`: an ODI-Bench synthetic
-panorama; `CocoShard`: synthetic COCO images; `ScanRoomShard`: a synthetic ScanNet room along a camera walk),
-writes it as JSON (`write_spec`) and hands the path to a worker, which reads it back (`read_spec`) and
-dispatches on the types: on the shard's type for what to build, on the light's type for how to light it
-(render/lighting.py). Every value in the JSON carries its `kind`, so reading needs no schema. Each shard type
-has a `version`, written into the JSON and so into every hash of a spec: bump it when render/ changes what
-that kind of image looks like.
+A stage builds a shard of one kind of scene (`RigShard`: a person seen by a camera rig, frame after frame;
+`PanoramaShard`: a panorama of a room or courtyard; `CocoShard`: photos of people; `ScanRoomShard`: a room along
+a camera walk; a plug-in may register its own kind with `spec_kind`), writes it as JSON (`write_spec`) and
+hands the path to a worker, which reads it back and dispatches on the kinds: on the shard's kind for its
+renderer (render/worker.py), on the light's type for how to light it (render/lighting.py). Every value in
+the JSON carries its `kind`, so reading needs no schema. Each shard type has a `version`, written into the JSON
+and so into every hash of a spec: bump it when render/ changes what that kind of image looks like.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from benchfoundry.core.atomic_files import write_json_atomic
 _KINDS: dict[str, type] = {}
 
 
-def _spec(cls: type) -> type:
-    """Register a frozen spec dataclass under its `kind`."""
+def spec_kind(cls: type) -> type:
+    """Register a frozen spec dataclass under its `kind` (a class attribute), so that `from_json` reads it."""
     if cls.kind in _KINDS:
         raise ValueError(f"render spec kind {cls.kind!r} registered twice")
     _KINDS[cls.kind] = cls
@@ -37,7 +37,7 @@ Matrix4 = tuple[tuple[float, ...], ...]
 # --- lights ---------------------------------------------------------------------------------------
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class DayLight:
     """Physical sky and a sun lamp in the sky's sun direction. Bearings: 0 = north = +Y, 90 = east = +X."""
@@ -50,7 +50,7 @@ class DayLight:
     exposure: float  # film exposure, stops
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class NightLight:
     """A dim moon lamp and a near-black sky."""
@@ -63,7 +63,7 @@ class NightLight:
     exposure: float
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class AreaLamp:
     kind: ClassVar[str] = "area_lamp"
@@ -72,7 +72,7 @@ class AreaLamp:
     power: float  # W
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class IndoorLight:
     """Area lamps under a ceiling and a plain ambient world colour."""
@@ -88,7 +88,7 @@ Light = DayLight | NightLight | IndoorLight
 # --- what is in a scene ---------------------------------------------------------------------------
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class PersonSpec:
     """A posed body mesh (.npz, person/body_mesh.py) with its UV texture, placed and turned about +Z."""
@@ -102,7 +102,7 @@ class PersonSpec:
     yaw_deg: float = 0.0
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class Primitive:
     """A unit box, cylinder or sphere scaled to `size` (full extents, m), turned by `yaw_deg` about +Z."""
@@ -119,7 +119,7 @@ class Primitive:
     name: str = ""
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class Sign:
     """Upright text in Blender's built-in font, facing along its yaw."""
@@ -132,7 +132,7 @@ class Sign:
     rgb: Vec3
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class MeshPart:
     """A coloured triangle mesh (the synthetic ScanNet room's furniture and walls)."""
@@ -144,10 +144,10 @@ class MeshPart:
     color: Vec3
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class LibraryObject:
-    """An object appended from an asset library's `.blend` (tasks/odi/asset_library.py): `object_name` in
+    """An object appended from an asset library's `.blend` (an asset library's manifest): `object_name` in
     `blend` (of SHA-256 `sha256`), its origin at `location`, turned by `yaw_deg` about +Z, scaled uniformly."""
 
     kind: ClassVar[str] = "library_object"
@@ -163,12 +163,13 @@ class LibraryObject:
 # --- camera and engine ----------------------------------------------------------------------------
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class PinholeCamera:
     """A render's intrinsics as Blender takes them (vertical sensor fit: f_px = resolution_h · focal_mm /
     sensor_height_mm, square pixels, centred); the pose comes per frame. Built from `dori.DoriOptics` plus a
-    width; the synthetic COCO set's posed pixel camera is `tasks/viewspatial/coco/synthetic_geometry.PosedCamera`."""
+    width; the synthetic COCO set's posed pixel camera is
+    `synthetic_geometry.PosedCamera` of the synthetic COCO set."""
 
     kind: ClassVar[str] = "pinhole"
     focal_mm: float
@@ -177,7 +178,7 @@ class PinholeCamera:
     resolution_h: int
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class EngineSettings:
     """Cycles: device, samples, denoising (OpenImageDenoise with albedo and normal passes; `denoise_prefilter`
@@ -201,7 +202,7 @@ class EngineSettings:
 
 
 class DenoisedRender(Protocol):
-    """A render config with the denoiser's settings (the ODI panoramas', the synthetic COCO set's)."""
+    """A render config with the denoiser's settings (the panoramas', the synthetic photos')."""
 
     device: str
     samples: int
@@ -227,7 +228,7 @@ def denoised_engine(render: DenoisedRender, max_bounces: int) -> EngineSettings:
 # --- shards ---------------------------------------------------------------------------------------
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class RigFrame:
     """One rig camera's frame: a Blender camera-to-world matrix, its seed and light, where the files go."""
@@ -240,10 +241,10 @@ class RigFrame:
     mask: str
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class RigShard:
-    """SynDORBench: one scene (props placed by `scene_seed`) and person (None: an empty scene), many frames;
+    """A camera rig: one scene (props placed by `scene_seed`) and person (None: an empty scene), many frames;
     each frame's mask holds the pixels of object index `mask_index` (the person's pass index)."""
 
     kind: ClassVar[str] = "rig"
@@ -257,7 +258,7 @@ class RigShard:
     frames: tuple[RigFrame, ...]
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class PanoramaInstance:
     """A labelled object: its parts, signs and person all carry its id as pass index."""
@@ -269,10 +270,10 @@ class PanoramaInstance:
     person: PersonSpec | None = None
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class PanoramaShard:
-    """ODI-Bench: one equirectangular render (width × width/2) from (0, 0, camera height) along +Y."""
+    """A panorama: one equirectangular render (width × width/2) from (0, 0, camera height) along +Y."""
 
     kind: ClassVar[str] = "panorama"
     version: ClassVar[int] = 1
@@ -288,7 +289,7 @@ class PanoramaShard:
     index_npy: str
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class CocoImage:
     """One synthetic COCO image: a Blender camera matrix, the floor and objects, the people, a light."""
@@ -304,7 +305,7 @@ class CocoImage:
     index_npy: str
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class CocoShard:
     kind: ClassVar[str] = "coco"
@@ -316,7 +317,7 @@ class CocoShard:
     images: tuple[CocoImage, ...]
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class ScanRoomFrame:
     """One frame of the walk: an OpenCV camera-to-world pose."""
@@ -326,7 +327,7 @@ class ScanRoomFrame:
     pose_c2w: Matrix4
 
 
-@_spec
+@spec_kind
 @dataclass(frozen=True)
 class ScanRoomShard:
     """A synthetic ScanNet room: colour and planar depth (subsampled by `depth_stride`) per frame, into `out_dir`."""

@@ -32,7 +32,7 @@ _SHARD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=+-]{0,199}$")
 #: Temporary files of `atomic_path`: `.NAME.XXXXXXXX.tmp` (mkstemp's eight random characters).
 _TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 #: Staging folders of stages: `<benchmark>/<stage>/_tmp` (render shards, calibration) and `.hf.*` (the
-#: imagefolder export, tasks/syndor/qa_stage.py).
+#: imagefolder export, a benchmark's QA stage).
 _STAGING = re.compile(r"^(_tmp|\.hf\..+)$")
 
 

@@ -1,6 +1,6 @@
 """The wall and CPU seconds of a shard task, sliced at each completion marker it writes.
 
-`tasks/common/shard_task.shard_task` runs every shard task inside `task_clock()`; `StageStore.write_shard`
+`pipeline/shard_task.shard_task` runs every shard task inside `task_clock()`; `StageStore.write_shard`
 puts `lap()` into the marker as `timing`: when the slice began (Unix seconds), its wall seconds, the CPU seconds
 of the task's thread plus those of the render workers it drove (reported by the worker, `add_render`), and the
 frames rendered with their seconds. A task that writes several markers (a batch) gives each the slice since the

@@ -4,7 +4,7 @@ their render workers, and render seconds per frame.
 A stage's wall time is the window of one `flows.collect.collect_shards` (from its call until its last task
 finished: `StageWindow`); its task figures are the `timing` slices of the completion markers written in that
 window (benchfoundry/core/task_clock.py) and the clock records of its tasks that wrote none. A marker finished
-after the benchmark's last window (a task a flow waits on directly, e.g. SynDORBench's labels) makes a row named
+after the benchmark's last window (a task a flow waits on directly, e.g. a labelling stage) makes a row named
 after its store. `benchmark_timings` is what
 build.json records under `timings.benchmarks.<name>`; `time_table` prints it.
 """

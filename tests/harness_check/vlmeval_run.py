@@ -15,9 +15,9 @@ import os
 import sys
 from pathlib import Path
 
-#: The project's torchvision shim (tasks/odi/torchvision_ops.py): VLMEvalKit's dataset package imports torchvision,
+#: The project's torchvision shim (benchmarks/odi/torchvision_ops.py): VLMEvalKit's dataset package imports torchvision,
 #: whose compiled operators do not load beside the CPU torch.
-TORCHVISION_OPS = Path(__file__).resolve().parents[2] / "tasks" / "odi" / "torchvision_ops.py"
+TORCHVISION_OPS = Path(__file__).resolve().parents[2] / "benchmarks" / "odi" / "torchvision_ops.py"
 
 
 def ensure_torchvision() -> None:

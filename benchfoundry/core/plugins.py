@@ -1,0 +1,64 @@
+"""Plug-ins: the objects a package declares in an entry point group of its metadata (`[project.entry-points]`),
+each loaded once, and the "package.module:attribute" strings a plug-in uses to name its parts.
+
+The project's own benchmarks and renderers are declared the same way (pyproject.toml), so a fourth benchmark
+installed from another package is found exactly as the built-ins are."""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from importlib.metadata import entry_points
+from typing import Any
+
+#: The descriptors of the benchmarks (pipeline/benchmarks.py).
+BENCHMARKS_GROUP = "benchfoundry.benchmarks"
+#: Render-spec kind → the function that renders a shard of that kind in the render worker (render/worker.py).
+RENDERERS_GROUP = "benchfoundry.renderers"
+
+
+class PluginError(ImportError):
+    """An entry point that cannot be loaded; the message names the group, the entry and what it points at."""
+
+
+@cache
+def declared(group: str) -> dict[str, str]:
+    """Entry name → its "module:attribute", for every installed distribution's entry point in `group`; read once."""
+    found: dict[str, str] = {}
+    for point in entry_points(group=group):
+        if found.get(point.name, point.value) != point.value:
+            raise PluginError(f"{group}: {point.name!r} is declared twice ({found[point.name]} and {point.value})")
+        found[point.name] = point.value
+    return found
+
+
+@cache
+def distributions(group: str) -> tuple[str, ...]:
+    """The names of the installed distributions that declare an entry in `group` (their versions belong in a
+    build's record)."""
+    return tuple(sorted({point.dist.name for point in entry_points(group=group) if point.dist is not None}))
+
+
+def resolve(dotted: str) -> Any:
+    """The attribute a "package.module:attribute" string names, its module imported now."""
+    module, _, attribute = dotted.partition(":")
+    if not module or not attribute:
+        raise ValueError(f"{dotted!r} is not 'module:attribute'")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@cache
+def load(group: str, name: str) -> Any:
+    """The object entry `name` of `group` declares, loaded once; a PluginError naming it when that fails."""
+    dotted = declared(group).get(name)
+    if dotted is None:
+        raise PluginError(f"{group}: no entry {name!r}; declared: {', '.join(sorted(declared(group))) or 'none'}")
+    try:
+        return resolve(dotted)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise PluginError(f"{group}: entry {name!r} = {dotted!r} cannot be loaded: {exc}") from exc
+
+
+def load_all(group: str) -> dict[str, Any]:
+    """Every entry of `group`, loaded: name → object."""
+    return {name: load(group, name) for name in declared(group)}

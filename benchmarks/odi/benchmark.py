@@ -1,0 +1,34 @@
+"""ODI-Bench's registry descriptor (pipeline/benchmarks.py), declared in pyproject.toml's
+`benchfoundry.benchmarks` entry point group: every hook names a module of this folder, and no module of the
+folder imports this one (its name and categories are in identity.py)."""
+
+from benchfoundry.benchmarks.odi.identity import BENCHMARK, TASKS
+from benchfoundry.pipeline.benchmarks import Benchmark
+
+_HERE = "benchfoundry.benchmarks.odi"
+
+DESCRIPTOR = Benchmark(
+    name=BENCHMARK,
+    title="ODI-Bench",
+    config=f"{_HERE}.config:OdiConfig",
+    flow=f"{_HERE}.flow:odi_flow",
+    plan=f"{_HERE}.build_plan:plan_text",
+    planned_items=f"{_HERE}.build_plan:planned_items",
+    released=f"{BENCHMARK}/ODI-Bench.json",
+    items=f"{_HERE}.readers:items",
+    export_rows=f"{_HERE}.readers:splits",
+    report_page="odi.html",
+    order=20,
+    categories=TASKS,
+    submits_tasks=True,
+    commands=f"{_HERE}.cli:add_commands",
+    evaluation=f"{_HERE}.evaluation:EVALUATION",
+    vlmevalkit=(
+        ("benchfoundry_ODI", f"{_HERE}.harness:vlmevalkit_closed_rows"),
+        ("benchfoundry_ODI_open", f"{_HERE}.harness:vlmevalkit_open_rows"),
+    ),
+    vlmevalkit_dataset=f"{_HERE}.vlmevalkit_dataset",
+    lmms_eval=f"{_HERE}.harness:lmms_eval_tasks",
+    lmms_eval_utils=f"{_HERE}.lmms_eval_utils",
+    site_folders=f"{_HERE}.torchvision_ops:site_folders",
+)

@@ -1,0 +1,46 @@
+"""`benchfoundry assets infinigen …`: an asset library of Infinigen objects for the realistic panoramas
+(benchmarks/odi/infinigen_assets.py; `make assets-infinigen` creates Infinigen's venv and runs this)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from benchfoundry.cli.args import positive_int
+from benchfoundry.core.output_root import check_output_dir
+
+#: Where `make assets-infinigen` puts Infinigen's venv and the library.
+CACHE = Path(".cache/infinigen")
+
+
+def _cmd_infinigen(args: argparse.Namespace) -> int:
+    from benchfoundry.benchmarks.odi.infinigen_assets import build_library, plan
+
+    classes = [c.strip() for c in args.classes.split(",") if c.strip()]
+    if not classes:
+        raise ValueError(f"--classes {args.classes!r}: names no class")
+    jobs = plan(classes, args.per_class, args.seed)
+    if not args.python.is_file():
+        raise ValueError(f"--python: {args.python}: no Infinigen interpreter (make assets-infinigen creates one)")
+    root = check_output_dir(args.library)
+    outcome = build_library(root, jobs, args.python.absolute(), workers=args.workers, timeout_s=args.timeout)
+    print(json.dumps({"library": str(root), **outcome}))
+    return 1 if outcome["problems"] else 0
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    assets = subparsers.add_parser("assets", help="asset libraries for the realistic scenes")
+    sub = assets.add_subparsers(dest="assets_command", required=True, metavar="SUBCOMMAND")
+    p = sub.add_parser(
+        "infinigen",
+        help="generate seeded Infinigen objects per class as .blend files with a manifest (resumable)",
+    )
+    p.add_argument("--classes", required=True, help="comma-separated classes, e.g. chair,sofa,table,lamp")
+    p.add_argument("--per-class", type=positive_int, default=4, help="assets per class (default 4)")
+    p.add_argument("--seed", type=int, default=0, help="the library's seed (default 0)")
+    p.add_argument("--library", type=Path, default=CACHE / "library", help="the library folder (manifest.json)")
+    p.add_argument("--python", type=Path, default=CACHE / "venv/bin/python", help="Infinigen venv's Python")
+    p.add_argument("--workers", type=positive_int, default=2, help="assets generated at once (default 2)")
+    p.add_argument("--timeout", type=float, default=900.0, help="seconds one asset may take (default 900)")
+    p.set_defaults(func=_cmd_infinigen)

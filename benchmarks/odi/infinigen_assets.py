@@ -1,0 +1,171 @@
+"""Building an asset library with Infinigen (issue 37): `benchfoundry assets infinigen`.
+
+Infinigen lives in its own virtual environment (`make assets-infinigen`: it pins bpy 4.2 and numpy < 2, which
+the project's cannot hold), so each asset is one call of that environment's Python on
+render/infinigen_asset.py: one factory, one seed, a `.blend` of one mesh object and a JSON of its bounding box,
+vertex count and Infinigen's version. The calls run in parallel (`workers`); after each the manifest
+(benchmarks/odi/asset_library.py) is replaced atomically, so a rerun skips every asset already listed with its file
+and hash, and a failed asset is a problem row that the next run tries again.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchfoundry.benchmarks.odi.asset_library import (
+    MANIFEST_NAME,
+    LibraryAsset,
+    LibraryError,
+    asset_from_row,
+    file_sha256,
+    read_library,
+    write_manifest,
+)
+from benchfoundry.core.buildinfo import problem
+from benchfoundry.core.seeding import item_seed
+from benchfoundry.core.tied_process import tied_command
+
+GENERATOR = "infinigen"
+#: The stage name of problem rows.
+STAGE = "assets-infinigen"
+#: Class (an ODI / ViewSpatial category) → Infinigen's asset factory (infinigen/assets/objects/*).
+FACTORIES: dict[str, str] = {
+    "chair": "ChairFactory",
+    "sofa": "SofaFactory",
+    "bed": "BedFactory",
+    "table": "TableDiningFactory",
+    "lamp": "FloorLampFactory",
+    "bookshelf": "SimpleBookcaseFactory",
+    "potted plant": "LargePlantContainerFactory",
+    "television": "TVFactory",
+}
+
+
+class GenerationError(RuntimeError):
+    """One asset that Infinigen did not write: the reason, one line."""
+
+
+@dataclass(frozen=True)
+class AssetJob:
+    """One asset to generate: the class, its factory and the seed, and the file it becomes."""
+
+    category: str
+    factory: str
+    seed: int
+
+    @property
+    def path(self) -> str:
+        slug = self.category.replace(" ", "_")
+        return f"{slug}/{slug}_{self.seed:010d}.blend"
+
+    @property
+    def item(self) -> str:
+        return f"{self.category}/{self.seed}"
+
+
+def plan(classes: list[str], per_class: int, seed: int) -> list[AssetJob]:
+    """`per_class` seeded jobs per class; an unknown class is a ValueError naming the known ones."""
+    unknown = sorted(set(classes) - set(FACTORIES))
+    if unknown:
+        raise ValueError(f"--classes: no Infinigen factory for {unknown}; known: {sorted(FACTORIES)}")
+    return [
+        AssetJob(c, FACTORIES[c], item_seed(seed, "assets.infinigen", f"{c}/{k}"))
+        for c in dict.fromkeys(classes)
+        for k in range(per_class)
+    ]
+
+
+def script_path() -> Path:
+    """The script Infinigen's Python runs (it imports nothing of the project)."""
+    return Path(str(importlib.resources.files("benchfoundry.render").joinpath("infinigen_asset.py")))
+
+
+def run_infinigen(job: AssetJob, root: Path, python: Path, timeout_s: float) -> LibraryAsset:
+    """Generate `job` with Infinigen's Python into `root/job.path`; GenerationError if it wrote nothing usable.
+
+    Infinigen may crash at interpreter exit after writing its files: a complete info file counts, whatever the
+    exit status."""
+    work = root / "_tmp" / job.path.replace("/", "_").removesuffix(".blend")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    blend, info = work / "asset.blend", work / "asset.json"
+    argv = [str(python), str(script_path()), "--factory", job.factory, "--seed", str(job.seed)]
+    argv += ["--blend", str(blend), "--info", str(info)]
+    try:
+        done = subprocess.run(tied_command(argv), capture_output=True, text=True, timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired:
+        raise GenerationError(f"{job.factory} seed {job.seed}: no asset within {timeout_s:g} s") from None
+    if not (info.is_file() and blend.is_file()):
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise GenerationError(f"{job.factory} seed {job.seed}: exit {done.returncode}: {tail[0]}")
+    facts = json.loads(info.read_text())
+    if not isinstance(facts, dict):
+        raise GenerationError(f"{job.factory} seed {job.seed}: {info} holds no object")
+    target = root / job.path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    row = {
+        "category": job.category,
+        "seed": job.seed,
+        "path": job.path,
+        "object_name": facts.get("object_name"),
+        "bbox_min": facts.get("bbox_min"),
+        "bbox_max": facts.get("bbox_max"),
+        "vertices": facts.get("vertices"),
+        "generator": GENERATOR,
+        "generator_version": facts.get("generator_version"),
+        "factory": job.factory,
+        "sha256": file_sha256(blend),
+    }
+    try:
+        asset = asset_from_row(row, f"{info}")
+    except LibraryError as exc:
+        raise GenerationError(str(exc)) from None
+    os.replace(blend, target)
+    shutil.rmtree(work, ignore_errors=True)
+    return asset
+
+
+Runner = Callable[[AssetJob, Path, Path, float], LibraryAsset]
+
+
+def build_library(
+    root: Path,
+    jobs: list[AssetJob],
+    python: Path,
+    *,
+    workers: int = 2,
+    timeout_s: float = 600.0,
+    runner: Runner = run_infinigen,
+) -> dict[str, Any]:
+    """Generate the jobs not yet in `root`'s manifest (with their file and hash), writing the manifest after
+    each; returns counts and the problem rows (also in the manifest)."""
+    root.mkdir(parents=True, exist_ok=True)
+    have: list[LibraryAsset] = []
+    if (root / MANIFEST_NAME).exists():
+        listed = read_library(root, field=str(root), verify_files=False, allow_empty=True)
+        have = [a for a in listed.assets if (root / a.path).is_file() and file_sha256(root / a.path) == a.sha256]
+    done = {(a.category, a.seed) for a in have}
+    pending = [j for j in jobs if (j.category, j.seed) not in done]
+    problems: list[dict[str, Any]] = []
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = {pool.submit(runner, job, root, python, timeout_s): job for job in pending}
+        for future in as_completed(futures):
+            job = futures[future]
+            try:
+                have.append(future.result())
+            except (GenerationError, OSError, ValueError) as exc:
+                problems.append(problem(STAGE, job.item, str(exc), kind="failed", path=job.path))
+            write_manifest(root, have, sorted(problems, key=lambda p: p["item"]))
+    if not pending:
+        write_manifest(root, have, [])
+    shutil.rmtree(root / "_tmp", ignore_errors=True)
+    return {"generated": len(pending) - len(problems), "skipped": len(jobs) - len(pending), "problems": problems}

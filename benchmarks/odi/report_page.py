@@ -1,0 +1,116 @@
+"""The ODI section of the build report, a static page `OUT/report/odi.html` (beside SynDORBench's `index.html`):
+the questions per task (items, candidates, chosen, and how often their answers agree with the synthetic truth),
+the instances the consistency filter dropped, and per panorama its six faces with the kept masks drawn over them
+and the drop counts."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pandas as pd
+
+from benchfoundry.benchmarks.odi.instances import decode_rle
+from benchfoundry.benchmarks.odi.sphere_coords import FACES
+from benchfoundry.core.atomic_files import write_bytes_atomic
+from benchfoundry.core.image_decode import decode_file
+from benchfoundry.core.seeding import item_rng
+
+
+def overlay(face_bgr: np.ndarray, masks: list[np.ndarray], colours: np.ndarray) -> np.ndarray:
+    """The face with each mask tinted (half opacity) in its colour and outlined."""
+    out = face_bgr.astype(np.float32)
+    for mask, colour in zip(masks, colours):
+        out[mask] = 0.5 * out[mask] + 0.5 * colour
+    out = out.astype(np.uint8)
+    for mask, colour in zip(masks, colours):
+        contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(out, contours, -1, tuple(int(c) for c in colour), 1)
+    return out
+
+
+def _share(agree: int, checked: int) -> str:
+    return f"{agree}/{checked} ({100.0 * agree / checked:.0f} %)" if checked else "—"
+
+
+def questions_section(qa: dict[str, Any]) -> list[str]:
+    """The per-task table of the QA stage's result (qa_stage.qa_all)."""
+    chosen, candidates = qa["agreement"]["chosen"], qa["agreement"]["candidates"]
+    total = max(qa["items"], 1)
+    parts = [
+        "<h1>ODI-Bench: questions</h1>",
+        f"<p>{qa['questions']} questions chosen by the budget of {qa['candidates']} candidates; {qa['items']} items "
+        "(each question closed and open). Answers come from what the panoramas give (directions, floor contact "
+        "points, the detector's census, the describer); where a panorama's synthetic truth lies beside it, the "
+        "same questions are answered from the truth, and the agreement columns compare the two.</p>",
+        "<table border='1' cellpadding='4'><tr><th>task</th><th>items</th><th>share</th><th>candidates</th>"
+        "<th>agree (candidates)</th><th>chosen</th><th>agree (chosen)</th></tr>",
+    ]
+    for task in sorted(set(candidates) | set(qa["task_mix"])):
+        c, k = candidates.get(task, {}), chosen.get(task, {})
+        n = qa["task_mix"].get(task, 0)
+        parts.append(
+            f"<tr><td>{html.escape(task)}</td><td>{n}</td><td>{100.0 * n / total:.1f} %</td>"
+            f"<td>{c.get('questions', 0)}</td><td>{_share(c.get('agree', 0), c.get('checked', 0))}</td>"
+            f"<td>{k.get('questions', 0)}</td><td>{_share(k.get('agree', 0), k.get('checked', 0))}</td></tr>"
+        )
+    parts.append("</table>")
+    dropped = qa["dropped_inconsistent_by_class"]
+    parts.append(
+        "<p>Dropped by the consistency filter (the description does not name the class): "
+        + (", ".join(f"{html.escape(c)} {n}" for c, n in dropped.items()) or "none")
+        + "</p>"
+    )
+    return parts
+
+
+def write_report_page(
+    out: str | Path,
+    manifest: pd.DataFrame,
+    dropped: dict[str, dict[str, int]],
+    seed: int,
+    qa: dict[str, Any] | None = None,
+    thumb_px: int = 256,
+) -> Path:
+    """Overlays under `report/odi/` and the page `report/odi.html`; returns the page's path."""
+    root = Path(out)
+    report = root / "report"
+    parts = [
+        "<!doctype html><meta charset='utf-8'><title>ODI-Bench</title>",
+        *(questions_section(qa) if qa is not None else []),
+        "<h1>ODI-Bench: cube-face instances</h1>",
+        "<p>Kept instances tinted on each face; instances touching a face border are dropped.</p>",
+    ]
+    for pano in sorted(dropped):
+        rows = manifest[manifest["panorama"] == pano] if len(manifest) else manifest
+        parts.append(
+            f"<h2>{html.escape(pano)}</h2><p>{len(rows)} kept, "
+            + ", ".join(f"{f} {dropped[pano].get(f, 0)}" for f in FACES)
+            + " dropped at borders</p><div>"
+        )
+        for face in FACES:
+            face_path = root / "odi" / "faces" / pano / f"{face}.jpg"
+            try:
+                image = decode_file(face_path, cv2.IMREAD_COLOR)
+            except ValueError:
+                continue
+            on_face = rows[rows["face"] == face] if len(rows) else rows
+            masks = [
+                decode_rle({"size": [r.rle_height, r.rle_width], "counts": r.rle_counts}) for r in on_face.itertuples()
+            ]
+            colours = item_rng(seed, "odi.report", pano).integers(60, 256, (max(len(masks), 1), 3))
+            small = cv2.resize(overlay(image, masks, colours), (thumb_px, thumb_px), interpolation=cv2.INTER_AREA)
+            rel = f"odi/{pano}_{face}.jpg"
+            ok, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 85])
+            if ok:
+                write_bytes_atomic(report / rel, data.tobytes())
+            labels = ", ".join(html.escape(str(c)) for c in on_face["class"]) if len(on_face) else "none"
+            parts.append(
+                f"<figure style='display:inline-block;margin:4px'><img src='{rel}' width='{thumb_px}' "
+                f"alt='{face}'><figcaption>{face}: {labels}</figcaption></figure>"
+            )
+        parts.append("</div>")
+    return write_bytes_atomic(report / "odi.html", "\n".join(parts).encode("utf-8"))

@@ -1,0 +1,138 @@
+"""SynDORBench's commands: `benchfoundry syndor label-sample BUILD`, `benchfoundry syndor label-import BUILD FILE`,
+`benchfoundry score syndor …` (cli_score.py) and `benchfoundry dori` (the DORI distances of a camera spec)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from benchfoundry.benchmarks.syndor import cli_score, dori
+from benchfoundry.cli.review import recorded_config
+from benchfoundry.configs.build import BuildConfig
+
+
+def _build_config(build: Path, config_path: str | None, overrides: list[str]) -> BuildConfig:
+    """The config of a build: `--config` (with `--set`) when given, else the one in BUILD/build.json."""
+    from benchfoundry.configs.loader import load_config
+
+    if config_path is not None:
+        return load_config(config_path, overrides)
+    record = build / "build.json"
+    if not record.is_file():
+        raise ValueError(f"{record}: no build record; pass --config CONFIG (the build's YAML)")
+    return recorded_config(record)
+
+
+def _cmd_label_sample(args: argparse.Namespace) -> int:
+    from benchfoundry.benchmarks.syndor.label_stage import export_label_sample
+    from benchfoundry.core.output_root import check_output_dir, hold_build_lock
+
+    check_output_dir(args.build, create=False)
+    config = _build_config(Path(args.build), args.config, args.set or [])
+    with hold_build_lock(args.build):
+        result = export_label_sample(args.build, config)
+    print(
+        f"{result['sample']} of {result['population']} images to label ({result['holdout']} of them held out to "
+        "test the classifier; stratified by distance × lighting group × raw/NV)"
+    )
+    print(f"CSV (fill the label column with yes/no): {result['csv']}")
+    print(f"Label Studio tasks: {result['label_studio']} (labelling config {result['label_studio_config']})")
+    print(f"then: benchfoundry syndor label-import {args.build} FILE")
+    return 0
+
+
+def _cmd_label_import(args: argparse.Namespace) -> int:
+    from benchfoundry.benchmarks.syndor.label_stage import import_labels
+    from benchfoundry.core.output_root import check_output_dir, hold_build_lock
+
+    check_output_dir(args.build, create=False)
+    config = _build_config(Path(args.build), args.config, args.set or [])
+    try:
+        with hold_build_lock(args.build):
+            result = import_labels(args.build, config, args.file)
+    except OSError as exc:
+        print(f"error: {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    for bad in result["bad_rows"]:
+        print(f"{args.file}:{bad['line']}: skipped: {bad['reason']}", file=sys.stderr)
+    if result["labels"] is None:
+        print(
+            f"error: {args.file}: no usable label ({len(result['bad_rows'])} bad rows); nothing imported, "
+            "earlier imports are kept",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"imported {result['imported']} labels ({len(result['bad_rows'])} bad rows skipped) into {result['labels']}")
+    if config.syndor.discern.labels.source == "human":
+        print("rerun the build to train the classifier on them")
+    else:
+        print(_ignored_labels_warning(config.syndor.discern.labels.source), file=sys.stderr)
+    return 0
+
+
+def _ignored_labels_warning(source: str) -> str:
+    """Why a rerun would ignore imported labels, and the setting that uses them."""
+    return (
+        f"warning: this build's syndor.discern.labels.source is {source!r}, so a rerun trains the classifier "
+        "on simulated labels and ignores the imported ones; rerun the build with "
+        "--set syndor.discern.labels.source=human (or set it in the config YAML) to train on them"
+    )
+
+
+def _given(value: float | None, default: float) -> float:
+    """A flag's value when given (0 included, so that it is rejected, not replaced), else the preset's."""
+    return default if value is None else value
+
+
+def _cmd_dori(args: argparse.Namespace) -> int:
+    explicit = (args.resolution, args.focal_mm, args.sensor_height_mm)
+    if any(v is not None for v in explicit):
+        base = dori.PRESETS[args.preset or "paper"]
+        spec = dori.DoriOptics(
+            resolution_h=_given(args.resolution, base.resolution_h),
+            focal_mm=_given(args.focal_mm, base.focal_mm),
+            sensor_height_mm=_given(args.sensor_height_mm, base.sensor_height_mm),
+        )
+    else:
+        spec = dori.PRESETS[args.preset or "paper"]
+    rows = dori.zone_table(spec)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(
+        f"camera: {spec.resolution_h} px, f = {spec.focal_mm} mm, sensor height = {spec.sensor_height_mm} mm, "
+        f"vertical FOV = {rows[0]['vfov_deg']:.2f} deg"
+    )
+    print(f"{'zone':<28}{'px/m':>8}{'distance (m)':>14}")
+    for row in rows:
+        print(f"{row['zone']:<28}{row['ppm']:>8.2f}{row['distance_m']:>14.2f}")
+    return 0
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    syndor = subparsers.add_parser("syndor", help="SynDORBench human-label loop")
+    sub = syndor.add_subparsers(dest="syndor_command", required=True, metavar="COMMAND")
+    for name, func, text in (
+        ("label-sample", _cmd_label_sample, "export the Cochran-sized label sample (CSV + Label Studio JSON)"),
+        ("label-import", _cmd_label_import, "import labels from a CSV (image,label) or a Label Studio export"),
+    ):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("build", metavar="BUILD", help="the build's output root")
+        if name == "label-import":
+            p.add_argument("file", metavar="FILE", help="CSV with image,label (yes/no) or Label Studio JSON export")
+        p.add_argument("--config", help="the build's YAML config (default: the config in BUILD/build.json)")
+        p.add_argument(
+            "--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (with --config)"
+        )
+        p.set_defaults(func=func)
+
+    cli_score.add_commands(subparsers)
+    p = subparsers.add_parser("dori", help="DORI distances for a camera spec")
+    p.add_argument("--preset", choices=sorted(dori.PRESETS), help="named camera spec (default: paper)")
+    p.add_argument("--resolution", type=int, help="vertical resolution, px")
+    p.add_argument("--focal-mm", type=float, help="focal length, mm")
+    p.add_argument("--sensor-height-mm", type=float, help="sensor height, mm")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(func=_cmd_dori)

@@ -1,0 +1,31 @@
+"""ViewSpatial-Bench's registry descriptor (pipeline/benchmarks.py), declared in pyproject.toml's
+`benchfoundry.benchmarks` entry point group: every hook names a module of this folder, and no module of the
+folder imports this one (its name and categories are in identity.py)."""
+
+from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
+from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
+from benchfoundry.pipeline.benchmarks import Benchmark
+
+_HERE = "benchfoundry.benchmarks.viewspatial"
+
+DESCRIPTOR = Benchmark(
+    name=BENCHMARK,
+    title="ViewSpatial-Bench",
+    config=f"{_HERE}.config:ViewSpatialConfig",
+    flow=f"{_HERE}.flow:viewspatial_flow",
+    plan=f"{_HERE}.build_plan:plan_text",
+    planned_items=f"{_HERE}.build_plan:planned_items",
+    released=f"{BENCHMARK}/ViewSpatial-Bench.json",
+    items=f"{_HERE}.readers:items",
+    export_rows=f"{_HERE}.readers:splits",
+    report_page="viewspatial.html",
+    order=30,
+    categories=tuple(RELEASED_TYPES),
+    submits_tasks=True,
+    commands=f"{_HERE}.cli:add_commands",
+    evaluation=f"{_HERE}.evaluation:EVALUATION",
+    vlmevalkit=(("benchfoundry_ViewSpatial", f"{_HERE}.harness:vlmevalkit_rows"),),
+    vlmevalkit_dataset=f"{_HERE}.vlmevalkit_dataset",
+    lmms_eval=f"{_HERE}.harness:lmms_eval_tasks",
+    lmms_eval_utils=f"{_HERE}.lmms_eval_utils",
+)

@@ -1,0 +1,163 @@
+"""ViewSpatial-Bench flow (DESIGN §4): ScanNet frames → visibility → Cam-Rel.Dir / Per-Sce.Sim QA.
+
+Without `viewspatial.scannet_root` the embedded synthetic scans are rendered first (once: a
+store marker records them). One task per scan runs its three stages (frame selection,
+visibility, QA: benchmarks/viewspatial/scannet/scan_stage.py), so a rerun skips finished scans and redoes
+changed ones. A scan that cannot be read, or whose task fails, is reported in the problems and the
+other scans are still built; when no scan is built, or COCO splits are expected and none is built, the
+benchmark is `failed`. The val split becomes `viewspatial/ViewSpatial-Bench.json`, the train
+split the SFT chat files `viewspatial/ViewSpatial-SFT.json` (one image per record) and
+`ViewSpatial-SFT-multi.json` (several); the benchmark holds at most `viewspatial.release.budgets` items a task,
+its images laid out as the release's with `viewspatial.release.layout: authors` (benchmarks/viewspatial/release.py).
+Without the label map TSV (`viewspatial.label_map: null`, or
+left at its default and not found), objects are excluded by raw category name
+(`viewspatial.excluded_labels`); a label map set explicitly in the config that does not exist fails
+the benchmark. The COCO half (DESIGN §4.2: benchmarks/viewspatial/coco/coco_stage.py) labels the people of each
+COCO split (`viewspatial.coco.splits`, or the synthetic set of the embedded person rendered first) and adds
+Cam-Obj. Ori., Per-Obj. Ori. and Per-Rel. Dir. items; candidates that need review are released as
+benchmarks/viewspatial/coco/relative_review.py says.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger
+
+from benchfoundry.benchmarks.viewspatial.coco.coco_stage import CocoSplit, coco_task
+from benchfoundry.benchmarks.viewspatial.coco.synthetic_stage import synthetic_coco_task, synthetic_root
+from benchfoundry.benchmarks.viewspatial.release import write_benchmark_files
+from benchfoundry.benchmarks.viewspatial.report_page import write_report_page
+from benchfoundry.benchmarks.viewspatial.scannet.scan_stage import (
+    BENCHMARK,
+    STAGES,
+    ScanShard,
+    label_map_rule,
+    scan_folders,
+    scan_list,
+    scan_task,
+)
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, write_root_files
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import STAGE as SYNTHETIC_STAGE
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import synthetic_root as scan_root
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import synthetic_task
+from benchfoundry.benchmarks.viewspatial.task_names import SHORT_NAMES
+from benchfoundry.configs.build import BuildConfig
+from benchfoundry.core.buildinfo import benchmark_outcome
+from benchfoundry.core.store import StageStore
+from benchfoundry.flows.collect import collect_shards
+from benchfoundry.flows.task_runner import submit_shards
+
+
+@flow(name="viewspatial")
+def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
+    """ScanNet (or synthetic) scans → selected frames, visibility, direction QA → benchmark and SFT JSON."""
+    vs = config.viewspatial
+    extra: dict[str, Any] = {}
+    problems: list[dict[str, Any]] = []
+    if vs.scannet_root is None:
+        root = scan_root(out)
+        write_root_files(root)
+        made, problems = collect_shards(
+            SYNTHETIC_STAGE,
+            submit_shards(
+                synthetic_task, out, [(scene, split) for split, (scene, _) in SYNTHETIC_SCENES.items()], config
+            ),
+            {scene: str(root / "render" / scene) for scene, _ in SYNTHETIC_SCENES.values()},
+        )
+        extra["synthetic_render_s"] = {r["scene_id"]: r["render_s"] for r in made}
+        extra["synthetic_manifest"] = str(
+            StageStore(out, BENCHMARK, SYNTHETIC_STAGE).write_manifest(sorted(extra["synthetic_render_s"]))
+        )
+        scans_dir = root / ("scans" if vs.synthetic.layout == "raw" else "scans_export")
+        layout: str | None = vs.synthetic.layout
+        source = f"synthetic scans ({vs.synthetic.layout} layout) in {root}"
+    else:
+        root = Path(vs.scannet_root)
+        scans_dir, layout, source = root / vs.scans_dir, None, f"ScanNet at {root}"
+    nyu40_of, label_rule = label_map_rule(root, vs)
+    if nyu40_of is None:
+        get_run_logger().warning(label_rule)
+    extra["label_map"] = None if nyu40_of is None else str(root / str(vs.label_map))
+    scans, refused = scan_folders(scans_dir, scan_list(root, vs))
+    problems += refused
+    unmade = {p["item"] for p in problems}
+    shards = [
+        (scene, ScanShard(str(scans_dir / scene), split, layout, nyu40_of))
+        for split, scene in scans
+        if scene not in unmade
+    ]
+    results, failed = collect_shards(
+        "scan",
+        submit_shards(scan_task, out, shards, config),
+        {scene: str(scans_dir / scene) for _, scene in scans},
+    )
+    done = sorted(r["scene_id"] for r in results if r["done"])
+    problems += failed + [p for r in results for p in r["problems"]]
+    stages = {}
+    for stage in STAGES:
+        store = StageStore(out, BENCHMARK, stage)
+        stages[stage] = str(store.write_manifest(done))
+        problems += store.problems(done)
+    coco, coco_problems, coco_source, coco_expected = coco_half(config, out)
+    problems += coco_problems
+    coco_store = StageStore(out, BENCHMARK, "coco")
+    stages["coco"] = str(coco_store.write_manifest(sorted(coco)))
+    problems += coco_store.problems(sorted(coco))
+    extra["coco"] = coco
+    files = write_benchmark_files(out, vs, config.seed)
+    stages.update({k: files[k] for k in ("benchmark", "sft", "sft_multi")})
+    extra["released"] = files["released"]
+    extra["items"] = files["val_items"]
+    extra["camera_share"] = files["camera_share"]
+    stages["report"] = str(write_report_page(out, config.seed))
+    available = ", ".join(f"{s} {SHORT_NAMES[t]}: {n}" for (s, t), n in files["counts"].items())
+    detail = (
+        f"{len(done)}/{len(scans)} scans from {source}; {len(coco)}/{coco_expected} COCO splits from {coco_source}; "
+        f"{files['val_items']} benchmark items "
+        f"({', '.join(f'{t}: {n}' for t, n in files['released'].items())}), {files['train_items']} SFT items; "
+        f"before the budgets: {available or 'none'}; "
+        f"{files['review_items']} Per-Rel. Dir. candidates for review; {label_rule}."
+    )
+    built = bool(done) and (bool(coco) or not coco_expected)
+    return benchmark_outcome("built" if built else "failed", detail, stages=stages, problems=problems, **extra)
+
+
+def coco_half(config: BuildConfig, out: str) -> tuple[dict[str, Any], list[dict[str, Any]], str, int]:
+    """COCO splits (real, or the synthetic set rendered first) → labels and items: per built split its
+    summary, the problems, where the splits came from and how many were configured."""
+    cc = config.viewspatial.coco
+    problems: list[dict[str, Any]] = []
+    render_s: dict[str, float] = {}
+    if cc.splits:
+        sources = {
+            split: {
+                "annotations": str(s.annotations),
+                "images": str(s.images),
+                "instances": None if s.instances is None else str(s.instances),
+                "captions": None if s.captions is None else str(s.captions),
+                "truth": None,
+            }
+            for split, s in cc.splits.items()
+        }
+        where = "COCO (" + ", ".join(f"{k}: {v.annotations}" for k, v in sorted(cc.splits.items())) + ")"
+    else:
+        root = synthetic_root(out)
+        made, problems = collect_shards(
+            "coco-synthetic",
+            submit_shards(synthetic_coco_task, out, [(split, split) for split in sorted(cc.synthetic.images)], config),
+            {split: str(root / split) for split in cc.synthetic.images},
+        )
+        sources = {r["split"]: {**r["paths"], "instances": None, "captions": None} for r in made}
+        render_s = {r["split"]: r["render_s"] for r in made}
+        where = f"the synthetic set in {root}"
+    shards = [(split, CocoSplit(split, sources[split])) for split in sorted(sources)]
+    results, failed = collect_shards(
+        "coco",
+        submit_shards(coco_task, out, shards, config),
+        {split: sources[split]["annotations"] for split in sources},
+    )
+    summary = {r["split"]: {**r, "render_s": render_s.get(r["split"])} for r in results}
+    expected = len(cc.splits) if cc.splits else len(cc.synthetic.images)
+    return summary, problems + failed, where, expected

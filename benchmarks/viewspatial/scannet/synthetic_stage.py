@@ -1,0 +1,41 @@
+"""The synthetic scan stage: one render task per embedded scan (benchmarks/viewspatial/scannet/synthetic_scan.py), run
+when no `viewspatial.scannet_root` is given; a store marker records each scan made."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
+    SYNTHETIC_SCENES,
+    RenderSettings,
+    make_synthetic_scan,
+)
+from benchfoundry.configs.build import BuildConfig
+from benchfoundry.core.store import StageStore, spec_hash
+from benchfoundry.pipeline.shard_task import shard_task
+
+STAGE = "synthetic"
+
+
+def synthetic_root(out: str | Path) -> Path:
+    """The synthetic ScanNet root: `<out>/viewspatial/synthetic/` (split lists, label map, scans)."""
+    return Path(out) / BENCHMARK / STAGE
+
+
+@shard_task(kind="render", name="viewspatial-synthetic")
+def synthetic_task(out: str, shard: str, config: BuildConfig) -> dict[str, Any]:
+    """Render and write the synthetic scan of split `shard` unless its marker says it is made with these settings."""
+    settings: dict[str, Any] = config.viewspatial.synthetic.model_dump(exclude={"layout", "frame_step"})
+    settings["seed"] = config.seed
+    store = StageStore(out, BENCHMARK, STAGE)
+    scene_id = SYNTHETIC_SCENES[shard][0]
+    h = spec_hash([shard, settings])
+    if not store.is_done(scene_id, h):
+        summary = make_synthetic_scan(synthetic_root(out), shard, RenderSettings(**settings))
+        render_s = summary.pop("render_s")
+        store.write_shard(scene_id, pd.DataFrame([summary]), spec_hash=h, info={"render_s": render_s})
+    return {"scene_id": scene_id, "render_s": float(store.marker(scene_id)["render_s"])}

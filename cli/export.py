@@ -1,0 +1,83 @@
+"""`benchfoundry export {vlmevalkit,lmms-eval,hf} --build OUT --to DIR [--benchmark NAME,…]`: a built benchmark in
+the formats of the harnesses people evaluate with (DESIGN §7)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from benchfoundry.pipeline.benchmarks import names
+
+FORMAT_NAMES = ("vlmevalkit", "lmms-eval", "hf")
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from benchfoundry.core.output_root import hold_build_lock
+
+    # the build's lock while the export reads it: never beside a build that is rewriting its files
+    with hold_build_lock(args.build):
+        return _export(args)
+
+
+def _export(args: argparse.Namespace) -> int:
+    from benchfoundry.core.atomic_files import write_json_atomic
+    from benchfoundry.core.output_root import check_output_dir
+    from benchfoundry.export import target
+    from benchfoundry.export.formats import FORMATS, built_benchmarks, export
+
+    build = Path(args.build)
+    chosen = args.benchmark
+    wanted = [b.strip() for b in chosen.split(",") if b.strip()] if chosen else built_benchmarks(build)
+    unknown = sorted(set(wanted) - set(names()))
+    if unknown or not wanted:
+        why = f"unknown benchmark(s) {unknown}" if unknown else f"{build} holds no built benchmark"
+        print(f"error: {why}; known: {', '.join(names())}", file=sys.stderr)
+        return 2
+    try:
+        target.check_apart(build, Path(args.to) / FORMATS[args.format])
+        folder = check_output_dir(Path(args.to) / FORMATS[args.format])
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    foreign = target.foreign_files(folder)
+    if foreign and not args.force:
+        print(f"error: {target.refusal(folder, foreign)}", file=sys.stderr)
+        return 2
+    summary, status = {}, 0
+    for benchmark in wanted:
+        try:
+            summary[benchmark] = export(args.format, benchmark, build, Path(args.to))
+        except (OSError, ValueError, KeyError) as exc:
+            print(f"error: {benchmark}: {exc}", file=sys.stderr)
+            write_json_atomic(folder / target.SUMMARY, target.summary(build, summary, folder, foreign))
+            return 2
+        done = summary[benchmark]
+        problems = done["problems"]
+        for p in problems[:5]:
+            print(f"{benchmark}: skipped {p['item']}: {p['reason']}", file=sys.stderr)
+        if len(problems) > 5:
+            print(f"{benchmark}: … and {len(problems) - 5} more skipped (see export.json)", file=sys.stderr)
+        rows = ", ".join(f"{name} {n}" for name, n in done["rows"].items())
+        print(f"{benchmark}: {rows} rows → {done['folder']}")
+        status = 1 if problems and not any(done["rows"].values()) else status
+    record = target.summary(build, summary, folder, foreign)
+    print(f"summary: {write_json_atomic(folder / target.SUMMARY, record)}")
+    return status
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "export", help="write a built benchmark for VLMEvalKit, lmms-eval or Hugging Face datasets"
+    )
+    p.add_argument("format", choices=FORMAT_NAMES)
+    p.add_argument("--build", required=True, metavar="OUT", help="the build's output root")
+    p.add_argument("--to", required=True, metavar="DIR", help="where the export goes (DIR/<format>/)")
+    p.add_argument(
+        "--benchmark",
+        metavar="NAME[,NAME…]",
+        help=f"comma-separated benchmarks of {','.join(names())} (default: every one the build holds)",
+    )
+    p.add_argument("--bench", dest="benchmark", help=argparse.SUPPRESS)  # its former name, still read
+    p.add_argument("--force", action="store_true", help="write even where DIR/<format>/ holds files no export wrote")
+    p.set_defaults(func=_cmd_export)

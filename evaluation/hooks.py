@@ -1,0 +1,130 @@
+"""What a benchmark's evaluation plugs in: the class `Evaluation`, whose instance a benchmark's descriptor names
+as its `evaluation` hook (pipeline/benchmarks.py). `benchfoundry eval` and the evaluation page ask it how the
+benchmark's items are put to a model, how the replies are read and scored, which free-form answers the LLM judge
+reads, and what its section of the page shows; they never name a benchmark themselves.
+
+The defaults are the generic protocols (evaluation/protocols.py), accuracy over the closed items (run.py), every
+free-form item judged by its task's rubric, and a per-task table; a benchmark overrides what its authors do
+otherwise. A benchmark without the hook gets `Evaluation()`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchfoundry.evaluation import protocols, tables
+from benchfoundry.evaluation.baselines import Answerer, closed_answerer
+from benchfoundry.evaluation.items import EvalItem
+from benchfoundry.evaluation.tables import Result
+from benchfoundry.pipeline.benchmarks import get, hook, names
+
+if TYPE_CHECKING:
+    from benchfoundry.configs.evaluation import OmniCotConfig
+    from benchfoundry.evaluation.run import Progress
+    from benchfoundry.pipeline.model_client import ModelClient
+
+#: `--omni-cot`'s modes, the baseline (no Omni-CoT) first: the order of the runs on the evaluation page.
+OMNI_COT_MODES = ("off", "guide", "ground", "full")
+#: Prediction rows, one per item: {id, task, prediction, error, …} (evaluation/run.ask).
+Rows = list[dict[str, Any]]
+
+
+class Evaluation:
+    """How one benchmark is evaluated; every method has the generic behaviour, a benchmark overrides its own."""
+
+    #: Whether `--omni-cot` applies to its items (`ask_omni_cot` then asks them).
+    omni_cot: bool = False
+    #: Tasks scored together besides each task: result key → the tasks whose closed items it covers.
+    task_groups: Mapping[str, tuple[str, ...]] = {}
+    #: The result's key of the judge's summary.
+    judge_key: str = "open"
+    #: The rubric every judged item is graded by (configs/evaluation.JudgeConfig); None: each item's task's.
+    rubric_task: str | None = None
+    #: How `eval`'s printed line names the judged answers; None: no line.
+    judge_label: str | None = None
+
+    # Asking ------------------------------------------------------------------------------------------------
+
+    def prompt_text(self, item: EvalItem, protocol: str) -> str:
+        """The text of the item's user turn."""
+        return protocols.prompt_text(item, protocol)
+
+    def request(self, item: EvalItem, protocol: str, blind: bool = False) -> list[dict[str, Any]]:
+        """The item's messages (no images when blind); OSError or ValueError when an image is unreadable."""
+        return protocols.request(item, self.prompt_text(item, protocol), blind)
+
+    def parse_reply(self, item: EvalItem, reply: str, protocol: str) -> int | None:
+        """The index of the option a closed item's reply names, or None."""
+        return protocols.parse_reply(item, reply, protocol)
+
+    def random_answerer(self, items: Sequence[EvalItem], protocol: str) -> Answerer:
+        """How the random baseline answers `items`: a uniform option of a closed item, no reply to a free one."""
+        return closed_answerer(protocol)
+
+    def ask_omni_cot(
+        self,
+        client: ModelClient,
+        items: Sequence[EvalItem],
+        mode: str,
+        config: OmniCotConfig,
+        protocol: str,
+        progress: Progress | None = None,
+        chunk: int = 32,
+    ) -> Rows:
+        """The items asked with Omni-CoT's steps of `mode`, one row each (only where `omni_cot` is true)."""
+        raise ValueError("Omni-CoT does not apply to this benchmark")
+
+    # Judging -----------------------------------------------------------------------------------------------
+
+    def judged(self, items: Sequence[EvalItem]) -> list[EvalItem]:
+        """The free-form items the judge reads, as it reads them: every item without options."""
+        return [i for i in items if not i.options]
+
+    def judge_groups(self, judged: Sequence[EvalItem]) -> Mapping[str, str] | None:
+        """Item id → the group its verdict is also averaged in (the summary's `per_group`); None: no groups."""
+        return None
+
+    def judge_scores(self, summary: Result | None, items: Sequence[EvalItem]) -> Result:
+        """The result's entries of the judge's summary (None: no judge ran)."""
+        return {} if summary is None else {self.judge_key: summary}
+
+    # Scoring -----------------------------------------------------------------------------------------------
+
+    def score_choices(self, items: Sequence[EvalItem], rows: Sequence[dict[str, Any]], protocol: str) -> Result:
+        """Accuracy over the closed items, per task and overall, and over each of `task_groups`."""
+        from benchfoundry.evaluation.run import score_choices
+
+        return score_choices(items, rows, protocol, self.parse_reply, self.task_groups)
+
+    def score(
+        self,
+        build: Path,
+        items: Sequence[EvalItem],
+        rows: Sequence[dict[str, Any]],
+        protocol: str,
+        target: Path,
+        name: str,
+    ) -> Result:
+        """The result's scores of the replies `rows` (files it writes go to `target/<name>.*`); OSError or
+        ValueError when they cannot be had."""
+        return self.score_choices(items, rows, protocol)
+
+    # The evaluation page -------------------------------------------------------------------------------------
+
+    def report_section(self, results: Sequence[Result]) -> str:
+        """Its section of the evaluation page (HTML) from its results, every variant: here our runs per task."""
+        tasks = sorted({t for r in results for t in r.get("per_task", {})})
+        return tables.per_task_table("Accuracy per task (ours), closed form (%)", tasks, tables.baseline_runs(results))
+
+
+def evaluation_of(benchmark: str) -> Evaluation:
+    """The benchmark's `evaluation` hook, or the generic `Evaluation()` when it declares none."""
+    found = hook(benchmark, "evaluation")
+    return Evaluation() if found is None else found
+
+
+def omni_cot_benchmarks() -> tuple[tuple[str, str], ...]:
+    """(name, title) of every registered benchmark to which `--omni-cot` applies."""
+    return tuple((name, get(name).title) for name in names() if evaluation_of(name).omni_cot)

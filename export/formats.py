@@ -1,0 +1,28 @@
+"""`benchfoundry export FORMAT`: which benchmarks a build holds, and one benchmark written in one format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchfoundry.export import lmms_tasks, rows, vlmevalkit
+from benchfoundry.export.hf import write_dataset
+from benchfoundry.pipeline.benchmarks import get, registered
+
+#: Format → the folder under `--to` it writes.
+FORMATS = {"vlmevalkit": "vlmevalkit", "lmms-eval": "lmms-eval", "hf": "hf"}
+
+
+def built_benchmarks(build: Path) -> list[str]:
+    """The benchmarks whose released files the build holds."""
+    return [b.name for b in registered() if (build / b.released).exists()]
+
+
+def export(fmt: str, benchmark: str, build: Path, to: Path) -> dict[str, Any]:
+    """Write one benchmark of the build in one format under `to/<format folder>/`; its files, rows and problems."""
+    folder = to / FORMATS[fmt]
+    if fmt == "vlmevalkit":
+        return vlmevalkit.export(benchmark, build, folder)
+    if fmt == "lmms-eval":
+        return lmms_tasks.export(benchmark, build, folder)
+    return write_dataset(folder / benchmark, get(benchmark).title, rows.splits_of(benchmark, build), str(build))
