@@ -1,5 +1,5 @@
 """Loading a build config: a YAML file or a preset by name, `--set a.b.c=value` overrides, validation with clear
-errors."""
+errors, and a top-level `scale` (0 < f <= 1) that shrinks every benchmark's counts by its `scale` hook."""
 
 from __future__ import annotations
 
@@ -12,8 +12,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchfoundry.configs.build import BuildConfig
+from benchfoundry.configs.sections import known_sections, scaled_sections
 from benchfoundry.core.bounded_read import loads_yaml, read_text
 
+#: The top-level key of a fraction of a preset's counts (`--set scale=0.1`).
+SCALE_KEY = "scale"
 #: The presets (`smoke.yaml`, `syndorbench.yaml`, …): package data beside this module.
 PRESET_DIR = Path(__file__).resolve().parent
 
@@ -109,10 +112,33 @@ def load_config(path: str | Path | None, overrides: Iterable[str] = ()) -> Build
         path_parts, value = parse_override(text)
         apply_override(data, path_parts, value)
         overridden.append(".".join(path_parts))
+    fraction = scale_of(data.pop(SCALE_KEY, 1), source)
     try:
-        return BuildConfig.model_validate(data)
+        config = BuildConfig.model_validate(data)
     except ValidationError as err:
         raise ConfigError(format_validation_error(err, source, overridden)) from None
+    return config if fraction == 1 else scaled(config, fraction, source)
+
+
+def scale_of(value: Any, source: str) -> float:
+    """A config's `scale`: a number in (0, 1]; a ConfigError naming it otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ConfigError(f"{source}: {SCALE_KEY}: {value!r} is not a fraction in (0, 1]")
+    return float(value)
+
+
+def scaled(config: BuildConfig, fraction: float, source: str) -> BuildConfig:
+    """The config with every benchmark's counts times `fraction` (its `scale` hook, configs/sections.py). The
+    result holds the scaled counts and no `scale`, so that the config a build records loads to itself."""
+    data = config_dict(config)
+    blocks = {name: config.section(name) for name in known_sections()}
+    try:
+        for name, section in scaled_sections(blocks, fraction).items():
+            data[name] = section.model_dump(mode="json")
+        return BuildConfig.model_validate(data)
+    except (ValidationError, ValueError) as err:
+        text = format_validation_error(err, source) if isinstance(err, ValidationError) else str(err)
+        raise ConfigError(f"{SCALE_KEY} {fraction:g}: {text}") from None
 
 
 def config_dict(config: BuildConfig) -> dict[str, Any]:

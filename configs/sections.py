@@ -54,3 +54,14 @@ def validate_sections(blocks: Mapping[str, Any], title: str) -> dict[str, Sectio
     if errors:
         raise ValidationError.from_exception_data(title, errors)
     return valid
+
+
+def scaled_sections(sections: Mapping[str, Section], fraction: float) -> dict[str, Section]:
+    """Each section with its counts times `fraction` (a config's `scale`), by its benchmark's `scale` hook; a
+    section whose benchmark has none is kept as it is."""
+    declared = {d.name: d for d in plugins.load_all(plugins.BENCHMARKS_GROUP).values()}
+    hooks = {name: getattr(d, "scale", None) for name, d in declared.items()}
+    return {
+        name: plugins.resolve(hooks[name])(section, fraction) if hooks.get(name) else section
+        for name, section in sections.items()
+    }

@@ -44,6 +44,7 @@ class Benchmark:
     planned_items: str | None = None  # (config) -> the QA items its plan counts (build.json's `items` once built)
     prune: str | None = None  # (build root, its outcome) -> files removed: `build --prune`
     site_folders: str | None = None  # (config) -> folders besides site-packages its packages load from
+    scale: str | None = None  # (its section, 0 < f <= 1) -> the section with its counts times f, kept balanced
 
 
 _ADDED: dict[str, Benchmark] = {}
