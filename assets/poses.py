@@ -22,7 +22,7 @@ from benchfoundry.assets.actions import ACTIONS
 from benchfoundry.assets.smpl_skeleton import JOINT_NAMES, PARENTS, rest_joints
 from benchfoundry.core.rotations import min_rotation, unit
 
-__all__ = ["UPRIGHT", "PoseBuilder", "action_pose", "upright_pose"]
+__all__ = ["UPRIGHT", "PoseBuilder", "action_pose", "pose_variant", "upright_pose"]
 
 #: The calibration pose's name (not an action).
 UPRIGHT = "upright"
@@ -256,3 +256,40 @@ def action_pose(action: str, rest: np.ndarray | None = None) -> np.ndarray:
 def upright_pose(rest: np.ndarray | None = None) -> np.ndarray:
     """Standing straight, arms down beside the body: the pose of calibration frames."""
     return action_pose(UPRIGHT, rest)
+
+
+#: The joints a pose variant turns (the body pose's joints are JOINT_NAMES[1:]) and how far at most, degrees.
+VARIED_JOINTS = (
+    "spine1",
+    "spine2",
+    "spine3",
+    "neck",
+    "head",
+    "left_shoulder",
+    "right_shoulder",
+    "left_elbow",
+    "right_elbow",
+    "left_hip",
+    "right_hip",
+    "left_knee",
+    "right_knee",
+)
+VARIANT_MAX_DEG = 12.0
+
+
+def pose_variant(action: str, variant: int) -> np.ndarray:
+    """(23,3) body pose of built-in `action`'s variant number `variant`: 0 is `action_pose(action)` itself, each
+    other turns the trunk, head and limbs by a few degrees (at most `VARIANT_MAX_DEG` about a random axis),
+    drawn from the action and the number alone, so that a variant is the same pose in every build."""
+    pose = action_pose(action)
+    if variant == 0:
+        return pose
+    rng = np.random.default_rng([variant, *action.encode()])
+    rotations = Rotation.from_rotvec(pose.astype(np.float64))
+    turned = rotations.as_rotvec()
+    for name in VARIED_JOINTS:
+        k = J[name] - 1
+        axis = unit(rng.normal(size=3))
+        turn = Rotation.from_rotvec(axis * np.radians(rng.uniform(-VARIANT_MAX_DEG, VARIANT_MAX_DEG)))
+        turned[k] = (rotations[k] * turn).as_rotvec()
+    return turned.astype(pose.dtype)

@@ -273,3 +273,18 @@ def test_report_page_shows_six_faces_with_overlays_and_drops(tmp_path: Path) -> 
     drawn = overlay(face, [mask], np.array([[0, 0, 255]]))
     changed = (drawn != face).any(axis=2)
     assert changed[mask].all() and not changed[~mask].any()
+
+
+def test_report_page_shows_the_faces_of_the_first_panoramas_and_the_others_in_one_table(tmp_path: Path) -> None:
+    """At paper scale the page does not grow six overlays a panorama: past `shown`, one table row each."""
+    path = painted_panorama(tmp_path / "panos")
+    out = tmp_path / "out"
+    odi = OdiConfig(classes=["sofa", "chair", "lamp", "table", "ball", "vase"], sphere={"face_width": 96})
+    (result,) = annotate_batch(str(out), [str(path)], odi)
+    store = StageStore(out, "odi", STAGE)
+    store.write_manifest(["caps.png"])
+    dropped = {"caps.png": result["dropped_at_border"], **{f"z{k:03d}.png": {"front": k} for k in range(5)}}
+    page = write_report_page(out, store.read_manifest(), dropped, seed=0, thumb_px=96, shown=1).read_text()
+    assert page.count("<img") == 6 and len(list((out / "report" / "odi").glob("*.jpg"))) == 6
+    assert "The other 5 panoramas" in page and page.count("<tr><td>z") == 5
+    assert "<tr><td>z004.png</td><td>0</td><td>4</td>" in page  # no instance kept, four dropped at the front

@@ -393,9 +393,12 @@ def test_export_vlmevalkit_writes_the_toys_tsv(
     dataset = TOY_SOURCE / TOY / "vlmevalkit_dataset.py"
     assert (folder / "benchfoundry_vlmeval_toybench.py").read_bytes() == dataset.read_bytes()
     assert (folder / "benchfoundry_vlmeval.py").is_file()
-    csv.field_size_limit(sys.maxsize)
-    with (folder / "benchfoundry_Toy.tsv").open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
+    limit = csv.field_size_limit(sys.maxsize)  # process-wide: given back, other tests in this worker rely on it
+    try:
+        with (folder / "benchfoundry_Toy.tsv").open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle, delimiter="\t"))
+    finally:
+        csv.field_size_limit(limit)
     released = _released(out)
     assert [r["index"] for r in rows] == [str(k) for k in range(ITEMS)]
     for row, item in zip(rows, released):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from benchfoundry.assets import poses as builtin_poses
+from benchfoundry.assets.smpl_skeleton import JOINT_NAMES
 from benchfoundry.benchmarks.syndor.pose_config import PoseConfig
 from benchfoundry.configs.person import BodyConfig
 from benchfoundry.person import body_mesh, body_models
@@ -132,3 +133,35 @@ def test_pose_config_rejects_unknown_actions_and_lists_known_ones() -> None:
     with pytest.raises(ValueError, match="known: .*guard_up"):
         PoseConfig(actions=["walking", "moonwalk"])
     assert PoseConfig(actions=["Cover Face", "guard-up"]).actions == ["cover_face", "guard_up"]
+
+
+def _relative_angles_deg(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per joint, the angle of the rotation that takes pose `a`'s local rotation to `b`'s."""
+    from scipy.spatial.transform import Rotation
+
+    return np.degrees((Rotation.from_rotvec(a.astype(np.float64)).inv() * Rotation.from_rotvec(b)).magnitude())
+
+
+@pytest.mark.parametrize("action", builtin_poses.ACTIONS)
+def test_a_pose_variant_is_the_action_turned_a_little_at_the_varied_joints_only(action: str) -> None:
+    base = builtin_poses.action_pose(action)
+    assert np.array_equal(builtin_poses.pose_variant(action, 0), base)
+    varied = [JOINT_NAMES.index(n) - 1 for n in builtin_poses.VARIED_JOINTS]
+    variants = [builtin_poses.pose_variant(action, k) for k in (1, 2, 3)]
+    for variant in variants:
+        angles = _relative_angles_deg(base, variant)
+        assert np.all(angles <= builtin_poses.VARIANT_MAX_DEG + 1e-6)
+        assert np.all(angles[np.setdiff1d(np.arange(23), varied)] < 1e-6)
+        assert angles[varied].max() > 1.0
+    assert not np.allclose(variants[0], variants[1])
+    assert np.array_equal(builtin_poses.pose_variant(action, 2), variants[1])  # the same pose in every build
+
+
+def test_without_amass_each_action_gets_its_builtin_variants() -> None:
+    from benchfoundry.benchmarks.syndor.pose_selection import BUILTIN, select_poses
+
+    selection = select_poses(PoseConfig(actions=["walking", "kicking"], builtin_variants=3))
+    assert [(f.action, f.source, f.frame) for f in selection.frames] == [
+        (a, BUILTIN, k) for a in ("walking", "kicking") for k in range(3)
+    ]
+    assert selection.summary()["frames"] == {"walking": 3, "kicking": 3}

@@ -14,6 +14,7 @@ DESCRIPTOR = Benchmark(
     flow=f"{_HERE}.flow:odi_flow",
     plan=f"{_HERE}.build_plan:plan_text",
     planned_items=f"{_HERE}.build_plan:planned_items",
+    scale=f"{_HERE}.scale:scaled",
     released=f"{BENCHMARK}/ODI-Bench.json",
     items=f"{_HERE}.readers:items",
     export_rows=f"{_HERE}.readers:splits",

@@ -16,7 +16,7 @@ def plan_config(config: BuildConfig) -> dict[str, Any]:
     """Panoramas, their source, the annotator and the task runs of each stage."""
     odi = config.odi
     if odi.panorama_root is None:
-        panoramas = [Path(f"{scene}.png") for scene in odi.synthetic.scenes]
+        panoramas = [Path(f"{name}.png") for name in odi.synthetic.names]
         source, synthetic = "synthetic, rendered first", len(panoramas)
     else:
         panoramas = list_panoramas(Path(odi.panorama_root))

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from benchfoundry.benchmarks.odi.qa_config import OdiQaConfig
-from benchfoundry.configs.base import DenoisedRenderSection, FovDegrees, Section
+from benchfoundry.configs.base import MAX_COUNT, DenoisedRenderSection, FovDegrees, Section
 
 
 class SphereConfig(Section):
@@ -36,6 +36,14 @@ class SyntheticPanoramaConfig(DenoisedRenderSection):
     scenes: list[Literal["living_room", "courtyard"]] = Field(
         default_factory=lambda: ["living_room", "courtyard"], min_length=1
     )
+    count: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_COUNT,
+        description="panoramas to render, the scenes taking turns, each a seeded variant of its scene named "
+        "`<scene>-<k>` (turned and mirrored, recoloured, its sign's text, its light, an object or two left out; "
+        "synthetic_panoramas.vary); null: each scene once, as drawn",
+    )
     width: int = Field(2048, ge=64, le=32766, description="ERP width, px (the height is half)")
     # 1 spp denoised (FAST prefilter, BALANCED network): bench/render_quality.py, README Performance
     samples: int = Field(1, ge=1, description="Cycles samples per pixel")
@@ -50,6 +58,14 @@ class SyntheticPanoramaConfig(DenoisedRenderSection):
         if self.width % 2:
             raise ValueError("width must be even (the ERP is 2:1)")
         return self
+
+    @property
+    def names(self) -> list[str]:
+        """The panoramas to render, by name: the scenes themselves, or `count` variants of them in turn."""
+        if self.count is None:
+            return list(self.scenes)
+        digits = max(4, len(str(self.count - 1)))
+        return [f"{self.scenes[k % len(self.scenes)]}-{k:0{digits}d}" for k in range(self.count)]
 
 
 class GroundedSamConfig(Section):

@@ -42,7 +42,7 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     if odi.panorama_root is None:
         folder = panorama_folder(out)
         made, problems = collect_shards(
-            PANORAMA_STAGE, submit_shards(panorama_task, out, [(name, name) for name in odi.synthetic.scenes], config)
+            PANORAMA_STAGE, submit_shards(panorama_task, out, [(name, name) for name in odi.synthetic.names], config)
         )
         extra["synthetic_render_s"] = {r["scene"]: round(r["seconds"], 2) for r in made}
         paths = [folder / f"{r['scene']}.png" for r in made]
@@ -50,7 +50,7 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         if not paths:  # every render failed (a full disk, a broken Blender): nothing asked for was made
             return benchmark_outcome(
                 "failed",
-                f"0/{len(odi.synthetic.scenes)} synthetic panoramas rendered; nothing to annotate",
+                f"0/{len(odi.synthetic.names)} synthetic panoramas rendered; nothing to annotate",
                 problems=problems,
                 **extra,
             )

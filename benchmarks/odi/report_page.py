@@ -19,6 +19,9 @@ from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.seeding import item_rng
 
+#: Panoramas whose cube faces the page shows (six overlays each); the others are one table row each.
+SHOWN_PANORAMAS = 24
+
 
 def overlay(face_bgr: np.ndarray, masks: list[np.ndarray], colours: np.ndarray) -> np.ndarray:
     """The face with each mask tinted (half opacity) in its colour and outlined."""
@@ -74,8 +77,10 @@ def write_report_page(
     seed: int,
     qa: dict[str, Any] | None = None,
     thumb_px: int = 256,
+    shown: int = SHOWN_PANORAMAS,
 ) -> Path:
-    """Overlays under `report/odi/` and the page `report/odi.html`; returns the page's path."""
+    """Overlays under `report/odi/` of the first `shown` panoramas (by name) and the page `report/odi.html`, the
+    others' counts in one table (a paper-scale build has thousands); returns the page's path."""
     root = Path(out)
     report = root / "report"
     parts = [
@@ -84,8 +89,10 @@ def write_report_page(
         "<h1>ODI-Bench: cube-face instances</h1>",
         "<p>Kept instances tinted on each face; instances touching a face border are dropped.</p>",
     ]
-    for pano in sorted(dropped):
-        rows = manifest[manifest["panorama"] == pano] if len(manifest) else manifest
+    by_panorama = dict(tuple(manifest.groupby("panorama", sort=False))) if len(manifest) else {}
+    names = sorted(dropped)
+    for pano in names[:shown]:
+        rows = by_panorama.get(pano, manifest.iloc[:0])
         parts.append(
             f"<h2>{html.escape(pano)}</h2><p>{len(rows)} kept, "
             + ", ".join(f"{f} {dropped[pano].get(f, 0)}" for f in FACES)
@@ -113,4 +120,17 @@ def write_report_page(
                 f"alt='{face}'><figcaption>{face}: {labels}</figcaption></figure>"
             )
         parts.append("</div>")
+    if names[shown:]:
+        parts.append(
+            f"<h2>The other {len(names) - shown} panoramas</h2><table><tr><th>panorama</th><th>kept</th>"
+            + "".join(f"<th>{f} dropped</th>" for f in FACES)
+            + "</tr>"
+        )
+        parts += [
+            f"<tr><td>{html.escape(pano)}</td><td>{len(by_panorama.get(pano, ()))}</td>"
+            + "".join(f"<td>{dropped[pano].get(f, 0)}</td>" for f in FACES)
+            + "</tr>"
+            for pano in names[shown:]
+        ]
+        parts.append("</table>")
     return write_bytes_atomic(report / "odi.html", "\n".join(parts).encode("utf-8"))

@@ -2,7 +2,8 @@
 Blender's equirectangular camera in the render worker (render/panorama_scene.py).
 
 Each scene is a room or a courtyard (unlabelled structure) with labelled objects (category, colour,
-material), people (the body model of person/body_models.py) and a sign with known text. An object's
+material), people (the body model of person/body_models.py) and a sign with known text; `odi.synthetic.count`
+panoramas are seeded variants of the scenes in turn, `<scene>-<k>` (`vary`, `posed`). An object's
 pass index is its instance id, so the object-index pass is an exact ERP instance map. A scene writes
 `<scene>.png` (the panorama), `<scene>.instances.png` (uint16 ids, 0 = unlabelled) and `<scene>.json`
 (each instance's category, attributes, 3D centre and its direction (θ, φ) from the camera).
@@ -234,13 +235,113 @@ def _courtyard() -> PanoramaScene:
 
 
 SCENES = {"living_room": _living_room, "courtyard": _courtyard}
+#: A variant's sign says one of these (four letters, as the drawn boards hold).
+SIGN_WORDS = {"living_room": ("EXIT", "OPEN", "HOME", "INFO", "BOOK"), "courtyard": ("CAFE", "SHOP", "TAXI", "BANK")}
+#: Categories a variant keeps the colour of (a plant is green, a sign white); a person's colour is their clothes.
+KEEP_COLOUR = {"tree", "potted plant", "sign", "person"}
+#: Categories a variant never leaves out (each gives its own questions).
+ALWAYS_THERE = {"person", "sign"}
 
 
-def scene_named(name: str) -> PanoramaScene:
+def split_name(name: str) -> tuple[str, bool]:
+    """(its scene, whether it is a seeded variant) of a panorama's name: `<scene>` or `<scene>-<k>`."""
+    scene, _, k = name.rpartition("-")
+    return (scene, True) if scene in SCENES and k.isdigit() else (name, False)
+
+
+def scene_named(name: str, seed: int = 0) -> PanoramaScene:
+    """A scene as drawn, or for `<scene>-<k>` its seeded variant (`vary`), before its pose (`posed`)."""
+    base, variant = split_name(name)
     try:
-        return SCENES[name]()
+        scene = SCENES[base]()
     except KeyError:
         raise ValueError(f"unknown synthetic panorama scene {name!r}; known: {sorted(SCENES)}") from None
+    return vary(scene, name, seed) if variant else scene
+
+
+def vary(scene: PanoramaScene, name: str, seed: int) -> PanoramaScene:
+    """A variant named `name` of a drawn scene: its objects recoloured (one category's objects apart), its sign's
+    word, its light (the sun's height and strength, the lamps' power) and up to two of its objects left out (never
+    a person or the sign), all drawn from (seed, name). Where things stand is `posed`'s (after a furnishing)."""
+    rng = item_rng(seed, "odi.synthetic.variant", name)
+    things = list(scene.things)
+    palette = sorted(COLOURS)
+    for category in sorted({t.category for t in things} - KEEP_COLOUR):
+        which = [k for k, t in enumerate(things) if t.category == category and t.colour]
+        colours = rng.choice(palette, size=len(which), replace=False)
+        for k, colour in zip(which, colours, strict=True):
+            things[k] = replace(things[k], colour=str(colour))
+    words = SIGN_WORDS[split_name(name)[0]]
+    things = [replace(t, text=str(words[rng.integers(len(words))])) if t.text is not None else t for t in things]
+    optional = [k for k, t in enumerate(things) if t.category not in ALWAYS_THERE]
+    left_out = set(rng.choice(optional, size=int(rng.integers(3)), replace=False).tolist())
+    things = [t for k, t in enumerate(things) if k not in left_out]
+    light = scene.lighting
+    if isinstance(light, DayLight):
+        light = replace(
+            light,
+            sun_elevation_deg=round(float(rng.uniform(25.0, 65.0)), 2),
+            sun_strength=round(light.sun_strength * float(rng.uniform(0.7, 1.3)), 3),
+        )
+    elif isinstance(light, IndoorLight):
+        power = float(rng.uniform(0.7, 1.3))
+        light = replace(light, lamps=tuple(replace(lamp, power=round(lamp.power * power, 2)) for lamp in light.lamps))
+    return replace(scene, name=name, things=tuple(things), lighting=light)
+
+
+def posed(scene: PanoramaScene, seed: int) -> PanoramaScene:
+    """A variant turned about the camera by a seeded azimuth and, one in two, mirrored left for right: the whole
+    scene (structure, objects, people, lamps, the sun, a library object's footprint) moves rigidly, so nothing
+    that stood apart comes to overlap; a scene as drawn stays as it is."""
+    if not split_name(scene.name)[1]:
+        return scene
+    rng = item_rng(seed, "odi.synthetic.pose", scene.name)
+    turn = float(rng.uniform(0.0, 360.0))
+    mirror = bool(rng.integers(2))
+    c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+
+    def point(x: float, y: float) -> tuple[float, float]:
+        x = -x if mirror else x
+        return x * c + y * s, -x * s + y * c
+
+    def yaw(value: float) -> float:  # an azimuth turn by +turn is a turn about +Z by −turn
+        return round((-value if mirror else value) - turn, 6)
+
+    def part(p: Part) -> Part:
+        x, y = point(p.center[0], p.center[1])
+        return replace(p, center=(x, y, p.center[2]), yaw_deg=yaw(p.yaw_deg))
+
+    def placed(a: Placement) -> Placement:
+        # the footprint (a rectangle) moves rigidly: its centre to the moved centre, the object turned by `yaw`
+        fx, fy = point(*a.footprint_center)
+        turned = replace(a, location=(0.0, 0.0, a.location[2]), yaw_deg=yaw(a.yaw_deg))
+        ox, oy = turned.footprint_center
+        return replace(turned, location=(fx - ox, fy - oy, a.location[2]))
+
+    def thing(t: Thing) -> Thing:
+        return replace(
+            t,
+            parts=tuple(part(p) for p in t.parts),
+            person=None if t.person is None else (*point(t.person[0], t.person[1]), t.person[2]),
+            text_at=None if t.text_at is None else (*point(t.text_at[0], t.text_at[1]), t.text_at[2]),
+            asset=None if t.asset is None else placed(t.asset),
+        )
+
+    light = scene.lighting
+    if isinstance(light, DayLight):
+        bearing = -light.sun_bearing_deg if mirror else light.sun_bearing_deg
+        light = replace(light, sun_bearing_deg=round((bearing + turn) % 360.0, 6))
+    elif isinstance(light, IndoorLight):
+        light = replace(
+            light,
+            lamps=tuple(replace(lamp, location=(*point(*lamp.location[:2]), lamp.location[2])) for lamp in light.lamps),
+        )
+    return replace(
+        scene,
+        structure=tuple((n, part(p)) for n, p in scene.structure),
+        things=tuple(thing(t) for t in scene.things),
+        lighting=light,
+    )
 
 
 def _on_floor(thing: Thing) -> bool:
@@ -440,10 +541,11 @@ def render_scene(
     name: str, folder: Path, settings: SyntheticPanoramaConfig, person: PersonConfig, seed: int, timeout_s: float
 ) -> dict[str, Any]:
     """Render one scene into `folder` unless its files are there with the same spec; returns a summary."""
-    scene = scene_named(name)
+    scene = scene_named(name, seed)
     library = None if settings.asset_library is None else read_library(settings.asset_library)
     if library is not None:
         scene = furnish(scene, library, seed)
+    scene = posed(scene, seed)
     people = prepare_people(person, folder.parent / "_people", seed)
     work = folder.parent / "_render" / name
     spec, truth = render_spec(

@@ -29,4 +29,5 @@ DESCRIPTOR = Benchmark(
     lmms_eval=f"{_HERE}.harness:lmms_eval_tasks",
     lmms_eval_utils=f"{_HERE}.lmms_eval_utils",
     prune=f"{_HERE}.frame_files:prune_outcome",
+    scale=f"{_HERE}.scale:scaled",
 )

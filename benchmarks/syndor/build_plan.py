@@ -28,7 +28,7 @@ SINGLE_TASKS = ("calibration", "labels", "qa_export", "report")
 def nominal_pose_counts(config: BuildConfig) -> dict[str, int]:
     """Poses per action as the config asks for them."""
     poses = config.syndor.poses
-    return dict.fromkeys(poses.actions, poses.max_frames_per_action if poses.uses_amass else 1)
+    return dict.fromkeys(poses.actions, poses.max_frames_per_action if poses.uses_amass else poses.builtin_variants)
 
 
 def summary(config: BuildConfig, sample: sampling.Sample, levels: sampling.Levels) -> dict[str, Any]:

@@ -85,6 +85,9 @@ class PoseConfig(Section):
     rating_prompt: str = DEFAULT_RATING_PROMPT
     synonyms: dict[str, list[str]] = Field(default_factory=lambda: {k: list(v) for k, v in DEFAULT_SYNONYMS.items()})
     max_frames_per_action: int = Field(4, ge=1, description="AMASS frames kept per action, evenly spread")
+    builtin_variants: int = Field(
+        1, ge=1, le=64, description="poses per action without AMASS: the built-in pose and fixed variations of it"
+    )
 
     @field_validator("actions")
     @classmethod

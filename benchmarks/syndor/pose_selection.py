@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from benchfoundry.assets.poses import action_pose
+from benchfoundry.assets.poses import pose_variant
 from benchfoundry.benchmarks.syndor import pose_ranking
 from benchfoundry.benchmarks.syndor.pose_config import PoseConfig
 from benchfoundry.benchmarks.syndor.pose_ranking import STAGE, normalise_text
@@ -97,10 +97,14 @@ class Segment:
 
 
 def select_poses(cfg: PoseConfig, cache_dir: str | Path | None = None) -> PoseSelection:
-    """Built-in poses (one per action), or AMASS/BABEL frames when both roots are configured (rating
-    replies cached under `cache_dir`)."""
+    """Built-in poses (`builtin_variants` per action: the action's pose, then fixed variations of it), or
+    AMASS/BABEL frames when both roots are configured (rating replies cached under `cache_dir`)."""
     if not cfg.uses_amass:
-        return PoseSelection(frames=[PoseFrame(a, BUILTIN, 0, action_pose(a)) for a in cfg.actions])
+        return PoseSelection(
+            frames=[
+                PoseFrame(a, BUILTIN, k, pose_variant(a, k)) for a in cfg.actions for k in range(cfg.builtin_variants)
+            ]
+        )
     return select_amass_poses(cfg, cache_dir)
 
 

@@ -90,7 +90,8 @@ def shard_frames(
             plan.texture_id,
             f"{plan.action}_p{plan.pose_index:03d}",
             body_pose,
-            plan.action if plan.pose_source == BUILTIN else None,
+            # the built-in pose itself is rebuilt on the person's own skeleton; a variant's rotations are applied
+            plan.action if plan.pose_source == BUILTIN and plan.pose_frame == 0 else None,
             person_cache(root),
         )
         target = person.aim

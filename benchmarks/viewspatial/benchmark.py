@@ -28,4 +28,5 @@ DESCRIPTOR = Benchmark(
     vlmevalkit_dataset=f"{_HERE}.vlmevalkit_dataset",
     lmms_eval=f"{_HERE}.harness:lmms_eval_tasks",
     lmms_eval_utils=f"{_HERE}.lmms_eval_utils",
+    scale=f"{_HERE}.scale:scaled",
 )

@@ -5,16 +5,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig, check_templates
 from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_LABELS, EXCLUDED_NYU40, CoverageConfig
 from benchfoundry.configs.base import MAX_SIDE_PX, Section, refuse_renamed
 
+#: Most synthetic scans of a split (their ids, scene0900_00 + 2·k and scene0901_00 + 2·k, stay four-digit).
+MAX_SYNTHETIC_SCANS = 4500
+
 
 class SyntheticScanConfig(Section):
-    """The embedded default: two synthetic rooms (val, train) rendered by Blender (DESIGN §5)."""
+    """The embedded default: two synthetic rooms (val, train) rendered by Blender (DESIGN §5), or more of them."""
 
+    scans: dict[Literal["val", "train"], int] = Field(
+        default_factory=lambda: {"val": 1, "train": 1},
+        description="split → synthetic scans: the split's room, then variants of it (mirrored, its low furniture "
+        "moved, walked from another start; scannet/synthetic_scan.scene_room), scene0900_00, scene0902_00, … "
+        "(val) and scene0901_00, scene0903_00, … (train)",
+    )
     frames: int = Field(20, ge=4, description="frames of each scan's camera walk (one has an -inf pose)")
     frame_step: int = Field(
         1, ge=1, description="frames drawn from every n-th walk frame (1: the walk stands for a scan's every 10th)"
@@ -25,6 +34,13 @@ class SyntheticScanConfig(Section):
     depth_stride: int = Field(2, ge=1, description="depth is the colour grid subsampled by this factor")
     samples: int = Field(4, ge=1, description="Cycles samples per pixel")
     layout: str = Field("raw", pattern="^(raw|export)$", description="which written layout the build reads")
+
+    @field_validator("scans")
+    @classmethod
+    def _both_splits(cls, scans: dict[str, int]) -> dict[str, int]:
+        if set(scans) != {"val", "train"} or any(not 1 <= n <= MAX_SYNTHETIC_SCANS for n in scans.values()):
+            raise ValueError(f"scans: 1 to {MAX_SYNTHETIC_SCANS} of each of val and train, got {scans}")
+        return scans
 
 
 #: Cam-Rel. Dir. wordings of the release: {target} is asked about, {reference} is the object it is placed from.

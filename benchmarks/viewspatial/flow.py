@@ -38,7 +38,7 @@ from benchfoundry.benchmarks.viewspatial.scannet.scan_stage import (
     scan_list,
     scan_task,
 )
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, write_root_files
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import synthetic_scenes, write_root_files
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import STAGE as SYNTHETIC_STAGE
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import synthetic_root as scan_root
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import synthetic_task
@@ -58,13 +58,12 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     problems: list[dict[str, Any]] = []
     if vs.scannet_root is None:
         root = scan_root(out)
-        write_root_files(root)
+        synthetic = synthetic_scenes(vs.synthetic.scans)
+        write_root_files(root, synthetic)
         made, problems = collect_shards(
             SYNTHETIC_STAGE,
-            submit_shards(
-                synthetic_task, out, [(scene, split) for split, (scene, _) in SYNTHETIC_SCENES.items()], config
-            ),
-            {scene: str(root / "render" / scene) for scene, _ in SYNTHETIC_SCENES.values()},
+            submit_shards(synthetic_task, out, [(s.scene_id, s) for s in synthetic], config),
+            {s.scene_id: str(root / "render" / s.scene_id) for s in synthetic},
         )
         extra["synthetic_render_s"] = {r["scene_id"]: r["render_s"] for r in made}
         extra["synthetic_manifest"] = str(

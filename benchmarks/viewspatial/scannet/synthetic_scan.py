@@ -12,7 +12,7 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from benchfoundry.benchmarks.viewspatial.config import MAX_SYNTHETIC_SCANS
 from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import (
     ScanFormatError,
     ScanFrame,
@@ -38,6 +39,7 @@ from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.camera import opencv_camera_to_world
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.render_spec import AreaLamp, MeshPart, ScanRoomFrame, ScanRoomShard, to_json, write_spec
+from benchfoundry.core.seeding import item_rng
 from benchfoundry.pipeline import render_client
 
 #: NYU40 ids of the room's structure.
@@ -90,6 +92,86 @@ BASE_FURNITURE: tuple[Furniture, ...] = (
 ROOM_SIZE = (6.0, 5.0, 2.8)
 #: The two synthetic scans: one for the benchmark (val) split, its mirror image for training.
 SYNTHETIC_SCENES: dict[str, tuple[str, bool]] = {"val": ("scene0900_00", False), "train": ("scene0901_00", True)}
+#: How far (m) a free-standing piece of a varied room moves along each axis, either way.
+VARIANT_SHIFT_M = 0.3
+#: Furniture taller than this (m) stays where it is in a varied room, out of the camera walk's way.
+VARIANT_MAX_TOP_M = 1.2
+
+
+@dataclass(frozen=True)
+class SyntheticScene:
+    """One synthetic scan: its id, split and index in the split. Index 0 is the split's room of
+    SYNTHETIC_SCENES; a later index is a variant of it (`scene_room`), walked from another start."""
+
+    scene_id: str
+    split: str
+    index: int
+
+
+def synthetic_scenes(scans: Mapping[str, int] | None = None) -> list[SyntheticScene]:
+    """The synthetic scans of each split of SYNTHETIC_SCENES (val first), `scans[split]` of them (None: one
+    each): scene0900_00, scene0902_00, … (val) and scene0901_00, scene0903_00, … (train)."""
+    counts = dict.fromkeys(SYNTHETIC_SCENES, 1) if scans is None else scans
+    unknown = sorted(set(counts) - set(SYNTHETIC_SCENES))
+    if unknown:
+        raise ValueError(f"synthetic scans of unknown splits {unknown}: only {sorted(SYNTHETIC_SCENES)}")
+    scenes = []
+    for split, (first, _) in SYNTHETIC_SCENES.items():
+        n = counts.get(split, 0)
+        if not 0 <= n <= MAX_SYNTHETIC_SCANS:
+            raise ValueError(f"{n} synthetic scans of {split}: at most {MAX_SYNTHETIC_SCANS}")
+        base = int(first[len("scene") : len("scene") + 4])
+        scenes += [SyntheticScene(f"scene{base + 2 * k:04d}_00", split, k) for k in range(n)]
+    return scenes
+
+
+def _overlaps(lo: np.ndarray, hi: np.ndarray, others: Sequence[Furniture], gap: float = 0.05) -> bool:
+    return any(bool(np.all(lo < o.hi + gap) and np.all(o.lo - gap < hi)) for o in others)
+
+
+def scene_room(scene: SyntheticScene) -> Room:
+    """The room of a synthetic scan. Index 0: its split's room of SYNTHETIC_SCENES, as drawn. A later index: that
+    room mirrored in x and/or y (the four ways in turn), each free-standing piece no taller than
+    VARIANT_MAX_TOP_M moved up to VARIANT_SHIFT_M along the axes on which it touches no wall (a draw that would
+    leave the room or meet another piece is drawn again, then given up), drawn from the scan's id alone (a scan
+    is data, the same in every build)."""
+    mirrored = SYNTHETIC_SCENES[scene.split][1]
+    room = synthetic_room(scene.scene_id, mirrored)
+    if scene.index == 0:
+        return room
+    size = np.asarray(room.size)
+    k = scene.index + int(mirrored)
+    flips = (k % 2 == 1, (k // 2) % 2 == 1)
+    placed = []
+    for f in room.furniture:
+        c = np.asarray(f.center, float)
+        for axis, flip in enumerate(flips):
+            if flip:
+                c[axis] = size[axis] - c[axis]
+        placed.append(replace(f, center=(float(c[0]), float(c[1]), float(c[2]))))
+    rng = item_rng(0, "viewspatial.synthetic_scan.room", scene.scene_id)
+    for i, f in enumerate(placed):
+        if f.hi[2] > VARIANT_MAX_TOP_M:
+            continue
+        free = [a for a in (0, 1) if f.lo[a] > 0.1 and f.hi[a] < size[a] - 0.1]
+        others = placed[:i] + placed[i + 1 :]
+        for _ in range(8):
+            c = np.asarray(f.center, float)
+            for a in free:
+                c[a] += rng.uniform(-VARIANT_SHIFT_M, VARIANT_SHIFT_M)
+            half = np.asarray(f.size) / 2.0
+            lo, hi = c - half, c + half
+            if np.all(lo[:2] >= 0.1) and np.all(hi[:2] <= size[:2] - 0.1) and not _overlaps(lo, hi, others):
+                placed[i] = replace(f, center=(float(c[0]), float(c[1]), float(c[2])))
+                break
+    return Room(scene.scene_id, room.size, tuple(placed))
+
+
+def walk_phase(scene: SyntheticScene) -> float:
+    """Where a synthetic scan's camera walk starts on its loop (radians): 0 for index 0, else drawn from its id."""
+    if scene.index == 0:
+        return 0.0
+    return float(item_rng(0, "viewspatial.synthetic_scan.walk", scene.scene_id).uniform(0.0, 2.0 * math.pi))
 
 
 def synthetic_room(scene_id: str, mirrored: bool = False) -> Room:
@@ -107,8 +189,15 @@ def synthetic_room(scene_id: str, mirrored: bool = False) -> Room:
 # --- cameras ------------------------------------------------------------------------------------
 
 
-def camera_walk(room: Room, n_frames: int, invalid_frames: Sequence[int] = (3,)) -> list[np.ndarray]:
-    """Poses on a loop near the walls, each looking across the room and slightly down.
+#: The frames of a synthetic scan's walk whose pose is lost (`-inf`), as some of a ScanNet scan's are.
+LOST_FRAMES = (3,)
+
+
+def camera_walk(
+    room: Room, n_frames: int, invalid_frames: Sequence[int] = LOST_FRAMES, phase: float = 0.0
+) -> list[np.ndarray]:
+    """Poses on a loop near the walls, each looking across the room and slightly down, starting `phase`
+    radians along the loop.
 
     Frames in `invalid_frames` get an all `-inf` pose (tracking lost), as in ScanNet.
     """
@@ -116,7 +205,7 @@ def camera_walk(room: Room, n_frames: int, invalid_frames: Sequence[int] = (3,))
     centre = np.array([w / 2.0, d / 2.0])
     poses = []
     for i in range(n_frames):
-        t = 2.0 * math.pi * i / n_frames
+        t = 2.0 * math.pi * i / n_frames + phase
         eye_xy = centre + np.array([0.36 * w * math.cos(t), 0.34 * d * math.sin(t)])
         height = 1.45 + 0.2 * math.sin(3.0 * t)
         aim = t + math.pi + 0.45 * math.sin(2.0 * t + 0.7)
@@ -330,16 +419,19 @@ def write_scan_annotations(scan_dir: str | Path, scene_id: str, mesh: RoomMesh) 
     write_aggregation_json(d / names["aggregation"], scene_id, mesh.groups)
 
 
-def make_synthetic_scan(root: str | Path, split: str, settings: RenderSettings) -> dict[str, Any]:
-    """Render one synthetic scan and write it as `scans/<scene>/` (`.sens`) and `scans_export/<scene>/`.
+def make_synthetic_scan(root: str | Path, scene: SyntheticScene | str, settings: RenderSettings) -> dict[str, Any]:
+    """Render one synthetic scan (a split's name: its first) and write it as `scans/<scene>/` (`.sens`) and
+    `scans_export/<scene>/`.
 
     Returns a summary (scene id, frame count, invalid frames, Blender seconds). The render folder is kept in
     `render/<scene>/` so that a rerun after a crash only rewrites the scan files.
     """
-    scene_id, mirrored = SYNTHETIC_SCENES[split]
-    room = synthetic_room(scene_id, mirrored)
+    if isinstance(scene, str):
+        scene = SyntheticScene(SYNTHETIC_SCENES[scene][0], scene, 0)
+    scene_id, split = scene.scene_id, scene.split
+    room = scene_room(scene)
     mesh = room_mesh(room)
-    poses = camera_walk(room, settings.frames)
+    poses = camera_walk(room, settings.frames, phase=walk_phase(scene))
     intrinsics = intrinsics_for(settings.width, settings.height, settings.hfov_deg, settings.depth_stride)
     root = Path(root)
     render_dir = root / "render" / scene_id
@@ -370,10 +462,13 @@ def make_synthetic_scan(root: str | Path, split: str, settings: RenderSettings) 
     }
 
 
-def write_root_files(root: str | Path) -> None:
-    """Split lists and the label map TSV of the synthetic ScanNet root."""
+def write_root_files(root: str | Path, scenes: Sequence[SyntheticScene] | None = None) -> None:
+    """Split lists (of `scenes`; None: one scan a split) and the label map TSV of the synthetic ScanNet root.
+    A varied room holds its split's first room's pieces, so the first rooms' labels are every scan's."""
     root = Path(root)
+    scenes = synthetic_scenes() if scenes is None else scenes
     rooms = [synthetic_room(scene, mirrored) for scene, mirrored in SYNTHETIC_SCENES.values()]
     write_label_map(root / "scannetv2-labels.combined.tsv", label_map_rows(rooms))
-    for split, (scene_id, _) in SYNTHETIC_SCENES.items():
-        write_bytes_atomic(root / f"scannetv2_{split}.txt", f"{scene_id}\n".encode())
+    for split in SYNTHETIC_SCENES:
+        ids = "".join(f"{s.scene_id}\n" for s in scenes if s.split == split)
+        write_bytes_atomic(root / f"scannetv2_{split}.txt", ids.encode())

@@ -12,6 +12,7 @@ from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
     SYNTHETIC_SCENES,
     RenderSettings,
+    SyntheticScene,
     make_synthetic_scan,
 )
 from benchfoundry.configs.build import BuildConfig
@@ -27,15 +28,18 @@ def synthetic_root(out: str | Path) -> Path:
 
 
 @shard_task(kind="render", name="viewspatial-synthetic")
-def synthetic_task(out: str, shard: str, config: BuildConfig) -> dict[str, Any]:
-    """Render and write the synthetic scan of split `shard` unless its marker says it is made with these settings."""
-    settings: dict[str, Any] = config.viewspatial.synthetic.model_dump(exclude={"layout", "frame_step"})
+def synthetic_task(out: str, shard: SyntheticScene | str, config: BuildConfig) -> dict[str, Any]:
+    """Render and write the synthetic scan `shard` (a split's name: its first) unless its marker says it is made
+    with these settings."""
+    settings: dict[str, Any] = config.viewspatial.synthetic.model_dump(exclude={"layout", "frame_step", "scans"})
     settings["seed"] = config.seed
     store = StageStore(out, BENCHMARK, STAGE)
-    scene_id = SYNTHETIC_SCENES[shard][0]
-    h = spec_hash([shard, settings])
+    scene = SyntheticScene(SYNTHETIC_SCENES[shard][0], shard, 0) if isinstance(shard, str) else shard
+    scene_id = scene.scene_id
+    # a split's first scan keeps the hash it had when it was the split's only one
+    h = spec_hash([scene.split, settings] if scene.index == 0 else [scene.split, scene.index, settings])
     if not store.is_done(scene_id, h):
-        summary = make_synthetic_scan(synthetic_root(out), shard, RenderSettings(**settings))
+        summary = make_synthetic_scan(synthetic_root(out), scene, RenderSettings(**settings))
         render_s = summary.pop("render_s")
         store.write_shard(scene_id, pd.DataFrame([summary]), spec_hash=h, info={"render_s": render_s})
     return {"scene_id": scene_id, "render_s": float(store.marker(scene_id)["render_s"])}
