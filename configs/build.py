@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, ModelWrapValidatorHandler, model_validator
+from pydantic import ConfigDict, Field, ModelWrapValidatorHandler, field_validator, model_validator
 
 from benchfoundry.configs.base import Seconds, Section
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.sections import section_model, validate_sections
+
+#: What a SLURM value written after `#SBATCH -p` and kin may hold: one word, so that it never ends the line.
+SLURM_VALUE_PUNCTUATION = "_.,:=+-/$@%"
+SLURM_VALUE = re.compile(rf"[A-Za-z0-9{re.escape(SLURM_VALUE_PUNCTUATION)}]+")
+#: An extra directive: one sbatch option, `--name` or `--name=value` (value: one word, or a quoted-free list).
+SLURM_DIRECTIVE = re.compile(rf"--?[A-Za-z][A-Za-z0-9-]*(=[A-Za-z0-9{re.escape(SLURM_VALUE_PUNCTUATION)}&|*!()]+)?")
 
 
 class SlurmConfig(Section):
@@ -39,6 +46,24 @@ class SlurmConfig(Section):
         description="seconds the build's jobs may pend for a reason that never clears (PartitionConfig, "
         "ReqNodeNotAvail, …) before the build stops with that reason",
     )
+
+    @field_validator("queue", "account", "memory", "local_directory", "interface")
+    @classmethod
+    def _one_directive_value(cls, value: str | None) -> str | None:
+        if value is not None and not SLURM_VALUE.fullmatch(value):
+            raise ValueError(f"{value!r}: one word of letters, digits and {SLURM_VALUE_PUNCTUATION!r} (no space)")
+        return value
+
+    @field_validator("job_extra_directives")
+    @classmethod
+    def _one_line_each(cls, lines: list[str]) -> list[str]:
+        for line in lines:
+            if not SLURM_DIRECTIVE.fullmatch(line):
+                raise ValueError(
+                    f"{line!r}: one #SBATCH option on one line (`--name` or `--name=value`, no control "
+                    "character or shell syntax)"
+                )
+        return lines
 
     @model_validator(mode="after")
     def _check(self) -> SlurmConfig:

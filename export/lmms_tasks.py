@@ -32,19 +32,30 @@ def task_name(benchmark: str) -> str:
     return f"benchfoundry_{benchmark}"
 
 
+def scalar(value: str) -> str:
+    """A YAML scalar holding `value` and nothing else: a JSON string (a double-quoted YAML scalar), so that a
+    released value with a newline, a `!tag` or a `key:` stays one string and never becomes YAML structure."""
+    return json.dumps(str(value), ensure_ascii=False)
+
+
 def metric(name: str, aggregation: str) -> str:
-    """One entry of `metric_list`: the metric and the `utils.py` function that aggregates it."""
-    return f"  - metric: {name}\n    aggregation: !function utils.{aggregation}\n    higher_is_better: true\n"
+    """One entry of `metric_list`: the metric (a value, quoted: it may come from released data) and the
+    `utils.py` function that aggregates it (the project's own name, an identifier)."""
+    if not aggregation.isidentifier():
+        raise ValueError(f"lmms-eval aggregation {aggregation!r} is not a utils.py function name")
+    return f"  - metric: {scalar(name)}\n    aggregation: !function utils.{aggregation}\n    higher_is_better: true\n"
 
 
 def task_yaml(task: str, data_file: Path, source: str, body: str, metrics: str) -> str:
+    """A task's YAML: every value from the build (the task's name, the build's and the data's paths) written as
+    a quoted scalar, or inside a comment as one (its newlines escaped)."""
     return (
-        f"# {task}: exported by `benchfoundry export lmms-eval` from the build at {source}.\n"
-        f"# Run: lmms-eval --include_path {data_file.parent.parent} --tasks {task} …\n"
+        f"# {scalar(task)}: exported by `benchfoundry export lmms-eval` from the build at {scalar(source)}.\n"
+        f"# Run: lmms-eval --include_path {scalar(str(data_file.parent.parent))} --tasks {scalar(task)} …\n"
         "# The data file's path is absolute: export again after moving this folder.\n"
-        f"task: {task}\n"
+        f"task: {scalar(task)}\n"
         "dataset_path: parquet\n"
-        f"dataset_kwargs:\n  data_files:\n    test: {json.dumps(str(data_file))}\n"
+        f"dataset_kwargs:\n  data_files:\n    test: {scalar(str(data_file))}\n"
         "test_split: test\n"
         "output_type: generate_until\n"
         f"{body}{GENERATION}metric_list:\n{metrics}"

@@ -64,8 +64,13 @@ class ImageColumn:
 
 
 def path_cell(names: Sequence[str]) -> str:
-    """The `image_path` cell: the released relative path, or a JSON list of them."""
-    return names[0] if len(names) == 1 else json.dumps(list(names))
+    """The `image_path` cell: the released relative path, or a JSON list of them. VLMEvalKit evaluates a cell
+    shaped like a list (`toliststr`: `eval` of "[…]"), so a single name that starts with "[" or ends with "]"
+    is written as a one-element list too: the harness reads the name back as a plain string, never as code."""
+    name = names[0] if len(names) == 1 else None
+    if name is not None and not name.strip().startswith("[") and not name.strip().endswith("]"):
+        return name
+    return json.dumps(list(names), ensure_ascii=False)
 
 
 def options(item: EvalItem) -> dict[str, str]:

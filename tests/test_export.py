@@ -418,3 +418,77 @@ def test_the_copied_modules_import_nothing_of_the_project_and_the_export_names_n
         assert not {m for m in imported(path) if m.startswith("benchfoundry.benchmarks")}, path
         strings = {n.value for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Constant)}
         assert not strings & set(names()), path
+
+
+def _vlmevalkit_toliststr(cell: str) -> list[str]:
+    """VLMEvalKit's `vlmeval.smp.toliststr` as it reads an `image_path` cell: a cell shaped like a list is
+    evaluated as Python (its `eval`, kept here on purpose: the export must make that harmless)."""
+    if cell[0] == "[" and cell[-1] == "]":
+        return [str(x) for x in eval(cell)]
+    return [cell]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "[__import__('os').system('touch PWNED')]",
+        "[1, 2]",
+        "images/[odd].jpg]",
+        "plain/name.jpg",
+        "façade 🏠.png",
+    ],
+)
+def test_an_image_name_shaped_like_python_is_read_back_by_vlmevalkit_as_that_name(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchfoundry.export.vlmevalkit import path_cell
+
+    monkeypatch.chdir(tmp_path)
+    for names in ([name], [name, "b.jpg"]):
+        assert _vlmevalkit_toliststr(path_cell(names)) == names
+    assert not (tmp_path / "PWNED").exists()
+
+
+class RecordingLoader(yaml.SafeLoader):
+    """A YAML loader that, as lmms-eval's does, constructs `!function X` (here: records X instead of importing)."""
+
+    functions: list[str] = []
+
+
+RecordingLoader.add_constructor(
+    "!function", lambda loader, node: RecordingLoader.functions.append(node.value) or node.value
+)
+
+
+def test_a_released_value_written_into_an_lmms_eval_task_stays_one_string(tmp_path: Path) -> None:
+    """A released category holding a newline and `!function` (and a build path holding one) must not become a
+    YAML tag or key: lmms-eval would import and run the named file when the task loads."""
+    from benchfoundry.benchmarks.odi.harness import lmms_eval_tasks
+
+    evil = "OA\n  - metric: x\n    aggregation: !function /tmp/evil.run\ndataset_path: /etc"
+    rows = [{"form": "closed", "task": t} for t in ("OA", evil)]
+    source = "/builds/b\ntask: hijacked"
+    _, yamls = lmms_eval_tasks({"test": rows}, tmp_path / "data\n!function /tmp/evil.run", source)
+    (text,) = yamls.values()
+    RecordingLoader.functions = []
+    config = yaml.load(text, Loader=RecordingLoader)
+    assert all(f.startswith("utils.") and f.split(".", 1)[1].isidentifier() for f in RecordingLoader.functions)
+    assert config["task"] == "benchfoundry_odi" and config["dataset_path"] == "parquet"
+    assert [m["metric"] for m in config["metric_list"]] == ["accuracy", "accuracy_OA", f"accuracy_{evil}"]
+    assert config["dataset_kwargs"]["data_files"]["test"] == str(
+        tmp_path / "data\n!function /tmp/evil.run" / "test.parquet"
+    )
+    assert set(config) <= {
+        "task",
+        "dataset_path",
+        "dataset_kwargs",
+        "test_split",
+        "output_type",
+        "process_docs",
+        "doc_to_visual",
+        "doc_to_text",
+        "doc_to_target",
+        "process_results",
+        "generation_kwargs",
+        "metric_list",
+    }

@@ -147,6 +147,16 @@ def test_panoramas_a_link_out_and_a_fifo_are_refused_an_empty_folder_names_the_f
     assert [p["item"] for p in refused] == ["a_out.png", "b_fifo.jpg"]
 
 
+def test_two_panoramas_that_would_get_one_id_are_both_refused_by_name(tmp_path: Path) -> None:
+    """`court yard.png` and `court_yard.png` would be one store shard and one released id: one would vanish."""
+    for name in ("court yard.png", "court_yard.png", "plaza.png"):
+        Image.new("RGB", (16, 8)).save(tmp_path / name)
+    paths, refused = panorama_listing(tmp_path)
+    assert paths == [tmp_path / "plaza.png"]
+    assert sorted(Path(p["path"]).name for p in refused) == ["court yard.png", "court_yard.png"]
+    assert all("'court yard.png', 'court_yard.png'" in p["reason"] and "rename one" in p["reason"] for p in refused)
+
+
 def png_header_only(path: Path, width: int, height: int) -> None:
     """A valid 1-bit greyscale PNG of `width` × `height` (small on disk, huge once decoded)."""
     row = b"\x00" + bytes((width + 7) // 8)

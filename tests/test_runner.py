@@ -146,3 +146,33 @@ def test_gpu_kinds_carry_the_gpu_resource_on_dask_when_their_device_is_not_the_c
         config = BuildConfig.model_validate({"runner": r.model_dump(), "syndor": {"render": {"device": device}}})
         probes = _probes.with_options(task_runner=task_runner(r))(config)
     assert probes == {"render": render_gpu, "compute": [None] * 2}
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        'runner.slurm.queue="local\nid > owned"',
+        'runner.slurm.account="acct; id > owned"',
+        'runner.slurm.memory="32GB\n#!/bin/sh"',
+        'runner.slurm.job_extra_directives=["--exclusive\nid > owned"]',
+        'runner.slurm.job_extra_directives=["--constraint=a100 $(id)"]',
+    ],
+)
+def test_a_slurm_value_that_would_end_its_sbatch_line_is_refused_naming_it(override: str) -> None:
+    """The job script writes these after `#SBATCH`; a newline there would be a bare shell line in the job."""
+    with pytest.raises(ConfigError, match=re.escape(override.split("=")[0])):
+        load_config("smoke", [override, "runner.kind=slurm"])
+
+
+def test_ordinary_slurm_values_are_kept() -> None:
+    config = load_config(
+        "smoke",
+        [
+            "runner.kind=slurm",
+            "runner.slurm.queue=gpu-a100",
+            "runner.slurm.memory=32GB",
+            "runner.slurm.local_directory=$TMPDIR",
+            "runner.slurm.job_extra_directives=[--constraint=a100|h100, --gres=gpu:a100:2, --exclusive]",
+        ],
+    )
+    assert config.runner.slurm.job_extra_directives == ["--constraint=a100|h100", "--gres=gpu:a100:2", "--exclusive"]

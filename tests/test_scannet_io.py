@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import struct
 import zlib
@@ -462,3 +463,26 @@ def test_an_odd_first_frame_does_not_set_the_export_sizes(tmp_path: Path, sub: s
     assert (scan.intrinsics.color_size, scan.intrinsics.depth_size) == (intr.color_size, intr.depth_size)
     read, failed = read_each(scan)
     assert read == [1, 3, 4] and list(failed) == [0] and f"{sub}/0.{ext}" in failed[0]
+
+
+@pytest.mark.parametrize("kind, name", [("color", "1.jpg"), ("depth", "1.png"), ("pose", "1.txt")])
+def test_an_export_frame_linked_to_a_file_outside_the_scan_fails_alone_and_is_never_read(
+    tmp_path: Path, kind: str, name: str
+) -> None:
+    """A frame file replaced by a link to another file (here: the same frame of a scan elsewhere, valid in
+    every way) is refused naming it, so it is neither read nor released; the other frames go on."""
+    exp_dir = make_tiny_scan(tmp_path / "exp", "export")
+    elsewhere = make_tiny_scan(tmp_path / "elsewhere", "export")
+    (exp_dir / kind / name).unlink()
+    (exp_dir / kind / name).symlink_to(elsewhere / kind / name)
+    scan = sio.open_scan(exp_dir, layout="export")
+    with pytest.raises(sio.ScanFormatError, match=rf"{kind}/1\.{name.split('.')[1]}.*outside"):
+        scan.read_frame(1)
+    read, failed = read_each(scan)
+    assert read == [fid for fid in scan.frame_ids() if fid != 1] and list(failed) == [1]
+
+
+def test_a_split_list_that_is_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "scannetv2_val.txt")
+    with pytest.raises(ValueError, match=r"scannetv2_val\.txt: split list.*FIFO"):
+        sio.read_split(tmp_path / "scannetv2_val.txt")

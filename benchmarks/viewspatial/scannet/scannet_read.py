@@ -33,6 +33,7 @@ import numpy as np
 from benchfoundry.core.bounded_read import csv_records, read_json, read_text
 from benchfoundry.core.image_decode import decode_bytes, decode_file
 from benchfoundry.core.image_decode import image_size as header_image_size
+from benchfoundry.core.safe_paths import UnsafePathError, inside_file, regular_file
 
 SENS_VERSION = 4
 COLOR_COMPRESSION = {-1: "unknown", 0: "raw", 1: "png", 2: "jpeg"}
@@ -336,8 +337,9 @@ def read_label_map(path: str | Path, to: str = "nyu40id") -> dict[str, int]:
 
 
 def read_split(path: str | Path) -> list[str]:
-    """Scene ids of a split list (`scannetv2_train.txt`, `scannetv2_val.txt`), one per line."""
-    return [s.strip() for s in Path(path).read_text().splitlines() if s.strip()]
+    """Scene ids of a split list (`scannetv2_train.txt`, `scannetv2_val.txt`), one per line; a FIFO or a device
+    there is refused by type (a read would hang), a file over the bounded reader's size in one line."""
+    return [s.strip() for s in read_text(regular_file(path, f"{path}: split list")).splitlines() if s.strip()]
 
 
 # --- scans -------------------------------------------------------------------------------------
@@ -478,11 +480,19 @@ class ExportScan(Scan):
     def all_frame_ids(self) -> list[int]:
         return list(self._ids)
 
+    def _frame_file(self, kind: str, frame_id: int, suffix: str) -> Path:
+        """A frame's file, a regular file inside the scan's folder once links are followed: a link to a file
+        elsewhere or a FIFO is a ScanFormatError naming it (never read, never released)."""
+        try:
+            return inside_file(self.scan_dir, f"{kind}/{frame_id}.{suffix}", f"{self.scan_dir} frame {frame_id}")
+        except UnsafePathError as exc:
+            raise ScanFormatError(str(exc)) from None
+
     def _frames(self, frame_ids: Iterable[int], with_color: bool) -> Iterator[ScanFrame]:
         for fid in frame_ids:
             fid = int(fid)
-            pose = read_matrix(self.scan_dir / "pose" / f"{fid}.txt")
-            color_path, depth_path = self.scan_dir / "color" / f"{fid}.jpg", self.scan_dir / "depth" / f"{fid}.png"
+            pose = read_matrix(self._frame_file("pose", fid, "txt"))
+            color_path, depth_path = self._frame_file("color", fid, "jpg"), self._frame_file("depth", fid, "png")
             color = (
                 check_image_size(_read_color_file(color_path), self.intrinsics.color_size, str(color_path))
                 if with_color
