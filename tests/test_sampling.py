@@ -311,3 +311,26 @@ def test_a_new_level_keeps_the_old_frames_the_balance_allows(fewer: list[str], p
     assert len(new & old) >= 0.9 * len(could_keep)
     assert len(could_keep - old) <= 0.1 * len(could_keep)
     assert all(getattr(f, factor) != level for f in old)
+
+
+def test_a_factorial_too_large_to_draw_from_stops_the_plan_in_one_line_before_allocating(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """40,000 texture ids are a valid config; their full factorial (5.76 million frames) is refused naming the
+    factors before the sampler builds its grid's columns (gigabytes at 100,000 ids)."""
+    import yaml
+
+    from benchfoundry.configs.loader import PRESET_DIR
+
+    def no_grid(*args: object) -> None:
+        raise AssertionError("the grid was built")
+
+    monkeypatch.setattr(sampling, "grid_columns", no_grid)
+    monkeypatch.setattr(sampling, "full_factorial", no_grid)
+    data = yaml.safe_load((PRESET_DIR / "smoke.yaml").read_text())
+    data.setdefault("person", {}).setdefault("textures", {})["ids"] = list(range(40_000))
+    path = tmp_path / "many.yaml"
+    path.write_text(yaml.safe_dump(data))
+    assert cli.main(["build", str(path), "--plan", "--only", "syndor"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "person.textures.ids 40,000" in err[0] and f"{sampling.MAX_GRID_FRAMES:,}" in err[0]

@@ -44,6 +44,9 @@ FACTORS = ("distance", "azimuth", "elevation", "lighting", "scene", "action", "t
 MAX_SWAPS = 10_000
 #: Frames taken from the priority order at a time.
 CHUNK = 50_000
+#: The largest full factorial the sampler draws from (its columns are held in memory, about 0.3 kB a frame): four
+#: times the paper's factors with 40 people; larger designs are refused before anything is allocated.
+MAX_GRID_FRAMES = 5_000_000
 
 
 class Frame(NamedTuple):
@@ -392,6 +395,13 @@ def sample_frames(config: BuildConfig, levels: Levels) -> Sample:
     target = config.syndor.sample.items
     weights = [items_per_frame(config, lighting) for lighting in levels.lightings]
     grid = levels.grid_size()
+    if grid > MAX_GRID_FRAMES:
+        raise ValueError(
+            f"syndor: the full factorial holds {grid:,} frames (person.textures.ids {len(levels.textures):,} × "
+            f"{len(levels.scenes)} scenes × {sum(n for _, n in levels.poses)} action poses × "
+            f"{len(levels.lightings)} lightings × {len(levels.zones) * len(levels.azimuths) * len(levels.elevations)}"
+            f" cameras); the sampler draws from at most {MAX_GRID_FRAMES:,}: fewer levels of a factor"
+        )
     per_lighting = grid // len(levels.lightings) if levels.lightings else 0
     if target is None or target >= per_lighting * sum(weights):
         frames = full_factorial(levels)
