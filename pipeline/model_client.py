@@ -23,6 +23,7 @@ import os
 import random
 import threading
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -36,6 +37,12 @@ from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.image_decode import check_image_type, read_image_bytes
 from benchfoundry.core.redact import mask_secrets, redact
+
+#: The most bytes a reply's body may hold once decoded: a chat reply is kilobytes; a small gzip body can claim
+#: gigabytes.
+MAX_REPLY_BYTES = 16 * 2**20
+#: Headers of the raw body that no longer describe the decoded one.
+DECODED_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
 
 
 class ModelError(RuntimeError):
@@ -260,9 +267,9 @@ class ModelClient:
 
         def send() -> None:
             try:
-                outcome["response"] = self._http.post(
-                    f"{self.endpoint.request_url}/chat/completions", json=body, headers=self._headers()
-                )
+                url = f"{self.endpoint.request_url}/chat/completions"
+                with self._http.stream("POST", url, json=body, headers=self._headers()) as streamed:
+                    outcome["response"] = bounded_response(streamed)
             except Exception as exc:  # handed to the caller's thread
                 outcome["error"] = exc
 
@@ -287,6 +294,8 @@ class ModelClient:
                 response = self._send(body)
             except httpx.TimeoutException:
                 why = f"no reply within {self.endpoint.timeout_s:g} s"
+            except UnreadableReply as exc:
+                raise self._error(f"{url}: {exc}") from None
             except httpx.TransportError as exc:
                 why = f"connection failed ({type(exc).__name__})"
             else:
@@ -307,6 +316,50 @@ class ModelClient:
             self._count(retries=1)
             self._sleep(retry_delay(attempt, self.endpoint, retry_after, rng))
             attempt += 1
+
+
+class UnreadableReply(ValueError):
+    """A reply body refused as it is read: over `MAX_REPLY_BYTES` once decoded, or in an encoding (or a corrupt
+    one) the client does not read."""
+
+
+def _decoder(encoding: str) -> Any:
+    """A zlib decompressor for a Content-Encoding (None: the body as it is); UnreadableReply for one not read
+    here."""
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return None
+    if encoding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        return zlib.decompressobj()
+    raise UnreadableReply(f"reply in content encoding {encoding!r}, which the client does not read")
+
+
+def bounded_response(streamed: httpx.Response, limit: int | None = None) -> httpx.Response:
+    """The response read whole, but never more than `limit` decoded bytes (`MAX_REPLY_BYTES`): a small gzip
+    body can claim gigabytes, so the raw body is decoded here a bounded piece at a time. UnreadableReply as soon as
+    it passes; the response returned holds the decoded body."""
+    limit = MAX_REPLY_BYTES if limit is None else limit
+    decoder = _decoder(streamed.headers.get("content-encoding", ""))
+    chunks, size = [], 0
+    for raw in streamed.iter_raw():
+        pending = raw
+        while pending:
+            if decoder is None:
+                piece, pending = pending, b""
+            else:
+                try:
+                    piece = decoder.decompress(pending, limit - size + 1)
+                except zlib.error as exc:
+                    raise UnreadableReply(f"reply body not decodable ({exc})") from None
+                pending = decoder.unconsumed_tail
+            size += len(piece)
+            if size > limit:
+                raise UnreadableReply(f"reply over {limit:,} bytes once decoded; refused")
+            chunks.append(piece)
+    headers = [(k, v) for k, v in streamed.headers.items() if k.lower() not in DECODED_HEADERS]
+    return httpx.Response(streamed.status_code, headers=headers, content=b"".join(chunks), request=streamed.request)
 
 
 def _token_usage(payload: Any) -> dict[str, int]:

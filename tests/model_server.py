@@ -3,7 +3,8 @@
 `script(prompt, attempt)` decides each response from the last user text and how many times that prompt
 was asked before: `("ok", text)`, `("status", code, headers)`, `("sleep", seconds, text)`,
 `("stall", seconds)` (answer nothing for that long, then close: past a client's timeout),
-`("drop",)` (close the connection without a response) or `("malformed",)`. The server counts
+`("drop",)` (close the connection without a response), `("malformed",)` or `("raw", headers, body)` (a
+200 with that body as it is, e.g. gzip-encoded). The server counts
 requests and successful answers per prompt, the largest number of requests in flight at once, and
 the Authorization headers it saw.
 """
@@ -98,6 +99,9 @@ class ScriptedModel:
                     return
                 if kind == "malformed":
                     self._send(200, None, {}, raw=b"{not json")
+                    return
+                if kind == "raw":
+                    self._send(200, None, action[1], raw=action[2])
                     return
                 if kind == "sleep":
                     time.sleep(action[1])

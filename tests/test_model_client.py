@@ -183,3 +183,38 @@ def test_endpoint_config_refuses_a_key_in_place_of_a_variable_name() -> None:
         ModelEndpoint(api_key_env="sk-live-123")
     with pytest.raises(ValueError, match="not an http"):
         ModelEndpoint(base_url="localhost:8000")
+
+
+def _chat_reply(text: str) -> bytes:
+    import json
+
+    return json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
+
+
+def test_a_small_gzip_reply_that_claims_a_huge_body_is_refused_without_reading_it_whole(tmp_path: Path) -> None:
+    """100 MB of text in 100 kB of gzip: refused once the decoded bytes pass the cap, not held in memory; an
+    ordinary gzip reply is read as any other."""
+    import gzip
+    import tracemalloc
+
+    from benchfoundry.pipeline import model_client
+
+    bomb = gzip.compress(_chat_reply("a" * 100_000_000), compresslevel=9)
+    small = gzip.compress(_chat_reply("a short answer"))
+    replies = {"bomb": bomb, "small": small}
+    assert len(bomb) < 1_000_000
+
+    def script(prompt: str, attempt: int) -> tuple:
+        return ("raw", {"Content-Encoding": "gzip"}, replies[prompt])
+
+    with ScriptedModel(script) as server, ModelClient(endpoint(server, timeout_s=30.0), tmp_path / "cache") as client:
+        assert client.chat([user_message("small")]).text == "a short answer"
+        tracemalloc.start()
+        try:
+            with pytest.raises(ModelError, match=rf"over {model_client.MAX_REPLY_BYTES:,} bytes once decoded"):
+                client.chat([user_message("bomb")])
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert peak < 4 * model_client.MAX_REPLY_BYTES
+    assert server.requests["bomb"] == 1  # refused, not retried
