@@ -178,17 +178,52 @@ def test_plan_against_a_build_counts_kept_new_and_leaving_frames(
     assert f"{changes['kept']:,} frames kept, {changes['render']:,} to render, {changes['leaving']:,} leaving" in text
 
 
+def frame_file(person: str, folder: str, cam: int, ext: str = "jpg") -> str:
+    """A frame file's name as render_plan.frame_paths writes it."""
+    source = f"images/SMPLitex_texture_{person}_desert_noon_north_5.4"
+    return f"{source}/pose000/{folder}/frame0001_cam{cam:03d}_r5_phi0_theta0.{ext}"
+
+
 def test_unused_frame_files_are_listed_and_pruned(tmp_path: Path) -> None:
     bench = tmp_path / "syndor"
-    used = ["images/a/pose000/raw_images/f1.jpg", "images/a/pose000/masks/f1.png"]
-    gone = ["images/b/pose000/raw_images/f2.jpg", "images/b/pose000/masks/f2.png", "images/b/pose000/nv_images/f2.jpg"]
-    for rel in [*used, "images/a/pose000/nv_images/f1.jpg", *gone]:
+    used = [frame_file("00000_walking", "raw_images", 1), frame_file("00000_walking", "masks", 1, "png")]
+    gone = [
+        frame_file("00001_walking", "raw_images", 2),
+        frame_file("00001_walking", "masks", 2, "png"),
+        frame_file("00001_walking", "nv_images", 2),
+    ]
+    for rel in [*used, frame_file("00000_walking", "nv_images", 1), *gone]:
         (bench / rel).parent.mkdir(parents=True, exist_ok=True)
         (bench / rel).write_bytes(b"x")
     assert frame_files.unused_frame_files(bench, [used[0]], [used[1]]) == sorted(gone)
     assert frame_files.prune(bench, [used[0]], [used[1]]) == len(gone)
-    assert not (bench / "images" / "b").exists() and all((bench / rel).is_file() for rel in used)
+    assert not (bench / Path(gone[0]).parents[2]).exists() and all((bench / rel).is_file() for rel in used)
     assert frame_files.unused_frame_files(bench, [used[0]], [used[1]]) == []
+
+
+def test_prune_removes_no_users_file_and_follows_no_link(tmp_path: Path) -> None:
+    """A user's photo and README in a frame folder, a link to a file elsewhere, a linked folder of another
+    build's frames, and an `images` folder that is itself a link: none is listed, so `--prune` removes none."""
+    bench, shared = tmp_path / "syndor", tmp_path / "shared"
+    used = [frame_file("00000_walking", "raw_images", 1), frame_file("00000_walking", "masks", 1, "png")]
+    other = frame_file("00002_kicking", "raw_images", 3)
+    for rel in [*used, other]:
+        for root in (bench, shared):
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(b"x")
+    folder = (bench / used[0]).parent
+    (folder / "holiday.jpg").write_bytes(b"a user's photo")
+    (folder / "README").write_text("mine")
+    (folder / "frame0001_cam009_r5_phi0_theta0.jpg").symlink_to(shared / other)
+    (bench / Path(other).parents[2]).rename(tmp_path / "moved")
+    (bench / Path(other).parents[2]).symlink_to(shared / Path(other).parents[2], target_is_directory=True)
+    assert frame_files.unused_frame_files(bench, [used[0]], [used[1]]) == []
+    assert frame_files.prune(bench, [used[0]], [used[1]]) == 0
+    assert (shared / other).is_file() and (folder / "holiday.jpg").is_file() and (folder / "README").is_file()
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "images").symlink_to(shared / "images", target_is_directory=True)
+    assert frame_files.unused_frame_files(linked, [], []) == []
 
 
 def _frame_build(root: Path, used: list[str], gone: list[str]) -> None:
@@ -206,8 +241,8 @@ def _frame_build(root: Path, used: list[str], gone: list[str]) -> None:
 def test_build_prune_asks_only_the_benchmarks_this_build_built(tmp_path: Path, status: str) -> None:
     """`build --prune` calls each built benchmark's prune hook (SynDORBench's removes the frames its manifest does
     not name and records how many went); one the build did not build (`--only`) keeps every file."""
-    used = ["images/a/pose000/raw_images/f1.jpg", "images/a/pose000/masks/f1.png"]
-    gone = ["images/b/pose000/raw_images/f2.jpg", "images/b/pose000/masks/f2.png"]
+    used = [frame_file("00000_walking", "raw_images", 1), frame_file("00000_walking", "masks", 1, "png")]
+    gone = [frame_file("00001_walking", "raw_images", 2), frame_file("00001_walking", "masks", 2, "png")]
     _frame_build(tmp_path, used, gone)
     render = {"unused_files": gone}
     record = {"benchmarks": {"syndor": {"status": status, "stages": {"render": render}}}}

@@ -4,6 +4,8 @@ in place; build.json lists them, `build --prune` removes them)."""
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,21 +19,32 @@ from benchfoundry.benchmarks.syndor.render_plan import STAGE
 FRAME_DIRS = ("raw_images", "masks", NV_DIR)
 
 
+#: The path of a frame file a build writes (render_plan.frame_paths), relative to the benchmark's folder.
+FRAME_FILE = re.compile(
+    rf"images/SMPLitex_texture_[A-Za-z0-9_.-]+/pose\d{{3}}/({'|'.join(FRAME_DIRS)})/"
+    r"frame\d{4}_cam\d{3}_r\d+_phi-?[0-9.]+_theta-?[0-9.]+\.(jpg|png)"
+)
+
+
 def unused_frame_files(bench_dir: Path, img_paths: Iterable[str], mask_paths: Iterable[str]) -> list[str]:
     """The frame files under `bench_dir/images` (relative to `bench_dir`, sorted) that are neither a released
-    frame's image or mask nor the night-vision image beside a released image."""
+    frame's image or mask nor the night-vision image beside a released image. Only regular files named as a
+    build names its frames count (a user's photo or README beside them does not); no link is followed, and an
+    `images` folder that is itself a link (another build's frames on a shared disk) gives none."""
     images = Path(bench_dir) / "images"
-    if not images.is_dir():
+    if images.is_symlink() or not images.is_dir():
         return []
     img_paths = list(img_paths)
-    used = {*img_paths, *mask_paths, *(nv_relpath(p) for p in img_paths)}
-    return sorted(
-        rel
-        for path in images.rglob("*")
-        if path.parent.name in FRAME_DIRS and path.is_file()
-        for rel in [path.relative_to(bench_dir).as_posix()]
-        if rel not in used
-    )
+    used = {*img_paths, *(mask_paths), *(nv_relpath(p) for p in img_paths)}
+    found = []
+    for folder, subfolders, files in os.walk(images, followlinks=False):
+        subfolders[:] = [d for d in subfolders if not (Path(folder) / d).is_symlink()]
+        for name in files:
+            path = Path(folder) / name
+            rel = path.relative_to(bench_dir).as_posix()
+            if rel not in used and FRAME_FILE.fullmatch(rel) and path.is_file() and not path.is_symlink():
+                found.append(rel)
+    return sorted(found)
 
 
 def prune(bench_dir: Path, img_paths: Iterable[str], mask_paths: Iterable[str]) -> int:
