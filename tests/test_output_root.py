@@ -103,6 +103,24 @@ def test_a_non_empty_folder_that_is_not_a_build_is_refused_unless_adopted(tmp_pa
     assert check_build_root(legacy) == legacy
 
 
+def test_adopting_a_folder_whose_report_holds_the_users_files_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    """The build writes report/ whole (build.html, index.html, a benchmark's pages): adopting a folder whose own
+    report/ holds files would replace them, so it is refused naming report/; an empty report/ is fine."""
+    user = tmp_path / "u"
+    (user / "report").mkdir(parents=True)
+    (user / "report" / "index.html").write_text("<h1>my page</h1>")
+    (user / "notes.txt").write_text("mine")
+    with pytest.raises(OutputPathError, match=r"--adopt-out .*: report/ already holds files"):
+        check_build_root(user, adopt=True)
+    assert (user / "report" / "index.html").read_text() == "<h1>my page</h1>"
+    (user / "report" / "index.html").unlink()
+    assert check_build_root(user, adopt=True) == user
+    (user / "report").rmdir()
+    (user / "report").symlink_to(tmp_path, target_is_directory=True)
+    with pytest.raises(OutputPathError, match="report/"):
+        check_build_root(user, adopt=True)
+
+
 def test_output_paths_that_cannot_be_written_are_refused(tmp_path: Path) -> None:
     a_file = tmp_path / "f"
     a_file.write_text("x")

@@ -37,6 +37,10 @@ RECORD_NAME = "build.json"
 _HELD: dict[str, tuple[int, int, str, str]] = {}
 _HELD_GUARD = threading.Lock()
 
+#: Folders of the root a build writes whole besides its benchmarks' (`--adopt-out` refuses a folder whose own
+#: files are there already: the build would replace them).
+WRITTEN_WHOLE = ("report",)
+
 
 class OutputPathError(ValueError):
     """An output path that cannot be used; the message names it and why."""
@@ -122,7 +126,15 @@ def check_build_root(path: str | os.PathLike[str], adopt: bool = False) -> Path:
     just starting), already a build, or (with `adopt`) any folder the user hands over; OutputPathError
     otherwise."""
     folder = check_output_dir(path)
-    if adopt or is_build_root(folder) or all(_own_entry(p.name) for p in folder.iterdir()):
+    if is_build_root(folder) or all(_own_entry(p.name) for p in folder.iterdir()):
+        return folder
+    if adopt:
+        for name in WRITTEN_WHOLE:
+            if (folder / name).is_symlink() or ((folder / name).is_dir() and any((folder / name).iterdir())):
+                raise OutputPathError(
+                    f"--adopt-out {folder}: {name}/ already holds files, and the build writes its {name} pages "
+                    f"there (it owns {name}/): move them, or choose another folder"
+                )
         return folder
     raise OutputPathError(
         f"{folder}: not empty and not a benchfoundry build (no {MARKER_NAME}); choose an empty or new folder, "
