@@ -73,6 +73,29 @@ def field_of(path: Path, where: str, row: Any, name: str) -> Any:
     return row[name]
 
 
+def check_release(build: Path, benchmark: str) -> None:
+    """A ValueError when the build's record says the benchmark failed (or was stopped before it ended): what it
+    left is not a release, and neither eval nor export reads it. A folder without a build record (files someone
+    hands over) is read as it is."""
+    record_path = build / "build.json"
+    if not record_path.is_file():
+        return
+    try:
+        record = read_json(record_path)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{record_path}: unreadable build record ({exc})") from None
+    outcome = record.get("benchmarks", {}).get(benchmark) if isinstance(record, dict) else None
+    if isinstance(outcome, dict) and outcome.get("status") == "failed":
+        raise ValueError(
+            f"{record_path}: {benchmark} failed ({outcome.get('detail') or 'no detail'}); what it wrote is not a "
+            "release: build it again first"
+        )
+    if isinstance(record, dict) and record.get("status") in ("running", "interrupted") and outcome is None:
+        raise ValueError(f"{record_path}: the build was {record['status']} before {benchmark} ended: build it first")
+
+
 def load_items(benchmark: str, build: Path) -> list[EvalItem]:
-    """The benchmark's items, read by its descriptor's reader (pipeline/benchmarks.py)."""
+    """The benchmark's items, read by its descriptor's reader (pipeline/benchmarks.py), of a release the build
+    did not record as failed (`check_release`)."""
+    check_release(build, benchmark)
     return hook(benchmark, "items")(build)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.evaluation.items import check_release
 from benchfoundry.export import lmms_tasks, rows, vlmevalkit
 from benchfoundry.export.hf import write_dataset
 from benchfoundry.pipeline.benchmarks import get, registered
@@ -19,7 +20,9 @@ def built_benchmarks(build: Path) -> list[str]:
 
 
 def export(fmt: str, benchmark: str, build: Path, to: Path) -> dict[str, Any]:
-    """Write one benchmark of the build in one format under `to/<format folder>/`; its files, rows and problems."""
+    """Write one benchmark of the build in one format under `to/<format folder>/`; its files, rows and problems.
+    A benchmark the build recorded as failed is refused (evaluation/items.check_release)."""
+    check_release(build, benchmark)
     folder = to / FORMATS[fmt]
     if fmt == "vlmevalkit":
         return vlmevalkit.export(benchmark, build, folder)

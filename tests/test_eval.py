@@ -22,7 +22,7 @@ from benchfoundry.cli.main import main
 from benchfoundry.evaluation import hooks
 from benchfoundry.evaluation.baselines import random_rows
 from benchfoundry.evaluation.choices import parse_choice
-from benchfoundry.evaluation.items import EvalItem
+from benchfoundry.evaluation.items import EvalItem, load_items
 from benchfoundry.evaluation.protocols import MC_INSTRUCTION
 
 LABELS = ["front", "front-left", "left", "back-left", "back", "back-right", "right", "front-right"]
@@ -479,3 +479,37 @@ def test_a_benchmark_without_an_evaluation_hook_is_evaluated_the_generic_way(
         evaluation.ask_omni_cot(None, items, "full", None, "authors")  # type: ignore[arg-type]
     result = {"model": "m", "bench": "toy", "protocol": "authors", "per_task": {"count": 0.5}, "overall": 0.5}
     assert "<td>50.00</td><td>50.00</td>" in evaluation.report_section([result])
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {
+            "status": "failed",
+            "benchmarks": {"viewspatial": {"status": "failed", "detail": "coco: 2 of 2 splits failed"}},
+        },
+        {"status": "interrupted", "benchmarks": {}},
+    ],
+)
+def test_a_release_the_build_recorded_as_failed_is_neither_evaluated_nor_exported(
+    tmp_path_factory: pytest.TempPathFactory, record: dict, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a failed or stopped benchmark left on disk looks like a release; eval and export refuse it, naming
+    the build record; once the record says built, both read it."""
+    import json
+
+    from benchfoundry.cli.main import main
+
+    tmp_dir = tmp_path_factory.mktemp("failed")
+    build = tmp_dir / "build"
+    viewspatial_build(build)
+    (build / "build.json").write_text(json.dumps(record))
+    with pytest.raises(ValueError, match=r"build\.json: .*(failed \(coco|interrupted before viewspatial)"):
+        load_items("viewspatial", build)
+    assert main(["eval", "viewspatial", "--build", str(build), "--model", "random"]) == 2
+    assert main(["export", "hf", "--build", str(build), "--to", str(tmp_dir / "x"), "--benchmark", "viewspatial"]) == 2
+    assert capsys.readouterr().err.count("build.json") >= 2
+    (build / "build.json").write_text(
+        json.dumps({"status": "finished", "benchmarks": {"viewspatial": {"status": "built"}}})
+    )
+    assert len(load_items("viewspatial", build)) == 24
