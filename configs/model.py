@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
@@ -13,9 +13,9 @@ from benchfoundry.configs.base import Section
 
 class ModelEndpoint(Section):
     """Where a model is reached and how politely; the API key itself is never part of a config. Credentials in
-    the base URL (`http://user:pass@host/v1`) are moved out of `base_url` into a private attribute, so that
-    no dump of the config (build.json, its hash, Prefect's flow-run parameters) holds them; `request_url`
-    puts them back for the request itself."""
+    the base URL (`http://user:pass@host/v1`) and its query string (`?api-key=…`, `?api-version=…`) are moved
+    out of `base_url` into private attributes, so that no dump of the config (build.json, its hash, Prefect's
+    flow-run parameters) holds them; `request_url` and `url_for` put them back for the request itself."""
 
     base_url: str = Field("http://127.0.0.1:8000/v1", description="up to and including the API version, e.g. …/v1")
     model: str = Field("model", min_length=1)
@@ -32,6 +32,7 @@ class ModelEndpoint(Section):
     max_backoff_s: float = Field(60.0, ge=0, le=3600)
     concurrency: int = Field(4, ge=1, le=1024, description="requests in flight at once, per client")
     _userinfo: str | None = PrivateAttr(None)
+    _query: str = PrivateAttr("")
 
     @field_validator("base_url")
     @classmethod
@@ -45,8 +46,14 @@ class ModelEndpoint(Section):
         parts = urlsplit(self.base_url)
         if "@" in parts.netloc:
             self._userinfo, host = parts.netloc.rsplit("@", 1)
-            self.__dict__["base_url"] = urlunsplit(parts._replace(netloc=host))  # no second validation
+            parts = parts._replace(netloc=host)
+        self._query = parts.query
+        self.__dict__["base_url"] = urlunsplit(parts._replace(query="", fragment=""))  # no second validation
         return self
+
+    def url_for(self, path: str) -> str:
+        """The request URL of an endpoint path (`/chat/completions`): credentials and the query string back in."""
+        return self.request_url + path + (f"?{self._query}" if self._query else "")
 
     @property
     def request_url(self) -> str:
@@ -58,9 +65,11 @@ class ModelEndpoint(Section):
 
     @property
     def url_secrets(self) -> list[str]:
-        """The URL's password, for redaction (the user name is no secret; `://user:…@` is redacted anyway)."""
+        """The URL's password and query values, for redaction (the user name is no secret; `://user:…@` is
+        redacted anyway)."""
         password = (self._userinfo or "").partition(":")[2]
-        return [password] if password else []
+        values = [value for _, value in parse_qsl(self._query, keep_blank_values=False)]
+        return [secret for secret in (password, *values) if secret]
 
     @field_validator("api_key_env")
     @classmethod

@@ -267,7 +267,7 @@ class ModelClient:
 
         def send() -> None:
             try:
-                url = f"{self.endpoint.request_url}/chat/completions"
+                url = self.endpoint.url_for("/chat/completions")
                 with self._http.stream("POST", url, json=body, headers=self._headers()) as streamed:
                     outcome["response"] = bounded_response(streamed)
             except Exception as exc:  # handed to the caller's thread

@@ -35,6 +35,7 @@ class ScriptedModel:
         self.requests: Counter[str] = Counter()
         self.answered: Counter[str] = Counter()
         self.authorization: set[str] = set()
+        self.paths: list[str] = []
         self.bodies: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -70,6 +71,7 @@ class ScriptedModel:
                     model.requests[prompt] += 1
                     model.bodies.append(body)
                     model.authorization.add(self.headers.get("Authorization", ""))
+                    model.paths.append(self.path)
                     model.in_flight += 1
                     model.max_in_flight = max(model.max_in_flight, model.in_flight)
                 self._in_flight = True

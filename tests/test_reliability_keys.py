@@ -69,6 +69,32 @@ def test_url_credentials_never_reach_a_dump_of_the_config_but_reach_the_server(t
     assert pickle.loads(pickle.dumps(config)).odi.qa.writer.request_url == endpoint.request_url
 
 
+def test_a_query_string_key_reaches_the_server_after_the_path_and_no_dump_or_error(tmp_path: Path) -> None:
+    """`?api-key=…` in a base URL (Azure-style, with `api-version`) is kept out of every dump of the config, sent
+    after the request's path (not before it), and masked in an error that echoes it."""
+    from model_server import ScriptedModel
+
+    from benchfoundry.pipeline.model_client import ModelClient, ModelError, user_message
+
+    secret = "qs-key-4c1d9e-do-not-write"
+
+    def script(prompt: str, attempt: int) -> tuple:
+        return ("ok", "fine") if prompt == "hello" else ("status", 401, {"X-Echo": secret})
+
+    with ScriptedModel(script) as server:
+        base = f"{server.base_url}?api-key={secret}&api-version=2024-06-01"
+        config = load_config(None, [f"odi.qa.writer.base_url={base}", "odi.qa.writer.max_retries=0"])
+        assert secret not in json.dumps(config.model_dump(mode="json"))
+        endpoint = config.odi.qa.writer
+        with ModelClient(endpoint, tmp_path / "cache") as client:
+            assert client.chat([user_message("hello")]).text == "fine"
+            with pytest.raises(ModelError) as refused:
+                client.chat([user_message("refuse, echoing the key")])
+        assert server.paths[0] == f"/v1/chat/completions?api-key={secret}&api-version=2024-06-01"
+    assert secret not in str(refused.value)
+    assert not any(secret in p.read_text() for p in (tmp_path / "cache").rglob("*") if p.is_file())
+
+
 @flow(name="reliability-keys-params")
 def writer_url(config: BuildConfig) -> str:
     """What a flow given the config reaches: the writer's URL with its credentials."""
