@@ -120,6 +120,36 @@ def test_a_changed_shard_renders_only_its_new_frames(tmp_path: Path, fake_worker
     assert fake_worker[-1] == night + (rows["lighting"].iloc[0] != "night")
 
 
+def test_a_marker_whose_frame_files_lead_elsewhere_does_not_keep_the_frame(
+    tmp_path: Path, fake_worker: list[int]
+) -> None:
+    """A marker is input: a frame recorded as `../` files that exist outside the benchmark's folder, or as another
+    frame's files, is rendered again; the frames recorded truly are kept."""
+    (first,) = render_plan.plan_shards(config_of(TWO))
+    render_stage.render_shard(config_of(TWO), str(tmp_path), first)
+    store = StageStore(tmp_path, "syndor", render_plan.STAGE)
+    marker = store.marker(first.shard_id)
+    files = marker["frame_files"]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "i.jpg").write_bytes(b"x")
+    (outside / "m.png").write_bytes(b"x")
+    hashes = list(first.frame_hashes)
+    (tmp_path / "syndor" / files[hashes[0]][0]).unlink()
+    (tmp_path / "syndor" / files[hashes[0]][1]).unlink()
+    files[hashes[0]] = ["../outside/i.jpg", "../outside/m.png"]
+    (tmp_path / "syndor" / files[hashes[1]][0]).unlink()
+    files[hashes[1]] = files[hashes[2]]
+    marker_path = next(store.dir.glob(f"_done/{first.shard_id}.json"))
+    marker_path.write_text(json.dumps({**marker, "frame_files": files}))
+    (second,) = render_plan.plan_shards(config_of(THREE))
+    render_stage.render_shard(config_of(THREE), str(tmp_path), second)
+    new_frames = sum(f.lighting == "evening_west" for f in second.frames)
+    assert fake_worker[-1] == new_frames + 2
+    rows = store.shard_rows(second.shard_id)
+    assert all((tmp_path / "syndor" / p).is_file() for p in [*rows["img_path"], *rows["mask_path"]])
+
+
 def released(frames: set[sampling.Frame], settings: str = "x") -> pd.DataFrame:
     return pd.DataFrame(
         [

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from benchfoundry.benchmarks.syndor.render_plan import (
 from benchfoundry.benchmarks.syndor.rig_spec import lighting_spec, rig_shard
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.render_spec import RigFrame, RigShard, write_spec
+from benchfoundry.core.safe_paths import UnsafePathError, inside_file
 from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.store import StageStore
 from benchfoundry.person.prepare import PersonFiles, person_body, prepare_person
@@ -73,9 +75,10 @@ def fresh_dir(path: Path) -> Path:
 
 
 def shard_frames(
-    config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path, kept: frozenset[str] = frozenset()
+    config: BuildConfig, root: Path, plan: ShardPlan, tmp: Path, recorded: Mapping[str, Sequence[str]] | None = None
 ) -> tuple[RigShard, list[tuple[Path, Path]], list[dict[str, Any]]]:
-    """The worker spec of a shard rendering into `tmp` every frame whose hash is not in `kept`, the (temporary,
+    """The worker spec of a shard rendering into `tmp` every frame not in place (`in_place`, from what the shard's
+    last marker `recorded`), the (temporary,
     final) file pairs of those, and the index rows of every frame of the shard."""
     s = config.syndor
     bench_dir = root / BENCHMARK
@@ -110,7 +113,7 @@ def shard_frames(
         seed = item_seed(config.seed, STAGE, frame_id)
         rgb_tmp, mask_tmp = tmp / f"{i:04d}{ext}", tmp / f"{i:04d}_mask.png"
         light = lights[planned.lighting]
-        if plan.frame_hashes[i] not in kept:
+        if not in_place(bench_dir, (recorded or {}).get(plan.frame_hashes[i]), names):
             frames.append(
                 RigFrame(matrix_world=cam.matrix_world, seed=seed, light=light, rgb=str(rgb_tmp), mask=str(mask_tmp))
             )
@@ -149,13 +152,23 @@ def shard_frames(
     return rig_shard(config, person, plan.scene, frames, plan.scene_seed), finals, rows
 
 
-def frames_in_place(store: StageStore, plan: ShardPlan, bench_dir: Path) -> frozenset[str]:
-    """The frames of `plan` its shard's last marker recorded (by frame hash) whose image and mask are in place:
-    they are not rendered again, whatever else changed in the shard."""
-    recorded = (store.marker(plan.shard_id) or {}).get("frame_files") or {}
-    return frozenset(
-        h for h in plan.frame_hashes if h in recorded and all((bench_dir / f).is_file() for f in recorded[h])
-    )
+def recorded_frames(store: StageStore, plan: ShardPlan) -> dict[str, Any]:
+    """Frame hash → the files the shard's last marker recorded for it: a frame whose files are in place
+    (`in_place`) is not rendered again, whatever else changed in the shard."""
+    recorded = (store.marker(plan.shard_id) or {}).get("frame_files")
+    return recorded if isinstance(recorded, dict) else {}
+
+
+def in_place(bench_dir: Path, recorded: Any, names: Mapping[str, str]) -> bool:
+    """Whether a frame's image and mask are in place: the marker recorded exactly the names the plan gives the
+    frame, and both are regular files inside the benchmark's folder (a marker is input: `../` or a link out,
+    or another frame's names, make the frame render again)."""
+    if recorded != [names["img_path"], names["mask_path"]]:
+        return False
+    try:
+        return all(inside_file(bench_dir, name, "render marker frame_files") for name in recorded)
+    except (UnsafePathError, OSError):
+        return False
 
 
 def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:
@@ -165,8 +178,7 @@ def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:
     if store.is_done(plan.shard_id, plan.spec_hash):
         return str(store.shard_path(plan.shard_id))
     tmp = fresh_dir(store.dir / "_tmp" / plan.shard_id)
-    kept = frames_in_place(store, plan, root / BENCHMARK)
-    spec, finals, rows = shard_frames(config, root, plan, tmp, kept)
+    spec, finals, rows = shard_frames(config, root, plan, tmp, recorded_frames(store, plan))
     reply = run_shard(config, spec, tmp, finals) if spec.frames else {"seconds": 0.0}
     frame = pd.DataFrame(rows).astype(
         {
