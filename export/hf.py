@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic
+from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import check_complete, check_header, check_image_type, read_image_bytes
 
@@ -124,12 +125,26 @@ def write_split(path: Path, schema: pa.Schema, rows: Iterable[Mapping[str, Any]]
     return written, problems
 
 
+def build_label(build: str | Path) -> str:
+    """How a card names the build its data came from: its name and config hash from its build.json (never its
+    absolute path: the same build exported from another root gives the same card)."""
+    try:
+        record = read_json(Path(build) / "build.json")
+    except (OSError, ValueError):
+        record = None
+    if not isinstance(record, dict) or not isinstance(record.get("config_hash"), str):
+        return "a folder without a build record"
+    name = " ".join(str(record.get("name", "")).split())[:80]
+    return f"`{name}` (config sha256 {record['config_hash'][:16]}…)"
+
+
 def dataset_card(title: str, splits: Sequence[str], source: str) -> str:
-    """README.md: the `configs` that make `load_dataset(DIR)` one DatasetDict, and where the data came from."""
+    """README.md: the `configs` that make `load_dataset(DIR)` one DatasetDict, and which build the data came from
+    (`build_label`)."""
     files = "".join(f"  - split: {s}\n    path: data/{s}.parquet\n" for s in splits)
     return (
         f"---\nconfigs:\n- config_name: default\n  data_files:\n{files}---\n\n# {title}\n\n"
-        f"Exported by `benchfoundry export hf` from the build at `{source}`. "
+        f"Exported by `benchfoundry export hf` from the build {build_label(source)}. "
         "Load it with `datasets.load_dataset(<this folder>)`.\n"
     )
 

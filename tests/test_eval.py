@@ -513,3 +513,25 @@ def test_a_release_the_build_recorded_as_failed_is_neither_evaluated_nor_exporte
         json.dumps({"status": "finished", "benchmarks": {"viewspatial": {"status": "built"}}})
     )
     assert len(load_items("viewspatial", build)) == 24
+
+
+def test_the_hf_card_names_the_build_not_its_folder(tmp_path: Path) -> None:
+    """The same build exported from two roots gives the same dataset card: its name and config hash, never the
+    build's absolute path."""
+    import json
+    import shutil
+
+    from benchfoundry.export.formats import export
+
+    first = tmp_path / "one" / "build"
+    viewspatial_build(first)
+    record = {"name": "regen-2026", "config_hash": "ab" * 32, "status": "finished", "benchmarks": {}}
+    (first / "build.json").write_text(json.dumps(record))
+    second = tmp_path / "two" / "elsewhere"
+    shutil.copytree(first, second)
+    cards = []
+    for build in (first, second):
+        export("hf", "viewspatial", build, build.parent / "export")
+        cards.append((build.parent / "export" / "hf" / "viewspatial" / "README.md").read_text())
+    assert cards[0] == cards[1]
+    assert "`regen-2026` (config sha256 abababababababab…)" in cards[0] and str(tmp_path) not in cards[0]
