@@ -198,3 +198,12 @@ def test_review_import_releases_the_reviewed_answers(built: tuple[Path, dict], t
 def test_no_released_file_names_an_absolute_path(built: tuple[Path, dict]) -> None:
     out, _ = built
     assert absolute_paths(out / "odi", str(out)) == []
+
+
+def test_panoramas_that_give_no_question_fail_the_benchmark_instead_of_releasing_nothing() -> None:
+    from benchfoundry.benchmarks.odi.flow import outcome_status
+
+    assert outcome_status(2, False, 80) == ("built", "")
+    status, why = outcome_status(2, False, 0)
+    assert status == "failed" and "no question" in why
+    assert outcome_status(0, False, None)[0] == outcome_status(2, True, 80)[0] == "failed"

@@ -108,5 +108,18 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         f"{n_dropped} dropped at face borders; annotator {annotator} ({reason}); {qa_text}."
     )
     unreadable = {panorama_id(p) for p in paths} - set(done)
-    status = "built" if done and not qa_failed else "failed"  # no panorama annotated: nothing asked for was made
+    status, why = outcome_status(len(done), bool(qa_failed), qa["items"] if qa is not None else None)
+    detail += f" {why}" if why else ""
     return benchmark_outcome(status, detail, stages=stages, problems=problems, unannotated=sorted(unreadable), **extra)
+
+
+def outcome_status(annotated: int, qa_failed: bool, items: int | None) -> tuple[str, str]:
+    """(`built` or `failed`, what the detail must add): nothing annotated, the QA stage failed (the detail says
+    so already), or the panoramas gave no question (an empty ODI-Bench.json is no release)."""
+    if not annotated:
+        return "failed", "No panorama was annotated."
+    if qa_failed or items is None:
+        return "failed", ""
+    if not items:
+        return "failed", "The annotated panoramas gave no question: nothing to release."
+    return "built", ""
