@@ -79,11 +79,12 @@ test-infinigen: venv
 	  tests/test_asset_library.py -k infinigen_venv
 
 # Every timing bench in bench/ (not bench_table.py, which writes the table, nor viewspatial_release.py, a comparison
-# with the authors' release that needs their file), or those BENCHES names; each records its rows of the README's
-# Benchmarks table in its own file (a rerun replaces only its rows) and render_quality writes its own table: the
-# README's spans marked benchmarks and render-quality are written from them, no figure typed by hand.
+# with the authors' release that needs their file, nor scale.py, hours of rehearsal builds: run it by name), or
+# those BENCHES names; each records its rows of the README's Benchmarks table in its own file (a rerun replaces
+# only its rows) and render_quality writes its own table: the README's spans marked benchmarks and render-quality
+# are written from them, no figure typed by hand.
 BENCH_OUT ?= out/bench
-BENCHES ?= $(filter-out bench/bench_table.py bench/viewspatial_release.py,$(wildcard bench/*.py))
+BENCHES ?= $(filter-out bench/bench_table.py bench/viewspatial_release.py bench/scale.py,$(wildcard bench/*.py))
 BENCH_ARGS_render_quality = --table $(BENCH_OUT)/render-quality.md
 bench_name = $(basename $(notdir $(1)))
 bench: venv

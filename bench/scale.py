@@ -258,9 +258,19 @@ def print_benchmark(benchmark: str, runs: Sequence[dict[str, Any]]) -> None:
         )
 
 
+def full_items(benchmark: str) -> int:
+    """The items the full rehearsal preset plans (its `planned_items` hook)."""
+    from benchfoundry.configs.loader import load_config
+    from benchfoundry.pipeline.benchmarks import hook
+
+    planned = hook(benchmark, "planned_items")
+    return int(planned(load_config(preset(benchmark)))) if planned is not None else 0
+
+
 def cost_model(runs_by: dict[str, list[dict[str, Any]]]) -> str:
-    """The measured cost model, markdown: per item and per frame at the largest fraction, the full build
-    extrapolated linearly on 2, 16 and 64 cores, and the render term apart (seconds per frame here)."""
+    """The measured cost model, markdown: per item and per frame at the largest fraction, the full build (the
+    preset's planned items) extrapolated linearly on 2, 16 and 64 cores, and the render term apart (CPU seconds
+    per rendered frame here: put your own GPU's seconds per frame in its place)."""
     lines = [
         "| benchmark | measured at | CPU s / item | render CPU s / frame | full items | full build, CPU h | "
         + " | ".join(f"wall h on {c} cores" for c in CORES)
@@ -274,7 +284,7 @@ def cost_model(runs_by: dict[str, list[dict[str, Any]]]) -> str:
         render_cpu = sum(s["cpu_s"] or 0 for s in largest["stages"].values() if s["frames"])
         per_frame = render_cpu / largest["frames"] if largest["frames"] else None
         per_item_cpu = (largest["cpu_s"] or 0) / largest["items"]
-        items = round(largest["items"] / largest["fraction"])
+        items = full_items(benchmark) or round(largest["items"] / largest["fraction"])
         total_h = per_item_cpu * items / 3600
         walls = " | ".join(f"{total_h / c:.1f}" for c in CORES)
         frame_text = "-" if per_frame is None else f"{per_frame:.2f}"
@@ -292,7 +302,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every measurement here")
     parser.add_argument("--table", type=Path, help="write the cost model's markdown table here")
     parser.add_argument("--scratch", type=Path, help="where the builds go (default: a temporary folder)")
+    parser.add_argument(
+        "--runs", type=Path, help="print and tabulate the measurements of an earlier --json; build none"
+    )
     args = parser.parse_args(argv)
+    if args.runs:
+        runs_by = json.loads(args.runs.read_text())
+        for benchmark, runs in runs_by.items():
+            print_benchmark(benchmark, runs)
+        if args.table:
+            args.table.write_text(cost_model(runs_by))
+        return 0
     fractions = sorted(float(f) for f in args.fractions.split(","))
     if not fractions or not all(0 < f <= 1 for f in fractions):
         parser.error(f"--fractions {args.fractions!r}: each must be in (0, 1]")
