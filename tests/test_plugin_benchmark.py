@@ -362,7 +362,7 @@ def test_export_lmms_eval_writes_the_toys_task(
     folder = tmp_path / "lmms-eval" / "benchfoundry_toybench"
     yaml = (folder / "benchfoundry_toybench.yaml").read_text()
     data = (folder / "data" / "test.parquet").absolute()
-    assert "task: benchfoundry_toybench\n" in yaml and f'test: "{data}"' in yaml
+    assert 'task: "benchfoundry_toybench"\n' in yaml and f'test: "{data}"' in yaml  # quoted scalars
     assert "aggregation: !function utils.toy_aggregate" in yaml
     utils_source = TOY_SOURCE / TOY / "lmms_eval_utils.py"
     assert (folder / "utils.py").read_bytes() == utils_source.read_bytes()
