@@ -67,7 +67,7 @@ def cyclic_draw(levels: sampling.Levels, counts: Sequence[int], seed: int) -> li
 
 
 def old_sampler(config: BuildConfig, levels: sampling.Levels) -> set[sampling.Frame]:
-    weights = [sampling.items_per_frame(config, lighting) for lighting in levels.lightings]
+    weights = [config.syndor.items_per_frame(lighting) for lighting in levels.lightings]
     per_lighting = levels.grid_size() // len(levels.lightings)
     counts = sampling.lighting_counts(config.syndor.sample.items, weights, per_lighting)
     return set(cyclic_draw(levels, counts, config.seed))

@@ -4,7 +4,9 @@ a block of the benchmark's name with it; `register_section` adds one in this pro
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -26,11 +28,17 @@ def unregister_section(name: str) -> None:
     _ADDED.pop(name, None)
 
 
+@cache
+def _declared() -> tuple[tuple[str, type[Section], str | None], ...]:
+    """(name, section model, `scale` hook) of every declared benchmark, in build order (the descriptors' `order`,
+    then name); read once, as the entry points are."""
+    ordered = sorted(plugins.load_all(plugins.BENCHMARKS_GROUP).values(), key=lambda d: (d.order, d.name))
+    return tuple((d.name, plugins.resolve(d.config), getattr(d, "scale", None)) for d in ordered)
+
+
 def known_sections() -> dict[str, type[Section]]:
-    """Every benchmark's section: name → model, in build order (the descriptors' `order`, then name)."""
-    declared = plugins.load_all(plugins.BENCHMARKS_GROUP).values()
-    ordered = sorted(declared, key=lambda d: (d.order, d.name))
-    return {**{d.name: plugins.resolve(d.config) for d in ordered}, **_ADDED}
+    """Every benchmark's section: name → model, in build order, those added in this process last."""
+    return {**{name: model for name, model, _ in _declared()}, **_ADDED}
 
 
 def section_model(name: str) -> type[Section] | None:
@@ -59,9 +67,14 @@ def validate_sections(blocks: Mapping[str, Any], title: str) -> dict[str, Sectio
 def scaled_sections(sections: Mapping[str, Section], fraction: float) -> dict[str, Section]:
     """Each section with its counts times `fraction` (a config's `scale`), by its benchmark's `scale` hook; a
     section whose benchmark has none is kept as it is."""
-    declared = {d.name: d for d in plugins.load_all(plugins.BENCHMARKS_GROUP).values()}
-    hooks = {name: getattr(d, "scale", None) for name, d in declared.items()}
+    hooks = {name: scale for name, _, scale in _declared()}
     return {
         name: plugins.resolve(hooks[name])(section, fraction) if hooks.get(name) else section
         for name, section in sections.items()
     }
+
+
+def scaled_count(count: int, fraction: float, least: int = 1) -> int:
+    """A count of a build times a config's `scale` for a `scale` hook: rounded half up, at least `least`, never
+    more than the count itself."""
+    return min(count, max(least, math.floor(count * fraction + 0.5)))

@@ -22,9 +22,10 @@ from benchfoundry.benchmarks.odi.budget import choose
 from benchfoundry.benchmarks.odi.build_plan import plan_config, planned_items
 from benchfoundry.benchmarks.odi.identity import TASKS
 from benchfoundry.benchmarks.odi.question_builder import Candidate
-from benchfoundry.benchmarks.odi.scale import scaled, scaled_count
+from benchfoundry.benchmarks.odi.scale import scaled
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.loader import config_hash, load_config
+from benchfoundry.configs.sections import scaled_count
 
 PRESET = "rehearsal-odi"
 #: The paper's counts (ODI-Bench: 2,000 panoramas, 4,254 QA, each asked closed and open).

@@ -150,15 +150,18 @@ def test_scaled_plans_are_proportional_and_balanced(fraction: float, capsys: pyt
 
 
 def test_a_tiny_fraction_keeps_every_level_at_every_distance() -> None:
-    """Far below one unit the sample keeps the least that holds every level at every distance: one unit with one
-    pose per action; with the full preset's 4 AMASS poses per action, 32 action × pose levels need 3."""
-    rehearsal = load_config(PRESET, ["scale=0.0001"])
-    assert rehearsal.syndor.sample.items == UNIT
+    """Far below one unit the sample keeps the least that holds every level at every distance: 32 action × pose
+    levels (the rehearsal's 4 built-in poses, the full preset's 4 AMASS frames) need 3 units of 13 frames a
+    distance; one pose per action needs one."""
+    for config in (load_config(PRESET, ["scale=0.0001"]), load_config(FULL, ["scale=0.0001"])):
+        assert config.syndor.sample.items == 3 * UNIT
+        frames, levels = planned_frames(config)
+        assert len(frames) == 3 * LIGHTINGS * DISTANCES
+        assert_balanced(frames, levels)
+    one_pose = load_config(PRESET, ["scale=0.0001", "syndor.poses.builtin_variants=1"])
+    assert one_pose.syndor.sample.items == UNIT
+    assert_balanced(*planned_frames(one_pose))
     full = load_config(FULL, ["scale=0.0001"])
-    assert full.syndor.sample.items == 3 * UNIT
-    frames, levels = planned_frames(full)
-    assert len(frames) == 3 * LIGHTINGS * DISTANCES
-    assert_balanced(frames, levels)
     assert full.syndor.discern.labels.sample_size == scale.MIN_LABEL_SAMPLE
     assert full.syndor.discern.labels.holdout_size == scale.MIN_HOLDOUT
 

@@ -12,21 +12,13 @@ is given (benchmarks/odi/budget.py). Rounding is half up."""
 
 from __future__ import annotations
 
-import math
-
 from benchfoundry.benchmarks.odi.config import OdiConfig
 from benchfoundry.benchmarks.odi.identity import TASKS
-
-
-def scaled_count(count: int, fraction: float) -> int:
-    """round(count · fraction), half up, at least 1."""
-    return max(1, math.floor(count * fraction + 0.5))
+from benchfoundry.configs.sections import scaled_count
 
 
 def scaled(section: OdiConfig, fraction: float) -> OdiConfig:
     """The section with its panoramas and question budget times `fraction` (0 < f <= 1)."""
-    if not 0 < fraction <= 1:
-        raise ValueError(f"scale {fraction!r} is not a fraction in (0, 1]")
     data = section.model_dump(mode="python")
     ratio, capacity = fraction, None
     if section.panorama_root is None:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from benchfoundry.benchmarks.syndor import render_plan, sampling
 from benchfoundry.benchmarks.syndor.identity import BENCHMARK
+from benchfoundry.benchmarks.syndor.release import TASKS
 from benchfoundry.configs.build import BuildConfig
 
 #: Prefect task runs of a build besides the render and feature shards: calibration, labels, QA export, report.
@@ -28,7 +29,7 @@ SINGLE_TASKS = ("calibration", "labels", "qa_export", "report")
 def nominal_pose_counts(config: BuildConfig) -> dict[str, int]:
     """Poses per action as the config asks for them."""
     poses = config.syndor.poses
-    return dict.fromkeys(poses.actions, poses.max_frames_per_action if poses.uses_amass else poses.builtin_variants)
+    return dict.fromkeys(poses.actions, poses.poses_per_action)
 
 
 def summary(config: BuildConfig, sample: sampling.Sample, levels: sampling.Levels) -> dict[str, Any]:
@@ -43,7 +44,7 @@ def summary(config: BuildConfig, sample: sampling.Sample, levels: sampling.Level
             cameras = len(render_plan.rig_frames(s, lighting))
             shard_frames += [cameras] * (len(s.scenes) * repeats)
             if s.qa.empty_scene_negatives:
-                presence_rows = sampling.items_per_frame(config, lighting) // len(sampling.TASKS)
+                presence_rows = config.syndor.items_per_frame(lighting) // len(TASKS)
                 empty_items += len(s.scenes) * repeats * cameras * presence_rows
     features = sum(math.ceil(n / s.discern.frames_per_shard) for n in shard_frames)
     runs = {"render": len(shard_frames), "features": features, **dict.fromkeys(SINGLE_TASKS, 1)}

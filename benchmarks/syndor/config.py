@@ -10,7 +10,7 @@ from benchfoundry.benchmarks.syndor import dori
 from benchfoundry.benchmarks.syndor.discern_config import DiscernConfig
 from benchfoundry.benchmarks.syndor.lighting import LIGHTINGS, TIMES_OF_DAY, lighting
 from benchfoundry.benchmarks.syndor.pose_config import PoseConfig
-from benchfoundry.benchmarks.syndor.qa_config import QaConfig
+from benchfoundry.benchmarks.syndor.qa_config import TASK_PROMPTS, QaConfig
 from benchfoundry.configs.base import (
     MAX_SECONDS,
     MAX_SIDE_PX,
@@ -231,6 +231,12 @@ class SyndorConfig(Section):
         if self.qa.empty_scene_negatives is None:
             self.qa.empty_scene_negatives = self.empty_scenes
         return self
+
+    def items_per_frame(self, lighting_name: str) -> int:
+        """QA items of one person frame: a row per task, and one more per task when the frame gets a night-vision
+        image."""
+        night_vision = lighting(lighting_name).family in self.discern.isp.apply_to
+        return len(TASK_PROMPTS) * (2 if night_vision else 1)
 
 
 def _unique(values: list, field: str) -> list:

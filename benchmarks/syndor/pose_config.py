@@ -145,3 +145,8 @@ class PoseConfig(Section):
     @property
     def uses_amass(self) -> bool:
         return self.amass_root is not None
+
+    @property
+    def poses_per_action(self) -> int:
+        """The poses each action is asked for: `max_frames_per_action` AMASS frames, else `builtin_variants`."""
+        return self.max_frames_per_action if self.uses_amass else self.builtin_variants

@@ -32,8 +32,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from benchfoundry.benchmarks.syndor.lighting import family
-from benchfoundry.benchmarks.syndor.release import TASKS
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.seeding import item_rng, seed_sequence
 
@@ -100,12 +98,6 @@ def build_levels(config: BuildConfig, pose_counts: dict[str, int]) -> Levels:
         textures=tuple(config.person.textures.ids),
         poses=tuple((a, pose_counts[a]) for a in s.poses.actions if pose_counts.get(a, 0) > 0),
     )
-
-
-def items_per_frame(config: BuildConfig, lighting: str) -> int:
-    """QA items of one person frame: a row per task, and one more per task when the frame gets a night-vision image."""
-    night_vision = family(lighting) in config.syndor.discern.isp.apply_to
-    return len(TASKS) * (2 if night_vision else 1)
 
 
 def lighting_counts(items: int, weights: Sequence[int], capacity: int) -> list[int]:
@@ -393,7 +385,7 @@ def sample_frames(config: BuildConfig, levels: Levels) -> Sample:
     """The frames of `syndor.sample` over `levels`: a balanced draw for `sample.items`, else the full factorial
     (also when the target reaches the full factorial's items)."""
     target = config.syndor.sample.items
-    weights = [items_per_frame(config, lighting) for lighting in levels.lightings]
+    weights = [config.syndor.items_per_frame(lighting) for lighting in levels.lightings]
     grid = levels.grid_size()
     if grid > MAX_GRID_FRAMES:
         raise ValueError(

@@ -25,8 +25,7 @@ from __future__ import annotations
 import math
 
 from benchfoundry.benchmarks.syndor.config import SyndorConfig
-from benchfoundry.benchmarks.syndor.lighting import family
-from benchfoundry.benchmarks.syndor.qa_config import TASK_PROMPTS
+from benchfoundry.configs.sections import scaled_count
 
 #: The least label sample of a scaled build: a few images of every stratum (distance × lighting group × raw/NV),
 #: enough for the classifier's cross-validation folds.
@@ -35,25 +34,10 @@ MIN_LABEL_SAMPLE = 50
 MIN_HOLDOUT = 10
 
 
-def _round_half_up(x: float) -> int:
-    return math.floor(x + 0.5)
-
-
-def items_per_frame(section: SyndorConfig, lighting: str) -> int:
-    """QA items of one frame of `lighting`: a row per task, twice with a night-vision image (as
-    sampling.items_per_frame, from the section alone)."""
-    return len(TASK_PROMPTS) * (2 if family(lighting) in section.discern.isp.apply_to else 1)
-
-
-def poses_per_action(section: SyndorConfig) -> int:
-    """Poses per action as the plan counts them: `max_frames_per_action` with AMASS, one built-in pose otherwise."""
-    return section.poses.max_frames_per_action if section.poses.uses_amass else 1
-
-
 def item_unit(section: SyndorConfig) -> int:
     """Items of one frame per lighting × distance: the grain of a scaled sample."""
     zones = len(section.rig.zones or section.zones_ppm)
-    return zones * sum(items_per_frame(section, lighting) for lighting in section.lightings)
+    return zones * sum(section.items_per_frame(lighting) for lighting in section.lightings)
 
 
 def least_units(section: SyndorConfig) -> int:
@@ -64,7 +48,7 @@ def least_units(section: SyndorConfig) -> int:
         len(section.rig.azimuths_deg),
         len(section.rig.elevations_deg),
         len(section.scenes),
-        len(section.poses.actions) * poses_per_action(section),
+        len(section.poses.actions) * section.poses.poses_per_action,
     )
     return math.ceil(levels / len(section.lightings))
 
@@ -78,25 +62,19 @@ def scaled_items(section: SyndorConfig, fraction: float) -> int:
             "set syndor.sample.items to scale SynDORBench"
         )
     unit = item_unit(section)
-    units = max(least_units(section), _round_half_up(fraction * items / unit))
+    units = max(least_units(section), math.floor(fraction * items / unit + 0.5))
     return min(units * unit, items)
-
-
-def _scaled_count(count: int | None, fraction: float, least: int) -> int | None:
-    if count is None:
-        return None
-    return min(count, max(least, _round_half_up(fraction * count)))
 
 
 def scaled(section: SyndorConfig, fraction: float) -> SyndorConfig:
     """The section with its counts times `fraction` (0 < fraction <= 1), the sample kept balanced."""
-    if not 0 < fraction <= 1:
-        raise ValueError(f"scale: {fraction!r} is not a fraction in (0, 1]")
     if not section.enabled:
         return section
     labels = section.discern.labels
-    sample_size = _scaled_count(labels.sample_size, fraction, MIN_LABEL_SAMPLE)
-    holdout = _scaled_count(labels.holdout_size, fraction, MIN_HOLDOUT)
+    sample_size, holdout = (
+        None if count is None else scaled_count(count, fraction, least)
+        for count, least in ((labels.sample_size, MIN_LABEL_SAMPLE), (labels.holdout_size, MIN_HOLDOUT))
+    )
     if holdout is not None and sample_size is not None:
         holdout = min(holdout, sample_size - 1)
     data = section.model_dump(mode="json")

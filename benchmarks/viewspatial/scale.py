@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 from benchfoundry.benchmarks.viewspatial.config import ViewSpatialConfig
+from benchfoundry.configs.sections import scaled_count
 
 #: Slack of ⌈n · f⌉ against floating point: 240 · 0.1 is 24.000000000000004, 24 scans.
 _EPSILON = 1e-9
@@ -23,9 +24,7 @@ _EPSILON = 1e-9
 
 def scaled_budget(budget: int | None, fraction: float) -> int | None:
     """round(budget · fraction), half up, at least 1; 0 stays 0 and None (every item) stays None."""
-    if budget is None or budget == 0:
-        return budget
-    return max(1, math.floor(budget * fraction + 0.5))
+    return budget if not budget else scaled_count(budget, fraction)
 
 
 def scaled_data(count: int, fraction: float) -> int:
@@ -35,8 +34,6 @@ def scaled_data(count: int, fraction: float) -> int:
 
 def scaled(section: ViewSpatialConfig, fraction: float) -> ViewSpatialConfig:
     """The section with its task budgets, synthetic scans and synthetic images times `fraction` (0 < f <= 1)."""
-    if not 0 < fraction <= 1:
-        raise ValueError(f"scale {fraction!r} is not a fraction in (0, 1]")
     data = section.model_dump(mode="python")
     budgets = data["release"]["budgets"]
     for task, budget in budgets.items():
