@@ -96,13 +96,12 @@ def _load_eval_config(path: str | None) -> Any:
 
 def _build_identity(build: Path) -> dict[str, Any]:
     """The build a result ran on: its folder, and the name and config hash its build.json records."""
-    from benchfoundry.core.bounded_read import read_json
+    from benchfoundry.core.output_root import read_build_record
 
     try:
-        record = read_json(build / "build.json")
-    except (OSError, ValueError):
+        record = read_build_record(build)
+    except ValueError:
         record = {}
-    record = record if isinstance(record, dict) else {}
     return {"out": str(build.absolute()), "name": record.get("name"), "config_hash": record.get("config_hash")}
 
 

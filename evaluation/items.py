@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.core.bounded_read import read_json
+from benchfoundry.core.output_root import RECORD_NAME, read_build_record
 from benchfoundry.core.safe_paths import UnsafePathError, inside_file
 from benchfoundry.evaluation.choices import split_option
 from benchfoundry.pipeline.benchmarks import hook
@@ -77,20 +78,16 @@ def check_release(build: Path, benchmark: str) -> None:
     """A ValueError when the build's record says the benchmark failed (or was stopped before it ended): what it
     left is not a release, and neither eval nor export reads it. A folder without a build record (files someone
     hands over) is read as it is."""
-    record_path = build / "build.json"
-    if not record_path.is_file():
-        return
-    try:
-        record = read_json(record_path)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{record_path}: unreadable build record ({exc})") from None
-    outcome = record.get("benchmarks", {}).get(benchmark) if isinstance(record, dict) else None
+    record = read_build_record(build)
+    record_path = build / RECORD_NAME
+    benchmarks = record.get("benchmarks")
+    outcome = benchmarks.get(benchmark) if isinstance(benchmarks, dict) else None
     if isinstance(outcome, dict) and outcome.get("status") == "failed":
         raise ValueError(
             f"{record_path}: {benchmark} failed ({outcome.get('detail') or 'no detail'}); what it wrote is not a "
             "release: build it again first"
         )
-    if isinstance(record, dict) and record.get("status") in ("running", "interrupted") and outcome is None:
+    if record.get("status") in ("running", "interrupted") and outcome is None:
         raise ValueError(f"{record_path}: the build was {record['status']} before {benchmark} ended: build it first")
 
 

@@ -21,9 +21,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic
-from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import check_complete, check_header, check_image_type, read_image_bytes
+from benchfoundry.core.output_root import read_build_record
 
 STAGE = "export"
 IMAGE_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
@@ -129,10 +129,10 @@ def build_label(build: str | Path) -> str:
     """How a card names the build its data came from: its name and config hash from its build.json (never its
     absolute path: the same build exported from another root gives the same card)."""
     try:
-        record = read_json(Path(build) / "build.json")
-    except (OSError, ValueError):
-        record = None
-    if not isinstance(record, dict) or not isinstance(record.get("config_hash"), str):
+        record = read_build_record(build)
+    except ValueError:
+        record = {}
+    if not isinstance(record.get("config_hash"), str):
         return "a folder without a build record"
     name = " ".join(str(record.get("name", "")).split())[:80]
     return f"`{name}` (config sha256 {record['config_hash'][:16]}…)"

@@ -12,6 +12,7 @@ package, imported by `hook` when used (a field that names a module to copy, `lmm
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from benchfoundry.configs import sections
@@ -50,7 +51,9 @@ class Benchmark:
 _ADDED: dict[str, Benchmark] = {}
 
 
+@cache
 def _declared() -> dict[str, Benchmark]:
+    """The declared descriptors by name, checked once."""
     found = plugins.load_all(plugins.BENCHMARKS_GROUP)
     for entry, descriptor in found.items():
         if not isinstance(descriptor, Benchmark) or descriptor.name != entry:

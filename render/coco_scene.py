@@ -112,8 +112,6 @@ def render_coco(scene: Any, spec: CocoShard, scratch: Path) -> list[float]:
 def render_coco_shard(worker: Worker, spec: CocoShard) -> dict[str, Any]:
     """The renderer of a `CocoShard`: the scene built once in a fresh file, changed per image."""
     started = time.perf_counter()
-    worker.bpy.ops.wm.read_factory_settings(use_empty=True)
-    worker.scene = worker.bpy.context.scene
-    worker.built = {"coco": spec.images[-1].image if spec.images else None}
+    worker.fresh({"coco": spec.images[-1].image if spec.images else None})
     seconds = render_coco(worker.scene, spec, worker.scratch)
     return {"ok": True, "frames": len(seconds), "seconds": time.perf_counter() - started, "frame_seconds": seconds}

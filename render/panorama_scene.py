@@ -83,8 +83,6 @@ def render_panorama(scene: Any, spec: PanoramaShard, scratch: Path) -> None:
 def render_panorama_shard(worker: Worker, spec: PanoramaShard) -> dict[str, Any]:
     """The renderer of a `PanoramaShard`: the panorama built in a fresh file."""
     started = time.perf_counter()
-    worker.bpy.ops.wm.read_factory_settings(use_empty=True)
-    worker.scene = worker.bpy.context.scene
-    worker.built = {"panorama": spec.image}
+    worker.fresh({"panorama": spec.image})
     render_panorama(worker.scene, spec, worker.scratch)
     return {"ok": True, "frames": 1, "seconds": time.perf_counter() - started}

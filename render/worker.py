@@ -62,12 +62,16 @@ class Worker:
         render = renderer(data.get("kind") if isinstance(data, dict) else None)
         return render(self, from_json(data))
 
+    def fresh(self, built: dict[str, Any]) -> None:
+        """An empty file to build a shard's scene in; `built` records what the shard will build there."""
+        self.bpy.ops.wm.read_factory_settings(use_empty=True)
+        self.scene = self.bpy.context.scene
+        self.built = built
+
     def reset(self) -> None:
         """Back to an empty file, unless nothing has been built since the last reset."""
         if self.built:
-            self.bpy.ops.wm.read_factory_settings(use_empty=True)
-            self.scene = self.bpy.context.scene
-            self.built = {}
+            self.fresh({})
 
 
 #: A renderer: (the worker, a shard) -> the reply `{"ok": True, "frames": N, "seconds": …}`.
@@ -76,10 +80,10 @@ Renderer = Callable[[Worker, Any], dict[str, Any]]
 
 def renderer(kind: Any) -> Renderer:
     """The render function of a shard kind, declared in the `benchfoundry.renderers` entry point group (loading it
-    imports the module that registers the kind's spec type); a ValueError naming the kind when none is."""
-    if not isinstance(kind, str) or kind not in plugins.declared(plugins.RENDERERS_GROUP):
-        known = ", ".join(sorted(plugins.declared(plugins.RENDERERS_GROUP)))
-        raise ValueError(f"the render worker renders no shard of kind {kind!r}; known: {known}")
+    imports the module that registers the kind's spec type); a PluginError naming the kind and the declared ones
+    when none is declared for it."""
+    if not isinstance(kind, str):
+        raise ValueError(f"a render spec without a kind: {kind!r}")
     return plugins.load(plugins.RENDERERS_GROUP, kind)
 
 

@@ -126,6 +126,20 @@ def toy_in_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[benchmarks.Bench
             del sys.modules[module]
 
 
+def test_the_render_worker_finds_each_kinds_renderer_by_its_entry_point_and_names_an_unknown_one() -> None:
+    from benchfoundry.core import plugins
+    from benchfoundry.core.render_spec import PanoramaShard, RigShard
+    from benchfoundry.render import worker
+
+    declared = plugins.declared(plugins.RENDERERS_GROUP)
+    assert {RigShard.kind, PanoramaShard.kind} <= set(declared)
+    assert worker.renderer(RigShard.kind) is plugins.resolve(declared[RigShard.kind])
+    with pytest.raises(plugins.PluginError, match=r"no entry 'hologram'; declared: .*rig"):
+        worker.renderer("hologram")
+    with pytest.raises(ValueError, match="without a kind"):
+        worker.renderer(None)
+
+
 def test_a_benchmark_registered_in_process_brings_its_section_and_goes_again(
     toy_in_process: benchmarks.Benchmark, tmp_path: Path
 ) -> None:

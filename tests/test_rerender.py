@@ -14,6 +14,7 @@ import pytest
 
 from benchfoundry.benchmarks.syndor import (
     build_plan,
+    camera_rig,
     frame_files,
     night_vision_stage,
     render_plan,
@@ -229,6 +230,24 @@ def test_unused_frame_files_are_listed_and_pruned(tmp_path: Path) -> None:
     assert frame_files.prune(bench, [used[0]], [used[1]]) == len(gone)
     assert not (bench / Path(gone[0]).parents[2]).exists() and all((bench / rel).is_file() for rel in used)
     assert frame_files.unused_frame_files(bench, [used[0]], [used[1]]) == []
+
+
+@pytest.mark.parametrize("texture_id, ext", [(0, ".jpg"), (12, ".png"), (None, ".jpg")])
+def test_every_frame_name_the_plan_gives_is_one_prune_recognises(texture_id: int | None, ext: str) -> None:
+    """frame_files.FRAME_FILE and render_plan.frame_paths describe one naming: every image, mask and night-vision
+    name of every rig camera (people and empty scenes) matches, so `--prune` can never miss or mistake a frame."""
+    syndor = config_of(THREE).syndor
+    cameras = camera_rig.rig_cameras(
+        syndor.camera.spec(),
+        render_plan.zones(syndor),
+        syndor.rig.azimuths_deg,
+        syndor.rig.elevations_deg,
+        np.array([0.0, 0.0, 0.9]),
+    )
+    for cam in cameras:
+        names = render_plan.frame_paths(texture_id, "walking", "desert", "evening_west", 3, cam, ext)
+        for name in (names["img_path"], names["mask_path"], night_vision_stage.nv_relpath(names["img_path"])):
+            assert frame_files.FRAME_FILE.fullmatch(name), name
 
 
 def test_prune_removes_no_users_file_and_follows_no_link(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import os_reason, utc_now
 
 #: Written on first use: the folder is a benchfoundry build and the build owns what it writes there.
@@ -108,6 +109,21 @@ def _is_our_record(record: Any) -> bool:
         and isinstance(digest, str)
         and re.fullmatch(r"[0-9a-f]{64}", digest) is not None
     )
+
+
+def read_build_record(build: str | os.PathLike[str]) -> dict[str, Any]:
+    """A build's `build.json`, read bounded ({} when there is none); ValueError naming it when it cannot be read
+    or is not a JSON object."""
+    path = Path(build) / RECORD_NAME
+    if not path.is_file():
+        return {}
+    try:
+        record = read_json(path)
+    except OSError as exc:
+        raise ValueError(f"{path}: unreadable build record ({os_reason(exc)})") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"{path}: not a build record")
+    return record
 
 
 def is_build_root(folder: Path) -> bool:

@@ -10,22 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.benchmarks.syndor.qa_config import TASK_PROMPTS, QaConfig
+from benchfoundry.core.output_root import read_build_record
 
 #: The paper's E5Score model (the authors' eval/metrics/e5_score.py).
 E5 = "intfloat/e5-large-v2"
-
-
-def _build_record(build: Path) -> dict[str, Any]:
-    """The build's build.json ({} when there is none); ValueError naming it when it is not a JSON object."""
-    from benchfoundry.core.bounded_read import read_json
-
-    record_path = build / "build.json"
-    if not record_path.is_file():
-        return {}
-    record = read_json(record_path)
-    if not isinstance(record, dict):
-        raise ValueError(f"{record_path}: not a build record")
-    return record
 
 
 def _build_settings(record: dict[str, Any]) -> tuple[QaConfig, int]:
@@ -117,7 +105,7 @@ def score_syndor(
     from benchfoundry.core.output_root import check_output_file
 
     target = check_output_file(out or build / "report" / "scores" / f"{predictions.stem}.json")
-    record = _build_record(build)
+    record = read_build_record(build)
     qa, _ = _build_settings(record)
     qa = _embedding_override(qa, embed_path, embed_name)
     key = release.answer_key(release.index_dir(build))
@@ -180,7 +168,7 @@ def _score_and_report(args: argparse.Namespace, build: Path) -> int:
         from benchfoundry.benchmarks.syndor.report_page import write_report
         from benchfoundry.pipeline.report_nav import link_pages
 
-        record = _build_record(build)
+        record = read_build_record(build)
         qa, seed = _build_settings(record)
         qa = _embedding_override(qa, args.embed_path, args.embed_name)
         print(f"report updated: {write_report(build, qa, seed=seed, calibration=_calibration(record))}")

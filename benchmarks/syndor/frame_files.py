@@ -35,7 +35,7 @@ def unused_frame_files(bench_dir: Path, img_paths: Iterable[str], mask_paths: It
     if images.is_symlink() or not images.is_dir():
         return []
     img_paths = list(img_paths)
-    used = {*img_paths, *(mask_paths), *(nv_relpath(p) for p in img_paths)}
+    used = {*img_paths, *mask_paths, *(nv_relpath(p) for p in img_paths)}
     found = []
     for folder, subfolders, files in os.walk(images, followlinks=False):
         subfolders[:] = [d for d in subfolders if not (Path(folder) / d).is_symlink()]
