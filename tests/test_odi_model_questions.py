@@ -82,17 +82,22 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, Scripte
     return out, result, server
 
 
+def room_counts(out) -> dict:
+    """The QA stage's counts of the one panorama, from its marker."""
+    return StageStore(out, "odi", "qa").marker("room.png")["qa"]
+
+
 def test_the_describer_is_shown_crops_and_never_told_the_class(built) -> None:
-    _, result, server = built
+    out, result, server = built
     described = [b for b in server.bodies if b["model"] == "vlm"]
-    assert len(described) == result["panoramas"]["room.png"]["instances"]
+    assert len(described) == room_counts(out)["instances"] == result["panorama_totals"]["instances"]
     prompts = {b["messages"][0]["content"][-1]["text"] for b in described}
     assert prompts == {OdiConfig().qa.describe_prompt}  # one text for every crop: no class put in
 
 
 def test_the_filter_keeps_what_the_describer_names(built) -> None:
-    _, result, _ = built
-    counts = result["panoramas"]["room.png"]
+    out, result, _ = built
+    counts = room_counts(out)
     # The crate-callers are dropped by class; the couch counts as a sofa (a synonym); the ball, lamp, sign stay.
     assert counts["kept"] == 4 and result["dropped_inconsistent_by_class"] == {
         "bookshelf": 1,

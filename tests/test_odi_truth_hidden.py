@@ -140,7 +140,7 @@ def test_a_wrong_class_is_dropped_by_the_consistency_filter(tmp_path: Path, monk
     monkeypatch.setattr(annotate_stage, "make_annotator", mislabelling)
     out, result = build_odi(tmp_path, smoke(tmp_path))
     assert result["dropped_inconsistent_by_class"] == {"bench": 1}
-    assert result["panoramas"]["room.png"]["census"].get("bench", 0) == 0
+    assert StageStore(out, "odi", "qa").marker("room.png")["qa"]["census"].get("bench", 0) == 0
     room = [i for i in items(out) if i["id"].startswith("room.png:")]
     assert not any("bench" in i["question"] and i["answer"] != "no" for i in room)
 

@@ -94,6 +94,13 @@ def benchmark_outcome(
     return {"status": status, "detail": detail, "stages": stages or {}, "problems": problems or [], **extra}
 
 
+def render_summary(seconds: Iterable[float]) -> dict[str, Any]:
+    """What build.json keeps of a render stage's per-scene seconds: how many scenes, how many rendered this run
+    (the rest were already done), their total seconds; the per-scene figures stay in the stage's own records."""
+    values = list(seconds)
+    return {"scenes": len(values), "rendered": sum(1 for s in values if s > 0), "render_s": round(sum(values), 2)}
+
+
 def problem(stage: str, item: str, reason: str, *, kind: str = "skipped", path: str | None = None) -> dict[str, Any]:
     """One skipped or failed item, as listed in build.json (its reason redacted: benchfoundry/core/redact.py)."""
     row = {"stage": stage, "item": item, "kind": kind, "reason": redact(reason)}

@@ -11,6 +11,8 @@ report page `report/odi.html` shows them with the instances.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,7 @@ from benchfoundry.benchmarks.odi.qa_stage import SUMMARY as QA_SUMMARY
 from benchfoundry.benchmarks.odi.qa_stage import qa_task
 from benchfoundry.benchmarks.odi.report_page import write_report_page
 from benchfoundry.configs.build import BuildConfig
-from benchfoundry.core.buildinfo import benchmark_outcome
+from benchfoundry.core.buildinfo import benchmark_outcome, render_summary
 from benchfoundry.core.store import StageStore
 from benchfoundry.flows.collect import collect_shards
 from benchfoundry.flows.task_runner import submit_shards
@@ -44,7 +46,7 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         made, problems = collect_shards(
             PANORAMA_STAGE, submit_shards(panorama_task, out, [(name, name) for name in odi.synthetic.names], config)
         )
-        extra["synthetic_render_s"] = {r["scene"]: round(r["seconds"], 2) for r in made}
+        extra["synthetic_render"] = render_summary(r["seconds"] for r in made)
         paths = [folder / f"{r['scene']}.png" for r in made]
         source = f"{len(paths)} synthetic panoramas in {folder}"
         if not paths:  # every render failed (a full disk, a broken Blender): nothing asked for was made
@@ -78,10 +80,10 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     store = StageStore(out, BENCHMARK, STAGE)
     manifest = store.write_manifest(done)
     dropped = {r["panorama"]: r["dropped_at_border"] for r in rows if r["done"]}
-    extra["dropped_at_border"] = dropped
+    extra["dropped_at_border"] = summed(dropped.values())
     n_instances = sum(r["instances"] for r in rows if r["done"])
-    n_dropped = sum(sum(d.values()) for d in dropped.values())
-    extra["census"] = {r["panorama"]: r["census"] for r in rows if r["done"]}
+    n_dropped = sum(extra["dropped_at_border"].values())
+    extra["census"] = summed(r["census"] for r in rows if r["done"])
     stages = {STAGE: str(manifest), "coco": str(store.dir / "coco")}
     qa_runs, qa_failed = collect_shards(QA_STAGE, submit_shards(qa_task, out, [("qa", str(manifest))], config))
     problems += qa_failed
@@ -111,6 +113,14 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     status, why = outcome_status(len(done), bool(qa_failed), qa["items"] if qa is not None else None)
     detail += f" {why}" if why else ""
     return benchmark_outcome(status, detail, stages=stages, problems=problems, unannotated=sorted(unreadable), **extra)
+
+
+def summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:
+    """Per-panorama counts added up, by key, sorted: build.json's totals (each panorama's own stay in its marker)."""
+    total: Counter[str] = Counter()
+    for row in counts:
+        total.update(row)
+    return dict(sorted(total.items()))
 
 
 def outcome_status(annotated: int, qa_failed: bool, items: int | None) -> tuple[str, str]:

@@ -57,9 +57,12 @@ QA_VERSION = 3
 MODEL_QUESTIONS = 20
 #: A straight path whose midpoint passes nearer to me than this (m) has no side of me to ask about.
 PATH_CLEARANCE_M = 0.5
+#: A panorama's counts that the build record adds up (each panorama's own stay in its marker, `qa`).
+PANORAMA_TOTALS = ("instances", "kept", "undescribed", "dropped_inconsistent", "candidates")
 #: What the build record keeps of the stage's result (benchmarks.odi.qa in build.json).
 SUMMARY = (
     "panoramas",
+    "panorama_totals",
     "candidates",
     "questions",
     "items",
@@ -229,7 +232,7 @@ def summary(
     truths: dict[tuple[str, str], str | None],
     items: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """What build.json keeps of the stage (SUMMARY) but the release's own figures."""
+    """What build.json keeps of the stage (SUMMARY) but the release's own figures: totals, never a row a panorama."""
 
     def records(by_pano: dict[str, list[Candidate]]) -> list[dict[str, Any]]:
         return [
@@ -240,7 +243,8 @@ def summary(
 
     dropped = sum((Counter(v["dropped_by_class"]) for v in counts.values()), Counter())
     return {
-        "panoramas": counts,
+        "panoramas": len(counts),
+        "panorama_totals": {k: sum(v[k] for v in counts.values()) for k in PANORAMA_TOTALS},
         "candidates": sum(len(cs) for cs in candidates.values()),
         "questions": sum(len(cs) for cs in chosen.values()),
         "items": len(items),

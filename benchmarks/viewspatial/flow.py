@@ -44,7 +44,7 @@ from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import syntheti
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import synthetic_task
 from benchfoundry.benchmarks.viewspatial.task_names import SHORT_NAMES
 from benchfoundry.configs.build import BuildConfig
-from benchfoundry.core.buildinfo import benchmark_outcome
+from benchfoundry.core.buildinfo import benchmark_outcome, render_summary
 from benchfoundry.core.store import StageStore
 from benchfoundry.flows.collect import collect_shards
 from benchfoundry.flows.task_runner import submit_shards
@@ -65,9 +65,9 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
             submit_shards(synthetic_task, out, [(s.scene_id, s) for s in synthetic], config),
             {s.scene_id: str(root / "render" / s.scene_id) for s in synthetic},
         )
-        extra["synthetic_render_s"] = {r["scene_id"]: r["render_s"] for r in made}
+        extra["synthetic_render"] = render_summary(r["render_s"] for r in made)
         extra["synthetic_manifest"] = str(
-            StageStore(out, BENCHMARK, SYNTHETIC_STAGE).write_manifest(sorted(extra["synthetic_render_s"]))
+            StageStore(out, BENCHMARK, SYNTHETIC_STAGE).write_manifest(sorted(r["scene_id"] for r in made))
         )
         scans_dir = root / ("scans" if vs.synthetic.layout == "raw" else "scans_export")
         layout: str | None = vs.synthetic.layout
