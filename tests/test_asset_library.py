@@ -22,6 +22,7 @@ from benchfoundry.benchmarks.odi.asset_library import (
     write_manifest,
 )
 from benchfoundry.benchmarks.odi.infinigen_assets import (
+    FACTORIES,
     AssetJob,
     GenerationError,
     build_library,
@@ -121,6 +122,10 @@ def test_the_plan_is_seeded_per_class_and_refuses_unknown_classes() -> None:
     assert [j.category for j in jobs] == ["chair"] * 3 + ["sofa"] * 3
     assert len({j.seed for j in jobs}) == 6 and plan(["chair", "sofa"], 3, seed=5) == jobs
     assert {j.seed for j in plan(["chair"], 3, seed=6)}.isdisjoint({j.seed for j in jobs[:3]})
+    # Infinigen multiplies the seed it is given (a potted plant's by a few thousand) and numpy takes at most
+    # 2**32 - 1: every planned seed leaves a factor of 4,000 of headroom, over many seeds and classes.
+    many = plan(sorted(FACTORIES), 50, seed=123)
+    assert all(0 <= j.seed and j.seed * 4000 < 2**32 for j in many)
     with pytest.raises(ValueError, match="--classes: no Infinigen factory for \\['dragon'\\]"):
         plan(["chair", "dragon"], 1, seed=0)
 

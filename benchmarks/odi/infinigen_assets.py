@@ -72,13 +72,20 @@ class AssetJob:
         return f"{self.category}/{self.seed}"
 
 
+#: Infinigen's factories derive their own seeds by arithmetic on the one they are given (a potted plant's
+#: multiplies it) and numpy refuses a seed past 2**32 - 1: the project's item seeds (about 10**9) are folded below
+#: this bound, far from it.
+INFINIGEN_SEEDS = 10**6
+
+
 def plan(classes: list[str], per_class: int, seed: int) -> list[AssetJob]:
-    """`per_class` seeded jobs per class; an unknown class is a ValueError naming the known ones."""
+    """`per_class` seeded jobs per class, each seed below `INFINIGEN_SEEDS`; an unknown class is a ValueError
+    naming the known ones."""
     unknown = sorted(set(classes) - set(FACTORIES))
     if unknown:
         raise ValueError(f"--classes: no Infinigen factory for {unknown}; known: {sorted(FACTORIES)}")
     return [
-        AssetJob(c, FACTORIES[c], item_seed(seed, "assets.infinigen", f"{c}/{k}"))
+        AssetJob(c, FACTORIES[c], item_seed(seed, "assets.infinigen", f"{c}/{k}") % INFINIGEN_SEEDS)
         for c in dict.fromkeys(classes)
         for k in range(per_class)
     ]
