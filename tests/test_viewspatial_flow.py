@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from test_scannet_io import SCENE, make_tiny_scan
 
 from benchfoundry.benchmarks.viewspatial.coco.clothing import NAMED_COLOURS
@@ -24,7 +25,7 @@ from benchfoundry.benchmarks.viewspatial.scannet.scan_stage import build_scan, l
 from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import open_scan, scan_file_names
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, camera_walk, synthetic_room
 from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
-from benchfoundry.configs.loader import load_config
+from benchfoundry.configs.loader import config_dict, load_config
 
 pytestmark = pytest.mark.long(minutes=1)
 
@@ -444,14 +445,20 @@ def test_an_explicit_label_map_that_is_missing_fails_the_benchmark(prefect_serve
 
 
 def test_a_default_label_map_that_is_missing_falls_back_to_raw_names(tmp_path: Path) -> None:
-    """Left at its default, a missing label map excludes by raw name; the same path set explicitly fails."""
+    """ScanNet's own label map, missing, excludes by raw name however the config came to hold it: left at its
+    default, written out, scaled, or recorded by a build and loaded again; another missing name fails."""
     default = load_config(None).viewspatial
     assert default.label_map and not (tmp_path / default.label_map).exists()
-    nyu40_of, rule = label_map_rule(tmp_path, default)
-    assert nyu40_of is None and "no label map" in rule and "not found" in rule
-    explicit = load_config(None, [f"viewspatial.label_map={default.label_map}"]).viewspatial
+    written = load_config(None, [f"viewspatial.label_map={default.label_map}"]).viewspatial
+    scaled = load_config("rehearsal-viewspatial", [f"viewspatial.scannet_root={tmp_path}", "scale=0.5"]).viewspatial
+    recorded = tmp_path / "recorded.yaml"
+    recorded.write_text(yaml.safe_dump(config_dict(load_config(None, [f"viewspatial.scannet_root={tmp_path}"]))))
+    for section in (default, written, scaled, load_config(str(recorded)).viewspatial):
+        nyu40_of, rule = label_map_rule(tmp_path, section)
+        assert nyu40_of is None and "no label map" in rule and "not found" in rule
+    other = load_config(None, ["viewspatial.label_map=labels-of-mine.tsv"]).viewspatial
     with pytest.raises(FileNotFoundError, match="viewspatial.label_map"):
-        label_map_rule(tmp_path, explicit)
+        label_map_rule(tmp_path, other)
     nyu40_of, rule = label_map_rule(tmp_path, load_config(None, ["viewspatial.label_map=null"]).viewspatial)
     assert nyu40_of is None and "not set" in rule
 

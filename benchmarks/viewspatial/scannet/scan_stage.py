@@ -164,11 +164,12 @@ def build_scan(
 
 
 def label_map_rule(root: Path, vs: ViewSpatialConfig) -> tuple[dict[str, int] | None, str]:
-    """The label map (None when null, or left at its default and not found) and a sentence saying which rule
-    excludes objects; a label map set explicitly (YAML or `--set`) that does not exist is an error."""
+    """The label map (None when null, or ScanNet's own name, the default, and not found) and a sentence saying
+    which rule excludes objects; another name that does not exist is an error. The rule reads the value only, not
+    whether it was written: a config recorded or scaled writes every value and must load to the same build."""
     if vs.label_map is not None and (root / vs.label_map).exists():
         return read_label_map(root / vs.label_map), f"NYU40 ids excluded through the label map {root / vs.label_map}"
-    if vs.label_map is not None and "label_map" in vs.model_fields_set:
+    if vs.label_map is not None and vs.label_map != type(vs).model_fields["label_map"].default:
         raise FileNotFoundError(
             f"{root / vs.label_map}: label map of viewspatial.label_map not found "
             "(set viewspatial.label_map: null to exclude objects by raw category name instead)"
