@@ -9,6 +9,9 @@ import json
 import os
 import stat
 import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -156,6 +159,33 @@ def test_generation_resumes_keeps_the_manifest_valid_and_lists_a_failure_as_a_pr
     assert calls == [jobs[1]] and second == {"generated": 1, "skipped": 3, "problems": []}
     assert {(a.category, a.seed) for a in read_library(tmp_path).assets} == {(j.category, j.seed) for j in jobs}
     assert not (tmp_path / "_tmp").exists()
+
+
+def test_two_runs_into_one_library_at_once_make_each_asset_once(tmp_path: Path) -> None:
+    """Two `assets infinigen` runs started together on one library: the second waits for the first, then finds
+    every asset made; the manifest lists each job once with its file."""
+    jobs = plan(["chair", "lamp", "sofa"], 2, seed=4)
+    calls: list[int] = []
+    started = threading.Barrier(2)
+
+    def slow(job: AssetJob, root: Path, python: Path, timeout_s: float) -> LibraryAsset:
+        calls.append(job.seed)
+        time.sleep(0.05)  # long enough for the other run to reach the library meanwhile, were it not locked
+        asset = _asset(root, job.category, job.seed)
+        (root / job.path).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(root / asset.path, root / job.path)
+        return LibraryAsset(**{**asset.__dict__, "path": job.path, "factory": job.factory})
+
+    def run() -> dict:
+        started.wait()
+        return build_library(tmp_path, jobs, Path("/none"), workers=2, runner=slow)
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda _: run(), range(2)))
+    assert sorted(calls) == sorted(j.seed for j in jobs)
+    assert sorted(r["generated"] for r in results) == [0, len(jobs)]
+    listed = read_library(tmp_path).assets
+    assert sorted((a.category, a.seed) for a in listed) == sorted((j.category, j.seed) for j in jobs)
 
 
 def _stand_in_python(folder: Path, body: str) -> Path:

@@ -10,13 +10,15 @@ and hash, and a failed asset is a problem row that the next run tries again.
 
 from __future__ import annotations
 
+import fcntl
 import importlib.resources
 import json
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,6 +144,8 @@ def run_infinigen(job: AssetJob, root: Path, python: Path, timeout_s: float) -> 
 
 
 Runner = Callable[[AssetJob, Path, Path, float], LibraryAsset]
+#: The library's lock file (in its root; the manifest lists assets only, so the file is ignored by readers).
+LOCK_NAME = ".generating.lock"
 
 
 def build_library(
@@ -154,8 +158,28 @@ def build_library(
     runner: Runner = run_infinigen,
 ) -> dict[str, Any]:
     """Generate the jobs not yet in `root`'s manifest (with their file and hash), writing the manifest after
-    each; returns counts and the problem rows (also in the manifest)."""
+    each; returns counts and the problem rows (also in the manifest). A second run into the same library waits
+    for the first (`library_lock`), then finds its assets made."""
     root.mkdir(parents=True, exist_ok=True)
+    with library_lock(root):
+        return _generate(root, jobs, python, workers, timeout_s, runner)
+
+
+@contextmanager
+def library_lock(root: Path) -> Iterator[None]:
+    """An exclusive lock on the library `root` (`fcntl.flock` on its lock file, released by the OS if its holder
+    dies), held while a run reads, generates and writes the manifest."""
+    fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _generate(
+    root: Path, jobs: list[AssetJob], python: Path, workers: int, timeout_s: float, runner: Runner
+) -> dict[str, Any]:
     have: list[LibraryAsset] = []
     if (root / MANIFEST_NAME).exists():
         listed = read_library(root, field=str(root), verify_files=False, allow_empty=True)
