@@ -1,8 +1,9 @@
 """Decoding image files with OpenCV: the one guarded path for every image and depth read.
 
 Before anything is decoded, a file is refused when it is empty, larger than `MAX_FILE_BYTES`, or when
-its PNG / JPEG header declares no pixels or more than `MAX_PIXELS` (OpenCV's own limit, which it
-reports only as an assertion naming no file). An OpenCV error while decoding is raised as `error`
+its PNG / JPEG / OpenEXR header declares no pixels or more than `MAX_PIXELS` (OpenCV's own limit, which it
+reports only as an assertion naming no file). `decoded_bytes` tells from a header how much memory the decode
+allocates, for callers that bound it below that. An OpenCV error while decoding is raised as `error`
 naming the file too.
 
 OpenCV's `imread` turns a JPEG cut short into a full-size image with grey bottom rows (libjpeg only
@@ -69,9 +70,11 @@ def has_end_marker(data: bytes) -> bool:
 
 
 def header_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) declared by a PNG's IHDR or a JPEG's start-of-frame segment; None for other formats
-    or when the header is cut short."""
+    """(width, height) declared by a PNG's IHDR, a JPEG's start-of-frame segment or an OpenEXR header's data
+    window; None for other formats or when the header is cut short."""
     kind = container(data)
+    if data.startswith(EXR_START):
+        return _exr_size(data)
     if kind == "PNG":
         if len(data) < 24 or data[12:16] != b"IHDR":
             return None
@@ -97,6 +100,84 @@ def header_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+EXR_START = b"v/1\x01"
+
+
+def _exr_attributes(data: bytes) -> dict[str, bytes] | None:
+    """An OpenEXR header's attributes (name → value bytes); None when the data is not EXR or its header is cut
+    short or malformed."""
+    if not data.startswith(EXR_START) or len(data) < 8:
+        return None
+    found: dict[str, bytes] = {}
+    i = 8
+    while i < len(data) and data[i] != 0:
+        name_end = data.find(b"\0", i, i + 256)
+        type_end = data.find(b"\0", name_end + 1, name_end + 257) if name_end >= 0 else -1
+        if type_end < 0 or type_end + 5 > len(data):
+            return None
+        size = int.from_bytes(data[type_end + 1 : type_end + 5], "little", signed=True)
+        start = type_end + 5
+        if size < 0 or start + size > len(data):
+            return None
+        found[data[i:name_end].decode("latin-1")] = data[start : start + size]
+        i = start + size
+    return found
+
+
+def _exr_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) of an OpenEXR header's data window."""
+    window = (_exr_attributes(data) or {}).get("dataWindow")
+    if window is None or len(window) != 16:
+        return None
+    x0, y0, x1, y1 = (int.from_bytes(window[k : k + 4], "little", signed=True) for k in range(0, 16, 4))
+    return max(x1 - x0 + 1, 0), max(y1 - y0 + 1, 0)
+
+
+def _exr_channels(data: bytes) -> int | None:
+    """How many channels an OpenEXR header's channel list names."""
+    channels = (_exr_attributes(data) or {}).get("channels")
+    if channels is None:
+        return None
+    count, i = 0, 0
+    while i < len(channels) and channels[i] != 0:
+        end = channels.find(b"\0", i)
+        if end < 0:
+            return None
+        count, i = count + 1, end + 17  # name, then pixel type, pLinear, reserved, x and y sampling
+    return count
+
+
+def decoded_bytes(data: bytes) -> int | None:
+    """The bytes OpenCV's IMREAD_UNCHANGED decode of the data allocates, told from its header alone (PNG, JPEG,
+    EXR; TIFF, WebP and BMP through PIL's header reading) and rounded up; None when the header cannot tell."""
+    size = header_size(data)
+    if size is None:
+        return _pil_decoded_bytes(data)
+    width, height = size
+    if container(data) == "PNG":
+        depth = 2 if len(data) > 24 and data[24] == 16 else 1
+        channels = {0: 1, 2: 3}.get(data[25], 4) if len(data) > 25 else 4
+        return width * height * channels * depth
+    if container(data) == "JPEG":
+        return width * height * 3
+    channels = _exr_channels(data)
+    return None if channels is None else width * height * 4 * (1 if channels == 1 else 3 if channels <= 3 else 4)
+
+
+def _pil_decoded_bytes(data: bytes) -> int | None:
+    """`decoded_bytes` of a format PIL reads the header of without decoding pixels (TIFF, WebP, BMP)."""
+    if data.startswith(EXR_START):
+        return None
+    try:
+        with Image.open(BytesIO(data)) as image:
+            width, height = image.size
+            bands = len(image.getbands())
+            depth = 4 if image.mode in ("I", "F") else 2 if image.mode.startswith("I;16") else 1
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+        return None
+    return width * height * max(bands, 3 if bands > 1 else 1) * depth
+
+
 def check_header(data: bytes, where: str, error: ErrorType = ValueError) -> None:
     """Raise `error` naming `where` for empty data, or a PNG / JPEG header declaring no pixels or more than
     `MAX_PIXELS`."""
@@ -106,11 +187,12 @@ def check_header(data: bytes, where: str, error: ErrorType = ValueError) -> None
     if size is None:
         return
     width, height = size
+    kind = container(data) or "EXR"
     if width == 0 or height == 0:
-        raise error(f"{where}: the {container(data)} header declares {width}x{height} pixels")
+        raise error(f"{where}: the {kind} header declares {width}x{height} pixels")
     if width * height > MAX_PIXELS:
         raise error(
-            f"{where}: the {container(data)} header declares {width}x{height} = {width * height} pixels, "
+            f"{where}: the {kind} header declares {width}x{height} = {width * height} pixels, "
             f"over the limit of {MAX_PIXELS}"
         )
 

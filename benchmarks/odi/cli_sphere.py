@@ -24,9 +24,15 @@ from benchfoundry.core.safe_paths import inside
 
 #: Per command, the options whose default is a field of `odi.sphere` (option dest → SphereConfig field).
 CONFIG_FIELDS: dict[str, dict[str, str]] = {
-    "cubemap": {"face_width": "face_width", "interpolation": "interpolation"},
-    "views": {"size": "view_size", "fov": "view_fov_deg", "interpolation": "interpolation"},
+    "cubemap": {"face_width": "face_width", "interpolation": "interpolation", "max_decoded_mb": "max_decoded_mb"},
+    "views": {
+        "size": "view_size",
+        "fov": "view_fov_deg",
+        "interpolation": "interpolation",
+        "max_decoded_mb": "max_decoded_mb",
+    },
     "crop": {
+        "max_decoded_mb": "max_decoded_mb",
         "size": "crop_size",
         "margin": "crop_margin_deg",
         "min_fov": "crop_min_fov_deg",
@@ -85,7 +91,7 @@ def _extension(text: str) -> str:
 
 @_sphere_command
 def _cmd_cubemap(args: argparse.Namespace) -> int:
-    erp = sphere_images.read_erp(args.erp)
+    erp = sphere_images.read_erp(args.erp, args.max_decoded_mb)
     faces = sphere_images.erp_to_cubemap(erp, args.face_width, args.interpolation)
     outdir = Path(args.outdir)
     written = []
@@ -107,7 +113,7 @@ def _cmd_cubemap(args: argparse.Namespace) -> int:
 
 @_sphere_command
 def _cmd_views(args: argparse.Namespace) -> int:
-    erp = sphere_images.read_erp(args.erp)
+    erp = sphere_images.read_erp(args.erp, args.max_decoded_mb)
     views = sphere_images.omnicot_views(erp, args.size, args.fov, args.interpolation)
     for name, image in views.items():
         print(sphere_images.write_image(_out_path(Path(args.outdir), name, Path(args.erp), args.ext), image))
@@ -126,7 +132,7 @@ def _parse_box(text: str) -> tuple[float, float, float, float]:
 
 @_sphere_command
 def _cmd_crop(args: argparse.Namespace) -> int:
-    erp = sphere_images.read_erp(args.erp)
+    erp = sphere_images.read_erp(args.erp, args.max_decoded_mb)
     image, view = sphere_images.omnicot_crop(
         erp, args.box, args.size, args.margin, args.min_fov, args.max_fov, args.interpolation
     )
@@ -162,6 +168,11 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
             p.add_argument("outdir", help="output folder")
             p.add_argument("--ext", type=_extension, help="output file extension, e.g. .png (default: the input's)")
         p.add_argument("--interpolation", choices=("bilinear", "nearest"), help=_config_default("interpolation"))
+        p.add_argument(
+            "--max-decoded-mb",
+            type=int,
+            help=f"refuse a panorama whose header says it decodes to more MiB ({_config_default('max_decoded_mb')})",
+        )
         p.add_argument("--config", metavar="FILE", help="YAML build config whose odi.sphere supplies the defaults")
         p.add_argument(
             "--set",

@@ -22,6 +22,13 @@ class SphereConfig(Section):
     crop_min_fov_deg: FovDegrees = 30.0
     crop_max_fov_deg: FovDegrees = 120.0
     interpolation: Literal["bilinear", "nearest"] = "bilinear"
+    max_decoded_mb: int = Field(
+        256,
+        ge=1,
+        le=MAX_COUNT,
+        description="`benchfoundry sphere` refuses a panorama whose header says it decodes to more MiB (a 12K "
+        "8-bit RGB panorama is 216 MiB, an 8K float EXR 384)",
+    )
 
     @model_validator(mode="after")
     def _fov_range(self) -> SphereConfig:

@@ -28,7 +28,7 @@ import cv2
 
 from benchfoundry.benchmarks.odi import sphere_coords as sm
 from benchfoundry.core.atomic_files import write_bytes_atomic
-from benchfoundry.core.image_decode import decode_file
+from benchfoundry.core.image_decode import container, decode_bytes, decoded_bytes, read_image_bytes
 
 Interpolation = Literal["bilinear", "nearest"]
 BILINEAR_DTYPES = (np.uint8, np.uint16, np.int16, np.float32, np.float64)
@@ -236,9 +236,10 @@ def strip_to_faces_list(strip: np.ndarray) -> list[np.ndarray]:
     return [strip[:, k * width : (k + 1) * width] for k in range(6)]
 
 
-def read_erp(path: str | os.PathLike[str]) -> np.ndarray:
+def read_erp(path: str | os.PathLike[str], max_decoded_mb: int | None = None) -> np.ndarray:
     """Read an equirectangular panorama (EXR included; truncated JPEG / PNG refused) and check it is 2:1 and
-    narrower than OpenCV's remap limit (from a PNG / JPEG header, before decoding)."""
+    narrower than OpenCV's remap limit (from a PNG / JPEG / EXR header, before decoding). With `max_decoded_mb`,
+    a file whose header says it decodes to more MiB than that (or cannot tell) is refused before decoding."""
     path = Path(path)
 
     def check(width: int, height: int) -> None:
@@ -249,9 +250,25 @@ def read_erp(path: str | os.PathLike[str]) -> np.ndarray:
         if width >= sm.REMAP_LIMIT:
             raise ValueError(f"{path}: ERP width {width} exceeds OpenCV remap's {sm.REMAP_LIMIT}-pixel limit")
 
-    image = decode_file(path, check_size=check)  # a PNG / JPEG header is checked before its pixels are decoded
+    data = read_image_bytes(path)
+    if max_decoded_mb is not None:
+        check_decoded_size(path, data, max_decoded_mb)
+    image = decode_bytes(data, str(path), check_size=check)  # a header is checked before its pixels are decoded
     check(image.shape[1], image.shape[0])
     return image
+
+
+def check_decoded_size(path: Path, data: bytes, max_decoded_mb: int) -> None:
+    """Refuse image data whose header says it decodes to over `max_decoded_mb` MiB, or cannot say though OpenCV
+    has a decoder for it: ValueError naming the file and the limit (`odi.sphere.max_decoded_mb`)."""
+    need = decoded_bytes(data)
+    limit = f"the limit of {max_decoded_mb:,} MiB (odi.sphere.max_decoded_mb, --max-decoded-mb)"
+    if need is None and (container(data) is not None or not cv2.haveImageReader(str(path))):
+        return  # a JPEG / PNG without its size, or data no decoder takes: decoding refuses it, allocating nothing
+    if need is None:
+        raise ValueError(f"{path}: its header does not tell how large it decodes; refused under {limit}")
+    if need > max_decoded_mb << 20:
+        raise ValueError(f"{path}: decodes to {math.ceil(need / (1 << 20)):,} MiB, over {limit}")
 
 
 def exr_ready(path: Path, image: np.ndarray) -> np.ndarray:

@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from benchfoundry.benchmarks.syndor import render_plan, sampling
 from benchfoundry.benchmarks.syndor.identity import BENCHMARK
@@ -24,6 +27,14 @@ from benchfoundry.configs.build import BuildConfig
 
 #: Prefect task runs of a build besides the render and feature shards: calibration, labels, QA export, report.
 SINGLE_TASKS = ("calibration", "labels", "qa_export", "report")
+#: The most rows `--plan --out` reads from a build's render manifest: no build renders more frames than the
+#: sampler draws from; a manifest claiming more (a few kilobytes of Parquet can) is refused before it is read.
+MAX_MANIFEST_ROWS = sampling.MAX_GRID_FRAMES
+#: The longest text of a render manifest's text columns (scene, action, lighting, zone, settings hash).
+MAX_MANIFEST_TEXT = 256
+#: The render manifest's columns the plan reads: a frame's factors and its render settings.
+MANIFEST_TEXT = ("scene", "action", "lighting", "zone", "render_settings_hash")
+MANIFEST_COLUMNS = (*MANIFEST_TEXT, "texture_id", "pose", "azimuth", "elevation")
 
 
 def nominal_pose_counts(config: BuildConfig) -> dict[str, int]:
@@ -111,7 +122,7 @@ def built_frames(manifest: Path, settings_hash: str) -> tuple[set[sampling.Frame
     settings than `settings_hash` (they render again); both empty without a manifest."""
     if not manifest.is_file():
         return set(), set()
-    rows = pd.read_parquet(manifest)
+    rows = read_render_manifest(manifest)
     if not len(rows):
         return set(), set()
     rows = rows[~render_plan.empty_scene_rows(rows)]
@@ -130,6 +141,39 @@ def built_frames(manifest: Path, settings_hash: str) -> tuple[set[sampling.Frame
     ]
     stale = rows["render_settings_hash"].astype(str) != settings_hash
     return set(frames), {f for f, old in zip(frames, stale, strict=True) if old}
+
+
+def read_render_manifest(manifest: Path) -> pd.DataFrame:
+    """The plan's columns of a build's render manifest, bounded before its rows are decoded: at most
+    `MAX_MANIFEST_ROWS` rows and texts of at most `MAX_MANIFEST_TEXT` characters (kept as dictionaries while
+    checked), else a ValueError naming the file and the limit."""
+    wanted = (*MANIFEST_COLUMNS, render_plan.EMPTY_SCENE_COLUMN)
+    try:
+        parquet = pq.ParquetFile(manifest, read_dictionary=list(MANIFEST_TEXT))
+        rows = parquet.metadata.num_rows
+        if rows > MAX_MANIFEST_ROWS:
+            raise ValueError(
+                f"{manifest}: the render manifest claims {rows:,} rows, over the {MAX_MANIFEST_ROWS:,} frames a "
+                "build can render; refused before reading it"
+            )
+        names = set(parquet.schema_arrow.names)
+        missing = [c for c in MANIFEST_COLUMNS if c not in names]
+        if missing:
+            raise ValueError(f"{manifest}: not a SynDORBench render manifest (no column {', '.join(missing)})")
+        table = parquet.read(columns=[c for c in wanted if c in names])
+    except (OSError, pa.ArrowException) as exc:
+        raise ValueError(f"{manifest}: cannot read the render manifest as Parquet ({str(exc)[:200]})") from None
+    for name in MANIFEST_TEXT:
+        column = table.column(name)
+        if not pa.types.is_dictionary(column.type) or not pa.types.is_string(column.type.value_type):
+            raise ValueError(f"{manifest}: column {name} of the render manifest is {column.type}, not text")
+        longest = max((pc.max(pc.utf8_length(chunk.dictionary)).as_py() or 0 for chunk in column.chunks), default=0)
+        if longest > MAX_MANIFEST_TEXT:
+            raise ValueError(
+                f"{manifest}: column {name} of the render manifest holds a text of {longest:,} characters, over "
+                f"the limit of {MAX_MANIFEST_TEXT}"
+            )
+    return table.to_pandas()
 
 
 def frame_changes(
