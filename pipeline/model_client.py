@@ -261,15 +261,17 @@ class ModelClient:
 
     def _send(self, body: dict[str, Any]) -> httpx.Response:
         """The POST, given `timeout_s` in all: httpx's timeout is per read, which a server trickling a byte at a
-        time renews forever. It runs in a daemon thread left behind at the deadline (closing the client ends
-        it); httpx.TimeoutException then."""
+        time renews forever. It runs in a daemon thread, told at the deadline that it is abandoned: it stops at the
+        next piece of the body (or the next read's timeout) and closes its connection; httpx.TimeoutException
+        then."""
         outcome: dict[str, Any] = {}
+        abandoned = threading.Event()
 
         def send() -> None:
             try:
                 url = self.endpoint.url_for("/chat/completions")
                 with self._http.stream("POST", url, json=body, headers=self._headers()) as streamed:
-                    outcome["response"] = bounded_response(streamed)
+                    outcome["response"] = bounded_response(streamed, abandoned=abandoned)
             except Exception as exc:  # handed to the caller's thread
                 outcome["error"] = exc
 
@@ -277,6 +279,7 @@ class ModelClient:
         worker.start()
         worker.join(self.endpoint.timeout_s)
         if worker.is_alive():
+            abandoned.set()
             raise httpx.TimeoutException(f"no reply within {self.endpoint.timeout_s:g} s")
         if "error" in outcome:
             raise outcome["error"]
@@ -336,14 +339,18 @@ def _decoder(encoding: str) -> Any:
     raise UnreadableReply(f"reply in content encoding {encoding!r}, which the client does not read")
 
 
-def bounded_response(streamed: httpx.Response, limit: int | None = None) -> httpx.Response:
+def bounded_response(
+    streamed: httpx.Response, limit: int | None = None, abandoned: threading.Event | None = None
+) -> httpx.Response:
     """The response read whole, but never more than `limit` decoded bytes (`MAX_REPLY_BYTES`): a small gzip
     body can claim gigabytes, so the raw body is decoded here a bounded piece at a time. UnreadableReply as soon as
-    it passes; the response returned holds the decoded body."""
+    it passes, or once `abandoned` is set (the caller gave up); the response returned holds the decoded body."""
     limit = MAX_REPLY_BYTES if limit is None else limit
     decoder = _decoder(streamed.headers.get("content-encoding", ""))
     chunks, size = [], 0
     for raw in streamed.iter_raw():
+        if abandoned is not None and abandoned.is_set():
+            raise UnreadableReply("the reply was abandoned at its deadline")
         pending = raw
         while pending:
             if decoder is None:

@@ -135,13 +135,13 @@ def test_a_lower_cased_echo_of_the_key_reaches_neither_predictions_nor_the_cache
 
 
 @pytest.fixture
-def trickling_server() -> Iterator[tuple[str, threading.Event]]:
-    """A server that answers 200 and then one byte of its body every 0.2 s for a minute; the event is set
-    once it has sent it all."""
+def trickling_server() -> Iterator[tuple[str, threading.Event, threading.Event]]:
+    """A server that answers 200 and then one byte of its body every 0.2 s for a minute; the first event is set
+    once it has sent it all, the second once the client has dropped the connection."""
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen()
-    finished, stop = threading.Event(), threading.Event()
+    finished, dropped, stop = threading.Event(), threading.Event(), threading.Event()
 
     def serve() -> None:
         connection, _ = server.accept()
@@ -153,19 +153,24 @@ def trickling_server() -> Iterator[tuple[str, threading.Event]]:
             try:
                 connection.sendall(b" ")
             except OSError:
+                dropped.set()
                 return
         finished.set()
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.getsockname()[1]}/v1", finished
+    yield f"http://127.0.0.1:{server.getsockname()[1]}/v1", finished, dropped
     stop.set()
     server.close()
 
 
 def test_a_trickling_server_does_not_outlast_the_request_deadline(trickling_server: tuple) -> None:
-    url, finished = trickling_server
+    """The request ends at its deadline, and its connection soon after, while the client stays open (an eval
+    goes on with other items): an abandoned request holds no connection to the end of the run."""
+    url, finished, dropped = trickling_server
     endpoint = ModelEndpoint(base_url=url, timeout_s=1.0, max_retries=0)
-    with ModelClient(endpoint, None) as client, pytest.raises(ModelError, match="no reply within 1 s"):
-        client.chat([user_message("hello")])
+    with ModelClient(endpoint, None) as client:
+        with pytest.raises(ModelError, match="no reply within 1 s"):
+            client.chat([user_message("hello")])
+        assert dropped.wait(10), "the abandoned request still holds its connection"
     assert not finished.is_set()  # the reply was given up while the server was still trickling it
