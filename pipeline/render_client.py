@@ -40,7 +40,7 @@ from typing import Any
 from benchfoundry.core.retry import TransientError
 from benchfoundry.core.stopping import stop_requested
 from benchfoundry.core.task_clock import add_render
-from benchfoundry.core.tied_process import tied_command
+from benchfoundry.core.tied_process import remove_when_done, tied_command
 from benchfoundry.render.worker_env import GPU_INDEX_ENV, WORKER_MODULE, idle_seconds
 
 GPU_PER_WORKER_ENV = "BENCHFOUNDRY_GPU_PER_WORKER"
@@ -63,8 +63,9 @@ class RenderWorker:
         if stop_requested() is not None:
             raise RenderError("the build is stopping: no new render worker")
         self.log = tempfile.TemporaryFile(mode="w+b")
-        # the worker's temporary folder (its scratch, Blender's `blender_*`), removed when it is closed,
-        # killed included: nothing of it is left in the system's temporary folder
+        # the worker's temporary folder (its scratch, Blender's `blender_*`), removed when it is closed, killed
+        # included, and by its janitor once this process dies (SIGKILL included): nothing is left in the
+        # system's temporary folder
         self.tmp = tempfile.mkdtemp(prefix="benchfoundry-worker-")
         self.proc = subprocess.Popen(
             tied_command([sys.executable, "-m", WORKER_MODULE]),
@@ -75,6 +76,7 @@ class RenderWorker:
             text=True,
             bufsize=1,
         )
+        self.janitor = remove_when_done(self.tmp, self.proc.pid)
         self.owner = threading.current_thread()
         self.shards = 0
         self._read_reply(STARTUP_TIMEOUT_S, "starting")
@@ -154,6 +156,8 @@ class RenderWorker:
                 pass
         self.log.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
+        self.janitor.stdin.close()  # type: ignore[union-attr]
+        self.janitor.wait()
 
 
 def reuse_limit_s(idle_s: float) -> float:
