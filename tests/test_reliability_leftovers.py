@@ -5,6 +5,7 @@ folder; a hard link under an input root to a file outside it is refused, and nev
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,6 +13,9 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
+
+from benchfoundry.benchmarks.syndor import frame_files
 
 
 def _gone(path: Path, polls: int = 600) -> bool:
@@ -64,3 +68,41 @@ def test_a_closed_worker_leaves_no_janitor_and_no_folder(tmp_path: Path) -> None
     assert folder.is_dir() and worker.janitor.poll() is None
     worker.close()
     assert not folder.exists() and worker.janitor.returncode == 0
+
+
+def _frame(person: str, cam: int) -> str:
+    """A frame image's name as render_plan.frame_paths writes it (tests/test_rerender.py's `frame_file`)."""
+    folder = f"images/SMPLitex_texture_{person}_desert_noon_north_5.4/pose000/raw_images"
+    return f"{folder}/frame0001_cam{cam:03d}_r5_phi0_theta0.jpg"
+
+
+def test_prune_deletes_through_no_folder_swapped_for_a_link_after_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The frames are listed, then a frame's folder is replaced by a link to another build's copy of it: prune
+    removes nothing there (another build's frame stays) and still removes the frames it can reach directly."""
+    bench, shared = tmp_path / "syndor", tmp_path / "shared"
+    used, swapped, plain = _frame("00000_walking", 1), _frame("00001_walking", 2), _frame("00002_walking", 3)
+    for root in (bench, shared):
+        for rel in (used, swapped, plain):
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(b"x")
+    listed = frame_files.unused_frame_files(bench, [used], [])
+    assert listed == sorted([swapped, plain])
+    person = bench / Path(swapped).parents[2]
+    shutil.rmtree(person)
+    person.symlink_to(shared / Path(swapped).parents[2], target_is_directory=True)
+    monkeypatch.setattr(frame_files, "unused_frame_files", lambda *args: listed)
+    assert frame_files.prune(bench, [used], []) == 1
+    assert (shared / swapped).is_file() and (shared / plain).is_file() and (bench / used).is_file()
+    assert not (bench / Path(plain).parents[2]).exists()
+
+
+def test_prune_of_a_benchmark_folder_that_is_a_link_removes_nothing(tmp_path: Path) -> None:
+    shared, used, gone = tmp_path / "shared", _frame("00000_walking", 1), _frame("00001_walking", 2)
+    for rel in (used, gone):
+        (shared / rel).parent.mkdir(parents=True, exist_ok=True)
+        (shared / rel).write_bytes(b"x")
+    (tmp_path / "syndor").symlink_to(shared, target_is_directory=True)
+    assert frame_files.prune(tmp_path / "syndor", [used], []) == 0
+    assert (shared / gone).is_file()

@@ -4,8 +4,10 @@ in place; build.json lists them, `build --prune` removes them)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -48,19 +50,41 @@ def unused_frame_files(bench_dir: Path, img_paths: Iterable[str], mask_paths: It
 
 
 def prune(bench_dir: Path, img_paths: Iterable[str], mask_paths: Iterable[str]) -> int:
-    """Remove the unused frame files (`unused_frame_files`) and the folders they leave empty; returns how many
-    files went."""
+    """Remove the unused frame files (`unused_frame_files`) and the folders they leave empty, through no link (a
+    folder swapped for a link after the listing is not entered; a benchmark folder that is a link gives none);
+    returns how many files went."""
     bench_dir = Path(bench_dir)
-    images = bench_dir / "images"
-    unused = unused_frame_files(bench_dir, img_paths, mask_paths)
-    for rel in unused:
-        path = bench_dir / rel
-        path.unlink()
-        for folder in path.parents:
-            if folder == images or any(folder.iterdir()):
+    if bench_dir.is_symlink():
+        return 0
+    removed = 0
+    for rel in unused_frame_files(bench_dir, img_paths, mask_paths):
+        removed += _unlink_through_no_link(bench_dir, Path(rel).parts)
+    return removed
+
+
+def _unlink_through_no_link(root: Path, parts: tuple[str, ...]) -> int:
+    """Unlink `root/parts…` opening each folder below `root` without following a link (O_NOFOLLOW), then remove
+    the folders below `images/` it leaves empty; 1 if it went, 0 if a link or a change stood in the way."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    fds = [os.open(root, flags)]
+    try:
+        for name in parts[:-1]:
+            fds.append(os.open(name, flags, dir_fd=fds[-1]))
+        if not stat.S_ISREG(os.stat(parts[-1], dir_fd=fds[-1], follow_symlinks=False).st_mode):
+            return 0
+        os.unlink(parts[-1], dir_fd=fds[-1])
+        for depth in range(len(parts) - 2, 0, -1):  # never `images` itself (depth 0)
+            if os.listdir(fds[depth + 1]):
                 break
-            folder.rmdir()
-    return len(unused)
+            os.rmdir(parts[depth], dir_fd=fds[depth])
+        return 1
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+            return 0
+        raise
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def prune_build(bench_dir: Path) -> int:
