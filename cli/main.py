@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "benchfoundry.cli.evaluate",
     "benchfoundry.cli.export",
     "benchfoundry.cli.runner",
+    "benchfoundry.cli.score",
 )
 
 

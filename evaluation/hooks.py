@@ -5,7 +5,8 @@ reads, and what its section of the page shows; they never name a benchmark thems
 
 The defaults are the generic protocols (evaluation/protocols.py), accuracy over the closed items (run.py), every
 free-form item judged by its task's rubric, and a per-task table; a benchmark overrides what its authors do
-otherwise. A benchmark without the hook gets `Evaluation()`.
+otherwise. `benchfoundry score` reads a predictions file (eval's own, or a format of the benchmark's authors) into
+the rows eval scores and scores them with the same `score`. A benchmark without the hook gets `Evaluation()`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from benchfoundry.evaluation.tables import Result
 from benchfoundry.pipeline.benchmarks import get, hook, names
 
 if TYPE_CHECKING:
+    import argparse
+
     from benchfoundry.configs.evaluation import OmniCotConfig
     from benchfoundry.evaluation.run import Progress
     from benchfoundry.pipeline.model_client import ModelClient
@@ -110,6 +113,44 @@ class Evaluation:
         """The result's scores of the replies `rows` (files it writes go to `target/<name>.*`); OSError or
         ValueError when they cannot be had."""
         return self.score_choices(items, rows, protocol)
+
+    # Scoring a predictions file (`benchfoundry score`) ---------------------------------------------------------
+
+    def add_score_flags(self, parser: argparse.ArgumentParser) -> None:
+        """`benchfoundry score <benchmark>`'s flags of its own: none here."""
+
+    def read_predictions(self, path: Path, items: Sequence[EvalItem]) -> tuple[Rows, list[dict[str, Any]]]:
+        """Eval's rows of the items a predictions file answers, and its bad lines ({line, reason}): here eval's own
+        `predictions.jsonl` (evaluation/predictions.py); OSError or ValueError naming the file when unreadable."""
+        from benchfoundry.core.bounded_read import read_text
+        from benchfoundry.evaluation.predictions import read_lines
+
+        return read_lines(read_text(path).splitlines(), items)
+
+    def score_file(
+        self, build: Path, items: Sequence[EvalItem], path: Path, protocol: str, target: Path, flags: Mapping[str, Any]
+    ) -> Result:
+        """A predictions file's scores, by the `score` eval's replies get, and its bad lines (`problems`); files the
+        scoring writes go beside `target`; ValueError naming the file when no line answers an item."""
+        rows, problems = self.read_predictions(path, items)
+        if not rows:
+            bad = f" ({len(problems)} bad lines)" if problems else ""
+            raise ValueError(f"{path}: no usable prediction{bad}")
+        return {**self.score(build, items, rows, protocol, target.parent, target.stem), "problems": problems}
+
+    def score_text(self, result: Result) -> str:
+        """What `score` prints of a result: the accuracy over the closed items, overall and per task."""
+        if result.get("overall") is None:
+            return "no closed item scored"
+        tasks = ", ".join(f"{t} {a:.3f}" for t, a in result.get("per_task", {}).items())
+        return (
+            f"overall {result['overall']:.3f} over {result['n']} closed items ({result['answered']} answered, "
+            f"{result['invalid']} invalid); {tasks}"
+        )
+
+    def scored(self, build: Path, flags: Mapping[str, Any]) -> list[str]:
+        """What `score` prints once the score file is written into the build (pages it re-rendered): none here."""
+        return []
 
     # The evaluation page -------------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from benchfoundry.benchmarks.syndor import report_page as syndor_report
 from benchfoundry.benchmarks.syndor.qa_config import ACTION_PROMPT, QaConfig
 from benchfoundry.cli.main import main
 from benchfoundry.configs.model import SHIPPED_EMBEDDING_MODEL
+from benchfoundry.pipeline.benchmarks import get
 
 
 def _rows(out: Path, task: str, split: str) -> list[dict]:
@@ -97,9 +98,9 @@ def test_score_syndor_hand_computed(scored_build: tuple[Path, Path], capsys: pyt
     assert score["action"]["groups"][-1]["e5score"] == pytest.approx(1.0, abs=1e-5)
     assert score["coverage"]["human_detection"]["day"]["predicted"] == 2
     assert "0.533" in captured.out  # 8/15 in the printed table
-    html = (out / "report" / "index.html").read_text()
-    assert "model-x" in html
-    assert_no_broken_links(out / "report" / "index.html")
+    page = out / "report" / get("syndor").report_page
+    assert "model-x" in page.read_text()
+    assert_no_broken_links(page)
 
 
 def test_console_script_presence_only_and_errors(scored_build: tuple[Path, Path], tmp_path: Path) -> None:
@@ -119,7 +120,9 @@ def test_console_script_presence_only_and_errors(scored_build: tuple[Path, Path]
     assert run.returncode == 0, run.stderr
     score = json.loads(target.read_text())
     assert score["embedding_model"] is None and score["action"]["groups"] == []
-    assert score["presence"]["groups"][-1]["macro_f1"] == pytest.approx(8 / 15)
+    # The authors' reading (the default) drops F's "1 or 0": class 1 P = R = 2/3, class 0 P = R = 1/2.
+    assert score["ambiguous_dropped"] == {"nv": 1} and score["presence"]["groups"][-1]["n"] == 5
+    assert score["presence"]["groups"][-1]["macro_f1"] == pytest.approx((2 / 3 + 1 / 2) / 2)
     bad = subprocess.run(
         [exe, "score", "syndor", str(presence), "--build", str(tmp_path / "nothing")],
         capture_output=True,
@@ -323,3 +326,161 @@ def test_authors_e5_matches_the_authors_computation_with_empty_replies(tmp_path:
     assert json.loads(project.read_text())["action"]["groups"][-1]["e5score"] != pytest.approx(
         groups[("all", "all")]["e5score"], abs=1e-3
     )
+
+
+def _authors_label(value: object) -> int:
+    """The authors' `normalize_to_label` (jzyee/SynDORBench eval/metrics/classification.py), re-implemented."""
+    import re
+
+    import pandas as pd
+
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return -1
+    try:
+        number = int(value)  # type: ignore[call-overload]
+        return number if number in (0, 1) else -1
+    except (ValueError, TypeError):
+        text = str(value).lower().strip()
+        if re.search("1", text) and re.search("0", text):
+            return -1
+        if re.search(r"\b(yes|affirmative|true|correct|positive|1)\b", text):
+            return 1
+        if re.search(r"\b(no|none|not|absent|empty|0)\b", text):
+            return 0
+        return -1
+
+
+def _authors_classification(pred_path: Path, ref_path: Path, radius: float | None = None) -> dict[str, float]:
+    """The authors' compute_classification_metrics(_by_radius), re-implemented: labels read from the replies,
+    merged on img_path with the task file, ambiguous ones dropped, sklearn's classification_report (fractions)."""
+    import pandas as pd
+    from sklearn.metrics import classification_report
+
+    pred = pd.read_json(pred_path, lines=True)
+    pred["prediction"] = pred["prediction"].apply(_authors_label)
+    merged = pd.merge(pred, pd.read_json(ref_path, lines=True), on="img_path", suffixes=("_pred", "_ref"))
+    merged = merged[merged["prediction"] != -1]
+    if radius is not None:
+        merged = merged[merged["radius"] == radius]
+    report = classification_report(
+        merged["human_discernable"].tolist(), merged["prediction"].tolist(), output_dict=True, zero_division=0
+    )
+    return {"accuracy": report["accuracy"], "macro_f1": report["macro avg"]["f1-score"]}
+
+
+def test_mixed_replies_in_the_authors_format_score_as_their_classification(tmp_path: Path) -> None:
+    """The authors' harness writes one file per task and split, `{img_path, prompt, prediction}`, `null` for a failed
+    request; `score syndor` on those files, one by one or together, gives their classification.py's accuracy and
+    macro-F1 per split and per distance, the ambiguous and failed replies dropped and counted."""
+    out = tmp_path / "build"
+    qa_stage.export_qa(make_labelled_build(out, bad_rows=False), out, QaConfig())
+    replies = ["1", "0", "Yes, there is a person.", "No", "1 or 0", "", None, "I cannot tell", "2"]
+    everything = []
+    for split in ("day", "night", "nv"):
+        rows = _rows(out, "human_detection", split)
+        mine = [
+            {"img_path": r["img_path"], "prompt": r["prompt"], "prediction": replies[(k * 5 + len(split)) % 9]}
+            for k, r in enumerate(rows)
+        ]
+        path = tmp_path / f"{split}.jsonl"
+        path.write_text("".join(json.dumps(m) + "\n" for m in mine))
+        everything += mine
+        ref = out / "syndor" / "index" / "human_detection" / f"{split}.jsonl"
+        target = tmp_path / f"{split}-score.json"
+        assert main(["score", "syndor", str(path), "--build", str(out), "--out", str(target)]) == 0
+        score = json.loads(target.read_text())
+        groups = {(g["distance"], g["split"]): g for g in score["presence"]["groups"]}
+        theirs = _authors_classification(path, ref)
+        assert groups[("all", split)]["accuracy"] == pytest.approx(theirs["accuracy"])
+        assert groups[("all", split)]["macro_f1"] == pytest.approx(theirs["macro_f1"])
+        for radius in RADII:
+            theirs = _authors_classification(path, ref, radius)
+            assert groups[(radius, split)]["accuracy"] == pytest.approx(theirs["accuracy"])
+            assert groups[(radius, split)]["macro_f1"] == pytest.approx(theirs["macro_f1"])
+        dropped = sum(_authors_label(m["prediction"]) == -1 for m in mine)
+        assert 0 < dropped < len(mine) and score["ambiguous_dropped"] == {split: dropped}
+        assert groups[("all", split)]["n"] == len(mine) - dropped and groups[("all", split)]["n_invalid"] == 0
+    # One file of every split scores each split as its own file does.
+    together = tmp_path / "together.jsonl"
+    together.write_text("".join(json.dumps(m) + "\n" for m in everything))
+    assert main(["score", "syndor", str(together), "--build", str(out), "--out", str(tmp_path / "t.json")]) == 0
+    groups = {
+        (g["distance"], g["split"]): g for g in json.loads((tmp_path / "t.json").read_text())["presence"]["groups"]
+    }
+    for split in ("day", "night", "nv"):
+        alone = json.loads((tmp_path / f"{split}-score.json").read_text())["presence"]["groups"]
+        assert groups[("all", split)] == next(g for g in alone if g["distance"] == "all" and g["split"] == split)
+
+
+def test_the_issue_replies_score_as_the_authors_do_and_the_project_way_differs(tmp_path: Path) -> None:
+    """Six day items a person is visible in, answered "1", "0", "Yes, there is a person.", "No", "1 or 0", "": the
+    authors read four (1, 0, 1, 0) and drop two: accuracy 1/2, macro-F1 (2/3 + 0) / 2 = 1/3 (class 0 never true);
+    the project's reading counts the six, "1" alone right: accuracy 1/6."""
+    out = tmp_path / "build"
+    qa_stage.export_qa(make_labelled_build(out, bad_rows=False), out, QaConfig())
+    day = [r for r in _rows(out, "human_detection", "day") if r["human_discernable"] == 1][:6]
+    replies = ["1", "0", "Yes, there is a person.", "No", "1 or 0", ""]
+    path = tmp_path / "six.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"img_path": r["img_path"], "prompt": HPC, "prediction": p}) + "\n" for r, p in zip(day, replies)
+        )
+    )
+    for protocol, accuracy, f1 in (("authors", 1 / 2, 1 / 3), ("project", 1 / 6, None)):
+        target = tmp_path / f"{protocol}.json"
+        args = ["score", "syndor", str(path), "--build", str(out), "--out", str(target), "--protocol", protocol]
+        assert main(args) == 0
+        groups = json.loads(target.read_text())["presence"]["groups"]
+        day_all = next(g for g in groups if g["distance"] == "all" and g["split"] == "day")
+        assert day_all["accuracy"] == pytest.approx(accuracy)
+        if f1 is not None:
+            assert day_all["macro_f1"] == pytest.approx(f1)
+
+
+def test_viewspatial_authors_result_csv_scores_as_evaluate_py(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`evaluate.py`'s result CSV (ID, Question, Question_Type, Predicted Answer, Correct Answer, IsCorrect; an item
+    that raised is missing and counted wrong): `score viewspatial` gives its accuracy per question type and
+    overall; a row whose Correct Answer is not the build's is reported by line and skipped."""
+    import csv
+    import io
+    import re
+
+    from test_eval import short_task, viewspatial_build
+
+    items = viewspatial_build(tmp_path)
+    replies = ["The answer is B", "A", "a", "Looking closely.\nC", "(D)", "none of them", "B and C", "a\nA dog. D"]
+
+    def extract_option(text: str) -> str | None:  # theirs, verbatim
+        match = re.search(r"\b([A-D])\b", text, re.IGNORECASE)
+        return match.group(1).upper() if match else None
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["ID", "Question", "Question_Type", "Predicted Answer", "Correct Answer", "IsCorrect"])
+    correct: dict[str, list[bool]] = {}
+    for i, item in enumerate(items):
+        task = short_task(item)
+        correct.setdefault(task, [])
+        if i == 3:  # raised in evaluate.py: no row, counted in its total
+            correct[task].append(False)
+            continue
+        reply = replies[i % len(replies)]
+        right = extract_option(reply.split("\n")[-1]) == extract_option(item["answer"])
+        correct[task].append(right)
+        writer.writerow([i, item["question"], item["question_type"], reply, item["answer"], right])
+    writer.writerow([7, "?", "?", "A", "Z. nowhere", False])  # not this build's item 7: skipped
+    path = tmp_path / "result_gpt-4o.csv"
+    path.write_text(buffer.getvalue())
+    target = tmp_path / "s.json"
+    assert main(["score", "viewspatial", str(path), "--build", str(tmp_path), "--out", str(target)]) == 0
+    score = json.loads(target.read_text())
+    last = len(path.read_text().splitlines())  # the file's last line (replies span lines)
+    assert [p["line"] for p in score["problems"]] == [last]
+    assert f"{path}:{last}: skipped" in capsys.readouterr().err
+    everyone = [x for v in correct.values() for x in v]
+    assert 0 < sum(everyone) < len(everyone)
+    assert score["overall"] == pytest.approx(sum(everyone) / len(everyone)) and score["n"] == len(items)
+    for task, values in correct.items():
+        assert score["per_task"][task] == pytest.approx(sum(values) / len(values))

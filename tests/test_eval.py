@@ -14,8 +14,9 @@ from test_syndor_qa import make_labelled_build
 
 from benchfoundry.benchmarks.odi.readers import items as odi_items
 from benchfoundry.benchmarks.syndor import qa_stage, release
-from benchfoundry.benchmarks.syndor.eval_replies import AMBIGUOUS, authors_presence
 from benchfoundry.benchmarks.syndor.qa_config import HPC_PROMPT, QaConfig
+from benchfoundry.benchmarks.syndor.scoring import INVALID as AMBIGUOUS
+from benchfoundry.benchmarks.syndor.scoring import authors_presence
 from benchfoundry.benchmarks.viewspatial.evaluation import viewspatial_letter
 from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.cli.main import main
@@ -120,8 +121,18 @@ def test_a_lower_case_a_scores_the_share_of_a_answers_under_the_authors_protocol
     text_part, image = body["messages"][0]["content"]
     assert text_part["text"] == items[5]["question"] + items[5]["choices"] + SUFFIX
     assert image["type"] == "image_url" and image["image_url"]["url"].startswith("data:image/jpeg;base64,")
-    lines = (tmp_path / "report" / "eval" / "org__scripted" / "viewspatial.predictions.jsonl").read_text().splitlines()
+    predictions = tmp_path / "report" / "eval" / "org__scripted" / "viewspatial.predictions.jsonl"
+    lines = predictions.read_text().splitlines()
     assert len({json.loads(x)["id"] for x in lines}) == len(lines) == len(items)
+    # `score` reads eval's predictions file back and scores it as eval did.
+    assert (
+        main(["score", "viewspatial", str(predictions), "--build", str(tmp_path), "--out", str(tmp_path / "s.json")])
+        == 0
+    )
+    offline = json.loads((tmp_path / "s.json").read_text())
+    assert {k: offline[k] for k in ("overall", "per_task", "n", "invalid")} == {
+        k: score[k] for k in ("overall", "per_task", "n", "invalid")
+    }
 
 
 def test_the_project_protocol_reads_a_lower_case_a_as_no_option(tmp_path: Path) -> None:
@@ -249,6 +260,22 @@ def test_syndor_drops_ambiguous_replies_the_authors_way(tmp_path: Path, protocol
         assert sum(score["ambiguous_dropped"].values()) == len(ambiguous)
         for split, split_rows in rows.items():
             assert score["ambiguous_dropped"].get(split, 0) == sum(reply_of(r) == "10" for r in split_rows)
+    # `score syndor` reads eval's predictions file back and scores it with the same code.
+    predictions = (
+        out
+        / "report"
+        / "eval"
+        / "org__scripted"
+        / f"{'syndor' if protocol == 'authors' else 'syndor-project'}.predictions.jsonl"
+    )
+    target = tmp_path / "offline.json"
+    assert (
+        main(["score", "syndor", str(predictions), "--build", str(out), "--out", str(target), "--protocol", protocol])
+        == 0
+    )
+    offline = json.loads(target.read_text())
+    assert offline["presence"] == score["presence"] and offline["ambiguous_dropped"] == score["ambiguous_dropped"]
+    assert offline["problems"] == [] and offline["action"]["groups"] == score["action"]["groups"]
 
 
 def test_the_judge_scores_synd_action_answers_per_distance(tmp_path: Path) -> None:
@@ -357,6 +384,10 @@ def test_odi_closed_items_are_lettered_and_a_yes_no_item_is_asked_for_yes_or_no(
     assert any("C. green" in p for p in prompts)
     score = result(tmp_path, "odi")
     assert score["overall"] == 1.0 and score["n"] == 2 and score["open"] is None and score["open_items"] == 3
+    predictions = tmp_path / "report" / "eval" / "org__scripted" / "odi.predictions.jsonl"
+    assert main(["score", "odi", str(predictions), "--build", str(tmp_path), "--out", str(tmp_path / "s.json")]) == 0
+    offline = json.loads((tmp_path / "s.json").read_text())
+    assert offline["overall"] == 1.0 and offline["n"] == 2 and offline["spatial"] == score["spatial"]
 
 
 def test_open_items_get_the_judges_scores_cached_and_named(tmp_path: Path) -> None:
@@ -419,8 +450,7 @@ def test_the_random_baseline_runs_on_syndor(tmp_path: Path) -> None:
     assert overall["n"] == len(truth) and score["ambiguous_dropped"] == {}
     assert score["action"]["groups"] and all(g["n_invalid"] == 0 for g in score["action"]["groups"])
     assert score["action"]["protocol"] == "authors"  # E5 against the released action, no prefix
-    scores = json.loads((out / "report" / "eval" / "random" / "syndor.scores.json").read_text())
-    assert scores["protocol"] == "authors" and scores["embedding_model"]["prefix"] == ""
+    assert score["protocol"] == "authors" and score["embedding_model"]["prefix"] == ""
 
 
 @pytest.mark.parametrize(

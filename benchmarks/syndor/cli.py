@@ -1,5 +1,6 @@
-"""SynDORBench's commands: `benchfoundry syndor label-sample BUILD`, `benchfoundry syndor label-import BUILD FILE`,
-`benchfoundry score syndor …` (cli_score.py) and `benchfoundry dori` (the DORI distances of a camera spec)."""
+"""SynDORBench's commands: `benchfoundry syndor label-sample BUILD`, `benchfoundry syndor label-import BUILD FILE`
+and `benchfoundry dori` (the DORI distances of a camera spec); `benchfoundry score syndor …` is the generic `score`
+command's, with this benchmark's flags (cli_score.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from benchfoundry.benchmarks.syndor import cli_score, dori
+from benchfoundry.benchmarks.syndor import dori
 from benchfoundry.cli.review import recorded_config
 from benchfoundry.configs.build import BuildConfig
 
@@ -128,7 +129,6 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         )
         p.set_defaults(func=func)
 
-    cli_score.add_commands(subparsers)
     p = subparsers.add_parser("dori", help="DORI distances for a camera spec")
     p.add_argument("--preset", choices=sorted(dori.PRESETS), help="named camera spec (default: paper)")
     p.add_argument("--resolution", type=int, help="vertical resolution, px")

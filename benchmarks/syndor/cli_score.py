@@ -1,11 +1,10 @@
-"""`benchfoundry score syndor PREDICTIONS.jsonl --build DIR`: score model predictions against a build."""
+"""`benchfoundry score syndor PREDICTIONS --build DIR`: SynDORBench's side of the generic `score` command (its
+evaluation hook's flags, scoring and printed tables), and the scorer `benchfoundry eval` calls on its replies."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import hashlib
-import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +44,16 @@ def _cell(value: Any, width: int) -> str:
 
 def format_tables(score: dict[str, Any]) -> str:
     """The presence and action tables of a score file as plain text."""
+    dropped = score.get("ambiguous_dropped") or {}
     lines = [
+        *(
+            [
+                "presence replies dropped before scoring, as the authors' harness does (ambiguous or none): "
+                + ", ".join(f"{split} {n}" for split, n in dropped.items())
+            ]
+            if dropped
+            else []
+        ),
         "human presence (accuracy, macro precision / recall / F1)",
         f"{'distance':>9} {'split':>6} {'n':>5} {'invalid':>7} {'acc':>6} {'P':>6} {'R':>6} {'F1':>6}  deployable",
     ]
@@ -88,119 +96,71 @@ def format_tables(score: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def score_syndor(
+def score_lines(
     build: Path,
-    predictions: Path,
-    out: Path | None = None,
+    lines: Iterable[str],
+    protocol: str = "authors",
     embed_path: str | None = None,
     embed_name: str | None = None,
-    protocol: str = "authors",
-) -> tuple[dict[str, Any], Path]:
-    """Score a predictions file against the build and write the score file (default
-    `BUILD/report/scores/<predictions name>.json`); OSError or ValueError when the input or the output
-    path is unusable (checked before anything is read). `protocol` is E5Score's (`scoring.E5_PROTOCOLS`):
-    the authors' embeds `action` with no prefix and every reply, the empty one too."""
+    where: str = "predictions",
+) -> dict[str, Any]:
+    """Predictions lines (eval's rows or the authors', scoring.py) scored against the build's answer key under
+    `protocol`: presence, action, coverage, the embedding model used and the bad lines; ValueError naming `where`
+    when no line names an item of the build. Both `eval` and `score` score SynDORBench replies here."""
     from benchfoundry.benchmarks.syndor import release, scoring
-    from benchfoundry.core.atomic_files import write_json_atomic
-    from benchfoundry.core.output_root import check_output_file
 
-    target = check_output_file(out or build / "report" / "scores" / f"{predictions.stem}.json")
-    record = read_build_record(build)
-    qa, _ = _build_settings(record)
+    qa, _ = _build_settings(read_build_record(build))
     qa = _embedding_override(qa, embed_path, embed_name)
     key = release.answer_key(release.index_dir(build))
-    raw = predictions.read_bytes()
     prompts = {prompt: task for task, prompt in TASK_PROMPTS.items()}
-    matched, problems = scoring.match_predictions(raw.decode("utf-8", errors="replace").splitlines(), key, prompts)
+    matched, problems = scoring.match_predictions(lines, key, prompts)
     if not any(matched.values()):
-        raise ValueError(f"{predictions}: no usable prediction" + (f" ({len(problems)} bad lines)" if problems else ""))
+        raise ValueError(f"{where}: no usable prediction" + (f" ({len(problems)} bad lines)" if problems else ""))
     embedder = None
-    actions = matched.get("action_recognition", [])
+    actions = scoring.read_actions(matched.get("action_recognition", []), protocol)
     if any(protocol == "authors" or i["prediction"].strip() for i in actions):
         from benchfoundry.benchmarks.syndor.text_embed import load_embedder
 
         embedding = qa.embedding if protocol == "project" else qa.embedding.model_copy(update={"prefix": ""})
         embedder = load_embedder(embedding)
     result = scoring.score_predictions(matched, key, embedder, qa.deployable_accuracy, protocol)
-    score = {
-        "benchmark": "syndor",
-        "predictions": str(predictions),
-        "predictions_sha256": hashlib.sha256(raw).hexdigest(),
-        "protocol": protocol,
-        "build": str(build),
-        "embedding_model": embedder.describe() if embedder else None,
-        "problems": problems,
-        **result,
-    }
-    write_json_atomic(target, score)
-    return score, target
+    return {"embedding_model": embedder.describe() if embedder else None, "problems": problems, **result}
 
 
-def _writes_into(build: Path, out: str | None) -> bool:
-    """Whether scoring writes into the build: its default score file, an --out inside it, or its report."""
-    inside = out is None or Path(out).absolute().resolve().is_relative_to(build.absolute().resolve())
-    return inside or (build / "report" / "index.html").is_file()
+def score_file(build: Path, predictions: Path, protocol: str, flags: Mapping[str, Any]) -> dict[str, Any]:
+    """`score_lines` of a predictions file, with the `--embed-path` / `--embed-name` flags; OSError or ValueError
+    naming the file when it is unreadable or names no item of the build."""
+    lines = predictions.read_bytes().decode("utf-8", errors="replace").splitlines()
+    return score_lines(build, lines, protocol, flags.get("embed_path"), flags.get("embed_name"), str(predictions))
 
 
-def _cmd_score_syndor(args: argparse.Namespace) -> int:
-    from benchfoundry.core.output_root import hold_build_lock
+def refresh_report(build: Path, flags: Mapping[str, Any]) -> list[str]:
+    """The build's SynDORBench page re-rendered with the score files (when the build has it), and the report's
+    pages linked: what `score` prints."""
+    from benchfoundry.benchmarks.syndor.identity import BENCHMARK
+    from benchfoundry.pipeline.benchmarks import get
 
-    build = Path(args.build)
-    # the build's lock while writing into it (not for a read-only build scored into a file elsewhere)
-    with hold_build_lock(build) if _writes_into(build, args.out) else contextlib.nullcontext():
-        return _score_and_report(args, build)
+    if not (build / "report" / get(BENCHMARK).report_page).is_file():
+        return []
+    from benchfoundry.benchmarks.syndor.report_page import write_report
+    from benchfoundry.pipeline.report_nav import link_pages
 
-
-def _score_and_report(args: argparse.Namespace, build: Path) -> int:
-    predictions = Path(args.predictions)
-    try:
-        score, target = score_syndor(
-            build, predictions, Path(args.out) if args.out else None, args.embed_path, args.embed_name, args.protocol
-        )
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    for p in score["problems"]:
-        print(f"{predictions}:{p['line']}: skipped: {p['reason']}", file=sys.stderr)
-    print(format_tables(score))
-    print(f"\nscore file: {target}" + (f" ({len(score['problems'])} bad lines skipped)" if score["problems"] else ""))
-    if (build / "report" / "index.html").is_file():
-        from benchfoundry.benchmarks.syndor.report_page import write_report
-        from benchfoundry.pipeline.report_nav import link_pages
-
-        record = read_build_record(build)
-        qa, seed = _build_settings(record)
-        qa = _embedding_override(qa, args.embed_path, args.embed_name)
-        print(f"report updated: {write_report(build, qa, seed=seed, calibration=_calibration(record))}")
-        link_pages(build / "report")
-    return 0
+    record = read_build_record(build)
+    qa, seed = _build_settings(record)
+    qa = _embedding_override(qa, flags.get("embed_path"), flags.get("embed_name"))
+    calibration = record.get("benchmarks", {}).get("syndor", {}).get("calibration")
+    page = write_report(build, qa, seed=seed, calibration=calibration)
+    link_pages(build / "report")
+    return [f"report updated: {page}"]
 
 
-def _calibration(record: dict[str, Any]) -> Any:
-    """The render stage's calibration rows recorded in the build record, if any."""
-    return record.get("benchmarks", {}).get("syndor", {}).get("calibration")
-
-
-def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    score = subparsers.add_parser("score", help="score model predictions against a built benchmark")
-    sub = score.add_subparsers(dest="score_command", required=True, metavar="BENCHMARK")
-    p = sub.add_parser("syndor", help="SynDORBench: presence accuracy / macro-F1 and action E5Score")
-    p.add_argument("predictions", metavar="PREDICTIONS.jsonl", help="rows {img_path, prompt, prediction}")
-    p.add_argument("--build", required=True, metavar="DIR", help="the build's output root (holds syndor/index/)")
-    p.add_argument("--out", metavar="FILE", help="score JSON (default DIR/report/scores/<predictions name>.json)")
-    p.add_argument(
+def add_score_flags(parser: argparse.ArgumentParser) -> None:
+    """`score syndor`'s own flags: the embedding model of E5Score."""
+    parser.add_argument(
         "--embed-path", metavar="DIR", help="local folder of the embedding model (default: the build's config)"
     )
-    p.add_argument(
+    parser.add_argument(
         "--embed-name",
         metavar="NAME",
         help="its name, e.g. intfloat/e5-large-v2 (default with --embed-path: _name_or_path in its config.json)",
     )
-    p.add_argument(
-        "--protocol",
-        choices=("authors", "project"),
-        default="authors",
-        help="E5Score as the authors' harness (reference = the released action, no prefix, empty replies embedded) "
-        "or the project's (the action's phrase, the model's prefix, an empty reply scores 0)",
-    )
-    p.set_defaults(func=_cmd_score_syndor)

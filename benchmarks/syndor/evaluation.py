@@ -1,13 +1,16 @@
 """SynDORBench's evaluation, its descriptor's `evaluation` hook (evaluation/hooks.py): its items are free-form
 (no options), asked with the prompt verbatim under either protocol; the replies are scored by the SynD scorer
-(presence accuracy / F1, action E5Score) over the replies the protocol keeps (eval_replies.py); the judge reads
+(presence accuracy / F1, action E5Score, each reply read as the protocol reads it: scoring.py), the same code
+for eval's replies and for a predictions file given to `benchfoundry score syndor` (cli_score.py); the judge reads
 the action answers with the action in words, grouped by distance; the random baseline says 1 or 0 to a presence
 item and one of the build's actions to an action item; the page shows the paper's tables with our runs.
 """
 
 from __future__ import annotations
 
+import argparse
 import html
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -15,14 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from benchfoundry.benchmarks.syndor import published
-from benchfoundry.benchmarks.syndor.eval_replies import PRESENCE, scorer_rows
+from benchfoundry.benchmarks.syndor import cli_score, published
 from benchfoundry.benchmarks.syndor.scoring import action_text, zscores_across_models
 from benchfoundry.evaluation.baselines import Answerer
 from benchfoundry.evaluation.hooks import Evaluation
 from benchfoundry.evaluation.items import EvalItem
 from benchfoundry.evaluation.tables import Result, baseline_runs, cell, label, mean, pct, render, source
 
+PRESENCE = "human_detection"
 ACTION = "action_recognition"
 
 
@@ -65,19 +68,31 @@ class SyndorEvaluation(Evaluation):
         target: Path,
         name: str,
     ) -> Result:
-        """The SynD scorer (presence accuracy / F1, action E5Score) over the replies the protocol keeps, written
-        to `<name>.scored-predictions.jsonl` and scored into `<name>.scores.json`."""
-        from benchfoundry.benchmarks.syndor.cli_score import score_syndor
-        from benchfoundry.evaluation.run import write_predictions
-
-        kept, dropped = scorer_rows(items, rows, protocol)
+        """The SynD scorer (cli_score.score_lines: presence accuracy / F1, action E5Score) of the replies, each
+        read as the protocol reads it."""
+        lines = [json.dumps({k: r.get(k) for k in ("id", "task", "prediction", "error")}) for r in rows]
+        score = cli_score.score_lines(build, lines, protocol, where=f"{name}: the replies")
         summary: Result = {"n": len(items), "answered": sum(1 for r in rows if r["prediction"] is not None)}
-        summary["ambiguous_dropped"] = dropped
-        if not kept:
-            return summary
-        scored = write_predictions(target / f"{name}.scored-predictions.jsonl", kept)
-        score, _ = score_syndor(build, scored, target / f"{name}.scores.json", protocol=protocol)
-        return {**summary, "presence": score["presence"], "action": score["action"], "coverage": score["coverage"]}
+        return {**summary, **{k: v for k, v in score.items() if k != "problems"}}
+
+    def add_score_flags(self, parser: argparse.ArgumentParser) -> None:
+        """The embedding model of E5Score (`--embed-path`, `--embed-name`)."""
+        cli_score.add_score_flags(parser)
+
+    def score_file(
+        self, build: Path, items: Sequence[EvalItem], path: Path, protocol: str, target: Path, flags: Mapping[str, Any]
+    ) -> Result:
+        """The SynD scorer of a predictions file: eval's `predictions.jsonl` or the authors' harness's rows
+        ({img_path, prompt, prediction}), every task and split in one file or one file each."""
+        return cli_score.score_file(build, path, protocol, flags)
+
+    def score_text(self, result: Result) -> str:
+        """The presence and action tables."""
+        return cli_score.format_tables(result)
+
+    def scored(self, build: Path, flags: Mapping[str, Any]) -> list[str]:
+        """The build report re-rendered with the new score file."""
+        return cli_score.refresh_report(build, flags)
 
     def report_section(self, results: Sequence[Result]) -> str:
         """The paper's Tables 1 and 2 and its ablation with our presence rows, then our action table."""

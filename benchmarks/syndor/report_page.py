@@ -581,8 +581,10 @@ def _section_scores(page: _Page) -> None:
     for path in scores:
         try:
             score = json.loads(path.read_text())
+            if score.get("benchmark", "syndor") != "syndor":
+                continue  # another benchmark's score file (`benchfoundry score <benchmark>`)
             presence, action = score["presence"], score["action"]
-        except (OSError, json.JSONDecodeError, KeyError, TypeError):
+        except (OSError, json.JSONDecodeError, KeyError, TypeError, AttributeError):
             page.add(f'<p class="warn">{html.escape(path.name)} is not a score file.</p>')
             continue
         model = score.get("embedding_model") or {}

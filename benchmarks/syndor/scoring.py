@@ -1,16 +1,23 @@
-"""Scoring SynDORBench predictions (DESIGN §2.5): presence accuracy / macro-F1, action E5Score.
+"""Scoring SynDORBench predictions (DESIGN §2.5): presence accuracy / macro-F1, action E5Score, under a protocol.
 
-Presence: a prediction is 1 or 0 when it contains exactly one of the characters "1" and "0";
-containing both or neither makes it invalid. Invalid predictions are counted, are wrong for
-accuracy, and count against recall (they are a prediction of neither class). Macro precision,
-recall and F1 average over the classes that occur in the answers or the valid predictions.
+One reading for `benchfoundry eval` and `benchfoundry score`, whichever wrote the predictions: eval's own rows
+(`{id, task, prediction, error}`) or the authors' harness's (`{img_path, prompt, prediction}`, `task_prompt` in
+its older files; a failed request is `null`).
+
+Presence, authors (their `eval/metrics/classification.py`): a reply is read by `authors_presence` (an integer
+reply is its value; other text holding both "1" and "0" is ambiguous; then yes/true/1/… is 1 and no/not/0/… is
+0); an ambiguous reply and a failed request are dropped before the metrics, counted per split in
+`ambiguous_dropped`. project: a reply is 1 or 0 when it contains exactly one of the characters "1" and "0"
+(`parse_presence`); containing both or neither makes it invalid, counted, wrong, and against recall (a
+prediction of neither class); a failed request is left out. Macro precision, recall and F1 average over the
+classes that occur in the answers or the valid predictions (sklearn's `classification_report`).
 
 Action: E5Score = cosine similarity of the L2-normalised embeddings of the prediction and of a reference,
 by protocol. authors, as their harness (`eval/metrics/e5_score.py`): the reference is the row's `action` as
 released (`stepping_over`), no prefix, and every prediction is embedded as it is, the empty one included
-(`n_invalid` counts the empty ones, scored all the same). project: the reference is the action's released
-phrase (`stepping over something`), the embedder's prefix applies, and an empty prediction is invalid and
-scores 0.
+(`n_invalid` counts the empty ones, scored all the same), a failed request as the text "None" (`str(None)`).
+project: the reference is the action's released phrase (`stepping over something`), the embedder's prefix
+applies, an empty prediction is invalid and scores 0, a failed request is left out.
 Z-scores standardise each item's E5Score within its distance range (the seed's "z-score per distance
 range"): by the mean and (population) standard deviation of the E5Scores of that distance in the same
 predictions file; a group's z is the mean of its items' z. Across several models scored on one build,
@@ -22,12 +29,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-#: A presence prediction that is neither 1 nor 0.
+#: A presence prediction that is neither 1 nor 0 (the authors' harness: ambiguous, dropped).
 INVALID = -1
 #: Group key meaning "every distance" or "every split".
 ALL = "all"
@@ -37,12 +46,34 @@ Embed = Callable[[list[str]], np.ndarray]
 E5_PROTOCOLS = ("authors", "project")
 
 
+_AFFIRMATIVE = re.compile(r"\b(yes|affirmative|true|correct|positive|1)\b")
+_NEGATIVE = re.compile(r"\b(no|none|not|absent|empty|0)\b")
+
+
 def parse_presence(prediction: str) -> int:
-    """1, 0, or INVALID when the text holds both digits or neither."""
+    """The project's reading: 1, 0, or INVALID when the text holds both digits or neither."""
     has1, has0 = "1" in prediction, "0" in prediction
     if has1 == has0:
         return INVALID
     return 1 if has1 else 0
+
+
+def authors_presence(reply: str | None) -> int:
+    """The authors' reading (`normalize_to_label`): an integer reply is its value (0 or 1, else INVALID); other
+    text holding both "1" and "0" is INVALID, then an affirmative word (yes, true, 1, …) is 1 and a negative one
+    (no, not, 0, …) is 0, checked in that order; anything else, or no reply, is INVALID."""
+    if reply is None:
+        return INVALID
+    try:
+        value = int(reply)
+    except ValueError:
+        text = reply.lower().strip()
+        if "1" in text and "0" in text:
+            return INVALID
+        if _AFFIRMATIVE.search(text):
+            return 1
+        return 0 if _NEGATIVE.search(text) else INVALID
+    return value if value in (0, 1) else INVALID
 
 
 def _ratio(num: float, den: float) -> float:
@@ -226,8 +257,22 @@ def zscores_across_models(actions: dict[str, dict[str, Any]], tol: float = 1e-6)
     return out
 
 
-def parse_prediction_line(text: str) -> dict[str, str] | str:
-    """One predictions-file line as {img_path, prompt, prediction}, or the reason it is malformed."""
+def _prediction(row: dict[str, Any]) -> str | None | bool:
+    """The row's reply as text, None for a failed request (`null`), False when it is missing or not text."""
+    if "prediction" not in row:
+        return False
+    prediction = row["prediction"]
+    if prediction is None:
+        return None
+    if isinstance(prediction, bool) or not isinstance(prediction, (str, int)):
+        return False
+    return str(prediction)
+
+
+def parse_prediction_line(text: str) -> dict[str, Any] | str:
+    """One predictions-file line as {img_path, task or prompt, prediction (None: a failed request)}, or the reason
+    it is malformed. Eval's rows name the item by `id` (`<task>:<img_path>`) and `task`; the authors' by `img_path`
+    and `prompt` (`task_prompt` in their older files)."""
     try:
         row = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -236,21 +281,28 @@ def parse_prediction_line(text: str) -> dict[str, str] | str:
         return "not JSON (nested too deeply)"
     if not isinstance(row, dict):
         return "not a JSON object"
-    for field in ("img_path", "prompt"):
-        if not isinstance(row.get(field), str) or not row[field].strip():
-            return f"{field} missing or not a string"
-    prediction = row.get("prediction")
-    if isinstance(prediction, bool) or not isinstance(prediction, (str, int)):
+    prediction = _prediction(row)
+    if prediction is False:
         return "prediction missing or not a string"
-    return {"img_path": row["img_path"].strip(), "prompt": row["prompt"].strip(), "prediction": str(prediction)}
+    if "img_path" not in row and isinstance(row.get("id"), str) and isinstance(row.get("task"), str):
+        task, _, img_path = row["id"].partition(":")
+        if task != row["task"] or not img_path.strip():
+            return f"id {row['id']!r} is not <task>:<img_path> of its task {row['task']!r}"
+        return {"img_path": img_path.strip(), "task": task, "prediction": prediction}
+    prompt = row.get("prompt", row.get("task_prompt"))
+    for field, value in (("img_path", row.get("img_path")), ("prompt", prompt)):
+        if not isinstance(value, str) or not value.strip():
+            return f"{field} missing or not a string"
+    return {"img_path": row["img_path"].strip(), "prompt": prompt.strip(), "prediction": prediction}
 
 
 def match_predictions(
     lines: Iterable[str], key: dict[tuple[str, str], dict[str, Any]], prompts: dict[str, str]
 ) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
-    """Predictions matched to answer-key items by (task from prompt, image path); bad lines by number.
+    """Predictions matched to answer-key items by (task, image path); bad lines by number.
 
-    `key` maps (task, shown image path) to {truth, radius, split}; `prompts` maps prompt → task.
+    `key` maps (task, shown image path) to {truth, radius, split}; `prompts` maps prompt → task (a line of the
+    authors' names its task by its prompt).
     """
     matched: dict[str, list[dict[str, Any]]] = {task: [] for task in sorted(set(prompts.values()))}
     problems: list[dict[str, Any]] = []
@@ -262,7 +314,7 @@ def match_predictions(
         if isinstance(row, str):
             problems.append({"line": number, "reason": row})
             continue
-        task = prompts.get(row["prompt"])
+        task = row["task"] if "task" in row else prompts.get(row["prompt"])
         if task is None:
             problems.append({"line": number, "reason": "unknown prompt (not a SynDORBench prompt)"})
             continue
@@ -276,7 +328,7 @@ def match_predictions(
             )
             continue
         seen.add((task, row["img_path"]))
-        matched[task].append({**item, "img_path": row["img_path"], "prediction": row["prediction"]})
+        matched.setdefault(task, []).append({**item, "img_path": row["img_path"], "prediction": row["prediction"]})
     return matched, problems
 
 
@@ -297,6 +349,34 @@ def coverage(
     return table
 
 
+def read_presence(items: list[dict[str, Any]], protocol: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The presence items the protocol scores, each with `pred` read by its reader, and the items dropped per
+    split: the authors' drop an ambiguous reply and a failed request; the project's leaves out a failed request
+    and counts an unreadable reply INVALID."""
+    kept: list[dict[str, Any]] = []
+    dropped: Counter[str] = Counter()
+    for item in items:
+        if protocol == "authors":
+            label = authors_presence(item["prediction"])
+            if label == INVALID:
+                dropped[item["split"]] += 1
+                continue
+        elif item["prediction"] is None:
+            continue
+        else:
+            label = parse_presence(item["prediction"])
+        kept.append({**item, "pred": label})
+    return kept, dict(sorted(dropped.items()))
+
+
+def read_actions(items: list[dict[str, Any]], protocol: str) -> list[dict[str, Any]]:
+    """The action items the protocol scores: a failed request is the text "None" to the authors' harness (it
+    embeds `str(None)`), left out by the project's."""
+    if protocol == "authors":
+        return [{**i, "prediction": "None" if i["prediction"] is None else i["prediction"]} for i in items]
+    return [i for i in items if i["prediction"] is not None]
+
+
 def score_predictions(
     matched: dict[str, list[dict[str, Any]]],
     key: dict[tuple[str, str], dict[str, Any]],
@@ -304,12 +384,15 @@ def score_predictions(
     deployable: float,
     protocol: str = "authors",
 ) -> dict[str, Any]:
-    """Presence metrics and action E5Scores of matched predictions, with coverage of the answer key."""
-    presence_items = [{**i, "pred": parse_presence(i["prediction"])} for i in matched.get("human_detection", [])]
-    result: dict[str, Any] = {"coverage": coverage(matched, key)}
+    """Presence metrics and action E5Scores of matched predictions under `protocol`, with coverage of the answer
+    key and the presence replies the authors' reading dropped (`ambiguous_dropped`, per split)."""
+    if protocol not in E5_PROTOCOLS:
+        raise ValueError(f"protocol: {protocol!r} is not one of {', '.join(E5_PROTOCOLS)}")
+    presence_items, dropped = read_presence(matched.get("human_detection", []), protocol)
+    result: dict[str, Any] = {"coverage": coverage(matched, key), "ambiguous_dropped": dropped}
     result["presence"] = {"deployable_accuracy": deployable, "groups": presence_groups(presence_items, deployable)}
     result["action"] = {
-        **score_actions(matched.get("action_recognition", []), embed, protocol),
+        **score_actions(read_actions(matched.get("action_recognition", []), protocol), embed, protocol),
         "protocol": protocol,
     }
     return result

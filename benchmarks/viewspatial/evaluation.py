@@ -3,6 +3,8 @@ protocol an item is asked as `evaluate.py` (ZJU-REAL/ViewSpatial-Bench) sends it
 turn, the text `question + choices + "\\nReply only to the corresponding option.\\nAnswer:"` (no separator
 between question and choices) before the images; the answer is the first standalone A–D letter, in any case, on
 the reply's last line (so a lower-case article "a" there reads as A). The project's protocol is the generic one.
+`benchfoundry score viewspatial` reads eval's `predictions.jsonl` or the CSV `evaluate.py` writes
+(`result_<model>.csv`: ID, the item's index in the released file, and `Predicted Answer`, the whole reply).
 The page shows the paper's tables with our runs.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from benchfoundry.benchmarks.viewspatial import published
@@ -17,6 +20,9 @@ from benchfoundry.evaluation.choices import letter_of
 from benchfoundry.evaluation.hooks import Evaluation
 from benchfoundry.evaluation.items import EvalItem
 from benchfoundry.evaluation.tables import Result, baseline_runs, label, pct, render, source
+
+#: The columns of `evaluate.py`'s result CSV that `score` reads.
+RESULT_COLUMNS = ("ID", "Predicted Answer", "Correct Answer")
 
 #: `evaluate.py`'s: appended to question + choices.
 VIEWSPATIAL_SUFFIX = "\nReply only to the corresponding option.\nAnswer:"
@@ -56,6 +62,18 @@ class ViewSpatialEvaluation(Evaluation):
         letters = [letter_of(k) for k in range(len(item.options))]
         return letters.index(letter) if letter in letters else None
 
+    def read_predictions(
+        self, path: Path, items: Sequence[EvalItem]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The authors' result CSV (by its header) or eval's `predictions.jsonl`."""
+        from benchfoundry.core.bounded_read import csv_records, read_text
+
+        text = read_text(path)
+        first = text.split("\n", 1)[0]
+        if not all(column in first for column in RESULT_COLUMNS):
+            return super().read_predictions(path, items)
+        return authors_rows(csv_records(text, str(path))[1], items)
+
     def report_section(self, results: Sequence[Result]) -> str:
         """The paper's Table 2 with our runs per task, and its Tables 3 and 4 (no row of ours)."""
         ours = [
@@ -74,6 +92,32 @@ class ViewSpatialEvaluation(Evaluation):
                 render(published.VIEWSPATIAL_TABLE4, []),
             ]
         )
+
+
+def authors_rows(
+    records: Sequence[tuple[int, dict[str, str]]], items: Sequence[EvalItem]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Eval's rows from `evaluate.py`'s CSV records (line, row): the item is the released file's `ID`-th, the reply
+    its `Predicted Answer`; a row whose `Correct Answer` is not that item's answer is another release's (a bad line,
+    as is an unknown or repeated ID)."""
+    from benchfoundry.evaluation.predictions import prediction_row
+
+    rows: dict[str, dict[str, Any]] = {}
+    problems: list[dict[str, Any]] = []
+    for line, record in records:
+        index = record["ID"].strip()
+        if not index.isdigit() or int(index) >= len(items):
+            problems.append({"line": line, "reason": f"ID {index!r} is not an item of the build"})
+            continue
+        item = items[int(index)]
+        if viewspatial_letter(record["Correct Answer"]) != item.answer:
+            reason = f"ID {index}: correct answer {record['Correct Answer']!r}, the build's is {item.answer}"
+            problems.append({"line": line, "reason": reason})
+        elif item.id in rows:
+            problems.append({"line": line, "reason": f"second prediction for ID {index}; first kept"})
+        else:
+            rows[item.id] = prediction_row(item, record["Predicted Answer"])
+    return list(rows.values()), problems
 
 
 EVALUATION = ViewSpatialEvaluation()

@@ -1,0 +1,88 @@
+"""`benchfoundry score BENCHMARK PREDICTIONS --build DIR`: score a predictions file offline against a built
+benchmark, as `benchfoundry eval` scores its replies: the file is eval's own `predictions.jsonl` or a format of
+the benchmark's authors (its evaluation hook reads it, evaluation/hooks.py), each reply read as the protocol
+reads it and scored by the same code as eval's. One subcommand per registered benchmark, with its own flags."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchfoundry.evaluation.hooks import evaluation_of
+from benchfoundry.evaluation.protocols import PROTOCOLS
+from benchfoundry.pipeline.benchmarks import get, names
+
+
+def _writes_into(build: Path, out: str | None, benchmark: str) -> bool:
+    """Whether scoring writes into the build: its default score file, an --out inside it, or the benchmark's report
+    page (re-rendered with the scores, where it shows them)."""
+    inside = out is None or Path(out).absolute().resolve().is_relative_to(build.absolute().resolve())
+    return inside or (build / "report" / get(benchmark).report_page).is_file()
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from benchfoundry.core.output_root import hold_build_lock
+
+    build = Path(args.build)
+    # the build's lock while writing into it (not for a read-only build scored into a file elsewhere)
+    with hold_build_lock(build) if _writes_into(build, args.out, args.benchmark) else contextlib.nullcontext():
+        return _score(args, build)
+
+
+def _score(args: argparse.Namespace, build: Path) -> int:
+    from benchfoundry.core.atomic_files import write_json_atomic
+    from benchfoundry.core.output_root import check_output_file
+    from benchfoundry.evaluation.items import load_items
+
+    evaluation = evaluation_of(args.benchmark)
+    predictions = Path(args.predictions)
+    flags = vars(args)
+    try:
+        target = check_output_file(args.out or build / "report" / "scores" / f"{predictions.stem}.json")
+        raw = predictions.read_bytes()
+        items = load_items(args.benchmark, build)
+        result = evaluation.score_file(build, items, predictions, args.protocol, target, flags)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    score: dict[str, Any] = {
+        "benchmark": args.benchmark,
+        "predictions": str(predictions),
+        "predictions_sha256": hashlib.sha256(raw).hexdigest(),
+        "protocol": args.protocol,
+        "build": str(build),
+        **result,
+    }
+    write_json_atomic(target, score)
+    problems = score.get("problems", [])
+    for p in problems:
+        print(f"{predictions}:{p['line']}: skipped: {p['reason']}", file=sys.stderr)
+    print(evaluation.score_text(score))
+    print(f"\nscore file: {target}" + (f" ({len(problems)} bad lines skipped)" if problems else ""))
+    for line in evaluation.scored(build, flags):
+        print(line)
+    return 0
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    score = subparsers.add_parser(
+        "score", help="score a predictions file (eval's, or the benchmark authors' format) against a built benchmark"
+    )
+    sub = score.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    for name in names():
+        p = sub.add_parser(name, help=f"{get(name).title}: score a predictions file as `eval {name}` scores")
+        p.add_argument("predictions", metavar="PREDICTIONS", help="eval's predictions.jsonl or the authors' format")
+        p.add_argument("--build", required=True, metavar="DIR", help="the build's output root")
+        p.add_argument("--out", metavar="FILE", help="score JSON (default DIR/report/scores/<predictions name>.json)")
+        p.add_argument(
+            "--protocol",
+            choices=PROTOCOLS,
+            default="authors",
+            help="read the replies as the benchmark's authors do (default, as `eval`), or the project's way",
+        )
+        evaluation_of(name).add_score_flags(p)
+        p.set_defaults(func=_cmd_score)
