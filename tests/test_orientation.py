@@ -190,7 +190,7 @@ def test_the_estimator_on_upper_body_people() -> None:
     """The population above without hips (close-ups): the body yaw from the shoulders with the head as scale.
     The head-to-shoulder ratio calibrates to the skeleton's (0.36 m span over the face points' 0.18 m above
     the shoulders); facing as good as with the torso for the people kept, the head turn nearly (measured: 98 %
-    and 87 % with the portrait rule, against 100 % and 90 % with hips), at a lower confidence."""
+    and 85 % of more people with the portrait rules, against 100 % and 90 % with hips), at a lower confidence."""
     rng = np.random.default_rng(11)
     people = []
     for _ in range(400):

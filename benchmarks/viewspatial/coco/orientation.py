@@ -19,11 +19,14 @@ person's own right and `f` forward sits at image x ≈ −s·cos(yaw) − f·sin
   of facing the camera or away (where both share a facing bin), with a low confidence otherwise. Both
   ratios are best taken from the data (`calibrate_ratio`).
 - portraits (no hip, the nose and two more face points labelled): the face's yaw picks the side of the
-  shoulders' reading, and when the face lies within `PORTRAIT_FRONTAL_DEG` of facing the camera or away and
-  the shoulders read a turn within `PORTRAIT_SHOULDER_NOISE_DEG` of it, the face decides the bin: the body
-  takes the face's yaw, sure, the shoulders' reading kept as `mirror` (a head turn is sure only if both give
-  it). A head-scaled shoulder width depends on where an annotator puts the shoulder points (the acromion or
-  the neck's base: cos 1 or 0.8 for the same frontal person), the face's points do not.
+  shoulders' reading, and where face and shoulders agree the face resolves the shoulder line's mirror: when the
+  face lies within `PORTRAIT_FRONTAL_DEG` of facing the camera or away and the shoulders read a turn within
+  `PORTRAIT_SHOULDER_NOISE_DEG` of it, the body takes the face's yaw (head turn front); when the face is turned
+  but toward the lens and the shoulders read square to it within `AMBIGUITY_DEG` (their yaw and its mirror
+  either side of square), the body faces the lens squarely (head turn the face's yaw). Either way the body's
+  yaw is sure and has no mirror, so the head turn is claimed. A head-scaled shoulder width depends on where an
+  annotator puts the shoulder points (the acromion or the neck's base: cos 1 or 0.8 for the same frontal
+  person), the face's points do not.
 - head: the labelled face points (nose, eyes, ears) fitted to a head model (`FACE_MODEL`), which gives
   cos and sin of the yaw at once, at any head size, whatever the body's keypoints.
 Each yaw has a confidence in [0, 1]: the frontal shoulder width in pixels (full from `FULL_SPAN_PX`), times
@@ -168,8 +171,8 @@ def body_yaw(
     """Body yaw from the shoulders, scaled by the torso (a hip labelled) or else by the head (a face point
     labelled); None without both shoulders or without either scale. Without an occlusion flag telling the
     side, the yaw or its mirror, whichever lies nearer `face_yaw` (none: the one turned to the own right).
-    A `portrait` (head-scaled, `face_yaw` from the nose and two more face points) whose face is near frontal
-    gives the body the face's yaw when the shoulders read within the noise of it (module docstring)."""
+    A `portrait` (head-scaled, `face_yaw` from the nose and two more face points) whose face and shoulders
+    agree gets the body's yaw from the face (`_portrait_body`, module docstring)."""
     torso = torso_length(kp)
     head = None if torso else head_height(kp)
     if torso is None and head is None:
@@ -188,11 +191,24 @@ def body_yaw(
         side = -1.0 if nearer else 1.0
         mirror = (-side * turned) % 360.0 if sin > 0 else None
     degrees = (side * turned) % 360.0
-    if portrait and torso is None and face_yaw is not None and _near_frontal(face_yaw, PORTRAIT_FRONTAL_DEG):
-        if abs(head_delta(face_yaw, degrees)) <= PORTRAIT_SHOULDER_NOISE_DEG:
-            sure, degrees, mirror = True, face_yaw % 360.0, degrees
+    if portrait and torso is None and face_yaw is not None:
+        degrees, mirror, sure = _portrait_body(face_yaw, degrees, mirror, sure, cos, turned)
     confidence = min(1.0, frontal / FULL_SPAN_PX) * (1.0 if torso else HEAD_SCALE_TRUST) * (1.0 if sure else 0.3)
     return Yaw(degrees, round(confidence, 4), mirror)
+
+
+def _portrait_body(
+    face: float, degrees: float, mirror: float | None, sure: bool, cos: float, turned: float
+) -> tuple[float, float | None, bool]:
+    """A portrait's body yaw, its mirror and whether it is sure, where the face and the shoulders agree (module
+    docstring): the face near frontal and the shoulders within their noise of it, the face's yaw; the face toward
+    the lens and the shoulders square to it within `AMBIGUITY_DEG`, square to the lens (their yaw and its mirror
+    lie either side). Otherwise the shoulders' reading as it was."""
+    if _near_frontal(face, PORTRAIT_FRONTAL_DEG) and abs(head_delta(face, degrees)) <= PORTRAIT_SHOULDER_NOISE_DEG:
+        return face % 360.0, None, True
+    if cos > 0 and turned <= AMBIGUITY_DEG and abs(head_delta(face, 0.0)) < 90.0:
+        return 0.0, None, True
+    return degrees, mirror, sure
 
 
 def _near_frontal(yaw: float, within_deg: float) -> bool:

@@ -8,9 +8,9 @@ benchmarks/viewspatial/coco/quality.py). Each kept person gets the camera-relati
 `benchfoundry.core.directions.facing_direction`, of the body's yaw, or with `facing_from: more-confident` of
 the more confident of the body and head estimates) and
 the head turn Δ relative to the body in DESIGN's five bins (none when the body's side is unknown and its mirror
-yaw would give another bin); a person whose estimates are not confident
-enough, or whose head and body disagree by more than `max_head_turn_deg`, is rejected with the reason, as
-is a malformed annotation or image; a reason names what was missing or measured. The estimates come from
+yaw would give another bin; a portrait whose face and shoulders agree has no mirror); a person whose estimates
+are not confident enough, or whose head and body disagree by more than `max_head_turn_deg`, is rejected with
+the reason, as is a malformed annotation or image; a reason names what was missing or measured. The estimates come from
 the keypoints (`cfg.estimator == "keypoints"`, benchmarks/viewspatial/coco/orientation.py: a close-up without hips is
 read from the shoulders and the head; the frontal ratios are calibrated on every well-formed person of the
 used images) or from Orient-Anything on the head and body crops (`person_crops`:
