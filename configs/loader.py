@@ -49,6 +49,12 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _short_text(text: str, limit: int = 80) -> str:
+    """`text` on one line, cut to `limit` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _overrides_for(where: str, overridden: Iterable[str]) -> list[str]:
     """The `--set` keys that touched this field: the field itself, a section above it or keys below it."""
     return [
@@ -58,17 +64,26 @@ def _overrides_for(where: str, overridden: Iterable[str]) -> list[str]:
     ]
 
 
+#: The bad fields an invalid config's error lists (a file that is not a config at all, e.g. a system file read
+#: as YAML, would be quoted a line per key); the rest are counted.
+MAX_ERROR_FIELDS = 10
+
+
 def format_validation_error(err: ValidationError, source: str, overridden: Iterable[str] = ()) -> str:
-    """One line per bad field: its dotted path, the reason, the value, and the `--set` that gave it, if any."""
+    """One line per bad field, at most `MAX_ERROR_FIELDS` (then how many more): its dotted path (cut short), the
+    reason, the value, and the `--set` that gave it, if any."""
     overridden = list(overridden)
     lines = [f"{source}: invalid config"]
-    for item in err.errors():
-        where = _dotted(item["loc"])
+    errors = err.errors()
+    for item in errors[:MAX_ERROR_FIELDS]:
+        where = _short_text(_dotted(item["loc"]))
         reason = (
             "unknown key" if item["type"] == "extra_forbidden" else f"{item['msg']} (got {_short(item.get('input'))})"
         )
         keys = _overrides_for(where, overridden)
         lines.append(f"  {where}: {reason}" + (f" [from --set {', '.join(keys)}]" if keys else ""))
+    if len(errors) > MAX_ERROR_FIELDS:
+        lines.append(f"  … and {len(errors) - MAX_ERROR_FIELDS} more")
     return "\n".join(lines)
 
 
@@ -123,7 +138,7 @@ def load_config(path: str | Path | None, overrides: Iterable[str] = ()) -> Build
 def scale_of(value: Any, source: str) -> float:
     """A config's `scale`: a number in (0, 1]; a ConfigError naming it otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
-        raise ConfigError(f"{source}: {SCALE_KEY}: {value!r} is not a fraction in (0, 1]")
+        raise ConfigError(f"{source}: {SCALE_KEY}: {_short(value)} is not a fraction in (0, 1]")
     return float(value)
 
 

@@ -127,6 +127,16 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+#: The most of a parser's message an error quotes: its quote of the input is an excerpt, never the file.
+MAX_EXCERPT_CHARS = 200
+
+
+def _excerpt(text: str) -> str:
+    """A parser's message on one line, cut to `MAX_EXCERPT_CHARS`."""
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_EXCERPT_CHARS else text[: MAX_EXCERPT_CHARS - 1] + "…"
+
+
 def loads_yaml(
     text: str, where: str, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_YAML_NODES, *, error: ErrorType = ValueError
 ) -> Any:
@@ -137,9 +147,9 @@ def loads_yaml(
     except RecursionError:
         raise error(f"{where}: nested too deeply to parse") from None
     except yaml.YAMLError as exc:
-        raise error(f"{where}: not valid YAML: {exc}") from None
+        raise error(f"{where}: not valid YAML: {_excerpt(str(exc))}") from None
     except ValueError as exc:  # a constructor's: an integer of more digits than Python converts, …
-        raise error(f"{where}: a value YAML cannot hold: {exc}") from None
+        raise error(f"{where}: a value YAML cannot hold: {_excerpt(str(exc))}") from None
     check_depth(value, where, max_depth, max_nodes, error=error)
     return value
 
