@@ -106,3 +106,41 @@ def test_prune_of_a_benchmark_folder_that_is_a_link_removes_nothing(tmp_path: Pa
     (tmp_path / "syndor").symlink_to(shared, target_is_directory=True)
     assert frame_files.prune(tmp_path / "syndor", [used], []) == 0
     assert (shared / gone).is_file()
+
+
+def test_a_frame_replaced_by_a_link_is_never_hard_linked_into_the_imagefolder(tmp_path: Path) -> None:
+    """SynDORBench's Hugging Face imagefolder hard-links the released frames: a frame the build wrote is linked
+    (same inode); a frame replaced by a symbolic link to an image outside the build is refused naming it (a hard
+    link would follow the symbolic link and release the outside file)."""
+    from benchfoundry.benchmarks.syndor.qa_stage import write_imagefolder
+    from benchfoundry.core.safe_paths import UnsafePathError
+
+    root, outside = tmp_path / "syndor", tmp_path / "private.jpg"
+    own, planted = _frame("00000_walking", 1), _frame("00001_walking", 2)
+    for rel in (own, planted):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / own).write_bytes(b"the build's frame")
+    outside.write_bytes(b"someone else's image")
+    (root / planted).symlink_to(outside)
+    row = {"nv_path": None, "human_discernable": 1}
+    final = write_imagefolder(root, {("human_detection", "test"): [{**row, "img_path": own}]})
+    assert (final / "human_detection" / "test" / own).samefile(root / own)
+    with pytest.raises(UnsafePathError, match=planted.replace(".", r"\.")):
+        write_imagefolder(root, {("human_detection", "test"): [{**row, "img_path": planted}]})
+    assert outside.stat().st_nlink == 1
+    assert not (final / "human_detection" / "test" / planted).exists()
+
+
+def test_a_folder_on_the_way_that_is_a_link_is_refused_too(tmp_path: Path) -> None:
+    from benchfoundry.core.safe_paths import UnsafePathError, own_file
+
+    root, elsewhere = tmp_path / "build", tmp_path / "elsewhere"
+    (elsewhere / "frames").mkdir(parents=True)
+    (elsewhere / "frames" / "a.jpg").write_bytes(b"x")
+    root.mkdir()
+    (root / "images").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(UnsafePathError, match="symbolic link"):
+        own_file(root, root / "images" / "frames" / "a.jpg", "img_path")
+    (root / "own").mkdir()
+    (root / "own" / "b.jpg").write_bytes(b"y")
+    assert own_file(root, root / "own" / "b.jpg", "img_path") == root / "own" / "b.jpg"

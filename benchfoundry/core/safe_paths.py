@@ -5,6 +5,8 @@ to a folder: the result lies inside that folder, or the name is refused naming t
 empty name, or a symbolic link on the way that leads out of the folder are all refused. `inside_file` also
 refuses, by its type and before anything opens it, what is not a regular file once links are followed (a FIFO
 would hang a reader, a character device such as the zero device never ends); `regular_file` is that check alone.
+`own_file` is the check of a file a build wrote before it hard-links it into a released folder: a regular file
+reached through no symbolic link at all (a hard link follows a link to its target, which could be anything).
 """
 
 from __future__ import annotations
@@ -77,4 +79,24 @@ def within(root: str | os.PathLike[str], path: str | os.PathLike[str], field: st
     path = Path(path)
     if not path.resolve().is_relative_to(Path(root).resolve()):
         raise UnsafePathError(f"{field}: {path} leads outside {root} (through a symbolic link)")
+    return path
+
+
+def own_file(root: str | os.PathLike[str], path: str | os.PathLike[str], field: str) -> Path:
+    """`path` (`root / name`) when it is a regular file reached from `root` through no symbolic link (the file
+    itself included); UnsafePathError naming `field` and the file otherwise, a missing file FileNotFoundError."""
+    base, path = Path(root), Path(path)
+    try:
+        parts = path.relative_to(base).parts
+    except ValueError:
+        raise UnsafePathError(f"{field}: {path} is not under {base}") from None
+    if ".." in parts:
+        raise UnsafePathError(f"{field}: {path} climbs out of {base} with '..'")
+    current = base
+    for part in parts:
+        current = current / part
+        if current.is_symlink():
+            raise UnsafePathError(f"{field}: {path} is reached through a symbolic link ({current})")
+    if not stat.S_ISREG(os.lstat(path).st_mode):
+        raise UnsafePathError(f"{field}: {path} is not a regular file")
     return path

@@ -55,7 +55,7 @@ from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
-from benchfoundry.core.safe_paths import UnsafePathError, inside
+from benchfoundry.core.safe_paths import UnsafePathError, inside, own_file
 from benchfoundry.core.store import write_parquet_atomic
 from benchfoundry.pipeline.shard_task import shard_task
 
@@ -281,7 +281,7 @@ def write_imagefolder(root: Path, files: dict[tuple[str, str], list[dict[str, An
         meta = []
         for row in rows:
             name = row["img_path"]
-            _link(root / name, folder / name)
+            _link(own_file(root, root / name, "img_path"), folder / name)
             wanted.add(folder / name)
             meta.append({"file_name": name, **row, "nv_path": row["nv_path"] or "", "answer": answer(row, task)})
         wanted.add(write_bytes_atomic(folder / "metadata.jsonl", jsonl_bytes(meta)))

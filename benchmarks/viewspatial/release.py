@@ -31,6 +31,7 @@ from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
 from benchfoundry.benchmarks.viewspatial.qa_items import benchmark_records, sft_records, split_by_image_count
 from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic, write_json_atomic
+from benchfoundry.core.safe_paths import own_file
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import StageStore
 from benchfoundry.pipeline import review
@@ -123,7 +124,7 @@ def authors_layout(bench_dir: Path, rows: pd.DataFrame) -> pd.DataFrame:
         for path in images:
             new = authors_path(str(path), str(split))
             if new not in wanted:
-                _link(bench_dir / str(path), bench_dir / new)
+                _link(own_file(bench_dir, bench_dir / str(path), "image_path"), bench_dir / new)
                 wanted.add(new)
             mapped.append(new)
         paths.append(mapped)
