@@ -1,6 +1,7 @@
 """`OUT/report/eval/index.html`: every registered benchmark's section (its evaluation hook's `report_section`:
 the papers' published tables, complete and in their order, with the rows of the models evaluated on this build
-added, marked as ours with the build they ran on), after a table of every run.
+added, marked as ours with the build they ran on), after a table of every run; in the report's one stylesheet
+(pipeline/report_style.py).
 
 Our rows come from the result files `OUT/report/eval/<model>/<name>.json` (evaluation/run.py); a row's
 label says the model (Blind … for a run without images) and its Source cell the build and the protocol.
@@ -13,16 +14,10 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.evaluation.hooks import OMNI_COT_MODES, evaluation_of
 from benchfoundry.evaluation.tables import Result, label, source
 from benchfoundry.pipeline.benchmarks import registered
-
-_STYLE = (
-    "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
-    "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td.l,th.l{text-align:left}"
-    "tr.pub td{color:#555}tr.ours td{background:#eef6ee;font-weight:bold}caption{text-align:left;color:#555}"
-)
+from benchfoundry.pipeline.report_style import write_page
 
 
 def load_results(eval_root: Path) -> list[Result]:
@@ -82,8 +77,5 @@ def write_eval_report(build: Path, eval_root: Path) -> Path:
     for benchmark in registered():
         section = evaluation_of(benchmark.name).report_section([r for r in results if r["bench"] == benchmark.name])
         parts += [f"<h2>{html.escape(benchmark.title)}</h2>", section]
-    text = (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Evaluation: {html.escape(build.name)}'
-        f"</title><style>{_STYLE}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
-    )
-    return write_bytes_atomic(eval_root / "index.html", text.encode("utf-8"))
+    page = f"{eval_root.name}/index.html"
+    return write_page(eval_root.parent, page, f"Evaluation: {build.name}", "\n".join(parts))

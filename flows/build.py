@@ -1,4 +1,5 @@
-"""The `build` flow: one subflow per benchmark, then `build.json` in the output root."""
+"""The `build` flow: one subflow per benchmark, then the report's front page and links, then `build.json` in the
+output root."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from benchfoundry.flows.slurm_jobs import ClusterFailed
 from benchfoundry.flows.stop_signals import on_stop
 from benchfoundry.flows.task_runner import on_runner
 from benchfoundry.pipeline.benchmarks import get, hook, names
+from benchfoundry.pipeline.front_page import write_front_page
 from benchfoundry.pipeline.report_nav import link_pages
 from benchfoundry.pipeline.timings_page import write_timings_page
 
@@ -205,8 +207,14 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
             raise
         record["timings"]["wall_s"] = round(time.time() - started, 2)
         record["timings"]["cpu_s"] = build_cpu_seconds(record["timings"].get("benchmarks", {}))
+        failed = [name for name, o in record["benchmarks"].items() if o["status"] == "failed"]
+        # the record stays `running` until it is written: a stop meanwhile still marks it `interrupted`
+        ending: dict[str, Any] = {"status": "failed" if failed else "finished", "finished": utc_now()}
+        if failed:
+            ending["error"] = "; ".join(f"{name}: {record['benchmarks'][name]['detail']}" for name in failed)
         try:
             write_timings_page(root / "report", record["timings"])
+            write_front_page(root, {**record, **ending})
             link_pages(root / "report")
         except OSError as exc:
             record["problems"].append(
@@ -222,11 +230,7 @@ def build(config: BuildConfig, out: str, only: Sequence[str] | None = None, adop
         record["swept_leftovers"] += [
             str(p.relative_to(root)) for p in sweep_build_leftovers(root, names(), ROOT_FILES, keep)
         ]
-        failed = [name for name, o in record["benchmarks"].items() if o["status"] == "failed"]
-        record["status"] = "failed" if failed else "finished"
-        if failed:
-            record["error"] = "; ".join(f"{name}: {record['benchmarks'][name]['detail']}" for name in failed)
-        record["finished"] = utc_now()
+        record.update(ending)
         try:
             write_build_record(root / RECORD_NAME, record)
         except OSError as exc:

@@ -46,6 +46,7 @@ class Benchmark:
     prune: str | None = None  # (build root, its outcome) -> files removed: `build --prune`
     site_folders: str | None = None  # (config) -> folders besides site-packages its packages load from
     scale: str | None = None  # (its section, 0 < f <= 1) -> the section with its counts times f, kept balanced
+    front_counts: tuple[tuple[str, str], ...] = ()  # (label, "a/b" key path into its build.json outcome): front page
 
 
 _ADDED: dict[str, Benchmark] = {}

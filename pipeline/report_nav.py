@@ -1,5 +1,5 @@
-"""One navigation line across the build report's pages (each registered benchmark's, evaluation, where the
-build's time went).
+"""One navigation line across the build report's pages (the front page, each registered benchmark's, evaluation,
+where the build's time went).
 
 Each benchmark writes its own page; `link_pages` puts (or replaces) a `<nav id="pages">` line at the top
 of every page present, linking the others, so the report reads as one whatever was built.
@@ -13,9 +13,12 @@ import re
 from pathlib import Path
 
 from benchfoundry.core.atomic_files import write_bytes_atomic
+from benchfoundry.pipeline import front_page
 from benchfoundry.pipeline.benchmarks import registered
 
-#: The report's pages besides the benchmarks' own (pipeline/benchmarks.py), after them.
+#: The front page (pipeline/front_page.py), before the benchmarks' own pages (pipeline/benchmarks.py).
+FRONT_PAGE = ("Overview", front_page.PAGE)
+#: The report's pages besides the benchmarks' own, after them.
 BUILD_PAGES: tuple[tuple[str, str], ...] = (
     ("Evaluation", "eval/index.html"),
     ("Build time", "build.html"),
@@ -36,8 +39,9 @@ def nav_line(present: list[tuple[str, str]], page: str) -> str:
 
 
 def pages() -> tuple[tuple[str, str], ...]:
-    """(link text, path relative to the report folder) of every page, the benchmarks' in build order first."""
-    return tuple((b.title, b.report_page) for b in registered()) + BUILD_PAGES
+    """(link text, path relative to the report folder) of every page: the front page, the benchmarks' in build
+    order, then the build's own."""
+    return (FRONT_PAGE, *((b.title, b.report_page) for b in registered()), *BUILD_PAGES)
 
 
 def link_pages(report_dir: str | os.PathLike[str]) -> list[Path]:

@@ -1,5 +1,5 @@
 """The build report's page of where the build's time went, `OUT/report/build.html`: the table of build.json's
-`timings` (benchfoundry/core/timings.py), rewritten by every build."""
+`timings` (benchfoundry/core/timings.py), rewritten by every build, in the report's one stylesheet."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import html
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.core.timings import time_table
+from benchfoundry.pipeline.report_style import write_page
 
 PAGE = "build.html"
 NOTE = (
@@ -25,10 +25,8 @@ def write_timings_page(report_dir: str | Path, timings: dict[str, Any]) -> Path:
     rows = time_table(timings)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in rows[0])
     body = "\n".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows[1:])
-    page = (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>Build: where the time went</title>"
-        "<style>td,th{padding:2px 10px;text-align:right}td:nth-child(-n+2),th:nth-child(-n+2){text-align:left}"
-        "</style></head><body>\n<h1>Where the time went</h1>\n"
-        f"<p>{html.escape(NOTE)}</p>\n<table>\n<tr>{head}</tr>\n{body}\n</table>\n</body></html>\n"
+    text = (
+        f"<h1>Where the time went</h1>\n<p>{html.escape(NOTE)}</p>\n"
+        f'<table class="time">\n<tr>{head}</tr>\n{body}\n</table>'
     )
-    return write_bytes_atomic(Path(report_dir) / PAGE, page.encode("utf-8"))
+    return write_page(report_dir, PAGE, "Build: where the time went", text)

@@ -41,9 +41,15 @@ TINY_BUILD = {
 }
 SHARDS = 2
 #: Files that record a run rather than its outputs: the build record, the output root's marker and lock
-#: (benchfoundry/core/output_root.py), the page of where the time went (pipeline/timings_page.py), and the
-#: completion markers (times).
-RUN_RECORDS = ("build.json", ".benchfoundry-build.json", ".benchfoundry.lock", "report/build.html")
+#: (benchfoundry/core/output_root.py), the page of where the time went (pipeline/timings_page.py), the report's
+#: front page (pipeline/front_page.py: the run's status, times and problems), and the completion markers (times).
+RUN_RECORDS = (
+    "build.json",
+    ".benchfoundry-build.json",
+    ".benchfoundry.lock",
+    "report/build.html",
+    "report/index.html",
+)
 
 
 def write_config(folder: Path) -> Path:

@@ -107,7 +107,7 @@ def hook_modules(descriptor: Benchmark) -> list[str]:
     """The module of every "module:attribute" (or bare module) string of a descriptor."""
     values = []
     for name, value in vars(descriptor).items():
-        if name in ("name", "title", "released", "report_page", "categories"):
+        if name in ("name", "title", "released", "report_page", "categories", "front_counts"):
             continue
         if isinstance(value, str):
             values.append(value)

@@ -59,7 +59,7 @@ PREAMBLE = "Toy-Bench: look at the cube."
 #: The scripted model's one reply: right where an item's correct option is the first.
 REPLY = "A"
 #: The descriptor's fields that name no hook.
-NOT_HOOKS = ("name", "title", "released", "report_page", "order", "categories", "submits_tasks")
+NOT_HOOKS = ("name", "title", "released", "report_page", "order", "categories", "submits_tasks", "front_counts")
 
 
 def _git_status() -> str:
@@ -306,9 +306,13 @@ def test_the_report_links_the_toys_page(built: tuple[Path, str]) -> None:
     out, _ = built
     report = out / "report"
     page = (report / "toybench.html").read_text()
-    assert '<nav id="pages"><b>Toy-Bench</b> · <a href="build.html">Build time</a></nav>' in page
+    links = ('<a href="index.html">Overview</a>', "<b>Toy-Bench</b>", '<a href="build.html">Build time</a>')
+    assert f'<nav id="pages">{" · ".join(links)}</nav>' in page
     assert page.count("<tr>") == ITEMS
     assert '<a href="toybench.html">Toy-Bench</a>' in (report / "build.html").read_text()
+    front = (report / "index.html").read_text()  # the front page: the toy's status, items and a released image
+    assert '<a href="toybench.html">Toy-Bench</a>' in front and f'data-key="items">{ITEMS}</td>' in front
+    assert f'<img src="../{TOY}/' in front
 
 
 @pytest.mark.blender

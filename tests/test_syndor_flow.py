@@ -185,7 +185,7 @@ def test_task_files_carry_the_exact_prompts_and_report_links_resolve(first_build
             if task == "human_detection" and split != "day":
                 assert {r["human_discernable"] for r in task_rows} <= {0, 1}
     page = Path(record["benchmarks"]["syndor"]["stages"]["qa"]["report"])
-    assert page == out / "report" / "index.html"
+    assert page == out / "report" / "syndor.html"
     links = assert_no_broken_links(page)
     assert any("calibration" in link for link in links)
 

@@ -355,6 +355,6 @@ def test_qa_stage_in_a_flow_writes_index_and_report(tmp_path: Path, prefect_serv
 
     assert run(None)["rows"] == 0 and not (tmp_path / "syndor" / "index").exists()
     summary = run(str(manifest))
-    assert Path(summary["report"]) == tmp_path / "report" / "index.html" and Path(summary["report"]).is_file()
+    assert Path(summary["report"]) == tmp_path / "report" / "syndor.html" and Path(summary["report"]).is_file()
     assert summary["rows"] == len(_lines(tmp_path / "syndor" / "index" / "master_index.jsonl"))
     assert len(summary["problems"]) == 4

@@ -159,7 +159,7 @@ def test_rerender_prunes_unused_thumbnails(tmp_path: Path) -> None:
     syndor_report.write_report(out, QaConfig(thumbs_per_cell=1, nv_pairs=0), seed=0)
     on_disk = {p.name for p in (out / "report" / "thumbs").iterdir()}
     linked = {
-        Path(link).name for link in assert_no_broken_links(out / "report" / "index.html") if link.startswith("thumbs/")
+        Path(link).name for link in assert_no_broken_links(out / "report" / "syndor.html") if link.startswith("thumbs/")
     }
     assert on_disk == linked and len(linked) == 9
 

@@ -19,6 +19,12 @@ DESCRIPTOR = Benchmark(
     items=f"{_HERE}.readers:items",
     export_rows=f"{_HERE}.readers:splits",
     report_page="odi.html",
+    front_counts=(
+        ("panoramas", "qa/panoramas"),
+        ("instances kept", "qa/panorama_totals/kept"),
+        ("questions", "qa/questions"),
+        ("released items", "qa/released"),
+    ),
     order=20,
     categories=TASKS,
     submits_tasks=True,

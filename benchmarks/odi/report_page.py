@@ -1,4 +1,4 @@
-"""The ODI section of the build report, a static page `OUT/report/odi.html` (beside SynDORBench's `index.html`):
+"""The ODI section of the build report, a static page `OUT/report/odi.html` in the report's one stylesheet:
 the questions per task (items, candidates, chosen, and how often their answers agree with the synthetic truth),
 the instances the consistency filter dropped, and per panorama its six faces with the kept masks drawn over them
 and the drop counts."""
@@ -18,6 +18,7 @@ from benchfoundry.benchmarks.odi.sphere_coords import FACES
 from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.seeding import item_rng
+from benchfoundry.pipeline.report_style import write_page
 
 #: Panoramas whose cube faces the page shows (six overlays each); the others are one table row each.
 SHOWN_PANORAMAS = 24
@@ -49,7 +50,7 @@ def questions_section(qa: dict[str, Any]) -> list[str]:
         "(each question closed and open). Answers come from what the panoramas give (directions, floor contact "
         "points, the detector's census, the describer); where a panorama's synthetic truth lies beside it, the "
         "same questions are answered from the truth, and the agreement columns compare the two.</p>",
-        "<table border='1' cellpadding='4'><tr><th>task</th><th>items</th><th>share</th><th>candidates</th>"
+        "<table><tr><th>task</th><th>items</th><th>share</th><th>candidates</th>"
         "<th>agree (candidates)</th><th>chosen</th><th>agree (chosen)</th></tr>",
     ]
     for task in sorted(set(candidates) | set(qa["task_mix"])):
@@ -84,7 +85,6 @@ def write_report_page(
     root = Path(out)
     report = root / "report"
     parts = [
-        "<!doctype html><meta charset='utf-8'><title>ODI-Bench</title>",
         *(questions_section(qa) if qa is not None else []),
         "<h1>ODI-Bench: cube-face instances</h1>",
         "<p>Kept instances tinted on each face; instances touching a face border are dropped.</p>",
@@ -116,7 +116,7 @@ def write_report_page(
                 write_bytes_atomic(report / rel, data.tobytes())
             labels = ", ".join(html.escape(str(c)) for c in on_face["class"]) if len(on_face) else "none"
             parts.append(
-                f"<figure style='display:inline-block;margin:4px'><img src='{rel}' width='{thumb_px}' "
+                f"<figure><img src='{rel}' width='{thumb_px}' "
                 f"alt='{face}'><figcaption>{face}: {labels}</figcaption></figure>"
             )
         parts.append("</div>")
@@ -133,4 +133,4 @@ def write_report_page(
             for pano in names[shown:]
         ]
         parts.append("</table>")
-    return write_bytes_atomic(report / "odi.html", "\n".join(parts).encode("utf-8"))
+    return write_page(report, "odi.html", "ODI-Bench", "\n".join(parts))

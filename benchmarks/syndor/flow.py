@@ -238,7 +238,7 @@ def _figures(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def qa_flow(config: BuildConfig, out: str, labelled_manifest: str | None, calibration: Any = None) -> dict[str, Any]:
-    """The last SynDORBench stage: QA files, then `report/index.html`; returns the stage's summary.
+    """The last SynDORBench stage: QA files, then `report/syndor.html`; returns the stage's summary.
 
     `calibration` (optional) is the render stage's calibration summary, shown in the report;
     with no labelled manifest (a build without frames) nothing is written.

@@ -1,4 +1,5 @@
-"""The SynDORBench build report: one static `OUT/report/index.html` with its plots and thumbnails.
+"""The SynDORBench build report: one static `OUT/report/syndor.html` with its plots and thumbnails, in the
+report's one stylesheet (pipeline/report_style.py).
 
 It reads only files of the build (the QA index, the render calibration plot, the discernibility
 report, score files in `report/scores/`), so `benchfoundry score syndor` can re-render it.
@@ -20,26 +21,20 @@ from typing import Any
 from benchfoundry.benchmarks.syndor.lighting import lighting, lighting_group
 from benchfoundry.benchmarks.syndor.qa_config import QaConfig
 from benchfoundry.benchmarks.syndor.release import read_jsonl
-from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic, write_json_atomic
+from benchfoundry.core.atomic_files import atomic_path, write_json_atomic
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.seeding import item_rng
+from benchfoundry.pipeline.report_style import write_page
 
 SPLITS = ("day", "night", "nv")
-#: Beside index.html: the dataset-relative images the report could not read (a JSON list, sorted).
+#: The page, relative to `OUT/report/` (the descriptor's `report_page`).
+PAGE = "syndor.html"
+#: Beside the page: the dataset-relative images the report could not read (a JSON list, sorted).
 UNREADABLE_JSON = "unreadable_images.json"
 FACTORS = ("radius", "azimuth", "elevation", "lighting", "scene", "action", "smplx_texture", "pose")
 _VIEW = re.compile(r"phi(?P<azimuth>-?\d+(?:\.\d+)?)_theta(?P<elevation>-?\d+(?:\.\d+)?)")
 _POSE = re.compile(r"/(?P<pose>pose\d+)/")
-_STYLE = """
-body{font-family:sans-serif;margin:2em;max-width:1200px}
-table{border-collapse:collapse;margin:.5em 0 1.5em}
-td,th{border:1px solid #bbb;padding:2px 8px;text-align:right}
-th{background:#eee}
-td.l,th.l{text-align:left}
-.grid img{margin:2px}
-.warn{color:#a40}
-"""
 
 
 def report_dir(out: str | os.PathLike[str]) -> Path:
@@ -625,7 +620,7 @@ def _section_scores(page: _Page) -> None:
 
 
 def write_report(out: str | os.PathLike[str], qa: QaConfig, seed: int = 0, calibration: Any = None) -> Path:
-    """Render `OUT/report/index.html` from the build's files; returns its path.
+    """Render `OUT/report/syndor.html` from the build's files; returns its path.
 
     The images it could not read for thumbnails go to `report/unreadable_images.json` (`report_problems`
     turns them into build problems); a JSONL line that is not JSON is a ValueError naming file and line.
@@ -652,8 +647,4 @@ def write_report(out: str | os.PathLike[str], qa: QaConfig, seed: int = 0, calib
         page.add(f'<p class="warn">{len(page.missing)} images could not be read for thumbnails.</p>')
     page.prune_thumbs()
     write_json_atomic(unreadable_path(root), sorted(set(page.missing)))
-    text = (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>SynDORBench build report</title>'
-        f"<style>{_STYLE}</style></head><body>\n" + "\n".join(page.parts) + "\n</body></html>\n"
-    )
-    return write_bytes_atomic(page.dir / "index.html", text.encode("utf-8"))
+    return write_page(page.dir, PAGE, "SynDORBench build report", "\n".join(page.parts))

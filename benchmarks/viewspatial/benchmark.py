@@ -19,6 +19,7 @@ DESCRIPTOR = Benchmark(
     items=f"{_HERE}.readers:items",
     export_rows=f"{_HERE}.readers:splits",
     report_page="viewspatial.html",
+    front_counts=(*((f"released {short}", f"released/{short}") for short in RELEASED_TYPES), ("COCO splits", "coco")),
     order=30,
     categories=tuple(RELEASED_TYPES),
     submits_tasks=True,

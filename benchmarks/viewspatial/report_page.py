@@ -2,7 +2,8 @@
 and coverage, item counts per task (the paper's short names) and split, the frames per Per-Sce. Sim. item
 beside the release's, a few released items with their image, question, options and answer, and per COCO
 split the people kept and rejected and, on the synthetic set, the orientation accuracies against the truth,
-overall and per framing. Images are linked from the benchmark's folder, not copied."""
+overall and per framing. Images are linked from the benchmark's folder, not copied; the page is in the report's one
+stylesheet (pipeline/report_style.py)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from benchfoundry.benchmarks.viewspatial.coco.config import FRAMINGS, SECOND_FRA
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
 from benchfoundry.benchmarks.viewspatial.release import BENCHMARK_JSON, all_rows
 from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
-from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import StageStore
+from benchfoundry.pipeline.report_style import write_page
 
 FRAMING_ORDER = (*FRAMINGS, SECOND_FRAMING)
 PAGE = "viewspatial.html"
@@ -68,7 +69,7 @@ def _counts(out: Path) -> list[str]:
     )
     return [
         "<h2>Items per task and split (before review and the budgets)</h2>",
-        f"<table border='1' cellpadding='4'><tr><th>task</th>{head}</tr>{body}</table>",
+        f"<table><tr><th>task</th>{head}</tr>{body}</table>",
     ] + _released(out)
 
 
@@ -121,8 +122,7 @@ def _scene_sim_frames(out: Path) -> list[str]:
         "<h2>Frames per Per-Sce. Sim. item</h2>",
         f"<p>this build: {sum(ours.values())} items, median {_median(ours):g}; the release: "
         f"{sum(theirs.values())} items, median {_median(theirs):g}</p>",
-        f"<table border='1' cellpadding='4'><tr><th>frames</th><th>this build</th><th>the release</th></tr>{rows}"
-        "</table>",
+        f"<table><tr><th>frames</th><th>this build</th><th>the release</th></tr>{rows}</table>",
     ]
 
 
@@ -139,7 +139,7 @@ def _examples(out: Path, seed: int) -> list[str]:
             )
             choices = "<br>".join(_esc(c) for c in r["choices"].split("\n"))
             parts.append(
-                f"<div style='margin:8px 0'><b>{_esc(SHORT_NAMES[task])}</b> ({_esc(task)})<br>{images}"
+                f"<div class='example'><b>{_esc(SHORT_NAMES[task])}</b> ({_esc(task)})<br>{images}"
                 f"<br>{_esc(r['question'])}<br>{choices}<br>answer: <b>{_esc(r['answer'])}</b></div>"
             )
     return parts
@@ -172,7 +172,7 @@ def _coco(out: Path) -> list[str]:
                 for framing, a in sorted(acc.get("per_framing", {}).items(), key=lambda kv: FRAMING_ORDER.index(kv[0]))
             )
             parts.append(
-                "<table border='1' cellpadding='4'><tr><th>framing</th><th>people</th><th>kept</th>"
+                "<table><tr><th>framing</th><th>people</th><th>kept</th>"
                 f"<th>facing</th><th>head turn</th></tr>{rows}</table>"
             )
     return parts
@@ -181,11 +181,6 @@ def _coco(out: Path) -> list[str]:
 def write_report_page(out: str | Path, seed: int) -> Path:
     """Write `report/viewspatial.html` from the build's stores and released file; returns its path."""
     root = Path(out)
-    parts = [
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>ViewSpatial-Bench build report"
-        "</title></head><body>",
-        "<h1>ViewSpatial-Bench</h1>",
-    ]
+    parts = ["<h1>ViewSpatial-Bench</h1>"]
     parts += _counts(root) + _scene_sim_frames(root) + _coco(root) + _scans(root) + _examples(root, seed)
-    parts.append("</body></html>")
-    return write_bytes_atomic(root / "report" / PAGE, "\n".join(parts).encode("utf-8"))
+    return write_page(root / "report", PAGE, "ViewSpatial-Bench build report", "\n".join(parts))
