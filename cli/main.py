@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 #: The generic modules that add their own subcommands through `add_commands(subparsers)`.
 COMMAND_MODULES: tuple[str, ...] = (
+    "benchfoundry.cli.compare",
     "benchfoundry.cli.evaluate",
     "benchfoundry.cli.export",
     "benchfoundry.cli.runner",

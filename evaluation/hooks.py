@@ -47,6 +47,9 @@ class Evaluation:
     rubric_task: str | None = None
     #: How `eval`'s printed line names the judged answers; None: no line.
     judge_label: str | None = None
+    #: The paper's accuracies (shares) by model as its tables print them, {"overall" or a category: accuracy}: the
+    #: third side `benchfoundry compare` ranks the models against; none here.
+    published_scores: Mapping[str, Mapping[str, float]] = {}
 
     # Asking ------------------------------------------------------------------------------------------------
 

@@ -47,6 +47,8 @@ class Benchmark:
     site_folders: str | None = None  # (config) -> folders besides site-packages its packages load from
     scale: str | None = None  # (its section, 0 < f <= 1) -> the section with its counts times f, kept balanced
     front_counts: tuple[tuple[str, str], ...] = ()  # (label, "a/b" key path into its build.json outcome): front page
+    release_items: str | None = None  # (path) -> evaluation items of the authors' released file or folder at path,
+    # named as `released` is (its stem for another format of it), wherever it lies: `compare`
 
 
 _ADDED: dict[str, Benchmark] = {}

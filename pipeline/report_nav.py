@@ -1,5 +1,5 @@
 """One navigation line across the build report's pages (the front page, each registered benchmark's, evaluation,
-where the build's time went).
+the comparison with another build (`benchfoundry compare`), where the build's time went).
 
 Each benchmark writes its own page; `link_pages` puts (or replaces) a `<nav id="pages">` line at the top
 of every page present, linking the others, so the report reads as one whatever was built.
@@ -21,6 +21,7 @@ FRONT_PAGE = ("Overview", front_page.PAGE)
 #: The report's pages besides the benchmarks' own, after them.
 BUILD_PAGES: tuple[tuple[str, str], ...] = (
     ("Evaluation", "eval/index.html"),
+    ("Comparison", "compare.html"),
     ("Build time", "build.html"),
 )
 _NAV = re.compile(r'<nav id="pages">.*?</nav>\n?', re.S)

@@ -36,6 +36,7 @@ PACKAGES = {
     "flows": "benchfoundry.flows",
     "evaluation": "benchfoundry.evaluation",
     "export": "benchfoundry.export",
+    "compare": "benchfoundry.compare",
     "benchmarks": "benchfoundry.benchmarks",
     "cli": "benchfoundry.cli",
 }
@@ -68,6 +69,7 @@ ROOMS = (
     "flows/",
     "evaluation/",
     "export/",
+    "compare/",
     *BENCHMARKS,
     "cli/",
 )

@@ -30,7 +30,7 @@ from benchfoundry.pipeline.model_client import reply_text
 
 REPO = Path(__file__).resolve().parent.parent
 #: The folders whose code runs in a build or a command.
-SOURCES = ("benchfoundry", "configs", "assets", "person", "render", "tasks", "flows")
+SOURCES = ("benchfoundry", "configs", "assets", "person", "render", "tasks", "flows", "compare")
 #: Ways to open an image other than the guarded decoder.
 IMAGE_OPENS = re.compile(r"Image\.open\(|cv2\.imread|cv2\.imdecode|imageio|skimage\.io|plt\.imread|iio\.")
 

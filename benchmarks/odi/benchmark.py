@@ -17,6 +17,7 @@ DESCRIPTOR = Benchmark(
     scale=f"{_HERE}.scale:scaled",
     released=f"{BENCHMARK}/ODI-Bench.json",
     items=f"{_HERE}.readers:items",
+    release_items=f"{_HERE}.readers:release_items",
     export_rows=f"{_HERE}.readers:splits",
     report_page="odi.html",
     front_counts=(

@@ -28,6 +28,7 @@ class OdiEvaluation(Evaluation):
     omni_cot = True
     task_groups = {"spatial": SPATIAL}
     judge_label = "open form"
+    published_scores = published.ODI_SCORES
 
     def ask_omni_cot(
         self,

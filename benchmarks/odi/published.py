@@ -22,6 +22,11 @@ ODI_MAIN = Table(
     ),
     "Open form: the LLM judge's mean score as a share of its scale.",
 )
+#: The main table's closed-form Overall as accuracies (shares) by model, the blind and random baselines left out:
+#: what `benchfoundry compare` ranks models against.
+ODI_SCORES = {
+    row[0]: {"overall": row[1] / 100} for row in ODI_MAIN.rows if not row[0].startswith(("Blind ", "Random "))
+}
 ODI_TABLE4 = Table(
     "ODI-Bench Table 4: Omni-CoT, closed-form Overall (%)",
     ("Model", "Baseline Overall", "w/ viewpoint guiding", "w/ full Omni-CoT", "EVO gain"),

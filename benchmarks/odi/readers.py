@@ -5,6 +5,7 @@ the exports: split `test`, the released fields, `image` the panorama and `image_
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from benchfoundry.benchmarks.odi.identity import BENCHMARK
 from benchfoundry.evaluation.choices import letter_of, split_option
@@ -16,14 +17,41 @@ RELEASED = Path(BENCHMARK) / "ODI-Bench.json"
 
 def items(build: Path) -> list[EvalItem]:
     """Closed items with their options lettered in their released order; open items with the reference answer."""
-    path = build / RELEASED
+    return release_items(build / RELEASED)
+
+
+def release_items(path: Path) -> list[EvalItem]:
+    """The items of an `ODI-Bench.json` wherever it lies (a build's, the authors'), or of its Parquet copy
+    (`ODI-Bench.parquet`, in the release root or in its `hf/` folder); image paths are relative to the release
+    root."""
+    if path.suffix == ".parquet":
+        return _items_of(path, _parquet_rows(path), path.parent.parent if path.parent.name == "hf" else path.parent)
+    return _items_of(path, read_released_json(path), path.parent)
+
+
+def _parquet_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a Parquet release, its list columns as lists."""
+    import pyarrow.parquet as pq
+
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: not found")
+    try:
+        return pq.read_table(path).to_pylist()
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: not a readable Parquet file ({exc})") from None
+
+
+def _items_of(path: Path, rows: Any, root: Path) -> list[EvalItem]:
+    """The items of released rows read from `path`, their images inside `root`."""
+    if not isinstance(rows, list):
+        raise ValueError(f"{path}: not a list of items")
     found = []
-    for i, row in enumerate(read_released_json(path)):
+    for i, row in enumerate(rows):
         where = f"item {i}"
         item_id = str(field_of(path, where, row, "id"))
         image = str(field_of(path, where, row, "image"))
         form = field_of(path, where, row, "form")
-        files, refused = released_images(path.parent, image, f"{path}: {where}")
+        files, refused = released_images(root, image, f"{path}: {where}")
         base = {
             "id": item_id,
             "task": str(field_of(path, where, row, "task")),

@@ -18,6 +18,7 @@ DESCRIPTOR = Benchmark(
     planned_items=f"{_HERE}.build_plan:planned_items",
     released=f"{BENCHMARK}/index",
     items=f"{_HERE}.readers:items",
+    release_items=f"{_HERE}.readers:release_items",
     export_rows=f"{_HERE}.readers:splits",
     report_page="syndor.html",
     front_counts=(

@@ -14,11 +14,17 @@ from benchfoundry.export.rows import Splits, refs
 
 def items(build: Path) -> list[EvalItem]:
     """Every task-file row: the prompt verbatim, the shown image, the answer of benchmarks/syndor/qa_stage."""
-    root = release.dataset_root(build)
+    return release_items(release.index_dir(build))
+
+
+def release_items(index: Path) -> list[EvalItem]:
+    """The rows of a task index wherever it lies (a build's, the authors'): `index/<task>/<split>.jsonl`, image
+    paths relative to the dataset root, the index's parent folder."""
+    root = index.parent
     found = []
     for task in release.TASKS:
         for split in release.SPLITS:
-            path = release.index_dir(build) / task / f"{split}.jsonl"
+            path = index / task / f"{split}.jsonl"
             if not path.is_file():
                 raise FileNotFoundError(f"{path}: task file missing; build the syndor benchmark first")
             for number, row in enumerate(release.read_jsonl(path), start=1):

@@ -17,6 +17,7 @@ DESCRIPTOR = Benchmark(
     planned_items=f"{_HERE}.build_plan:planned_items",
     released=f"{BENCHMARK}/ViewSpatial-Bench.json",
     items=f"{_HERE}.readers:items",
+    release_items=f"{_HERE}.readers:release_items",
     export_rows=f"{_HERE}.readers:splits",
     report_page="viewspatial.html",
     front_counts=(*((f"released {short}", f"released/{short}") for short in RELEASED_TYPES), ("COCO splits", "coco")),

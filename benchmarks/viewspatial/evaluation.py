@@ -39,6 +39,8 @@ def viewspatial_letter(reply: str) -> str | None:
 class ViewSpatialEvaluation(Evaluation):
     """The authors' prompt, request and reading of `evaluate.py`, and the paper's tables."""
 
+    published_scores = published.VIEWSPATIAL_SCORES
+
     def prompt_text(self, item: EvalItem, protocol: str) -> str:
         """The authors': the question, the released `choices` and the suffix, run together."""
         if protocol == "authors" and item.options:

@@ -21,6 +21,11 @@ VIEWSPATIAL_TABLE2 = Table(
     ),
     "Overall is the accuracy over all items, not the mean of the five columns.",
 )
+#: Table 2 as accuracies (shares) by model, overall and per task: what `benchfoundry compare` ranks models against.
+VIEWSPATIAL_SCORES = {
+    row[0]: {"overall": row[-1] / 100, **{task: v / 100 for task, v in zip(VIEWSPATIAL_TASKS, row[1:-1])}}
+    for row in VIEWSPATIAL_TABLE2.rows
+}
 VIEWSPATIAL_TABLE3 = Table(
     "ViewSpatial-Bench Table 3: answer format and backbone, accuracy (%) before and after fine-tuning",
     ("Configuration", "Original accuracy", "Fine-tuned accuracy", "Gain (points)"),

@@ -18,7 +18,12 @@ RELEASED = Path(BENCHMARK) / "ViewSpatial-Bench.json"
 
 def items(build: Path) -> list[EvalItem]:
     """Multiple choice: the released `choices` lines are the options, the answer's letter the answer."""
-    path = build / RELEASED
+    return release_items(build / RELEASED)
+
+
+def release_items(path: Path) -> list[EvalItem]:
+    """The items of a `ViewSpatial-Bench.json` wherever it lies (a build's, the authors'), its image paths relative
+    to its folder."""
     found = []
     for i, row in enumerate(read_released_json(path)):
         where = f"item {i}"

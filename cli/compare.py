@@ -1,0 +1,85 @@
+"""`benchfoundry compare A B`: two builds of the benchmarks, or a build and the authors' released files, side by
+side (benchfoundry.compare): a text table printed, the record as JSON (`--json`), and an HTML page, by default
+`<A>/report/compare.html` when A is a build."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def _load_config(path: str | None) -> Any:
+    """The thresholds: `--config FILE` (a YAML mapping of CompareConfig's fields), else the defaults."""
+    from pydantic import ValidationError
+
+    from benchfoundry.configs.compare import CompareConfig
+    from benchfoundry.core.bounded_read import loads_yaml, read_text
+
+    if path is None:
+        return CompareConfig()
+    try:
+        data = loads_yaml(read_text(path), str(path)) or {}
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the compare config ({exc.strerror or exc})") from None
+    try:
+        return CompareConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(
+            f"{path}: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        ) from None
+
+
+def _write_page(args: argparse.Namespace, a_build: Path | None, record: dict[str, Any]) -> Path | None:
+    """The page at `--html`; else, when A is a build, `<A>/report/compare.html`, linked from the report's other
+    pages (under the build's lock: never beside a build writing its report); else none."""
+    from benchfoundry.compare.report import write_html
+    from benchfoundry.core.output_root import hold_build_lock
+    from benchfoundry.pipeline.report_nav import link_pages
+
+    if args.html:
+        return write_html(Path(args.html), record)
+    if a_build is None:
+        return None
+    with hold_build_lock(a_build):
+        page = write_html(a_build / "report" / "compare.html", record)
+        link_pages(page.parent)
+    return page
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from benchfoundry.compare.comparison import compare
+    from benchfoundry.compare.report import text
+    from benchfoundry.compare.sides import open_side
+    from benchfoundry.core.atomic_files import write_json_atomic
+    from benchfoundry.core.output_root import check_output_file
+
+    config = _load_config(args.config)
+    json_target = check_output_file(args.json) if args.json else None
+    if args.html:
+        check_output_file(args.html)
+    a = open_side("A", Path(args.a))
+    b = open_side("B", Path(args.b))
+    record = compare(a, b, config)
+    print(text(record), end="")
+    if json_target is not None:
+        print(f"JSON: {write_json_atomic(json_target, record)}")
+    page = _write_page(args, a.build, record)
+    if page is not None:
+        print(f"page: {page}")
+    return 0
+
+
+def add_commands(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "compare",
+        help="compare two builds, or a build and the authors' released files: distributions, overlap, model ranking",
+    )
+    p.add_argument("a", metavar="A", help="a build folder, or an authors' released file or folder")
+    p.add_argument("b", metavar="B", help="the other side, likewise")
+    p.add_argument("--json", metavar="PATH", help="write the comparison's record as JSON")
+    p.add_argument(
+        "--html", metavar="PATH", help="write the HTML page here (default: <A>/report/compare.html when A is a build)"
+    )
+    p.add_argument("--config", metavar="FILE", help="YAML of the thresholds (tv_max, share_max, phash_distance, …)")
+    p.set_defaults(func=_cmd_compare)
