@@ -24,7 +24,7 @@ def _export(args: argparse.Namespace) -> int:
     from benchfoundry.core.atomic_files import write_json_atomic
     from benchfoundry.core.output_root import check_output_dir
     from benchfoundry.export import target
-    from benchfoundry.export.formats import FORMATS, built_benchmarks, export
+    from benchfoundry.export.formats import built_benchmarks, export, format_folder
 
     build = Path(args.build)
     chosen = args.benchmark
@@ -35,8 +35,8 @@ def _export(args: argparse.Namespace) -> int:
         print(f"error: {why}; known: {', '.join(names())}", file=sys.stderr)
         return 2
     try:
-        target.check_apart(build, Path(args.to) / FORMATS[args.format])
-        folder = check_output_dir(Path(args.to) / FORMATS[args.format])
+        target.check_apart(build, format_folder(Path(args.to), args.format))
+        folder = check_output_dir(format_folder(Path(args.to), args.format))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -72,7 +72,9 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("format", choices=FORMAT_NAMES)
     p.add_argument("--build", required=True, metavar="OUT", help="the build's output root")
-    p.add_argument("--to", required=True, metavar="DIR", help="where the export goes (DIR/<format>/)")
+    p.add_argument(
+        "--to", required=True, metavar="DIR", help="where the export goes (DIR/<format>/, or DIR when named so)"
+    )
     p.add_argument(
         "--benchmark",
         metavar="NAME[,NAME…]",

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, ModelWrapValidatorHandler, field_validator, model_validator
 
 from benchfoundry.configs.base import Seconds, Section
+from benchfoundry.configs.export import ExportConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.sections import section_model, validate_sections
 
@@ -118,6 +119,7 @@ class BuildConfig(Section):
     output_root: Path = Path("out/default")
     runner: RunnerConfig = RunnerConfig()
     person: PersonConfig = PersonConfig()
+    export: ExportConfig = ExportConfig()
 
     @model_validator(mode="wrap")
     @classmethod

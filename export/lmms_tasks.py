@@ -1,6 +1,7 @@
 """lmms-eval task folders, one per benchmark: run with `lmms-eval --include_path <folder> --tasks <task>`.
 
-    <to>/lmms-eval/benchfoundry_<benchmark>/  <task>.yaml (one or more), utils.py, README.md, data/<split>.parquet
+    <to>/lmms-eval/benchfoundry_<benchmark>/  <task>.yaml (one or more), utils.py, README.md, croissant.json,
+                                              data/<split>.parquet
 
 A benchmark's descriptor names the function that picks the splits to write and makes the YAML of each task
 (`lmms_eval`, from the helpers here) and the module copied as `utils.py` (`lmms_eval_utils`, which runs inside
@@ -72,7 +73,7 @@ def export(benchmark: str, build: Path, folder: Path) -> dict[str, Any]:
     folder = folder / task_name(benchmark)
     data = folder.absolute() / "data"
     splits, yamls = resolve(descriptor.lmms_eval)(rows.splits_of(benchmark, build), data, str(build))
-    written = write_dataset(folder, descriptor.title, splits, str(build))
+    written = write_dataset(folder, benchmark, splits, str(build))
     write_bytes_atomic(folder / "utils.py", utils)
     for task, text in yamls.items():
         write_bytes_atomic(folder / f"{task}.yaml", text.encode())

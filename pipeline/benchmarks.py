@@ -49,6 +49,8 @@ class Benchmark:
     front_counts: tuple[tuple[str, str], ...] = ()  # (label, "a/b" key path into its build.json outcome): front page
     release_items: str | None = None  # (path) -> evaluation items of the authors' released file or folder at path,
     # named as `released` is (its stem for another format of it), wherever it lies: `compare`
+    card: str | None = None  # its export/card_facts.CardFacts: the dataset card's pretty name, summary, citation,
+    # task categories, field descriptions and licensed assets (without one: its title and nothing more)
 
 
 _ADDED: dict[str, Benchmark] = {}

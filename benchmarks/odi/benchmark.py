@@ -39,4 +39,5 @@ DESCRIPTOR = Benchmark(
     lmms_eval=f"{_HERE}.harness:lmms_eval_tasks",
     lmms_eval_utils=f"{_HERE}.lmms_eval_utils",
     site_folders=f"{_HERE}.torchvision_ops:site_folders",
+    card=f"{_HERE}.card:CARD",
 )

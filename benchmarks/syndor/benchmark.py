@@ -37,4 +37,5 @@ DESCRIPTOR = Benchmark(
     lmms_eval_utils=f"{_HERE}.lmms_eval_utils",
     prune=f"{_HERE}.frame_files:prune_outcome",
     scale=f"{_HERE}.scale:scaled",
+    card=f"{_HERE}.card:CARD",
 )

@@ -31,4 +31,5 @@ DESCRIPTOR = Benchmark(
     lmms_eval=f"{_HERE}.harness:lmms_eval_tasks",
     lmms_eval_utils=f"{_HERE}.lmms_eval_utils",
     scale=f"{_HERE}.scale:scaled",
+    card=f"{_HERE}.card:CARD",
 )
