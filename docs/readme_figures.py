@@ -1,10 +1,12 @@
-"""Writes the README's marked figures, never typed by hand: the QA items each benchmark's smoke build makes, from a
-build's build.json or, without one, from the smoke preset's plans (`build --plan`); and, with `--marked NAME FILE`,
-any other marked span from a file a bench wrote (`make bench`: bench/render_quality.py's table).
+"""Writes the documentation's marked figures, never typed by hand: the QA items each benchmark's smoke build makes
+(docs/exports.md), from a build's build.json or, without one, from the smoke preset's plans (`build --plan`); and,
+with `--marked NAME FILE`, any other marked span from a file a bench wrote (`make bench`: the tables of
+docs/performance.md). A span `<!-- figures:NAME -->…<!-- /figures:NAME -->` lives in whichever page of README.md and
+docs/*.md holds it, and moves with its section.
 
 Run: `.venv/bin/python docs/readme_figures.py [BUILD]` (or `make readme-figures BUILD=out/smoke`),
 `.venv/bin/python docs/readme_figures.py --marked render-quality TABLE.md`.
-tests/test_readme_figures.py checks the README's figures against the smoke preset's plans.
+tests/test_readme_figures.py checks the smoke figures against the smoke preset's plans.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from benchfoundry.configs.loader import load_config
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.pipeline import benchmarks
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-#: How each benchmark's count reads in the README.
+ROOT = Path(__file__).resolve().parents[1]
+#: The pages that may hold a marked span.
+PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
+#: How each benchmark's count reads in the documentation.
 WORDING = {"viewspatial": "{:,} ViewSpatial items", "odi": "{:,} ODI items", "syndor": "{:,} SynD QA items"}
 
 
@@ -36,7 +40,7 @@ def built(build: Path) -> dict[str, int | None]:
 
 
 def wording(figures: dict[str, int | None]) -> str:
-    """The marked text: the benchmarks' counts in the README's order."""
+    """The marked text: the benchmarks' counts in the documentation's order."""
     return ", ".join(WORDING[name].format(figures[name]) for name in WORDING if figures.get(name) is not None)
 
 
@@ -46,11 +50,21 @@ def span(name: str) -> re.Pattern[str]:
 
 
 def marked(text: str, name: str = "smoke") -> str:
-    """The README's text marked NAME; a ValueError when the markers are missing."""
+    """The text marked NAME; a ValueError when the markers are missing."""
     found = span(name).search(text)
     if found is None:
-        raise ValueError(f"{README}: no <!-- figures:{name} --> … <!-- /figures:{name} --> markers")
+        raise ValueError(f"no <!-- figures:{name} --> … <!-- /figures:{name} --> markers")
     return found.group(2)
+
+
+def page_of(name: str) -> Path:
+    """The page of README.md and docs/*.md that holds the span marked NAME; a ValueError when none does."""
+    for page in PAGES:
+        if span(name).search(page.read_text(encoding="utf-8")):
+            return page
+    raise ValueError(
+        f"no page of README.md or docs/*.md has <!-- figures:{name} --> … <!-- /figures:{name} --> markers"
+    )
 
 
 def replace_marked(text: str, name: str, body: str) -> str:
@@ -68,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("build", nargs="?", help="a smoke build's output root (default: the smoke preset's plans)")
     parser.add_argument("--marked", nargs=2, metavar=("NAME", "FILE"), help="write FILE into the span marked NAME")
     args = parser.parse_args(argv)
-    text = README.read_text(encoding="utf-8")
+    page = page_of(args.marked[0] if args.marked else "smoke")
+    text = page.read_text(encoding="utf-8")
     if args.marked:
         name, source = args.marked
         new, said = replace_marked(text, name, "\n" + Path(source).read_text(encoding="utf-8")), f"{name} from {source}"
@@ -76,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         figures = built(Path(args.build)) if args.build else planned(load_config("smoke"))
         new, said = rewrite(text, figures), wording(figures)
     if new != text:
-        README.write_text(new, encoding="utf-8")
-    print(f"{README}: {said}")
+        page.write_text(new, encoding="utf-8")
+    print(f"{page}: {said}")
     return 0
 
 

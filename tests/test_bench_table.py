@@ -1,5 +1,5 @@
-"""bench/bench_table.py: the rows the benches record become the README's Benchmarks table, in the order they ran,
-and a rows file that is not rows is refused with its line."""
+"""bench/bench_table.py: the rows the benches record become the Benchmarks table of docs/performance.md, in the
+order they ran, and a rows file that is not rows is refused with its line."""
 
 from __future__ import annotations
 
@@ -80,8 +80,8 @@ def test_the_script_refuses_an_empty_rows_folder(tmp_path: Path) -> None:
     assert not (tmp_path / "t.md").exists()
 
 
-def test_the_readme_holds_a_generated_table_in_its_span() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_performance_page_holds_a_generated_table_in_its_span() -> None:
+    text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
     start, end = text.index("<!-- figures:benchmarks -->"), text.index("<!-- /figures:benchmarks -->")
     lines = text[start:end].splitlines()[1:]
     assert lines[0] == "| benchmark | what | anchor | ratio |"

@@ -1,5 +1,5 @@
-"""The README's marked smoke figures, written from a smoke build's build.json by docs/readme_figures.py, agree with
-what the smoke preset's plans count."""
+"""The documentation's marked smoke figures (docs/exports.md), written from a smoke build's build.json by
+docs/readme_figures.py, agree with what the smoke preset's plans count."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ _spec.loader.exec_module(figures)
 
 
 def readme_counts() -> dict[str, int]:
-    text = figures.marked((ROOT / "README.md").read_text(encoding="utf-8"))
+    text = figures.marked(figures.page_of("smoke").read_text(encoding="utf-8"))
     return {name: int(n.replace(",", "")) for n, name in re.findall(r"([\d,]+) (ViewSpatial|ODI|SynD)", text)}
 
 
@@ -58,5 +58,8 @@ def test_a_named_span_takes_a_files_text_and_the_other_spans_stay() -> None:
         figures.replace_marked(text, "u", "y")
 
 
-def test_the_readme_has_the_render_quality_span_make_bench_writes() -> None:
-    figures.marked((ROOT / "README.md").read_text(encoding="utf-8"), "render-quality")
+def test_the_docs_have_the_spans_make_bench_and_scale_write() -> None:
+    for name in ("render-quality", "benchmarks", "cost-model"):
+        figures.marked(figures.page_of(name).read_text(encoding="utf-8"), name)
+    with pytest.raises(ValueError, match="figures:no-such-span"):
+        figures.page_of("no-such-span")

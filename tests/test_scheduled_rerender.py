@@ -3,7 +3,7 @@ that prefect.yaml's header creates, `prefect deploy` of `syndorbench-rerender-we
 short interval, and `prefect worker start`. A scheduled run builds; a run that comes due meanwhile waits, and
 another build into the same root stops at its lock; after the deployment's `overrides` add a
 lighting, the next scheduled run renders only that lighting's frames, and the released files equal a build
-of the new config from scratch. The README's "Scheduled re-renders" section runs these commands."""
+of the new config from scratch. docs/scheduled-rerenders.md runs these commands."""
 
 from __future__ import annotations
 
