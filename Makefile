@@ -17,7 +17,7 @@ venv: $(STAMP)
 
 # Reinstalls only when pyproject.toml or constraints.txt changed; the project is installed editable,
 # every dependency at the version in constraints.txt.
-# GroundedSAM (README, "ODI-Bench"): GroundingDINO and SAM without their declared dependencies (these would
+# GroundedSAM (docs/odi.md): GroundingDINO and SAM without their declared dependencies (these would
 # add opencv-python beside opencv-python-headless); torchvision and timm into their own folder, which only
 # benchmarks/odi/torchvision_ops.py puts on sys.path (an importable, unpatched torchvision breaks transformers).
 # anny goes in without its dependencies: it declares warp-lang (392 MB, only for its optional Warp
@@ -54,7 +54,7 @@ test: venv
 	OMP_NUM_THREADS=1 PYTHONDONTWRITEBYTECODE= \
 	  $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 tests
 
-# The realistic panoramas' asset library (README, "Realistic panoramas"): Infinigen in its own venv in a cache
+# The realistic panoramas' asset library (docs/odi.md, "Realistic panoramas"): Infinigen in its own venv in a cache
 # folder (it pins bpy 4.2 and numpy < 2; about 18.5 min and 2.3 GB once, most of it compiling scikit-image), then
 # ASSET_PER_CLASS seeded objects per class as .blend files with a manifest (about 1 s an asset; resumable).
 INFINIGEN_CACHE ?= .cache/infinigen
@@ -80,8 +80,8 @@ test-infinigen: venv
 
 # Every timing bench in bench/ (not bench_table.py, which writes the table, nor viewspatial_release.py, a comparison
 # with the authors' release that needs their file, nor scale.py, hours of rehearsal builds: run it by name), or
-# those BENCHES names; each records its rows of the README's Benchmarks table in its own file (a rerun replaces
-# only its rows) and render_quality writes its own table: the README's spans marked benchmarks and render-quality
+# those BENCHES names; each records its rows of the Benchmarks table (docs/performance.md) in its own file (a rerun
+# replaces only its rows) and render_quality writes its own table: the spans marked benchmarks and render-quality
 # are written from them, no figure typed by hand.
 BENCH_OUT ?= out/bench
 BENCHES ?= $(filter-out bench/bench_table.py bench/viewspatial_release.py bench/scale.py,$(wildcard bench/*.py))
@@ -97,10 +97,15 @@ bench: venv
 	$(if $(filter bench/render_quality.py,$(BENCHES)),$(BIN)/python docs/readme_figures.py --marked render-quality \
 	  $(BENCH_OUT)/render-quality.md)
 
-# The README's marked smoke figures, from BUILD's build.json (a smoke build), or from the smoke preset's plans.
+# The marked smoke figures (docs/exports.md), from BUILD's build.json (a smoke build), or from the smoke preset's plans.
 BUILD ?=
 readme-figures: venv
 	$(BIN)/python docs/readme_figures.py $(BUILD)
+
+# The command-line reference, docs/cli.md, generated from the parser (tests/test_docs.py fails while it is stale).
+.PHONY: docs
+docs: venv
+	$(BIN)/python docs/cli_reference.py
 
 # Re-resolves the newest versions pyproject.toml allows into constraints.txt; run make test after it.
 # The --no-deps installs are frozen with the rest; torchvision and timm (their own folder, matched to torch by
