@@ -1,10 +1,10 @@
-"""The README's "Benchmarks" table, written from what the benches measured, never typed by hand.
+"""The "Benchmarks" table of docs/performance.md, written from what the benches measured, never typed by hand.
 
 Each bench calls `add_row` with its figures; a row is appended (one JSON line) to the file named by
 `BENCH_ROWS` when that variable is set, and nothing is written otherwise. `make bench` gives each bench its own
 rows file in one folder (so `make bench BENCHES=bench/sphere.py` replaces that bench's rows and keeps the
 others'). Run as a script, it turns the folder's rows files, in the order of their names, into the markdown table
-`make bench` puts in the README's span marked `benchmarks` (docs/readme_figures.py --marked); `table` also
+`make bench` puts in the span marked `benchmarks` (docs/readme_figures.py --marked); `table` also
 writes bench/render_quality.py's table:
 
     .venv/bin/python bench/bench_table.py ROWS_FOLDER TABLE.md

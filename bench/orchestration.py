@@ -12,7 +12,7 @@ start` the bench starts. Prefect's database lives in a temporary PREFECT_HOME.
 Printed per runner and N: seconds of the flow (and of each phase), ms per task, its growth against the
 smallest N, and the ratio of the per-task overhead to one smoke render shard's seconds (the anchor: the
 smoke preset's first SynDORBench render shard, rendered in the same run; `--anchor-s` gives a
-figure instead). The README's cost model uses these figures.
+figure instead). The cost model of docs/performance.md uses these figures.
 """
 
 from __future__ import annotations

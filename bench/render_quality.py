@@ -2,7 +2,7 @@
 
 Run: `nice -n 10 .venv/bin/python bench/render_quality.py [--kinds syndor panorama coco] [--syndor-frames 8]
 [--syndor-reference-samples 128] [--panorama-width 512] [--coco-scale 1] [--reference-samples 256] [--table FILE]`;
-`--table` also writes the per-kind summary as the README's table (`make bench` puts it in the README's span
+`--table` also writes the per-kind summary as a table (`make bench` puts it in docs/performance.md's span
 marked `render-quality` with docs/readme_figures.py).
 
 Per kind of render it renders a reference (denoised, many samples), then the setting before issue 35 ("before", the
@@ -286,7 +286,7 @@ def choose(rows: list[dict[str, Any]], before: Setting) -> dict[str, Any]:
     return min((r for r in rows if as_close(r)), key=lambda r: r["cpu_s"])
 
 
-#: The README's render-quality table: per kind, the setting before, the chosen one and how they compare.
+#: The render-quality table of docs/performance.md: per kind, the setting before, the chosen one and how they compare.
 TABLE_COLUMNS = (
     "kind (bench size)",
     "before",
@@ -300,7 +300,7 @@ TABLE_COLUMNS = (
 
 
 def table_row(case: Case, anchor: dict[str, Any], best: dict[str, Any]) -> dict[str, str]:
-    """The README's row of a kind: before (`anchor`), chosen (`best`), chosen's CPU against before's, PSNR, SSIM,
+    """The table's row of a kind: before (`anchor`), chosen (`best`), chosen's CPU against before's, PSNR, SSIM,
     feature change and observer verdicts (before → chosen)."""
     same = best["setting"] == case.before
     psnr_ = f"{best['psnr']:.1f} dB" + ("" if same else f" ({best['psnr'] - anchor['psnr']:+.1f})")

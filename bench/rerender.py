@@ -144,7 +144,7 @@ def main() -> int:
         f"a re-render of `{Path(args.config).name}` ({len(current['new']):,} frames) after one change, the new "
         "sample's frames already rendered, per change: "
         + "; ".join(
-            f"{change} {new:.1f} % (issue 31's old sampler {old:.1f} %)" for change, (new, old, _) in kept_of.items()
+            f"{change} {new:.1f} % (the old cyclic sampler {old:.1f} %)" for change, (new, old, _) in kept_of.items()
         ),
         "the most a balanced sample can keep (the new sample's frames without the new level): "
         + "; ".join(f"{change} {ideal:.1f} %" for change, (_, _, ideal) in kept_of.items()),

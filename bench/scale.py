@@ -9,7 +9,7 @@ build wrote, its report pages' size, and `export hf`'s time and peak memory. Acr
 CPU seconds against its items (the exponent: 1 is linear) and prints each stage's CPU seconds per item as a ratio
 to the smallest fraction's, the anchor measured in the same run; a stage whose cost per item grows more than 25 %,
 or whose build's peak memory more than doubles, is flagged. `--table` writes the measured cost model (per item,
-per frame, the full build extrapolated) as the markdown the README's span marked `cost-model` holds.
+per frame, the full build extrapolated) as the markdown docs/performance.md's span marked `cost-model` holds.
 
     .venv/bin/python bench/scale.py [--fractions 0.01,0.03,0.1,0.3] [--only syndor] [--json PATH] [--table PATH]
 """
