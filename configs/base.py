@@ -55,8 +55,8 @@ class Section(BaseModel):
 
 class DenoisedRenderSection(Section):
     """A Blender render's denoiser, adaptive sampling, device and time limit (the panoramas', the synthetic
-    COCO set's; each sets its own `samples`): the defaults are bench/render_quality.py's choice (README
-    "Performance")."""
+    COCO set's; each sets its own `samples`): the defaults are bench/render_quality.py's choice
+    (docs/performance.md)."""
 
     denoise: bool = Field(True, description="OpenImageDenoise (albedo and normal passes) on every image")
     denoise_prefilter: DenoisePrefilter = "FAST"
