@@ -11,7 +11,7 @@ OUT ?= out/smoke
 
 space := $(subst ,, )
 
-.PHONY: venv demo test bench lock clean assets-infinigen test-infinigen readme-figures
+.PHONY: venv demo test bench lock clean assets-infinigen test-infinigen readme-figures images base-image
 
 venv: $(STAMP)
 
@@ -118,6 +118,72 @@ lock:
 	{ sed -n 1,2p constraints.txt; { sed 's/+cpu$$//' .venv-lock/freeze.txt; \
 	  grep -E "^($(subst $(space),|,$(OWN_FOLDER)))==" constraints.txt; } | sort -f; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt && rm -rf .venv-lock
+
+# The container images (docker/), built with podman: `make images` builds IMAGES, each tagged
+# benchfoundry-<name>:$(IMAGE_TAG). No registry is needed: the base (`podman build --from`, replacing each Dockerfile's
+# own FROM, the official image) is Debian bookworm's python3.11 with the libraries the Dockerfiles install
+# (BASE_PACKAGES), made by mmdebstrap from DEBIAN_MIRROR and imported once, tagged by its package list; BASE_IMAGE=
+# (empty) builds from the Dockerfiles' own bases instead. Every wheel comes from a wheelhouse made here at the
+# versions of constraints.txt (docker/.wheels, remade when pyproject.toml, constraints.txt or docker's requirements
+# change), mounted into the build and never into a layer: torch first, the CPU build from TORCH_INDEX
+# (or pip's configured find-links), then the rest, which then keeps that torch; the recipe fails if it is not a CPU
+# build. podman runs with runc and docker/containers.conf (CONTAINERS_CONF, unless set), and builds in the docker
+# format (the OCI format drops SHELL).
+IMAGES ?= render-cpu annotate
+IMAGE_TAG ?= latest
+PODMAN ?= podman --runtime runc
+BASE_PACKAGES := python3.11 python3.11-venv ca-certificates libxrender1 libxi6 libxkbcommon0 libsm6 libgl1 libegl1 \
+  libglib2.0-0 make
+BASE_TAG := bookworm-$(shell echo $(BASE_PACKAGES) | md5sum | cut -c1-8)
+BASE_IMAGE ?= localhost/benchfoundry-base:$(BASE_TAG)
+DEBIAN_MIRROR ?= http://deb.debian.org/debian
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+WHEELS := docker/.wheels
+comma := ,
+IMAGE_TARGETS := $(foreach i,render-cpu render-gpu annotate,image-$(i))
+.PHONY: $(IMAGE_TARGETS)
+
+images: $(IMAGES:%=image-%)
+images base-image $(IMAGE_TARGETS): export CONTAINERS_CONF ?= $(CURDIR)/docker/containers.conf
+
+$(IMAGE_TARGETS): image-%: $(if $(BASE_IMAGE),base-image) $(WHEELS)/.complete
+	$(PODMAN) build --format docker $(if $(BASE_IMAGE),--from $(BASE_IMAGE)) --build-arg WHEELS=/wheels \
+	  --volume $(CURDIR)/$(WHEELS):/wheels:ro -f docker/Dockerfile.$* -t benchfoundry-$*:$(IMAGE_TAG) .
+
+base-image:
+	$(PODMAN) image exists $(BASE_IMAGE) || { mmdebstrap --quiet --variant=minbase \
+	  --include=$(subst $(space),$(comma),$(BASE_PACKAGES)) --dpkgopt='path-exclude=/usr/share/man/*' \
+	  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+	  --dpkgopt='path-exclude=/usr/share/locale/*' bookworm docker/.base.tar $(DEBIAN_MIRROR) \
+	  && $(PODMAN) import --change 'CMD ["/bin/bash"]' docker/.base.tar $(BASE_IMAGE); } ; rm -f docker/.base.tar
+	$(PODMAN) image exists $(BASE_IMAGE)
+
+# The wheelhouse, by WHEEL_PYTHON's pip (the venv's when there is one): torch, then the project's dependencies and
+# build requirements (an sdist is built here, so no image needs a compiler), then the annotation image's additions
+# and torchvision and timm without their dependencies. Then, with BASE_IMAGE, pip in the base's own Python adds
+# what that Python's markers ask for beyond this one's (bookworm's 3.11.2 needs async-timeout for redis, 3.11.7
+# does not), taking the rest from the wheelhouse; it reaches the index through CA_BUNDLE (pip's certificate file).
+WHEEL_PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
+CA_BUNDLE ?= $(or $(PIP_CERT),$(firstword $(wildcard /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt)))
+$(WHEELS)/.complete: export CONTAINERS_CONF ?= $(CURDIR)/docker/containers.conf
+$(WHEELS)/.complete: pyproject.toml constraints.txt docker/requirements.py docker/annotate-requirements.txt \
+  | $(if $(BASE_IMAGE),base-image)
+	rm -rf $(WHEELS) && mkdir -p $(WHEELS)
+	$(WHEEL_PYTHON) -m pip wheel --quiet --no-deps -w $(WHEELS) -c constraints.txt \
+	  $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) torch 2>&1 | grep -v -e 'is ignored' -e Retrying || true
+	ls $(WHEELS)/torch-*+cpu-*.whl >/dev/null || { echo "$(WHEELS): torch is not a CPU build" >&2; exit 1; }
+	$(WHEEL_PYTHON) docker/requirements.py --build > $(WHEELS)/requirements.txt
+	$(WHEEL_PYTHON) -m pip wheel --quiet -w $(WHEELS) --find-links $(WHEELS) -c constraints.txt \
+	  -r $(WHEELS)/requirements.txt
+	$(WHEEL_PYTHON) -m pip wheel --quiet --no-deps -w $(WHEELS) -c constraints.txt \
+	  -r docker/annotate-requirements.txt $(OWN_FOLDER)
+	$(if $(BASE_IMAGE),$(PODMAN) run --rm --volume $(CURDIR)/$(WHEELS):/wheels \
+	  --volume $(CURDIR)/constraints.txt:/constraints.txt:ro \
+	  $(if $(CA_BUNDLE),--volume $(abspath $(CA_BUNDLE)):/ca.crt:ro --env PIP_CERT=/ca.crt) $(BASE_IMAGE) \
+	  bash -c 'python3.11 -m venv /tmp/venv && /tmp/venv/bin/pip wheel --quiet --disable-pip-version-check \
+	  -w /wheels --find-links /wheels -c /constraints.txt -r /wheels/requirements.txt')
+	! ls $(WHEELS)/torch-*.whl | grep -v +cpu || { echo "$(WHEELS): a torch that is not a CPU build" >&2; exit 1; }
+	touch $@
 
 clean:
 	rm -rf $(VENV) out
