@@ -1,7 +1,7 @@
 """A scripted OpenAI-compatible chat server on loopback, for tests: it plays a model and injects faults.
 
 `script(prompt, attempt)` decides each response from the last user text and how many times that prompt
-was asked before: `("ok", text)`, `("status", code, headers)`, `("sleep", seconds, text)`,
+was asked before: `("ok", text)`, `("status", code, headers[, error message])`, `("sleep", seconds, text)`,
 `("stall", seconds)` (answer nothing for that long, then close: past a client's timeout),
 `("drop",)` (close the connection without a response), `("malformed",)` or `("raw", headers, body)` (a
 200 with that body as it is, e.g. gzip-encoded). The server counts
@@ -97,7 +97,8 @@ class ScriptedModel:
                     self.connection.shutdown(2)
                     return
                 if kind == "status":
-                    self._send(action[1], {"error": {"message": f"scripted {action[1]}"}}, action[2])
+                    message = action[3] if len(action) > 3 else f"scripted {action[1]}"
+                    self._send(action[1], {"error": {"message": message}}, action[2])
                     return
                 if kind == "malformed":
                     self._send(200, None, {}, raw=b"{not json")
