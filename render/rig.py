@@ -1,5 +1,10 @@
-"""The renderer of a `RigShard`: a person in an environment seen from a camera rig, frame after frame; the
-camera, the scene and the person are rebuilt only where they differ from the worker's previous shard's."""
+"""The renderer of a `RigShard`: a person in an environment seen from a camera rig, frame after frame.
+
+A frame's pixels are its own, whatever the worker rendered before it: a shard of another scene, camera or engine
+starts from a fresh file (a scene rebuilt in place after another one left Cycles' kept data in another state: a few
+grey levels apart), the person is replaced where it differs from the previous shard's, and each frame's seed is
+its own (with persistent data Cycles reads a changed seed only with a scene update: without one, the frames after the
+first of a lighting took that first frame's seed)."""
 
 from __future__ import annotations
 
@@ -19,9 +24,10 @@ if TYPE_CHECKING:
 
 
 def render_rig(worker: Worker, spec: RigShard) -> dict[str, Any]:
-    """The shard's frames: the scene, the person and the rig camera, rebuilt only where they changed."""
+    """The shard's frames: the file with its scene and camera, and the person, kept from the previous shard where
+    they are the same."""
     started = time.perf_counter()
-    setup_key = (spec.camera, spec.engine, spec.mask_index)
+    setup_key = (spec.camera, spec.engine, spec.mask_index, spec.scene, spec.scene_seed)
     if worker.built.get("setup") != setup_key:
         worker.reset()
         apply_engine(worker.scene, spec.engine)
@@ -29,11 +35,8 @@ def render_rig(worker: Worker, spec: RigShard) -> dict[str, Any]:
         worker.outputs = setup_outputs(
             worker.scene, str(worker.scratch), spec.mask_index, spec.engine.image_format, spec.engine.jpeg_quality
         )
-        worker.built = {"setup": setup_key}
-    scene_key = (spec.scene, spec.scene_seed)
-    if worker.built.get("scene") != scene_key:
         build_scene(worker.scene, spec.scene, spec.scene_seed)
-        worker.built["scene"] = scene_key
+        worker.built = {"setup": setup_key}
     if worker.built.get("person", False) != spec.person:
         remove_person()
         if spec.person is not None:
@@ -48,6 +51,7 @@ def render_rig(worker: Worker, spec: RigShard) -> dict[str, Any]:
             worker.built["lighting"] = frame.light
         place_camera(worker.camera, frame.matrix_world)
         worker.scene.cycles.seed = frame.seed
+        worker.scene.update_tag()  # the seed is read with the scene's update (persistent data)
         worker.bpy.ops.render.render()
         move_output(image_file, frame.rgb)
         move_output(mask_file, frame.mask)

@@ -2,14 +2,15 @@
 (a benchmark's synthetic scan).
 
 Builds the room from the spec once, in a fresh file, then renders each frame (only the camera moves) with
-Cycles into the spec's `out_dir`: colour to `frame-<id>.color.png`, and the Z pass (planar depth along the view
-axis, which is what ScanNet's depth holds) through the compositor to EXR, converted to uint16
-millimetres, subsampled by `depth_stride`, as `frame-<id>.depth.npy`. Frames go to disk as
-they are rendered.
+Cycles into the spec's `out_dir` (a relative one is relative to the spec file's folder): colour to
+`frame-<id>.color.png`, and the Z pass (planar depth along the view axis, which is what ScanNet's depth holds)
+through the compositor to EXR, converted to uint16 millimetres, subsampled by `depth_stride`, as
+`frame-<id>.depth.npy`. Frames go to disk as they are rendered.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from pathlib import Path
@@ -154,6 +155,6 @@ def render_scan_room_shard(worker: Worker, spec: ScanRoomShard) -> dict[str, Any
     """The renderer of a `ScanRoomShard`: the room built once in a fresh file, the camera moved per frame."""
     started = time.perf_counter()
     worker.built = {"scan_room": spec.scene_id}
-    seconds = render_scan_room(spec)
+    seconds = render_scan_room(dataclasses.replace(spec, out_dir=str(worker.spec_path(spec.out_dir))))
     worker.scene = worker.bpy.context.scene
     return {"ok": True, "frames": len(seconds), "seconds": time.perf_counter() - started, "frame_seconds": seconds}

@@ -55,12 +55,18 @@ class Worker:
         self.camera: Any = None
         self.outputs: tuple[Path, Path] | None = None
         self.scratch = Path(tempfile.mkdtemp(prefix="benchfoundry-render-"))
+        self.spec_dir = Path.cwd()
 
     def render_file(self, path: Path) -> dict[str, Any]:
         """The reply to the shard in a spec file, rendered by its kind's renderer (`renderer`)."""
         data = json.loads(path.read_text())
         render = renderer(data.get("kind") if isinstance(data, dict) else None)
+        self.spec_dir = path.absolute().parent
         return render(self, from_json(data))
+
+    def spec_path(self, name: str) -> Path:
+        """A path the spec being rendered names: a relative one is relative to the spec file's folder."""
+        return self.spec_dir / name
 
     def fresh(self, built: dict[str, Any]) -> None:
         """An empty file to build a shard's scene in; `built` records what the shard will build there."""

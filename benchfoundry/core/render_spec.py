@@ -245,10 +245,11 @@ class RigFrame:
 @dataclass(frozen=True)
 class RigShard:
     """A camera rig: one scene (props placed by `scene_seed`) and person (None: an empty scene), many frames;
-    each frame's mask holds the pixels of object index `mask_index` (the person's pass index)."""
+    each frame's mask holds the pixels of object index `mask_index` (the person's pass index). Version 2: each
+    frame rendered with its own seed and its scene in a fresh file (render/rig.py)."""
 
     kind: ClassVar[str] = "rig"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     scene: str
     scene_seed: int
     person: PersonSpec | None
@@ -330,7 +331,8 @@ class ScanRoomFrame:
 @spec_kind
 @dataclass(frozen=True)
 class ScanRoomShard:
-    """A synthetic ScanNet room: colour and planar depth (subsampled by `depth_stride`) per frame, into `out_dir`."""
+    """A synthetic ScanNet room: colour and planar depth (subsampled by `depth_stride`) per frame, into `out_dir`
+    (a relative one is relative to the spec file's folder, so that a spec kept in a build names no absolute path)."""
 
     kind: ClassVar[str] = "scan_room"
     version: ClassVar[int] = 2

@@ -2,13 +2,14 @@
 
 An annotator gives `Detection`s per face; an instance whose mask touches the face's border spans faces
 and is dropped (counted). A kept instance gets its mask as COCO RLE (pycocotools), the direction (θ, φ)
-of its mask centroid on the sphere (the normalised mean of its pixels' unit vectors) and an undistorted
-perspective crop centred there, whose field of view comes from the mask's angular extent as in
-DESIGN §3.3: clip(max(Δθ, Δφ) + margin, min, max).
+of its mask centroid on the sphere (the direction of the sum of its pixels' unit vectors, to a millionth of a
+degree) and an undistorted perspective crop centred there, whose field of view comes from the mask's angular
+extent as in DESIGN §3.3: clip(max(Δθ, Δφ) + margin, min, max).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,10 @@ from pycocotools import mask as mask_utils
 from benchfoundry.benchmarks.odi import sphere_coords as sm
 from benchfoundry.benchmarks.odi.config import SphereConfig
 from benchfoundry.benchmarks.odi.mask_measures import contact_elevation, erp_fraction, mask_angles, solid_angle
+
+#: Decimals of an instance's direction in degrees (a millionth of a degree): what the last bits of a sum
+#: computed on another machine could change is well below it.
+DIRECTION_DECIMALS = 6
 
 
 @dataclass
@@ -49,11 +54,13 @@ def decode_rle(rle: dict[str, Any]) -> np.ndarray:
 
 
 def mask_direction(face: str, mask: np.ndarray) -> tuple[float, float]:
-    """(θ, φ) of the mask's centroid on the sphere: the direction of the mean of its pixels' unit vectors."""
+    """(θ, φ) of the mask's centroid on the sphere: the direction of the sum of its pixels' unit vectors (each
+    component summed exactly, in no order), rounded to `DIRECTION_DECIMALS`: the same bits on every run."""
     theta, phi = mask_angles(face, mask)
-    mean = sm.angles_to_vectors(theta, phi).mean(axis=0)
-    t, p = sm.vectors_to_angles(mean / np.linalg.norm(mean))
-    return float(t), float(p)
+    vectors = sm.angles_to_vectors(theta, phi)
+    total = np.array([math.fsum(vectors[:, k]) for k in range(3)])
+    t, p = sm.vectors_to_angles(total)
+    return round(float(t), DIRECTION_DECIMALS), round(float(p), DIRECTION_DECIMALS)
 
 
 def angular_extent(face: str, mask: np.ndarray, centre_theta: float) -> tuple[float, float]:

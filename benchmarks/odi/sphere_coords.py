@@ -139,6 +139,14 @@ def rotation(view: View) -> np.ndarray:
     return yaw @ pitch @ roll
 
 
+def rotate(vectors: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """`vectors @ matrix.T` for vectors (..., 3), each component summed in one fixed order, not by BLAS: the same bits
+    whatever BLAS's threads and kernels (which vary with a runner's threads and the machine)."""
+    v = np.asarray(vectors, dtype=np.float64)
+    x, y, z = v[..., 0], v[..., 1], v[..., 2]
+    return np.stack([x * matrix[i, 0] + y * matrix[i, 1] + z * matrix[i, 2] for i in range(3)], axis=-1)
+
+
 def pixel_to_plane(u: np.ndarray | float, n: int, align_corners: bool) -> np.ndarray:
     """Continuous pixel coordinate along a side of n pixels → plane coordinate in [−1, 1]."""
     u = np.asarray(u, dtype=np.float64)
@@ -192,7 +200,7 @@ def view_pixel_to_angles(view: View, u: np.ndarray | float, v: np.ndarray | floa
     b = -pixel_to_plane(v, view.height, view.align_corners) * math.tan(math.radians(view.vfov_deg) / 2)
     a, b = np.broadcast_arrays(a, b)
     cam = np.stack([a, b, np.ones_like(a)], axis=-1)
-    return vectors_to_angles(cam @ rotation(view).T)
+    return vectors_to_angles(rotate(cam, rotation(view)))
 
 
 def angles_to_view_pixel(
@@ -202,7 +210,7 @@ def angles_to_view_pixel(
 
     Points behind the camera get NaN coordinates and `inside` False.
     """
-    cam = angles_to_vectors(theta_deg, phi_deg) @ rotation(view)
+    cam = rotate(angles_to_vectors(theta_deg, phi_deg), rotation(view).T)
     with np.errstate(divide="ignore", invalid="ignore"):
         front = cam[..., 2] > 1e-12
         z = np.where(front, cam[..., 2], np.nan)
@@ -277,7 +285,7 @@ def cube_neighbours(face_width: int) -> tuple[dict[str, tuple[np.ndarray, np.nda
         rot = rotation(face_view(name, face_width))
         sides = {}
         for side, (a, b) in probes.items():
-            vec = np.stack([a, b, np.ones_like(a)], axis=-1) @ rot.T
+            vec = rotate(np.stack([a, b, np.ones_like(a)], axis=-1), rot)
             face, u, v = _vectors_to_cube_pixel(vec, face_width, False)
             rows = np.clip(np.floor(v), 0, face_width - 1).astype(np.intp)
             cols = np.clip(np.floor(u), 0, face_width - 1).astype(np.intp)

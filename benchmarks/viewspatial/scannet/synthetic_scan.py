@@ -344,7 +344,8 @@ class RenderSettings:
 def render_spec(
     room: Room, mesh: RoomMesh, poses: Sequence[np.ndarray], settings: RenderSettings, render_dir: str | Path
 ) -> ScanRoomShard:
-    """What the Blender worker needs: image size, field of view, objects, lights, one pose per frame.
+    """What the Blender worker needs: image size, field of view, objects, lights, one pose per frame, and where the
+    frames go (`render_dir`; a relative one is relative to the spec file's folder).
 
     A frame written with an `-inf` pose (tracking lost) is still rendered, from the next valid pose.
     """
@@ -435,7 +436,8 @@ def make_synthetic_scan(root: str | Path, scene: SyntheticScene | str, settings:
     intrinsics = intrinsics_for(settings.width, settings.height, settings.hfov_deg, settings.depth_stride)
     root = Path(root)
     render_dir = root / "render" / scene_id
-    spec = render_spec(room, mesh, poses, settings, render_dir)
+    # the frames go beside the spec file, which the render folder keeps: it names no absolute path
+    spec = render_spec(room, mesh, poses, settings, ".")
     spec_path = write_spec(render_dir / "spec.json", spec)
     # the hash leaves out where the frames go, so that a moved build is not rendered again
     where_free = json.dumps(to_json(replace(spec, out_dir="")), sort_keys=True, separators=(",", ":"))
