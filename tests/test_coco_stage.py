@@ -426,24 +426,24 @@ def test_the_authors_layout_names_images_as_the_release_does(tmp_path: Path) -> 
     assert not (out / "viewspatial" / "ViewSpatial-Bench").exists()
 
 
-@pytest.mark.parametrize(("limbs", "expected_limbs"), [(30, 5), (3, 3), (0, 0)])
-def test_per_rel_budget_takes_its_limb_share_from_two_option_items_first(limbs: int, expected_limbs: int) -> None:
-    """A budget of 20 with a quarter for "which hand/foot" items: 5 of them when there are enough, all when
-    fewer, the rest of the 20 from the direction items; the budget is never exceeded."""
+@pytest.mark.parametrize(("hands", "expected_hands"), [(30, 5), (3, 3), (0, 0)])
+def test_per_rel_budget_takes_its_hand_share_from_two_option_items_first(hands: int, expected_hands: int) -> None:
+    """A budget of 20 with a quarter for "which hand" items: 5 of them when there are enough, all when fewer,
+    the rest of the 20 from the direction items; the budget is never exceeded."""
     from benchfoundry.benchmarks.viewspatial.config import TaskBudgets
 
     per_rel = RELEASED_TYPES["Per-Rel. Dir."]
     directions = budget_rows(100, per_rel)
-    limb_rows = budget_rows(limbs, per_rel).assign(
-        item_id=[f"coco:{k}:per_rel_hand:{k}" for k in range(limbs)],
-        image_path=[[f"images/coco/val/limb{k:06d}.jpg"] for k in range(limbs)],
+    hand_rows = budget_rows(hands, per_rel).assign(
+        item_id=[f"coco:{k}:per_rel_hand:{k}" for k in range(hands)],
+        image_path=[[f"images/coco/val/hand{k:06d}.jpg"] for k in range(hands)],
     )
-    rows = pd.concat([directions, limb_rows], ignore_index=True)
-    kept = within_budgets(rows, TaskBudgets(per_rel=20), seed=2, limb_share=0.25)
+    rows = pd.concat([directions, hand_rows], ignore_index=True)
+    kept = within_budgets(rows, TaskBudgets(per_rel=20), seed=2, hand_share=0.25)
     two_option = kept["item_id"].str.contains(":per_rel_hand:")
-    assert len(kept) == 20 and int(two_option.sum()) >= expected_limbs
-    if limbs <= 5:
-        assert int(two_option.sum()) == limbs  # fewer than the share: every one of them
+    assert len(kept) == 20 and int(two_option.sum()) >= expected_hands
+    if hands <= 5:
+        assert int(two_option.sum()) == hands  # fewer than the share: every one of them
     # Without a share the draw is the seed's order alone, which here takes fewer than the share.
     plain = within_budgets(rows, TaskBudgets(per_rel=20), seed=2)
     assert len(plain) == 20 and int(plain["item_id"].str.contains(":per_rel_hand:").sum()) <= int(two_option.sum())

@@ -168,11 +168,7 @@ def test_every_question_is_one_of_its_tasks_wordings_naming_its_subjects(built: 
         ],
         RELEASED_TYPES["Per-Rel. Dir."]: lambda labels: (
             [t.format(subject=labels[0], target=labels[1]) for t in vs.coco.per_rel.templates]
-            + [
-                t.format(limb=limb, subject=labels[0], target=labels[1])
-                for t in vs.coco.per_rel.limb_templates
-                for limb in ("hand", "foot")
-            ]
+            + [t.format(subject=labels[0], target=labels[1]) for t in vs.coco.per_rel.hand_templates]
         ),
     }
     rows = pd.concat([pd.read_parquet(out / "viewspatial" / s / "manifest.parquet") for s in ("qa", "coco")])
@@ -186,7 +182,12 @@ def test_every_question_is_one_of_its_tasks_wordings_naming_its_subjects(built: 
     assert nouns <= {
         f"the {n}{p}"
         for n in ("man", "woman", "boy", "girl", "child", "person")
-        for p in ("", " on the left", " on the right", *(f" in {c}" for c in NAMED_COLOURS))
+        for p in (
+            "",
+            " on the left",
+            " on the right",
+            *(f" in {c}{w}" for c in NAMED_COLOURS for w in ("", " clothes")),
+        )
     }
 
 

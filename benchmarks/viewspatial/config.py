@@ -124,12 +124,12 @@ class TaskBudgets(Section):
 class ReleaseConfig(Section):
     """How ViewSpatial-Bench.json and its images are written (DESIGN §4.3)."""
 
-    per_rel_limb_share: float = Field(
-        173 / 842,
+    per_rel_hand_share: float = Field(
+        182 / 842,
         ge=0,
         le=1,
-        description="share of the Per-Rel. Dir. budget drawn first from two-option 'which hand/foot' items "
-        "(the release: 173 of 842); the rest of the budget from every item",
+        description="share of the Per-Rel. Dir. budget drawn first from two-option 'which hand' items (the release: "
+        "182 of 842); the rest of the budget from every item",
     )
 
     layout: Literal["build", "authors"] = Field(
@@ -138,6 +138,12 @@ class ReleaseConfig(Section):
         "<scene>/original_images/<frame>.jpg and ViewSpatial-Bench/<split>2017/<file>, relative to the release root",
     )
     budgets: TaskBudgets = TaskBudgets()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        renamed = {"per_rel_limb_share": "viewspatial.release.per_rel_hand_share"}
+        return refuse_renamed("viewspatial.release", data, renamed)
 
 
 class ViewSpatialConfig(Section):

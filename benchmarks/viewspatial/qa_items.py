@@ -4,9 +4,10 @@ JSON's schema, the SFT chat files)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from benchfoundry.core.directions import multiple_choice
@@ -29,9 +30,12 @@ QA_COLUMNS = (
 )
 
 
-def worded(templates: Sequence[str], seed: int, item_id: str, **slots: str) -> str:
-    """One of the wordings, drawn by the item's seed, with its slots filled."""
+def worded(templates: Sequence[str] | Mapping[str, float], seed: int, item_id: str, **slots: str) -> str:
+    """One of the wordings, drawn by the item's seed (by weight, from wordings → weights), with its slots filled."""
     rng = item_rng(seed, "viewspatial.qa.wording", item_id)
+    if isinstance(templates, Mapping):
+        weights = np.array(list(templates.values()), dtype=float)
+        return list(templates)[int(rng.choice(len(weights), p=weights / weights.sum()))].format(**slots)
     return templates[int(rng.integers(len(templates)))].format(**slots)
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from benchfoundry.benchmarks.viewspatial.coco import relative_review
-from benchfoundry.benchmarks.viewspatial.coco.person_relative import is_limb_item
+from benchfoundry.benchmarks.viewspatial.coco.person_relative import is_hand_item
 from benchfoundry.benchmarks.viewspatial.config import TaskBudgets, ViewSpatialConfig
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
 from benchfoundry.benchmarks.viewspatial.qa_items import benchmark_records, sft_records, split_by_image_count
@@ -63,11 +63,11 @@ def all_rows(out: str) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def within_budgets(rows: pd.DataFrame, budgets: TaskBudgets, seed: int, limb_share: float = 0.0) -> pd.DataFrame:
+def within_budgets(rows: pd.DataFrame, budgets: TaskBudgets, seed: int, hand_share: float = 0.0) -> pd.DataFrame:
     """At most each task's budget of rows, in the release's order (task, image path, item id); the rows kept
     are those whose (first) image, then item, draws the smallest key from the seed, so that tasks asked on the
-    same image keep the same images. Per-Rel. Dir. first takes `limb_share` of its budget (rounded) from its
-    two-option "which hand/foot" items, then the rest of its budget from all its other items."""
+    same image keep the same images. Per-Rel. Dir. first takes `hand_share` of its budget (rounded) from its
+    two-option "which hand" items, then the rest of its budget from all its other items."""
     if not len(rows):
         return rows
     rows = rows.reset_index(drop=True)
@@ -77,12 +77,12 @@ def within_budgets(rows: pd.DataFrame, budgets: TaskBudgets, seed: int, limb_sha
     ranked = rows.assign(_image=image_key, _item=item_key).sort_values(["_image", "_item"], kind="stable")
     caps = {BUDGET_TASKS[k]: math.inf if v is None else v for k, v in budgets.model_dump().items()}
     per_rel = RELEASED_TYPES["Per-Rel. Dir."]
-    limb = (ranked["question_type"] == per_rel) & ranked["item_id"].astype(str).map(is_limb_item)
-    quota = 0 if math.isinf(caps[per_rel]) else round(caps[per_rel] * limb_share)
-    limbs_first = ranked[limb].head(quota).index
-    rest = ranked.drop(index=limbs_first)
-    room = rest["question_type"].map(caps).fillna(math.inf) - (rest["question_type"] == per_rel) * len(limbs_first)
-    kept = pd.concat([ranked.loc[limbs_first], rest[rest.groupby("question_type", sort=False).cumcount() < room]])
+    hand = (ranked["question_type"] == per_rel) & ranked["item_id"].astype(str).map(is_hand_item)
+    quota = 0 if math.isinf(caps[per_rel]) else round(caps[per_rel] * hand_share)
+    hands_first = ranked[hand].head(quota).index
+    rest = ranked.drop(index=hands_first)
+    room = rest["question_type"].map(caps).fillna(math.inf) - (rest["question_type"] == per_rel) * len(hands_first)
+    kept = pd.concat([ranked.loc[hands_first], rest[rest.groupby("question_type", sort=False).cumcount() < room]])
     order = {t: k for k, t in enumerate(RELEASED_TYPES.values())}
     kept = kept.assign(_task=kept["question_type"].map(order), _path=kept["image_path"].map(lambda p: str(list(p)[0])))
     return kept.sort_values(["_task", "_path", "item_id"], kind="stable").drop(
@@ -154,7 +154,7 @@ def write_benchmark_files(out: str, vs: ViewSpatialConfig, seed: int) -> dict[st
     decisions = review.load_decisions(relative_review.review_dir(out))
     rows = relative_review.released_rows(rows, decisions, vs.coco.per_rel.release_unreviewed)
     val = (
-        within_budgets(rows[rows["split"] == "val"], vs.release.budgets, seed, vs.release.per_rel_limb_share)
+        within_budgets(rows[rows["split"] == "val"], vs.release.budgets, seed, vs.release.per_rel_hand_share)
         if len(rows)
         else rows
     )

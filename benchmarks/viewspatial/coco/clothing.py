@@ -1,6 +1,6 @@
 """Described subjects (DESIGN §4.2): "the man in white" for a person who shares their noun with another in the
-image, and for a share of the others, as the release names people ("the man in white clothes", "the woman in
-black").
+image, and for a share of the others, as the release names people ("the man in white", "the woman in black
+clothes": its commonest).
 
 A person's clothing colour is measured in their instance mask below the shoulder line (down to the hips when
 they are seen: the top they wear): each pixel goes to the named colour of its nearest anchor in CIE Lab (ΔE
@@ -15,7 +15,7 @@ phrase ("the man on the left").
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import cv2
@@ -131,17 +131,21 @@ def image_colours(
 
 
 def described_phrases(
-    people: Sequence[tuple[int, str, str | None]], place_phrases: Mapping[int, str], wanted: Collection[int]
+    people: Sequence[tuple[int, str, str | None]],
+    place_phrases: Mapping[int, str],
+    wanted: Collection[int],
+    wording: Callable[[int, str], str] = lambda _, colour: f"in {colour}",
 ) -> dict[int, str]:
     """Annotation id → its phrase, from (annotation id, noun, colour or None) of one image: for the ids in
-    `wanted`, "the <noun> in <colour>" where every other person of that noun has a measured colour and none
-    shares it; else the place phrase. Each phrase names one person of the image."""
+    `wanted`, "the <noun> <wording>" (`wording(id, colour)`: "in white", "in black clothes") where every other
+    person of that noun has a measured colour and none shares it; else the place phrase. Each phrase names one
+    person of the image."""
     colours = Counter((noun, colour) for _, noun, colour in people if colour)
     unmeasured = {noun for _, noun, colour in people if not colour}
     phrases = {}
     for ann, noun, colour in people:
         if ann in wanted and colour and colours[(noun, colour)] == 1 and noun not in unmeasured:
-            phrases[ann] = f"the {noun} in {colour}"
+            phrases[ann] = f"the {noun} {wording(ann, colour)}"
         else:
             phrases[ann] = place_phrases[ann]
     if len(set(phrases.values())) != len(phrases):

@@ -13,6 +13,7 @@ people are counted by reason; a malformed annotation or unusable image is also a
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from benchfoundry.benchmarks.viewspatial.coco.questions import animal_items, ori
 from benchfoundry.benchmarks.viewspatial.coco.subjects import alone_of_their_noun, caption_noun, subject_phrases
 from benchfoundry.benchmarks.viewspatial.coco.synthetic_set import orientation_accuracy
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
-from benchfoundry.benchmarks.viewspatial.qa_items import QA_COLUMNS
+from benchfoundry.benchmarks.viewspatial.qa_items import QA_COLUMNS, worded
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.bounded_read import read_json
@@ -96,25 +97,38 @@ def subjects(
     colours: dict[int, str | None] | None = None,
     described_share: float = 0.0,
     seed: int = 0,
+    colour_phrases: Mapping[str, float] | None = None,
 ) -> dict[int, str]:
     """Annotation id → the phrase naming the person: their noun (`nouns`: the synthetic truth), else the
     captions' noun for an image's lone person, else "person"; a person sharing their noun with another is
-    described by clothing colour (`colours`: annotation id → its colour), as the release does, and so is
-    `described_share` of the people alone of their noun (drawn per person by the seed); place ("the man on the
-    left") only where the colour does not single them out."""
-    phrases: dict[int, str] = {}
+    described by clothing colour (`colours`: annotation id → its colour; `colour_phrases`: its wordings, "in
+    {colour}" when none), as the release does, and so are enough of the people alone of their noun (drawn per
+    person by the seed) that `described_share` of all are asked so; place ("the man on the left") only where the
+    colour does not single them out."""
+    noun_of = {}
     for image_id, people in people_of.items():
         lone = caption_noun(captions[image_id]) if len(people) == 1 and captions.get(image_id) else "person"
-        noun_of = {p.annotation_id: nouns.get(p.annotation_id, lone) for p in people}
-        where = [(p.annotation_id, noun_of[p.annotation_id], p.bbox[0] + p.bbox[2] / 2) for p in people]
-        alone = alone_of_their_noun(where)
+        noun_of[image_id] = {p.annotation_id: nouns.get(p.annotation_id, lone) for p in people}
+    where = {
+        image_id: [(p.annotation_id, noun_of[image_id][p.annotation_id], p.bbox[0] + p.bbox[2] / 2) for p in people]
+        for image_id, people in people_of.items()
+    }
+    alone = {image_id: alone_of_their_noun(w) for image_id, w in where.items()}
+    n_alone, n_all = sum(map(len, alone.values())), sum(map(len, noun_of.values()))
+    lone_share = min(1.0, max(0.0, described_share * n_all - (n_all - n_alone)) / n_alone) if n_alone else 0.0
+
+    def wording(a: int, colour: str) -> str:
+        return worded(colour_phrases or {"in {colour}": 1.0}, seed, f"colour:{a}", colour=colour)
+
+    phrases: dict[int, str] = {}
+    for image_id, named in noun_of.items():
         wanted = {
             a
-            for a in noun_of
-            if a not in alone or item_rng(seed, "viewspatial.coco.described", str(a)).random() < described_share
+            for a in named
+            if a not in alone[image_id] or item_rng(seed, "viewspatial.coco.described", str(a)).random() < lone_share
         }
-        worn = [(a, noun_of[a], (colours or {}).get(a)) for a in noun_of]
-        phrases.update(described_phrases(worn, subject_phrases(where), wanted))
+        worn = [(a, named[a], (colours or {}).get(a)) for a in named]
+        phrases.update(described_phrases(worn, subject_phrases(where[image_id]), wanted, wording))
     return phrases
 
 
@@ -163,7 +177,7 @@ def split_items(
     truth = read_json(source["truth"])["images"] if source.get("truth") else None
     nouns = {p["annotation_id"]: p["noun"] for t in truth or [] for p in t["people"]}
     captions = read_captions(source.get("captions"))
-    subject_of = subjects(labelled.people_of, nouns, captions, colours, cfg.described_share, seed)
+    subject_of = subjects(labelled.people_of, nouns, captions, colours, cfg.described_share, seed, cfg.colour_phrases)
     items = orientation_items(labels, image_of, subject_of, split, cfg, seed)
     items += animal_items(animal_rows, image_of, split, cfg, seed)
     items = [{**item, "needs_review": False} for item in items]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from benchfoundry.configs.base import MAX_SIDE_PX, Count, DenoisedRenderSection, Section, refuse_renamed
 
@@ -29,39 +30,60 @@ FRAMINGS = ("whole", "knees", "hips", "shoulders")
 #: The framing a second person of an image is scored under (they stand wherever the first person's framing
 #: leaves them).
 SECOND_FRAMING = "second person"
-CAM_OBJ_TEMPLATES = [
-    "Taking the camera lens as the front, what direction is {subject} looking toward?",
-    "Taking the camera's viewpoint as the front, which way is {subject} facing in the image?",
-    "With the camera's viewpoint as the front, which direction is {subject} facing in the image?",
-    "Considering the camera's perspective as the front, what direction is {subject} facing within the picture?",
-]
-PER_OBJ_TEMPLATES = [
-    "As {subject} in the photo, in which direction are you facing?",
-    "Imagine you're {subject} in this image \u2014 which direction are you facing?",
-    "Picture yourself as {subject}; which way are you looking in the scene?",
-    "Suppose you are in {subject}\u2019s position, what direction are you facing?",
-]
-PER_REL_TEMPLATES = [
-    "From the perspective of {subject}, where is {target} located?",
-    "From the perspective of {subject}, where is {target} positioned?",
-    "From the viewpoint of {subject}, in which direction is {target}?",
-    "If you were {subject}, where would {target} be relative to you?",
-]
+#: The release's wordings per task (wording → weight: how many of its items use it, where the issue counting them
+#: quotes that; equal weights where it does not).
+CAM_OBJ_TEMPLATES = {
+    "Taking the camera lens as the front, what direction is {subject} looking toward?": 1.0,
+    "Taking the camera's viewpoint as the front, which way is {subject} facing in the image?": 1.0,
+    "With the camera's viewpoint as the front, which direction is {subject} facing in the image?": 1.0,
+    "Considering the camera's perspective as the front, what direction is {subject} facing within the picture?": 1.0,
+}
+PER_OBJ_TEMPLATES = {
+    "As {subject} in the photo, in which direction are you facing?": 1.0,
+    "Imagine you're {subject} in this image \u2014 which direction are you facing?": 1.0,
+    "Picture yourself as {subject}; which way are you looking in the scene?": 1.0,
+    "Suppose you are in {subject}\u2019s position, what direction are you facing?": 1.0,
+}
+#: Per-Rel. Dir.'s direction wordings the release uses 53 and 45 times.
+PER_REL_TEMPLATES = {
+    "From the perspective of {subject}, where is {target} located?": 53.0,
+    "From {subject}'s perspective, where is {target} located?": 45.0,
+}
+#: "Which hand" wordings (two options, "A. left\nB. right", the person's own sides): the release asks what the
+#: hand does, 82, 37, 22 and 12 times in these shapes ("Which hand is {x}?", "Which hand does {x} use to hold
+#: {x}?", "Which hand does {x} hold {x}?", "Which hand is {x} using to hold {x}?").
+HAND_TEMPLATES = {
+    "Which hand is {subject} holding {target} with?": 82.0,
+    "Which hand does {subject} use to hold {target}?": 37.0,
+    "Which hand does {subject} hold {target} with?": 22.0,
+    "Which hand is {subject} using to hold {target}?": 12.0,
+}
+#: What a synthetic person holds (benchmarks/viewspatial/coco/held_objects.KINDS builds each).
+HELD_OBJECTS = ("cell phone", "cup", "bottle", "book", "handbag", "suitcase", "tennis racket", "umbrella")
+#: How a clothing colour names a person, after the release ("the man in white", "the woman in black clothes").
+COLOUR_PHRASES = {"in {colour}": 1.0, "in {colour} clothes": 1.0}
+#: The release's people by noun (its Cam-Obj. Ori. persons: man 1,317, woman 735, boy 240, girl 137).
+PEOPLE = {"man": 1317.0, "woman": 735.0, "boy": 240.0, "girl": 137.0}
 
-#: "Which hand/foot" wordings after the release's ("Which hand of this man is wearing a glove?", "Which hand is
-#: the man holding the tennis racket with?"): {limb} is hand or foot; the options are the release's
-#: "A. left\nB. right", the person's own sides.
-LIMB_TEMPLATES = [
-    "Which {limb} of {subject} is closer to {target}?",
-    "Which {limb} of {subject} is nearer to {target}?",
-    "Which {limb} does {subject} have closer to {target}?",
-]
+
+def as_weights(value: Any) -> Any:
+    """A list of wordings as equal weights; anything else as given (pydantic checks it)."""
+    if isinstance(value, (list, tuple)):
+        return dict.fromkeys(value, 1.0)
+    return value
 
 
-def check_templates(field: str, templates: list[str], slots: tuple[str, ...]) -> list[str]:
-    """Templates that name every slot and no other; ValueError naming the field otherwise."""
+#: Wordings and their weights (a list gives equal weights).
+Wordings = Annotated[dict[str, float], BeforeValidator(as_weights)]
+
+
+def check_templates(field: str, templates: Collection[str], slots: tuple[str, ...]) -> Collection[str]:
+    """Templates (a list, or wordings → weights > 0) that name every slot and no other; ValueError naming the
+    field otherwise."""
     if not templates:
         raise ValueError(f"{field}: at least one wording")
+    if isinstance(templates, Mapping) and any(not w > 0 for w in templates.values()):
+        raise ValueError(f"{field}: every wording's weight must be > 0, got {dict(templates)}")
     for t in templates:
         try:
             t.format(**dict.fromkeys(slots, "x"))
@@ -107,6 +129,18 @@ class SyntheticCocoConfig(DenoisedRenderSection):
         "hips or below the shoulders (head and shoulders)",
     )
     max_head_deg: float = Field(80.0, ge=0, le=120, description="largest head turn drawn, degrees either way")
+    people: dict[str, float] = Field(
+        default_factory=lambda: dict(PEOPLE),
+        description="noun → weight of each person drawn (Anny's gender and age: man, woman, boy, girl); the "
+        "release's man 1,317 : woman 735 : boy 240 : girl 137",
+    )
+    held_share: float = Field(
+        0.3, ge=0, le=1, description="share of images whose first person holds an object in one hand"
+    )
+    held_objects: list[str] = Field(
+        default_factory=lambda: list(HELD_OBJECTS),
+        description=f"what a person holds (COCO names, one drawn per image): of {list(HELD_OBJECTS)}",
+    )
 
     @model_validator(mode="after")
     def _framings(self) -> SyntheticCocoConfig:
@@ -116,6 +150,20 @@ class SyntheticCocoConfig(DenoisedRenderSection):
         if sum(self.framings.values()) <= 0:
             raise ValueError("framings: the weights sum to 0")
         return self
+
+    @field_validator("people")
+    @classmethod
+    def _nouns(cls, people: dict[str, float]) -> dict[str, float]:
+        if not people or set(people) - set(PEOPLE) or any(w < 0 for w in people.values()) or not sum(people.values()):
+            raise ValueError(f"people: weights ≥ 0 (not all 0) of {list(PEOPLE)}, got {people}")
+        return people
+
+    @field_validator("held_objects")
+    @classmethod
+    def _held(cls, names: list[str]) -> list[str]:
+        if not names or set(names) - set(HELD_OBJECTS):
+            raise ValueError(f"held_objects: one or more of {list(HELD_OBJECTS)}, got {names}")
+        return names
 
     @field_validator("texture_ids")
     @classmethod
@@ -150,9 +198,10 @@ class OrientAnythingConfig(Section):
 class PersonRelConfig(Section):
     """Per-Rel. Dir.: "from this person's viewpoint, where is X?" (DESIGN §4.2); X is another object or person."""
 
-    templates: list[str] = Field(
-        default_factory=lambda: list(PER_REL_TEMPLATES),
-        description="wordings, one drawn per item: {subject} the viewer, {target} the object or person asked about",
+    templates: Wordings = Field(
+        default_factory=lambda: dict(PER_REL_TEMPLATES),
+        description="direction wordings → weights, one drawn per item: {subject} the viewer, {target} the object or "
+        "person asked about",
     )
     margin_deg: float = Field(10.0, ge=0, description="skip an object this close to a label boundary")
     min_object_area_ratio: float = Field(0.005, ge=0, le=1, description="least object area / image area asked about")
@@ -162,15 +211,22 @@ class PersonRelConfig(Section):
     release_unreviewed: bool = Field(
         False, description="real COCO candidates not yet reviewed are released too, as verified: false"
     )
-    limb_templates: list[str] = Field(
-        default_factory=lambda: list(LIMB_TEMPLATES),
-        description="two-option 'which hand/foot' wordings: {limb}, {subject} the person, {target} the object",
+    hand_templates: Wordings = Field(
+        default_factory=lambda: dict(HAND_TEMPLATES),
+        description="two-option 'which hand' wordings → weights: {subject} the person, {target} what they hold",
     )
-    limb_share: float = Field(
-        0.205, ge=0, le=1, description="share of images asked 'which hand/foot' (the release: 173 of 842 items)"
+    hand_share: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description="chance that an image whose person holds something is asked 'which hand' rather than its "
+        "direction items",
     )
-    limb_min_gap: float = Field(
-        0.15, ge=0, description="least difference of the two hands' (feet's) distances to the target / person height"
+    hand_touch: float = Field(
+        0.02,
+        ge=0,
+        description="real COCO: a wrist keypoint this far (× the person's box height) outside an object's box still "
+        "touches it; a hand is a candidate when exactly one wrist does",
     )
 
     @model_validator(mode="before")
@@ -182,13 +238,17 @@ class PersonRelConfig(Section):
             {
                 "release_unverified": "viewspatial.coco.per_rel.release_unreviewed",
                 "template": "viewspatial.coco.per_rel.templates",
+                "limb_templates": "viewspatial.coco.per_rel.hand_templates (the release asks which hand holds "
+                "something, never which is nearer)",
+                "limb_share": "viewspatial.coco.per_rel.hand_share",
+                "limb_min_gap": "viewspatial.coco.per_rel.hand_touch",
             },
         )
 
     @model_validator(mode="after")
     def _slots(self) -> PersonRelConfig:
         check_templates("viewspatial.coco.per_rel.templates", self.templates, ("subject", "target"))
-        check_templates("viewspatial.coco.per_rel.limb_templates", self.limb_templates, ("limb", "subject", "target"))
+        check_templates("viewspatial.coco.per_rel.hand_templates", self.hand_templates, ("subject", "target"))
         return self
 
 
@@ -237,19 +297,26 @@ class CocoConfig(Section):
     )
     margin_deg: float = Field(5.0, ge=0, description="skip a question whose estimate is this close to a bin edge")
     described_share: float = Field(
-        0.3,
+        round(34 / 83, 3),
         ge=0,
         le=1,
-        description="share of the people alone of their noun in an image ('the man') named by their clothing's "
-        "colour instead ('the man in red'); people sharing a noun always are, where the colour singles them out",
+        description="share of a split's people named by their clothing's colour ('the man in red'; the release: 34 "
+        "% of its Cam-Obj. Ori. subjects described, 49 % a plain noun, the rest animals: 41 % of its people): "
+        "people sharing a noun always are, where the colour singles them out, and enough of those alone of their "
+        "noun ('the man') to make up the share",
     )
-    cam_obj_templates: list[str] = Field(
-        default_factory=lambda: list(CAM_OBJ_TEMPLATES),
-        description="Cam-Obj. Ori. wordings (the release's), one drawn per item; {subject}: 'the woman', …",
+    cam_obj_templates: Wordings = Field(
+        default_factory=lambda: dict(CAM_OBJ_TEMPLATES),
+        description="Cam-Obj. Ori. wordings (the release's) → weights, one drawn per item; {subject}: 'the woman', …",
     )
-    per_obj_templates: list[str] = Field(
-        default_factory=lambda: list(PER_OBJ_TEMPLATES),
-        description="Per-Obj. Ori. wordings (the release's), one drawn per item; {subject}: 'the woman', …",
+    per_obj_templates: Wordings = Field(
+        default_factory=lambda: dict(PER_OBJ_TEMPLATES),
+        description="Per-Obj. Ori. wordings (the release's) → weights, one drawn per item; {subject}: 'the woman', …",
+    )
+    colour_phrases: Wordings = Field(
+        default_factory=lambda: dict(COLOUR_PHRASES),
+        description="how a clothing colour names a person → weights, one drawn per person: {colour} ('in {colour}' "
+        "gives 'the man in white')",
     )
     per_rel: PersonRelConfig = PersonRelConfig()
 
@@ -269,4 +336,5 @@ class CocoConfig(Section):
     def _slots(self) -> CocoConfig:
         check_templates("viewspatial.coco.cam_obj_templates", self.cam_obj_templates, ("subject",))
         check_templates("viewspatial.coco.per_obj_templates", self.per_obj_templates, ("subject",))
+        check_templates("viewspatial.coco.colour_phrases", self.colour_phrases, ("colour",))
         return self

@@ -14,14 +14,17 @@ f = (−sin ψ, 0, −cos ψ).
   and the image's other people (named apart, benchmarks/viewspatial/coco/subjects.py), that cover
   `min_object_area_ratio` of it are asked about.
 
-"Which hand/foot" items (the release's two-option Per-Rel. Dir. form, "A. left\nB. right", the person's own
-sides): the hand (wrist) or foot (ankle) nearer the target, when the other is further by `limb_min_gap` of the
-person's height: from the synthetic person's exact 3-D joints (the truth's `limbs`), or, in a real photograph,
-from the labelled keypoints' image distances to the target's box (a candidate, reviewed). An image is asked
-"which hand/foot" with probability `limb_share` (drawn by its seed) when it has such an item.
+"Which hand" items (the release's two-option Per-Rel. Dir. form, "A. left\nB. right", the person's own sides)
+ask which hand holds an object ("Which hand is the woman holding the phone with?"): exact from the synthetic
+rig (the truth's held object and the hand joint it hangs from), or, in a real photograph, a candidate where
+exactly one labelled wrist keypoint lies inside or touches (within `hand_touch` of the person's height) the box
+of a holdable object (held_objects.HOLDABLE), reviewed like every candidate. An image is asked "which hand" with
+probability `hand_share` (drawn by its seed) when it has such an item. The release never asks which hand or foot
+is nearer something, so neither is asked.
 
-The wording is one of `per_rel.templates` (`limb_templates`), drawn by the item's seed; `per_rel.per_image` caps
-the items of an image (the release asks one question an image).
+The wording is drawn by the item's seed from `per_rel.templates` (`hand_templates`) by weight;
+`per_rel.per_image` caps the items of an image (the release asks one question an image). Objects are named as the
+release names them ("the phone", "the bag": `OBJECT_PHRASES`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
+from benchfoundry.benchmarks.viewspatial.coco.held_objects import HOLDABLE, WRIST
 from benchfoundry.benchmarks.viewspatial.qa_items import with_options, worded
 from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.core.directions import HORIZONTAL_LABELS, boundary_margin, horizontal_angle, horizontal_label
@@ -41,11 +45,15 @@ from benchfoundry.core.seeding import item_rng
 PER_REL = RELEASED_TYPES["Per-Rel. Dir."]
 ASSUMED_HFOV_DEG = 60.0
 CAMERA_UP = np.array([0.0, -1.0, 0.0])
-LEFT_WRIST, RIGHT_WRIST = 9, 10
 LEFT_ANKLE, RIGHT_ANKLE = 15, 16
-#: The limbs asked about and their (left, right) COCO keypoints.
-LIMBS: dict[str, tuple[int, int]] = {"hand": (LEFT_WRIST, RIGHT_WRIST), "foot": (LEFT_ANKLE, RIGHT_ANKLE)}
-LIMB_CHOICES = "A. left\nB. right"
+HAND_CHOICES = "A. left\nB. right"
+#: COCO names → the word a question uses.
+OBJECT_PHRASES = {"cell phone": "phone", "handbag": "bag"}
+
+
+def object_phrase(name: str) -> str:
+    """ "the phone" for COCO's "cell phone"."""
+    return f"the {OBJECT_PHRASES.get(name, name)}"
 
 
 def facing_vector(yaw_deg: float) -> np.ndarray:
@@ -164,13 +172,6 @@ def _row(
     }
 
 
-def nearer_side(left: float, right: float, height: float, min_gap: float) -> str | None:
-    """ "left" or "right": the limb nearer the target, when the other is further by `min_gap` × `height`."""
-    if abs(left - right) < min_gap * height:
-        return None
-    return "left" if left < right else "right"
-
-
 def box_distance(point: Sequence[float], bbox: Sequence[float]) -> float:
     """Pixels from an image point to a COCO box [x, y, w, h] (0 inside)."""
     x, y, w, h = bbox
@@ -179,47 +180,36 @@ def box_distance(point: Sequence[float], bbox: Sequence[float]) -> float:
     return math.hypot(dx, dy)
 
 
-def is_limb_item(item_id: str) -> bool:
-    """Whether an item id is a two-option "which hand/foot" item's (`limb_item`), not a direction item's."""
-    return ":per_rel_" in item_id
+def holding_hand(keypoints: np.ndarray, bbox: Sequence[float], touch_px: float) -> str | None:
+    """ "left" or "right" (the person's own): the one labelled wrist keypoint inside or within `touch_px` of an
+    object's box; None when both or neither are, or a wrist is unlabelled."""
+    if not all(keypoints[WRIST[side], 2] > 0 for side in WRIST):
+        return None
+    touching = [side for side in WRIST if box_distance(keypoints[WRIST[side], :2], bbox) <= touch_px]
+    return touching[0] if len(touching) == 1 else None
 
 
-def limb_item(
+def is_hand_item(item_id: str) -> bool:
+    """Whether an item id is a two-option "which hand" item's (`hand_item`), not a direction item's."""
+    return ":per_rel_hand:" in item_id
+
+
+def hand_item(
     stem: str,
     split: str,
     image: str,
     annotation_ids: list[int],
     names: tuple[str, str],
-    limb: str,
     side: str,
     review: bool,
     cfg: CocoConfig,
     seed: int,
 ) -> dict[str, Any]:
-    """A two-option "which hand/foot" item: `side` is the answer, the person's own left or right."""
-    item_id = f"{stem}:per_rel_{limb}:{annotation_ids[1]}"
-    question = worded(cfg.per_rel.limb_templates, seed, item_id, limb=limb, subject=names[0], target=names[1])
-    options = {"answer": "A. left" if side == "left" else "B. right", "choices": LIMB_CHOICES}
+    """A two-option "which hand" item: the person `names[0]` holds `names[1]` in their own `side` hand."""
+    item_id = f"{stem}:per_rel_hand:{annotation_ids[1]}"
+    question = worded(cfg.per_rel.hand_templates, seed, item_id, subject=names[0], target=names[1])
+    options = {"answer": "A. left" if side == "left" else "B. right", "choices": HAND_CHOICES}
     return _row(item_id, stem, split, image, question, options, side, annotation_ids, names, None, review)
-
-
-def image_limb_items(
-    keypoints: np.ndarray,
-    height: float,
-    target_bbox: Sequence[float],
-    make: Any,
-    min_gap: float,
-) -> list[dict[str, Any]]:
-    """`make(limb, side)` for each limb whose two keypoints are labelled and whose nearer one (image distance to
-    the target's box) is clear."""
-    items = []
-    for limb, (left, right) in LIMBS.items():
-        if keypoints[left, 2] > 0 and keypoints[right, 2] > 0:
-            d_left, d_right = (box_distance(keypoints[i, :2], target_bbox) for i in (left, right))
-            side = nearer_side(d_left, d_right, height, min_gap)
-            if side is not None:
-                items.append(make(limb, side))
-    return items
 
 
 def unique_objects(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -229,18 +219,18 @@ def unique_objects(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, An
 
 
 def _per_image(items: list[dict[str, Any]], cfg: CocoConfig, seed: int) -> list[dict[str, Any]]:
-    """One kind of item an image ("which hand/foot" with probability `limb_share` when the image has one, else
-    the direction items), at most `per_rel.per_image` of them, drawn by the seed, in their order."""
+    """One kind of item an image ("which hand" with probability `hand_share` when the image has one, else the
+    direction items), at most `per_rel.per_image` of them, drawn by the seed, in their order."""
     cap = cfg.per_rel.per_image
     by_image: dict[str, list[dict[str, Any]]] = {}
     for item in items:
         by_image.setdefault(item["scene_id"], []).append(item)
     kept = []
     for scene, of_image in by_image.items():
-        limbs = [i for i in of_image if _is_limb(i)]
-        directions = [i for i in of_image if not _is_limb(i)]
-        ask_limb = item_rng(seed, "viewspatial.coco.per_rel_kind", scene).random() < cfg.per_rel.limb_share
-        of_image = limbs if limbs and (ask_limb or not directions) else directions
+        hands = [i for i in of_image if _is_hand(i)]
+        directions = [i for i in of_image if not _is_hand(i)]
+        ask_hand = item_rng(seed, "viewspatial.coco.per_rel_kind", scene).random() < cfg.per_rel.hand_share
+        of_image = hands if hands and (ask_hand or not directions) else directions
         if cap is not None and len(of_image) > cap:
             picks = item_rng(seed, "viewspatial.coco.per_rel_image", scene).choice(len(of_image), cap, replace=False)
             of_image = [of_image[i] for i in sorted(picks)]
@@ -248,13 +238,13 @@ def _per_image(items: list[dict[str, Any]], cfg: CocoConfig, seed: int) -> list[
     return kept
 
 
-def _is_limb(item: Mapping[str, Any]) -> bool:
-    return item.get("choices") == LIMB_CHOICES
+def _is_hand(item: Mapping[str, Any]) -> bool:
+    return item.get("choices") == HAND_CHOICES
 
 
 def _with_options(items: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
-    """Direction items with their lettered options; "which hand/foot" items have theirs."""
-    return [item if _is_limb(item) else with_options(item, HORIZONTAL_LABELS, seed) for item in items]
+    """Direction items with their lettered options; "which hand" items have theirs."""
+    return [item if _is_hand(item) else with_options(item, HORIZONTAL_LABELS, seed) for item in items]
 
 
 def synthetic_items(
@@ -267,46 +257,34 @@ def synthetic_items(
     seed: int,
 ) -> list[dict[str, Any]]:
     """Exact items from the synthetic set's truth: each relation of a kept viewer (`viewers`: annotation ids) to
-    an object of a unique category or to another person, at its angle in the viewer's frame, and which hand and
-    foot is nearer it (the relation's `limbs`: the joints' distances and the person's height, metres)."""
+    an object of a unique category or to another person, at its angle in the viewer's frame (not to what the viewer
+    holds), and which hand a kept viewer holds an object of a unique category in (the object's `held_by` and
+    `hand`)."""
     items = []
     for image in truth:
         if image["image_id"] not in image_of:
             continue
-        allowed = {o["annotation_id"] for o in unique_objects(image["objects"])} | {
-            p["annotation_id"] for p in image["people"]
-        }
-        names = {o["annotation_id"]: f"the {o['name']}" for o in image["objects"]}
+        unique = {o["annotation_id"] for o in unique_objects(image["objects"])}
+        allowed = unique | {p["annotation_id"] for p in image["people"]}
+        names = {o["annotation_id"]: object_phrase(o["name"]) for o in image["objects"]}
         names.update({a: subject_of.get(a, "the person") for a in (p["annotation_id"] for p in image["people"])})
+        holder = {o["annotation_id"]: o.get("held_by") for o in image["objects"]}
+        path = image_of[image["image_id"]]
         for rel in image["relations"]:
             viewer, target = int(rel["viewer"]), int(rel["target"])
-            if viewer not in viewers or target not in allowed:
+            if viewer not in viewers or target not in allowed or holder.get(target) == viewer:
                 continue
             stem = f"coco:{image['image_id']}:{viewer}"
-            item = _item(
-                stem,
-                split,
-                image_of[image["image_id"]],
-                [viewer, target],
-                (names[viewer], names[target]),
-                float(rel["angle_deg"]),
-                False,
-                cfg,
-                seed,
-            )
+            names_of = (names[viewer], names[target])
+            item = _item(stem, split, path, [viewer, target], names_of, float(rel["angle_deg"]), False, cfg, seed)
             if item["margin_deg"] >= cfg.per_rel.margin_deg:
                 items.append(item)
-            limbs = rel.get("limbs") or {}
-            for limb in LIMBS:
-                if limb not in limbs:
-                    continue
-                side = nearer_side(*limbs[limb], limbs["height"], cfg.per_rel.limb_min_gap)
-                if side is not None:
-                    names_of = (names[viewer], names[target])
-                    ids = [viewer, target]
-                    items.append(
-                        limb_item(stem, split, image_of[image["image_id"]], ids, names_of, limb, side, False, cfg, seed)
-                    )
+        for obj in image["objects"]:
+            viewer, target = obj.get("held_by"), obj["annotation_id"]
+            if viewer in viewers and target in unique:
+                stem = f"coco:{image['image_id']}:{viewer}"
+                names_of = (names[viewer], names[target])
+                items.append(hand_item(stem, split, path, [viewer, target], names_of, obj["hand"], False, cfg, seed))
     return _with_options(_per_image(items, cfg, seed), seed)
 
 
@@ -323,7 +301,8 @@ def candidate_items(
     """Candidates for review: `people_of` image id → its coco_people.Person, `facing` annotation id → facing
     yaw of the kept (the viewers), `objects` image id → [{annotation_id, name, bbox, area}] of its other
     objects. A viewer is asked about each object of a unique category and each other person covering
-    `min_object_area_ratio` of the image."""
+    `min_object_area_ratio` of the image, and which hand holds a holdable object of a unique category that one of
+    their wrists alone touches."""
     items = []
     for image_id, people in sorted(people_of.items()):
         if image_id not in image_of:
@@ -334,8 +313,9 @@ def candidate_items(
             w, h = viewer.size
             least = cfg.per_rel.min_object_area_ratio * w * h
             stem = f"coco:{image_id}:{viewer.annotation_id}"
+            subject = subject_of.get(viewer.annotation_id, "the person")
             targets = [
-                (int(o["annotation_id"]), f"the {o['name']}", None, o["bbox"])
+                (int(o["annotation_id"]), object_phrase(o["name"]), None, o["bbox"])
                 for o in unique_objects([o for o in objects.get(image_id, []) if o["area"] >= least])
             ]
             targets += [
@@ -352,30 +332,15 @@ def candidate_items(
                 angle = candidate_angle(
                     facing[viewer.annotation_id], viewer.bbox, viewer.keypoints, bbox, (w, h), ground
                 )
-                item = _item(
-                    stem,
-                    split,
-                    image_of[image_id],
-                    [viewer.annotation_id, annotation_id],
-                    (subject_of.get(viewer.annotation_id, "the person"), name),
-                    angle,
-                    True,
-                    cfg,
-                    seed,
-                )
+                ids = [viewer.annotation_id, annotation_id]
+                item = _item(stem, split, image_of[image_id], ids, (subject, name), angle, True, cfg, seed)
                 if item["margin_deg"] >= cfg.per_rel.margin_deg:
                     items.append(item)
-                names = (subject_of.get(viewer.annotation_id, "the person"), name)
-                ids = [viewer.annotation_id, annotation_id]
-                items += image_limb_items(
-                    viewer.keypoints,
-                    viewer.bbox[3],
-                    bbox,
-                    lambda limb, side: limb_item(
-                        stem, split, image_of[image_id], ids, names, limb, side, True, cfg, seed
-                    ),
-                    cfg.per_rel.limb_min_gap,
-                )
+            for o in unique_objects(objects.get(image_id, [])):
+                side = holding_hand(viewer.keypoints, o["bbox"], cfg.per_rel.hand_touch * viewer.bbox[3])
+                if o["name"] in HOLDABLE and side is not None:
+                    ids, names = [viewer.annotation_id, int(o["annotation_id"])], (subject, object_phrase(o["name"]))
+                    items.append(hand_item(stem, split, image_of[image_id], ids, names, side, True, cfg, seed))
     return _with_options(_per_image(items, cfg, seed), seed)
 
 

@@ -142,3 +142,19 @@ def coco_box(mask: np.ndarray) -> tuple[list[float], int] | None:
         return None
     x1, y1, x2, y2 = box
     return [x1, y1, x2 - x1, y2 - y1], int(np.count_nonzero(mask))
+
+
+def ellipsoid_triangles(center: np.ndarray, size: np.ndarray, yaw_deg: float = 0.0, rings: int = 12) -> np.ndarray:
+    """Triangles of an ellipsoid with full extents `size`, turned by `yaw_deg` about +Z (Blender's UV sphere of
+    radius 0.5 scaled by `size`)."""
+    theta = np.linspace(0.0, np.pi, rings + 1)
+    phi = 2 * np.pi * np.arange(2 * rings) / (2 * rings)
+    t, p = np.meshgrid(theta, phi, indexing="ij")
+    unit = np.stack([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)], axis=-1) / 2
+    verts = _turn(unit * np.asarray(size, dtype=np.float64), yaw_deg) + np.asarray(center, dtype=np.float64)
+    tris = []
+    for i in range(rings):
+        for j in range(2 * rings):
+            k = (j + 1) % (2 * rings)
+            tris += [(verts[i, j], verts[i + 1, j], verts[i + 1, k]), (verts[i, j], verts[i + 1, k], verts[i, k])]
+    return np.array(tris)

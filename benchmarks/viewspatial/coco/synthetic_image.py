@@ -12,7 +12,8 @@ is read back from the head's global rotation, so an action's own head turn is in
 stands `depth_m` farther from the camera than the first and to one side, inside the camera's view, turned
 by `turn_deg` about +Z in the world; a third person (`with_third`) stands so on the other side, the first
 between them; any person's yaw is the angle, counter-clockwise seen from above, from
-their front to the ray toward the camera (`seen_yaw`), as Orient-Anything sees a crop.
+their front to the ray toward the camera (`seen_yaw`), as Orient-Anything sees a crop. Each person's noun
+(man, woman, boy, girl) and what the first person holds in which hand are drawn apart (`with_people`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from benchfoundry.benchmarks.viewspatial.coco.synthetic_geometry import (
     cylinder_triangles,
     look_at,
 )
+from benchfoundry.benchmarks.viewspatial.coco.synthetic_people import draw_noun, person_as
 from benchfoundry.configs.person import PersonConfig
 
 #: COCO objects as coloured primitives: name → (category id, shape, full extents in m).
@@ -98,6 +100,7 @@ class SecondPerson:
     turn_deg: float  # rotation about +Z in the world (the first person faces −Y)
     depth_m: float  # farther from the camera than the first person
     side: float  # signed share of the half width seen at their depth (+: the image's right)
+    noun: str | None = None  # man, woman, boy, girl (their phenotype); None: person.body.phenotypes as configured
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,10 @@ class ImagePlan:
     sun: tuple[float, float]  # elevation, bearing (deg)
     second: SecondPerson | None = None
     third: SecondPerson | None = None  # on the other side of the first from the second
+    noun: str | None = None  # the first person's (as SecondPerson.noun)
+    held: str | None = None  # what the first person holds (held_objects.KINDS), or nothing
+    held_hand: str = "right"  # in which of their own hands
+    held_colour: int = 0  # which of its colours
 
 
 def draw_plan(rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: list[int]) -> ImagePlan:
@@ -184,6 +191,26 @@ def with_third(
     return replace(plan, second=second, third=third)
 
 
+def with_people(rng: np.random.Generator, cfg: SyntheticCocoConfig, plan: ImagePlan) -> ImagePlan:
+    """The plan with each person's noun drawn by `cfg.people`'s weights and, for `held_share` of images, an
+    object the first person holds in one hand (`rng` the image's own for these choices, so the plan's other
+    choices stay as drawn)."""
+    nouns = [draw_noun(rng, cfg.people) for _ in range(3)]
+    held = rng.random() < cfg.held_share
+    name = str(rng.choice(cfg.held_objects))
+    hand = str(rng.choice(["left", "right"]))
+    colour = int(rng.integers(1 << 16))
+    return replace(
+        plan,
+        noun=nouns[0],
+        second=plan.second and replace(plan.second, noun=nouns[1]),
+        third=plan.third and replace(plan.third, noun=nouns[2]),
+        held=name if held else None,
+        held_hand=hand,
+        held_colour=colour,
+    )
+
+
 def turned_pose(action: str, rest_joints: np.ndarray, head_turn_deg: float) -> tuple[np.ndarray, float]:
     """The action's (23,3) body pose with neck and head turned by Δ about the vertical (half each), and the
     head's resulting yaw relative to the pelvis (degrees, Δ's sign), read from the head's global rotation."""
@@ -202,7 +229,8 @@ def person_pose(person: PersonConfig, seed: int, plan: ImagePlan | SecondPerson)
     the true head turn Δ relative to the pelvis."""
     from benchfoundry.person.prepare import rest_joints_of
 
-    return turned_pose(plan.action, rest_joints_of(person, seed, plan.texture_id), plan.head_turn_deg)
+    rest = rest_joints_of(person_as(person, plan.noun), seed, plan.texture_id)
+    return turned_pose(plan.action, rest, plan.head_turn_deg)
 
 
 def turn_about_z(points: np.ndarray, turn_deg: float, location: np.ndarray) -> np.ndarray:

@@ -5,7 +5,10 @@ Each image is drawn from (seed, split, index) (benchmarks/viewspatial/coco/synth
 keypoints projected and ray-tested in numpy (benchmarks/viewspatial/coco/synthetic_geometry.py), rendered by the
 worker (render/coco_scene.py); the object-index pass gives the person's and objects' areas, boxes and
 segmentations (COCO polygons: the outline of each of a mask's parts). The truth names each person's texture
-id and outfit colours (person/textures.outfit), against which a clothing phrase can be checked.
+id, outfit colours (person/textures.outfit), against which a clothing phrase can be checked, and noun (man, woman,
+boy, girl: read back from their Anny phenotype, drawn per person by the release's shares,
+benchmarks/viewspatial/coco/synthetic_people.py); an object the first person holds (held_objects.py, built at their
+posed hand joint) is an annotation of its COCO category, and its truth names the holder and their hand.
 `orientation_accuracy` scores a labeller's rows (benchmarks/viewspatial/coco_people.label_file) on the truth.
 """
 
@@ -20,11 +23,13 @@ from typing import Any
 import cv2
 import numpy as np
 
+from benchfoundry.benchmarks.viewspatial.coco import held_objects
 from benchfoundry.benchmarks.viewspatial.coco import orientation as ori
 from benchfoundry.benchmarks.viewspatial.coco import synthetic_image as sc
 from benchfoundry.benchmarks.viewspatial.coco.config import FRAMINGS, SECOND_FRAMING, SyntheticCocoConfig
 from benchfoundry.benchmarks.viewspatial.coco.subjects import phenotype_noun
 from benchfoundry.benchmarks.viewspatial.coco.synthetic_geometry import PosedCamera, coco_box, visibility
+from benchfoundry.benchmarks.viewspatial.coco.synthetic_people import person_as
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.buildinfo import problem
@@ -44,6 +49,8 @@ from benchfoundry.person.textures import outfit
 from benchfoundry.pipeline import render_client
 
 STAGE = "viewspatial.synthetic_coco"
+#: What the set draws and writes, beyond its config: 2 adds nouns (man, woman, boy, girl) and held objects.
+SET_VERSION = 2
 SKELETON = [
     [16, 14],
     [14, 12],
@@ -103,17 +110,6 @@ def relation(location: np.ndarray, turn_deg: float, target: np.ndarray) -> tuple
     return angle, horizontal_label(angle)
 
 
-def limb_distances(joints: np.ndarray, target: np.ndarray) -> dict[str, Any]:
-    """Metres from the left and right wrist ("hand") and ankle ("foot") world joints to a target point, and the
-    person's height (the joints' vertical extent)."""
-    d = np.linalg.norm(np.asarray(joints, float) - np.asarray(target, float), axis=1)
-    return {
-        "hand": [round(float(d[9]), 4), round(float(d[10]), 4)],
-        "foot": [round(float(d[15]), 4), round(float(d[16]), 4)],
-        "height": round(float(np.ptp(joints[:, 2])), 4),
-    }
-
-
 def label_keypoints(keypoints: np.ndarray, camera: PosedCamera, surfaces: list[np.ndarray]) -> np.ndarray:
     """A person's 17 COCO keypoints (17, 3), world points, with visibility against the surfaces ((F,3,3)
     triangles of every body and object)."""
@@ -121,6 +117,7 @@ def label_keypoints(keypoints: np.ndarray, camera: PosedCamera, surfaces: list[n
 
 
 def _noun(person: PersonConfig, seed: int, texture_id: int) -> str:
+    """The noun of the person's phenotype (the truth's)."""
     phenotype = phenotype_of(person, seed, texture_id) or {}
     return phenotype_noun(phenotype.get("gender", 0.5), phenotype.get("age", 1.0))
 
@@ -136,6 +133,7 @@ def _place(
     framing: str,
 ) -> Placed:
     pose, delta = sc.person_pose(person, seed, plan)
+    person = person_as(person, plan.noun)
     files = prepare_person(person, seed, plan.texture_id, name, pose, None, work)
     return Placed(
         files,
@@ -172,8 +170,11 @@ def pose_image(
             people.append(
                 _place(person, seed, other, f"person_{index:06d}_{k}", work, other.turn_deg, where, SECOND_FRAMING)
             )
-    objects = sc.place_objects(rng, plan, camera, tuple(p.location for p in people[1:]))
+    held = held_by(first, plan)
+    clear = tuple(p.location for p in people[1:]) + ((np.array(held.center),) if held else ())
+    objects = sc.place_objects(rng, plan, camera, clear)
     surfaces = [p.triangles() for p in people] + [o.triangles() for o in objects]
+    surfaces += [held.triangles()] if held else []
     keypoints = [label_keypoints(p.keypoints, camera, surfaces) for p in people]
     parts = (
         Primitive(
@@ -200,6 +201,19 @@ def pose_image(
         )
         for k, o in enumerate(objects)
     )
+    parts += tuple(
+        Primitive(
+            shape=shape,
+            center=centre,
+            size=size,
+            yaw_deg=yaw,
+            rgb=held.rgb,
+            roughness=0.5,
+            metallic=0.0,
+            pass_index=PERSON_INDEX + len(people) + len(objects),
+        )
+        for shape, centre, size, yaw in (held.parts if held else ())
+    )
     entry = CocoImage(
         seed=item_seed(seed, STAGE, f"{split}:{index}"),
         camera_matrix=tuple(map(tuple, camera.blender_matrix())),
@@ -221,7 +235,25 @@ def pose_image(
         image=str(work / f"{index:06d}.png"),
         index_npy=str(work / f"{index:06d}.npy"),
     )
-    return {"entry": entry, "keypoints": keypoints, "camera": camera, "objects": objects, "people": people}
+    return {
+        "entry": entry,
+        "keypoints": keypoints,
+        "camera": camera,
+        "objects": objects,
+        "held": held,
+        "people": people,
+    }
+
+
+def held_by(person: Placed, plan: sc.ImagePlan) -> held_objects.HeldObject | None:
+    """What the plan's first person holds in their `held_hand` (the drawn object, else the next kind that fits the
+    pose: held_objects.first_fitting), at their posed hand joint; None when nothing is held or fits."""
+    if plan.held is None:
+        return None
+    name = held_objects.first_fitting(plan.held, person.keypoints, plan.held_hand)
+    if name is None:
+        return None
+    return held_objects.hold(name, person.keypoints, plan.held_hand, person.turn_deg, plan.held_colour)
 
 
 def mask_polygons(mask: np.ndarray) -> list[list[float]]:
@@ -303,8 +335,6 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
         truth_people.append(_person_truth(ann_id, p, camera))
         present.append((ann_id, p))
     truth_objects, targets = [], [(ann_id, p.location) for ann_id, p in present]
-    # What a hand or foot is measured to: an object's centre, a person's hips.
-    reach = {ann_id: p.location + [0.0, 0.0, float(p.keypoints[11:13, 2].mean())] for ann_id, p in present}
     for k, obj in enumerate(made["objects"]):
         mask = ids == PERSON_INDEX + len(people) + k
         found = coco_box(mask)
@@ -332,7 +362,34 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
             }
         )
         targets.append((ann_id, np.array(obj.center)))
-        reach[ann_id] = np.array(obj.center)
+    held, index = made["held"], PERSON_INDEX + len(people) + len(made["objects"])
+    found = None if held is None else coco_box(ids == index)
+    if found is not None:  # held by the first person, who is in the image
+        ann_id = image_id * 10 + index - PERSON_INDEX
+        anns.append(
+            {
+                "id": ann_id,
+                "image_id": image_id,
+                "category_id": held.category_id,
+                "bbox": found[0],
+                "area": found[1],
+                "segmentation": mask_polygons(ids == index),
+                "iscrowd": 0,
+            }
+        )
+        truth_objects.append(
+            {
+                "annotation_id": ann_id,
+                "name": held.name,
+                "category_id": held.category_id,
+                "center_cam": _cam(camera, np.array(held.center)),
+                "location": [round(float(v), 4) for v in held.center[:2]],
+                "held_by": present[0][0],
+                "hand": held.hand,
+                "grip": [round(float(v), 4) for v in held.grip],
+            }
+        )
+        targets.append((ann_id, np.array(held.center)))
     relations = []
     for viewer_id, viewer in present:
         for target_id, where in targets:
@@ -344,7 +401,6 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
                         "target": target_id,
                         "angle_deg": round(angle, 3),
                         "label": label,
-                        "limbs": limb_distances(viewer.keypoints, reach[target_id]),
                     }
                 )
     up = camera.R @ np.array([0.0, 0.0, 1.0])
@@ -367,10 +423,9 @@ def categories() -> list[dict[str, Any]]:
         "keypoints": list(ori.KEYPOINT_NAMES),
         "skeleton": SKELETON,
     }
-    return [person] + [
-        {"id": cid, "name": name, "supercategory": name}
-        for name, (cid, _, _) in sorted(sc.OBJECTS.items(), key=lambda item: item[1][0])
-    ]
+    named = {cid: name for name, (cid, _, _) in sc.OBJECTS.items()}
+    named.update({k.category_id: name for name, k in held_objects.KINDS.items()})
+    return [person] + [{"id": cid, "name": name, "supercategory": name} for cid, name in sorted(named.items())]
 
 
 def make_split(
@@ -395,7 +450,8 @@ def split_plans(
     for index in range(1, cfg.images[split] + 1):
         rng = item_rng(seed, STAGE, f"{split}:{index}")
         plan = sc.draw_plan(rng, cfg, ids)
-        plans.append((sc.with_third(item_rng(seed, STAGE, f"{split}:{index}:third"), cfg, plan, ids), rng))
+        plan = sc.with_third(item_rng(seed, STAGE, f"{split}:{index}:third"), cfg, plan, ids)
+        plans.append((sc.with_people(item_rng(seed, STAGE, f"{split}:{index}:people"), cfg, plan), rng))
     return plans
 
 

@@ -37,6 +37,7 @@ def synthetic_coco_task(out: str, shard: str, config: BuildConfig) -> dict[str, 
             person.textures.model_dump(mode="json"),
             seed,
             CocoShard.version,
+            synthetic_set.SET_VERSION,
         ]
     )
     if not (store.is_done(shard, h) and (root / shard / "truth.json").exists()):
