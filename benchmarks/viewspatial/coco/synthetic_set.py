@@ -341,54 +341,18 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
         if found is None:
             continue
         ann_id = image_id * 10 + len(people) + k
-        anns.append(
-            {
-                "id": ann_id,
-                "image_id": image_id,
-                "category_id": obj.category_id,
-                "bbox": found[0],
-                "area": found[1],
-                "segmentation": mask_polygons(mask),
-                "iscrowd": 0,
-            }
-        )
-        truth_objects.append(
-            {
-                "annotation_id": ann_id,
-                "name": obj.name,
-                "category_id": obj.category_id,
-                "center_cam": _cam(camera, np.array(obj.center)),
-                "location": [round(float(v), 4) for v in obj.center[:2]],
-            }
-        )
+        ann, truth_object = _object_rows(ann_id, image_id, obj, mask, found, camera)
+        anns.append(ann)
+        truth_objects.append(truth_object)
         targets.append((ann_id, np.array(obj.center)))
     held, index = made["held"], PERSON_INDEX + len(people) + len(made["objects"])
     found = None if held is None else coco_box(ids == index)
     if found is not None:  # held by the first person, who is in the image
         ann_id = image_id * 10 + index - PERSON_INDEX
-        anns.append(
-            {
-                "id": ann_id,
-                "image_id": image_id,
-                "category_id": held.category_id,
-                "bbox": found[0],
-                "area": found[1],
-                "segmentation": mask_polygons(ids == index),
-                "iscrowd": 0,
-            }
-        )
-        truth_objects.append(
-            {
-                "annotation_id": ann_id,
-                "name": held.name,
-                "category_id": held.category_id,
-                "center_cam": _cam(camera, np.array(held.center)),
-                "location": [round(float(v), 4) for v in held.center[:2]],
-                "held_by": present[0][0],
-                "hand": held.hand,
-                "grip": [round(float(v), 4) for v in held.grip],
-            }
-        )
+        ann, truth_object = _object_rows(ann_id, image_id, held, ids == index, found, camera)
+        anns.append(ann)
+        grip = [round(float(v), 4) for v in held.grip]
+        truth_objects.append({**truth_object, "held_by": present[0][0], "hand": held.hand, "grip": grip})
         targets.append((ann_id, np.array(held.center)))
     relations = []
     for viewer_id, viewer in present:
@@ -413,6 +377,30 @@ def _records(image_id: int, made: dict[str, Any], ids: np.ndarray) -> tuple[list
         "relations": relations,
     }
     return anns, truth
+
+
+def _object_rows(
+    ann_id: int, image_id: int, obj: Any, mask: np.ndarray, found: tuple[list[float], int], camera: PosedCamera
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An object's COCO annotation (box and area `found` from its `mask`) and its truth row; `obj` has a
+    `category_id`, a `name` and a world `center`."""
+    ann = {
+        "id": ann_id,
+        "image_id": image_id,
+        "category_id": obj.category_id,
+        "bbox": found[0],
+        "area": found[1],
+        "segmentation": mask_polygons(mask),
+        "iscrowd": 0,
+    }
+    truth = {
+        "annotation_id": ann_id,
+        "name": obj.name,
+        "category_id": obj.category_id,
+        "center_cam": _cam(camera, np.array(obj.center)),
+        "location": [round(float(v), 4) for v in obj.center[:2]],
+    }
+    return ann, truth
 
 
 def categories() -> list[dict[str, Any]]:
