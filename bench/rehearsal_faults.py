@@ -17,7 +17,6 @@ Every output file (all but the run records, completion markers and clock records
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -33,32 +32,14 @@ from typing import Any
 import yaml
 from scale import REPO, build_env, preset
 
-#: Files that record a run rather than its outputs, and folders of per-run records (markers, clocks, job logs).
-RUN_RECORDS = ("build.json", ".benchfoundry-build.json", ".benchfoundry.lock", "report/build.html", "report/index.html")
-RUN_FOLDERS = {"_done", "_clock", "slurm"}
+from benchfoundry.core.build_files import RUN_FOLDERS, differences
+
+#: Per-run folders beside the markers and clocks: the SLURM jobs' output.
+SKIPPED_FOLDERS = RUN_FOLDERS | {"slurm"}
 #: The lighting the incremental build adds last.
 ADDED = "evening_west"
 MAX_RENDERED_PER_NEW = 1.25
 SLURM_JOBS = ["runner.kind=slurm", "runner.slurm.cores=2", "runner.slurm.memory=8GB", "runner.slurm.scheduler_port=0"]
-
-
-def output_hashes(root: Path) -> dict[str, str]:
-    """sha256 of every output file under `root` by relative path, run records and per-run folders left out."""
-    found = {}
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root)
-        if path.is_file() and rel.as_posix() not in RUN_RECORDS and not RUN_FOLDERS & set(rel.parts):
-            found[rel.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return found
-
-
-def differences(built: Path, reference: Path) -> dict[str, list[str]]:
-    ours, theirs = output_hashes(built), output_hashes(reference)
-    return {
-        "only_here": sorted(set(ours) - set(theirs)),
-        "only_reference": sorted(set(theirs) - set(ours)),
-        "differ": sorted(rel for rel in set(ours) & set(theirs) if ours[rel] != theirs[rel]),
-    }
 
 
 def build_command(out: Path, sets: list[str], fraction: float) -> list[str]:
@@ -200,20 +181,20 @@ def main(argv: list[str] | None = None) -> int:
     reference = scratch / "incremental"
     shards = planned_shards([], args.fraction, env)
     results["killed"] = killed(scratch, args.fraction, env, shards)
-    results["killed"]["differences"] = differences(scratch / "killed", reference)
+    results["killed"]["differences"] = differences(scratch / "killed", reference, SKIPPED_FOLDERS)
     print(json.dumps(results["killed"]), flush=True)
     if args.uninterrupted:
         status, wall_s = run_build(scratch / "uninterrupted", [], args.fraction, env, scratch / "uninterrupted.log")
         results["uninterrupted"] = {
             "status": status,
             "wall_s": round(wall_s),
-            "differences": differences(scratch / "uninterrupted", reference),
+            "differences": differences(scratch / "uninterrupted", reference, SKIPPED_FOLDERS),
         }
         print(json.dumps(results["uninterrupted"]), flush=True)
     if args.slurm:
         results["slurm"] = on_slurm(scratch, args.fraction, env)
         if results["slurm"]["status"] == 0:
-            results["slurm"]["differences"] = differences(scratch / "slurm", reference)
+            results["slurm"]["differences"] = differences(scratch / "slurm", reference, SKIPPED_FOLDERS)
             local = results.get("uninterrupted", {}).get("wall_s")
             tasks = tasks_of(scratch / "slurm")
             results["slurm"]["tasks"] = tasks

@@ -3,7 +3,6 @@ helpers to compare builds file by file and to find the processes a build runs.""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -19,6 +18,8 @@ import pytest
 import yaml
 from filelock import FileLock
 from run_folder import run_folder
+
+from benchfoundry.core.build_files import differences
 
 TINY_BUILD = {
     "name": "scaleout-tiny",
@@ -40,16 +41,6 @@ TINY_BUILD = {
     "viewspatial": {"enabled": False},
 }
 SHARDS = 2
-#: Files that record a run rather than its outputs: the build record, the output root's marker and lock
-#: (benchfoundry/core/output_root.py), the page of where the time went (pipeline/timings_page.py), the report's
-#: front page (pipeline/front_page.py: the run's status, times and problems), and the completion markers (times).
-RUN_RECORDS = (
-    "build.json",
-    ".benchfoundry-build.json",
-    ".benchfoundry.lock",
-    "report/build.html",
-    "report/index.html",
-)
 
 
 def write_config(folder: Path) -> Path:
@@ -76,22 +67,10 @@ def shared_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def output_hashes(root: Path) -> dict[str, str]:
-    """sha256 of every output file under `root`, by relative path, without the run records, markers and clock
-    records."""
-    hashes = {}
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if path.is_file() and rel not in RUN_RECORDS and not {"_done", "_clock"} & set(path.parts):
-            hashes[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return hashes
-
-
 def assert_same_outputs(built: Path, reference: Path) -> None:
-    ours, theirs = output_hashes(built), output_hashes(reference)
-    assert sorted(ours) == sorted(theirs), sorted(set(ours) ^ set(theirs))
-    differing = [rel for rel in ours if ours[rel] != theirs[rel]]
-    assert not differing, differing
+    found = differences(built, reference)
+    assert not found["only_here"] and not found["only_reference"], found
+    assert not found["differ"], found["differ"]
 
 
 @contextmanager

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scaleout_builds import RUN_RECORDS
 
 from benchfoundry.benchmarks.odi import instances
 from benchfoundry.benchmarks.odi import sphere_coords as sm
 from benchfoundry.benchmarks.syndor import frame_files, render_plan, render_stage
 from benchfoundry.configs.loader import load_config
+from benchfoundry.core.build_files import RUN_RECORDS
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.render_spec import RigFrame, RigShard, write_spec
 from benchfoundry.pipeline import render_client
