@@ -16,6 +16,7 @@ from test_export import build, export  # noqa: F401  (the module-scoped three-be
 
 from benchfoundry.benchmarks.syndor import release
 from benchfoundry.benchmarks.syndor.text_embed import shipped_minilm_path
+from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.evaluation.hooks import evaluation_of
 from benchfoundry.evaluation.items import load_items
 
@@ -53,7 +54,7 @@ def replies(root: Path) -> tuple[dict[str, str], dict[str, list[dict[str, str]]]
     for k, item in enumerate(load_items("syndor", root)):
         choices = PRESENCE_REPLIES if item.task == "human_detection" else ACTION_REPLIES
         keyed[item.id] = choices[k % len(choices)]
-        rows.setdefault("syndor", []).append({"id": item.id, "prediction": keyed[item.id]})
+        rows.setdefault("syndor", []).append({"id": item.id, "task": item.task, "prediction": keyed[item.id]})
     return keyed, rows
 
 
@@ -110,7 +111,8 @@ def test_vlmevalkit_asks_and_scores_every_export_as_eval_does(build: Path, tmp_p
     (tmp_path / "replies.json").write_text(json.dumps(keyed))
     names = ["benchfoundry_ViewSpatial", "benchfoundry_ODI", "benchfoundry_SynDOR"]
     done = subprocess.run(
-        [VLMEVAL_PYTHON, str(VLMEVAL_RUNNER), str(tmp_path / "vlmevalkit"), str(tmp_path / "replies.json"), *names],
+        [VLMEVAL_PYTHON, str(VLMEVAL_RUNNER), str(tmp_path / "vlmevalkit"), str(tmp_path / "replies.json")]
+        + [*names, "ViewSpatialBench"],
         capture_output=True,
         text=True,
         env={**os.environ, "BENCHFOUNDRY_E5_MODEL": str(shipped_minilm_path())},
@@ -126,6 +128,15 @@ def test_vlmevalkit_asks_and_scores_every_export_as_eval_does(build: Path, tmp_p
     assert all(m["type"] == "image" for m in first[1:])
     viewspatial = evaluation_of("viewspatial").score_choices(items, rows["viewspatial"], "authors")
     assert vlm["benchfoundry_ViewSpatial"]["scores"]["overall"] == pytest.approx(viewspatial["overall"])
+    # VLMEvalKit's own class, reading the TSV by its own column names: its prompt (the harnesses' form of the
+    # paper's, not the authors' evaluate.py's) from our question and released choices, our images' paths.
+    builtin = vlm["ViewSpatialBench"]
+    asked = f"Question: {items[0].question}\nChoices: {items[0].meta['choices']}\n"
+    assert builtin["prompt"][-1]["value"] == asked + "Reply only to the corresponding option.\nAnswer:"
+    assert [m["value"] for m in builtin["prompt"][:-1]] == [str(p) for p in items[0].meta["image_path"]]
+    assert builtin["scores"]["overall"] == pytest.approx(100 * viewspatial["overall"])
+    for task, accuracy in viewspatial["per_task"].items():
+        assert builtin["scores"][f"{RELEASED_TYPES[task]}_accuracy"] == pytest.approx(100 * accuracy)
 
     odi_all = load_items("odi", build)
     closed = [i for i in odi_all if i.options]

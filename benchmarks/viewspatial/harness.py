@@ -4,7 +4,8 @@ writers are export/vlmevalkit.py and export/lmms_tasks.py).
 VLMEvalKit: `benchfoundry_ViewSpatial.tsv`, multiple choice (VLMEvalKit's CustomMCQDataset): `image_path` (the
 released relative paths), `question`, the options `A`…`D`, `answer` (the option's letter), `choices` (the
 released string, for the authors' prompt), `category` (the authors' `question_type` string) and `l2-category`
-(its perspective); asked and scored by vlmevalkit_dataset.py.
+(its perspective); asked and scored by vlmevalkit_dataset.py. VLMEvalKit's built-in `ViewSpatialBench` reads the
+same file by its own column names: `candidates` (the released string again) and `question_type`.
 
 lmms-eval: every item, one task `benchfoundry_viewspatial`, which reuses the harness's own `viewspatial`
 functions through `process_docs` (lmms_eval_utils.py), with its overall metric and one per released task.
@@ -32,7 +33,9 @@ def vlmevalkit_rows(build: Path) -> list[Row]:
             **options(item),
             "answer": item.answer,
             "choices": item.meta.get("choices", "\n".join(item.options)),
+            "candidates": item.meta.get("choices", "\n".join(item.options)),
             "category": item.meta["question_type"],
+            "question_type": item.meta["question_type"],
             "l2-category": item.meta["question_type"].split(" - ")[0],
         }
         rows.append((row, refs(item, names)))

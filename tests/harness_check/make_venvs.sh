@@ -1,7 +1,9 @@
 #!/bin/sh
 # Throwaway venvs with the real harnesses for tests/test_harness_check.py (never the project's venv): each package
 # without its dependencies, the few pure ones its loaders import, and the project venv's packages (datasets, torch,
-# transformers, PIL) through a .pth file.
+# transformers, PIL, benchfoundry itself through its editable install's own .pth) through a .pth file that adds the
+# project's site-packages as a site directory; the VLMEvalKit venv also sees the project's torchvision folder
+# (opt/groundedsam, benchmarks/odi/torchvision_ops.py), which VLMEvalKit's dataset package imports.
 #   tests/harness_check/make_venvs.sh [VLMEVALKIT_SOURCE]
 # lmms-eval 0.7.3 comes from PyPI; VLMEvalKit is not on the package registry: give a checkout of
 # open-compass/VLMEvalKit, put on PYTHONPATH when the test runs. Then:
@@ -10,7 +12,8 @@
 set -e
 PROJECT_SITE=$(.venv/bin/python -c "import site; print(site.getsitepackages()[0])")
 link_project() {
-    echo "$PROJECT_SITE" > "$("$1/bin/python" -c "import site; print(site.getsitepackages()[0])")/zz_project.pth"
+    echo "import site; site.addsitedir('$PROJECT_SITE')" \
+        > "$("$1/bin/python" -c "import site; print(site.getsitepackages()[0])")/zz_project.pth"
 }
 python3.11 -m venv /tmp/lmms-venv
 /tmp/lmms-venv/bin/pip install --quiet --no-deps lmms-eval==0.7.3 loguru accelerate tenacity evaluate sacrebleu \
@@ -24,4 +27,7 @@ if [ -n "$1" ]; then
         "antlr4-python3-runtime==4.11.1" pylatexenc rouge_score absl-py json_repair num2words accelerate \
         qwen_vl_utils python-dotenv
     link_project /tmp/vlmeval-venv
+    mkdir -p /tmp/vlmeval-venv/opt
+    ln -sfn "$(pwd)/.venv/opt/groundedsam" /tmp/vlmeval-venv/opt/groundedsam
+    PYTHONPATH="$1" /tmp/vlmeval-venv/bin/python -c "from benchfoundry.benchmarks.odi.torchvision_ops import ensure_torchvision_ops as e; e(); import vlmeval.dataset; print('VLMEvalKit imports')"
 fi

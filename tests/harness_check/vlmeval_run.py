@@ -2,9 +2,10 @@
 registers the export's `benchfoundry_vlmeval.py` classes, builds each dataset with VLMEvalKit's `build_dataset`
 from `$LMUData` (the export folder), builds every row's prompt, writes the fake model's replies (`replies.json`,
 keyed as lmms_eval_run.py keys them) as a prediction file and prints {dataset: evaluate()} and the first prompts
-as JSON.
+as JSON; with `ViewSpatialBench`, VLMEvalKit's built-in class of that name asks and scores the export's
+ViewSpatial TSV by its own columns.
 
-    python vlmeval_run.py EXPORT_FOLDER REPLIES_JSON DATASET [DATASET …]
+    python vlmeval_run.py EXPORT_FOLDER REPLIES_JSON DATASET [DATASET …] [ViewSpatialBench]
 """
 
 from __future__ import annotations
@@ -37,6 +38,24 @@ def row_key(name: str, line: dict) -> str:
     return f"{line['l2-category']}:{line['image_path']}"
 
 
+def builtin_viewspatial(folder: str, replies: dict) -> dict:
+    """VLMEvalKit's own ViewSpatialBench over the export's TSV: its prompts (meta only: the released image paths,
+    as its loader would rebase them) and its evaluate on the fake model's replies. Made without its loader, which
+    downloads the authors' TSV and images from the Hub."""
+    from vlmeval.dataset.viewspatialbench import ViewSpatialBench
+    from vlmeval.smp import load, toliststr
+
+    dataset = ViewSpatialBench.__new__(ViewSpatialBench)
+    dataset.dataset_name, dataset.meta_only = "ViewSpatialBench", True
+    data = load(os.path.join(folder, "benchfoundry_ViewSpatial.tsv"))
+    data["image_path"] = [toliststr(p) for p in data["image_path"]]
+    prompts = [dataset.build_prompt(data.iloc[k]) for k in range(len(data))]
+    data["prediction"] = [replies[row_key("benchfoundry_ViewSpatial", data.iloc[k])] for k in range(len(data))]
+    target = os.path.join(folder, "fake_ViewSpatialBench.tsv")
+    data.drop(columns=["image"]).to_csv(target, sep="\t", index=False)
+    return {"type": type(dataset).__name__, "scores": dataset.evaluate(target), "prompt": prompts[0]}
+
+
 def main(folder: str, replies_path: str, names: list[str]) -> dict:
     os.environ["LMUData"] = folder
     sys.path.insert(0, folder)
@@ -48,6 +67,9 @@ def main(folder: str, replies_path: str, names: list[str]) -> dict:
     replies = json.loads(open(replies_path, encoding="utf-8").read())
     out: dict = {}
     for name in names:
+        if name == "ViewSpatialBench":
+            out[name] = builtin_viewspatial(folder, replies)
+            continue
         dataset = build_dataset(name)
         data = dataset.data.copy()
         prompts = [dataset.build_prompt(data.iloc[k]) for k in range(len(data))]
