@@ -19,9 +19,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
+from benchfoundry.benchmarks.viewspatial.config import CAM_REL_TEMPLATES, SCENE_SIM_TEMPLATES
 from benchfoundry.benchmarks.viewspatial.report_page import frames_histogram
 from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_NYU40, NYU40_NAMES
 from benchfoundry.benchmarks.viewspatial.task_names import SHORT_NAMES
+from benchfoundry.compare.measures import tv_distance
 
 #: COCO's ten animal categories, all of which the release asks about, and the release's other animal nouns.
 ANIMALS = ("bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe", "panda")
@@ -64,6 +67,37 @@ def skeleton(question: str) -> str:
     return SUBJECT.sub(lambda m: m.group(0) if m.group(0).split()[1] in FRAME_WORDS else "{x}", text)
 
 
+def pools() -> dict[str, list[str]]:
+    """Per short task name, every wording our default config can draw (ScanNet's and COCO's)."""
+    coco = CocoConfig()
+    return {
+        "Cam-Rel. Dir.": list(CAM_REL_TEMPLATES),
+        "Per-Sce. Sim.": list(SCENE_SIM_TEMPLATES),
+        "Cam-Obj. Ori.": list(coco.cam_obj_templates),
+        "Per-Obj. Ori.": list(coco.per_obj_templates),
+        "Per-Rel. Dir.": [*coco.per_rel.templates, *coco.per_rel.hand_templates],
+    }
+
+
+def wording_pattern(template: str) -> re.Pattern[str]:
+    """A template's text with each {slot} matching any words."""
+    return re.compile(re.sub(r"\\\{[a-z]+\\\}", "(.+?)", re.escape(template)))
+
+
+def pool_coverage(records: Sequence[dict[str, Any]], pool: dict[str, list[str]]) -> dict[str, float]:
+    """Per short task name, the share of `records` whose question (its first line) is one of the task's wordings
+    in `pool` with any subjects and objects."""
+    patterns = {task: [wording_pattern(t) for t in templates] for task, templates in pool.items()}
+    seen: Counter[str] = Counter()
+    matched: Counter[str] = Counter()
+    for r in records:
+        task = SHORT_NAMES.get(r["question_type"], r["question_type"])
+        seen[task] += 1
+        question = r["question"].split("\n")[0].strip()
+        matched[task] += any(p.fullmatch(question) for p in patterns.get(task, []))
+    return {task: matched[task] / n for task, n in seen.items()}
+
+
 def summary(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per short task name: items, subject kinds, frames per item, answers, option counts, wordings."""
     tasks: dict[str, dict[str, Any]] = {}
@@ -90,6 +124,7 @@ def shares(counts: Counter, n: int, top: int | None = None) -> str:
 
 def compare(ours: Sequence[dict[str, Any]], theirs: Sequence[dict[str, Any]], top: int) -> str:
     a, b = summary(ours), summary(theirs)
+    covered = pool_coverage(theirs, pools())
     lines = [f"items: ours {len(ours)}, theirs {len(theirs)}"]
     for task in SHORT_NAMES.values():
         o, t = a.get(task), b.get(task)
@@ -108,10 +143,45 @@ def compare(ours: Sequence[dict[str, Any]], theirs: Sequence[dict[str, Any]], to
         if o and t:
             matched = sum(n for w, n in t["wordings"].items() if w in o["wordings"])
             lines.append(f"  wordings  theirs matched by one of ours: {matched / nt:.0%}")
+        if t:
+            lines.append(f"  wordings  theirs one of our config's wordings: {covered.get(task, 0.0):.0%}")
         for who, s in (("ours", o), ("theirs", t)):
             if s:
                 lines += [f"  wording {who}: {n} × {w}" for w, n in s["wordings"].most_common(top)]
     return "\n".join(lines)
+
+
+def described_share(subjects: Counter) -> float | None:
+    """The share of parsed subjects named by a description (not plainly, not by position)."""
+    parsed = sum(n for kind, n in subjects.items() if kind != "unparsed")
+    return sum(n for kind, n in subjects.items() if kind.endswith("described")) / parsed if parsed else None
+
+
+def table(ours: Sequence[dict[str, Any]], theirs: Sequence[dict[str, Any]]) -> str:
+    """The markdown table of docs/viewspatial.md's span `release-distributions`: per task, items, the answers'
+    total-variation distance, the answer values only one side gives, described subjects, frames per item (Per-Sce.
+    Sim.) and the share of the release's items in one of our config's wordings."""
+    a, b = summary(ours), summary(theirs)
+    covered = pool_coverage(theirs, pools())
+    rows = [
+        "| task | items (ours / release) | answers: TV distance | values only ours / only theirs | described "
+        "subjects (ours / release) | frames per item: TV | release's items in our wordings |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for task in SHORT_NAMES.values():
+        o, t = a.get(task), b.get(task)
+        if not o or not t:
+            continue
+        only = f"{', '.join(sorted(set(o['answers']) - set(t['answers']))) or '—'} / "
+        only += ", ".join(sorted(set(t["answers"]) - set(o["answers"]))) or "—"
+        d_o, d_t = described_share(o["subjects"]), described_share(t["subjects"])
+        described = f"{d_o:.0%} / {d_t:.0%}" if d_o is not None and d_t is not None else "—"
+        frames = tv_distance(o["frames"], t["frames"]) if task == "Per-Sce. Sim." else None
+        rows.append(
+            f"| {task} | {o['items']:,} / {t['items']:,} | {tv_distance(o['answers'], t['answers']):.3f} | {only} | "
+            f"{described} | {'—' if frames is None else f'{frames:.3f}'} | {covered.get(task, 0.0):.0%} |"
+        )
+    return "\n".join(rows) + "\n"
 
 
 def main() -> None:
@@ -119,11 +189,15 @@ def main() -> None:
     parser.add_argument("--theirs", type=Path, required=True, help="the authors' ViewSpatial-Bench.json")
     parser.add_argument("--ours", type=Path, default=Path("out/smoke/viewspatial/ViewSpatial-Bench.json"))
     parser.add_argument("--top", type=int, default=4, help="wordings listed per task and side")
+    parser.add_argument("--table", type=Path, help="write the per-task markdown table here (docs/viewspatial.md)")
     args = parser.parse_args()
     for path in (args.theirs, args.ours):
         if not path.is_file():
             parser.error(f"{path}: not a file")
-    print(compare(json.loads(args.ours.read_text()), json.loads(args.theirs.read_text()), args.top))
+    ours, theirs = json.loads(args.ours.read_text()), json.loads(args.theirs.read_text())
+    print(compare(ours, theirs, args.top))
+    if args.table:
+        args.table.write_text(table(ours, theirs))
 
 
 if __name__ == "__main__":

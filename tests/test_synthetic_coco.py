@@ -230,6 +230,36 @@ def test_plans_are_drawn_from_the_seed():
     assert all(s.texture_id != p.texture_id for p in plans if (s := p.second) is not None)
 
 
+def test_facings_and_head_turns_are_drawn_in_the_configured_shares_inside_their_labels():
+    """Each drawn yaw and head turn reads back (facing_direction, orientation.head_turn) as a label drawn by the
+    config's weights, clear of the bin edges; 4,000 plans' shares lie within 0.03 (TV) of the weights."""
+    from benchfoundry.benchmarks.viewspatial.coco.orientation import head_turn
+    from benchfoundry.core.directions import boundary_margin, facing_direction
+    from benchfoundry.core.seeding import item_rng
+
+    cfg = SyntheticCocoConfig(facings={"back": 3.0, "left": 1.0}, head_turns={"front": 1.0, "right": 1.0})
+    plans = [sc.draw_plan(item_rng(7, sco.STAGE, f"val:{i}"), cfg, [0, 1]) for i in range(4000)]
+    facings = [facing_direction(p.body_yaw_deg) for p in plans]
+    assert all(boundary_margin(p.body_yaw_deg + 180.0) >= 7.5 - 1e-9 for p in plans)
+    assert abs(facings.count("back") / len(plans) - 0.75) < 0.03 and set(facings) == {"back", "left"}
+    turned = [head_turn(p.head_turn_deg) for p in plans if abs(p.head_turn_deg) <= 90]
+    assert set(turned) == {"front", "right"} and abs(turned.count("front") / len(turned) - 0.5) < 0.03
+    assert all(67.5 <= p.head_turn_deg <= 72.5 for p in plans if head_turn(p.head_turn_deg) == "right")
+
+
+@pytest.mark.parametrize(
+    ("update", "named"),
+    [
+        ({"facings": {"backwards": 1.0}}, "facings"),
+        ({"facings": {"back": 0.0}}, "facings"),
+        ({"head_turns": {"front-left": 1.0}, "max_head_deg": 25.0}, "head_turns"),
+    ],
+)
+def test_facing_and_head_turn_weights_the_set_cannot_draw_are_refused_naming_the_field(update, named):
+    with pytest.raises(ValueError, match=named):
+        SyntheticCocoConfig(**update)
+
+
 def test_a_third_person_stands_on_the_other_side_and_leaves_the_rest_of_the_plan_as_drawn():
     from benchfoundry.core.seeding import item_rng
 
@@ -349,12 +379,14 @@ COMPASS = ["front", "front-right", "right", "back-right", "back", "back-left", "
 @pytest.mark.blender
 def test_keypoints_estimator_on_the_rendered_set(rendered):
     _, _, result = rendered
-    labels = label_file(result["paths"]["annotations"], result["paths"]["images"], CocoConfig())
+    # The release's area filter (0.2 of the image) is off: at 120×160 it leaves few of the set's whole-body
+    # people, and the readable-head filter (min_head_px) still applies.
+    labels = label_file(result["paths"]["annotations"], result["paths"]["images"], CocoConfig(min_area_ratio=0.0))
     truth = json.loads(Path(result["paths"]["truth"]).read_text())
     acc = sco.orientation_accuracy(labels["labels"], truth)
     people = sum(len(t["people"]) for t in truth["images"])
     assert acc["people"] == people and acc["kept"] + sum(acc["rejected"].values()) == people
-    assert acc["kept"] >= 4
+    assert acc["kept"] >= 6
     # orientation.py: on projected skeletons of upright people the kept set is right on facing and ~87 % right
     # on the head turn. This set also holds bent and twisted actions (sneak, guard_up: the body yaw is the
     # pelvis's) that the shoulder-span model misreads by design, so one miss in four is allowed on facing and

@@ -7,9 +7,10 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig, check_templates
+from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig, check_templates, label_weights
 from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_LABELS, EXCLUDED_NYU40, CoverageConfig
 from benchfoundry.configs.base import MAX_SIDE_PX, Section, refuse_renamed
+from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS
 
 #: Most synthetic scans of a split (their ids, scene0900_00 + 2·k and scene0901_00 + 2·k, stay four-digit).
 MAX_SYNTHETIC_SCANS = 4500
@@ -121,6 +122,20 @@ class TaskBudgets(Section):
     scene_sim: int | None = Field(1105, ge=0, description="Per-Sce. Sim.")
 
 
+#: The release's answers per budgeted task, by label (Cam-Rel. Dir.'s 1,773 items; Per-Sce. Sim.'s 1,105; Per-Rel.
+#: Dir.'s 669 direction items, its "which hand" and "which foot" items apart).
+RELEASE_ANSWERS: dict[str, dict[str, float]] = {
+    "cam_rel": {"right": 283, "down": 260, "left": 235, "above": 116, "back-down": 108, "front-left": 92,
+                "front-right": 87, "front": 81, "back": 72, "down-left": 72, "down-right": 68, "back-left": 64,
+                "back-right": 61, "front-up": 57, "above-right": 41, "above-left": 35, "front-down": 26,
+                "back-up": 15},
+    "scene_sim": {"front": 292, "front-right": 216, "front-left": 200, "right": 118, "left": 113, "back-left": 64,
+                  "back-right": 63, "back": 39},
+    "per_rel": {"front": 199, "right": 114, "left": 111, "front-right": 72, "back": 61, "front-left": 53,
+                "back-right": 30, "back-left": 29},
+}  # fmt: skip
+
+
 class ReleaseConfig(Section):
     """How ViewSpatial-Bench.json and its images are written (DESIGN §4.3)."""
 
@@ -138,6 +153,22 @@ class ReleaseConfig(Section):
         "<scene>/original_images/<frame>.jpg and ViewSpatial-Bench/<split>2017/<file>, relative to the release root",
     )
     budgets: TaskBudgets = TaskBudgets()
+    answer_shares: dict[str, dict[str, float]] = Field(
+        default_factory=lambda: {task: dict(shares) for task, shares in RELEASE_ANSWERS.items()},
+        description="budgeted task (cam_rel, scene_sim, per_rel) → answer label → weight: a budget is filled label "
+        "by label in these shares as far as the candidates allow (then from any label); a task not named is drawn "
+        "regardless of its answers. Defaults: the release's answers (Per-Rel. Dir.'s direction items)",
+    )
+
+    @field_validator("answer_shares")
+    @classmethod
+    def _answer_shares(cls, shares: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        labels = {"cam_rel": CAMERA_LABELS, "scene_sim": HORIZONTAL_LABELS, "per_rel": HORIZONTAL_LABELS}
+        for task, weights in shares.items():
+            if task not in labels:
+                raise ValueError(f"answer_shares: {task!r} is not one of {list(labels)}")
+            label_weights(f"viewspatial.release.answer_shares.{task}", weights, labels[task])
+        return shares
 
     @model_validator(mode="before")
     @classmethod

@@ -19,11 +19,13 @@ import json
 import math
 import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pandas as pd
 
+from benchfoundry.benchmarks.viewspatial.answer_shares import shaped
 from benchfoundry.benchmarks.viewspatial.coco import relative_review
 from benchfoundry.benchmarks.viewspatial.coco.person_relative import is_hand_item
 from benchfoundry.benchmarks.viewspatial.config import TaskBudgets, ViewSpatialConfig
@@ -63,13 +65,22 @@ def all_rows(out: str) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def within_budgets(rows: pd.DataFrame, budgets: TaskBudgets, seed: int, hand_share: float = 0.0) -> pd.DataFrame:
+def within_budgets(
+    rows: pd.DataFrame,
+    budgets: TaskBudgets,
+    seed: int,
+    hand_share: float = 0.0,
+    answer_shares: Mapping[str, Mapping[str, float]] | None = None,
+) -> pd.DataFrame:
     """At most each task's budget of rows, in the release's order (task, image path, item id); the rows kept
     are those whose (first) image, then item, draws the smallest key from the seed, so that tasks asked on the
     same image keep the same images. Per-Rel. Dir. first takes `hand_share` of its budget (rounded) from its
-    two-option "which hand" items, then the rest of its budget from all its other items."""
+    two-option "which hand" items, then the rest of its budget from its other items (from the direction items
+    alone when it has answer shares). A task named in `answer_shares` (budget key → label → weight) fills its
+    budget label by label in those shares (answer_shares.shaped), each label's rows in the same order."""
     if not len(rows):
         return rows
+    shares = {BUDGET_TASKS[k]: v for k, v in (answer_shares or {}).items()}
     rows = rows.reset_index(drop=True)
     first = rows["image_path"].map(lambda p: str(list(p)[0]))
     image_key = [item_rng(seed, "viewspatial.release.image", path).random() for path in first]
@@ -81,11 +92,19 @@ def within_budgets(rows: pd.DataFrame, budgets: TaskBudgets, seed: int, hand_sha
     quota = 0 if math.isinf(caps[per_rel]) else round(caps[per_rel] * hand_share)
     hands_first = ranked[hand].head(quota).index
     rest = ranked.drop(index=hands_first)
-    room = rest["question_type"].map(caps).fillna(math.inf) - (rest["question_type"] == per_rel) * len(hands_first)
-    kept = pd.concat([ranked.loc[hands_first], rest[rest.groupby("question_type", sort=False).cumcount() < room]])
+    if per_rel in shares:
+        rest = rest[~hand.loc[rest.index]]
+    kept = [ranked.loc[hands_first]]
+    for task, of_task in rest.groupby("question_type", sort=False):
+        room = caps.get(task, math.inf) - (len(hands_first) if task == per_rel else 0)
+        if task in shares and not math.isinf(room):
+            kept.append(shaped(of_task, int(room), shares[task]))
+        else:
+            kept.append(of_task.head(len(of_task) if math.isinf(room) else int(room)))
     order = {t: k for k, t in enumerate(RELEASED_TYPES.values())}
-    kept = kept.assign(_task=kept["question_type"].map(order), _path=kept["image_path"].map(lambda p: str(list(p)[0])))
-    return kept.sort_values(["_task", "_path", "item_id"], kind="stable").drop(
+    out = pd.concat(kept)
+    out = out.assign(_task=out["question_type"].map(order), _path=out["image_path"].map(lambda p: str(list(p)[0])))
+    return out.sort_values(["_task", "_path", "item_id"], kind="stable").drop(
         columns=["_image", "_item", "_task", "_path"]
     )
 
@@ -154,7 +173,13 @@ def write_benchmark_files(out: str, vs: ViewSpatialConfig, seed: int) -> dict[st
     decisions = review.load_decisions(relative_review.review_dir(out))
     rows = relative_review.released_rows(rows, decisions, vs.coco.per_rel.release_unreviewed)
     val = (
-        within_budgets(rows[rows["split"] == "val"], vs.release.budgets, seed, vs.release.per_rel_hand_share)
+        within_budgets(
+            rows[rows["split"] == "val"],
+            vs.release.budgets,
+            seed,
+            vs.release.per_rel_hand_share,
+            vs.release.answer_shares,
+        )
         if len(rows)
         else rows
     )

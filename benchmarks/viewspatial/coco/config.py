@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from benchfoundry.configs.base import MAX_SIDE_PX, Count, DenoisedRenderSection, Section, refuse_renamed
+from benchfoundry.core.directions import HORIZONTAL_LABELS
 
 
 class CocoSplit(Section):
@@ -44,10 +45,19 @@ PER_OBJ_TEMPLATES = {
     "Picture yourself as {subject}; which way are you looking in the scene?": 1.0,
     "Suppose you are in {subject}\u2019s position, what direction are you facing?": 1.0,
 }
-#: Per-Rel. Dir.'s direction wordings the release uses 53 and 45 times.
+#: Per-Rel. Dir.'s direction wordings and how many of the release's items use each shape (its subjects and
+#: targets in any words; 655 of its 842 items, the "which hand" items 162 more).
 PER_REL_TEMPLATES = {
-    "From the perspective of {subject}, where is {target} located?": 53.0,
-    "From {subject}'s perspective, where is {target} located?": 45.0,
+    "From the perspective of {subject}, where is {target} located?": 186.0,
+    "From the perspective of {subject}, where is {target}?": 167.0,
+    "From {subject}'s perspective, where is {target} positioned?": 68.0,
+    "From the perspective of {subject}, where is {target} positioned?": 65.0,
+    "From {subject}'s perspective, where is {target} located?": 65.0,
+    "From the perspective of {subject}, in which direction is {target}?": 48.0,
+    "From {subject}'s perspective, where is {target}?": 29.0,
+    "From {subject}'s perspective, in which direction is {target}?": 25.0,
+    "From {subject}'s perspective, in which direction is {target} located?": 4.0,
+    "From the perspective of {subject}, in which direction is {target} located?": 3.0,
 }
 #: "Which hand" wordings (two options, "A. left\nB. right", the person's own sides): the release asks what the
 #: hand does, 82, 37, 22 and 12 times in these shapes ("Which hand is {x}?", "Which hand does {x} use to hold
@@ -62,6 +72,27 @@ HAND_TEMPLATES = {
 HELD_OBJECTS = ("cell phone", "cup", "bottle", "book", "handbag", "suitcase", "tennis racket", "umbrella")
 #: How a clothing colour names a person, after the release ("the man in white", "the woman in black clothes").
 COLOUR_PHRASES = {"in {colour}": 1.0, "in {colour} clothes": 1.0}
+#: The release's Cam-Obj. Ori. answers (its 996 items; facing the camera is "back").
+RELEASE_FACINGS = {"back": 267.0, "left": 204.0, "back-right": 152.0, "right": 146.0, "back-left": 140.0,
+                   "front-left": 34.0, "front": 33.0, "front-right": 20.0}  # fmt: skip
+#: The release's Per-Obj. Ori. answers in the five head-turn labels (986 of its 996 items).
+RELEASE_HEAD_TURNS = {"front": 570.0, "front-right": 146.0, "front-left": 141.0, "right": 78.0, "left": 51.0}
+#: The head-turn labels' bins of Δ, degrees (orientation.head_turn; negative: the person's own left).
+HEAD_TURN_BINS = {"left": (-90.0, -60.0), "front-left": (-60.0, -20.0), "front": (-20.0, 20.0),
+                  "front-right": (20.0, 60.0), "right": (60.0, 90.0)}  # fmt: skip
+#: Degrees a drawn yaw or head turn keeps clear of its label's bin edges, so that the label survives the
+#: labeller's margin and an action's own turn of pelvis or head.
+DRAW_CLEARANCE_DEG = 7.5
+
+
+def head_turn_range(label: str, max_head_deg: float) -> tuple[float, float] | None:
+    """The head turns Δ drawn for `label`: its bin within ±`max_head_deg`, `DRAW_CLEARANCE_DEG` clear of the
+    bin's edges; None when nothing is left."""
+    lo, hi = HEAD_TURN_BINS[label]
+    lo, hi = max(lo, -max_head_deg) + DRAW_CLEARANCE_DEG, min(hi, max_head_deg) - DRAW_CLEARANCE_DEG
+    return (lo, hi) if lo < hi else None
+
+
 #: The release's people by noun (its Cam-Obj. Ori. persons: man 1,317, woman 735, boy 240, girl 137).
 PEOPLE = {"man": 1317.0, "woman": 735.0, "boy": 240.0, "girl": 137.0}
 
@@ -75,6 +106,14 @@ def as_weights(value: Any) -> Any:
 
 #: Wordings and their weights (a list gives equal weights).
 Wordings = Annotated[dict[str, float], BeforeValidator(as_weights)]
+
+
+def label_weights(field: str, weights: Mapping[str, float], labels: Collection[str]) -> dict[str, float]:
+    """`weights` (label → weight ≥ 0, not all 0) over `labels`; ValueError naming the field otherwise."""
+    unknown = sorted(set(weights) - set(labels))
+    if unknown or not weights or any(not w >= 0 for w in weights.values()) or not sum(weights.values()) > 0:
+        raise ValueError(f"{field}: weights ≥ 0 (not all 0) of {list(labels)}, got {dict(weights)}")
+    return dict(weights)
 
 
 def check_templates(field: str, templates: Collection[str], slots: tuple[str, ...]) -> Collection[str]:
@@ -129,6 +168,16 @@ class SyntheticCocoConfig(DenoisedRenderSection):
         "hips or below the shoulders (head and shoulders)",
     )
     max_head_deg: float = Field(80.0, ge=0, le=120, description="largest head turn drawn, degrees either way")
+    facings: dict[str, float] = Field(
+        default_factory=lambda: dict(RELEASE_FACINGS),
+        description="facing label → weight of each person's drawn body yaw as the camera sees it (Cam-Obj. Ori.'s "
+        "answer, facing the camera is back); the release's 996 answers",
+    )
+    head_turns: dict[str, float] = Field(
+        default_factory=lambda: dict(RELEASE_HEAD_TURNS),
+        description="head-turn label → weight of each person's drawn head turn (Per-Obj. Ori.'s answer; a label "
+        "reaching past max_head_deg is drawn up to it); the release's answers",
+    )
     people: dict[str, float] = Field(
         default_factory=lambda: dict(PEOPLE),
         description="noun → weight of each person drawn (Anny's gender and age: man, woman, boy, girl); the "
@@ -149,6 +198,20 @@ class SyntheticCocoConfig(DenoisedRenderSection):
             raise ValueError(f"framings: weights ≥ 0 of {list(FRAMINGS)}, got {self.framings}")
         if sum(self.framings.values()) <= 0:
             raise ValueError("framings: the weights sum to 0")
+        return self
+
+    @field_validator("facings")
+    @classmethod
+    def _facings(cls, facings: dict[str, float]) -> dict[str, float]:
+        return label_weights("viewspatial.coco.synthetic.facings", facings, HORIZONTAL_LABELS)
+
+    @model_validator(mode="after")
+    def _head_turns(self) -> SyntheticCocoConfig:
+        field = "viewspatial.coco.synthetic.head_turns"
+        label_weights(field, self.head_turns, tuple(HEAD_TURN_BINS))
+        out = [k for k, w in self.head_turns.items() if w > 0 and head_turn_range(k, self.max_head_deg) is None]
+        if out:
+            raise ValueError(f"{field}: {out} lie beyond max_head_deg {self.max_head_deg:g}; give them weight 0")
         return self
 
     @field_validator("people")

@@ -27,15 +27,21 @@ from scipy.spatial.transform import Rotation
 from benchfoundry.assets.actions import ACTIONS
 from benchfoundry.assets.poses import UPRIGHT, PoseBuilder, action_pose
 from benchfoundry.assets.smpl_skeleton import PARENTS, J
-from benchfoundry.benchmarks.viewspatial.coco.config import FRAMINGS, SyntheticCocoConfig
+from benchfoundry.benchmarks.viewspatial.coco.config import (
+    DRAW_CLEARANCE_DEG,
+    FRAMINGS,
+    SyntheticCocoConfig,
+    head_turn_range,
+)
 from benchfoundry.benchmarks.viewspatial.coco.synthetic_geometry import (
     PosedCamera,
     box_triangles,
     cylinder_triangles,
     look_at,
 )
-from benchfoundry.benchmarks.viewspatial.coco.synthetic_people import draw_noun, person_as
+from benchfoundry.benchmarks.viewspatial.coco.synthetic_people import draw_by_weight, person_as
 from benchfoundry.configs.person import PersonConfig
+from benchfoundry.core.directions import HORIZONTAL_LABELS
 
 #: COCO objects as coloured primitives: name → (category id, shape, full extents in m).
 OBJECTS: dict[str, tuple[int, str, tuple[float, float, float]]] = {
@@ -127,12 +133,28 @@ class ImagePlan:
     held_colour: int = 0  # which of its colours
 
 
+def facing_yaw(rng: np.random.Generator, label: str) -> float:
+    """A body yaw the camera sees as facing `label` (directions.facing_direction), `DRAW_CLEARANCE_DEG` clear of
+    the label's bin edges."""
+    half = 22.5 - DRAW_CLEARANCE_DEG
+    return float((45.0 * HORIZONTAL_LABELS.index(label) - 180.0 + rng.uniform(-half, half)) % 360.0)
+
+
+def drawn_head_turn(rng: np.random.Generator, cfg: SyntheticCocoConfig) -> float:
+    """A head turn Δ inside a label drawn by `cfg.head_turns` (the config refuses a label it cannot reach)."""
+    span = head_turn_range(draw_by_weight(rng, cfg.head_turns), cfg.max_head_deg)
+    assert span is not None, "SyntheticCocoConfig refuses a head-turn label beyond max_head_deg"
+    return float(rng.uniform(*span))
+
+
 def draw_plan(rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: list[int]) -> ImagePlan:
-    """The random choices of one image."""
+    """The random choices of one image: the first person's body yaw inside a facing label drawn by
+    `cfg.facings`; their head turn beyond ±90° for `BEYOND_SHARE` of images (the labeller rejects it), else by
+    `drawn_head_turn`."""
     if rng.random() < BEYOND_SHARE:
         head = float(rng.uniform(*BEYOND_DEG) * rng.choice([-1.0, 1.0]))
     else:
-        head = float(rng.uniform(-cfg.max_head_deg, cfg.max_head_deg))
+        head = drawn_head_turn(rng, cfg)
     names = [f for f in FRAMINGS if cfg.framings.get(f, 0.0) > 0]
     weights = np.array([cfg.framings[f] for f in names])
     framing = str(rng.choice(names, p=weights / weights.sum()))
@@ -142,7 +164,7 @@ def draw_plan(rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: l
     return ImagePlan(
         texture_id=texture_id,
         action=UPRIGHT if rng.random() < UPRIGHT_SHARE else str(rng.choice(list(ACTIONS))),
-        body_yaw_deg=float(rng.uniform(0.0, 360.0)),
+        body_yaw_deg=facing_yaw(rng, draw_by_weight(rng, cfg.facings)),
         head_turn_deg=head,
         framing=framing,
         fill=float(rng.uniform(0.88, 0.97)),
@@ -171,7 +193,7 @@ def draw_other(
     return SecondPerson(
         texture_id=int(rng.choice(others)),
         action=UPRIGHT if rng.random() < UPRIGHT_SHARE else str(rng.choice(list(ACTIONS))),
-        head_turn_deg=float(rng.uniform(-cfg.max_head_deg, cfg.max_head_deg)),
+        head_turn_deg=drawn_head_turn(rng, cfg),
         turn_deg=float(rng.uniform(0.0, 360.0)),
         depth_m=float(rng.uniform(*SECOND_DEPTH_M)),
         side=float(rng.uniform(*SECOND_SIDE) * (math.copysign(1.0, side) if side else rng.choice([-1.0, 1.0]))),
@@ -195,7 +217,7 @@ def with_people(rng: np.random.Generator, cfg: SyntheticCocoConfig, plan: ImageP
     """The plan with each person's noun drawn by `cfg.people`'s weights and, for `held_share` of images, an
     object the first person holds in one hand (`rng` the image's own for these choices, so the plan's other
     choices stay as drawn)."""
-    nouns = [draw_noun(rng, cfg.people) for _ in range(3)]
+    nouns = [draw_by_weight(rng, cfg.people) for _ in range(3)]
     held = rng.random() < cfg.held_share
     name = str(rng.choice(cfg.held_objects))
     hand = str(rng.choice(["left", "right"]))

@@ -20,11 +20,11 @@ NOUN_PHENOTYPES: dict[str, tuple[float, tuple[float, float], tuple[float, float]
 }
 
 
-def draw_noun(rng: np.random.Generator, weights: Mapping[str, float]) -> str:
-    """A noun of `weights` (noun → weight) drawn by weight."""
-    nouns = list(weights)
-    p = np.array([weights[n] for n in nouns], dtype=float)
-    return nouns[int(rng.choice(len(nouns), p=p / p.sum()))]
+def draw_by_weight(rng: np.random.Generator, weights: Mapping[str, float]) -> str:
+    """A key of `weights` (a noun, a label → weight) drawn by weight."""
+    keys = list(weights)
+    p = np.array([weights[k] for k in keys], dtype=float)
+    return keys[int(rng.choice(len(keys), p=p / p.sum()))]
 
 
 def person_as(person: PersonConfig, noun: str | None) -> PersonConfig:

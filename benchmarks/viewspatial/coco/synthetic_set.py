@@ -49,8 +49,9 @@ from benchfoundry.person.textures import outfit
 from benchfoundry.pipeline import render_client
 
 STAGE = "viewspatial.synthetic_coco"
-#: What the set draws and writes, beyond its config: 2 adds nouns (man, woman, boy, girl) and held objects.
-SET_VERSION = 2
+#: What the set draws and writes, beyond its config: 2 adds nouns (man, woman, boy, girl) and held objects; 3
+#: draws facings and head turns by label (the release's answer shares) instead of uniformly.
+SET_VERSION = 3
 SKELETON = [
     [16, 14],
     [14, 12],
