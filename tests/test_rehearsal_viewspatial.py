@@ -62,6 +62,9 @@ def test_the_preset_plans_the_releases_counts(capsys: pytest.CaptureFixture[str]
     for task, budget in RELEASE.items():
         assert plan["most_items"][task] is None or plan["most_items"][task] >= budget, task
     assert "< its budget" not in printed.split("viewspatial:")[1]
+    # the synthetic COCO set renders in parts: one task a hundred images (5,000 val, 400 train)
+    images = vs.coco.synthetic.images
+    assert plan["task_runs"]["coco synthetic"] == sum(math.ceil(n / 100) for n in images.values()) == 54
 
 
 @pytest.mark.parametrize("fraction", FRACTIONS)

@@ -32,7 +32,12 @@ from benchfoundry.benchmarks.viewspatial.coco.synthetic_geometry import (
     look_at,
     visibility,
 )
-from benchfoundry.benchmarks.viewspatial.coco.synthetic_stage import synthetic_coco_task
+from benchfoundry.benchmarks.viewspatial.coco.synthetic_stage import (
+    part_name,
+    parts,
+    synthetic_coco_task,
+    write_synthetic_split,
+)
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.person.prepare import prepare_person
@@ -302,11 +307,20 @@ def test_the_second_person_stands_farther_inside_the_view_and_yaws_are_seen_alon
 # --- a tiny rendered set ------------------------------------------------------------------------
 
 
+def _synthetic_split(out: Path, split: str, config: BuildConfig) -> dict:
+    """The split as the flow makes it: each render part's task, then the split written from the parts."""
+    for name_split, k in parts(config):
+        if name_split == split:
+            synthetic_coco_task.fn(str(out), part_name(split, k), config)
+    return write_synthetic_split(str(out), split, config)
+
+
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
+    """Twelve images in three render parts of five, five and two."""
     out = tmp_path_factory.mktemp("synthetic_coco")
-    settings = SyntheticCocoConfig(images={"val": 12}, width=120, height=160, samples=4)
-    result = synthetic_coco_task.fn(str(out), "val", _config(settings))
+    settings = SyntheticCocoConfig(images={"val": 12}, part_images=5, width=120, height=160, samples=4)
+    result = _synthetic_split(out, "val", _config(settings))
     return out, settings, result
 
 
@@ -440,16 +454,42 @@ def test_task_skips_a_finished_split(rendered, monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("rendered again")
 
-    monkeypatch.setattr(sco, "make_split", fail)
-    again = synthetic_coco_task.fn(str(out), "val", _config(settings))
+    monkeypatch.setattr(sco, "render_part", fail)
+    again = _synthetic_split(out, "val", _config(settings))
     assert again == result
 
 
 @pytest.mark.blender
+def test_a_grown_split_renders_only_its_new_and_changed_parts(rendered, tmp_path, monkeypatch):
+    """12 → 14 images in parts of five: parts 1–5 and 6–10 are kept, the part of 11–12 becomes 11–14 and is
+    rendered again; the split then names 14 images, the first twelve as before."""
+    import shutil
+
+    out, settings, result = rendered
+    grown_out = tmp_path / "grown"
+    shutil.copytree(out, grown_out)
+    rendered_numbers: list[list[int]] = []
+    real = sco.render_part
+
+    def recording(folder, split, cfg, person, seed, numbered):
+        rendered_numbers.append([i for i, _ in numbered])
+        return real(folder, split, cfg, person, seed, numbered)
+
+    monkeypatch.setattr(sco, "render_part", recording)
+    grown = _synthetic_split(grown_out, "val", _config(settings.model_copy(update={"images": {"val": 14}})))
+    assert rendered_numbers == [[11, 12, 13, 14]]
+    first = json.loads(Path(result["paths"]["annotations"]).read_text())
+    second = json.loads(Path(grown["paths"]["annotations"]).read_text())
+    assert [i["id"] for i in second["images"]][: len(first["images"])] == [i["id"] for i in first["images"]]
+    assert second["annotations"][: len(first["annotations"])] == first["annotations"]
+
+
+@pytest.mark.blender
 def test_same_seed_same_bytes_whatever_the_set_size(rendered, tmp_path):
+    """Two images in one part render the bytes the twelve-image set, in three parts, gave them."""
     _, settings, result = rendered
-    small = settings.model_copy(update={"images": {"val": 2}})
-    again = synthetic_coco_task.fn(str(tmp_path), "val", _config(small))
+    small = settings.model_copy(update={"images": {"val": 2}, "part_images": 100})
+    again = _synthetic_split(tmp_path, "val", _config(small))
     for name in ("000001.png", "000002.png"):
         assert (Path(again["paths"]["images"]) / name).read_bytes() == (
             Path(result["paths"]["images"]) / name

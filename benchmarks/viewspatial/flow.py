@@ -20,13 +20,20 @@ benchmarks/viewspatial/coco/relative_review.py says.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
 
 from benchfoundry.benchmarks.viewspatial.coco.coco_stage import CocoSplit, coco_task
-from benchfoundry.benchmarks.viewspatial.coco.synthetic_stage import synthetic_coco_task, synthetic_root
+from benchfoundry.benchmarks.viewspatial.coco.synthetic_stage import (
+    part_name,
+    synthetic_coco_task,
+    synthetic_root,
+    write_synthetic_split,
+)
+from benchfoundry.benchmarks.viewspatial.coco.synthetic_stage import parts as synthetic_parts
 from benchfoundry.benchmarks.viewspatial.release import write_benchmark_files
 from benchfoundry.benchmarks.viewspatial.report_page import write_report_page
 from benchfoundry.benchmarks.viewspatial.scannet.scan_stage import (
@@ -143,11 +150,15 @@ def coco_half(config: BuildConfig, out: str) -> tuple[dict[str, Any], list[dict[
         where = "COCO (" + ", ".join(f"{k}: {v.annotations}" for k, v in sorted(cc.splits.items())) + ")"
     else:
         root = synthetic_root(out)
-        made, problems = collect_shards(
+        names = {part_name(split, k): split for split, k in synthetic_parts(config)}
+        rendered, problems = collect_shards(
             "coco-synthetic",
-            submit_shards(synthetic_coco_task, out, [(split, split) for split in sorted(cc.synthetic.images)], config),
-            {split: str(root / split) for split in cc.synthetic.images},
+            submit_shards(synthetic_coco_task, out, [(name, name) for name in names], config),
+            {name: str(root / split) for name, split in names.items()},
         )
+        parts_of = Counter(names.values())
+        whole = [s for s in sorted(parts_of) if sum(r["split"] == s for r in rendered) == parts_of[s]]
+        made = [write_synthetic_split(out, split, config) for split in whole]
         sources = {r["split"]: {**r["paths"], "instances": None, "captions": None} for r in made}
         render_s = {r["split"]: r["render_s"] for r in made}
         where = f"the synthetic set in {root}"

@@ -141,6 +141,13 @@ class SyntheticCocoConfig(DenoisedRenderSection):
     images: dict[str, Count] = Field(
         default_factory=lambda: {"val": 24, "train": 12}, description="split → number of rendered images"
     )
+    part_images: int = Field(
+        100,
+        ge=1,
+        le=100_000,
+        description="images of a split rendered by one task (the last part fewer): a split's parts render in "
+        "parallel, and a larger split renders only its new parts",
+    )
     width: int = Field(240, ge=32, le=MAX_SIDE_PX)
     height: int = Field(320, ge=32, le=MAX_SIDE_PX)
     # 2 spp denoised (FAST prefilter, BALANCED network): bench/render_quality.py, docs/performance.md
@@ -363,10 +370,10 @@ class CocoConfig(Section):
         round(34 / 83, 3),
         ge=0,
         le=1,
-        description="share of a split's people named by their clothing's colour ('the man in red'; the release: 34 "
-        "% of its Cam-Obj. Ori. subjects described, 49 % a plain noun, the rest animals: 41 % of its people): "
-        "people sharing a noun always are, where the colour singles them out, and enough of those alone of their "
-        "noun ('the man') to make up the share",
+        description="share of the people alone of their noun in their image ('the man') named by their clothing's "
+        "colour instead ('the man in red'; the release: 34 % of its Cam-Obj. Ori. subjects described, 49 % a plain "
+        "noun, the rest animals: 41 % of its people); people sharing a noun always are, where the colour singles "
+        "them out",
     )
     cam_obj_templates: Wordings = Field(
         default_factory=lambda: dict(CAM_OBJ_TEMPLATES),

@@ -420,28 +420,110 @@ def categories() -> list[dict[str, Any]]:
 def make_split(
     root: str | Path, split: str, cfg: SyntheticCocoConfig, person: PersonConfig, seed: int
 ) -> dict[str, Any]:
-    """Render and write one split under `root/<split>/`; returns counts, render seconds, paths and problems."""
+    """Render and write one split under `root/<split>/` in one go; returns counts, render seconds, paths and
+    problems (the build renders a split in parts: `render_part`, `write_split`)."""
+    check_split(cfg, person, split)
+    return render_plans(root, split, cfg, person, seed, split_plans(cfg, person, seed, split))
+
+
+def check_split(cfg: SyntheticCocoConfig, person: PersonConfig, split: str) -> None:
+    """ValueError naming the field when the set cannot be made: a body without COCO keypoints, an unknown split."""
     if not has_keypoints(person):
         raise ValueError(
             f"person.body.model_type {person.body.model_type}: the synthetic COCO set needs a body with COCO keypoints"
         )
     if split not in cfg.images:
         raise ValueError(f"viewspatial.coco.synthetic.images has no split {split!r}: {sorted(cfg.images)}")
-    return render_plans(root, split, cfg, person, seed, split_plans(cfg, person, seed, split))
+
+
+def part_ranges(cfg: SyntheticCocoConfig, split: str) -> list[range]:
+    """The image numbers (1-based) of each render part of a split: `cfg.part_images` a part, the last fewer."""
+    n, size = cfg.images[split], cfg.part_images
+    return [range(first, min(first + size, n + 1)) for first in range(1, n + 1, size)]
 
 
 def split_plans(
-    cfg: SyntheticCocoConfig, person: PersonConfig, seed: int, split: str
+    cfg: SyntheticCocoConfig, person: PersonConfig, seed: int, split: str, numbers: range | None = None
 ) -> list[tuple[sc.ImagePlan, np.random.Generator]]:
-    """Each image's drawn plan of a split, with the generator that goes on to place its objects."""
+    """Each image's drawn plan of a split (or of its images `numbers`), with the generator that goes on to place its
+    objects; an image's plan depends on its number alone, not on the split's size or parts."""
     plans = []
     ids = list(cfg.texture_ids or person.textures.ids)
-    for index in range(1, cfg.images[split] + 1):
+    for index in numbers or range(1, cfg.images[split] + 1):
         rng = item_rng(seed, STAGE, f"{split}:{index}")
         plan = sc.draw_plan(rng, cfg, ids)
         plan = sc.with_third(item_rng(seed, STAGE, f"{split}:{index}:third"), cfg, plan, ids)
         plans.append((sc.with_people(item_rng(seed, STAGE, f"{split}:{index}:people"), cfg, plan), rng))
     return plans
+
+
+def render_part(
+    folder: Path,
+    split: str,
+    cfg: SyntheticCocoConfig,
+    person: PersonConfig,
+    seed: int,
+    numbered: list[tuple[int, tuple[sc.ImagePlan, np.random.Generator]]],
+) -> dict[str, Any]:
+    """Pose and render the images of `numbered` ((image number, (plan, generator))), put each rendered image in
+    `folder/images/` under its number and return their COCO images, annotations, truth rows, problems and the
+    render's seconds."""
+    work = folder / f"_tmp_{numbered[0][0]:06d}" if numbered else folder / "_tmp"
+    work.mkdir(parents=True, exist_ok=True)
+    made = [(i, pose_image(person, cfg, seed, split, i, plan, rng, work)) for i, (plan, rng) in numbered]
+    spec = CocoShard(
+        width=cfg.width,
+        height=cfg.height,
+        sensor_height_mm=24.0,
+        engine=denoised_engine(cfg, max_bounces=3),
+        images=tuple(m["entry"] for _, m in made),
+    )
+    reply = render_client.render_spec(
+        write_spec(work / "spec.json", spec), timeout_s=cfg.render_timeout_s, shards_per_worker=1
+    )
+    part: dict[str, Any] = {"images": [], "annotations": [], "truth": [], "problems": [], "render_s": reply["seconds"]}
+    (folder / "images").mkdir(exist_ok=True)
+    for image_id, m in made:
+        found = _records(image_id, m, np.load(m["entry"].index_npy))
+        if found is None:
+            part["problems"].append(
+                problem("synthetic_coco", f"{split}:{image_id}", "the person is not in the rendered image")
+            )
+            continue
+        Path(m["entry"].image).replace(folder / "images" / image_name(image_id))
+        part["images"].append({"id": image_id, "file_name": image_name(image_id), "width": cfg.width,
+                               "height": cfg.height})  # fmt: skip
+        part["annotations"] += found[0]
+        part["truth"].append(found[1])
+    shutil.rmtree(work)
+    return part
+
+
+def image_name(image_id: int) -> str:
+    return f"{image_id:06d}.png"
+
+
+def write_split(root: str | Path, split: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The split's COCO file and truth from its parts (in image order), the images no part names removed from
+    its images folder; `make_split`'s result."""
+    folder = Path(root) / split
+    images = [image for part in parts for image in part["images"]]
+    named = {image["file_name"] for image in images}
+    for stale in (folder / "images").glob("[0-9][0-9][0-9][0-9][0-9][0-9].png"):
+        if stale.name not in named:
+            stale.unlink()
+    annotations = [a for part in parts for a in part["annotations"]]
+    write_json_atomic(
+        folder / "person_keypoints.json", {"images": images, "annotations": annotations, "categories": categories()}
+    )
+    write_json_atomic(folder / "truth.json", {"images": [t for part in parts for t in part["truth"]]})
+    return {
+        "split": split,
+        "images": len(images),
+        "render_s": float(sum(part["render_s"] for part in parts)),
+        "problems": [p for part in parts for p in part["problems"]],
+        "paths": split_paths(root, split),
+    }
 
 
 def render_plans(
@@ -452,46 +534,11 @@ def render_plans(
     seed: int,
     plans: list[tuple[sc.ImagePlan, np.random.Generator]],
 ) -> dict[str, Any]:
-    """Pose, render and write the images of `plans` (each with the generator that places its objects) as one
-    split under `root/<split>/`; `make_split`'s result."""
+    """Pose, render and write the images of `plans` (each with the generator that places its objects), numbered
+    from 1, as one split under `root/<split>/`; `make_split`'s result."""
     folder = Path(root) / split
-    work = folder / "_tmp"
-    shutil.rmtree(folder / "images", ignore_errors=True)  # a smaller set must not keep older images
-    work.mkdir(parents=True, exist_ok=True)
-    made = [pose_image(person, cfg, seed, split, i, plan, rng, work) for i, (plan, rng) in enumerate(plans, start=1)]
-    spec = CocoShard(
-        width=cfg.width,
-        height=cfg.height,
-        sensor_height_mm=24.0,
-        engine=denoised_engine(cfg, max_bounces=3),
-        images=tuple(m["entry"] for m in made),
-    )
-    reply = render_client.render_spec(
-        write_spec(work / "spec.json", spec), timeout_s=cfg.render_timeout_s, shards_per_worker=1
-    )
-    images, anns, truth, problems = [], [], [], []
-    (folder / "images").mkdir(exist_ok=True)
-    for image_id, m in enumerate(made, start=1):
-        found = _records(image_id, m, np.load(m["entry"].index_npy))
-        if found is None:
-            problems.append(problem("synthetic_coco", f"{split}:{image_id}", "the person is not in the rendered image"))
-            continue
-        Path(m["entry"].image).replace(folder / "images" / f"{image_id:06d}.png")
-        images.append({"id": image_id, "file_name": f"{image_id:06d}.png", "width": cfg.width, "height": cfg.height})
-        anns += found[0]
-        truth.append(found[1])
-    write_json_atomic(
-        folder / "person_keypoints.json", {"images": images, "annotations": anns, "categories": categories()}
-    )
-    write_json_atomic(folder / "truth.json", {"images": truth})
-    shutil.rmtree(work)
-    return {
-        "split": split,
-        "images": len(images),
-        "render_s": float(reply["seconds"]),
-        "problems": problems,
-        "paths": split_paths(root, split),
-    }
+    folder.mkdir(parents=True, exist_ok=True)
+    return write_split(root, split, [render_part(folder, split, cfg, person, seed, list(enumerate(plans, start=1)))])
 
 
 def split_paths(root: str | Path, split: str) -> dict[str, str]:
