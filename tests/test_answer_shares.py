@@ -70,9 +70,35 @@ def test_a_skewed_pool_is_drawn_to_the_shares_and_without_shares_follows_the_see
     assert set(kept["item_id"]) <= set(more["item_id"])
 
 
+def test_per_obj_is_asked_of_the_people_cam_obj_is_drawn_for() -> None:
+    """Cam-Obj. Ori. drawn to even shares from a pool of mostly "back"; Per-Obj. Ori., asked of the same people,
+    keeps exactly Cam-Obj.'s images though its own seed order would have kept others."""
+    facing = ["back"] * 60 + ["left"] * 20 + ["right"] * 20
+    base = pd.DataFrame(
+        {"split": "val", "image_path": [[f"images/coco/val/{k:012d}.jpg"] for k in range(100)], "scene_id": range(100)}
+    )
+    cam = base.assign(
+        item_id=[f"coco:{k}:cam_obj" for k in range(100)],
+        question_type=RELEASED_TYPES["Cam-Obj. Ori."],
+        answer_label=facing,
+    )
+    per = base.assign(
+        item_id=[f"coco:{k}:per_obj" for k in range(100)],
+        question_type=RELEASED_TYPES["Per-Obj. Ori."],
+        answer_label="front",
+    )
+    rows = pd.concat([cam, per], ignore_index=True)
+    shares = {"cam_obj": {"back": 1.0, "left": 1.0, "right": 1.0}}
+    kept = within_budgets(rows, TaskBudgets(cam_obj=30, per_obj=30), 6, answer_shares=shares)
+    by_task = {t: set(kept[kept["question_type"] == t]["scene_id"]) for t in RELEASED_TYPES.values()}
+    kept_cam = kept[kept["question_type"] == RELEASED_TYPES["Cam-Obj. Ori."]]
+    assert kept_cam["answer_label"].value_counts().to_dict() == {"back": 10, "left": 10, "right": 10}
+    assert by_task[RELEASED_TYPES["Per-Obj. Ori."]] == by_task[RELEASED_TYPES["Cam-Obj. Ori."]]
+
+
 def test_answer_shares_name_budgeted_tasks_and_their_labels() -> None:
     with pytest.raises(ValueError, match="answer_shares"):
-        ReleaseConfig(answer_shares={"cam_obj": {"back": 1.0}})
+        ReleaseConfig(answer_shares={"per_obj": {"front": 1.0}})  # Per-Obj. Ori. follows Cam-Obj.'s images
     with pytest.raises(ValueError, match="answer_shares.scene_sim"):
         ReleaseConfig(answer_shares={"scene_sim": {"down": 1.0}})
     assert ReleaseConfig(answer_shares={}).answer_shares == {}

@@ -122,9 +122,12 @@ class TaskBudgets(Section):
     scene_sim: int | None = Field(1105, ge=0, description="Per-Sce. Sim.")
 
 
-#: The release's answers per budgeted task, by label (Cam-Rel. Dir.'s 1,773 items; Per-Sce. Sim.'s 1,105; Per-Rel.
-#: Dir.'s 669 direction items, its "which hand" and "which foot" items apart).
+#: The release's answers per budgeted task, by label (Cam-Rel. Dir.'s 1,773 items; Cam-Obj. Ori.'s 996, whose
+#: images Per-Obj. Ori. follows; Per-Sce. Sim.'s 1,105; Per-Rel. Dir.'s 669 direction items, its "which hand" and
+#: "which foot" items apart).
 RELEASE_ANSWERS: dict[str, dict[str, float]] = {
+    "cam_obj": {"back": 267, "left": 204, "back-right": 152, "right": 146, "back-left": 140, "front-left": 34,
+                "front": 33, "front-right": 20},
     "cam_rel": {"right": 283, "down": 260, "left": 235, "above": 116, "back-down": 108, "front-left": 92,
                 "front-right": 87, "front": 81, "back": 72, "down-left": 72, "down-right": 68, "back-left": 64,
                 "back-right": 61, "front-up": 57, "above-right": 41, "above-left": 35, "front-down": 26,
@@ -155,15 +158,21 @@ class ReleaseConfig(Section):
     budgets: TaskBudgets = TaskBudgets()
     answer_shares: dict[str, dict[str, float]] = Field(
         default_factory=lambda: {task: dict(shares) for task, shares in RELEASE_ANSWERS.items()},
-        description="budgeted task (cam_rel, scene_sim, per_rel) → answer label → weight: a budget is filled label "
-        "by label in these shares as far as the candidates allow (then from any label); a task not named is drawn "
-        "regardless of its answers. Defaults: the release's answers (Per-Rel. Dir.'s direction items)",
+        description="budgeted task (cam_rel, cam_obj, scene_sim, per_rel) → answer label → weight: a budget is filled "
+        "label by label in these shares as far as the candidates allow (then from any label; Per-Obj. Ori. follows "
+        "Cam-Obj. Ori.'s images); a task not named is drawn regardless of its answers. Defaults: the release's "
+        "answers (Per-Rel. Dir.'s direction items)",
     )
 
     @field_validator("answer_shares")
     @classmethod
     def _answer_shares(cls, shares: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
-        labels = {"cam_rel": CAMERA_LABELS, "scene_sim": HORIZONTAL_LABELS, "per_rel": HORIZONTAL_LABELS}
+        labels = {
+            "cam_rel": CAMERA_LABELS,
+            "cam_obj": HORIZONTAL_LABELS,
+            "scene_sim": HORIZONTAL_LABELS,
+            "per_rel": HORIZONTAL_LABELS,
+        }
         for task, weights in shares.items():
             if task not in labels:
                 raise ValueError(f"answer_shares: {task!r} is not one of {list(labels)}")

@@ -52,6 +52,7 @@ BUDGET_TASKS = {
     "scene_sim": RELEASED_TYPES["Per-Sce. Sim."],
 }
 CAMERA_TASKS = (RELEASED_TYPES["Cam-Rel. Dir."], RELEASED_TYPES["Cam-Obj. Ori."])
+CAM_OBJ, PER_OBJ = RELEASED_TYPES["Cam-Obj. Ori."], RELEASED_TYPES["Per-Obj. Ori."]
 
 
 def _manifest(out: str, stage: str) -> pd.DataFrame:
@@ -77,7 +78,9 @@ def within_budgets(
     same image keep the same images. Per-Rel. Dir. first takes `hand_share` of its budget (rounded) from its
     two-option "which hand" items, then the rest of its budget from its other items (from the direction items
     alone when it has answer shares). A task named in `answer_shares` (budget key → label → weight) fills its
-    budget label by label in those shares (answer_shares.shaped), each label's rows in the same order."""
+    budget label by label in those shares (answer_shares.shaped), each label's rows in the same order; when
+    Cam-Obj. Ori. is so drawn, Per-Obj. Ori. takes the rows on its images first, so that both are asked of the
+    same people as the release asks them."""
     if not len(rows):
         return rows
     shares = {BUDGET_TASKS[k]: v for k, v in (answer_shares or {}).items()}
@@ -85,7 +88,7 @@ def within_budgets(
     first = rows["image_path"].map(lambda p: str(list(p)[0]))
     image_key = [item_rng(seed, "viewspatial.release.image", path).random() for path in first]
     item_key = [item_rng(seed, "viewspatial.release.item", str(i)).random() for i in rows["item_id"]]
-    ranked = rows.assign(_image=image_key, _item=item_key).sort_values(["_image", "_item"], kind="stable")
+    ranked = rows.assign(_image=image_key, _item=item_key, _path=first).sort_values(["_image", "_item"], kind="stable")
     caps = {BUDGET_TASKS[k]: math.inf if v is None else v for k, v in budgets.model_dump().items()}
     per_rel = RELEASED_TYPES["Per-Rel. Dir."]
     hand = (ranked["question_type"] == per_rel) & ranked["item_id"].astype(str).map(is_hand_item)
@@ -94,16 +97,21 @@ def within_budgets(
     rest = ranked.drop(index=hands_first)
     if per_rel in shares:
         rest = rest[~hand.loc[rest.index]]
-    kept = [ranked.loc[hands_first]]
-    for task, of_task in rest.groupby("question_type", sort=False):
+    kept = {per_rel: [ranked.loc[hands_first]]}
+    by_task = dict(list(rest.groupby("question_type", sort=False)))
+    for task in sorted(by_task, key=lambda t: t == PER_OBJ):  # Per-Obj. Ori. after the Cam-Obj. images it follows
+        of_task = by_task[task]
         room = caps.get(task, math.inf) - (len(hands_first) if task == per_rel else 0)
+        if task == PER_OBJ and CAM_OBJ in shares and CAM_OBJ in kept:
+            on_its_images = of_task["_path"].isin(set(pd.concat(kept[CAM_OBJ])["_path"]))
+            of_task = pd.concat([of_task[on_its_images], of_task[~on_its_images]])
         if task in shares and not math.isinf(room):
-            kept.append(shaped(of_task, int(room), shares[task]))
+            kept.setdefault(task, []).append(shaped(of_task, int(room), shares[task]))
         else:
-            kept.append(of_task.head(len(of_task) if math.isinf(room) else int(room)))
+            kept.setdefault(task, []).append(of_task.head(len(of_task) if math.isinf(room) else int(room)))
     order = {t: k for k, t in enumerate(RELEASED_TYPES.values())}
-    out = pd.concat(kept)
-    out = out.assign(_task=out["question_type"].map(order), _path=out["image_path"].map(lambda p: str(list(p)[0])))
+    out = pd.concat([frame for frames in kept.values() for frame in frames])
+    out = out.assign(_task=out["question_type"].map(order))
     return out.sort_values(["_task", "_path", "item_id"], kind="stable").drop(
         columns=["_image", "_item", "_task", "_path"]
     )

@@ -102,9 +102,9 @@ def subjects(
     """Annotation id → the phrase naming the person: their noun (`nouns`: the synthetic truth), else the
     captions' noun for an image's lone person, else "person"; a person sharing their noun with another is
     described by clothing colour (`colours`: annotation id → its colour; `colour_phrases`: its wordings, "in
-    {colour}" when none), as the release does, and so are enough of the people alone of their noun (drawn per
-    person by the seed) that `described_share` of all are asked so; place ("the man on the left") only where the
-    colour does not single them out."""
+    {colour}" when none), as the release does, and so is `described_share` of the people alone of their noun
+    (drawn per person by the seed: the questions' subjects are mostly such people); place ("the man on the left")
+    only where the colour does not single them out."""
     noun_of = {}
     for image_id, people in people_of.items():
         lone = caption_noun(captions[image_id]) if len(people) == 1 and captions.get(image_id) else "person"
@@ -114,8 +114,6 @@ def subjects(
         for image_id, people in people_of.items()
     }
     alone = {image_id: alone_of_their_noun(w) for image_id, w in where.items()}
-    n_alone, n_all = sum(map(len, alone.values())), sum(map(len, noun_of.values()))
-    lone_share = min(1.0, max(0.0, described_share * n_all - (n_all - n_alone)) / n_alone) if n_alone else 0.0
 
     def wording(a: int, colour: str) -> str:
         return worded(colour_phrases or {"in {colour}": 1.0}, seed, f"colour:{a}", colour=colour)
@@ -125,7 +123,8 @@ def subjects(
         wanted = {
             a
             for a in named
-            if a not in alone[image_id] or item_rng(seed, "viewspatial.coco.described", str(a)).random() < lone_share
+            if a not in alone[image_id]
+            or item_rng(seed, "viewspatial.coco.described", str(a)).random() < described_share
         }
         worn = [(a, named[a], (colours or {}).get(a)) for a in named]
         phrases.update(described_phrases(worn, subject_phrases(where[image_id]), wanted, wording))
