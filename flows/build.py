@@ -36,6 +36,7 @@ from benchfoundry.flows.collect import recording_stages
 from benchfoundry.flows.prefect_api import build_api, configured_api_url
 from benchfoundry.flows.slurm_jobs import ClusterFailed
 from benchfoundry.flows.stop_signals import on_stop
+from benchfoundry.flows.superseded import superseding_parameters
 from benchfoundry.flows.task_runner import on_runner
 from benchfoundry.pipeline.benchmarks import get, hook, names
 from benchfoundry.pipeline.front_page import write_front_page
@@ -253,6 +254,21 @@ def build_from_config(
     overrides: list[str] | None = None,
     adopt: bool = False,
 ) -> dict[str, Any]:
-    """Deployment entry point: JSON-friendly parameters (a config path and `--set` strings)."""
+    """Deployment entry point: JSON-friendly parameters (a config path and `--set` strings). A scheduled run
+    that a redeploy superseded runs with the deployment's current parameters (flows/superseded.py)."""
+    now = superseding_parameters()
+    if now is not None:
+        return _build_from(**build_from_config.validate_parameters(now))
+    return _build_from(config_path, out, only, overrides, adopt)
+
+
+def _build_from(
+    config_path: str,
+    out: str | None = None,
+    only: list[str] | None = None,
+    overrides: list[str] | None = None,
+    adopt: bool = False,
+) -> dict[str, Any]:
+    """`build_from_config`'s body: the config loaded with its overrides, built into `out` or its root."""
     config = load_config(config_path, overrides or [])
     return build(config, out or str(config.output_root), only, adopt)
