@@ -3,15 +3,16 @@
 A rejected `sbatch` (a partition, account or QOS the cluster lacks) and a job pending for a reason that never
 clears (`PartitionConfig`, `ReqNodeNotAvail`, … for longer than `runner.slurm.pending_timeout_s`) cancel every
 job the build submitted and raise `ClusterFailed` in the build's main thread, naming the config field and
-SLURM's reason. A job killed at its walltime is a lost worker (Dask runs its shards again, adaptive scaling
-submits a new job) and a warning that the walltime is short for the shards seen. A stop by a signal cancels
-the build's jobs at once (flows/stop_signals.py).
+SLURM's reason; an sbatch that cannot authenticate (munged down) names munged. A job killed at its walltime is
+a lost worker (Dask runs its shards again, adaptive scaling submits a new job) and a warning that the walltime
+is short for the shards seen. A stop by a signal cancels the build's jobs at once (flows/stop_signals.py).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import signal
 import subprocess
 import sys
@@ -60,8 +61,23 @@ class ClusterFailed(BaseException):
     `except Exception` of a flow swallows it (like core/stopping.BuildInterrupted)."""
 
 
+def munge_line(stderr: str) -> str | None:
+    """sbatch failing to authenticate through munge, as one line naming munged and its socket; None when the
+    refusal is another."""
+    if "munge" not in stderr.lower():
+        return None
+    socket = re.search(r'"([^"]*munge[^"]*\.socket[^"]*)"', stderr)
+    where = f" (socket {socket.group(1)})" if socket else ""
+    return (
+        f"runner.slurm: sbatch could not authenticate to SLURM: munged is not running or not reachable{where}; "
+        "start munged (scripts/slurm-local up for the local cluster)"
+    )
+
+
 def refusal_line(stderr: str) -> str:
-    """sbatch's refusal as one line naming the config field behind it."""
+    """sbatch's refusal as one line naming the config field behind it (or munged, when authentication failed)."""
+    if (munge := munge_line(stderr)) is not None:
+        return munge
     reasons = [line.split("error:", 1)[1].strip() for line in stderr.splitlines() if "error:" in line]
     reason = "; ".join(reasons) or stderr.strip().replace("\n", "; ") or "no reason given"
     lower = reason.lower()

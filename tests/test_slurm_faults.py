@@ -1,0 +1,120 @@
+"""The local SLURM's daemons failing under a build (tests/slurm_local.py, a cluster of the test's own, since the
+faults break it): `munged` down at submission stops the build in one line naming munged; `slurmd` killed
+mid-job and `slurmctld` restarted mid-build either let the build finish or stop it in one line, and a rerun
+(the daemon back) resumes and finishes. No traceback in any of it.
+
+Skipped only where SLURM is not installed or not run as root (tests/slurm_local.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from scaleout_builds import assert_same_outputs, cli_build, frame_in_progress, wait_for
+from slurm_local import JOBS, NEEDS_SLURM, REPO, local_slurm, queued
+
+pytestmark = [pytest.mark.long(minutes=6), *NEEDS_SLURM]
+
+SCRIPT = str(REPO / "scripts" / "slurm-local")
+
+
+@pytest.fixture
+def own_slurm(tmp_path: Path, cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """A one-node SLURM for this test alone: the console script's environment pointing at it (also this
+    process's), with SLURM_LOCAL_DIR and SLURM_LOCAL_PORT for scripts/slurm-local."""
+    folder = tmp_path / "slurm"
+    with local_slurm(folder) as slurm:
+        for name, value in slurm.items():
+            monkeypatch.setenv(name, value)
+        yield {**cli_env, **slurm, "SLURM_LOCAL_DIR": str(folder), "SLURM_LOCAL_PORT": _port(folder)}
+
+
+def _port(folder: Path) -> str:
+    conf = (folder / "slurm.conf").read_text()
+    return next(line.split("=", 1)[1] for line in conf.splitlines() if line.startswith("SlurmctldPort="))
+
+
+def _kill(env: dict[str, str], daemon: str, signum: int = signal.SIGKILL) -> None:
+    """Signal the cluster's `daemon` by the pid it recorded (checked to be that daemon)."""
+    pid = int((Path(env["SLURM_LOCAL_DIR"]) / f"{daemon}.pid").read_text().split()[0])
+    assert Path(f"/proc/{pid}/comm").read_text().strip().startswith(daemon[:15])
+    os.kill(pid, signum)
+    wait_for(lambda: not Path(f"/proc/{pid}").exists() or _zombie(pid), 60, f"{daemon} ({pid}) to end")
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    except OSError:
+        return True
+
+
+def _up(env: dict[str, str]) -> None:
+    """scripts/slurm-local up: starts the daemons not running and waits for the node."""
+    done = subprocess.run([SCRIPT, "up"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+def _outcome(config: Path, out: Path, env: dict[str, str], extra: list[str], during=None) -> tuple[int, str, dict]:
+    """A SLURM build, `during(proc)` called once a frame is in progress: its exit code, log and build.json."""
+    with cli_build(config, out, env, [*JOBS, "runner.slurm.pending_timeout_s=20", *extra]) as proc:
+        if during is not None:
+            wait_for(lambda: frame_in_progress(out) or proc.poll() is not None, what="a frame of a shard in progress")
+            assert proc.poll() is None, "the build ended before a shard was caught"
+            during(proc)
+        code = proc.wait(timeout=1800)
+    log = Path(f"{out}.log").read_text()
+    print(f"--- exit {code}\n{log[-3000:]}")
+    return code, log, json.loads((out / "build.json").read_text())
+
+
+def _stopped_in_one_line(code: int, log: str, record: dict) -> str:
+    """A build stopped (exit 2, build.json failed) in one `error:` line, no traceback: that line."""
+    assert "Traceback" not in log, log[-3000:]
+    last = log.strip().splitlines()[-1]
+    assert code == 2 and last.startswith("error: ") and record["status"] == "failed", (code, last)
+    return last
+
+
+def test_munged_down_at_submission_stops_the_build_naming_it(
+    tiny_config: Path, tmp_path: Path, own_slurm: dict[str, str]
+) -> None:
+    _kill(own_slurm, "munged", signal.SIGTERM)
+    code, log, record = _outcome(tiny_config, tmp_path / "out", own_slurm, [])
+    last = _stopped_in_one_line(code, log, record)
+    assert last.startswith("error: runner.slurm: ") and "munged is not running" in last, last
+    assert "--num-threads" not in last  # sbatch's advice for a munged that is up
+    _up(own_slurm)
+    assert not queued(own_slurm)
+
+
+@pytest.mark.blender
+@pytest.mark.parametrize("daemon", ["slurmd", "slurmctld"])
+def test_a_daemon_lost_mid_build_finishes_or_stops_in_one_line_and_a_rerun_resumes(
+    tiny_config: Path, tiny_reference: Path, tmp_path: Path, own_slurm: dict[str, str], daemon: str
+) -> None:
+    """slurmd killed mid-job (its job's processes live on under slurmstepd), or slurmctld stopped and started
+    again (recovering its jobs' state) mid-build."""
+
+    def fault(_proc: subprocess.Popen) -> None:
+        _kill(own_slurm, daemon)
+        if daemon == "slurmctld":
+            subprocess.run(["slurmctld"], env=own_slurm, check=True, timeout=60)  # recovers its state, unlike -c
+            wait_for(lambda: subprocess.run(["sinfo"], env=own_slurm, capture_output=True).returncode == 0, 120)
+
+    out = tmp_path / "out"
+    code, log, record = _outcome(tiny_config, out, own_slurm, ["runner.slurm.max_jobs=1"], fault)
+    if code != 0:
+        _stopped_in_one_line(code, log, record)
+        _up(own_slurm)
+        code, log, record = _outcome(tiny_config, out, own_slurm, ["runner.slurm.max_jobs=1"])
+    assert code == 0 and record["status"] == "finished" and "Traceback" not in log, log[-3000:]
+    assert not queued(own_slurm)
+    shutil.move(out / "slurm", tmp_path / "job-logs")  # the jobs' logs, which a local build has not
+    assert_same_outputs(out, tiny_reference)
