@@ -70,7 +70,7 @@ def _rest_marks() -> dict[str, float | np.ndarray]:
     return {
         "waist": float(heads[labels.index("spine05")][2] + 0.03),
         "head": head,
-        "hairline": float(eye[2] + 0.055),
+        "hairline": float(eye[2] + 0.045),
         "eyes": (heads[labels.index("eye.L")], heads[labels.index("eye.R")]),
     }
 
@@ -105,6 +105,7 @@ def anny_texture(texture_id: int, size: int = 512) -> np.ndarray:
     back = pos[:, 1] > marks["head"][1] - 0.01
     hair_to = marks["head"][2] - (0.1 if look["hair_long"] else 0.0)
     colour[head & ((z > marks["hairline"]) | (back & (z > hair_to)))] = look["hair"]
+    colour[head] = _face(pos[head], colour[head], look, marks["eyes"])
     for eye_bone, centre in zip(("eye.L", "eye.R"), marks["eyes"]):
         on_eye = part == eye_bone
         ahead = -(pos[on_eye, 1] - centre[1]) / np.maximum(np.linalg.norm(pos[on_eye] - centre, axis=1), 1e-9)
@@ -125,3 +126,21 @@ def _fabric(pos: np.ndarray, look: dict) -> np.ndarray:
     else:
         mask = np.zeros(len(pos), dtype=bool)
     return np.where(mask[:, None], other, base)
+
+
+def _face(pos: np.ndarray, colour: np.ndarray, look: dict, eyes: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Brows, shadowed eye sockets (lids and lashes) and lips on the front of the head, at rest points `pos`."""
+    out = colour.copy()
+    front = pos[:, 1] < eyes[0][1] + 0.03
+    brow_colour = np.minimum(look["hair"], 0.25)
+    for centre in eyes:
+        dx, dz = pos[:, 0] - centre[0], pos[:, 2] - centre[2]
+        socket = front & ((dx / 0.019) ** 2 + (dz / 0.010) ** 2 < 1)
+        out[socket] = look["skin"] * 0.5
+        outward = dx * np.sign(centre[0])
+        brow = front & (np.abs(outward - 0.003) < 0.021) & (dz > 0.016 - 0.1 * outward) & (dz < 0.025 - 0.1 * outward)
+        out[brow] = brow_colour
+    centre_z = (eyes[0][2] + eyes[1][2]) / 2
+    lips = front & ((pos[:, 0] / 0.024) ** 2 + ((pos[:, 2] - centre_z + 0.072) / 0.007) ** 2 < 1)
+    out[lips] = look["skin"] * np.array([0.72, 0.45, 0.45])
+    return out
