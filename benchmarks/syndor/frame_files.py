@@ -1,10 +1,12 @@
-"""The frame files of a build that its sample no longer uses: images, masks and night-vision images under
+"""The files of a build that its sample no longer uses: images, masks and night-vision images under
 `<out>/syndor/images/` that the render manifest does not name (a re-render with fewer or other frames leaves them
-in place; build.json lists them, `build --prune` removes them)."""
+in place; build.json lists them, `build --prune` removes them), and the per-shard files of shards the current plan
+no longer holds: render and feature shards' rows and markers, and posed people's meshes (`build --prune` too)."""
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import stat
@@ -13,9 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchfoundry.benchmarks.syndor.discern_config import DiscernConfig
 from benchfoundry.benchmarks.syndor.identity import BENCHMARK
-from benchfoundry.benchmarks.syndor.night_vision_stage import NV_DIR, nv_relpath
+from benchfoundry.benchmarks.syndor.night_vision_stage import FEATURE_STAGE, NV_DIR, nv_relpath, plan_feature_shards
 from benchfoundry.benchmarks.syndor.render_plan import STAGE
+from benchfoundry.benchmarks.syndor.render_stage import person_cache
 
 #: The folders of a frame's files under `images/`.
 FRAME_DIRS = ("raw_images", "masks", NV_DIR)
@@ -26,6 +30,13 @@ FRAME_FILE = re.compile(
     rf"images/SMPLitex_texture_[A-Za-z0-9_.-]+/pose\d{{3}}/({'|'.join(FRAME_DIRS)})/"
     r"frame\d{4}_cam\d{3}_r\d+_phi-?[0-9.]+_theta-?[0-9.]+\.(jpg|png)"
 )
+
+#: A render shard's id (render_plan.plan_shards: a person's, `plan_empty_shards`: an empty scene's).
+_RENDER_SHARD = r"[A-Za-z0-9][A-Za-z0-9_.=+-]*_(t\d{5}_[A-Za-z0-9_.=+-]+_p\d{3}|empty_[A-Za-z0-9_.=+-]+)"
+#: A feature shard's id (night_vision_stage.plan_feature_shards: the render shard's, its tag, its chunk).
+_FEATURE_SHARD = r"[A-Za-z0-9][A-Za-z0-9_.=+-]*-[0-9a-f]{8}-\d{3}"
+#: A posed person's mesh and keypoints (person/prepare.prepare_person named `<action>_p<pose>` by the render stage).
+_POSED_PERSON = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*_p\d{3}_[0-9a-f]{16}(\.npz|_coco\.json)")
 
 
 def unused_frame_files(bench_dir: Path, img_paths: Iterable[str], mask_paths: Iterable[str]) -> list[str]:
@@ -62,9 +73,10 @@ def prune(bench_dir: Path, img_paths: Iterable[str], mask_paths: Iterable[str]) 
     return removed
 
 
-def _unlink_through_no_link(root: Path, parts: tuple[str, ...]) -> int:
-    """Unlink `root/parts…` opening each folder below `root` without following a link (O_NOFOLLOW), then remove
-    the folders below `images/` it leaves empty; 1 if it went, 0 if a link or a change stood in the way."""
+def _unlink_through_no_link(root: Path, parts: tuple[str, ...], remove_empty: bool = True) -> int:
+    """Unlink `root/parts…` opening each folder below `root` without following a link (O_NOFOLLOW), then (if
+    `remove_empty`) remove the folders below `images/` it leaves empty; 1 if it went, 0 if a link or a change stood
+    in the way."""
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
     fds = [os.open(root, flags)]
     try:
@@ -73,7 +85,7 @@ def _unlink_through_no_link(root: Path, parts: tuple[str, ...]) -> int:
         if not stat.S_ISREG(os.stat(parts[-1], dir_fd=fds[-1], follow_symlinks=False).st_mode):
             return 0
         os.unlink(parts[-1], dir_fd=fds[-1])
-        for depth in range(len(parts) - 2, 0, -1):  # never `images` itself (depth 0)
+        for depth in range(len(parts) - 2, 0, -1) if remove_empty else ():  # never `images` itself (depth 0)
             if os.listdir(fds[depth + 1]):
                 break
             os.rmdir(parts[depth], dir_fd=fds[depth])
@@ -87,16 +99,71 @@ def _unlink_through_no_link(root: Path, parts: tuple[str, ...]) -> int:
             os.close(fd)
 
 
+def _regular_files(bench_dir: Path, folder: str) -> list[str]:
+    """The names of the regular files in `bench_dir/folder`, none if a folder on the way is a link."""
+    path = Path(bench_dir)
+    for part in Path(folder).parts:
+        path = path / part
+        if path.is_symlink() or not path.is_dir():
+            return []
+    with os.scandir(path) as entries:
+        return sorted(e.name for e in entries if e.is_file(follow_symlinks=False))
+
+
+def _stage_files(bench_dir: Path, stage: str, pattern: str, used: set[str]) -> list[str]:
+    """The rows and markers (`<stage>/shards/<id>.parquet`, `<stage>/_done/<id>.json`) of the shards named as
+    `pattern` names them that are not in `used`."""
+    found = []
+    for folder, ext in (("shards", ".parquet"), ("_done", ".json")):
+        shard = re.compile(rf"({pattern}){re.escape(ext)}")
+        names = _regular_files(bench_dir, f"{stage}/{folder}")
+        found += [f"{stage}/{folder}/{n}" for n in names if shard.fullmatch(n) and n[: -len(ext)] not in used]
+    return found
+
+
+def _frames_per_shard(bench_dir: Path) -> int | None:
+    """`syndor.discern.frames_per_shard` of the build that wrote `bench_dir`, as its build.json records it."""
+    try:
+        value = json.loads((Path(bench_dir).parent / "build.json").read_text())["config"][BENCHMARK]["discern"]
+        value = value["frames_per_shard"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return value if isinstance(value, int) and value >= 1 else None
+
+
+def stale_shard_files(bench_dir: Path, rows: pd.DataFrame, frames_per_shard: int | None) -> list[str]:
+    """The per-shard files (relative to `bench_dir`) of shards the render manifest `rows` no longer holds: render
+    shards, feature shards (when `frames_per_shard` is known, the plan they are cut by) and posed people's meshes
+    that no row's `body_path` names (sorted). Only regular files named as the stages name them count; no link is
+    followed."""
+    render_shards = set(rows["shard"].astype(str))
+    found = _stage_files(bench_dir, STAGE, _RENDER_SHARD, render_shards)
+    if frames_per_shard is not None:
+        features = set(plan_feature_shards(rows, DiscernConfig(frames_per_shard=frames_per_shard)))
+        found += _stage_files(bench_dir, FEATURE_STAGE, _FEATURE_SHARD, features)
+    people = person_cache(Path()).relative_to(BENCHMARK).as_posix()
+    bodies = {Path(p).name for p in rows["body_path"].dropna().astype(str) if Path(p).parent.as_posix() == people}
+    used = bodies | {f"{Path(b).stem}_coco.json" for b in bodies}
+    names = _regular_files(bench_dir, people)
+    return sorted(found + [f"{people}/{n}" for n in names if _POSED_PERSON.fullmatch(n) and n not in used])
+
+
 def prune_build(bench_dir: Path) -> int:
-    """`build --prune`: remove the unused frame files of the build in `bench_dir`, as its render manifest names the
-    used ones; nothing without a manifest."""
-    manifest = Path(bench_dir) / STAGE / "manifest.parquet"
-    if not manifest.is_file():
+    """`build --prune`: remove the unused frame files and stale shard files (`stale_shard_files`) of the build in
+    `bench_dir`, as its render manifest names the used ones; nothing without a manifest."""
+    bench_dir = Path(bench_dir)
+    manifest = bench_dir / STAGE / "manifest.parquet"
+    if bench_dir.is_symlink() or not manifest.is_file():
         return 0
     rows = pd.read_parquet(manifest)
     if not len(rows):
         return 0
-    return prune(bench_dir, rows["img_path"].astype(str), rows["mask_path"].astype(str))
+    removed = prune(bench_dir, rows["img_path"].astype(str), rows["mask_path"].astype(str))
+    if "shard" not in rows.columns:
+        return removed
+    for rel in stale_shard_files(bench_dir, rows, _frames_per_shard(bench_dir)):
+        removed += _unlink_through_no_link(bench_dir, Path(rel).parts, remove_empty=False)
+    return removed
 
 
 def prune_outcome(out: Path, outcome: dict) -> int:
