@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,37 @@ def neutralise_cell(value: Any) -> str:
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
+#: Control characters a cell may hold (a spreadsheet's line breaks and tabs); any other is refused in an edit.
+ALLOWED_CONTROLS = frozenset("\t\n\r")
+
+
+def control_character(text: str) -> str | None:
+    """The first control character of `text` (NUL, escape, C1, …; not a tab or line break) as `U+XXXX at
+    position N`, or None."""
+    for position, char in enumerate(text):
+        if char not in ALLOWED_CONTROLS and unicodedata.category(char) == "Cc":
+            return f"U+{ord(char):04X} at position {position}"
+    return None
+
+
+def check_columns(header: Sequence[str], known: Sequence[str], required: Sequence[str], where: str) -> None:
+    """ValueError naming `where` and the column for a header an import would misread: a known column but for case
+    or spaces (`Decision ` beside or instead of `decision`), an unknown one, or a required one missing. An empty
+    name (a spreadsheet's trailing comma) is allowed."""
+    canonical = {column.strip().casefold(): column for column in known}
+    for column in header:
+        if column in known or not column.strip():
+            continue
+        shown = repr(column[:40] + ("…" if len(column) > 40 else ""))
+        near = canonical.get(column.strip().casefold())
+        if near is not None:
+            raise ValueError(f"{where}: column {shown} is not {near!r} (case or spaces differ): rename it")
+        raise ValueError(f"{where}: unknown column {shown}; the columns are {', '.join(known)}")
+    missing = [column for column in required if column not in header]
+    if missing:
+        raise ValueError(f"{where}: no column {', '.join(map(repr, missing))}")
+
+
 def imported_cell(text: str, column: str, formula_ok: bool = False) -> str:
     """A cell of a filled review CSV: an exported `'`-neutralised cell as it was; ValueError for a cell that
     starts like a formula (unless `formula_ok`: the edited answer, checked against the item's options)."""
@@ -114,7 +146,9 @@ Row = tuple[int, Any, str, str, str | None]  # (line or task position, item id, 
 
 def _csv_rows(path: Path) -> list[Row]:
     rows: list[Row] = []
-    for line, row in csv_records(read_text(path, what="review CSV"), str(path))[1]:
+    header, records = csv_records(read_text(path, what="review CSV"), str(path))
+    check_columns(header, CSV_FIELDS, ("id", "decision"), f"{path}: line 1")
+    for line, row in records:
         try:
             cells = {
                 k: imported_cell(row.get(k) or "", k, k == "edited_answer") for k in ("id", "decision", "edited_answer")
@@ -173,10 +207,12 @@ def _refusal(item: dict[str, Any] | None, item_id: Any, decision: str, edited: s
         return f"decision {decision[:40]!r} is not accept, reject or edit"
     if decision == "edit" and not edited:
         return "edit without an edited answer"
+    if decision == "edit" and (control := control_character(edited)):
+        return f"edited_answer holds a control character ({control}): refused"
     if decision == "edit" and edited.startswith(FORMULA_START) and edited not in item["options"]:
         return f"edited answer {edited[:40]!r} starts like a spreadsheet formula: refused"
     if decision == "edit" and item["form"] == "closed" and edited not in item["options"]:
-        return f"edited answer {edited!r} is not one of the options"
+        return f"edited answer {edited[:40]!r}{'…' if len(edited) > 40 else ''} is not one of the options"
     return None
 
 

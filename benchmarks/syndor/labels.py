@@ -31,6 +31,7 @@ from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.bounded_read import csv_records, loads_json, read_text
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import write_parquet_atomic
+from benchfoundry.pipeline.review import check_columns
 
 CHOICE_NAME = "discernible"
 LABEL_VALUES = {"yes": 1, "no": 0}
@@ -131,6 +132,10 @@ def simulated_labels(sample: pd.DataFrame, cfg: LabelConfig, seed: int) -> np.nd
     return answers
 
 
+#: The columns of the sample's CSV (`export_sample`), the only ones an imported CSV may have.
+CSV_COLUMNS = ("image", "variant", "zone", "lighting_group", "holdout", "label")
+
+
 def export_sample(sample: pd.DataFrame, directory: Path, cfg: LabelConfig) -> dict[str, str]:
     """Write the sample as CSV (label column to fill with yes/no) and as Label Studio tasks + config; a
     `holdout` column, when the sample has one, says which images test the classifier (label them all)."""
@@ -180,8 +185,10 @@ def _read_text(path: Path, what: str) -> str:
 
 
 def _csv_rows(path: Path) -> list[Row]:
-    """Through the bounded reader: a quote left open or a column named twice is refused naming the line."""
+    """Through the bounded reader: a quote left open or a column named twice is refused naming the line, and so is
+    a column that is not one the sample's CSV has (`Label ` beside `label`)."""
     header, rows = csv_records(_read_text(path, "CSV"), str(path))
+    check_columns(header, CSV_COLUMNS, (), f"{path}: line 1")
     missing = {"image", "label"} - set(header)
     if missing:
         raise ValueError(f"{path}: CSV lacks column(s) {sorted(missing)}; expected 'image' and 'label'")
