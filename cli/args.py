@@ -1,15 +1,56 @@
 """What the commands share for their flags: config sections built from flags, with a bad value named by its
-flag in one line, and argparse types for counts."""
+flag in one line, argparse types for counts and model names, and error lines bounded in length."""
 
 from __future__ import annotations
 
 import argparse
+import re
+import sys
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
+
+#: The most characters of one word (a path, a name, a value) an error line echoes, and of the whole message.
+MAX_WORD = 200
+MAX_MESSAGE = 2000
+#: A model's name as `--model` takes it: `name` or `org/name` of letters, digits and `_ . + : @ -`, each part
+#: starting with a letter or digit (so one folder name under the build's `report/eval/`, never `~`, ` ` or `..`).
+MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+:@-]*(/[A-Za-z0-9][A-Za-z0-9_.+:@-]*)*")
+
+
+def bounded(message: str) -> str:
+    """`message` with each word longer than MAX_WORD cut to its start, `…` and its end, and the whole cut at
+    MAX_MESSAGE characters: a 5,000-character name echoed back stays a readable line."""
+    shortened = re.sub(rf"\S{{{MAX_WORD + 1},}}", lambda m: f"{m.group()[: MAX_WORD - 41]}…{m.group()[-40:]}", message)
+    if len(shortened) <= MAX_MESSAGE:
+        return shortened
+    return f"{shortened[:MAX_MESSAGE]}… ({len(shortened) - MAX_MESSAGE} more characters)"
+
+
+def print_error(message: object) -> None:
+    """The command's `error:` line on stderr, bounded (`bounded`)."""
+    print(f"error: {bounded(str(message))}", file=sys.stderr)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors echo a bad value bounded (`bounded`)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(bounded(message))
+
+
+def model_name(text: str) -> str:
+    """An argparse type: a model's name that is one safe folder name for its results (MODEL_NAME, at most
+    MAX_WORD characters)."""
+    if len(text) > MAX_WORD or not MODEL_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text[:60]!r}{'…' if len(text) > 60 else ''} is not a model name: letters, digits and _ . + : @ -, "
+            f"as `name` or `org/name`, each part starting with a letter or digit, at most {MAX_WORD} characters"
+        )
+    return text
 
 
 def validation_line(exc: ValidationError, names: Mapping[str, str] | None = None) -> str:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.cli.args import positive_int
+from benchfoundry.cli.args import model_name, positive_int, print_error
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.evaluation.hooks import OMNI_COT_MODES, Evaluation, evaluation_of, omni_cot_benchmarks
 from benchfoundry.pipeline.benchmarks import names
@@ -122,7 +122,7 @@ def _eval(args: argparse.Namespace) -> int:
     evaluation = evaluation_of(args.benchmark)
     problem = _check_flags(args, evaluation)
     if problem:
-        print(f"error: {problem}", file=sys.stderr)
+        print_error(problem)
         return 2
     try:
         config = _load_eval_config(args.eval_config)
@@ -147,7 +147,7 @@ def _eval(args: argparse.Namespace) -> int:
         items = load_items(args.benchmark, build)
         target = check_output_dir(run.model_dir(build, args.model))
     except (OSError, ValueError, KeyError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
     items = items[: args.limit] if args.limit is not None else items
     name = run.result_name(args.benchmark, args.protocol, args.omni_cot, args.blind)
@@ -192,7 +192,7 @@ def _ask(
 
         rows = ask(items[:1])
         if rows and rows[0]["error"] and "cannot read" not in rows[0]["error"]:
-            print(f"error: {rows[0]['error']} (nothing else sent)", file=sys.stderr)
+            print_error(f"{rows[0]['error']} (nothing else sent)")
             return None
         rows += ask(items[1:], _progress(name))
         return rows, client.usage()
@@ -269,7 +269,7 @@ def _score_and_report(
     try:
         score.update(evaluation.score(build, items, rows, args.protocol, target, name))
     except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
     score.update(evaluation.judge_scores(summary, items))
     path = write_json_atomic(target / f"{name}.json", score)
@@ -297,7 +297,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("benchmark", choices=names())
     p.add_argument("--build", required=True, metavar="OUT", help="the build's output root")
-    p.add_argument("--model", required=True, help="the model's name at the endpoint, or `random` (no endpoint)")
+    p.add_argument(
+        "--model",
+        required=True,
+        type=model_name,
+        help="the model's name at the endpoint (`name` or `org/name`), or `random` (no endpoint)",
+    )
     p.add_argument("--base-url", help="e.g. http://127.0.0.1:8000/v1 (not with --model random)")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the key")
     p.add_argument(

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from benchfoundry.cli.args import print_error
 from benchfoundry.pipeline.benchmarks import names
 
 FORMAT_NAMES = ("vlmevalkit", "lmms-eval", "hf")
@@ -32,24 +33,24 @@ def _export(args: argparse.Namespace) -> int:
     unknown = sorted(set(wanted) - set(names()))
     if unknown or not wanted:
         why = f"unknown benchmark(s) {unknown}" if unknown else f"{build} holds no built benchmark"
-        print(f"error: {why}; known: {', '.join(names())}", file=sys.stderr)
+        print_error(f"{why}; known: {', '.join(names())}")
         return 2
     try:
         target.check_apart(build, format_folder(Path(args.to), args.format))
         folder = check_output_dir(format_folder(Path(args.to), args.format))
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
     foreign = target.foreign_files(folder)
     if foreign and not args.force:
-        print(f"error: {target.refusal(folder, foreign)}", file=sys.stderr)
+        print_error(target.refusal(folder, foreign))
         return 2
     summary, status = {}, 0
     for benchmark in wanted:
         try:
             summary[benchmark] = export(args.format, benchmark, build, Path(args.to))
         except (OSError, ValueError, KeyError) as exc:
-            print(f"error: {benchmark}: {exc}", file=sys.stderr)
+            print_error(f"{benchmark}: {exc}")
             write_json_atomic(folder / target.SUMMARY, target.summary(build, summary, folder, foreign))
             return 2
         done = summary[benchmark]

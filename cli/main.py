@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from benchfoundry.cli.args import Parser, print_error
 from benchfoundry.pipeline.benchmarks import hook, names, registered
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
         print("where the time went:\n" + format_table(time_table(record["timings"])))
     if "record_error" in record:
-        print(f"error: {record['record_error']}", file=sys.stderr)
+        print_error(record["record_error"])
     else:
         print(f"build record: {out}/build.json")
     return 1 if record["status"] == "failed" else 0
@@ -94,9 +95,7 @@ def _print_plans(config: BuildConfig, only: list[str] | None, out: str | None) -
 
 
 def make_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="benchfoundry", description="Build, plan, evaluate and export vision-language benchmarks."
-    )
+    parser = Parser(prog="benchfoundry", description="Build, plan, evaluate and export vision-language benchmarks.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("build", help="build the benchmarks a config describes")
@@ -154,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except ClusterFailed as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
     except ValueError as exc:
         from pydantic import ValidationError
@@ -163,12 +162,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from benchfoundry.core.redact import redact
 
         message = validation_line(exc) if isinstance(exc, ValidationError) else str(exc)
-        print(f"error: {redact(message)}", file=sys.stderr)
+        print_error(redact(message))
         return 2
     except OSError as exc:
         from benchfoundry.core.buildinfo import error_line
 
-        print(f"error: {error_line(exc)}", file=sys.stderr)
+        print_error(error_line(exc))
         return 2
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.cli.args import print_error
 from benchfoundry.configs.build import BuildConfig
 
 
@@ -55,7 +56,7 @@ def import_review_file(path: str, items: Sequence[dict[str, Any]], directory: Pa
     if len(bad) > SHOWN_BAD_ROWS:
         print(f"{path}: … and {len(bad) - SHOWN_BAD_ROWS} more bad rows", file=sys.stderr)
     if not decisions:
-        print(f"error: {path}: no usable decision ({len(bad)} bad rows); nothing imported", file=sys.stderr)
+        print_error(f"{path}: no usable decision ({len(bad)} bad rows); nothing imported")
         return None
     review.store_decisions(directory, decisions)
     return len(decisions), len(bad)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from benchfoundry.cli.args import print_error
+
 
 def _cmd_job_script(args: argparse.Namespace) -> int:
     from benchfoundry.configs.loader import ConfigError, load_config
@@ -14,7 +16,7 @@ def _cmd_job_script(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config, args.set or [])
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
     if config.runner.kind != "slurm":
         print(

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.cli.args import print_error
 from benchfoundry.evaluation.hooks import evaluation_of
 from benchfoundry.evaluation.protocols import PROTOCOLS
 from benchfoundry.pipeline.benchmarks import get, names
@@ -47,7 +48,7 @@ def _score(args: argparse.Namespace, build: Path) -> int:
         items = load_items(args.benchmark, build)
         result = evaluation.score_file(build, items, predictions, args.protocol, target, flags)
     except (OSError, ValueError, KeyError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
     score: dict[str, Any] = {
         "benchmark": args.benchmark,

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from benchfoundry.benchmarks.syndor import labels
+from benchfoundry.cli import main as cli
 from benchfoundry.cli import review as review_cli
+from benchfoundry.cli.args import MAX_WORD, bounded, model_name
 from benchfoundry.pipeline import review
 
 ITEMS = [
@@ -96,3 +98,53 @@ def test_tabs_and_line_breaks_in_an_edit_are_kept(tmp_path: Path) -> None:
     path = tmp_path / "review.csv"
     path.write_text('id,decision,edited_answer\no1,edit,"a red\ncar\tparked"\n')
     assert review.read_decisions(path, ITEMS)[0]["o1"]["answer"] == "a red\ncar\tparked"
+
+
+LONG = "x" * 5000
+
+
+@pytest.mark.parametrize("name", ["~", " ", "", "..", ".hidden", "a b", "a/../b", "org//name", "a\x00b", "é", LONG])
+def test_a_model_name_that_is_no_safe_folder_name_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """`~` and ` ` once shared `report/eval/_`: a name that is not `name` or `org/name` of safe characters is one
+    usage error naming --model, and nothing is written."""
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["eval", "odi", "--build", str(tmp_path), "--model", name, "--base-url", "http://127.0.0.1:9/v1"])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "--model" in err and len(err) < 1000
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["random", "gpt-4o", "Qwen/Qwen2.5-VL-7B-Instruct", "llava:13b", "org/model@v2"])
+def test_model_names_people_use_are_taken(name: str) -> None:
+    assert model_name(name) == name
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["build", "smoke", "--plan", "--only", LONG],
+        ["build", f"/tmp/{LONG}", "--plan"],
+        ["build", "smoke", "--out", f"/tmp/{LONG}"],
+        ["eval", LONG, "--build", "/nowhere", "--model", "random"],
+        ["export", "hf", "--build", "/nowhere", "--to", "/nowhere2", "--benchmark", LONG],
+        ["compare", f"/tmp/{LONG}", "/nowhere"],
+    ],
+    ids=["only", "config", "out", "eval-benchmark", "export-benchmark", "compare"],
+)
+def test_a_5000_character_value_is_echoed_cut_short(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and "…" in err
+    assert max(len(line) for line in err.splitlines()) <= 2 * MAX_WORD + 200
+
+
+def test_bounded_keeps_a_short_message_and_cuts_a_long_one() -> None:
+    assert bounded("/a/b.yaml: invalid config") == "/a/b.yaml: invalid config"
+    cut = bounded(f"error in {'y' * 300}.txt: gone")
+    assert cut.startswith("error in yyy") and cut.endswith("yyy.txt: gone") and len(cut) < 250
+    assert bounded("word " * 1000).endswith("(3000 more characters)")
