@@ -45,6 +45,10 @@ def _export(args: argparse.Namespace) -> int:
     if foreign and not args.force:
         print_error(target.refusal(folder, foreign))
         return 2
+    swept = target.sweep_temporaries(folder, foreign)
+    if swept:
+        print(f"removed {len(swept)} temporary file(s) an earlier export left in {folder}")
+    write_json_atomic(folder / target.SUMMARY, target.summary(build, {}, folder, foreign, running=True))
     summary, status = {}, 0
     for benchmark in wanted:
         try:

@@ -5,9 +5,12 @@ on a FIFO, echoed long names, sub-second timeouts, a bad Parquet file without it
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from test_eval import viewspatial_build
 
 from benchfoundry.benchmarks.syndor import labels
 from benchfoundry.cli import main as cli
@@ -148,3 +151,36 @@ def test_bounded_keeps_a_short_message_and_cuts_a_long_one() -> None:
     cut = bounded(f"error in {'y' * 300}.txt: gone")
     assert cut.startswith("error in yyy") and cut.endswith("yyy.txt: gone") and len(cut) < 250
     assert bounded("word " * 1000).endswith("(3000 more characters)")
+
+
+#: Run an export in a child process killed (os._exit) as it renames its first table into place.
+KILLED_EXPORT = """
+import os, sys
+from benchfoundry.cli.main import main
+real = os.replace
+def replace(src, dst, *a, **k):
+    if str(dst).endswith(".tsv"):
+        os._exit(137)
+    return real(src, dst, *a, **k)
+os.replace = replace
+main(["export", "vlmevalkit", "--build", sys.argv[1], "--to", sys.argv[2]])
+"""
+
+
+def test_an_export_killed_mid_write_is_rerun_without_force_and_leaves_no_temporary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    viewspatial_build(tmp_path / "b", n=3)
+    to = tmp_path / "x"
+    killed = subprocess.run([sys.executable, "-c", KILLED_EXPORT, str(tmp_path / "b"), str(to)], check=False)
+    assert killed.returncode == 137
+    folder = to / "vlmevalkit"
+    assert [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]  # the kill left its temporary
+    user = folder / ".draft.abcdefgh.tmp"
+    assert cli.main(["export", "vlmevalkit", "--build", str(tmp_path / "b"), "--to", str(to)]) == 0
+    assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
+    summary = json.loads((folder / "export.json").read_text())
+    assert "running" not in summary and "benchfoundry_ViewSpatial.tsv" in summary["files"]
+    user.write_text("the user's own temporary-looking file")
+    assert cli.main(["export", "vlmevalkit", "--build", str(tmp_path / "b"), "--to", str(to)]) == 2
+    assert user.read_text() == "the user's own temporary-looking file"
