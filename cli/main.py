@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import importlib
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,6 +48,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
                 + f"; known: {', '.join(names())}"
             )
     if args.plan:
+        if args.out is not None:
+            _check_plan_root(Path(args.out))
         return _print_plans(config, only, args.out)
     out = args.out or str(config.output_root)
     # The root is checked and locked before Prefect starts: a second build stops at once.
@@ -79,6 +82,28 @@ def _prune(out: Path, record: dict) -> None:
             continue
         print(f"{benchmark.name}: pruned {prune(out, outcome)} unused file(s)")
     write_build_record(out / "build.json", record)
+
+
+def _check_plan_root(out: Path) -> None:
+    """`build --plan --out OUT` reads a build root: ValueError naming OUT, or the nearest existing path above it,
+    when that is not a folder (a FIFO, a device, a file); a missing OUT is a root with no build yet."""
+    existing = next((p for p in (out, *out.parents) if p.exists() or p.is_symlink()), None)
+    if existing is None or existing.is_dir():
+        return
+    if existing.is_symlink() and not existing.exists():
+        kind = "a broken link"
+    else:
+        mode = existing.stat().st_mode
+        kind = (
+            "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "a file"
+        )
+    raise ValueError(f"--out {out}: {existing} is {kind}, not a folder; --plan reads a build root")
 
 
 def _print_plans(config: BuildConfig, only: list[str] | None, out: str | None) -> int:

@@ -5,6 +5,7 @@ on a FIFO, echoed long names, sub-second timeouts, a bad Parquet file without it
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -184,3 +185,23 @@ def test_an_export_killed_mid_write_is_rerun_without_force_and_leaves_no_tempora
     user.write_text("the user's own temporary-looking file")
     assert cli.main(["export", "vlmevalkit", "--build", str(tmp_path / "b"), "--to", str(to)]) == 2
     assert user.read_text() == "the user's own temporary-looking file"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "file", "under a file", "device", "broken link"])
+def test_plan_against_an_out_that_is_no_folder_fails_in_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    """`build --plan --out` on a FIFO printed a plan "against" it, exit 0."""
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "file").write_text("")
+    (tmp_path / "broken link").symlink_to(tmp_path / "gone")
+    paths = {"fifo": tmp_path / "fifo", "file": tmp_path / "file", "under a file": tmp_path / "file" / "x"}
+    out = {**paths, "device": Path("/dev/null")}.get(kind, tmp_path / kind)
+    assert cli.main(["build", "smoke", "--plan", "--only", "syndor", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1 and str(out) in captured.err
+
+
+def test_plan_against_a_missing_out_plans_from_scratch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["build", "smoke", "--plan", "--only", "syndor", "--out", str(tmp_path / "none")]) == 0
+    assert "no SynDORBench build there" in capsys.readouterr().out
