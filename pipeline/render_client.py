@@ -117,7 +117,7 @@ class RenderWorker:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.close(kill=True)
-                raise RenderError(f"render worker {self.pid} timed out after {timeout_s:.0f} s while {doing}")
+                raise RenderError(f"render worker {self.pid} timed out after {timeout_s:g} s while {doing}")
             ready, _, _ = select.select([stdout], [], [], min(left, 1.0))
             if ready:
                 line = stdout.readline()  # type: ignore[union-attr]

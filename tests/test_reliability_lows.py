@@ -17,7 +17,7 @@ from benchfoundry.benchmarks.syndor import labels
 from benchfoundry.cli import main as cli
 from benchfoundry.cli import review as review_cli
 from benchfoundry.cli.args import MAX_WORD, bounded, model_name
-from benchfoundry.pipeline import review
+from benchfoundry.pipeline import render_client, review
 
 ITEMS = [
     {"id": "a1", "answer": "A", "options": ["A", "B"], "form": "closed"},
@@ -205,3 +205,25 @@ def test_plan_against_an_out_that_is_no_folder_fails_in_one_line_naming_it(
 def test_plan_against_a_missing_out_plans_from_scratch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["build", "smoke", "--plan", "--only", "syndor", "--out", str(tmp_path / "none")]) == 0
     assert "no SynDORBench build there" in capsys.readouterr().out
+
+
+#: A render worker that starts, then never answers a request.
+SILENT_WORKER = """
+import sys, time
+print('{"ok": true}', flush=True)
+sys.stdin.readline()
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("timeout_s, shown", [(0.5, "0.5 s"), (0.25, "0.25 s"), (2, "2 s")])
+def test_a_sub_second_render_timeout_is_shown_as_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, timeout_s: float, shown: str
+) -> None:
+    """A 0.5 s shard timeout was reported as "timed out after 0 s"."""
+    (tmp_path / "silent_worker.py").write_text(SILENT_WORKER)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setattr(render_client, "WORKER_MODULE", "silent_worker")
+    worker = render_client.RenderWorker()
+    with pytest.raises(render_client.RenderError, match=f"timed out after {shown} while rendering"):
+        worker.render(tmp_path / "spec.json", timeout_s)
