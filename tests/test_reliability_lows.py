@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from test_eval import viewspatial_build
 
-from benchfoundry.benchmarks.syndor import labels
+from benchfoundry.benchmarks.syndor import frame_files, labels
 from benchfoundry.cli import main as cli
 from benchfoundry.cli import review as review_cli
 from benchfoundry.cli.args import MAX_WORD, bounded, model_name
+from benchfoundry.core.store import StageStore
 from benchfoundry.pipeline import render_client, review
 
 ITEMS = [
@@ -227,3 +230,19 @@ def test_a_sub_second_render_timeout_is_shown_as_given(
     worker = render_client.RenderWorker()
     with pytest.raises(render_client.RenderError, match=f"timed out after {shown} while rendering"):
         worker.render(tmp_path / "spec.json", timeout_s)
+
+
+@pytest.mark.parametrize("data", [b"", b"PAR1", b"PAR1 not parquet at all PAR1", b"a,b\n1,2\n"])
+def test_a_bad_parquet_file_is_reported_by_name(tmp_path: Path, data: bytes) -> None:
+    """pyarrow names a bad file `<Buffer>`: the store's shard and manifest reads and `--prune` name it."""
+    store = StageStore(tmp_path, "syndor", "render")
+    store.write_shard("s1", pd.DataFrame({"shard": ["s1"], "img_path": ["a.jpg"], "mask_path": ["a.png"]}))
+    store.write_manifest(["s1"])
+    for path in (store.shard_path("s1"), store.manifest_path):
+        path.write_bytes(data)
+    with pytest.raises(ValueError, match=re.escape(f"{store.shard_path('s1')}: not a readable Parquet file")):
+        store.collect_rows(["s1"])
+    with pytest.raises(ValueError, match=re.escape(f"{store.manifest_path}: not a readable Parquet file")):
+        store.read_manifest()
+    with pytest.raises(ValueError, match=re.escape(str(store.manifest_path))):
+        frame_files.prune_build(tmp_path / "syndor")

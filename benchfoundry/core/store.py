@@ -36,6 +36,15 @@ _TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 _STAGING = re.compile(r"^(_tmp|\.hf\..+)$")
 
 
+def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """A Parquet file's rows; ValueError naming the file when it is not one (truncated, another format): pyarrow's
+    own error names only `<Buffer>`."""
+    try:
+        return pd.read_parquet(path)
+    except ValueError as exc:
+        raise ValueError(f"{path}: not a readable Parquet file ({exc})") from None
+
+
 def build_leftovers(root: str | os.PathLike[str], owned_dirs: Iterable[str], owned_files: Iterable[str]) -> list[Path]:
     """What a killed build may have left in its output root: temporaries and staging folders under the
     benchmark folders `owned_dirs`, and temporaries of the root's own files `owned_files`; a user's
@@ -158,7 +167,7 @@ class StageStore:
         return self.shard_path(shard_id)
 
     def shard_rows(self, shard_id: str) -> pd.DataFrame:
-        return pd.read_parquet(self.shard_path(shard_id))
+        return read_parquet(self.shard_path(shard_id))
 
     def done_shards(self) -> list[str]:
         done = self.dir / "_done"
@@ -195,4 +204,4 @@ class StageStore:
         return write_parquet_atomic(self.manifest_path, self.collect_rows(shard_ids))
 
     def read_manifest(self) -> pd.DataFrame:
-        return pd.read_parquet(self.manifest_path)
+        return read_parquet(self.manifest_path)

@@ -20,6 +20,7 @@ from benchfoundry.benchmarks.syndor.identity import BENCHMARK
 from benchfoundry.benchmarks.syndor.night_vision_stage import FEATURE_STAGE, NV_DIR, nv_relpath, plan_feature_shards
 from benchfoundry.benchmarks.syndor.render_plan import STAGE
 from benchfoundry.benchmarks.syndor.render_stage import person_cache
+from benchfoundry.core.store import read_parquet
 
 #: The folders of a frame's files under `images/`.
 FRAME_DIRS = ("raw_images", "masks", NV_DIR)
@@ -155,7 +156,7 @@ def prune_build(bench_dir: Path) -> int:
     manifest = bench_dir / STAGE / "manifest.parquet"
     if bench_dir.is_symlink() or not manifest.is_file():
         return 0
-    rows = pd.read_parquet(manifest)
+    rows = read_parquet(manifest)
     if not len(rows):
         return 0
     removed = prune(bench_dir, rows["img_path"].astype(str), rows["mask_path"].astype(str))
