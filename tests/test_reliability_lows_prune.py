@@ -4,20 +4,17 @@ no longer holds go with the unused frames; a user's file, another stage's file a
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from test_same_bytes import SYNDOR, THREE, TWO, build
 
 from benchfoundry.benchmarks.syndor import frame_files, render_plan
 from benchfoundry.benchmarks.syndor.discern_config import DiscernConfig
 from benchfoundry.benchmarks.syndor.night_vision_stage import FEATURE_STAGE, plan_feature_shards
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.loader import load_config
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_same_bytes import SYNDOR, THREE, TWO, build
 
 KEPT, GONE, EMPTY = "field_t00003_walking_p000", "field_t00004_kicking_p001", "field_empty_night_r001"
 PEOPLE = "render/_person"
