@@ -77,7 +77,7 @@ def synthetic_coco_task(out: str, shard: str, config: BuildConfig) -> dict[str, 
         part = synthetic_set.render_part(
             synthetic_root(out) / split, split, cfg, person, seed, list(zip(numbers, plans))
         )
-        write_json_atomic(path, part)
+        write_json_atomic(path, {k: v for k, v in part.items() if k != "render_s"})  # a time stays in the marker
         store.write_shard(
             shard,
             pd.DataFrame([{"split": split, "part": int(index), "images": len(part["images"])}]),
@@ -95,5 +95,9 @@ def write_synthetic_split(out: str, split: str, config: BuildConfig) -> dict[str
     for stale in (synthetic_root(out) / split / PARTS).glob("[0-9][0-9][0-9][0-9].json"):
         if int(stale.stem) >= count:
             stale.unlink()
-    records = [read_json(_part_file(out, split, k)) for k in range(count)]
+    store = StageStore(out, BENCHMARK, STAGE)
+    records = [
+        {**read_json(_part_file(out, split, k)), "render_s": float(store.marker(part_name(split, k))["render_s"])}
+        for k in range(count)
+    ]
     return synthetic_set.write_split(synthetic_root(out), split, records)
