@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ from benchfoundry.core.bounded_read import loads_yaml, read_text
 
 #: The top-level key of a fraction of a preset's counts (`--set scale=0.1`).
 SCALE_KEY = "scale"
+#: A number in exponent form that YAML 1.1 reads as text (`1e-3`, `5E-2`).
+_EXPONENT = re.compile(r"[+]?[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+")
 #: The presets (`smoke.yaml`, `syndorbench.yaml`, …): package data beside this module.
 PRESET_DIR = Path(__file__).resolve().parent
 
@@ -136,7 +139,10 @@ def load_config(path: str | Path | None, overrides: Iterable[str] = ()) -> Build
 
 
 def scale_of(value: Any, source: str) -> float:
-    """A config's `scale`: a number in (0, 1]; a ConfigError naming it otherwise."""
+    """A config's `scale`: a number in (0, 1], an exponent without a dot included (`1e-3`, which YAML 1.1 reads
+    as text); a ConfigError naming it otherwise."""
+    if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
+        value = float(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
         raise ConfigError(f"{source}: {SCALE_KEY}: {_short(value)} is not a fraction in (0, 1]")
     return float(value)

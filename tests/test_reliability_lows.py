@@ -19,6 +19,7 @@ from benchfoundry.benchmarks.syndor import frame_files, labels
 from benchfoundry.cli import main as cli
 from benchfoundry.cli import review as review_cli
 from benchfoundry.cli.args import MAX_WORD, bounded, model_name
+from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.core.store import StageStore
 from benchfoundry.pipeline import render_client, review
 
@@ -246,3 +247,18 @@ def test_a_bad_parquet_file_is_reported_by_name(tmp_path: Path, data: bytes) -> 
         store.read_manifest()
     with pytest.raises(ValueError, match=re.escape(str(store.manifest_path))):
         frame_files.prune_build(tmp_path / "syndor")
+
+
+@pytest.mark.parametrize(
+    "bad", ["0", "-1", ".nan", "nan", ".inf", "-.inf", "inf", "1e-400", "1e1", "abc", "[0.1]", "null"]
+)
+def test_a_hostile_scale_is_one_error_naming_it(bad: str) -> None:
+    with pytest.raises(ConfigError, match=r"scale: .* is not a fraction in \(0, 1\]"):
+        load_config("rehearsal-odi", [f"scale={bad}"])
+
+
+@pytest.mark.parametrize("written, panoramas", [("1e-3", 2), ("5E-2", 100), ("1.0e-9", 1), ("0.000001", 1)])
+def test_a_scale_in_exponent_form_scales(written: str, panoramas: int) -> None:
+    """`--set scale=1e-3` was refused as the text '1e-3' (YAML 1.1 reads an exponent without a dot as text); a
+    vanishing scale keeps the smallest build that still holds every category."""
+    assert load_config("rehearsal-odi", [f"scale={written}"]).odi.synthetic.count == panoramas
