@@ -160,6 +160,7 @@ def _run(argv: list[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command: its exit status; bad input is one `error:` line and 2, a stop by a signal 128 + its
     number (130 for Ctrl-C, 143 for SIGTERM), without a traceback."""
+    from benchfoundry.core.plugins import PluginError
     from benchfoundry.core.stopping import BuildInterrupted
     from benchfoundry.flows.slurm_jobs import ClusterFailed
     from benchfoundry.flows.stop_signals import stop_on_signals
@@ -177,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except ClusterFailed as exc:
+    except (ClusterFailed, PluginError) as exc:
         print_error(exc)
         return 2
     except ValueError as exc:

@@ -9,6 +9,8 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pandas as pd
@@ -20,8 +22,9 @@ from benchfoundry.cli import main as cli
 from benchfoundry.cli import review as review_cli
 from benchfoundry.cli.args import MAX_WORD, bounded, model_name
 from benchfoundry.configs.loader import ConfigError, load_config
+from benchfoundry.core import plugins
 from benchfoundry.core.store import StageStore
-from benchfoundry.pipeline import render_client, review
+from benchfoundry.pipeline import benchmarks, render_client, review
 
 ITEMS = [
     {"id": "a1", "answer": "A", "options": ["A", "B"], "form": "closed"},
@@ -262,3 +265,49 @@ def test_a_scale_in_exponent_form_scales(written: str, panoramas: int) -> None:
     """`--set scale=1e-3` was refused as the text '1e-3' (YAML 1.1 reads an exponent without a dot as text); a
     vanishing scale keeps the smallest build that still holds every category."""
     assert load_config("rehearsal-odi", [f"scale={written}"]).odi.synthetic.count == panoramas
+
+
+@pytest.fixture
+def hostile_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str, str], None]]:
+    """Declare one more entry in the benchmarks group (its modules importable from `tmp_path`); the registry's
+    caches are cleared before and after."""
+    real = plugins.entry_points
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "hostile_broken.py").write_text("raise RuntimeError('the plug-in blew up on import')\n")
+    (tmp_path / "hostile_syntax.py").write_text("def x(:\n")
+
+    def declare(name: str, value: str) -> None:
+        extra = EntryPoint(name, value, plugins.BENCHMARKS_GROUP)
+        monkeypatch.setattr(plugins, "entry_points", lambda group: [*real(group=group), extra])
+        _clear_registry()
+
+    yield declare
+    monkeypatch.setattr(plugins, "entry_points", real)
+    _clear_registry()
+
+
+def _clear_registry() -> None:
+    for cached in (plugins.declared, plugins.load, benchmarks._declared):
+        cached.cache_clear()
+
+
+@pytest.mark.parametrize(
+    "name, value, shown",
+    [
+        ("broken", "hostile_broken:DESCRIPTOR", "RuntimeError: the plug-in blew up on import"),
+        ("syntaxy", "hostile_syntax:DESCRIPTOR", "SyntaxError"),
+        ("../evil", "hostile_broken:DESCRIPTOR", "'../evil'"),
+        ("Evil Name", "hostile_broken:DESCRIPTOR", "'Evil Name'"),
+        ("syndor", "hostile_broken:DESCRIPTOR", "declared twice"),
+    ],
+)
+def test_a_broken_or_badly_named_plugin_is_one_error_line_naming_its_entry(
+    hostile_plugins: Callable[[str, str], None], capsys: pytest.CaptureFixture[str], name: str, value: str, shown: str
+) -> None:
+    """A plug-in whose import raised anything but ImportError, or any PluginError, was a traceback on every
+    command; a name like `../evil` (the benchmark's folder under the build root) was not checked."""
+    hostile_plugins(name, value)
+    assert cli.main(["build", "smoke", "--plan"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: benchfoundry.benchmarks") and shown in err and "Traceback" not in err
+    assert len(err.splitlines()) == 1

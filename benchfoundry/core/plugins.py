@@ -7,6 +7,7 @@ installed from another package is found exactly as the built-ins are."""
 from __future__ import annotations
 
 import importlib
+import re
 from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
@@ -15,6 +16,8 @@ from typing import Any
 BENCHMARKS_GROUP = "benchfoundry.benchmarks"
 #: Render-spec kind → the function that renders a shard of that kind in the render worker (render/worker.py).
 RENDERERS_GROUP = "benchfoundry.renderers"
+#: An entry's name: a benchmark's folder under the build root, its config section and command, a render kind.
+ENTRY_NAME = re.compile(r"[a-z][a-z0-9_-]{0,63}")
 
 
 class PluginError(ImportError):
@@ -26,6 +29,11 @@ def declared(group: str) -> dict[str, str]:
     """Entry name → its "module:attribute", for every installed distribution's entry point in `group`; read once."""
     found: dict[str, str] = {}
     for point in entry_points(group=group):
+        if not ENTRY_NAME.fullmatch(point.name):
+            raise PluginError(
+                f"{group}: entry {point.name[:80]!r} = {point.value[:120]!r}: a name is lower-case letters, digits, "
+                "_ and - (one folder, config key and command name), at most 64 characters"
+            )
         if found.get(point.name, point.value) != point.value:
             raise PluginError(f"{group}: {point.name!r} is declared twice ({found[point.name]} and {point.value})")
         found[point.name] = point.value
@@ -55,8 +63,9 @@ def load(group: str, name: str) -> Any:
         raise PluginError(f"{group}: no entry {name!r}; declared: {', '.join(sorted(declared(group))) or 'none'}")
     try:
         return resolve(dotted)
-    except (ImportError, AttributeError, ValueError) as exc:
-        raise PluginError(f"{group}: entry {name!r} = {dotted!r} cannot be loaded: {exc}") from exc
+    except Exception as exc:  # an installed package's import may raise anything: name the entry, not a traceback
+        why = f"{type(exc).__name__}: {exc}"
+        raise PluginError(f"{group}: entry {name!r} = {dotted!r} cannot be loaded: {why}") from exc
 
 
 def load_all(group: str) -> dict[str, Any]:
