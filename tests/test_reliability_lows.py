@@ -311,3 +311,40 @@ def test_a_broken_or_badly_named_plugin_is_one_error_line_naming_its_entry(
     err = capsys.readouterr().err
     assert err.startswith("error: benchfoundry.benchmarks") and shown in err and "Traceback" not in err
     assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "flags, refused",
+    [
+        (["--html", "{a}/build.json"], "lies in"),
+        (["--json", "{a}/viewspatial/ViewSpatial-Bench.json"], "lies in"),
+        (["--json", "{b}/viewspatial/ViewSpatial-Bench.json"], "lies in"),
+        (["--json", "{tmp}/fifo"], "not a regular file"),
+        (["--json", "{tmp}/x.json", "--html", "{tmp}/x.json"], "the same file"),
+    ],
+)
+def test_compare_replaces_no_input_no_other_output_and_no_special_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], refused: str
+) -> None:
+    """`compare --html A/build.json` replaced the build's record with the page (exit 0), `--json` on a FIFO
+    replaced the FIFO, and --json and --html on one path wrote one over the other."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    viewspatial_build(a, n=3)
+    viewspatial_build(b, n=3)
+    os.mkfifo(tmp_path / "fifo")
+    before = {p: p.read_bytes() for root in (a, b) for p in root.rglob("*") if p.is_file()}
+    argv = [flag.format(a=a, b=b, tmp=tmp_path) for flag in flags]
+    assert cli.main(["compare", str(a), str(b), *argv]) == 2
+    err = capsys.readouterr().err
+    assert refused in err and len(err.splitlines()) == 1
+    assert {p: p.read_bytes() for root in (a, b) for p in root.rglob("*") if p.is_file()} == before
+    assert (tmp_path / "fifo").is_fifo()
+
+
+def test_compare_still_writes_its_page_into_a(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    viewspatial_build(a, n=3)
+    viewspatial_build(b, n=3)
+    page = a / "report" / "compare.html"
+    assert cli.main(["compare", str(a), str(b), "--html", str(page), "--json", str(tmp_path / "c.json")]) == 0
+    assert page.read_text().startswith("<!DOCTYPE html>") and json.loads((tmp_path / "c.json").read_text())
