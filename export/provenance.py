@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +54,10 @@ def _license(config: Mapping[str, Any], source: Path) -> str:
 
 
 def _name(record: Mapping[str, Any]) -> str | None:
-    name = " ".join(str(record.get("name", "")).replace("`", "'").split())[:80]
+    """The build's name as the card prints it: one line of at most 80 characters, no backtick, control or format
+    character (NUL, escape, a bidi override)."""
+    text = "".join(c if unicodedata.category(c) not in ("Cc", "Cf") else " " for c in str(record.get("name", "")))
+    name = " ".join(text.replace("`", "'").split())[:80]
     return name or None
 
 

@@ -24,6 +24,7 @@ from benchfoundry.cli.args import MAX_WORD, bounded, model_name
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.core import plugins
 from benchfoundry.core.store import StageStore
+from benchfoundry.export.provenance import provenance
 from benchfoundry.pipeline import benchmarks, render_client, review
 
 ITEMS = [
@@ -348,3 +349,19 @@ def test_compare_still_writes_its_page_into_a(tmp_path: Path, capsys: pytest.Cap
     page = a / "report" / "compare.html"
     assert cli.main(["compare", str(a), str(b), "--html", str(page), "--json", str(tmp_path / "c.json")]) == 0
     assert page.read_text().startswith("<!DOCTYPE html>") and json.loads((tmp_path / "c.json").read_text())
+
+
+@pytest.mark.parametrize(
+    "name, shown",
+    [
+        ("night\x00shift", "night shift"),
+        ("\x1b[31mred\x1b[0m", "[31mred [0m"),
+        ("\u202eevil\u202c name", "evil name"),
+        ("a`b\n---\nlicense: evil", "a'b --- license: evil"),
+        ("x" * 500, "x" * 80),
+    ],
+)
+def test_the_cards_build_name_is_one_plain_line(tmp_path: Path, name: str, shown: str) -> None:
+    """A build's name with NUL, an escape sequence or a bidi override reached the dataset card as it was."""
+    (tmp_path / "build.json").write_text(json.dumps({"name": name}))
+    assert provenance(tmp_path, ()).name == shown
