@@ -4,6 +4,7 @@ on a FIFO, echoed long names, sub-second timeouts, a bad Parquet file without it
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -12,6 +13,7 @@ import sys
 from collections.abc import Callable, Iterator
 from importlib.metadata import EntryPoint
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -27,6 +29,7 @@ from benchfoundry.core.store import StageStore
 from benchfoundry.export.provenance import provenance
 from benchfoundry.pipeline import benchmarks, render_client, review
 
+REPO = Path(__file__).resolve().parent.parent
 ITEMS = [
     {"id": "a1", "answer": "A", "options": ["A", "B"], "form": "closed"},
     {"id": "o1", "answer": "a red car", "options": [], "form": "open"},
@@ -365,3 +368,31 @@ def test_the_cards_build_name_is_one_plain_line(tmp_path: Path, name: str, shown
     """A build's name with NUL, an escape sequence or a bidi override reached the dataset card as it was."""
     (tmp_path / "build.json").write_text(json.dumps({"name": name}))
     assert provenance(tmp_path, ()).name == shown
+
+
+def _docker_requirements() -> Any:
+    spec = importlib.util.spec_from_file_location("docker_requirements", REPO / "docker" / "requirements.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    "line", ["--index-url=https://elsewhere.example/simple", "-e .", "numpy\n--pre", "pandas\x00", "", 3]
+)
+def test_docker_requirements_refuse_a_line_that_is_no_requirement(line: Any) -> None:
+    """Each line reaches `pip install` as an argument (xargs): an option or a line break would be pip's to obey."""
+    project = {"project": {"dependencies": ["numpy>=1.26,<2", line]}, "build-system": {"requires": []}}
+    with pytest.raises(ValueError, match="is not a requirement"):
+        _docker_requirements().requirements(project, build=False)
+
+
+def test_docker_requirements_are_the_projects_and_refuse_an_unknown_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    module = _docker_requirements()
+    assert module.main(["--bulid"]) == 2 and "usage" in capsys.readouterr().err
+    assert module.main(["--build"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert "setuptools>=68" in printed and any(line.startswith("prefect") for line in printed)
+    assert all(module.REQUIREMENT.fullmatch(line) for line in printed)
+    extras = {"project": {"dependencies": ['smplx[all]==0.1.28; python_version >= "3.10"']}, "build-system": {}}
+    assert module.requirements(extras, build=False) == ['smplx[all]==0.1.28; python_version >= "3.10"']
