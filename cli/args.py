@@ -1,5 +1,5 @@
 """What the commands share for their flags: config sections built from flags, with a bad value named by its
-flag in one line, argparse types for counts and model names, and error lines bounded in length."""
+flag in one line, argparse types for counts, model names checked, and error lines bounded in length."""
 
 from __future__ import annotations
 
@@ -42,15 +42,15 @@ class Parser(argparse.ArgumentParser):
         super().error(bounded(message))
 
 
-def model_name(text: str) -> str:
-    """An argparse type: a model's name that is one safe folder name for its results (MODEL_NAME, at most
-    MAX_WORD characters)."""
-    if len(text) > MAX_WORD or not MODEL_NAME.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"{text[:60]!r}{'…' if len(text) > 60 else ''} is not a model name: letters, digits and _ . + : @ -, "
-            f"as `name` or `org/name`, each part starting with a letter or digit, at most {MAX_WORD} characters"
-        )
-    return text
+def model_name_problem(text: str) -> str | None:
+    """Why `text` is no model name whose results get one safe folder (MODEL_NAME, at most MAX_WORD characters),
+    or None."""
+    if len(text) <= MAX_WORD and MODEL_NAME.fullmatch(text):
+        return None
+    return (
+        f"--model {text[:60]!r}{'…' if len(text) > 60 else ''} is not a model name: letters, digits and _ . + : @ -, "
+        f"as `name` or `org/name`, each part starting with a letter or digit, at most {MAX_WORD} characters"
+    )
 
 
 def validation_line(exc: ValidationError, names: Mapping[str, str] | None = None) -> str:

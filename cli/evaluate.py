@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.cli.args import model_name, positive_int, print_error
+from benchfoundry.cli.args import model_name_problem, positive_int, print_error
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.evaluation.hooks import OMNI_COT_MODES, Evaluation, evaluation_of, omni_cot_benchmarks
 from benchfoundry.pipeline.benchmarks import names
@@ -63,6 +63,8 @@ def _check_flags(args: argparse.Namespace, evaluation: Evaluation) -> str | None
     """Why the flags do not go together, or None."""
     from benchfoundry.evaluation.baselines import MODEL as RANDOM
 
+    if (problem := model_name_problem(args.model)) is not None:
+        return problem
     if args.omni_cot != "off" and not evaluation.omni_cot:
         return _omni_cot_refused()
     if args.omni_cot != "off" and args.blind:
@@ -300,7 +302,6 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--model",
         required=True,
-        type=model_name,
         help="the model's name at the endpoint (`name` or `org/name`), or `random` (no endpoint)",
     )
     p.add_argument("--base-url", help="e.g. http://127.0.0.1:8000/v1 (not with --model random)")
