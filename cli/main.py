@@ -7,13 +7,13 @@ import argparse
 import contextlib
 import importlib
 import os
-import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchfoundry.cli.args import Parser, print_error
+from benchfoundry.core.safe_paths import file_kind
 from benchfoundry.pipeline.benchmarks import hook, names, registered
 
 if TYPE_CHECKING:
@@ -93,16 +93,7 @@ def _check_plan_root(out: Path) -> None:
     if existing.is_symlink() and not existing.exists():
         kind = "a broken link"
     else:
-        mode = existing.stat().st_mode
-        kind = (
-            "a FIFO"
-            if stat.S_ISFIFO(mode)
-            else "a device"
-            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a socket"
-            if stat.S_ISSOCK(mode)
-            else "a file"
-        )
+        kind = file_kind(existing.stat().st_mode)
     raise ValueError(f"--out {out}: {existing} is {kind}, not a folder; --plan reads a build root")
 
 

@@ -55,17 +55,19 @@ def regular_file(path: str | os.PathLike[str], field: str) -> Path:
     path = Path(path)
     mode = path.stat().st_mode
     if not stat.S_ISREG(mode):
-        kind = (
-            "a FIFO"
-            if stat.S_ISFIFO(mode)
-            else "a device"
-            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a folder"
-            if stat.S_ISDIR(mode)
-            else "not a regular file"
-        )
-        raise UnsafePathError(f"{field}: {path} is {kind}, not a regular file")
+        raise UnsafePathError(f"{field}: {path} is {file_kind(mode)}, not a regular file")
     return path
+
+
+def file_kind(mode: int) -> str:
+    """What a file of `mode` (st_mode) is, in words: "a FIFO", "a device", "a socket", "a folder", "a file"."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a folder" if stat.S_ISDIR(mode) else "a file"
 
 
 def inside_file(root: str | os.PathLike[str], name: str, field: str) -> Path:
