@@ -72,7 +72,7 @@ def plan_config(config: BuildConfig) -> dict[str, Any]:
     runs = {
         "synthetic scans": synthetic_scans,
         "scan": len(scans),
-        "coco synthetic": 0 if cc.splits else sum(-(-cc.synthetic.images[s] // cc.synthetic.part_images) for s in coco),
+        "coco synthetic": 0 if cc.splits else sum(len(cc.synthetic.part_ranges(s)) for s in coco),
         "coco": len(coco),
     }
     per_split: dict[str, int] = {}

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig, check_templates, label_weights
+from benchfoundry.benchmarks.viewspatial.coco.config import RELEASE_FACINGS, CocoConfig, check_templates, label_weights
 from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_LABELS, EXCLUDED_NYU40, CoverageConfig
 from benchfoundry.configs.base import MAX_SIDE_PX, Section, refuse_renamed
 from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS
@@ -126,8 +126,7 @@ class TaskBudgets(Section):
 #: images Per-Obj. Ori. follows; Per-Sce. Sim.'s 1,105; Per-Rel. Dir.'s 669 direction items, its "which hand" and
 #: "which foot" items apart).
 RELEASE_ANSWERS: dict[str, dict[str, float]] = {
-    "cam_obj": {"back": 267, "left": 204, "back-right": 152, "right": 146, "back-left": 140, "front-left": 34,
-                "front": 33, "front-right": 20},
+    "cam_obj": RELEASE_FACINGS,
     "cam_rel": {"right": 283, "down": 260, "left": 235, "above": 116, "back-down": 108, "front-left": 92,
                 "front-right": 87, "front": 81, "back": 72, "down-left": 72, "down-right": 68, "back-left": 64,
                 "back-right": 61, "front-up": 57, "above-right": 41, "above-left": 35, "front-down": 26,

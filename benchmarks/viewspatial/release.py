@@ -97,20 +97,24 @@ def within_budgets(
     rest = ranked.drop(index=hands_first)
     if per_rel in shares:
         rest = rest[~hand.loc[rest.index]]
-    kept = {per_rel: [ranked.loc[hands_first]]}
+    kept = [ranked.loc[hands_first]]
+    followed: set[str] = set()  # the images of a Cam-Obj. Ori. drawn by its answers, which Per-Obj. Ori. follows
     by_task = dict(list(rest.groupby("question_type", sort=False)))
-    for task in sorted(by_task, key=lambda t: t == PER_OBJ):  # Per-Obj. Ori. after the Cam-Obj. images it follows
+    for task in sorted(by_task, key=lambda t: t == PER_OBJ):
         of_task = by_task[task]
         room = caps.get(task, math.inf) - (len(hands_first) if task == per_rel else 0)
-        if task == PER_OBJ and CAM_OBJ in shares and CAM_OBJ in kept:
-            on_its_images = of_task["_path"].isin(set(pd.concat(kept[CAM_OBJ])["_path"]))
+        if task == PER_OBJ and followed:
+            on_its_images = of_task["_path"].isin(followed)
             of_task = pd.concat([of_task[on_its_images], of_task[~on_its_images]])
-        if task in shares and not math.isinf(room):
-            kept.setdefault(task, []).append(shaped(of_task, int(room), shares[task]))
+        if math.isinf(room):
+            chosen = of_task
         else:
-            kept.setdefault(task, []).append(of_task.head(len(of_task) if math.isinf(room) else int(room)))
+            chosen = shaped(of_task, int(room), shares[task]) if task in shares else of_task.head(int(room))
+        if task == CAM_OBJ and task in shares:
+            followed = set(chosen["_path"])
+        kept.append(chosen)
     order = {t: k for k, t in enumerate(RELEASED_TYPES.values())}
-    out = pd.concat([frame for frames in kept.values() for frame in frames])
+    out = pd.concat(kept)
     out = out.assign(_task=out["question_type"].map(order))
     return out.sort_values(["_task", "_path", "item_id"], kind="stable").drop(
         columns=["_image", "_item", "_task", "_path"]

@@ -207,6 +207,11 @@ class SyntheticCocoConfig(DenoisedRenderSection):
             raise ValueError("framings: the weights sum to 0")
         return self
 
+    def part_ranges(self, split: str) -> list[range]:
+        """The image numbers (1-based) of each render part of a split: `part_images` a part, the last fewer."""
+        n, size = self.images[split], self.part_images
+        return [range(first, min(first + size, n + 1)) for first in range(1, n + 1, size)]
+
     @field_validator("facings")
     @classmethod
     def _facings(cls, facings: dict[str, float]) -> dict[str, float]:
@@ -224,9 +229,7 @@ class SyntheticCocoConfig(DenoisedRenderSection):
     @field_validator("people")
     @classmethod
     def _nouns(cls, people: dict[str, float]) -> dict[str, float]:
-        if not people or set(people) - set(PEOPLE) or any(w < 0 for w in people.values()) or not sum(people.values()):
-            raise ValueError(f"people: weights ≥ 0 (not all 0) of {list(PEOPLE)}, got {people}")
-        return people
+        return label_weights("people", people, PEOPLE)
 
     @field_validator("held_objects")
     @classmethod

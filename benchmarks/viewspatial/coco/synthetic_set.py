@@ -436,12 +436,6 @@ def check_split(cfg: SyntheticCocoConfig, person: PersonConfig, split: str) -> N
         raise ValueError(f"viewspatial.coco.synthetic.images has no split {split!r}: {sorted(cfg.images)}")
 
 
-def part_ranges(cfg: SyntheticCocoConfig, split: str) -> list[range]:
-    """The image numbers (1-based) of each render part of a split: `cfg.part_images` a part, the last fewer."""
-    n, size = cfg.images[split], cfg.part_images
-    return [range(first, min(first + size, n + 1)) for first in range(1, n + 1, size)]
-
-
 def split_plans(
     cfg: SyntheticCocoConfig, person: PersonConfig, seed: int, split: str, numbers: range | None = None
 ) -> list[tuple[sc.ImagePlan, np.random.Generator]]:

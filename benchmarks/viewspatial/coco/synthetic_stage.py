@@ -35,7 +35,7 @@ def part_name(split: str, index: int) -> str:
 def parts(config: BuildConfig) -> list[tuple[str, int]]:
     """Every (split, part index) of the synthetic set, split by split."""
     cfg = config.viewspatial.coco.synthetic
-    return [(split, k) for split in sorted(cfg.images) for k in range(len(synthetic_set.part_ranges(cfg, split)))]
+    return [(split, k) for split in sorted(cfg.images) for k in range(len(cfg.part_ranges(split)))]
 
 
 def _part_file(out: str | Path, split: str, index: int) -> Path:
@@ -68,7 +68,7 @@ def synthetic_coco_task(out: str, shard: str, config: BuildConfig) -> dict[str, 
     split, _, index = shard.rpartition("_")
     cfg, person, seed = config.viewspatial.coco.synthetic, config.person, config.seed
     synthetic_set.check_split(cfg, person, split)
-    numbers = synthetic_set.part_ranges(cfg, split)[int(index)]
+    numbers = cfg.part_ranges(split)[int(index)]
     store = StageStore(out, BENCHMARK, STAGE)
     h = _part_hash(split, numbers, config)
     path = _part_file(out, split, int(index))
@@ -91,7 +91,7 @@ def synthetic_coco_task(out: str, shard: str, config: BuildConfig) -> dict[str, 
 def write_synthetic_split(out: str, split: str, config: BuildConfig) -> dict[str, Any]:
     """The split's COCO file, truth and images folder from its parts' records (synthetic_set.write_split), the
     records of parts the split no longer has removed; its paths, images and render seconds."""
-    count = len(synthetic_set.part_ranges(config.viewspatial.coco.synthetic, split))
+    count = len(config.viewspatial.coco.synthetic.part_ranges(split))
     for stale in (synthetic_root(out) / split / PARTS).glob("[0-9][0-9][0-9][0-9].json"):
         if int(stale.stem) >= count:
             stale.unlink()
