@@ -116,6 +116,23 @@ def _wait(what: str, found: Callable[[], T | None], worker: subprocess.Popen, lo
     return value
 
 
+def worker_env(url: str, **extra: str) -> dict[str, str]:
+    """The environment of the prefect commands, the worker and its flow runs against the server at `url`."""
+    return {
+        **os.environ,
+        "PREFECT_API_URL": url,
+        "BENCHFOUNDRY_HOME": str(REPO),  # prefect.yaml's pull step
+        "PREFECT_WORKER_QUERY_SECONDS": str(QUERY_S),
+        **extra,
+    }
+
+
+def make_pool(env: dict[str, str]) -> None:
+    """The process work pool and its queue of one run at a time."""
+    _prefect(env, "work-pool", "create", POOL, "--type", "process")
+    _prefect(env, "work-queue", "create", QUEUE, "--pool", POOL, "--limit", "1")
+
+
 def _runs(client: SyncPrefectClient, deployment_id: object) -> list[FlowRun]:
     runs = client.read_flow_runs(deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment_id])))
     return sorted(runs, key=lambda r: r.expected_start_time)
@@ -159,14 +176,8 @@ def test_scheduled_runs_build_then_render_only_a_new_lightings_frames(
         temporary_settings({PREFECT_API_URL: url}),
         get_client(sync_client=True) as client,
     ):
-        env = {
-            **os.environ,
-            "PREFECT_API_URL": url,
-            "BENCHFOUNDRY_HOME": str(REPO),  # prefect.yaml's pull step
-            "PREFECT_WORKER_QUERY_SECONDS": str(QUERY_S),
-        }
-        _prefect(env, "work-pool", "create", POOL, "--type", "process")
-        _prefect(env, "work-queue", "create", QUEUE, "--pool", POOL, "--limit", "1")
+        env = worker_env(url)
+        make_pool(env)
         _deploy(env, config, [])
         deployment = client.read_deployment_by_name(DEPLOYMENT)
         assert deployment.global_concurrency_limit.limit == 1 and deployment.work_queue_name == QUEUE

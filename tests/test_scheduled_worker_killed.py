@@ -6,7 +6,6 @@ byte. A real Prefect server with its scheduler and automations, as tests/test_sc
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import psutil
@@ -16,7 +15,7 @@ from prefect import get_client
 from prefect.client.schemas.objects import FlowRun, StateType
 from prefect.settings import PREFECT_API_URL, temporary_settings
 from scaleout_builds import assert_same_outputs, frame_in_progress, wait_for, write_config
-from test_scheduled_rerender import ACTIVE, POOL, QUERY_S, QUEUE, REPO, _prefect, _runs, _stop_schedule, _wait, _worker
+from test_scheduled_rerender import ACTIVE, REPO, _prefect, _runs, _stop_schedule, _wait, _worker, make_pool, worker_env
 
 from benchfoundry.flows.prefect_api import prefect_server
 
@@ -54,15 +53,8 @@ def test_a_run_whose_worker_dies_is_resumed_by_the_next_scheduled_run(
         temporary_settings({PREFECT_API_URL: url}),
         get_client(sync_client=True) as client,
     ):
-        env = {
-            **os.environ,
-            "PREFECT_API_URL": url,
-            "BENCHFOUNDRY_HOME": str(REPO),
-            "PREFECT_WORKER_QUERY_SECONDS": str(QUERY_S),
-            "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": str(HEARTBEAT_S),
-        }
-        _prefect(env, "work-pool", "create", POOL, "--type", "process")
-        _prefect(env, "work-queue", "create", QUEUE, "--pool", POOL, "--limit", "1")
+        env = worker_env(url, PREFECT_FLOWS_HEARTBEAT_FREQUENCY=str(HEARTBEAT_S))
+        make_pool(env)
         _automation(env)
         name = DEPLOYMENT.split("/")[1]
         params = ["--param", f"config_path={config}", "--param", f"out={out}", "--param", "overrides=[]"]
