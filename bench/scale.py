@@ -11,6 +11,9 @@ to the smallest fraction's, the anchor measured in the same run; a stage whose c
 or whose build's peak memory more than doubles, is flagged. `--table` writes the measured cost model (per item,
 per frame, the full build extrapolated) as the markdown docs/performance.md's span marked `cost-model` holds.
 
+A `--scratch` that holds an interrupted build of a fraction resumes it (a long rehearsal can be continued): its
+stages' CPU seconds and frames then count the markers of every run, its wall time and memory the last run only.
+
     .venv/bin/python bench/scale.py [--fractions 0.01,0.03,0.1,0.3] [--only syndor] [--json PATH] [--table PATH]
 """
 
@@ -33,6 +36,8 @@ from typing import Any
 
 import psutil
 from bench_table import add_row
+
+from benchfoundry.core.timings import marker_timings
 
 REPO = Path(__file__).resolve().parents[1]
 BENCHMARKS = ("syndor", "odi", "viewspatial")
@@ -171,16 +176,18 @@ def run_fraction(benchmark: str, fraction: float, scratch: Path) -> dict[str, An
         }
         for name, stage in timings.get("stages", {}).items()
     }
+    resumed = count_earlier_runs(stages, timings.get("stages", {}), marker_timings(out, benchmark, since=0.0))
     frames = sum(s["frames"] for s in stages.values())
     return {
         "benchmark": benchmark,
         "fraction": fraction,
         "status": status,
         "build_status": record.get("status"),
+        "resumed": resumed,
         "items": outcome.get("items"),
         "frames": frames,
         "wall_s": round(wall_s, 1),
-        "cpu_s": timings.get("cpu_s"),
+        "cpu_s": round(sum(s["cpu_s"] or 0 for s in stages.values()), 2) if resumed else timings.get("cpu_s"),
         "peak_rss_mb": max(peaks.values(), default=0.0),
         "peaks_mb": peaks,
         "prefect_db_bytes": db_bytes,
@@ -190,6 +197,26 @@ def run_fraction(benchmark: str, fraction: float, scratch: Path) -> dict[str, An
         "export": {"status": export_status, "wall_s": round(export_s, 1), "peaks_mb": export_peaks},
         "stages": stages,
     }
+
+
+def count_earlier_runs(
+    stages: dict[str, dict[str, Any]], recorded: dict[str, dict[str, Any]], markers: Sequence[dict[str, Any]]
+) -> bool:
+    """When `--scratch` held an interrupted build of this fraction and the build resumed it, build.json counts
+    only the last run's tasks: put every run's markers (CPU seconds, frames) into `stages`, each store under the
+    stage that recorded it (or its own name), and return True. A build made in one run is left as it is."""
+    if len(markers) <= sum(row.get("shards") or 0 for row in recorded.values()):
+        return False
+    stage_of = {store: name for name, row in recorded.items() for store in row.get("stores", [])}
+    totals: dict[str, dict[str, float]] = {}
+    for timing in markers:
+        row = totals.setdefault(stage_of.get(timing["store"], timing["store"]), {"cpu_s": 0.0, "frames": 0})
+        row["cpu_s"] += float(timing.get("cpu_seconds", 0.0))
+        row["frames"] += int(timing.get("render_frames", 0))
+    for name, total in totals.items():
+        row = stages.setdefault(name, {"wall_s": None, "tasks": None})
+        row["cpu_s"], row["frames"] = round(total["cpu_s"], 2), int(total["frames"])
+    return True
 
 
 def exponent(points: Iterable[tuple[float, float]]) -> float | None:

@@ -1,0 +1,85 @@
+"""bench/scale.py on a build that resumed an interrupted one: build.json counts only the last run's tasks, so the
+stage rows are recounted from every run's completion markers; a build made in one run keeps build.json's rows."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+_spec = importlib.util.spec_from_file_location("scale_bench", ROOT / "bench" / "scale.py")
+scale_bench = importlib.util.module_from_spec(_spec)
+sys.modules["scale_bench"] = scale_bench
+_spec.loader.exec_module(scale_bench)
+
+from benchfoundry.core.timings import marker_timings  # noqa: E402
+
+
+def write_marker(root: Path, store: str, name: str, start: float, cpu: float, frames: int = 0) -> None:
+    done = root / "syndor" / store / "_done"
+    done.mkdir(parents=True, exist_ok=True)
+    timing = {"start": start, "seconds": 1.0, "cpu_seconds": cpu, "render_frames": frames}
+    (done / f"{name}.json").write_text(json.dumps({"timing": timing}))
+
+
+def rows(recorded: dict[str, dict]) -> dict[str, dict]:
+    return {
+        n: {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "tasks": r["tasks"], "frames": r["render_frames"]}
+        for n, r in recorded.items()
+    }
+
+
+@pytest.fixture
+def build(tmp_path: Path) -> Path:
+    # the first run rendered three shards and featured one, then stopped; the second featured two more
+    for i, cpu in enumerate((3.0, 4.0, 5.0)):
+        write_marker(tmp_path, "render", f"r{i}", start=100.0 + i, cpu=cpu, frames=2)
+    write_marker(tmp_path, "calibration", "c0", start=99.0, cpu=0.5, frames=1)
+    write_marker(tmp_path, "discern_features", "f0", start=110.0, cpu=1.5)
+    for i, cpu in enumerate((2.0, 2.5)):
+        write_marker(tmp_path, "discern_features", f"f{i + 1}", start=500.0 + i, cpu=cpu)
+    return tmp_path
+
+
+def test_a_resumed_build_counts_every_run(build: Path) -> None:
+    recorded = {
+        "render": {"wall_s": 0.1, "cpu_s": 0.0, "tasks": 0, "render_frames": 0, "shards": 0, "stores": []},
+        "discern_features": {
+            "wall_s": 9.0,
+            "cpu_s": 4.5,
+            "tasks": 2,
+            "render_frames": 0,
+            "shards": 2,
+            "stores": ["discern_features"],
+        },
+    }
+    stages = rows(recorded)
+    assert scale_bench.count_earlier_runs(stages, recorded, marker_timings(build, "syndor", since=0.0))
+    assert stages["render"]["cpu_s"] == pytest.approx(12.0) and stages["render"]["frames"] == 6
+    assert stages["discern_features"]["cpu_s"] == pytest.approx(6.0)
+    assert stages["calibration"] == {"wall_s": None, "tasks": None, "cpu_s": 0.5, "frames": 1}
+    # the wall and task counts stay the last run's: they measure that run only
+    assert stages["discern_features"]["tasks"] == 2
+
+
+def test_a_build_made_in_one_run_keeps_its_record(build: Path) -> None:
+    recorded = {
+        "render": {"wall_s": 5.0, "cpu_s": 12.5, "tasks": 4, "render_frames": 7, "shards": 4, "stores": ["render"]},
+        "discern_features": {
+            "wall_s": 9.0,
+            "cpu_s": 6.0,
+            "tasks": 3,
+            "render_frames": 0,
+            "shards": 3,
+            "stores": ["discern_features"],
+        },
+    }
+    stages = rows(recorded)
+    before = json.loads(json.dumps(stages))
+    assert not scale_bench.count_earlier_runs(stages, recorded, marker_timings(build, "syndor", since=0.0))
+    assert stages == before
