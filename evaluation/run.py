@@ -8,6 +8,7 @@ interrupted run restarts where it stopped and a rerun sends nothing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -30,13 +31,20 @@ def eval_dir(build: Path) -> Path:
     return build / "report" / "eval"
 
 
+#: What a folder name keeps of a model's name as it is; and the names under `eval_dir` that are eval's own.
+_FOLDER_SAFE = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*")
+_EVAL_OWN = frozenset({"cache", "index.html"})
+
+
 def model_dir(build: Path, model: str) -> Path:
-    """`OUT/report/eval/<model>`, the model's name made a safe folder name (`org/name` → `org__name`); a name
-    that leaves no folder name (`..`, `.`) is a ValueError naming `--model`."""
-    name = re.sub(r"[^A-Za-z0-9_.+-]", "_", model.replace("/", "__")).lstrip(".")
-    if not name:
-        raise ValueError(f"--model {model!r}: gives no folder name for its results under {eval_dir(build)}")
-    return eval_dir(build) / name
+    """`OUT/report/eval/<folder>`, one folder per model name. A name of folder-safe characters is its own folder
+    (`gpt-4o`); any other (`org/name`, `llava:13b`), or one of eval's own names (`cache`), is made readable
+    (`/` → `__`, other characters → `_`) and given `=` and 8 hex digits of its SHA-256 (`org__name=1a2b3c4d`):
+    no safe name holds `=`, so no two names share a folder (`llava:13b` and `llava_13b` once did)."""
+    if _FOLDER_SAFE.fullmatch(model) and model not in _EVAL_OWN:
+        return eval_dir(build) / model
+    readable = re.sub(r"[^A-Za-z0-9_.+-]", "_", model.replace("/", "__")).lstrip(".")
+    return eval_dir(build) / f"{readable}={hashlib.sha256(model.encode()).hexdigest()[:8]}"
 
 
 def result_name(bench: str, protocol: str, omni_cot: str = "off", blind: bool = False) -> str:

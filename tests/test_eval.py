@@ -25,6 +25,7 @@ from benchfoundry.evaluation.baselines import random_rows
 from benchfoundry.evaluation.choices import parse_choice
 from benchfoundry.evaluation.items import EvalItem, load_items
 from benchfoundry.evaluation.protocols import MC_INSTRUCTION
+from benchfoundry.evaluation.run import model_dir
 
 LABELS = ["front", "front-left", "left", "back-left", "back", "back-right", "right", "front-right"]
 SUFFIX = "\nReply only to the corresponding option.\nAnswer:"
@@ -94,8 +95,13 @@ def run_eval(out: Path, bench: str, url: str | None, *extra: str, model: str = "
     )
 
 
-def result(out: Path, name: str, model: str = "org__scripted") -> dict:
-    return json.loads((out / "report" / "eval" / model / f"{name}.json").read_text())
+def results_dir(out: Path, model: str = "org/scripted") -> Path:
+    """Where eval writes `model`'s results in build `out`."""
+    return model_dir(out, model)
+
+
+def result(out: Path, name: str, model: str = "org/scripted") -> dict:
+    return json.loads((results_dir(out, model) / f"{name}.json").read_text())
 
 
 def share_a(items: list[dict]) -> float:
@@ -121,7 +127,7 @@ def test_a_lower_case_a_scores_the_share_of_a_answers_under_the_authors_protocol
     text_part, image = body["messages"][0]["content"]
     assert text_part["text"] == items[5]["question"] + items[5]["choices"] + SUFFIX
     assert image["type"] == "image_url" and image["image_url"]["url"].startswith("data:image/jpeg;base64,")
-    predictions = tmp_path / "report" / "eval" / "org__scripted" / "viewspatial.predictions.jsonl"
+    predictions = results_dir(tmp_path) / "viewspatial.predictions.jsonl"
     lines = predictions.read_text().splitlines()
     assert len({json.loads(x)["id"] for x in lines}) == len(lines) == len(items)
     # `score` reads eval's predictions file back and scores it as eval did.
@@ -261,13 +267,7 @@ def test_syndor_drops_ambiguous_replies_the_authors_way(tmp_path: Path, protocol
         for split, split_rows in rows.items():
             assert score["ambiguous_dropped"].get(split, 0) == sum(reply_of(r) == "10" for r in split_rows)
     # `score syndor` reads eval's predictions file back and scores it with the same code.
-    predictions = (
-        out
-        / "report"
-        / "eval"
-        / "org__scripted"
-        / f"{'syndor' if protocol == 'authors' else 'syndor-project'}.predictions.jsonl"
-    )
+    predictions = results_dir(out) / f"{'syndor' if protocol == 'authors' else 'syndor-project'}.predictions.jsonl"
     target = tmp_path / "offline.json"
     assert (
         main(["score", "syndor", str(predictions), "--build", str(out), "--out", str(target), "--protocol", protocol])
@@ -384,7 +384,7 @@ def test_odi_closed_items_are_lettered_and_a_yes_no_item_is_asked_for_yes_or_no(
     assert any("C. green" in p for p in prompts)
     score = result(tmp_path, "odi")
     assert score["overall"] == 1.0 and score["n"] == 2 and score["open"] is None and score["open_items"] == 3
-    predictions = tmp_path / "report" / "eval" / "org__scripted" / "odi.predictions.jsonl"
+    predictions = results_dir(tmp_path) / "odi.predictions.jsonl"
     assert main(["score", "odi", str(predictions), "--build", str(tmp_path), "--out", str(tmp_path / "s.json")]) == 0
     offline = json.loads((tmp_path / "s.json").read_text())
     assert offline["overall"] == 1.0 and offline["n"] == 2 and offline["spatial"] == score["spatial"]
@@ -418,7 +418,7 @@ def test_open_items_get_the_judges_scores_cached_and_named(tmp_path: Path) -> No
     assert score["judge"]["model"] == "org/judge" and score["judge"]["base_url"] == grader.base_url
     assert len(score["judge"]["rubrics_sha256"]) == 64
     assert any("gives the reference's number" in p for p in grader.requests)
-    verdicts = (tmp_path / "report" / "eval" / "org__scripted" / "odi.judge.jsonl").read_text().splitlines()
+    verdicts = (results_dir(tmp_path) / "odi.judge.jsonl").read_text().splitlines()
     assert [json.loads(v)["score"] for v in verdicts] == [1, 1, 0]
 
 

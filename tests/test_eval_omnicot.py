@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from model_server import ScriptedModel
 from PIL import Image
-from test_eval import result, run_eval
+from test_eval import result, results_dir, run_eval
 
 from benchfoundry.benchmarks.odi.omnicot import direction_words, parse_box, parse_yes
 
@@ -123,10 +123,7 @@ def test_the_three_steps_each_switchable_each_request_sent_once(tmp_path: Path) 
     assert "on my right" in text_of(revisions[("1", 2)])  # the patch is at θ = 90°, the crop tagged so
 
     rows = [
-        json.loads(x)
-        for x in (tmp_path / "report" / "eval" / "org__scripted" / "odi-omnicot-full.predictions.jsonl")
-        .read_text()
-        .splitlines()
+        json.loads(x) for x in (results_dir(tmp_path) / "odi-omnicot-full.predictions.jsonl").read_text().splitlines()
     ]
     steps = {r["id"]: [t["step"] for t in r["turns"]] for r in rows}
     assert steps["q1"] == ["views", "guided answer", "grounding", "refinement", "revision"]
@@ -172,10 +169,7 @@ def test_an_unreadable_panorama_fails_its_items_and_the_rest_go_on(tmp_path: Pat
     with ScriptedModel(script) as server:
         assert run_eval(tmp_path, "odi", server.base_url, "--omni-cot", "full", "--crop-px", "64") == 0
     rows = [
-        json.loads(x)
-        for x in (tmp_path / "report" / "eval" / "org__scripted" / "odi-omnicot-full.predictions.jsonl")
-        .read_text()
-        .splitlines()
+        json.loads(x) for x in (results_dir(tmp_path) / "odi-omnicot-full.predictions.jsonl").read_text().splitlines()
     ]
     assert [r["prediction"] for r in rows] == ["C", None, "C"]
     assert "missing.png" in rows[1]["error"]

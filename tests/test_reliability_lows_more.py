@@ -1,0 +1,53 @@
+"""What was left of issue 48's low findings: model names sharing a results folder, SLURM messages rounding a
+sub-second wait to 0 s, Parquet reads that did not name their file, control characters in a config's name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from model_server import ScriptedModel
+from test_eval import run_eval, viewspatial_build
+
+from benchfoundry.evaluation.run import eval_dir, model_dir
+
+#: Names whose made-safe forms met before (`:` and `@` became `_`, `/` became `__`), and eval's own names.
+COLLIDING = ["llava:13b", "llava_13b", "llava@13b", "org/name", "org__name", "org_/name", "cache", "index.html"]
+
+
+def test_model_names_that_once_shared_a_folder_get_one_each(tmp_path: Path) -> None:
+    folders = [model_dir(tmp_path, name) for name in COLLIDING]
+    assert len(set(folders)) == len(COLLIDING)
+    for folder in folders:
+        assert folder.parent == eval_dir(tmp_path) and not folder.name.startswith(".")
+    assert not {f.name for f in folders} & {"cache", "index.html"}
+
+
+@pytest.mark.parametrize("name", ["gpt-4o", "llava_13b", "Qwen2.5-VL-7B-Instruct", "m", "a+b"])
+def test_a_name_that_is_already_a_safe_folder_keeps_its_folder(tmp_path: Path, name: str) -> None:
+    assert model_dir(tmp_path, name) == tmp_path / "report" / "eval" / name
+
+
+def test_two_models_whose_names_differ_by_a_colon_keep_their_own_results(tmp_path: Path) -> None:
+    """`llava:13b` and `llava_13b` asked in turn: each run's predictions and scores stay, each naming its model."""
+    viewspatial_build(tmp_path, n=4)
+    replies = {"llava:13b": "A", "llava_13b": "B"}
+    for model, letter in replies.items():
+        with ScriptedModel(lambda prompt, attempt, letter=letter: ("ok", letter)) as server:
+            assert run_eval(tmp_path, "viewspatial", server.base_url, model=model) == 0
+    folders = [p for p in eval_dir(tmp_path).iterdir() if (p / "viewspatial.json").is_file()]
+    assert len(folders) == 2
+    for folder in folders:
+        score = json.loads((folder / "viewspatial.json").read_text())
+        rows = [json.loads(x) for x in (folder / "viewspatial.predictions.jsonl").read_text().splitlines()]
+        assert {r["prediction"] for r in rows} == {replies[score["model"]]}
+    assert {json.loads((f / "viewspatial.json").read_text())["model"] for f in folders} == set(replies)
+
+
+def test_a_model_named_as_evals_own_page_keeps_the_page(tmp_path: Path) -> None:
+    """`--model index.html` made `report/eval/index.html` a folder, so the evaluation page could not be written."""
+    viewspatial_build(tmp_path, n=4)
+    with ScriptedModel(lambda prompt, attempt: ("ok", "A")) as server:
+        assert run_eval(tmp_path, "viewspatial", server.base_url, model="index.html") == 0
+    assert (eval_dir(tmp_path) / "index.html").is_file()
