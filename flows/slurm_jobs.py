@@ -85,10 +85,20 @@ def refusal_line(stderr: str) -> str:
     return f"{field}: sbatch refused the build's job: {reason}"
 
 
-def pending_line(job_id: str, reason: str, waited_s: float) -> str:
-    """A job pending for a reason that never clears, as one line."""
+def shown_s(seconds: float) -> str:
+    """A measured number of seconds as a message shows it: three digits below 100 s (0.503, 12.5), whole seconds
+    above; never a sub-second wait as `0`."""
+    return f"{seconds:.0f}" if seconds >= 100 else f"{seconds:.3g}"
+
+
+def pending_line(job_id: str, reason: str, waited_s: float, timeout_s: float) -> str:
+    """A job pending for a reason that never clears past `runner.slurm.pending_timeout_s` (`timeout_s`, shown as
+    given), as one line."""
     hint = NEVER_CLEARS[reason.split(",")[0].strip()]
-    return f"runner.slurm: SLURM job {job_id} pending for {waited_s:.0f} s ({reason}): {hint}"
+    return (
+        f"runner.slurm: SLURM job {job_id} pending for {shown_s(waited_s)} s ({reason}; "
+        f"runner.slurm.pending_timeout_s {timeout_s:g} s): {hint}"
+    )
 
 
 def squeue(job_ids: list[str]) -> dict[str, tuple[str, str]]:
@@ -167,7 +177,7 @@ class JobWatch:
             elif state == "PENDING" and reason.split(",")[0].strip() in NEVER_CLEARS:
                 since = self._pending_since.setdefault(job, now)
                 if now - since >= self.slurm.pending_timeout_s:
-                    self.fail(pending_line(job, reason, now - since))
+                    self.fail(pending_line(job, reason, now - since, self.slurm.pending_timeout_s))
             else:
                 self._pending_since.pop(job, None)
 
@@ -181,7 +191,7 @@ class JobWatch:
             except OSError:
                 return
         longest = self.longest_shard_s()
-        seen = f"; the longest shard so far took {longest:.0f} s" if longest > 0 else ""
+        seen = f"; the longest shard so far took {shown_s(longest)} s" if longest > 0 else ""
         print(
             f"warning: runner.slurm.walltime {self.slurm.walltime} is short for the shards: SLURM job {job} "
             f"was killed at its walltime, its shards run again on a new job{seen}",

@@ -4,13 +4,17 @@ sub-second wait to 0 s, Parquet reads that did not name their file, control char
 from __future__ import annotations
 
 import json
+import re
+import time
 from pathlib import Path
 
 import pytest
 from model_server import ScriptedModel
 from test_eval import run_eval, viewspatial_build
 
+from benchfoundry.configs.build import SlurmConfig
 from benchfoundry.evaluation.run import eval_dir, model_dir
+from benchfoundry.flows import slurm_jobs
 
 #: Names whose made-safe forms met before (`:` and `@` became `_`, `/` became `__`), and eval's own names.
 COLLIDING = ["llava:13b", "llava_13b", "llava@13b", "org/name", "org__name", "org_/name", "cache", "index.html"]
@@ -51,3 +55,22 @@ def test_a_model_named_as_evals_own_page_keeps_the_page(tmp_path: Path) -> None:
     with ScriptedModel(lambda prompt, attempt: ("ok", "A")) as server:
         assert run_eval(tmp_path, "viewspatial", server.base_url, model="index.html") == 0
     assert (eval_dir(tmp_path) / "index.html").is_file()
+
+
+def test_a_sub_second_slurm_wait_and_shard_are_shown_as_measured(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 0.25 s `pending_timeout_s` was reported as 'pending for 0 s', a 0.4 s shard as 'took 0 s'."""
+    monkeypatch.setattr(slurm_jobs, "squeue", lambda jobs: dict.fromkeys(jobs, ("PENDING", "PartitionConfig")))
+    monkeypatch.setattr(slurm_jobs.JobWatch, "cancel_all", lambda self: None)
+    watch = slurm_jobs.JobWatch(SlurmConfig(pending_timeout_s=0.25), None, lambda: 0.4)
+    watch.submitted("7")
+    watch.check()
+    time.sleep(0.3)
+    watch.check()
+    assert watch.failure is not None
+    waited = re.search(r"pending for (\S+) s", watch.failure)
+    assert waited is not None and 0.25 <= float(waited.group(1)) < 60, watch.failure
+    assert "pending_timeout_s 0.25 s" in watch.failure
+    watch._warn_if_walltime("8", "TIMEOUT")
+    assert "the longest shard so far took 0.4 s" in capsys.readouterr().err
