@@ -8,14 +8,18 @@ import re
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from model_server import ScriptedModel
 from test_eval import run_eval, viewspatial_build
 
+from benchfoundry.benchmarks.syndor import labels, qa_stage
 from benchfoundry.configs.build import SlurmConfig
+from benchfoundry.core.store import read_parquet
 from benchfoundry.evaluation.run import eval_dir, model_dir
 from benchfoundry.flows import slurm_jobs
 
+REPO = Path(__file__).resolve().parent.parent
 #: Names whose made-safe forms met before (`:` and `@` became `_`, `/` became `__`), and eval's own names.
 COLLIDING = ["llava:13b", "llava_13b", "llava@13b", "org/name", "org__name", "org_/name", "cache", "index.html"]
 
@@ -74,3 +78,37 @@ def test_a_sub_second_slurm_wait_and_shard_are_shown_as_measured(
     assert "pending_timeout_s 0.25 s" in watch.failure
     watch._warn_if_walltime("8", "TIMEOUT")
     assert "the longest shard so far took 0.4 s" in capsys.readouterr().err
+
+
+#: The installed folders of the project (pyproject.toml's packages).
+PACKAGES = ("benchfoundry", "configs", "assets", "person", "render", "pipeline", "flows", "evaluation", "export")
+PACKAGES += ("compare", "benchmarks", "cli")
+
+
+def test_every_parquet_read_goes_through_the_store_which_names_the_file() -> None:
+    found = [
+        f"{path.relative_to(REPO)}:{n}"
+        for folder in PACKAGES
+        for path in sorted((REPO / folder).rglob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), start=1)
+        if "pd.read_parquet(" in line and path != REPO / "benchfoundry" / "core" / "store.py"
+    ]
+    assert not found, found
+
+
+@pytest.mark.parametrize("data", [b"", b"PAR1 not parquet PAR1", b"image,label\nx,1\n"])
+def test_a_bad_labels_or_labelled_manifest_file_is_reported_by_name(tmp_path: Path, data: bytes) -> None:
+    """The imported labels and the discern manifest were read by pandas directly: pyarrow named `<Buffer>`."""
+    (tmp_path / labels.IMPORTED).write_bytes(data)
+    with pytest.raises(ValueError, match=re.escape(f"{tmp_path / labels.IMPORTED}: not a readable Parquet file")):
+        labels.load_imported(tmp_path)
+    manifest = tmp_path / "manifest.parquet"
+    manifest.write_bytes(data)
+    with pytest.raises(ValueError, match=re.escape(f"{manifest}: not a readable Parquet file")):
+        qa_stage.read_labelled_manifest(manifest)
+
+
+def test_the_stores_read_takes_pandas_filters(tmp_path: Path) -> None:
+    path = tmp_path / "rows.parquet"
+    pd.DataFrame({"img_path": ["a", "b", "c"], "n": [1, 2, 3]}).to_parquet(path)
+    assert read_parquet(path, filters=[("img_path", "in", ["a", "c"])])["n"].tolist() == [1, 3]

@@ -36,11 +36,12 @@ _TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 _STAGING = re.compile(r"^(_tmp|\.hf\..+)$")
 
 
-def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """A Parquet file's rows; ValueError naming the file when it is not one (truncated, another format): pyarrow's
-    own error names only `<Buffer>`."""
+def read_parquet(path: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
+    """A Parquet file's rows (`options` as pandas takes them: `columns`, `filters`); ValueError naming the file when
+    it is not one (truncated, another format): pyarrow's own error names only `<Buffer>`. Every Parquet read of the
+    project goes through here."""
     try:
-        return pd.read_parquet(path)
+        return pd.read_parquet(path, **options)
     except ValueError as exc:
         raise ValueError(f"{path}: not a readable Parquet file ({exc})") from None
 

@@ -44,7 +44,7 @@ from benchfoundry.benchmarks.odi.truth_facts import agreement, truth_answer, tru
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import decode_file
-from benchfoundry.core.store import StageStore, spec_hash, write_parquet_atomic
+from benchfoundry.core.store import StageStore, read_parquet, spec_hash, write_parquet_atomic
 from benchfoundry.pipeline import review
 from benchfoundry.pipeline.model_client import ModelClient, ModelError
 from benchfoundry.pipeline.shard_task import shard_task
@@ -259,7 +259,7 @@ def summary(
 def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]:
     """Every panorama's candidates (finished ones skipped), the budget, the distractors, review files, release."""
     odi_root = Path(out) / BENCHMARK
-    instances = pd.read_parquet(manifest)
+    instances = read_parquet(manifest)
     store = StageStore(out, BENCHMARK, STAGE)
     marks = StageStore(out, BENCHMARK, INSTANCES)
     clients = Clients(odi, odi_root / STAGE / "cache") if odi.qa.backend == "openai" else None
@@ -332,7 +332,7 @@ def release_from_decisions(out: str | os.PathLike[str], odi: OdiConfig) -> dict[
     path = odi_root / STAGE / ITEMS
     if not path.is_file():
         raise ValueError(f"{path}: no ODI items yet; build the odi benchmark first")
-    items = [json.loads(x) for x in pd.read_parquet(path).get("item", [])]  # no column: no items
+    items = [json.loads(x) for x in read_parquet(path).get("item", [])]  # no column: no items
     released = write_release(
         odi_root, items, review.load_decisions(odi_root / review.FOLDER), odi.qa.release_unreviewed
     )

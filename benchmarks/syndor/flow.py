@@ -31,7 +31,7 @@ from benchfoundry.benchmarks.syndor.qa_stage import QaShard, qa_task
 from benchfoundry.benchmarks.syndor.report_page import report_problems
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import benchmark_outcome
-from benchfoundry.core.store import StageStore, write_parquet_atomic
+from benchfoundry.core.store import StageStore, read_parquet, write_parquet_atomic
 from benchfoundry.flows.collect import collect_shards
 from benchfoundry.flows.task_runner import on_runner, submit_shards, with_runner_policy
 from benchfoundry.pipeline import render_client
@@ -61,7 +61,7 @@ def render_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     frames = {s: markers[s]["rows"] for s in done}
     rendered = sum(markers[p.shard_id].get("frames_rendered", frames[p.shard_id]) for p in todo if p.shard_id in frames)
     manifest = _write_manifest(store, done, calibration_rows)
-    released = pd.read_parquet(manifest) if frames else pd.DataFrame()
+    released = read_parquet(manifest) if frames else pd.DataFrame()
     unused = frame_files.unused_frame_files(
         Path(out) / BENCHMARK, released.get("img_path", []), released.get("mask_path", [])
     )
@@ -113,7 +113,7 @@ def _path(path: Path | None) -> str | None:
 def _calibration_rows(calibrating: PrefectFuture) -> tuple[pd.DataFrame | None, str]:
     """The calibration task's rows, or None and why the task failed or left no readable rows."""
     try:
-        rows = pd.read_parquet(calibrating.result())
+        rows = read_parquet(calibrating.result())
     except Exception as exc:
         return None, f"{type(exc).__name__}: {exc}"[:2000]
     missing = sorted({"zone", "measured_ppm", "within_tolerance"} - set(rows.columns))
@@ -143,7 +143,7 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
     Returns the stage summary (`manifest`, counts, CV figures, `problems`), with `stopped` set to
     a message when human labels must be imported first.
     """
-    render = pd.read_parquet(render_manifest)
+    render = read_parquet(render_manifest)
     plans = night_vision_stage.plan_feature_shards(render, config.syndor.discern) if len(render) else {}
     store = StageStore(out, BENCHMARK, night_vision_stage.FEATURE_STAGE)
     shard_column = render["shard"] if "shard" in render.columns else pd.Series([], dtype=str)
@@ -168,7 +168,7 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
         "shards_processed": len(todo) - len(failed),
         "shards_failed": len(failed),
     }
-    features = pd.read_parquet(features_manifest)
+    features = read_parquet(features_manifest)
     if not len(features):
         return {**summary, "frames": 0, "problems": problems, "manifest": None}
     summary["frames"] = int(len(features))

@@ -44,7 +44,7 @@ from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.atomic_files import atomic_path, write_json_atomic
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.seeding import item_seed
-from benchfoundry.core.store import StageStore, spec_hash
+from benchfoundry.core.store import StageStore, read_parquet, spec_hash
 from benchfoundry.pipeline.shard_task import shard_task
 
 STAGE = "discern"
@@ -264,7 +264,7 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
     report_path = Path(out) / "report" / "discern_cv.json"
     if store.is_done("labels", spec) and report_path.exists():
         return {**_report_paths(json.loads(report_path.read_text()), lambda p: str(Path(out) / p)), "skipped": True}
-    features = pd.read_parquet(features_manifest)
+    features = read_parquet(features_manifest)
     units = labelling_units(features, config)
     empty_labelled = units.assign(label=0, **{HOLDOUT_COLUMN: False}).iloc[0:0]
     found = _labelled_units(units, config, out) if len(units) else (empty_labelled, d.labels.source)

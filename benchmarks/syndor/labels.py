@@ -30,7 +30,7 @@ from benchfoundry.benchmarks.syndor.discern_config import LabelConfig
 from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.bounded_read import csv_records, loads_json, read_text
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.core.store import write_parquet_atomic
+from benchfoundry.core.store import read_parquet, write_parquet_atomic
 from benchfoundry.pipeline.review import check_columns
 
 CHOICE_NAME = "discernible"
@@ -315,7 +315,7 @@ def store_imported(directory: Path, labels: pd.DataFrame, refused: Collection[st
     `refused` images (given conflicting labels) lose any label imported earlier."""
     path = directory / IMPORTED
     if path.exists():
-        old = pd.read_parquet(path)
+        old = read_parquet(path)
         stale = old["image"].isin(labels["image"]) | old["image"].isin(list(refused))
         labels = pd.concat([old[~stale], labels], ignore_index=True)
     return write_parquet_atomic(path, labels.sort_values("image").reset_index(drop=True))
@@ -323,4 +323,4 @@ def store_imported(directory: Path, labels: pd.DataFrame, refused: Collection[st
 
 def load_imported(directory: Path) -> pd.DataFrame | None:
     path = directory / IMPORTED
-    return pd.read_parquet(path) if path.exists() else None
+    return read_parquet(path) if path.exists() else None

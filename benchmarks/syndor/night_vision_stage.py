@@ -34,7 +34,7 @@ from benchfoundry.core.atomic_files import write_bytes_atomic
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.image_decode import decode_file
 from benchfoundry.core.seeding import item_rng
-from benchfoundry.core.store import StageStore, spec_hash
+from benchfoundry.core.store import StageStore, read_parquet, spec_hash
 from benchfoundry.pipeline.shard_task import shard_task
 
 FEATURE_STAGE = "discern_features"
@@ -229,7 +229,7 @@ def _reusable(shard: FeatureShard, root: Path) -> dict[str, dict[str, Any]]:
     """Key → earlier row of this shard's frames handed to it, those whose night-vision image is still in place."""
     if shard.reuse is None:
         return {}
-    rows = pd.read_parquet(shard.reuse).to_dict("records")
+    rows = read_parquet(shard.reuse).to_dict("records")
     return {str(r[KEY_COLUMN]): r for r in rows if pd.isna(r["nv_path"]) or (root / str(r["nv_path"])).is_file()}
 
 
@@ -239,9 +239,7 @@ def feature_shard(config: BuildConfig, out: str, shard: FeatureShard) -> str:
     store = StageStore(out, BENCHMARK, FEATURE_STAGE)
     if store.is_done(shard.shard_id, shard.spec_hash):
         return str(store.shard_path(shard.shard_id))
-    rows = pd.read_parquet(shard.render_manifest, filters=[("img_path", "in", list(shard.paths))]).sort_values(
-        "img_path"
-    )
+    rows = read_parquet(shard.render_manifest, filters=[("img_path", "in", list(shard.paths))]).sort_values("img_path")
     root = dataset_root(out)
     key_of = dict(zip(shard.paths, shard.keys, strict=True))
     earlier = _reusable(shard, root)

@@ -56,7 +56,7 @@ from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic, writ
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.safe_paths import UnsafePathError, inside, own_file
-from benchfoundry.core.store import write_parquet_atomic
+from benchfoundry.core.store import read_parquet, write_parquet_atomic
 from benchfoundry.pipeline.shard_task import shard_task
 
 STAGE = "qa"
@@ -79,7 +79,7 @@ def _relative_ok(path: str) -> bool:
 
 def read_labelled_manifest(path: str | os.PathLike[str]) -> pd.DataFrame:
     """The discern stage's manifest; a missing required column is an error naming the file and column."""
-    frame = pd.read_parquet(path)
+    frame = read_parquet(path)
     missing = [c for c in _REQUIRED if c not in frame.columns]
     if missing:
         raise ValueError(f"{path}: labelled manifest lacks column(s) {', '.join(missing)}")
