@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any, Literal
 
@@ -114,12 +115,21 @@ class BuildConfig(Section):
 
     model_config = ConfigDict(extra="allow")
 
-    name: str = "benchfoundry"
+    name: str = Field("benchfoundry", description="the build's name (the report, the dataset cards): one line")
     seed: int = Field(0, ge=0, lt=2**64, description="the build seed (numpy SeedSequence entropy)")
     output_root: Path = Path("out/default")
     runner: RunnerConfig = RunnerConfig()
     person: PersonConfig = PersonConfig()
     export: ExportConfig = ExportConfig()
+
+    @field_validator("name")
+    @classmethod
+    def _one_plain_line(cls, value: str) -> str:
+        """No control or format character (a line break, NUL, an escape sequence, a bidi override)."""
+        bad = next((c for c in value if unicodedata.category(c) in ("Cc", "Cf")), None)
+        if bad is not None:
+            raise ValueError(f"holds {bad!r}: the build's name is one line without control or format characters")
+        return value
 
     @model_validator(mode="wrap")
     @classmethod

@@ -15,6 +15,7 @@ from test_eval import run_eval, viewspatial_build
 
 from benchfoundry.benchmarks.syndor import labels, qa_stage
 from benchfoundry.configs.build import SlurmConfig
+from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.core.store import read_parquet
 from benchfoundry.evaluation.run import eval_dir, model_dir
 from benchfoundry.flows import slurm_jobs
@@ -112,3 +113,22 @@ def test_the_stores_read_takes_pandas_filters(tmp_path: Path) -> None:
     path = tmp_path / "rows.parquet"
     pd.DataFrame({"img_path": ["a", "b", "c"], "n": [1, 2, 3]}).to_parquet(path)
     assert read_parquet(path, filters=[("img_path", "in", ["a", "c"])])["n"].tolist() == [1, 3]
+
+
+@pytest.mark.parametrize("escaped", [r"\e[31mred", r"a\0b", r"two\nlines", r"tab\there", r"x\u202Ey", r"del\x7F"])
+def test_a_config_name_with_a_control_or_format_character_is_refused_naming_the_field(
+    tmp_path: Path, escaped: str
+) -> None:
+    """The name reaches the report's pages, the dataset cards and build.json; YAML's double quotes spell any
+    character."""
+    path = tmp_path / "build.yaml"
+    path.write_text(f'name: "build {escaped}"\n')
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    assert re.search(r"^\s*name: .*control or format characters", str(refused.value), re.M), str(refused.value)
+
+
+def test_a_plain_config_name_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "build.yaml"
+    path.write_text('name: "Rehearsal é 1 – north"\n')
+    assert load_config(path).name == "Rehearsal é 1 – north"
