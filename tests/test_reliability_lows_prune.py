@@ -1,5 +1,6 @@
 """`build --prune` on a grown build: the render shards, feature shards and posed people of shards the current plan
-no longer holds go with the unused frames; a user's file, another stage's file and anything behind a link stay."""
+no longer holds, and the textures it no longer renders, go with the unused frames; a user's file, another stage's
+file and anything behind a link stay."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from benchfoundry.benchmarks.syndor.discern_config import DiscernConfig
 from benchfoundry.benchmarks.syndor.night_vision_stage import FEATURE_STAGE, plan_feature_shards
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.loader import load_config
+from benchfoundry.configs.person import BodyConfig, PersonConfig, TextureConfig
+from benchfoundry.person.prepare import texture_file_name
 
 KEPT, GONE, EMPTY = "field_t00003_walking_p000", "field_t00004_kicking_p001", "field_empty_night_r001"
 PEOPLE = "render/_person"
@@ -45,6 +48,7 @@ def _grown_build(root: Path) -> tuple[Path, list[str], list[str]]:
             "img_path": [_frame(s, k) for s in (KEPT, EMPTY) for k in range(3)],
             "mask_path": [_frame(s, k).replace(".jpg", ".png") for s in (KEPT, EMPTY) for k in range(3)],
             "body_path": [body] * 3 + [None] * 3,
+            "texture_id": pd.array([3] * 3 + [None] * 3, dtype="Int64"),
         }
     )
     _write(bench, f"{render_plan.STAGE}/manifest.parquet", rows.to_parquet())
@@ -131,3 +135,32 @@ def test_a_grown_build_pruned_holds_only_its_plans_shard_files(tmp_path: Path, p
             assert {p.name.removesuffix(ext) for p in (bench / stage / folder).iterdir()} == ids, (stage, folder)
     meshes = {p.name for p in (bench / PEOPLE).glob("*_p[0-9][0-9][0-9]_*.npz")}
     assert meshes == {Path(p).name for p in rows["body_path"].dropna()}
+    person = load_config(None, [*SYNDOR, THREE, *grown]).person
+    textures = {p.name for p in (bench / PEOPLE).glob("texture_*.png")}
+    assert textures == {texture_file_name(person, int(t)) for t in rows["texture_id"].dropna()}
+
+
+def test_prune_removes_the_textures_the_manifest_no_longer_renders(tmp_path: Path) -> None:
+    """Textures were left behind: a person no shard renders any more (t00004, GONE's), and person 3's textures of an
+    earlier texture size and of another body model. The textures the build renders, and a user's PNG, stay."""
+    bench, keep, gone = _grown_build(tmp_path)
+    person = PersonConfig(textures=TextureConfig(ids=[3, 4], size=64))
+    record = {"person": person.model_dump(mode="json"), "syndor": {"discern": {"frames_per_shard": 2}}}
+    (tmp_path / "build.json").write_text(json.dumps({"config": record}))
+    earlier = person.model_copy(update={"textures": TextureConfig(ids=[3, 4], size=32)})
+    other_body = person.model_copy(update={"body": BodyConfig(model_type="smpl")})
+    used = f"{PEOPLE}/{texture_file_name(person, 3)}"
+    stale = [f"{PEOPLE}/{texture_file_name(p, i)}" for p, i in ((person, 4), (earlier, 3), (other_body, 3))]
+    assert len({used, *stale}) == 4
+    for rel in [used, *stale, f"{PEOPLE}/texture_notes.png"]:
+        _write(bench, rel)
+    old_settings = f"{PEOPLE}/texture_00003_{'c' * 16}_anny.png"  # _grown_build's, of settings not recorded now
+    frame_files.prune_build(bench)
+    assert _files(bench) == {*keep, used, f"{PEOPLE}/texture_notes.png", "render/manifest.parquet"} - {old_settings}
+
+
+def test_without_the_recorded_person_config_no_texture_goes(tmp_path: Path) -> None:
+    bench, _, _ = _grown_build(tmp_path)
+    texture = _write(bench, f"{PEOPLE}/{texture_file_name(PersonConfig(), 9)}")
+    frame_files.prune_build(bench)
+    assert texture.is_file()

@@ -1,7 +1,8 @@
 """The files of a build that its sample no longer uses: images, masks and night-vision images under
 `<out>/syndor/images/` that the render manifest does not name (a re-render with fewer or other frames leaves them
 in place; build.json lists them, `build --prune` removes them), and the per-shard files of shards the current plan
-no longer holds: render and feature shards' rows and markers, and posed people's meshes (`build --prune` too)."""
+no longer holds: render and feature shards' rows and markers, posed people's meshes, and the textures of people or
+texture settings the manifest no longer renders (`build --prune` too)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from benchfoundry.benchmarks.syndor.identity import BENCHMARK
 from benchfoundry.benchmarks.syndor.night_vision_stage import FEATURE_STAGE, NV_DIR, nv_relpath, plan_feature_shards
 from benchfoundry.benchmarks.syndor.render_plan import STAGE
 from benchfoundry.benchmarks.syndor.render_stage import person_cache
+from benchfoundry.configs.person import PersonConfig
 from benchfoundry.core.store import read_parquet
+from benchfoundry.person.prepare import texture_file_name
 
 #: The folders of a frame's files under `images/`.
 FRAME_DIRS = ("raw_images", "masks", NV_DIR)
@@ -38,6 +41,8 @@ _RENDER_SHARD = r"[A-Za-z0-9][A-Za-z0-9_.=+-]*_(t\d{5}_[A-Za-z0-9_.=+-]+_p\d{3}|
 _FEATURE_SHARD = r"[A-Za-z0-9][A-Za-z0-9_.=+-]*-[0-9a-f]{8}-\d{3}"
 #: A posed person's mesh and keypoints (person/prepare.prepare_person named `<action>_p<pose>` by the render stage).
 _POSED_PERSON = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*_p\d{3}_[0-9a-f]{16}(\.npz|_coco\.json)")
+#: A person's texture (person/prepare.texture_file_name: the id, the texture settings' hash, the body model's name).
+_TEXTURE = re.compile(r"texture_\d{5}_[0-9a-f]{16}_[A-Za-z0-9_.-]+\.png")
 
 
 def unused_frame_files(bench_dir: Path, img_paths: Iterable[str], mask_paths: Iterable[str]) -> list[str]:
@@ -122,14 +127,30 @@ def _stage_files(bench_dir: Path, stage: str, pattern: str, used: set[str]) -> l
     return found
 
 
-def _frames_per_shard(bench_dir: Path) -> int | None:
-    """`syndor.discern.frames_per_shard` of the build that wrote `bench_dir`, as its build.json records it."""
+def _recorded_config(bench_dir: Path) -> dict:
+    """The config of the build that wrote `bench_dir`, as its build.json records it ({} when unreadable)."""
     try:
-        value = json.loads((Path(bench_dir).parent / "build.json").read_text())["config"][BENCHMARK]["discern"]
-        value = value["frames_per_shard"]
+        config = json.loads((Path(bench_dir).parent / "build.json").read_text())["config"]
     except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def _frames_per_shard(config: dict) -> int | None:
+    """`syndor.discern.frames_per_shard` of a recorded config."""
+    try:
+        value = config[BENCHMARK]["discern"]["frames_per_shard"]
+    except (KeyError, TypeError):
         return None
     return value if isinstance(value, int) and value >= 1 else None
+
+
+def _person(config: dict) -> PersonConfig | None:
+    """`person` of a recorded config; None when it is missing or no longer valid."""
+    try:
+        return PersonConfig.model_validate(config["person"])
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def stale_shard_files(bench_dir: Path, rows: pd.DataFrame, frames_per_shard: int | None) -> list[str]:
@@ -149,9 +170,21 @@ def stale_shard_files(bench_dir: Path, rows: pd.DataFrame, frames_per_shard: int
     return sorted(found + [f"{people}/{n}" for n in names if _POSED_PERSON.fullmatch(n) and n not in used])
 
 
+def stale_textures(bench_dir: Path, rows: pd.DataFrame, person: PersonConfig | None) -> list[str]:
+    """The textures in the people's folder (relative to `bench_dir`, sorted) that no row of the render manifest
+    `rows` renders with the build's `person` config: another person's, or older texture settings' or body model's.
+    None when the config is not known. Only regular files named as person/prepare.py names them count."""
+    if person is None or "texture_id" not in rows.columns:
+        return []
+    used = {texture_file_name(person, int(t)) for t in rows["texture_id"].dropna()}
+    people = person_cache(Path()).relative_to(BENCHMARK).as_posix()
+    return [f"{people}/{n}" for n in _regular_files(bench_dir, people) if _TEXTURE.fullmatch(n) and n not in used]
+
+
 def prune_build(bench_dir: Path) -> int:
-    """`build --prune`: remove the unused frame files and stale shard files (`stale_shard_files`) of the build in
-    `bench_dir`, as its render manifest names the used ones; nothing without a manifest."""
+    """`build --prune`: remove the unused frame files, the stale shard files (`stale_shard_files`) and the stale
+    textures (`stale_textures`) of the build in `bench_dir`, as its render manifest names the used ones; nothing
+    without a manifest."""
     bench_dir = Path(bench_dir)
     manifest = bench_dir / STAGE / "manifest.parquet"
     if bench_dir.is_symlink() or not manifest.is_file():
@@ -160,9 +193,11 @@ def prune_build(bench_dir: Path) -> int:
     if not len(rows):
         return 0
     removed = prune(bench_dir, rows["img_path"].astype(str), rows["mask_path"].astype(str))
-    if "shard" not in rows.columns:
-        return removed
-    for rel in stale_shard_files(bench_dir, rows, _frames_per_shard(bench_dir)):
+    config = _recorded_config(bench_dir)
+    stale = stale_textures(bench_dir, rows, _person(config))
+    if "shard" in rows.columns:
+        stale += stale_shard_files(bench_dir, rows, _frames_per_shard(config))
+    for rel in stale:
         removed += _unlink_through_no_link(bench_dir, Path(rel).parts, remove_empty=False)
     return removed
 
