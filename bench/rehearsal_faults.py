@@ -21,7 +21,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,9 +29,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from scale import REPO, build_env, preset
+from scale import build_env, preset
 
 from benchfoundry.core.build_files import RUN_FOLDERS, differences
+from benchfoundry.flows.slurm_local import local_slurm
 
 #: Per-run folders beside the markers and clocks: the SLURM jobs' output.
 SKIPPED_FOLDERS = RUN_FOLDERS | {"slurm"}
@@ -124,34 +124,14 @@ def killed(scratch: Path, fraction: float, env: dict[str, str], shards: int) -> 
     }
 
 
-def free_port_pair() -> int:
-    """A port whose successor is free too (slurmctld and slurmd)."""
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        with socket.socket() as t:
-            try:
-                t.bind(("127.0.0.1", port + 1))
-                return port
-            except OSError:
-                continue
-
-
 def on_slurm(scratch: Path, fraction: float, env: dict[str, str]) -> dict[str, Any]:
-    """From scratch as SLURM jobs on a one-node cluster living in the scratch folder."""
-    folder, out = scratch / "slurm-cluster", scratch / "slurm"
-    cluster = {**env, "SLURM_LOCAL_DIR": str(folder), "SLURM_LOCAL_PORT": str(free_port_pair())}
-    script = str(REPO / "scripts" / "slurm-local")
-    up = subprocess.run([script, "up"], env=cluster, capture_output=True, text=True)
-    if up.returncode:
-        return {"status": None, "error": up.stderr.strip()[-500:]}
+    """From scratch as SLURM jobs on a one-node cluster living in the scratch folder (flows/slurm_local.py)."""
+    out = scratch / "slurm"
     try:
-        status, wall_s = run_build(
-            out, SLURM_JOBS, fraction, {**env, "SLURM_CONF": str(folder / "slurm.conf")}, scratch / "slurm.log"
-        )
-    finally:
-        subprocess.run([script, "down"], env=cluster, capture_output=True)
+        with local_slurm(scratch / "slurm-cluster", env) as slurm:
+            status, wall_s = run_build(out, SLURM_JOBS, fraction, {**env, **slurm}, scratch / "slurm.log")
+    except RuntimeError as exc:
+        return {"status": None, "error": str(exc)}
     jobs = {p.stem for p in (out / "slurm").glob("*.out")} if (out / "slurm").is_dir() else set()
     return {"status": status, "wall_s": round(wall_s), "jobs": len(jobs)}
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import run_folder
 from scaleout_builds import shared_reference, write_config
-from slurm_local import local_slurm
 
 REPO = Path(__file__).resolve().parent.parent
 _SERVER = pytest.StashKey[run_folder.SharedServer]()
@@ -97,6 +96,8 @@ def cli_env(prefect_server: None) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """A one-node SLURM for this test process (stopped after it): the environment pointing SLURM commands at it."""
+    from benchfoundry.flows.slurm_local import local_slurm
+
     with local_slurm(tmp_path_factory.mktemp("slurm")) as env:
         yield env
 

@@ -1,4 +1,4 @@
-"""The local SLURM's daemons failing under a build (tests/slurm_local.py, a cluster of the test's own, since the
+"""The local SLURM's daemons failing under a build (flows/slurm_local.py, a cluster of the test's own, since the
 faults break it): `munged` down at submission stops the build in one line naming munged; `slurmd` killed
 mid-job and `slurmctld` restarted mid-build either let the build finish or stop it in one line, and a rerun
 (the daemon back) resumes and finishes. No traceback in any of it.
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 from scaleout_builds import assert_same_outputs, cli_build, frame_in_progress, wait_for
-from slurm_local import JOBS, NEEDS_SLURM, REPO, local_slurm, queued
+from slurm_local import JOBS, NEEDS_SLURM, queued
+
+from benchfoundry.flows.slurm_local import SCRIPT, local_slurm
 
 pytestmark = [pytest.mark.long(minutes=6), *NEEDS_SLURM]
-
-SCRIPT = str(REPO / "scripts" / "slurm-local")
 
 
 @pytest.fixture

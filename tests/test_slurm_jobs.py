@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 
 import pytest
 
 from benchfoundry.configs.build import SlurmConfig
+from benchfoundry.flows import slurm_local
 from benchfoundry.flows.slurm_jobs import ClusterFailed, JobWatch
 
 #: Prefect's flow-run logger (prefect.logging.loggers.flow_run_logger) and tornado's, which logs a refused sbatch.
@@ -33,3 +35,25 @@ def test_after_a_failure_no_traceback_is_logged_and_the_failure_is_raised() -> N
             watch.failure = "runner.slurm.queue: sbatch refused the build's job"
             assert not watch.filter(_record(True)) and watch.filter(_record(False))
     assert not any(watch in logging.getLogger(name).filters for name in LOGGERS)
+
+
+def test_a_local_cluster_that_does_not_start_is_one_error_and_is_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """flows/slurm_local.local_slurm, which the tests and bench/rehearsal_faults.py share: `up` failing raises its
+    stderr, and `down` runs all the same, on the same folder and port (a daemon it did start goes)."""
+    calls = tmp_path / "calls"
+    script = tmp_path / "slurm-local"
+    lines = [
+        "#!/bin/sh",
+        f'echo "$1 $SLURM_LOCAL_DIR $SLURM_LOCAL_PORT" >> {calls}',
+        '[ "$1" = down ] || { echo "munged: no" >&2; exit 3; }',
+    ]
+    script.write_text("\n".join(lines) + "\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(slurm_local, "SCRIPT", script)
+    with pytest.raises(RuntimeError, match=r"up failed \(3\): munged: no"):
+        with slurm_local.local_slurm(tmp_path / "cluster", {"PATH": "/usr/bin:/bin"}):
+            pytest.fail("the block ran without a cluster")
+    up, down = (line.split() for line in calls.read_text().splitlines())
+    assert up[0] == "up" and down[0] == "down" and up[1:] == down[1:] == [str(tmp_path / "cluster"), up[2]]

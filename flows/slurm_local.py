@@ -1,0 +1,45 @@
+"""A one-node SLURM in a folder of its own (`scripts/slurm-local`, on two free ports), for the tests and the benches
+that build on SLURM without a cluster: started for a block, stopped at its end."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+#: The script that starts and stops the cluster (docs/cluster.md: a local SLURM).
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "slurm-local"
+
+
+def free_port_pair() -> int:
+    """A port p such that p and p + 1 are free (slurmctld and slurmd)."""
+    for _ in range(50):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port + 1))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError("no two free ports in a row")
+
+
+@contextmanager
+def local_slurm(folder: Path, env: Mapping[str, str] | None = None) -> Iterator[dict[str, str]]:
+    """A one-node SLURM living in `folder` (its daemons run with `env`, else this process's environment), stopped
+    at exit: yields what points SLURM's commands at it (`SLURM_CONF`). RuntimeError with the script's last output
+    when it does not start."""
+    cluster = {**(os.environ if env is None else env), "SLURM_LOCAL_DIR": str(folder)}
+    cluster["SLURM_LOCAL_PORT"] = str(free_port_pair())
+    up = subprocess.run([str(SCRIPT), "up"], env=cluster, capture_output=True, text=True)
+    try:
+        if up.returncode != 0:
+            raise RuntimeError(f"{SCRIPT} up failed ({up.returncode}): {up.stderr.strip()[-500:]}")
+        yield {"SLURM_CONF": str(Path(folder) / "slurm.conf")}
+    finally:
+        subprocess.run([str(SCRIPT), "down"], env=cluster, capture_output=True)
