@@ -4,6 +4,7 @@ output root."""
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import os
 import signal
@@ -254,21 +255,13 @@ def build_from_config(
     overrides: list[str] | None = None,
     adopt: bool = False,
 ) -> dict[str, Any]:
-    """Deployment entry point: JSON-friendly parameters (a config path and `--set` strings). A scheduled run
-    that a redeploy superseded runs with the deployment's current parameters (flows/superseded.py)."""
+    """Deployment entry point: JSON-friendly parameters (a config path and `--set` strings), the config loaded with
+    its overrides and built into `out` or its root. A scheduled run that a redeploy superseded runs with the
+    deployment's current parameters (flows/superseded.py)."""
     now = superseding_parameters()
     if now is not None:
-        return _build_from(**build_from_config.validate_parameters(now))
-    return _build_from(config_path, out, only, overrides, adopt)
-
-
-def _build_from(
-    config_path: str,
-    out: str | None = None,
-    only: list[str] | None = None,
-    overrides: list[str] | None = None,
-    adopt: bool = False,
-) -> dict[str, Any]:
-    """`build_from_config`'s body: the config loaded with its overrides, built into `out` or its root."""
+        current = inspect.signature(build_from_config.fn).bind(**build_from_config.validate_parameters(now))
+        current.apply_defaults()
+        config_path, out, only, overrides, adopt = current.arguments.values()
     config = load_config(config_path, overrides or [])
     return build(config, out or str(config.output_root), only, adopt)
