@@ -15,13 +15,23 @@ from prefect import get_client
 from prefect.client.schemas.objects import FlowRun, StateType
 from prefect.settings import PREFECT_API_URL, temporary_settings
 from scaleout_builds import assert_same_outputs, frame_in_progress, wait_for, write_config
-from test_scheduled_rerender import ACTIVE, REPO, _prefect, _runs, _stop_schedule, _wait, _worker, make_pool, worker_env
+from scheduled_runs import (
+    ACTIVE,
+    DEPLOYMENT,
+    REPO,
+    deployment_runs,
+    make_pool,
+    prefect_cli,
+    prefect_worker,
+    stop_schedule,
+    wait_on_worker,
+    worker_env,
+)
 
 from benchfoundry.flows.prefect_api import prefect_server
 
 pytestmark = pytest.mark.long(minutes=6)
 
-DEPLOYMENT = "build-from-config/syndorbench-rerender-weekly"
 #: Seconds between a flow run's heartbeats (Prefect's least), and without one before the run is Crashed.
 HEARTBEAT_S, SILENT_S = 30, 45
 
@@ -30,7 +40,7 @@ def _automation(env: dict[str, str]) -> None:
     """flows/crash-silent-runs.yaml with the test's shorter silence."""
     automation = yaml.safe_load((REPO / "flows" / "crash-silent-runs.yaml").read_text())
     automation["trigger"]["within"] = SILENT_S
-    _prefect(env, "automation", "create", "--from-json", json.dumps(automation))
+    prefect_cli(env, "automation", "create", "--from-json", json.dumps(automation))
 
 
 def _kill_tree(pid: int) -> None:
@@ -58,33 +68,33 @@ def test_a_run_whose_worker_dies_is_resumed_by_the_next_scheduled_run(
         _automation(env)
         name = DEPLOYMENT.split("/")[1]
         params = ["--param", f"config_path={config}", "--param", f"out={out}", "--param", "overrides=[]"]
-        _prefect(env, "--no-prompt", "deploy", "--name", name, "--interval", "3", *params)
+        prefect_cli(env, "--no-prompt", "deploy", "--name", name, "--interval", "3", *params)
         deployment = client.read_deployment_by_name(DEPLOYMENT)
 
         def active(but: FlowRun | None = None) -> FlowRun | None:
             """The deployment's run in progress, other than `but`."""
-            runs = _runs(client, deployment.id)
+            runs = deployment_runs(client, deployment.id)
             return next((r for r in runs if r.state_type in ACTIVE and (but is None or r.id != but.id)), None)
 
         def rendering() -> FlowRun | None:
             return active() if frame_in_progress(out) else None
 
-        with _worker(env, tmp_path / "worker-1.log") as worker:
+        with prefect_worker(env, tmp_path / "worker-1.log") as worker:
             killed = wait_for(rendering, what="a scheduled run rendering a frame")  # polled often: frames are quick
             _kill_tree(worker.pid)
         assert client.read_flow_run(killed.id).state_type == StateType.RUNNING  # nobody told the server
 
-        with _worker(env, tmp_path / "worker-2.log") as worker:
+        with prefect_worker(env, tmp_path / "worker-2.log") as worker:
             log = tmp_path / "worker-2.log"
-            resumed = _wait("the next run to start", lambda: active(but=killed), worker, log)
-            _stop_schedule(client, deployment.id)
+            resumed = wait_on_worker("the next run to start", lambda: active(but=killed), worker, log)
+            stop_schedule(client, deployment.id)
             assert client.read_flow_run(killed.id).state_type == StateType.CRASHED
 
             def ended() -> FlowRun | None:
                 run = client.read_flow_run(resumed.id)
                 return run if run.state is not None and run.state.is_final() else None
 
-            assert _wait("the resumed run to end", ended, worker, log).state_type == StateType.COMPLETED
+            assert wait_on_worker("the resumed run to end", ended, worker, log).state_type == StateType.COMPLETED
     record = json.loads((out / "build.json").read_text())
     assert record["status"] == "finished", record.get("error")
     assert_same_outputs(out, tiny_reference)
