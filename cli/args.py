@@ -82,3 +82,14 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
     return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number of at least 0 (a seed)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 0")
+    return value

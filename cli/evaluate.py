@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.cli.args import model_name_problem, positive_int, print_error
+from benchfoundry.cli.args import model_from_flags, model_name_problem, non_negative_int, positive_int, print_error
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.evaluation.hooks import OMNI_COT_MODES, Evaluation, evaluation_of, omni_cot_benchmarks
 from benchfoundry.pipeline.benchmarks import names
@@ -129,7 +129,11 @@ def _eval(args: argparse.Namespace) -> int:
     try:
         config = _load_eval_config(args.eval_config)
         if args.crop_px is not None:
-            config.omni_cot.crop_px = args.crop_px
+            config.omni_cot = model_from_flags(
+                type(config.omni_cot),
+                {"crop_px": "--crop-px"},
+                {**config.omni_cot.model_dump(), "crop_px": args.crop_px},
+            )
         common = {"concurrency": args.concurrency, "timeout_s": args.timeout_s, "max_retries": args.retries}
         endpoint = None
         if args.base_url:
@@ -329,7 +333,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         "model's endpoint, else no key)",
     )
     p.add_argument("--eval-config", metavar="FILE", help="YAML of configs/evaluation.EvaluationConfig (rubrics, …)")
-    p.add_argument("--seed", type=int, default=0, help="the random baseline's seed")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="the random baseline's seed")
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--timeout-s", type=float, default=120.0)
     p.add_argument("--retries", type=int, default=5)

@@ -26,6 +26,8 @@ DEFAULT_RUBRICS: dict[str, str] = {
     "action": _CLOSE.format(what="names the same action as the reference, in any wording"),
 }
 DEFAULT_RUBRIC = _CLOSE.format(what="means the same as the reference answer for this question")
+#: The largest side of an Omni-CoT view or crop sent to a model, px (a million-pixel side was a terabyte image).
+MAX_VIEW_PX = 4096
 
 
 class JudgeConfig(Section):
@@ -40,8 +42,8 @@ class JudgeConfig(Section):
 class OmniCotConfig(Section):
     """Omni-CoT's views and crops (DESIGN §3.3)."""
 
-    view_px: int = Field(512, ge=16, description="side of each of the six described views")
-    crop_px: int = Field(512, ge=16, description="side of the grounding crop")
+    view_px: int = Field(512, ge=16, le=MAX_VIEW_PX, description="side of each of the six described views")
+    crop_px: int = Field(512, ge=16, le=MAX_VIEW_PX, description="side of the grounding crop")
     margin_deg: float = Field(10.0, ge=0, description="added to the box's field of view")
 
 

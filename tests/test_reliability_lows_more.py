@@ -14,6 +14,7 @@ from model_server import ScriptedModel
 from test_eval import run_eval, viewspatial_build
 
 from benchfoundry.benchmarks.syndor import labels, qa_stage
+from benchfoundry.cli import main as cli
 from benchfoundry.configs.build import SlurmConfig
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.core.store import read_parquet
@@ -132,3 +133,24 @@ def test_a_plain_config_name_is_kept(tmp_path: Path) -> None:
     path = tmp_path / "build.yaml"
     path.write_text('name: "Rehearsal é 1 – north"\n')
     assert load_config(path).name == "Rehearsal é 1 – north"
+
+
+@pytest.mark.parametrize("crop", ["0", "-5", "100000"])
+def test_a_bad_crop_side_is_one_line_naming_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], crop: str
+) -> None:
+    """`--crop-px 0` printed pydantic's four-line dump with its link; 100000 was taken (a 10^10-pixel crop)."""
+    viewspatial_build(tmp_path, n=2)
+    argv = ["eval", "viewspatial", "--build", str(tmp_path), "--model", "m", "--base-url", "http://127.0.0.1:9/v1"]
+    assert cli.main([*argv, "--crop-px", crop]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --crop-px: ") and len(err.splitlines()) == 1 and "pydantic" not in err
+
+
+def test_a_negative_seed_is_a_usage_error_naming_the_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--seed -1` reached numpy, whose 'expected non-negative integer' named no flag."""
+    viewspatial_build(tmp_path, n=2)
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["eval", "viewspatial", "--build", str(tmp_path), "--model", "random", "--seed", "-1"])
+    assert stopped.value.code == 2 and "argument --seed: '-1': must be at least 0" in capsys.readouterr().err
+    assert not eval_dir(tmp_path).exists()
