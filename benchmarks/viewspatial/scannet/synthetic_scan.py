@@ -75,21 +75,36 @@ class Room:
 
 
 #: A 6 × 5 × 2.8 m room; chairs repeat, the other categories occur once; the trash can maps to
-#: NYU40 "otherprop" (40) and is excluded from questions.
+#: NYU40 "otherprop" (40) and is excluded from questions. Pieces stand at different depths and heights, as a
+#: ScanNet room's do: a table and a bag in the middle (in front of the far walls from the camera walk), things on
+#: others or on the wall above them (pillow on the bed, books on the nightstand, television over the cabinet,
+#: whiteboard over the desk, window over the sofa), so that Cam-Rel. Dir. finds pairs of every released direction
+#: (front, back, above, down and their mixes), not only left and right.
 BASE_FURNITURE: tuple[Furniture, ...] = (
     Furniture("bed", 4, (1.20, 3.95, 0.25), (2.00, 1.60, 0.50), (0.75, 0.25, 0.25)),
+    Furniture("pillow", 18, (0.55, 3.95, 0.58), (0.45, 0.70, 0.16), (0.92, 0.92, 0.85)),
     Furniture("picture", 11, (1.20, 4.97, 1.75), (0.90, 0.05, 0.60), (0.95, 0.80, 0.20)),
+    Furniture("nightstand", 32, (2.55, 4.70, 0.30), (0.45, 0.40, 0.60), (0.50, 0.30, 0.12)),
+    Furniture("books", 23, (2.55, 4.70, 0.68), (0.28, 0.22, 0.16), (0.15, 0.30, 0.65)),
     Furniture("sofa", 6, (4.50, 4.45, 0.40), (2.00, 0.90, 0.80), (0.20, 0.35, 0.75)),
+    Furniture("window", 9, (4.50, 4.97, 1.75), (1.20, 0.05, 0.90), (0.70, 0.85, 0.95)),
     Furniture("tv", 25, (4.50, 0.06, 1.25), (1.20, 0.10, 0.70), (0.05, 0.05, 0.05)),
+    Furniture("cabinet", 3, (4.50, 0.30, 0.30), (1.40, 0.50, 0.60), (0.60, 0.45, 0.30)),
     Furniture("refrigerator", 24, (0.45, 0.45, 0.90), (0.80, 0.80, 1.80), (0.90, 0.90, 0.92)),
     Furniture("desk", 14, (2.50, 0.45, 0.375), (1.40, 0.70, 0.75), (0.55, 0.35, 0.15)),
+    Furniture("whiteboard", 30, (2.50, 0.03, 1.65), (1.20, 0.05, 0.80), (0.97, 0.97, 0.97)),
     Furniture("chair", 5, (2.20, 1.15, 0.45), (0.50, 0.50, 0.90), (0.15, 0.60, 0.25)),
     Furniture("chair", 5, (2.95, 1.25, 0.45), (0.50, 0.50, 0.90), (0.15, 0.60, 0.25)),
+    Furniture("table", 7, (3.00, 2.55, 0.225), (1.10, 0.60, 0.45), (0.45, 0.28, 0.12)),
+    Furniture("bag", 37, (3.90, 3.05, 0.20), (0.40, 0.25, 0.40), (0.70, 0.15, 0.40)),
     Furniture("lamp", 35, (5.75, 2.50, 0.80), (0.30, 0.30, 1.60), (0.95, 0.95, 0.70)),
     Furniture("bookshelf", 10, (0.20, 2.20, 0.90), (0.40, 1.00, 1.80), (0.45, 0.25, 0.10)),
     Furniture("trash can", 40, (5.70, 0.40, 0.20), (0.30, 0.30, 0.40), (0.30, 0.30, 0.30)),
 )
 ROOM_SIZE = (6.0, 5.0, 2.8)
+#: What the rooms hold beyond their config (part of each scan's marker): 2 adds the pieces at other depths and
+#: heights (pillow, nightstand, books, window, cabinet, whiteboard, table, bag).
+ROOM_VERSION = 2
 #: The two synthetic scans: one for the benchmark (val) split, its mirror image for training.
 SYNTHETIC_SCENES: dict[str, tuple[str, bool]] = {"val": ("scene0900_00", False), "train": ("scene0901_00", True)}
 #: How far (m) a free-standing piece of a varied room moves along each axis, either way.

@@ -10,6 +10,7 @@ import pandas as pd
 
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
+    ROOM_VERSION,
     SYNTHETIC_SCENES,
     RenderSettings,
     SyntheticScene,
@@ -36,8 +37,9 @@ def synthetic_task(out: str, shard: SyntheticScene | str, config: BuildConfig) -
     store = StageStore(out, BENCHMARK, STAGE)
     scene = SyntheticScene(SYNTHETIC_SCENES[shard][0], shard, 0) if isinstance(shard, str) else shard
     scene_id = scene.scene_id
-    # a split's first scan keeps the hash it had when it was the split's only one
-    h = spec_hash([scene.split, settings] if scene.index == 0 else [scene.split, scene.index, settings])
+    # a split's first scan has the hash it would have as the split's only one
+    where = [scene.split] if scene.index == 0 else [scene.split, scene.index]
+    h = spec_hash([ROOM_VERSION, *where, settings])
     if not store.is_done(scene_id, h):
         summary = make_synthetic_scan(synthetic_root(out), scene, RenderSettings(**settings))
         render_s = summary.pop("render_s")
