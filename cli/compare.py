@@ -30,10 +30,10 @@ def _load_config(path: str | None) -> Any:
         ) from None
 
 
-def _check_targets(targets: dict[str, str | None], sides: list[Path], a_build: Path | None) -> None:
+def _check_targets(targets: dict[str, str | None], sides: list[Path], a_build: Path | None, config: str | None) -> None:
     """ValueError naming the flag when an output would replace what it is not: a file of either side (a build's
-    record, its released files, an authors' file) but A's own `report/compare.html`, the other output, or an
-    existing FIFO, device or socket."""
+    record, its released files, an authors' file) but A's own `report/compare.html`, the `--config` file, the other
+    output, or an existing FIFO, device or socket."""
     given = {flag: Path(path).resolve() for flag, path in targets.items() if path}
     if len(set(given.values())) < len(given):
         raise ValueError("--json and --html name the same file")
@@ -41,6 +41,8 @@ def _check_targets(targets: dict[str, str | None], sides: list[Path], a_build: P
     for flag, target in given.items():
         if target.exists() and not target.is_file():
             raise ValueError(f"{flag} {target}: not a regular file (a FIFO, a device or a socket)")
+        if config is not None and target == Path(config).resolve():
+            raise ValueError(f"{flag} {target}: is the --config file the comparison reads; write it elsewhere")
         inside = [side for side in sides if target.is_relative_to(side.resolve())]
         if inside and target != own_page:
             raise ValueError(f"{flag} {target}: lies in {inside[0]}, a side of the comparison; write it elsewhere")
@@ -76,7 +78,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         check_output_file(args.html)
     a = open_side("A", Path(args.a))
     b = open_side("B", Path(args.b))
-    _check_targets({"--json": args.json, "--html": args.html}, [a.build or a.path, b.build or b.path], a.build)
+    sides = [a.build or a.path, b.build or b.path]
+    _check_targets({"--json": args.json, "--html": args.html}, sides, a.build, args.config)
     record = compare(a, b, config)
     print(text(record), end="")
     if json_target is not None:

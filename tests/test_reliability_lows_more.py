@@ -154,3 +154,19 @@ def test_a_negative_seed_is_a_usage_error_naming_the_flag(tmp_path: Path, capsys
         cli.main(["eval", "viewspatial", "--build", str(tmp_path), "--model", "random", "--seed", "-1"])
     assert stopped.value.code == 2 and "argument --seed: '-1': must be at least 0" in capsys.readouterr().err
     assert not eval_dir(tmp_path).exists()
+
+
+@pytest.mark.parametrize("flag", ["--json", "--html"])
+def test_compare_writes_no_output_over_its_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    """`compare --config t.yaml --json t.yaml` replaced the user's thresholds with the record (exit 0)."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    viewspatial_build(a, n=3)
+    viewspatial_build(b, n=3)
+    config = tmp_path / "thresholds.yaml"
+    config.write_text("tv_max: 0.5\n")
+    assert cli.main(["compare", str(a), str(b), "--config", str(config), flag, str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {flag} ") and "--config" in err and len(err.splitlines()) == 1
+    assert config.read_text() == "tv_max: 0.5\n"
