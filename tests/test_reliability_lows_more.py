@@ -4,7 +4,10 @@ sub-second wait to 0 s, Parquet reads that did not name their file, control char
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -170,3 +173,31 @@ def test_compare_writes_no_output_over_its_config(
     err = capsys.readouterr().err
     assert err.startswith(f"error: {flag} ") and "--config" in err and len(err.splitlines()) == 1
     assert config.read_text() == "tv_max: 0.5\n"
+
+
+def test_a_fifo_named_build_json_hangs_no_build(tmp_path: Path, cli_env: dict[str, str]) -> None:
+    """`build --out DIR` read DIR/build.json whole to tell whether DIR is a build: a FIFO there hung it for ever."""
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "build.json")
+    argv = [sys.executable, "-m", "benchfoundry.cli.main", "build", "smoke", "--out", str(out)]
+    done = subprocess.run(argv, env=cli_env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and done.stderr.startswith(f"error: {out}") and len(done.stderr.splitlines()) == 1
+    assert (out / "build.json").is_fifo() and sorted(p.name for p in out.iterdir()) == ["build.json"]
+
+
+@pytest.mark.parametrize("command", ["export", "eval"])
+def test_a_command_given_a_folder_that_is_no_build_leaves_no_lock_file_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """`export --build ~/photos` (or eval's) dropped `.benchfoundry.lock` into a folder no build ever used."""
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "a.jpg").write_bytes(b"x")
+    argv = {
+        "export": ["export", "hf", "--build", str(folder), "--to", str(tmp_path / "export")],
+        "eval": ["eval", "odi", "--build", str(folder), "--model", "random"],
+    }[command]
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+    assert sorted(p.name for p in folder.iterdir()) == ["a.jpg"]

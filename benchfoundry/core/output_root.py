@@ -130,9 +130,9 @@ def is_build_root(folder: Path) -> bool:
     """Whether `folder` holds the marker, or the record of a build made before markers existed."""
     if (folder / MARKER_NAME).is_file():
         return True
-    try:
-        record = json.loads((folder / RECORD_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+    try:  # bounded, and by type first: a FIFO named build.json hung every command given its folder
+        record = read_json(folder / RECORD_NAME)
+    except (OSError, ValueError):
         return False
     return _is_our_record(record)
 
@@ -313,10 +313,11 @@ def hold_output_root(
 def hold_build_lock(path: str | os.PathLike[str]) -> Iterator[None]:
     """The lock of an existing build's root, for a command that writes into it (review-import, eval, score,
     label-import): OutputRootBusy while a build runs there. Nothing is checked or marked, and a killed
-    build's record in the lock file is kept for the next build to report. A folder that does not exist
-    holds no build: nothing is locked (the command then reports its missing input)."""
+    build's record in the lock file is kept for the next build to report. A folder that is no build's root (none
+    there, no marker, no build record of ours) holds no build: nothing is locked and no lock file is left in it
+    (the command then reports its missing input)."""
     folder = Path(path).absolute()
-    if not folder.is_dir():
+    if not folder.is_dir() or not is_build_root(folder):
         yield
         return
     with _hold(folder, None, True):

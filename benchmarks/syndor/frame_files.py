@@ -7,7 +7,6 @@ texture settings the manifest no longer renders (`build --prune` too)."""
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import stat
@@ -22,6 +21,7 @@ from benchfoundry.benchmarks.syndor.night_vision_stage import FEATURE_STAGE, NV_
 from benchfoundry.benchmarks.syndor.render_plan import STAGE
 from benchfoundry.benchmarks.syndor.render_stage import person_cache
 from benchfoundry.configs.person import PersonConfig
+from benchfoundry.core.output_root import read_build_record
 from benchfoundry.core.store import read_parquet
 from benchfoundry.person.prepare import texture_file_name
 
@@ -130,8 +130,8 @@ def _stage_files(bench_dir: Path, stage: str, pattern: str, used: set[str]) -> l
 def _recorded_config(bench_dir: Path) -> dict:
     """The config of the build that wrote `bench_dir`, as its build.json records it ({} when unreadable)."""
     try:
-        config = json.loads((Path(bench_dir).parent / "build.json").read_text())["config"]
-    except (OSError, ValueError, KeyError, TypeError):
+        config = read_build_record(Path(bench_dir).parent).get("config")
+    except ValueError:
         return {}
     return config if isinstance(config, dict) else {}
 
