@@ -93,3 +93,10 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r}: must be at least 0")
     return value
+
+
+def path_text(text: str) -> str:
+    """An argparse type: a path that is not empty (an unset `$OUT` in `--to $OUT` named the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path (an unset variable?); name the folder or file")
+    return text

@@ -8,6 +8,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.cli.args import path_text
+
 
 def _load_config(path: str | None) -> Any:
     """The thresholds: `--config FILE` (a YAML mapping of CompareConfig's fields), else the defaults."""
@@ -95,11 +97,16 @@ def add_commands(subparsers: Any) -> None:
         "compare",
         help="compare two builds, or a build and the authors' released files: distributions, overlap, model ranking",
     )
-    p.add_argument("a", metavar="A", help="a build folder, or an authors' released file or folder")
-    p.add_argument("b", metavar="B", help="the other side, likewise")
-    p.add_argument("--json", metavar="PATH", help="write the comparison's record as JSON")
+    p.add_argument("a", metavar="A", type=path_text, help="a build folder, or an authors' released file or folder")
+    p.add_argument("b", metavar="B", type=path_text, help="the other side, likewise")
+    p.add_argument("--json", metavar="PATH", type=path_text, help="write the comparison's record as JSON")
     p.add_argument(
-        "--html", metavar="PATH", help="write the HTML page here (default: <A>/report/compare.html when A is a build)"
+        "--html",
+        metavar="PATH",
+        type=path_text,
+        help="write the HTML page here (default: <A>/report/compare.html when A is a build)",
     )
-    p.add_argument("--config", metavar="FILE", help="YAML of the thresholds (tv_max, share_max, phash_distance, …)")
+    p.add_argument(
+        "--config", metavar="FILE", type=path_text, help="YAML of the thresholds (tv_max, share_max, phash_distance, …)"
+    )
     p.set_defaults(func=_cmd_compare)

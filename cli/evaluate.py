@@ -10,7 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.cli.args import model_from_flags, model_name_problem, non_negative_int, positive_int, print_error
+from benchfoundry.cli.args import (
+    model_from_flags,
+    model_name_problem,
+    non_negative_int,
+    path_text,
+    positive_int,
+    print_error,
+)
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.evaluation.hooks import OMNI_COT_MODES, Evaluation, evaluation_of, omni_cot_benchmarks
 from benchfoundry.pipeline.benchmarks import names
@@ -302,7 +309,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         "eval", help="ask a model behind an OpenAI-compatible endpoint (or the random baseline) every item"
     )
     p.add_argument("benchmark", choices=names())
-    p.add_argument("--build", required=True, metavar="OUT", help="the build's output root")
+    p.add_argument("--build", required=True, metavar="OUT", type=path_text, help="the build's output root")
     p.add_argument(
         "--model",
         required=True,
@@ -332,7 +339,9 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         help="environment variable holding the judge's key (default: --api-key-env's when the judge shares the "
         "model's endpoint, else no key)",
     )
-    p.add_argument("--eval-config", metavar="FILE", help="YAML of configs/evaluation.EvaluationConfig (rubrics, …)")
+    p.add_argument(
+        "--eval-config", metavar="FILE", type=path_text, help="YAML of configs/evaluation.EvaluationConfig (rubrics, …)"
+    )
     p.add_argument("--seed", type=non_negative_int, default=0, help="the random baseline's seed")
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--timeout-s", type=float, default=120.0)

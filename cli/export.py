@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchfoundry.cli.args import print_error
+from benchfoundry.cli.args import path_text, print_error
 from benchfoundry.pipeline.benchmarks import names
 
 FORMAT_NAMES = ("vlmevalkit", "lmms-eval", "hf")
@@ -29,7 +29,11 @@ def _export(args: argparse.Namespace) -> int:
 
     build = Path(args.build)
     chosen = args.benchmark
-    wanted = [b.strip() for b in chosen.split(",") if b.strip()] if chosen else built_benchmarks(build)
+    wanted = list(dict.fromkeys(b.strip() for b in chosen.split(",") if b.strip())) if chosen else None
+    if wanted == []:
+        print_error(f"--benchmark {chosen!r} names no benchmark; known: {', '.join(names())}")
+        return 2
+    wanted = wanted or built_benchmarks(build)
     unknown = sorted(set(wanted) - set(names()))
     if unknown or not wanted:
         why = f"unknown benchmark(s) {unknown}" if unknown else f"{build} holds no built benchmark"
@@ -76,9 +80,13 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         "export", help="write a built benchmark for VLMEvalKit, lmms-eval or Hugging Face datasets"
     )
     p.add_argument("format", choices=FORMAT_NAMES)
-    p.add_argument("--build", required=True, metavar="OUT", help="the build's output root")
+    p.add_argument("--build", required=True, metavar="OUT", type=path_text, help="the build's output root")
     p.add_argument(
-        "--to", required=True, metavar="DIR", help="where the export goes (DIR/<format>/, or DIR when named so)"
+        "--to",
+        required=True,
+        metavar="DIR",
+        type=path_text,
+        help="where the export goes (DIR/<format>/, or DIR when named so)",
     )
     p.add_argument(
         "--benchmark",

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchfoundry.cli.args import Parser, print_error
+from benchfoundry.cli.args import Parser, path_text, print_error
 from benchfoundry.core.safe_paths import file_kind
 from benchfoundry.pipeline.benchmarks import hook, names, registered
 
@@ -116,7 +116,7 @@ def make_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", help="build the benchmarks a config describes")
     p.add_argument("config", help="YAML build config: a file, or a preset name (e.g. smoke)")
-    p.add_argument("--out", help="output root (default: the config's output_root)")
+    p.add_argument("--out", type=path_text, help="output root (default: the config's output_root)")
     p.add_argument("--only", help=f"comma-separated subset of: {','.join(names())}")
     p.add_argument("--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (repeatable)")
     p.add_argument(

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.cli.args import print_error
+from benchfoundry.cli.args import path_text, print_error
 from benchfoundry.evaluation.hooks import evaluation_of
 from benchfoundry.evaluation.protocols import PROTOCOLS
 from benchfoundry.pipeline.benchmarks import get, names
@@ -77,8 +77,13 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     for name in names():
         p = sub.add_parser(name, help=f"{get(name).title}: score a predictions file as `eval {name}` scores")
         p.add_argument("predictions", metavar="PREDICTIONS", help="eval's predictions.jsonl or the authors' format")
-        p.add_argument("--build", required=True, metavar="DIR", help="the build's output root")
-        p.add_argument("--out", metavar="FILE", help="score JSON (default DIR/report/scores/<predictions name>.json)")
+        p.add_argument("--build", required=True, metavar="DIR", type=path_text, help="the build's output root")
+        p.add_argument(
+            "--out",
+            metavar="FILE",
+            type=path_text,
+            help="score JSON (default DIR/report/scores/<predictions name>.json)",
+        )
         p.add_argument(
             "--protocol",
             choices=PROTOCOLS,

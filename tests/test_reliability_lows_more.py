@@ -201,3 +201,39 @@ def test_a_command_given_a_folder_that_is_no_build_leaves_no_lock_file_there(
     assert cli.main(argv) == 2
     assert capsys.readouterr().err.startswith("error: ")
     assert sorted(p.name for p in folder.iterdir()) == ["a.jpg"]
+
+
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["export", "vlmevalkit", "--build", "{build}", "--to", ""], "--to"),
+        (["export", "vlmevalkit", "--build", "", "--to", "{tmp}/export"], "--build"),
+        (["eval", "viewspatial", "--build", "", "--model", "random"], "--build"),
+        (["build", "smoke", "--plan", "--out", " "], "--out"),
+        (["compare", "{build}", ""], "B"),
+        (["compare", "{build}", "{build}", "--json", ""], "--json"),
+        (["score", "syndor", "{tmp}/p.jsonl", "--build", ""], "--build"),
+    ],
+)
+def test_an_empty_path_is_a_usage_error_and_writes_nothing_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str], flag: str
+) -> None:
+    """`export --to ""` (an unset `$OUT`) exported into the current folder, `--build ""` left a lock file there."""
+    build, here = tmp_path / "build", tmp_path / "here"
+    viewspatial_build(build, n=2)
+    here.mkdir()
+    monkeypatch.chdir(here)
+    with pytest.raises(SystemExit) as stopped:
+        cli.main([a.format(build=build, tmp=tmp_path) for a in argv])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and f"argument {flag}: an empty path" in err, err
+    assert list(here.iterdir()) == []
+
+
+def test_an_export_benchmark_list_naming_none_is_refused_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    viewspatial_build(tmp_path / "build", n=2)
+    argv = ["export", "vlmevalkit", "--build", str(tmp_path / "build"), "--to", str(tmp_path / "x"), "--benchmark", ","]
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err.startswith("error: --benchmark ',' names no benchmark")
