@@ -25,6 +25,23 @@ def _writes_into(build: Path, out: str | None, benchmark: str) -> bool:
     return inside or (build / "report" / get(benchmark).report_page).is_file()
 
 
+def _check_target(target: Path, predictions: Path, build: Path) -> None:
+    """ValueError naming `--out` when the score would replace what is not a score: the predictions file, what the
+    build owns (a benchmark's folder, `build.json`, its marker and lock, `report/` but `report/scores/`), or a FIFO,
+    device or socket."""
+    from benchfoundry.core.output_root import LOCK_NAME, MARKER_NAME, RECORD_NAME
+
+    resolved = target.resolve()
+    if resolved == predictions.resolve():
+        raise ValueError(f"--out {target}: is the predictions file being scored; write the score elsewhere")
+    if resolved.exists() and not resolved.is_file():
+        raise ValueError(f"--out {target}: not a regular file (a FIFO, a device or a socket)")
+    root = build.resolve()
+    owned = [root / name for name in (*names(), "report", RECORD_NAME, MARKER_NAME, LOCK_NAME)]
+    if any(resolved.is_relative_to(p) for p in owned) and not resolved.is_relative_to(root / "report" / "scores"):
+        raise ValueError(f"--out {target}: would replace a file of the build {build}; write it elsewhere")
+
+
 def _cmd_score(args: argparse.Namespace) -> int:
     from benchfoundry.core.output_root import hold_build_lock
 
@@ -36,6 +53,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 def _score(args: argparse.Namespace, build: Path) -> int:
     from benchfoundry.core.atomic_files import write_json_atomic
+    from benchfoundry.core.bounded_read import MAX_TEXT_BYTES, read_bytes
     from benchfoundry.core.output_root import check_output_file
     from benchfoundry.evaluation.items import load_items
 
@@ -44,7 +62,8 @@ def _score(args: argparse.Namespace, build: Path) -> int:
     flags = vars(args)
     try:
         target = check_output_file(args.out or build / "report" / "scores" / f"{predictions.stem}.json")
-        raw = predictions.read_bytes()
+        _check_target(target, predictions, build)
+        raw = read_bytes(predictions, MAX_TEXT_BYTES, "predictions file")
         items = load_items(args.benchmark, build)
         result = evaluation.score_file(build, items, predictions, args.protocol, target, flags)
     except (OSError, ValueError, KeyError) as exc:

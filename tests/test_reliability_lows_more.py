@@ -15,8 +15,10 @@ import pandas as pd
 import pytest
 from model_server import ScriptedModel
 from test_eval import run_eval, viewspatial_build
+from test_syndor_qa import HPC, make_labelled_build
 
 from benchfoundry.benchmarks.syndor import labels, qa_stage
+from benchfoundry.benchmarks.syndor.qa_config import QaConfig
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.build import SlurmConfig
 from benchfoundry.configs.loader import ConfigError, load_config
@@ -237,3 +239,49 @@ def test_an_export_benchmark_list_naming_none_is_refused_as_such(
     argv = ["export", "vlmevalkit", "--build", str(tmp_path / "build"), "--to", str(tmp_path / "x"), "--benchmark", ","]
     assert cli.main(argv) == 2
     assert capsys.readouterr().err.startswith("error: --benchmark ',' names no benchmark")
+
+
+@pytest.fixture
+def scorable(tmp_path: Path) -> tuple[Path, Path]:
+    """A SynDORBench build with its released files, and a predictions file answering one of its items."""
+    out = tmp_path / "build"
+    qa_stage.export_qa(make_labelled_build(out, bad_rows=False), out, QaConfig())
+    row = json.loads((out / "syndor" / "index" / "human_detection" / "day.jsonl").read_text().splitlines()[0])
+    predictions = tmp_path / "preds.jsonl"
+    predictions.write_text(json.dumps({"img_path": row["img_path"], "prompt": HPC, "prediction": "1"}) + "\n")
+    return out, predictions
+
+
+@pytest.mark.parametrize("target", ["{preds}", "{build}/syndor/index/human_detection/day.jsonl", "{build}/build.json"])
+def test_score_writes_no_score_over_its_predictions_or_the_builds_files(
+    scorable: tuple[Path, Path], capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    """`score syndor P --out P` replaced the model's predictions with the score, `--out` a released file replaced
+    it (exit 0 both)."""
+    build, predictions = scorable
+    path = Path(target.format(preds=predictions, build=build))
+    before = path.read_bytes() if path.exists() else None
+    assert cli.main(["score", "syndor", str(predictions), "--build", str(build), "--out", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --out {path}") and len(err.splitlines()) == 1
+    assert (path.read_bytes() if path.exists() else None) == before
+
+
+def test_score_into_the_builds_scores_folder_or_elsewhere_is_written(
+    scorable: tuple[Path, Path], tmp_path: Path
+) -> None:
+    build, predictions = scorable
+    for path in (build / "report" / "scores" / "mine.json", tmp_path / "elsewhere.json"):
+        assert cli.main(["score", "syndor", str(predictions), "--build", str(build), "--out", str(path)]) == 0
+        assert json.loads(path.read_text())["predictions"] == str(predictions)
+
+
+def test_a_fifo_for_predictions_is_refused_not_waited_on(
+    scorable: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`score` read the predictions whole before anything else: a FIFO hung it (and a huge file was read twice)."""
+    build, _ = scorable
+    fifo = tmp_path / "preds.fifo"
+    os.mkfifo(fifo)
+    assert cli.main(["score", "syndor", str(fifo), "--build", str(build)]) == 2
+    assert f"{fifo}: not a regular file" in capsys.readouterr().err
