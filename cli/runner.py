@@ -30,6 +30,16 @@ def _cmd_job_script(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scheduler_address(text: str) -> str:
+    """An argparse type: a Dask scheduler's address, one word the job script can hold (a line break there would
+    put a shell line of its own into the script)."""
+    from benchfoundry.configs.build import SCHEDULER_ADDRESS
+
+    if not SCHEDULER_ADDRESS.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text[:80]!r} is not a scheduler address (scheme://host:port)")
+    return text
+
+
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     runner = subparsers.add_parser("runner", help="the build's runner (Dask, SLURM)")
     sub = runner.add_subparsers(dest="runner_command", required=True, metavar="COMMAND")
@@ -37,6 +47,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("config", help="YAML build config: a file or a preset name")
     p.add_argument("--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (repeatable)")
     p.add_argument(
-        "--scheduler", help="scheduler address to show (default: tcp://THIS-HOST:runner.slurm.scheduler_port)"
+        "--scheduler",
+        type=_scheduler_address,
+        help="scheduler address to show (default: tcp://THIS-HOST:runner.slurm.scheduler_port)",
     )
     p.set_defaults(func=_cmd_job_script)

@@ -19,6 +19,10 @@ SLURM_VALUE_PUNCTUATION = "_.,:=+-/$@%"
 SLURM_VALUE = re.compile(rf"[A-Za-z0-9{re.escape(SLURM_VALUE_PUNCTUATION)}]+")
 #: An extra directive: one sbatch option, `--name` or `--name=value` (value: one word, or a quoted-free list).
 SLURM_DIRECTIVE = re.compile(rf"--?[A-Za-z][A-Za-z0-9-]*(=[A-Za-z0-9{re.escape(SLURM_VALUE_PUNCTUATION)}&|*!()]+)?")
+#: A Dask scheduler's address (`tcp://host:8786`, `tls://…`): a scheme and one word, which a job script can hold.
+SCHEDULER_ADDRESS = re.compile(r"[a-z][a-z0-9+]*://[A-Za-z0-9._~%@\[\]:/-]+")
+#: A host name or address (`127.0.0.1`, `login1.cluster`, `[::1]`), as a URL holds it.
+HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]")
 
 
 class SlurmConfig(Section):
@@ -98,6 +102,20 @@ class RunnerConfig(Section):
     retry_delay_s: Seconds | None = Field(
         None, description="seconds between a shard task's retries (None: its kind's, flows/task_runner.POLICIES)"
     )
+
+    @field_validator("dask_address")
+    @classmethod
+    def _one_address(cls, value: str | None) -> str | None:
+        if value is not None and not SCHEDULER_ADDRESS.fullmatch(value):
+            raise ValueError(f"{value[:80]!r}: a scheduler address, scheme://host:port (e.g. tcp://host:8786)")
+        return value
+
+    @field_validator("prefect_host")
+    @classmethod
+    def _one_host(cls, value: str) -> str:
+        if not HOST.fullmatch(value):
+            raise ValueError(f"{value[:80]!r}: a host name or address (e.g. 127.0.0.1, login1.cluster), no scheme")
+        return value
 
     @model_validator(mode="after")
     def _check_address(self) -> RunnerConfig:

@@ -285,3 +285,35 @@ def test_a_fifo_for_predictions_is_refused_not_waited_on(
     os.mkfifo(fifo)
     assert cli.main(["score", "syndor", str(fifo), "--build", str(build)]) == 2
     assert f"{fifo}: not a regular file" in capsys.readouterr().err
+
+
+def test_a_scheduler_address_with_a_line_break_puts_no_shell_line_into_the_job_script(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`runner job-script --scheduler $'tcp://h:1\\nid > f'` printed a script with a bare `id > f` line."""
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["runner", "job-script", "smoke", "--scheduler", "tcp://h:1\nid > /tmp/f"])
+    captured = capsys.readouterr()
+    assert stopped.value.code == 2 and "argument --scheduler" in captured.err and "id > /tmp/f" not in captured.out
+
+
+@pytest.mark.parametrize(
+    "setting, field",
+    [
+        ("runner.prefect_host=http://login1", "runner.prefect_host"),
+        ("runner.prefect_host='a b'", "runner.prefect_host"),
+        ("runner.dask_address=sched:8786", "runner.dask_address"),
+        ("runner.dask_address='tcp://h:1 --nthreads 99'", "runner.dask_address"),
+    ],
+)
+def test_a_host_or_scheduler_address_that_is_none_is_refused_naming_it(setting: str, field: str) -> None:
+    """A scheme in prefect_host made `http://http://login1:…/api`, a scheduler address without a scheme or with a
+    space was taken and failed only when the build connected to it."""
+    with pytest.raises(ConfigError, match=rf"{re.escape(field)}: .*(host name|scheduler address)"):
+        load_config(None, ["runner.kind=dask", "runner.dask_address=tcp://h:8786", setting])
+
+
+def test_hosts_and_addresses_people_use_are_taken() -> None:
+    settings = ["runner.prefect_host=login1.cluster", "runner.dask_address=tls://10.0.0.1:8786"]
+    config = load_config(None, ["runner.kind=dask", *settings])
+    assert (config.runner.prefect_host, config.runner.dask_address) == ("login1.cluster", "tls://10.0.0.1:8786")
