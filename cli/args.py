@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import unicodedata
 from collections.abc import Mapping
 from typing import Any, NoReturn, TypeVar
 
@@ -22,8 +23,10 @@ MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+:@-]*(/[A-Za-z0-9][A-Za-z0-9_.
 
 
 def bounded(message: str) -> str:
-    """`message` with each word longer than MAX_WORD cut to its start, `…` and its end, and the whole cut at
+    """`message` with its control and format characters but line breaks escaped (`\\x1b`: an echoed name never
+    drives the terminal), each word longer than MAX_WORD cut to its start, `…` and its end, and the whole cut at
     MAX_MESSAGE characters: a 5,000-character name echoed back stays a readable line."""
+    message = "".join(c if c == "\n" or unicodedata.category(c) not in ("Cc", "Cf") else repr(c)[1:-1] for c in message)
     shortened = re.sub(rf"\S{{{MAX_WORD + 1},}}", lambda m: f"{m.group()[: MAX_WORD - 41]}…{m.group()[-40:]}", message)
     if len(shortened) <= MAX_MESSAGE:
         return shortened
@@ -32,7 +35,12 @@ def bounded(message: str) -> str:
 
 def print_error(message: object) -> None:
     """The command's `error:` line on stderr, bounded (`bounded`)."""
-    print(f"error: {bounded(str(message))}", file=sys.stderr)
+    print_note(f"error: {message}")
+
+
+def print_note(message: object) -> None:
+    """A line on stderr, bounded (`bounded`): a skipped row, a failed item, what an input file named."""
+    print(bounded(str(message)), file=sys.stderr)
 
 
 class Parser(argparse.ArgumentParser):

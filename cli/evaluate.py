@@ -17,6 +17,7 @@ from benchfoundry.cli.args import (
     path_text,
     positive_int,
     print_error,
+    print_note,
 )
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.evaluation.hooks import OMNI_COT_MODES, Evaluation, evaluation_of, omni_cot_benchmarks
@@ -252,9 +253,9 @@ def _score_and_report(
     rows, usage = asked
     failed = [r for r in rows if r["error"]]
     for row in failed[:5]:
-        print(f"{row['id']}: {row['error']}", file=sys.stderr)
+        print_note(f"{row['id']}: {row['error']}")
     if len(failed) > 5:
-        print(f"… and {len(failed) - 5} more failed items (see {predictions})", file=sys.stderr)
+        print_note(f"… and {len(failed) - 5} more failed items (see {predictions})")
     score: dict[str, Any] = {
         "model": args.model,
         "bench": args.benchmark,

@@ -4,10 +4,9 @@ the formats of the harnesses people evaluate with (DESIGN §7)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from benchfoundry.cli.args import path_text, print_error
+from benchfoundry.cli.args import path_text, print_error, print_note
 from benchfoundry.pipeline.benchmarks import names
 
 FORMAT_NAMES = ("vlmevalkit", "lmms-eval", "hf")
@@ -64,9 +63,9 @@ def _export(args: argparse.Namespace) -> int:
         done = summary[benchmark]
         problems = done["problems"]
         for p in problems[:5]:
-            print(f"{benchmark}: skipped {p['item']}: {p['reason']}", file=sys.stderr)
+            print_note(f"{benchmark}: skipped {p['item']}: {p['reason']}")
         if len(problems) > 5:
-            print(f"{benchmark}: … and {len(problems) - 5} more skipped (see export.json)", file=sys.stderr)
+            print_note(f"{benchmark}: … and {len(problems) - 5} more skipped (see export.json)")
         rows = ", ".join(f"{name} {n}" for name, n in done["rows"].items())
         print(f"{benchmark}: {rows} rows → {done['folder']}")
         status = 1 if problems and not any(done["rows"].values()) else status

@@ -4,12 +4,11 @@ A command holds the build's lock while it writes (benchfoundry/core/output_root.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.cli.args import print_error
+from benchfoundry.cli.args import print_error, print_note
 from benchfoundry.configs.build import BuildConfig
 
 
@@ -52,9 +51,9 @@ def import_review_file(path: str, items: Sequence[dict[str, Any]], directory: Pa
 
     decisions, bad = review.read_decisions(path, items)
     for row in bad[:SHOWN_BAD_ROWS]:
-        print(f"{path}:{row['line']}: skipped: {row['reason']}", file=sys.stderr)
+        print_note(f"{path}:{row['line']}: skipped: {row['reason']}")
     if len(bad) > SHOWN_BAD_ROWS:
-        print(f"{path}: … and {len(bad) - SHOWN_BAD_ROWS} more bad rows", file=sys.stderr)
+        print_note(f"{path}: … and {len(bad) - SHOWN_BAD_ROWS} more bad rows")
     if not decisions:
         print_error(f"{path}: no usable decision ({len(bad)} bad rows); nothing imported")
         return None

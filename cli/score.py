@@ -8,11 +8,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import sys
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.cli.args import path_text, print_error
+from benchfoundry.cli.args import path_text, print_error, print_note
 from benchfoundry.evaluation.hooks import evaluation_of
 from benchfoundry.evaluation.protocols import PROTOCOLS
 from benchfoundry.pipeline.benchmarks import get, names
@@ -80,7 +79,7 @@ def _score(args: argparse.Namespace, build: Path) -> int:
     write_json_atomic(target, score)
     problems = score.get("problems", [])
     for p in problems:
-        print(f"{predictions}:{p['line']}: skipped: {p['reason']}", file=sys.stderr)
+        print_note(f"{predictions}:{p['line']}: skipped: {p['reason']}")
     print(evaluation.score_text(score))
     print(f"\nscore file: {target}" + (f" ({len(problems)} bad lines skipped)" if problems else ""))
     for line in evaluation.scored(build, flags):

@@ -317,3 +317,25 @@ def test_hosts_and_addresses_people_use_are_taken() -> None:
     settings = ["runner.prefect_host=login1.cluster", "runner.dask_address=tls://10.0.0.1:8786"]
     config = load_config(None, ["runner.kind=dask", *settings])
     assert (config.runner.prefect_host, config.runner.dask_address) == ("login1.cluster", "tls://10.0.0.1:8786")
+
+
+def test_an_echoed_name_never_drives_the_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A path or name holding an escape sequence or a bidi override reached the terminal as it was in error lines."""
+    hostile = tmp_path / "\x1b]0;owned\x07\x1b[2J\u202edlrow"
+    assert cli.main(["compare", str(hostile), str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert not any(c in err for c in "\x1b\x07\u202e") and "\\x1b]0;owned\\x07\\x1b[2J\\u202edlrow" in err
+
+
+def test_a_skipped_line_never_drives_the_terminal(
+    scorable: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`score` echoed the file and line it skipped as they were: a file named with an escape sequence drove it."""
+    build, given = scorable
+    predictions = given.with_name("preds\x1b[2J.jsonl")
+    bad = json.dumps({"img_path": "images/none.jpg", "prompt": HPC, "prediction": "1"})
+    predictions.write_text(given.read_text() + bad + "\n")
+    out = given.with_name("score.json")
+    assert cli.main(["score", "syndor", str(predictions), "--build", str(build), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "preds\\x1b[2J.jsonl:2: skipped" in err and "\x1b" not in err
