@@ -33,10 +33,13 @@ def free_port_pair() -> int:
 def local_slurm(folder: Path, env: Mapping[str, str] | None = None) -> Iterator[dict[str, str]]:
     """A one-node SLURM living in `folder` (its daemons run with `env`, else this process's environment), stopped
     at exit: yields what points SLURM's commands at it (`SLURM_CONF`). RuntimeError with the script's last output
-    when it does not start."""
+    when it does not start, or naming the script when it cannot be run."""
     cluster = {**(os.environ if env is None else env), "SLURM_LOCAL_DIR": str(folder)}
     cluster["SLURM_LOCAL_PORT"] = str(free_port_pair())
-    up = subprocess.run([str(SCRIPT), "up"], env=cluster, capture_output=True, text=True)
+    try:
+        up = subprocess.run([str(SCRIPT), "up"], env=cluster, capture_output=True, text=True)
+    except OSError as exc:  # no script (an installed package without the repository's scripts/), not executable
+        raise RuntimeError(f"{SCRIPT}: cannot run it ({exc.strerror or exc})") from None
     try:
         if up.returncode != 0:
             raise RuntimeError(f"{SCRIPT} up failed ({up.returncode}): {up.stderr.strip()[-500:]}")

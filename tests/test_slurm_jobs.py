@@ -57,3 +57,12 @@ def test_a_local_cluster_that_does_not_start_is_one_error_and_is_stopped(
             pytest.fail("the block ran without a cluster")
     up, down = (line.split() for line in calls.read_text().splitlines())
     assert up[0] == "up" and down[0] == "down" and up[1:] == down[1:] == [str(tmp_path / "cluster"), up[2]]
+
+
+def test_a_local_cluster_script_that_cannot_run_is_one_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No scripts/slurm-local beside the package (installed without the repository): a RuntimeError naming it, as
+    bench/rehearsal_faults.py reports, not a FileNotFoundError from `down`."""
+    monkeypatch.setattr(slurm_local, "SCRIPT", tmp_path / "no-such-script")
+    with pytest.raises(RuntimeError, match=r"no-such-script: cannot run it"):
+        with slurm_local.local_slurm(tmp_path / "cluster"):
+            pytest.fail("the block ran without a cluster")
