@@ -155,3 +155,37 @@ def test_real_coco_candidates_come_from_a_wrist_in_a_holdable_box_and_go_to_revi
     assert [(i["answer_label"], i["labels"], i["needs_review"]) for i in hands] == [
         ("right", ["the man", "the phone"], True)
     ]
+
+
+def test_an_images_direction_item_is_drawn_by_the_release_answers() -> None:
+    """With one item an image, a viewer with a target in front and three behind is asked about the one in front at
+    its share of the answer weights (release: front 199 against back 61 each), not one time in four; weights
+    naming none of an image's answers draw uniformly."""
+    truth = []
+    for image_id in range(1, 801):
+        viewer = image_id * 10
+        labels = ("front", "back", "back", "back")
+        truth.append(
+            {
+                "image_id": image_id,
+                "people": [{"annotation_id": viewer}],
+                "objects": [{"annotation_id": viewer + k, "name": f"thing{k}"} for k in range(1, 5)],
+                "relations": [
+                    {"viewer": viewer, "target": viewer + k, "angle_deg": 0.0 if k == 1 else 180.0, "label": label}
+                    for k, label in enumerate(labels, start=1)
+                ],
+            }
+        )
+    image_of = {t["image_id"]: f"images/{t['image_id']}.jpg" for t in truth}
+    viewers = {t["image_id"] * 10 for t in truth}
+    subjects = dict.fromkeys(viewers, "the woman")
+
+    def front_share(weights: dict[str, float] | None) -> float:
+        per_rel = PersonRelConfig(per_image=1, **({} if weights is None else {"answer_weights": weights}))
+        items = synthetic_items(truth, image_of, subjects, viewers, "val", CocoConfig(per_rel=per_rel), seed=0)
+        assert len(items) == len(truth)
+        return sum(i["answer_label"] == "front" for i in items) / len(items)
+
+    assert abs(front_share(None) - 199 / (199 + 3 * 61)) < 0.05  # 0.52
+    assert abs(front_share({"left": 1.0}) - 0.25) < 0.05
+    assert front_share({"front": 1.0, "back": 0.0}) == 1.0

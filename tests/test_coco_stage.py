@@ -447,3 +447,25 @@ def test_per_rel_budget_takes_its_hand_share_from_two_option_items_first(hands: 
     # Without a share the draw is the seed's order alone, which here takes fewer than the share.
     plain = within_budgets(rows, TaskBudgets(per_rel=20), seed=2)
     assert len(plain) == 20 and int(plain["item_id"].str.contains(":per_rel_hand:").sum()) <= int(two_option.sum())
+
+
+def test_per_rel_viewers_are_named_with_their_own_described_share(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The orientation tasks name their subjects with coco.described_share, Per-Rel. Dir. its viewers and targets
+    with per_rel.described_share (the release describes more of them)."""
+    from benchfoundry.benchmarks.viewspatial.coco import coco_stage
+
+    def named_by_share(people_of: dict, *named: object) -> dict[int, str]:
+        described_share = named[3]  # after nouns, captions and colours
+        return {p.annotation_id: f"the person {described_share}" for ps in people_of.values() for p in ps}
+
+    monkeypatch.setattr(coco_stage, "subjects", named_by_share)
+    cfg = CocoConfig(shoulder_ratio=0.72, margin_deg=0.0, described_share=0.25)
+    cfg = cfg.model_copy(update={"per_rel": cfg.per_rel.model_copy(update={"described_share": 0.75})})
+    label_split(str(tmp_path / "out"), "val", two_people_split(tmp_path), cfg, 0)
+    table = StageStore(tmp_path / "out", "viewspatial", "coco").shard_rows("val")
+    per_rel = table[table["question_type"] == PER_REL]
+    assert len(per_rel) and all(list(r.labels) == ["the person 0.75"] * 2 for r in per_rel.itertuples())
+    cam_obj = table[table["question_type"] == RELEASED_TYPES["Cam-Obj. Ori."]]
+    assert len(cam_obj) and all("the person 0.25" in q for q in cam_obj["question"])

@@ -530,6 +530,7 @@ def test_three_people_are_named_by_clothes_that_single_them_out(tmp_path):
         height=160,
         samples=4,
         three_person_share=1.0,
+        beside_share=0.0,  # the others behind, on either side
         texture_ids=ids,
         people={"man": 1.0},  # men only: one noun, so that only clothes or order tell them apart
         held_share=0.0,
@@ -576,3 +577,53 @@ def test_three_people_are_named_by_clothes_that_single_them_out(tmp_path):
     table, _, _ = split_items(str(tmp_path / "out"), "val", result["paths"], CocoConfig(), 0)
     named = {label for labels in table["labels"] for label in labels if label.startswith("the man in ")}
     assert named and named <= {f"the man in {c}{w}" for c in NAMED_COLOURS for w in ("", " clothes")}
+
+
+def test_a_beside_second_person_stands_on_the_faced_side_in_front_of_a_sideways_first():
+    """with_beside: every second person beside the first (beside_share 1) stands on the image side the first faces,
+    at about their depth, so that a first person facing the image's left or right has them in front (front,
+    front-left or front-right from the truth's relation); a third moves to the other side; the rest stays as drawn,
+    and beside_share 0 leaves the plan."""
+    from benchfoundry.core.directions import facing_direction
+    from benchfoundry.core.seeding import item_rng
+
+    all_beside, none = SyntheticCocoConfig(beside_share=1.0), SyntheticCocoConfig(beside_share=0.0)
+    ids, sideways = [3, 5, 8], 0
+    for i in range(300):
+        drawn = sc.draw_plan(item_rng(5, sco.STAGE, f"val:{i}"), all_beside, ids)
+        plan = sc.with_third(item_rng(5, sco.STAGE, f"val:{i}:third"), all_beside, drawn, ids)
+        assert sc.with_beside(item_rng(5, sco.STAGE, f"val:{i}:beside"), none, plan) == plan
+        made = sc.with_beside(item_rng(5, sco.STAGE, f"val:{i}:beside"), all_beside, plan)
+        if plan.second is None:
+            assert made == plan
+            continue
+        assert replace(made, second=None, third=None) == replace(plan, second=None, third=None)
+        assert made.second.texture_id == plan.second.texture_id and 0.5 <= abs(made.second.beside_m) <= 0.75
+        assert plan.third is None or made.third.side * made.second.beside_m < 0
+        faced = -math.sin(math.radians(plan.body_yaw_deg))  # the facing's image-right component
+        if abs(faced) > 0.25:
+            assert faced * made.second.beside_m > 0
+        if facing_direction(plan.body_yaw_deg) in ("left", "right"):
+            sideways += 1
+            a = math.radians(plan.body_yaw_deg)
+            cam = look_at([3.0 * math.sin(a), -3.0 * math.cos(a), 1.4], [0.0, 0.0, 1.0], 200.0, 120, 160)
+            _, label = sco.relation(np.zeros(3), 0.0, sc.second_location(made.second, cam))
+            assert label in ("front", "front-left", "front-right"), (i, plan.body_yaw_deg, label)
+    assert sideways > 10
+
+
+@pytest.mark.parametrize("side", [-0.6, 0.6])
+def test_a_panned_frame_moves_the_first_person_to_the_other_edge(side):
+    """panned: the camera keeps its place and pitch and turns toward `side`, so that the framed points move toward
+    the frame's other edge and stop PAN_MARGIN_PX (within a pixel) short of it."""
+    eye, target = np.array([0.0, -2.0, 1.5]), np.array([0.0, 0.0, 1.0])
+    cam = look_at(eye, target, 200.0, 120, 160)
+    body = np.array([[x, y, z] for x in (-0.2, 0.2) for y in (-0.1, 0.1) for z in (0.6, 1.6)])
+    turned = sc.panned(cam, body, eye, target, side)
+    np.testing.assert_allclose(turned.C, cam.C)
+    np.testing.assert_allclose(turned.R[2, 2], cam.R[2, 2], atol=1e-12)  # the same pitch
+    before, after = cam.project(body)[0][:, 0], turned.project(body)[0][:, 0]
+    if side > 0:  # the second person stands to the right: the first moves to the left edge
+        assert after.min() == pytest.approx(sc.PAN_MARGIN_PX, abs=1.0) and after.max() < before.max()
+    else:
+        assert cam.width - after.max() == pytest.approx(sc.PAN_MARGIN_PX, abs=1.0) and after.min() > before.min()

@@ -7,7 +7,13 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from benchfoundry.benchmarks.viewspatial.coco.config import RELEASE_FACINGS, CocoConfig, check_templates, label_weights
+from benchfoundry.benchmarks.viewspatial.coco.config import (
+    RELEASE_FACINGS,
+    RELEASE_PER_REL,
+    CocoConfig,
+    check_templates,
+    label_weights,
+)
 from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_LABELS, EXCLUDED_NYU40, CoverageConfig
 from benchfoundry.configs.base import MAX_SIDE_PX, Section, refuse_renamed
 from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS
@@ -133,8 +139,7 @@ RELEASE_ANSWERS: dict[str, dict[str, float]] = {
                 "back-up": 15},
     "scene_sim": {"front": 292, "front-right": 216, "front-left": 200, "right": 118, "left": 113, "back-left": 64,
                   "back-right": 63, "back": 39},
-    "per_rel": {"front": 199, "right": 114, "left": 111, "front-right": 72, "back": 61, "front-left": 53,
-                "back-right": 30, "back-left": 29},
+    "per_rel": RELEASE_PER_REL,
 }  # fmt: skip
 
 

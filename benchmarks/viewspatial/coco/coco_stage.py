@@ -176,7 +176,9 @@ def split_items(
     truth = read_json(source["truth"])["images"] if source.get("truth") else None
     nouns = {p["annotation_id"]: p["noun"] for t in truth or [] for p in t["people"]}
     captions = read_captions(source.get("captions"))
-    subject_of = subjects(labelled.people_of, nouns, captions, colours, cfg.described_share, seed, cfg.colour_phrases)
+    named = (labelled.people_of, nouns, captions, colours)
+    subject_of = subjects(*named, cfg.described_share, seed, cfg.colour_phrases)
+    viewer_of = subjects(*named, cfg.per_rel.described_share, seed, cfg.colour_phrases)
     items = orientation_items(labels, image_of, subject_of, split, cfg, seed)
     items += animal_items(animal_rows, image_of, split, cfg, seed)
     items = [{**item, "needs_review": False} for item in items]
@@ -190,12 +192,12 @@ def split_items(
         "images": len(image_of),
     }
     if truth is not None:
-        items += synthetic_items(truth, image_of, subject_of, set(kept), split, cfg, seed)
+        items += synthetic_items(truth, image_of, viewer_of, set(kept), split, cfg, seed)
         info["accuracy"] = orientation_accuracy(labels, {"images": truth})
     else:
         objects = image_objects(read_annotations(source["instances"]) if source.get("instances") else data)
         facing = {a: float(r["facing_yaw_deg"]) for a, r in kept.items()}
-        items += candidate_items(labelled.people_of, facing, objects, image_of, subject_of, split, cfg, seed)
+        items += candidate_items(labelled.people_of, facing, objects, image_of, viewer_of, split, cfg, seed)
     table = pd.DataFrame(items, columns=list(COCO_COLUMNS))
     return table, info, _faults(split, labels, source["annotations"], source["images"])
 

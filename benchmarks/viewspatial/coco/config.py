@@ -75,6 +75,9 @@ COLOUR_PHRASES = {"in {colour}": 1.0, "in {colour} clothes": 1.0}
 #: The release's Cam-Obj. Ori. answers (its 996 items; facing the camera is "back").
 RELEASE_FACINGS = {"back": 267.0, "left": 204.0, "back-right": 152.0, "right": 146.0, "back-left": 140.0,
                    "front-left": 34.0, "front": 33.0, "front-right": 20.0}  # fmt: skip
+#: The release's Per-Rel. Dir. answers of its 669 direction items (its "which hand" and "which foot" items apart).
+RELEASE_PER_REL = {"front": 199.0, "right": 114.0, "left": 111.0, "front-right": 72.0, "back": 61.0,
+                   "front-left": 53.0, "back-right": 30.0, "back-left": 29.0}  # fmt: skip
 #: The release's Per-Obj. Ori. answers in the five head-turn labels (986 of its 996 items).
 RELEASE_HEAD_TURNS = {"front": 570.0, "front-right": 146.0, "front-left": 141.0, "right": 78.0, "left": 51.0}
 #: The head-turn labels' bins of Δ, degrees (orientation.head_turn; negative: the person's own left).
@@ -163,6 +166,14 @@ class SyntheticCocoConfig(DenoisedRenderSection):
         description="share of images with three people, the first between the others (place alone then does not "
         "name one of three of a noun: a clothing phrase does); drawn apart from the other choices, so the rest "
         "of an image stays as drawn",
+    )
+    beside_share: float = Field(
+        0.75,
+        ge=0,
+        le=1,
+        description="share of second people who stand beside the first, at about their depth on the side the first "
+        "faces (the camera panned to make room), instead of farther back: a Per-Rel. Dir. target in front of a "
+        "viewer who faces sideways; drawn apart from the other choices",
     )
     texture_ids: list[int] | None = Field(
         None,
@@ -284,6 +295,21 @@ class PersonRelConfig(Section):
     release_unreviewed: bool = Field(
         False, description="real COCO candidates not yet reviewed are released too, as verified: false"
     )
+    answer_weights: dict[str, float] = Field(
+        default_factory=lambda: dict(RELEASE_PER_REL),
+        description="answer label → weight by which an image's direction items are drawn when it has more than "
+        "`per_image` (as the release's annotators chose what to ask); the release's answers",
+    )
+    described_share: float = Field(
+        0.7,
+        ge=0,
+        le=1,
+        description="as coco.described_share, for the people Per-Rel. Dir. names (the release describes more of "
+        "them: 53 % of its subjects, 39 % a plain noun); those sharing their noun are named by place where their "
+        "colour does not single them out, so 0.7 of those alone of theirs bring the share described to the "
+        "release's (55 % on the rehearsal at 10 %, seed 0); drawn by the same per-person draw, so a person "
+        "described in the orientation tasks is described here too",
+    )
     hand_templates: Wordings = Field(
         default_factory=lambda: dict(HAND_TEMPLATES),
         description="two-option 'which hand' wordings → weights: {subject} the person, {target} what they hold",
@@ -320,6 +346,7 @@ class PersonRelConfig(Section):
 
     @model_validator(mode="after")
     def _slots(self) -> PersonRelConfig:
+        label_weights("viewspatial.coco.per_rel.answer_weights", self.answer_weights, HORIZONTAL_LABELS)
         check_templates("viewspatial.coco.per_rel.templates", self.templates, ("subject", "target"))
         check_templates("viewspatial.coco.per_rel.hand_templates", self.hand_templates, ("subject", "target"))
         return self

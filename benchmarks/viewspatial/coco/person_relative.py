@@ -220,7 +220,8 @@ def unique_objects(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, An
 
 def _per_image(items: list[dict[str, Any]], cfg: CocoConfig, seed: int) -> list[dict[str, Any]]:
     """One kind of item an image ("which hand" with probability `hand_share` when the image has one, else the
-    direction items), at most `per_rel.per_image` of them, drawn by the seed, in their order."""
+    direction items), at most `per_rel.per_image` of them, drawn by the seed (direction items by their answer's
+    `per_rel.answer_weights`, uniformly where none of the image's answers has one), in their order."""
     cap = cfg.per_rel.per_image
     by_image: dict[str, list[dict[str, Any]]] = {}
     for item in items:
@@ -232,7 +233,11 @@ def _per_image(items: list[dict[str, Any]], cfg: CocoConfig, seed: int) -> list[
         ask_hand = item_rng(seed, "viewspatial.coco.per_rel_kind", scene).random() < cfg.per_rel.hand_share
         of_image = hands if hands and (ask_hand or not directions) else directions
         if cap is not None and len(of_image) > cap:
-            picks = item_rng(seed, "viewspatial.coco.per_rel_image", scene).choice(len(of_image), cap, replace=False)
+            weights = np.array([cfg.per_rel.answer_weights.get(i["answer_label"], 0.0) for i in of_image])
+            if _is_hand(of_image[0]) or np.count_nonzero(weights) < cap:
+                weights = np.ones(len(of_image))
+            rng = item_rng(seed, "viewspatial.coco.per_rel_image", scene)
+            picks = rng.choice(len(of_image), cap, replace=False, p=weights / weights.sum())
             of_image = [of_image[i] for i in sorted(picks)]
         kept += of_image
     return kept

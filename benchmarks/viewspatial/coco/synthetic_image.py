@@ -10,10 +10,12 @@ the pelvis's (an action may turn the chest a little: guard_up by ~17°). The hea
 neck and head about the vertical, half each; Δ < 0 turns the head to the person's own left. The true Δ
 is read back from the head's global rotation, so an action's own head turn is included. The second person
 stands `depth_m` farther from the camera than the first and to one side, inside the camera's view, turned
-by `turn_deg` about +Z in the world; a third person (`with_third`) stands so on the other side, the first
-between them; any person's yaw is the angle, counter-clockwise seen from above, from
-their front to the ray toward the camera (`seen_yaw`), as Orient-Anything sees a crop. Each person's noun
-(man, woman, boy, girl) and what the first person holds in which hand are drawn apart (`with_people`).
+by `turn_deg` about +Z in the world, or (`with_beside`) beside the first at about their depth on the side the first
+faces, the camera panned so that the first stands toward the frame's other edge; a third person (`with_third`)
+stands behind on the other side, the first between them; any person's yaw is the angle, counter-clockwise seen
+from above, from their front to the ray toward the camera (`seen_yaw`), as Orient-Anything sees a crop. Each
+person's noun (man, woman, boy, girl) and what the first person holds in which hand are drawn apart
+(`with_people`).
 """
 
 from __future__ import annotations
@@ -69,6 +71,12 @@ SHOULDER_CUT_SCALE = 2.0
 #: of the half width the camera sees at their depth.
 SECOND_DEPTH_M = (0.8, 2.5)
 SECOND_SIDE = (0.3, 0.75)
+#: A second person beside the first: how much farther from the camera (m), and how far to the side (m, centre to
+#: centre: shoulder to shoulder up to a step apart).
+BESIDE_DEPTH_M = (-0.1, 0.2)
+BESIDE_SIDE_M = (0.5, 0.75)
+#: Pixels a panned frame leaves between the first person and its edge.
+PAN_MARGIN_PX = 3.0
 #: Share of images whose head turn lies beyond ±90° (so the labeller's rejection is exercised).
 BEYOND_SHARE = 0.125
 BEYOND_DEG = (95.0, 110.0)
@@ -106,6 +114,7 @@ class SecondPerson:
     turn_deg: float  # rotation about +Z in the world (the first person faces −Y)
     depth_m: float  # farther from the camera than the first person
     side: float  # signed share of the half width seen at their depth (+: the image's right)
+    beside_m: float = 0.0  # not 0: beside the first instead, this far to the side (m, signed as `side`)
     noun: str | None = None  # man, woman, boy, girl (their phenotype); None: person.body.phenotypes as configured
 
 
@@ -213,6 +222,26 @@ def with_third(
     return replace(plan, second=second, third=third)
 
 
+def with_beside(rng: np.random.Generator, cfg: SyntheticCocoConfig, plan: ImagePlan) -> ImagePlan:
+    """The plan with its second person beside the first for `beside_share` of images that have one (`rng` the
+    image's own for this choice): `BESIDE_DEPTH_M` farther, `BESIDE_SIDE_M` to the side the first faces in the
+    image (either, drawn, when they face the camera or away from it); a third person on that side moves to the
+    other."""
+    if plan.second is None or rng.random() >= cfg.beside_share:
+        return plan
+    faced = -math.sin(math.radians(plan.body_yaw_deg))  # the facing's image-right component
+    sign = math.copysign(1.0, faced) if abs(faced) > 0.25 else float(rng.choice([-1.0, 1.0]))
+    second = replace(
+        plan.second,
+        depth_m=float(rng.uniform(*BESIDE_DEPTH_M)),
+        beside_m=sign * float(rng.uniform(*BESIDE_SIDE_M)),
+    )
+    third = plan.third
+    if third is not None and math.copysign(1.0, third.side) == sign:
+        third = replace(third, side=-third.side)
+    return replace(plan, second=second, third=third)
+
+
 def with_people(rng: np.random.Generator, cfg: SyntheticCocoConfig, plan: ImagePlan) -> ImagePlan:
     """The plan with each person's noun drawn by `cfg.people`'s weights and, for `held_share` of images, an
     object the first person holds in one hand (`rng` the image's own for these choices, so the plan's other
@@ -280,12 +309,14 @@ def seen_yaw(turn_deg: float, location: np.ndarray, camera: PosedCamera) -> floa
 
 def second_location(second: SecondPerson, camera: PosedCamera) -> np.ndarray:
     """Where the second person stands: `depth_m` beyond the first along the camera's horizontal view, and
-    `side` of the half width the camera sees at that depth to the image's right (negative: left)."""
+    `side` of the half width the camera sees at that depth to the image's right (negative: left), or `beside_m`
+    metres when not 0."""
     toward = camera.C[:2] / np.linalg.norm(camera.C[:2])
     right = np.array([-toward[1], toward[0]])
     depth = float(np.linalg.norm(camera.C[:2])) + second.depth_m
     half_width = depth * camera.width / 2 / camera.f
-    xy = -toward * second.depth_m + right * second.side * half_width
+    lateral = second.beside_m or second.side * half_width
+    xy = -toward * second.depth_m + right * lateral
     return np.array([xy[0], xy[1], 0.0])
 
 
@@ -321,7 +352,33 @@ def frame_camera(vertices: np.ndarray, keypoints: np.ndarray, plan: ImagePlan, w
         if plan.framing != "whole":  # the top at 1 − fill of the height, the cut at (or above) the bottom edge
             middle = uv[:, 1].min() - (1 - plan.fill) * height + height / 2
         target[2] -= (middle - height / 2) / f * distance
-    return look_at(target + distance * direction + [0, 0, plan.camera_height_m - target[2]], target, f, width, height)
+    eye = target + distance * direction + [0, 0, plan.camera_height_m - target[2]]
+    camera = look_at(eye, target, f, width, height)
+    beside = plan.second.beside_m if plan.second is not None else 0.0
+    return panned(camera, kept, eye, target, beside) if beside else camera
+
+
+def panned(camera: PosedCamera, kept: np.ndarray, eye: np.ndarray, target: np.ndarray, side: float) -> PosedCamera:
+    """The camera turned about the vertical through `eye` toward `side`'s sign (+: the image's right), so that the
+    framed points `kept` move toward the other edge and stop `PAN_MARGIN_PX` short of it (its place and pitch
+    kept; a pitched camera's turn is measured again, three times); unturned when they reach that far already."""
+    edge = (camera.width / 2 - PAN_MARGIN_PX) * (-1.0 if side > 0 else 1.0)  # where the extreme point goes
+
+    def extreme(cam: PosedCamera) -> float:
+        u = cam.project(kept)[0][:, 0] - cam.width / 2
+        return float(u.min() if side > 0 else u.max())
+
+    if extreme(camera) * np.sign(edge) >= abs(edge):
+        return camera
+    aim = np.asarray(target, dtype=np.float64)
+    for _ in range(3):
+        # the horizontal angle from the extreme point to the edge (+: turn left, counter-clockwise seen from above)
+        angle = math.atan(edge / camera.f) - math.atan(extreme(camera) / camera.f)
+        c, s = math.cos(angle), math.sin(angle)
+        x, y = aim[0] - eye[0], aim[1] - eye[1]
+        aim = np.array([eye[0] + c * x - s * y, eye[1] + s * x + c * y, aim[2]])
+        camera = look_at(eye, aim, camera.f, camera.width, camera.height)
+    return camera
 
 
 def place_objects(

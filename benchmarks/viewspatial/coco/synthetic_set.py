@@ -50,8 +50,9 @@ from benchfoundry.pipeline import render_client
 
 STAGE = "viewspatial.synthetic_coco"
 #: What the set draws and writes, beyond its config: 2 adds nouns (man, woman, boy, girl) and held objects; 3
-#: draws facings and head turns by label (the release's answer shares) instead of uniformly.
-SET_VERSION = 3
+#: draws facings and head turns by label (the release's answer shares) instead of uniformly; 4 stands some second
+#: people beside the first (synthetic_image.with_beside).
+SET_VERSION = 4
 SKELETON = [
     [16, 14],
     [14, 12],
@@ -447,6 +448,7 @@ def split_plans(
         rng = item_rng(seed, STAGE, f"{split}:{index}")
         plan = sc.draw_plan(rng, cfg, ids)
         plan = sc.with_third(item_rng(seed, STAGE, f"{split}:{index}:third"), cfg, plan, ids)
+        plan = sc.with_beside(item_rng(seed, STAGE, f"{split}:{index}:beside"), cfg, plan)
         plans.append((sc.with_people(item_rng(seed, STAGE, f"{split}:{index}:people"), cfg, plan), rng))
     return plans
 
