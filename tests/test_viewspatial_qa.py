@@ -182,6 +182,18 @@ def test_scene_sim_direction_is_taken_in_3d_as_the_authors_do() -> None:
     )
 
 
+def test_scene_sim_never_faces_a_piece_above_or_below_where_one_stands() -> None:
+    # The picture hangs 0.1 m off the sofa's plan: facing it from the sofa (or the sofa from it) is looking up or
+    # down, no way to face across the room; the picture is still asked about as C.
+    centres = {"sofa": (0.0, 0.0, 0.5), "picture": (0.0, 0.1, 1.8), "bed": (2.0, 0.0, 0.3), "desk": (0.0, 3.0, 0.4)}
+    boxes = boxes_at(centres)
+    table = pd.DataFrame([vis_row(f, b.object_id, b.label, (0, 0, 1)) for f in (0, 10) for b in boxes])
+    items = scene_sim_items("s", "val", table, [0, 10], boxes, dataclasses.replace(S, scene_sim_per_scene=100), 0)
+    faced = {tuple(i["labels"][:2]) for i in items}
+    assert ("sofa", "picture") not in faced and ("picture", "sofa") not in faced
+    assert ("sofa", "desk") in faced and any(i["labels"][2] == "picture" for i in items)
+
+
 def test_scene_sim_frames_are_a_run_whose_union_sees_the_three() -> None:
     # Frame order 0..50 (every 10th): 0 sees nothing, 10 the sofa, 20 nothing, 30 the tv, 40 the bed, 50 the
     # desk; chairs repeat, so never asked. No frame sees three objects.

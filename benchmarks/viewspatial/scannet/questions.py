@@ -178,7 +178,8 @@ def scene_sim_items(
 ) -> list[dict[str, Any]]:
     """Stand at A facing B: the direction of C in 3-D (`scene_direction`), for ordered triples of objects of
     categories unique in the scene, over a run of the scan's frames (`frame_run` over `selected` in frame order)
-    whose union sees all three: 2 to `run_max_frames` frames; the three need not share a frame."""
+    whose union sees all three: 2 to `run_max_frames` frames; the three need not share a frame. B lies at least
+    `min_distance_m` from A on the floor plan (not on it or hung above it), C at least that far in 3-D."""
     unique = unique_categories(boxes)
     by_id = {box.object_id: box for box in boxes if box.label in unique}
     frames = sorted(int(f) for f in selected)
@@ -191,7 +192,8 @@ def scene_sim_items(
         if run is None or not 2 <= run[1] - run[0] <= s.run_max_frames:
             continue
         a, b, c = by_id[ia].center, by_id[ib].center, by_id[ic].center
-        if min(np.linalg.norm(b - a), np.linalg.norm(c - a)) < s.min_distance_m:
+        # facing B from A is a way to look across the floor: B not (nearly) above or below A
+        if min(np.linalg.norm((b - a)[:2]), np.linalg.norm(c - a)) < s.min_distance_m:
             continue
         direction = scene_direction(a, b, c)
         if direction is None or direction.margin_deg < s.margin_deg:
