@@ -15,24 +15,30 @@ from benchfoundry.configs.base import Section
 from benchfoundry.core import plugins
 
 _ADDED: dict[str, type[Section]] = {}
+#: Names a benchmark cannot take: the build config's own top-level keys (configs/build.BuildConfig's fields and
+#: the loader's `scale`) and the build root's own folders (the report, the SLURM jobs' output).
+RESERVED_NAMES = frozenset(
+    {"name", "seed", "output_root", "runner", "person", "export", "scale", "report", "slurm"}
+)
 
 
-def register_section(name: str, model: type[Section]) -> None:
-    """Accept a top-level block `name` in a build config, validated by `model`."""
-    if known_sections().get(name, model) is not model:
-        raise ValueError(f"config section {name!r} is already registered")
-    _ADDED[name] = model
-
-
-def unregister_section(name: str) -> None:
-    _ADDED.pop(name, None)
+def check_name(name: str, where: str) -> None:
+    """A PluginError naming `where` when `name` is one the build config or the build root already uses."""
+    if name in RESERVED_NAMES:
+        raise plugins.PluginError(
+            f"{where}: benchmark name {name!r} is taken by the build config or the build root "
+            f"(reserved: {', '.join(sorted(RESERVED_NAMES))})"
+        )
 
 
 @cache
 def _declared() -> tuple[tuple[str, type[Section], str | None], ...]:
     """(name, section model, `scale` hook) of every declared benchmark, in build order (the descriptors' `order`,
     then name); read once, as the entry points are."""
-    ordered = sorted(plugins.load_all(plugins.BENCHMARKS_GROUP).values(), key=lambda d: (d.order, d.name))
+    found = plugins.load_all(plugins.BENCHMARKS_GROUP)
+    for entry in found:
+        check_name(entry, f"{plugins.BENCHMARKS_GROUP}: entry {entry!r}")
+    ordered = sorted(found.values(), key=lambda d: (d.order, d.name))
     return tuple((d.name, plugins.resolve(d.config), getattr(d, "scale", None)) for d in ordered)
 
 

@@ -61,6 +61,7 @@ def _declared() -> dict[str, Benchmark]:
     """The declared descriptors by name, checked once."""
     found = plugins.load_all(plugins.BENCHMARKS_GROUP)
     for entry, descriptor in found.items():
+        sections.check_name(entry, f"{plugins.BENCHMARKS_GROUP}: entry {entry!r}")
         if not isinstance(descriptor, Benchmark) or descriptor.name != entry:
             raise plugins.PluginError(
                 f"{plugins.BENCHMARKS_GROUP}: entry {entry!r} is not a Benchmark named {entry!r}: {descriptor!r}"
@@ -69,7 +70,8 @@ def _declared() -> dict[str, Benchmark]:
 
 
 def register(descriptor: Benchmark) -> None:
-    """Add a benchmark in this process, with its config section; its name must be new."""
+    """Add a benchmark in this process, with its config section; its name must be new and not reserved."""
+    sections.check_name(descriptor.name, "register")
     known = {**_declared(), **_ADDED}
     if known.get(descriptor.name, descriptor) != descriptor:
         raise ValueError(f"benchmark {descriptor.name!r} is already registered")

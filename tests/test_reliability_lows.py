@@ -23,7 +23,9 @@ from benchfoundry.benchmarks.syndor import frame_files, labels
 from benchfoundry.cli import main as cli
 from benchfoundry.cli import review as review_cli
 from benchfoundry.cli.args import MAX_WORD, bounded, model_name_problem
-from benchfoundry.configs.loader import ConfigError, load_config
+from benchfoundry.configs import sections
+from benchfoundry.configs.build import BuildConfig
+from benchfoundry.configs.loader import SCALE_KEY, ConfigError, load_config
 from benchfoundry.core import plugins
 from benchfoundry.core.store import StageStore
 from benchfoundry.export.provenance import provenance
@@ -278,6 +280,7 @@ def hostile_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     monkeypatch.syspath_prepend(str(tmp_path))
     (tmp_path / "hostile_broken.py").write_text("raise RuntimeError('the plug-in blew up on import')\n")
     (tmp_path / "hostile_syntax.py").write_text("def x(:\n")
+    (tmp_path / "hostile_plain.py").write_text("DESCRIPTOR = object()\n")
 
     def declare(name: str, value: str) -> None:
         extra = EntryPoint(name, value, plugins.BENCHMARKS_GROUP)
@@ -290,7 +293,7 @@ def hostile_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
 
 def _clear_registry() -> None:
-    for cached in (plugins.declared, plugins.load, benchmarks._declared):
+    for cached in (plugins.declared, plugins.load, benchmarks._declared, sections._declared):
         cached.cache_clear()
 
 
@@ -302,6 +305,10 @@ def _clear_registry() -> None:
         ("../evil", "hostile_broken:DESCRIPTOR", "'../evil'"),
         ("Evil Name", "hostile_broken:DESCRIPTOR", "'Evil Name'"),
         ("syndor", "hostile_broken:DESCRIPTOR", "declared twice"),
+        # a config key or a folder of the build root: `runner:` would be read as the section, `report/` shared
+        ("runner", "hostile_plain:DESCRIPTOR", "'runner' is taken"),
+        ("scale", "hostile_plain:DESCRIPTOR", "'scale' is taken"),
+        ("report", "hostile_plain:DESCRIPTOR", "'report' is taken"),
     ],
 )
 def test_a_broken_or_badly_named_plugin_is_one_error_line_naming_its_entry(
@@ -314,6 +321,11 @@ def test_a_broken_or_badly_named_plugin_is_one_error_line_naming_its_entry(
     err = capsys.readouterr().err
     assert err.startswith("error: benchfoundry.benchmarks") and shown in err and "Traceback" not in err
     assert len(err.splitlines()) == 1
+
+
+def test_the_reserved_names_cover_every_top_level_key_of_a_build_config() -> None:
+    assert {*BuildConfig.model_fields, SCALE_KEY} <= sections.RESERVED_NAMES
+    assert not sections.RESERVED_NAMES & set(benchmarks.names())
 
 
 @pytest.mark.parametrize(
