@@ -4,7 +4,7 @@ A person is a texture id of `person.textures.ids`: with Anny also a phenotype dr
 (person/phenotypes.py). `prepare_person` poses that person's body, writes the mesh (`<name>_<mesh sha>.npz`,
 with COCO keypoints beside it in `<mesh>_coco.json` when the body model has them) and the texture into the caller's
 cache folder, each once: the mesh is named by its content, the texture by `texture_file_name` (the id, the
-texture settings other than the id list, the body model's name).
+texture settings other than the id list, the embedded textures' version, the body model's name).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from benchfoundry.core.atomic_files import atomic_path, write_json_atomic
 from benchfoundry.core.store import spec_hash
 from benchfoundry.person.body_mesh import COCO_KEYPOINTS, BodyMesh, write_body_mesh
 from benchfoundry.person.body_models import body_model_of, posed_body
+from benchfoundry.person.textures import TEXTURE_VERSION
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,9 @@ def person_texture(person: PersonConfig, texture_id: int) -> np.ndarray:
 
 
 def texture_file_name(person: PersonConfig, texture_id: int) -> str:
-    """The texture's cache key: its id, the texture settings but the id list, the body model's name."""
-    settings = spec_hash(person.textures.model_dump(mode="json", exclude={"ids"}))
+    """The texture's cache key: its id, the texture settings but the id list with the embedded textures' version,
+    the body model's name."""
+    settings = spec_hash([person.textures.model_dump(mode="json", exclude={"ids"}), TEXTURE_VERSION])
     return f"texture_{texture_id:05d}_{settings}_{body_model_of(person.body).name}.png"
 
 

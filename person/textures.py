@@ -20,6 +20,9 @@ from benchfoundry.person.procedural_body import TextureLayout, texture_layout
 
 #: Seed of the procedural texture library (not the build seed: an id is a fixed outfit).
 LIBRARY_SEED = 0
+#: Version of the embedded textures (this module's and person/anny_texture.py's), part of a texture file's cache
+#: name (person/prepare.texture_file_name): bump it when they paint different pixels, so caches paint anew.
+TEXTURE_VERSION = 2
 
 SKIN_TONES = (
     np.array(
