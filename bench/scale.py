@@ -203,19 +203,25 @@ def count_earlier_runs(
     stages: dict[str, dict[str, Any]], recorded: dict[str, dict[str, Any]], markers: Sequence[dict[str, Any]]
 ) -> bool:
     """When `--scratch` held an interrupted build of this fraction and the build resumed it, build.json counts
-    only the last run's tasks: put every run's markers (CPU seconds, frames) into `stages`, each store under the
-    stage that recorded it (or its own name), and return True. A build made in one run is left as it is."""
+    only the last run's tasks: put every run's markers (CPU seconds, frames) into `stages`, one row per store (a
+    resumed run's stage windows say nothing of the earlier runs' order), and return True. A build made in one run
+    is left as it is."""
     if len(markers) <= sum(row.get("shards") or 0 for row in recorded.values()):
         return False
-    stage_of = {store: name for name, row in recorded.items() for store in row.get("stores", [])}
+    stages.clear()
     totals: dict[str, dict[str, float]] = {}
     for timing in markers:
-        row = totals.setdefault(stage_of.get(timing["store"], timing["store"]), {"cpu_s": 0.0, "frames": 0})
+        row = totals.setdefault(timing["store"], {"cpu_s": 0.0, "frames": 0})
         row["cpu_s"] += float(timing.get("cpu_seconds", 0.0))
         row["frames"] += int(timing.get("render_frames", 0))
     for name, total in totals.items():
-        row = stages.setdefault(name, {"wall_s": None, "tasks": None})
-        row["cpu_s"], row["frames"] = round(total["cpu_s"], 2), int(total["frames"])
+        last = recorded.get(name, {})
+        stages[name] = {
+            "wall_s": last.get("wall_s"),
+            "cpu_s": round(total["cpu_s"], 2),
+            "tasks": last.get("tasks"),
+            "frames": int(total["frames"]),
+        }
     return True
 
 
