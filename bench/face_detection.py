@@ -3,9 +3,10 @@
 Each person (texture id n, a seeded phenotype, Anny's rest body) is rendered through render/person.py's
 mesh and material at a seeded yaw (0 = facing the camera; `yaw_of`), 192×192, face about 75 px high,
 Cycles. The cascade (`haarcascade_frontalface_default.xml`, shipped in the opencv wheel) runs on each image;
-the bench prints the find rate of the people turned within 30° of the camera (goal ≥ 80 %) and of those
-turned away, beyond 120° (goal ≤ 5 %), for today's textures (person/anny_texture.py) and, with `--before
-REV`, for the textures of git revision REV rendered in the same run on the same people and yaws.
+the bench prints the find rate of the people turned within 30° of the camera (goal ≥ 80 %), of those
+turned away, beyond 120° (goal ≤ 5 %), and of those facing by skin tone (person/textures.SKIN_TONES, light to
+dark), for today's textures (person/anny_texture.py) and, with `--before REV`, for the textures of git
+revision REV rendered in the same run on the same people and yaws.
 
     nice -n 10 .venv/bin/python bench/face_detection.py [--people 120] [--before HEAD~1] [--out DIR]
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from benchfoundry.person import anny_body, anny_texture
+from benchfoundry.person.textures import SKIN_TONES, outfit
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = 192
@@ -46,6 +48,11 @@ def yaw_of(n: int) -> float:
     if n % 5 < 4:
         return float(rng.choice([-1.0, 1.0]) * rng.uniform(AWAY_DEG, 180.0))
     return float(rng.uniform(-180.0, 180.0))
+
+
+def tone_of(n: int) -> int:
+    """Person n's skin tone: the index of the nearest of `SKIN_TONES` (0 lightest) to their outfit's skin."""
+    return int(np.argmin(np.abs(SKIN_TONES - outfit(n)["skin"]).sum(axis=1)))
 
 
 def detect_faces(rgb: np.ndarray) -> int:
@@ -144,16 +151,30 @@ def _write_png(path: Path, rgb: np.ndarray) -> None:
 
 def find_rates(shots: list[tuple[float, Path]]) -> tuple[int, int, int, int]:
     """(found facing, facing, found away, away) over rendered (yaw, image) pairs."""
-    import cv2
-
     found_f = facing = found_a = away = 0
     for yaw, path in shots:
-        hit = detect_faces(cv2.imread(str(path))[:, :, ::-1]) > 0
+        hit = _found(path)
         if abs(yaw) <= FRONT_DEG:
             facing, found_f = facing + 1, found_f + hit
         elif abs(yaw) >= AWAY_DEG:
             away, found_a = away + 1, found_a + hit
     return found_f, facing, found_a, away
+
+
+def facing_by_tone(people: list[int], shots: list[tuple[float, Path]]) -> dict[int, tuple[int, int]]:
+    """{skin tone: (found, facing)} over the people facing the camera of rendered (yaw, image) pairs."""
+    rates: dict[int, tuple[int, int]] = {}
+    for n, (yaw, path) in zip(people, shots):
+        if abs(yaw) <= FRONT_DEG:
+            found, facing = rates.get(tone_of(n), (0, 0))
+            rates[tone_of(n)] = (found + _found(path), facing + 1)
+    return dict(sorted(rates.items()))
+
+
+def _found(path: Path) -> bool:
+    import cv2
+
+    return detect_faces(cv2.imread(str(path))[:, :, ::-1]) > 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         ff, f, fa, a = find_rates(pairs)
         facing = f"facing ≤{FRONT_DEG:.0f}°: {ff}/{f} = {ff / max(f, 1):.0%}"
         print(f"{label:6s} {facing}   away ≥{AWAY_DEG:.0f}°: {fa}/{a} = {fa / max(a, 1):.0%}")
+        tones = facing_by_tone(list(range(args.people)), pairs)
+        print(f"{'':6s} facing by skin tone (0 lightest): " + "  ".join(f"{t}: {f}/{n}" for t, (f, n) in tones.items()))
     print(f"renders in {out}")
     return 0
 
