@@ -20,7 +20,7 @@ from benchfoundry.core.atomic_files import atomic_path, write_json_atomic
 from benchfoundry.core.store import spec_hash
 from benchfoundry.person.body_mesh import COCO_KEYPOINTS, BodyMesh, write_body_mesh
 from benchfoundry.person.body_models import body_model_of, posed_body
-from benchfoundry.person.textures import TEXTURE_VERSION
+from benchfoundry.person.textures import texture_settings
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def person_texture(person: PersonConfig, texture_id: int) -> np.ndarray:
 def texture_file_name(person: PersonConfig, texture_id: int) -> str:
     """The texture's cache key: its id, the texture settings but the id list with the embedded textures' version,
     the body model's name."""
-    settings = spec_hash([person.textures.model_dump(mode="json", exclude={"ids"}), TEXTURE_VERSION])
+    settings = spec_hash(texture_settings(person.textures))
     return f"texture_{texture_id:05d}_{settings}_{body_model_of(person.body).name}.png"
 
 

@@ -24,6 +24,13 @@ LIBRARY_SEED = 0
 #: name (person/prepare.texture_file_name): bump it when they paint different pixels, so caches paint anew.
 TEXTURE_VERSION = 2
 
+
+def texture_settings(textures: TextureConfig) -> list[object]:
+    """What every texture of a build is painted from but its id: the texture settings and `TEXTURE_VERSION`; a
+    render's hash holds it, so new embedded textures re-render the frames they are on."""
+    return [textures.model_dump(mode="json", exclude={"ids"}), TEXTURE_VERSION]
+
+
 SKIN_TONES = (
     np.array(
         [

@@ -144,7 +144,7 @@ def test_the_same_texture_twice_is_the_same_bytes_and_its_version_names_its_cach
     assert np.array_equal(anny_texture(5, 128), anny_texture(5, 128))
     person = PersonConfig()
     name = prepare.texture_file_name(person, 5)
-    monkeypatch.setattr(prepare, "TEXTURE_VERSION", textures.TEXTURE_VERSION + 1)
+    monkeypatch.setattr(textures, "TEXTURE_VERSION", textures.TEXTURE_VERSION + 1)
     assert prepare.texture_file_name(person, 5) != name
 
 

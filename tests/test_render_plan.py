@@ -22,6 +22,7 @@ from benchfoundry.benchmarks.syndor.pose_selection import select_poses
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.render_spec import EngineSettings
+from benchfoundry.person import textures
 
 #: The denoiser's settings `syndor.render` gained after builds had been made.
 KNOBS = {"denoise_prefilter", "denoise_quality"}
@@ -233,3 +234,22 @@ def test_calibration_failure_is_none_when_every_distance_passes() -> None:
     assert summary["passed"] and calibration_stage.calibration_failure(summary) is None
     empty = _summary({"near": (np.zeros((90, 160), bool), 40.0)})
     assert "near measured no person in the mask vs target 40.00 px/m" in calibration_stage.calibration_failure(empty)
+
+
+def test_new_embedded_textures_re_render_every_frame_they_are_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A texture's pixels are its id, its settings and the embedded textures' version (person/textures.py): a new
+    version changes every person shard's and frame's hash, the calibration's and the synthetic COCO parts', or an
+    earlier build keeps frames of the old textures that a build from scratch paints anew."""
+    from benchfoundry.benchmarks.syndor import calibration_stage
+    from benchfoundry.benchmarks.viewspatial.coco import synthetic_stage
+
+    config = load_config(None, BASE)
+    plans = render_plan.plan_shards(config)
+    calibration, part = calibration_stage.calibration_hash(config), synthetic_stage._part_hash("val", range(4), config)
+    monkeypatch.setattr(textures, "TEXTURE_VERSION", textures.TEXTURE_VERSION + 1)
+    again = {p.shard_id: p for p in render_plan.plan_shards(config)}
+    people = [p for p in plans if p.texture_id is not None]
+    assert people and all(again[p.shard_id].spec_hash != p.spec_hash for p in people)
+    assert all(not set(again[p.shard_id].frame_hashes) & set(p.frame_hashes) for p in people)
+    assert calibration_stage.calibration_hash(config) != calibration
+    assert synthetic_stage._part_hash("val", range(4), config) != part

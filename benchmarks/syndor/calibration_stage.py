@@ -25,6 +25,7 @@ from benchfoundry.core.render_spec import RigFrame, to_json
 from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.store import StageStore, spec_hash
 from benchfoundry.person.prepare import prepare_person
+from benchfoundry.person.textures import texture_settings
 from benchfoundry.pipeline.shard_task import shard_task
 
 CALIBRATION_STAGE = "calibration"
@@ -81,7 +82,7 @@ def calibration_hash(config: BuildConfig) -> str:
             "render": render_settings_hash(s),
             "zones": zones(s),
             "body": config.person.body.model_dump(mode="json"),
-            "textures": config.person.textures.model_dump(mode="json"),
+            "textures": [*texture_settings(config.person.textures), config.person.textures.ids],
             "scene": s.scenes[0],
             "seed": config.seed,
             "light": to_json(lighting_spec(s, CALIBRATION_LIGHTING)),

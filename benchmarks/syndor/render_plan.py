@@ -47,6 +47,7 @@ from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.render_spec import RigShard, to_json
 from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.store import spec_hash
+from benchfoundry.person.textures import texture_settings
 
 STAGE = "render"
 #: Render-manifest column: true for a frame rendered without a person.
@@ -144,7 +145,7 @@ def plan_shards(
     check_distinct_radii(s)
     if sample is None:
         sample = sampling.sample_frames(config, sampling.build_levels(config, pose_counts(poses, s.poses.actions)))
-    common = {**_rig_spec(config), "textures": config.person.textures.model_dump(mode="json", exclude={"ids"})}
+    common = {**_rig_spec(config), "textures": texture_settings(config.person.textures)}
     grouped: dict[tuple[str, int, str, int], list[ShardFrame]] = {}
     for f in sample.frames:
         grouped.setdefault(f.shard_key(), []).append(ShardFrame(f.lighting, f.zone, f.azimuth, f.elevation))

@@ -16,6 +16,7 @@ from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.render_spec import CocoShard
 from benchfoundry.core.store import StageStore, spec_hash
+from benchfoundry.person.textures import texture_settings
 from benchfoundry.pipeline.shard_task import shard_task
 
 STAGE = "synthetic_coco"
@@ -53,7 +54,8 @@ def _part_hash(split: str, numbers: range, config: BuildConfig) -> str:
             numbers.stop,
             cfg.model_dump(mode="json", exclude={"images", "part_images"}),
             person.body.model_dump(mode="json"),
-            person.textures.model_dump(mode="json"),
+            person.textures.ids,
+            texture_settings(person.textures),
             config.seed,
             CocoShard.version,
             synthetic_set.SET_VERSION,
