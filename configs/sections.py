@@ -17,9 +17,7 @@ from benchfoundry.core import plugins
 _ADDED: dict[str, type[Section]] = {}
 #: Names a benchmark cannot take: the build config's own top-level keys (configs/build.BuildConfig's fields and
 #: the loader's `scale`) and the build root's own folders (the report, the SLURM jobs' output).
-RESERVED_NAMES = frozenset(
-    {"name", "seed", "output_root", "runner", "person", "export", "scale", "report", "slurm"}
-)
+RESERVED_NAMES = frozenset({"name", "seed", "output_root", "runner", "person", "export", "scale", "report", "slurm"})
 
 
 def check_name(name: str, where: str) -> None:
