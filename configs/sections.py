@@ -29,6 +29,17 @@ def check_name(name: str, where: str) -> None:
         )
 
 
+def register_section(name: str, model: type[Section]) -> None:
+    """Accept a top-level block `name` in a build config, validated by `model`."""
+    if known_sections().get(name, model) is not model:
+        raise ValueError(f"config section {name!r} is already registered")
+    _ADDED[name] = model
+
+
+def unregister_section(name: str) -> None:
+    _ADDED.pop(name, None)
+
+
 @cache
 def _declared() -> tuple[tuple[str, type[Section], str | None], ...]:
     """(name, section model, `scale` hook) of every declared benchmark, in build order (the descriptors' `order`,

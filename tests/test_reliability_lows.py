@@ -4,6 +4,7 @@ on a FIFO, echoed long names, sub-second timeouts, a bad Parquet file without it
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import os
@@ -326,6 +327,9 @@ def test_a_broken_or_badly_named_plugin_is_one_error_line_naming_its_entry(
 def test_the_reserved_names_cover_every_top_level_key_of_a_build_config() -> None:
     assert {*BuildConfig.model_fields, SCALE_KEY} <= sections.RESERVED_NAMES
     assert not sections.RESERVED_NAMES & set(benchmarks.names())
+    with pytest.raises(plugins.PluginError, match="'seed' is taken"):
+        benchmarks.register(dataclasses.replace(benchmarks.get("odi"), name="seed"))
+    assert "seed" not in benchmarks.names()
 
 
 @pytest.mark.parametrize(
