@@ -7,7 +7,7 @@ import argparse
 import re
 import sys
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -81,26 +81,24 @@ def model_from_flags(model: type[M], flags: Mapping[str, str], values: Mapping[s
         raise ValueError(validation_line(exc, flags)) from None
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
-    return value
+def whole_number_at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least `minimum`, refused in one line naming what was given."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text!r}: must be at least {minimum}")
+        return value
+
+    return parse
 
 
-def non_negative_int(text: str) -> int:
-    """An argparse type: a whole number of at least 0 (a seed)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 0")
-    return value
+#: A count (`--limit`, `--workers`): at least 1; a seed: at least 0.
+positive_int = whole_number_at_least(1)
+non_negative_int = whole_number_at_least(0)
 
 
 def path_text(text: str) -> str:
