@@ -30,7 +30,8 @@ def check_name(name: str, where: str) -> None:
 
 
 def register_section(name: str, model: type[Section]) -> None:
-    """Accept a top-level block `name` in a build config, validated by `model`."""
+    """Accept a top-level block `name` in a build config, validated by `model`; a reserved name is refused."""
+    check_name(name, "register")
     if known_sections().get(name, model) is not model:
         raise ValueError(f"config section {name!r} is already registered")
     _ADDED[name] = model

@@ -70,8 +70,8 @@ def _declared() -> dict[str, Benchmark]:
 
 
 def register(descriptor: Benchmark) -> None:
-    """Add a benchmark in this process, with its config section; its name must be new and not reserved."""
-    sections.check_name(descriptor.name, "register")
+    """Add a benchmark in this process, with its config section; its name must be new and not reserved
+    (`configs/sections.check_name`, through `register_section`)."""
     known = {**_declared(), **_ADDED}
     if known.get(descriptor.name, descriptor) != descriptor:
         raise ValueError(f"benchmark {descriptor.name!r} is already registered")
