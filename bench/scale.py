@@ -300,19 +300,34 @@ def full_items(benchmark: str) -> int:
     return int(planned(load_config(preset(benchmark)))) if planned is not None else 0
 
 
-def cost_model(runs_by: dict[str, list[dict[str, Any]]]) -> str:
+def earlier_rows(table: str) -> dict[str, str]:
+    """The benchmark rows of an earlier cost-model table, by benchmark."""
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0] in BENCHMARKS:
+            rows[cells[0]] = line.rstrip()
+    return rows
+
+
+def cost_model(runs_by: dict[str, list[dict[str, Any]]], earlier: str = "") -> str:
     """The measured cost model, markdown: per item and per frame at the largest fraction, the full build (the
     preset's planned items) extrapolated linearly on 2, 16 and 64 cores, and the render term apart (CPU seconds
-    per rendered frame here: put your own GPU's seconds per frame in its place)."""
+    per rendered frame here: put your own GPU's seconds per frame in its place). A benchmark measured in none of
+    `runs_by` keeps its row of the `earlier` table."""
+    rows = earlier_rows(earlier)
     lines = [
         "| benchmark | measured at | CPU s / item | render CPU s / frame | full items | full build, CPU h | "
         + " | ".join(f"wall h on {c} cores" for c in CORES)
         + " |",
         "|---|---|---|---|---|---|" + "---|" * len(CORES),
     ]
-    for benchmark, runs in runs_by.items():
+    for benchmark in BENCHMARKS:
+        runs = runs_by.get(benchmark, [])
         largest = max((r for r in runs if r.get("items")), key=lambda r: r["fraction"], default=None)
         if largest is None:
+            if benchmark in rows:
+                lines.append(rows[benchmark])
             continue
         render_cpu = sum(s["cpu_s"] or 0 for s in largest["stages"].values() if s["frames"])
         per_frame = render_cpu / largest["frames"] if largest["frames"] else None
@@ -328,12 +343,19 @@ def cost_model(runs_by: dict[str, list[dict[str, Any]]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_table(path: Path, runs_by: dict[str, list[dict[str, Any]]]) -> None:
+    """Write the cost model to `path`, keeping the rows of benchmarks not measured now from the table already there."""
+    path.write_text(cost_model(runs_by, path.read_text() if path.is_file() else ""))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fractions", default="0.01,0.03,0.1,0.3", help="comma-separated scales in (0, 1]")
     parser.add_argument("--only", choices=BENCHMARKS, help="one benchmark (default: every one)")
     parser.add_argument("--json", type=Path, help="write every measurement here")
-    parser.add_argument("--table", type=Path, help="write the cost model's markdown table here")
+    parser.add_argument(
+        "--table", type=Path, help="write the cost model's markdown table here (an existing one's other rows are kept)"
+    )
     parser.add_argument("--scratch", type=Path, help="where the builds go (default: a temporary folder)")
     parser.add_argument(
         "--runs", type=Path, help="print and tabulate the measurements of an earlier --json; build none"
@@ -344,7 +366,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for benchmark, runs in runs_by.items():
             print_benchmark(benchmark, runs)
         if args.table:
-            args.table.write_text(cost_model(runs_by))
+            write_table(args.table, runs_by)
         return 0
     fractions = sorted(float(f) for f in args.fractions.split(","))
     if not fractions or not all(0 < f <= 1 for f in fractions):
@@ -373,7 +395,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(runs_by, indent=2) + "\n")
     if args.table:
-        args.table.write_text(cost_model(runs_by))
+        write_table(args.table, runs_by)
     print(f"\nbuilds in {scratch}")
     return 0
 

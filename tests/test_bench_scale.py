@@ -83,3 +83,25 @@ def test_a_build_made_in_one_run_keeps_its_record(build: Path) -> None:
     before = json.loads(json.dumps(stages))
     assert not scale_bench.count_earlier_runs(stages, recorded, marker_timings(build, "syndor", since=0.0))
     assert stages == before
+
+
+def run(fraction: float, items: int, cpu_s: float, frames: int, render_cpu_s: float) -> dict:
+    stages = {"render": {"cpu_s": render_cpu_s, "frames": frames}, "qa": {"cpu_s": cpu_s - render_cpu_s, "frames": 0}}
+    return {"fraction": fraction, "items": items, "cpu_s": cpu_s, "frames": frames, "stages": stages}
+
+
+def test_the_table_keeps_rows_of_benchmarks_not_measured_now(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scale_bench, "full_items", lambda benchmark: 1000)
+    table = tmp_path / "cost.md"
+    scale_bench.write_table(table, {"syndor": [run(0.1, 100, 50.0, 10, 20.0)], "odi": [run(0.1, 200, 80.0, 4, 8.0)]})
+    first = table.read_text()
+    scale_bench.write_table(table, {"odi": [run(0.01, 20, 4.0, 1, 1.0), run(0.3, 300, 150.0, 6, 12.0)]})
+    second = scale_bench.earlier_rows(table.read_text())
+    assert second["syndor"] == scale_bench.earlier_rows(first)["syndor"]
+    cells = [c.strip() for c in second["odi"].strip("|").split("|")]
+    # measured at the largest fraction: 150 CPU s over 300 items, 12 render CPU s over 6 frames, 1000 items in all
+    assert cells[1].startswith("0.3 (300 items)")
+    assert float(cells[2]) == pytest.approx(0.5)
+    assert float(cells[3]) == pytest.approx(2.0)
+    assert float(cells[5]) == pytest.approx(round(0.5 * 1000 / 3600, 1))
+    assert list(second) == ["syndor", "odi"]
