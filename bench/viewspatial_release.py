@@ -37,6 +37,8 @@ AFTER_SUBJECT = (
 )
 SUBJECT = re.compile(rf"\b(?:the|this) [a-z]+(?: [a-z]+)*?(?={AFTER_SUBJECT})")
 ORIENTATION = ("Cam-Obj. Ori.", "Per-Obj. Ori.", "Per-Rel. Dir.")
+#: How a person subject is named, in the order the people lines print them.
+PEOPLE_NAMING = ("described", "plain", "by position")
 #: Words of the frame, not of a subject ("the camera's viewpoint as the front", "in the image").
 FRAME_WORDS = {"camera", "camera's", "front", "image", "photo", "scene", "picture", "lens", "perspective",
                "viewpoint", "position", "direction", "location"}  # fmt: skip
@@ -122,6 +124,21 @@ def shares(counts: Counter, n: int, top: int | None = None) -> str:
     return ", ".join(f"{k} {v / n:.0%}" for k, v in counts.most_common(top)) if n else "-"
 
 
+def people_mix(subjects: Counter) -> tuple[Counter, int]:
+    """How the person subjects are named (described, plain, by position: "person, " dropped) and how many parsed
+    subjects are animals, which the synthetic world has none of (Anny is a person)."""
+    people = Counter({k.split(", ", 1)[1]: n for k, n in subjects.items() if k.startswith("person, ")})
+    return people, sum(n for k, n in subjects.items() if k.startswith("animal, "))
+
+
+def people_line(subjects: Counter) -> str:
+    """The person subjects' naming shares, animals left out and counted apart."""
+    people, animals = people_mix(subjects)
+    parsed = sum(people.values()) + animals
+    mix = ", ".join(f"{k} {people[k] / sum(people.values()):.0%}" for k in PEOPLE_NAMING) if people else "-"
+    return f"{mix} (animals: {f'{animals} of {parsed}, left out' if animals else 'none'})"
+
+
 def compare(ours: Sequence[dict[str, Any]], theirs: Sequence[dict[str, Any]], top: int) -> str:
     a, b = summary(ours), summary(theirs)
     covered = pool_coverage(theirs, pools())
@@ -135,6 +152,9 @@ def compare(ours: Sequence[dict[str, Any]], theirs: Sequence[dict[str, Any]], to
                 continue
             lines.append(f"  {key:9s} ours:   {shares(o[key], no) if o else '-'}")
             lines.append(f"  {'':9s} theirs: {shares(t[key], nt) if t else '-'}")
+            if key == "subjects" and task in ORIENTATION:
+                lines.append(f"  {'people':9s} ours:   {people_line(o['subjects']) if o else '-'}")
+                lines.append(f"  {'':9s} theirs: {people_line(t['subjects']) if t else '-'}")
         if task == "Per-Sce. Sim.":
             for who, s in (("ours", o), ("theirs", t)):
                 if s:
@@ -157,6 +177,22 @@ def described_share(subjects: Counter) -> float | None:
     return sum(n for kind, n in subjects.items() if kind.endswith("described")) / parsed if parsed else None
 
 
+def people_share(subjects: Counter, naming: str) -> float | None:
+    """The share of person subjects named by `naming` (one of PEOPLE_NAMING), animals left out."""
+    people, _ = people_mix(subjects)
+    return people[naming] / sum(people.values()) if people else None
+
+
+def animal_share(subjects: Counter) -> float | None:
+    """The share of parsed subjects that are animals."""
+    people, animals = people_mix(subjects)
+    return animals / (sum(people.values()) + animals) if people or animals else None
+
+
+def _pair(ours: float | None, theirs: float | None) -> str:
+    return f"{ours:.0%} / {theirs:.0%}" if ours is not None and theirs is not None else "—"
+
+
 def frames_tv(ours: Counter, theirs: Counter) -> float:
     """Total-variation distance of two frames-per-item counts over the histogram's bins (`frames_histogram`: 2,
     3–4, 5–8, 9–16, 17–32 …): frame by frame, a draw of a tenth of the release's items lies about 0.18 from the
@@ -167,14 +203,16 @@ def frames_tv(ours: Counter, theirs: Counter) -> float:
 def table(ours: Sequence[dict[str, Any]], theirs: Sequence[dict[str, Any]]) -> str:
     """The markdown table of docs/viewspatial.md's span `release-distributions`: per task, items, the answers'
     total-variation distance, the answer values only one side gives, described subjects, frames per item (Per-Sce.
-    Sim., over the histogram's bins: `frames_tv`) and the share of the release's items in one of our config's
-    wordings."""
+    Sim., over the histogram's bins: `frames_tv`), the share of the release's items in one of our config's
+    wordings, and of the person subjects those described and those named by position (animals left out), and the
+    animals' share of the subjects (the synthetic world has none)."""
     a, b = summary(ours), summary(theirs)
     covered = pool_coverage(theirs, pools())
     rows = [
         "| task | items (ours / release) | answers: TV distance | values only ours / only theirs | described "
-        "subjects (ours / release) | frames per item: TV (bins) | release's items in our wordings |",
-        "|---|---|---|---|---|---|---|",
+        "subjects (ours / release) | frames per item: TV (bins) | release's items in our wordings | people described "
+        "(ours / release) | people by position (ours / release) | animal subjects (ours / release) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for task in SHORT_NAMES.values():
         o, t = a.get(task), b.get(task)
@@ -182,12 +220,16 @@ def table(ours: Sequence[dict[str, Any]], theirs: Sequence[dict[str, Any]]) -> s
             continue
         only = f"{', '.join(sorted(set(o['answers']) - set(t['answers']))) or '—'} / "
         only += ", ".join(sorted(set(t["answers"]) - set(o["answers"]))) or "—"
-        d_o, d_t = described_share(o["subjects"]), described_share(t["subjects"])
-        described = f"{d_o:.0%} / {d_t:.0%}" if d_o is not None and d_t is not None else "—"
+        described = _pair(described_share(o["subjects"]), described_share(t["subjects"]))
         frames = frames_tv(o["frames"], t["frames"]) if task == "Per-Sce. Sim." else None
+        naming = [
+            _pair(people_share(o["subjects"], k), people_share(t["subjects"], k)) for k in ("described", "by position")
+        ]
+        animals = _pair(animal_share(o["subjects"]), animal_share(t["subjects"]))
         rows.append(
             f"| {task} | {o['items']:,} / {t['items']:,} | {tv_distance(o['answers'], t['answers']):.3f} | {only} | "
-            f"{described} | {'—' if frames is None else f'{frames:.3f}'} | {covered.get(task, 0.0):.0%} |"
+            f"{described} | {'—' if frames is None else f'{frames:.3f}'} | {covered.get(task, 0.0):.0%} | "
+            f"{' | '.join(naming)} | {animals} |"
         )
     return "\n".join(rows) + "\n"
 
