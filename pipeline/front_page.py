@@ -16,6 +16,7 @@ from typing import Any
 from benchfoundry.core.redact import redact, redact_data
 from benchfoundry.core.safe_paths import within
 from benchfoundry.pipeline.benchmarks import Benchmark, hook, registered
+from benchfoundry.pipeline.contact_sheet import write_contact_sheet
 from benchfoundry.pipeline.report_style import write_page
 
 PAGE = "index.html"
@@ -141,10 +142,12 @@ def _build_line(record: dict[str, Any], report: Path) -> str:
 
 def write_front_page(build: str | os.PathLike[str], record: dict[str, Any]) -> Path:
     """Write `report/index.html` of the build root `build` from its build record (redacted here as build.json
-    is); returns its path."""
+    is), and the contact sheet of the benchmarks that ran (pipeline/contact_sheet.py); returns its path."""
     root = Path(build)
     report = root / "report"
     record = redact_data(record)
+    outcomes = record.get("benchmarks", {})
+    write_contact_sheet(root, [d for d in registered() if outcomes.get(d.name, {}).get("status") in RAN])
     title = f"Build report: {record.get('name', root.name)}"
     parts = [f"<h1>{_esc(title)}</h1>", _build_line(record, report), _summary(record, report)]
     parts += [_section(d, record.get("benchmarks", {}).get(d.name, {}), root, report) for d in registered()]

@@ -1,5 +1,5 @@
 """One navigation line across the build report's pages (the front page, each registered benchmark's, evaluation,
-the comparison with another build (`benchfoundry compare`), where the build's time went).
+the comparison with another build (`benchfoundry compare`), where the build's time went, the contact sheet).
 
 Each benchmark writes its own page; `link_pages` puts (or replaces) a `<nav id="pages">` line at the top
 of every page present, linking the others, so the report reads as one whatever was built.
@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from benchfoundry.core.atomic_files import write_bytes_atomic
-from benchfoundry.pipeline import front_page
+from benchfoundry.pipeline import contact_sheet, front_page
 from benchfoundry.pipeline.benchmarks import registered
 
 #: The front page (pipeline/front_page.py), before the benchmarks' own pages (pipeline/benchmarks.py).
@@ -23,6 +23,7 @@ BUILD_PAGES: tuple[tuple[str, str], ...] = (
     ("Evaluation", "eval/index.html"),
     ("Comparison", "compare.html"),
     ("Build time", "build.html"),
+    ("Contact sheet", contact_sheet.PAGE),
 )
 _NAV = re.compile(r'<nav id="pages">.*?</nav>\n?', re.S)
 

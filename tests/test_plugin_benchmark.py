@@ -306,7 +306,12 @@ def test_the_report_links_the_toys_page(built: tuple[Path, str]) -> None:
     out, _ = built
     report = out / "report"
     page = (report / "toybench.html").read_text()
-    links = ('<a href="index.html">Overview</a>', "<b>Toy-Bench</b>", '<a href="build.html">Build time</a>')
+    links = (
+        '<a href="index.html">Overview</a>',
+        "<b>Toy-Bench</b>",
+        '<a href="build.html">Build time</a>',
+        '<a href="contact.html">Contact sheet</a>',
+    )
     assert f'<nav id="pages">{" · ".join(links)}</nav>' in page
     assert page.count("<tr>") == ITEMS
     assert '<a href="toybench.html">Toy-Bench</a>' in (report / "build.html").read_text()
