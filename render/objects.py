@@ -1,4 +1,4 @@
-"""Labelled objects of a render spec: primitives (`Primitive`) and signs (`Sign`) with plain materials."""
+"""Labelled objects of a render spec: primitives (`Primitive`, plain or with a procedural surface) and signs."""
 
 from __future__ import annotations
 
@@ -8,21 +8,13 @@ from typing import Any
 import bpy
 
 from benchfoundry.core.render_spec import Primitive, Sign
+from benchfoundry.render.surfaces import surface_material
 
 _PRIMITIVES = {
     "box": lambda: bpy.ops.mesh.primitive_cube_add(size=1.0),
     "cylinder": lambda: bpy.ops.mesh.primitive_cylinder_add(radius=0.5, depth=1.0, vertices=48),
     "sphere": lambda: bpy.ops.mesh.primitive_uv_sphere_add(radius=0.5, segments=48, ring_count=24),
 }
-
-
-def _material(name: str, rgb: tuple[float, float, float], roughness: float, metallic: float) -> Any:
-    mat = bpy.data.materials.new(name)
-    bsdf = mat.node_tree.nodes["Principled BSDF"]
-    bsdf.inputs["Base Color"].default_value = (*rgb, 1.0)
-    bsdf.inputs["Roughness"].default_value = roughness
-    bsdf.inputs["Metallic"].default_value = metallic
-    return mat
 
 
 def add_primitive(scene: Any, name: str, part: Primitive) -> Any:
@@ -40,7 +32,7 @@ def add_primitive(scene: Any, name: str, part: Primitive) -> Any:
     obj.scale = part.size
     obj.rotation_euler = (0.0, 0.0, math.radians(part.yaw_deg))
     obj.pass_index = part.pass_index
-    obj.data.materials.append(_material(name, part.rgb, part.roughness, part.metallic))
+    obj.data.materials.append(surface_material(name, part.rgb, part.roughness, part.metallic, part.surface))
     return obj
 
 
@@ -56,7 +48,7 @@ def add_sign(scene: Any, name: str, sign: Sign, pass_index: int) -> Any:
     obj.location = sign.center
     obj.rotation_euler = (math.pi / 2, 0.0, math.radians(sign.yaw_deg))
     obj.pass_index = pass_index
-    curve.materials.append(_material(name, sign.rgb, 0.5, 0.0))
+    curve.materials.append(surface_material(name, sign.rgb, 0.5, 0.0))
     return obj
 
 

@@ -102,6 +102,12 @@ class PersonSpec:
     yaw_deg: float = 0.0
 
 
+#: Procedural surfaces a primitive may have (render/surfaces.py builds them from Blender's shader nodes).
+SURFACES = ("wood", "planks", "paving", "plaster", "stone", "fabric", "carpet", "glass", "window")
+#: Part of the hash of every scene that uses them: bump it when render/surfaces.py draws a surface differently.
+SURFACE_VERSION = 1
+
+
 @spec_kind
 @dataclass(frozen=True)
 class Primitive:
@@ -117,6 +123,7 @@ class Primitive:
     metallic: float
     pass_index: int = 0
     name: str = ""
+    surface: str = ""  # one of SURFACES (render/surfaces.py), "" plain
 
 
 @spec_kind

@@ -28,10 +28,12 @@ from benchfoundry.benchmarks.odi.asset_library import AssetLibrary, read_library
 from benchfoundry.benchmarks.odi.config import SyntheticPanoramaConfig
 from benchfoundry.benchmarks.odi.descriptions import colour_name, with_article
 from benchfoundry.benchmarks.odi.panorama_layout import EYE_HEIGHT_M, Obstacle, Placement, Request, place
+from benchfoundry.benchmarks.odi.panorama_parts import Part, Wall, door, pane_window, skirting, window
 from benchfoundry.benchmarks.odi.sphere_images import write_image
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.render_spec import (
+    SURFACE_VERSION,
     AreaLamp,
     DayLight,
     IndoorLight,
@@ -62,7 +64,10 @@ MATERIALS: dict[str, tuple[float, float]] = {
     "rubber": (0.7, 0.0),
     "stone": (0.85, 0.0),
     "paper": (0.8, 0.0),
+    "glass": (0.05, 0.0),
 }
+#: Material name → the procedural surface (render/surfaces.py) its objects are drawn with; others are plain.
+SURFACE_OF: dict[str, str] = {"wood": "wood", "fabric": "fabric", "stone": "stone"}
 #: Colour name → linear RGB.
 COLOURS: dict[str, tuple[float, float, float]] = {
     "red": (0.6, 0.05, 0.04),
@@ -81,17 +86,6 @@ INSTANCES_SUFFIX = ".instances.png"
 TRUTH_SUFFIX = ".json"
 #: Part of a scene's hash: bump it when the truth file's records change.
 TRUTH_VERSION = 2
-
-
-@dataclass(frozen=True)
-class Part:
-    """A primitive of an object: shape, centre (m), full extents (m), yaw (deg); `look` overrides the object's."""
-
-    shape: str
-    center: tuple[float, float, float]
-    size: tuple[float, float, float]
-    yaw_deg: float = 0.0
-    look: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -146,13 +140,23 @@ def _sign(theta: float, dist: float, z: float, width: float, height: float) -> t
 
 def _living_room() -> PanoramaScene:
     w, d, h = 6.0, 7.0, 2.8
+    north, south = Wall((0, d / 2), (1, 0), (0, -1)), Wall((0, -d / 2), (1, 0), (0, 1))
+    east, west = Wall((w / 2, 0), (0, 1), (-1, 0)), Wall((-w / 2, 0), (0, 1), (1, 0))
     structure = (
-        ("floor", Part("box", (0, 0, -0.05), (w, d, 0.1), look=("brown", "wood"))),
-        ("ceiling", Part("box", (0, 0, h + 0.05), (w, d, 0.1), look=("white", "stone"))),
-        ("wall_n", Part("box", (0, d / 2 + 0.05, h / 2), (w, 0.1, h), look=("white", "stone"))),
-        ("wall_s", Part("box", (0, -d / 2 - 0.05, h / 2), (w, 0.1, h), look=("white", "stone"))),
-        ("wall_e", Part("box", (w / 2 + 0.05, 0, h / 2), (0.1, d, h), look=("grey", "stone"))),
-        ("wall_w", Part("box", (-w / 2 - 0.05, 0, h / 2), (0.1, d, h), look=("grey", "stone"))),
+        ("floor", Part("box", (0, 0, -0.05), (w, d, 0.1), look=("brown", "wood"), surface="planks")),
+        ("ceiling", Part("box", (0, 0, h + 0.05), (w, d, 0.1), look=("white", "stone"), surface="plaster")),
+        ("wall_n", Part("box", (0, d / 2 + 0.05, h / 2), (w, 0.1, h), look=("white", "stone"), surface="plaster")),
+        ("wall_s", Part("box", (0, -d / 2 - 0.05, h / 2), (w, 0.1, h), look=("white", "stone"), surface="plaster")),
+        ("wall_e", Part("box", (w / 2 + 0.05, 0, h / 2), (0.1, d, h), look=("grey", "stone"), surface="plaster")),
+        ("wall_w", Part("box", (-w / 2 - 0.05, 0, h / 2), (0.1, d, h), look=("grey", "stone"), surface="plaster")),
+        *window(north, "window_n", 0.0, 0.95, 1.8, 1.25, "window"),  # over the sofa
+        *window(east, "window_e", 0.3, 0.95, 1.4, 1.25, "window"),
+        *door(west, "door_w", 2.2),
+        *(
+            part
+            for wall, name, length in ((north, "n", w), (south, "s", w), (east, "e", d), (west, "w", d))
+            for part in skirting(wall, f"skirting_{name}", length)
+        ),
     )
     board, text_at = _sign(-160.0, 3.5 / math.cos(math.radians(20.0)) - 0.06, 1.7, 0.9, 0.45)
     things = (
@@ -184,20 +188,34 @@ def _living_room() -> PanoramaScene:
     return PanoramaScene("living_room", 1.5, structure, things, lighting, (w / 2, d / 2))
 
 
+def _building(k: int, bearing: float, r: float) -> tuple[tuple[str, Part], ...]:
+    """A plastered building 10 × 8 m facing the courtyard's centre from `r` m at `bearing` (deg), with a door and
+    shop windows on the ground floor and a row of windows above."""
+    t = math.radians(bearing)
+    face = Wall(
+        ((r - 0.5) * math.sin(t), (r - 0.5) * math.cos(t)), (math.cos(t), -math.sin(t)), (-math.sin(t), -math.cos(t))
+    )
+    body = Part(
+        "box",
+        (r * math.sin(t), r * math.cos(t), 4.0),
+        (10.0, 1.0, 8.0),
+        -bearing,
+        look=("white" if k % 2 else "brown", "stone"),
+        surface="plaster",
+    )
+    return (
+        (f"building{k}", body),
+        *door(face, f"building{k}_door", 0.0, 1.2, 2.3),
+        *(p for at in (-2.6, 2.6) for p in pane_window(face, f"building{k}_shop{at:+.0f}", at, 0.6, 1.8, 1.7)),
+        *(p for at in (-3.0, -1.0, 1.0, 3.0) for p in pane_window(face, f"building{k}_w{at:+.0f}", at, 3.4, 1.1, 1.5)),
+    )
+
+
 def _courtyard() -> PanoramaScene:
     r = 12.0
-    structure = (("ground", Part("box", (0, 0, -0.05), (80, 80, 0.1), look=("grey", "stone"))),) + tuple(
-        (
-            f"building{k}",
-            Part(
-                "box",
-                (r * math.sin(math.radians(a)), r * math.cos(math.radians(a)), 4.0),
-                (10.0, 1.0, 8.0),
-                -a,
-                look=("white" if k % 2 else "brown", "stone"),
-            ),
-        )
-        for k, a in enumerate(range(0, 360, 45))
+    structure = (
+        ("ground", Part("box", (0, 0, -0.05), (80, 80, 0.1), look=("grey", "stone"), surface="paving")),
+        *(part for k, a in enumerate(range(0, 360, 45)) for part in _building(k, a, r)),
     )
     board, text_at = _sign(150.0, 5.0, 1.8, 1.4, 0.7)
     things = (
@@ -392,6 +410,7 @@ def direction_of(point: tuple[float, float, float] | np.ndarray, camera_height_m
 
 def _primitive(part: Part, colour: str, material: str, pass_index: int = 0, name: str = "") -> Primitive:
     roughness, metallic = MATERIALS[material]
+    surface = SURFACE_OF.get(material, "") if part.surface is None else part.surface
     return Primitive(
         shape=part.shape,
         center=part.center,
@@ -402,6 +421,7 @@ def _primitive(part: Part, colour: str, material: str, pass_index: int = 0, name
         metallic=metallic,
         pass_index=pass_index,
         name=name,
+        surface=surface,
     )
 
 
@@ -534,7 +554,7 @@ def scene_spec_hash(spec: PanoramaShard, truth: list[dict[str, Any]]) -> str:
             return [portable(v) for v in value]
         return value
 
-    return spec_hash([TRUTH_VERSION, truth, portable(to_json(spec))])
+    return spec_hash([TRUTH_VERSION, SURFACE_VERSION, truth, portable(to_json(spec))])
 
 
 def render_scene(
