@@ -2,13 +2,14 @@
 venv, bpy 4.2), never by the project's, and importing nothing of the project (the asset library's generator
 calls it once per asset).
 
-    python infinigen_asset.py --factory ChairFactory --seed 7 --blend out.blend --info out.json
+    python infinigen_asset.py --factory ChairFactory --seed 7 --blend out.blend --info out.json [--max-vertices N]
 
 The factory's `spawn_asset(seed)` under `FixedSeed(seed)` (as infinigen_examples/generate_individual_assets.py
 does); its meshes, modifiers applied, joined into one object named `asset` whose origin is the bottom centre of
-its bounding box; the file saved with its procedural materials; then `--info`: the object's name, bounding box,
-vertex count and Infinigen's version. Infinigen's config folders are named relative to its repository root, so
-the script works from there.
+its bounding box; above `--max-vertices` the mesh is decimated to that budget (a potted plant can have 2.6 M
+vertices, 366 MB); the file saved with its procedural materials; then `--info`: the object's name, bounding box,
+vertex count (and the count generated, before decimation) and Infinigen's version. Infinigen's config folders
+are named relative to its repository root, so the script works from there.
 """
 
 from __future__ import annotations
@@ -76,12 +77,30 @@ def _one_mesh(asset: Any) -> Any:
     return obj
 
 
+def decimate(obj: Any, max_vertices: int) -> int:
+    """Collapse `obj`'s mesh towards at most `max_vertices` vertices (0: no budget; three tries, a collapse lands
+    near its ratio, not on it); returns the count it had."""
+    import bpy
+
+    had = len(obj.data.vertices)
+    for _ in range(3):
+        count = len(obj.data.vertices)
+        if not max_vertices or count <= max_vertices:
+            break
+        modifier = obj.modifiers.new("budget", "DECIMATE")
+        modifier.decimate_type, modifier.ratio = "COLLAPSE", 0.95 * max_vertices / count
+        with bpy.context.temp_override(object=obj, active_object=obj):
+            bpy.ops.object.modifier_apply(modifier=modifier.name)
+    return had
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--factory", required=True)
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--blend", type=Path, required=True)
     parser.add_argument("--info", type=Path, required=True)
+    parser.add_argument("--max-vertices", type=int, default=0, help="decimate a larger mesh to this many (0: never)")
     args = parser.parse_args()
 
     import bpy
@@ -103,6 +122,7 @@ def main() -> None:
         asset = fac.spawn_asset(args.seed)
         fac.finalize_assets(asset)
     obj = _one_mesh(asset)
+    generated = decimate(obj, args.max_vertices)
     for other in list(bpy.context.scene.objects):
         if other is not obj:
             bpy.data.objects.remove(other, do_unlink=True)
@@ -114,6 +134,7 @@ def main() -> None:
         "bbox_min": [float(v) for v in co.min(axis=0)],
         "bbox_max": [float(v) for v in co.max(axis=0)],
         "vertices": len(obj.data.vertices),
+        "vertices_generated": generated,
         "generator_version": importlib.metadata.version("infinigen"),
     }
     partial = args.info.with_suffix(".partial")

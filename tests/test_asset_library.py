@@ -14,6 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchfoundry.benchmarks.odi.asset_library import (
@@ -216,6 +217,38 @@ def test_an_asset_without_its_files_is_a_generation_error_with_the_reason(tmp_pa
     python = _stand_in_python(tmp_path, "sys.stderr.write('ModuleNotFoundError: infinigen\\n'); sys.exit(1)")
     with pytest.raises(GenerationError, match="ChairFactory seed .*: exit 1: ModuleNotFoundError: infinigen"):
         run_infinigen(plan(["chair"], 1, seed=0)[0], tmp_path / "lib", python, timeout_s=60)
+
+
+def test_the_vertex_budget_reaches_the_script_and_an_asset_over_it_is_a_generation_error(tmp_path: Path) -> None:
+    info = {"object_name": "asset", "bbox_min": [-0.4, -0.4, 0], "bbox_max": [0.4, 0.4, 1.7]}
+    python = _stand_in_python(
+        tmp_path,
+        "open(args['--blend'], 'wb').write(b'BLENDER-stand-in')\n"
+        f"info = {info!r}\n"
+        "info |= {'vertices': int(args['--max-vertices']) + 1, 'generator_version': '1.15.5'}\n"
+        "open(args['--info'], 'w').write(json.dumps(info))",
+    )
+    job = plan(["sofa"], 1, seed=1, max_vertices=5000)[0]
+    with pytest.raises(GenerationError, match=r"SofaFactory seed .*: 5,001 vertices after decimation, over .* 5,000"):
+        run_infinigen(job, tmp_path / "lib", python, timeout_s=60)
+    assert not (tmp_path / "lib" / job.path).exists()
+
+
+def test_decimation_brings_a_dense_mesh_within_the_budget_and_keeps_its_shape() -> None:
+    bpy = pytest.importorskip("bpy")
+    from benchfoundry.render.infinigen_asset import decimate
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=256, ring_count=128, radius=0.5)
+    obj = bpy.context.active_object
+    had = len(obj.data.vertices)
+    extent = lambda: np.ptp([v.co[:] for v in obj.data.vertices], axis=0)
+    before = extent()
+    assert decimate(obj, had + 1) == had and len(obj.data.vertices) == had
+    assert decimate(obj, 0) == had and len(obj.data.vertices) == had
+    assert decimate(obj, 4000) == had
+    assert 2000 < len(obj.data.vertices) <= 4000
+    assert extent() == pytest.approx(before, rel=0.03)
 
 
 @pytest.mark.skipif(not INFINIGEN_PYTHON.exists(), reason="run by make test-infinigen, with Infinigen's venv")

@@ -7,7 +7,8 @@ import argparse
 import json
 from pathlib import Path
 
-from benchfoundry.cli.args import positive_int
+from benchfoundry.benchmarks.odi.infinigen_assets import MAX_VERTICES
+from benchfoundry.cli.args import non_negative_int, positive_int
 from benchfoundry.core.output_root import check_output_dir
 
 #: Where `make assets-infinigen` puts Infinigen's venv and the library.
@@ -20,7 +21,7 @@ def _cmd_infinigen(args: argparse.Namespace) -> int:
     classes = [c.strip() for c in args.classes.split(",") if c.strip()]
     if not classes:
         raise ValueError(f"--classes {args.classes!r}: names no class")
-    jobs = plan(classes, args.per_class, args.seed)
+    jobs = plan(classes, args.per_class, args.seed, args.max_vertices)
     if not args.python.is_file():
         raise ValueError(f"--python: {args.python}: no Infinigen interpreter (make assets-infinigen creates one)")
     root = check_output_dir(args.library)
@@ -41,6 +42,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="the library's seed (default 0)")
     p.add_argument("--library", type=Path, default=CACHE / "library", help="the library folder (manifest.json)")
     p.add_argument("--python", type=Path, default=CACHE / "venv/bin/python", help="Infinigen venv's Python")
+    p.add_argument(
+        "--max-vertices",
+        type=non_negative_int,
+        default=MAX_VERTICES,
+        help=f"decimate an asset's mesh to at most this many vertices, 0: never (default {MAX_VERTICES:,})",
+    )
     p.add_argument("--workers", type=positive_int, default=2, help="assets generated at once (default 2)")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds one asset may take (default 900)")
     p.set_defaults(func=_cmd_infinigen)

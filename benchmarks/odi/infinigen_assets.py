@@ -56,13 +56,19 @@ class GenerationError(RuntimeError):
     """One asset that Infinigen did not write: the reason, one line."""
 
 
+#: The most vertices an asset keeps (render/infinigen_asset.py decimates a larger mesh): a library object is a
+#: piece of furniture a few hundred pixels wide in a panorama, and one potted plant came out at 2.6 M (366 MB).
+MAX_VERTICES = 200_000
+
+
 @dataclass(frozen=True)
 class AssetJob:
-    """One asset to generate: the class, its factory and the seed, and the file it becomes."""
+    """One asset to generate: the class, its factory and the seed, the vertex budget, and the file it becomes."""
 
     category: str
     factory: str
     seed: int
+    max_vertices: int = MAX_VERTICES
 
     @property
     def path(self) -> str:
@@ -80,14 +86,14 @@ class AssetJob:
 INFINIGEN_SEEDS = 10**6
 
 
-def plan(classes: list[str], per_class: int, seed: int) -> list[AssetJob]:
-    """`per_class` seeded jobs per class, each seed below `INFINIGEN_SEEDS`; an unknown class is a ValueError
-    naming the known ones."""
+def plan(classes: list[str], per_class: int, seed: int, max_vertices: int = MAX_VERTICES) -> list[AssetJob]:
+    """`per_class` seeded jobs per class, each seed below `INFINIGEN_SEEDS`, each mesh within `max_vertices`
+    (0: no budget); an unknown class is a ValueError naming the known ones."""
     unknown = sorted(set(classes) - set(FACTORIES))
     if unknown:
         raise ValueError(f"--classes: no Infinigen factory for {unknown}; known: {sorted(FACTORIES)}")
     return [
-        AssetJob(c, FACTORIES[c], item_seed(seed, "assets.infinigen", f"{c}/{k}") % INFINIGEN_SEEDS)
+        AssetJob(c, FACTORIES[c], item_seed(seed, "assets.infinigen", f"{c}/{k}") % INFINIGEN_SEEDS, max_vertices)
         for c in dict.fromkeys(classes)
         for k in range(per_class)
     ]
@@ -108,7 +114,7 @@ def run_infinigen(job: AssetJob, root: Path, python: Path, timeout_s: float) -> 
     work.mkdir(parents=True)
     blend, info = work / "asset.blend", work / "asset.json"
     argv = [str(python), str(script_path()), "--factory", job.factory, "--seed", str(job.seed)]
-    argv += ["--blend", str(blend), "--info", str(info)]
+    argv += ["--blend", str(blend), "--info", str(info), "--max-vertices", str(job.max_vertices)]
     try:
         done = subprocess.run(tied_command(argv), capture_output=True, text=True, timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired:
@@ -119,6 +125,12 @@ def run_infinigen(job: AssetJob, root: Path, python: Path, timeout_s: float) -> 
     facts = json.loads(info.read_text())
     if not isinstance(facts, dict):
         raise GenerationError(f"{job.factory} seed {job.seed}: {info} holds no object")
+    vertices = facts.get("vertices")
+    if job.max_vertices and isinstance(vertices, int) and vertices > job.max_vertices:
+        raise GenerationError(
+            f"{job.factory} seed {job.seed}: {vertices:,} vertices after decimation, over the budget of "
+            f"{job.max_vertices:,} (--max-vertices)"
+        )
     target = root / job.path
     target.parent.mkdir(parents=True, exist_ok=True)
     row = {
