@@ -160,6 +160,35 @@ def test_one_of_three_of_a_noun_is_named_by_clothes_not_place(tmp_path: Path) ->
     assert names == {1: "the first man from the left", 2: "the second man from the left", 3: "the man in green"}
 
 
+def test_one_shoulder_in_view_is_enough_to_measure_the_top(tmp_path: Path) -> None:
+    """A person at the image's edge with one shoulder labelled: their top is measured below that shoulder's row,
+    as clothing_colour measures it; with no shoulder labelled, nothing is measured."""
+    people, data = _people(tmp_path, [(200, 30, 30), (30, 70, 200)])
+    people[1].keypoints[6] = 0  # the right shoulder out of the image, unlabelled
+    image = read_rgb(tmp_path / people[0].file_name)
+    mask = polygon_mask(data["annotations"][1]["segmentation"], people[1].size)
+    colours = _colours(tmp_path, people, data)
+    assert colours[2] == clothing_colour(image, mask, float(people[1].keypoints[5, 1])) == "blue"
+    people[1].keypoints[5] = 0
+    assert 2 not in _colours(tmp_path, people, data)
+
+
+def test_a_person_with_no_shoulder_in_view_keeps_place_and_stands_in_no_ones_way(tmp_path: Path) -> None:
+    """Two men; the second shows no shoulder (his top outside the image, so no colour is measured on it): the
+    first man is named by his clothes, which the second cannot be seen to share, and the second by place."""
+    people, data = _people(tmp_path, [(200, 30, 30), (30, 70, 200)])
+    people[1].keypoints[[5, 6]] = 0
+    colours = _colours(tmp_path, people, data)
+    assert colours == {1: "red"}
+    assert subjects({7: people}, {1: "man", 2: "man"}, {}, colours) == {1: "the man in red", 2: "the man on the right"}
+    place = {1: "the man on the left", 2: "the man on the right"}
+    assert described_phrases([(1, "man", "red"), (2, "man", None)], place, {1, 2}) == place
+    assert described_phrases([(1, "man", "red"), (2, "man", "red")], place, {1, 2}, topless={2}) == {
+        1: "the man in red",
+        2: "the man on the right",
+    }
+
+
 def _coco(people: list[Person], data: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """COCO `images` and person `annotations` (keypoints, box, area) of `_people`'s people."""
     images = [{"id": people[0].image_id, "file_name": people[0].file_name, "width": people[0].size[0],

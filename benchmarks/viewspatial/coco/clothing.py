@@ -114,19 +114,20 @@ def image_colours(
     image: np.ndarray, people: Sequence[Person], polygons: Mapping[int, list[Any]]
 ) -> dict[int, str | None]:
     """Annotation id → the clothing colour of each person of one image (RGB), measured in their polygon below
-    the shoulders (down to the hips where both are seen); none for an image of a person without a polygon, nor
-    for a person without both shoulders or annotated at another size than the image's."""
+    the shoulder line (the lower labelled shoulder: one is enough, as at the image's edge) down to the hip line
+    (the labelled hips' mean) where a hip is labelled; none for an image of a person without a polygon, nor for a
+    person with no shoulder labelled or annotated at another size than the image's."""
     if not people or not all(p.annotation_id in polygons for p in people):
         return {}
     colours: dict[int, str | None] = {}
     for p in people:
         shoulders = p.keypoints[[5, 6]]
-        if not (shoulders[:, 2] > 0).all() or image.shape[1::-1] != tuple(p.size):
+        if not (shoulders[:, 2] > 0).any() or image.shape[1::-1] != tuple(p.size):
             continue
         hips = p.keypoints[[11, 12]]
-        hip_y = float(hips[:, 1].mean()) if (hips[:, 2] > 0).all() else None
+        hip_y = float(hips[hips[:, 2] > 0, 1].mean()) if (hips[:, 2] > 0).any() else None
         mask = polygon_mask(polygons[p.annotation_id], p.size)
-        colours[p.annotation_id] = clothing_colour(image, mask, float(shoulders[:, 1].max()), hip_y)
+        colours[p.annotation_id] = clothing_colour(image, mask, float(shoulders[shoulders[:, 2] > 0, 1].max()), hip_y)
     return colours
 
 
@@ -135,16 +136,18 @@ def described_phrases(
     place_phrases: Mapping[int, str],
     wanted: Collection[int],
     wording: Callable[[int, str], str] = lambda _, colour: f"in {colour}",
+    topless: Collection[int] = (),
 ) -> dict[int, str]:
     """Annotation id → its phrase, from (annotation id, noun, colour or None) of one image: for the ids in
     `wanted`, "the <noun> <wording>" (`wording(id, colour)`: "in white", "in black clothes") where every other
-    person of that noun has a measured colour and none shares it; else the place phrase. Each phrase names one
-    person of the image."""
-    colours = Counter((noun, colour) for _, noun, colour in people if colour)
-    unmeasured = {noun for _, noun, colour in people if not colour}
+    person of that noun has a measured colour and none shares it; else the place phrase. A person in `topless`
+    (no shoulder in view: the top a colour is measured on lies outside the image) keeps the place phrase and
+    stands in no one's way. Each phrase names one person of the image."""
+    colours = Counter((noun, colour) for a, noun, colour in people if colour and a not in topless)
+    unmeasured = {noun for a, noun, colour in people if not colour and a not in topless}
     phrases = {}
     for ann, noun, colour in people:
-        if ann in wanted and colour and colours[(noun, colour)] == 1 and noun not in unmeasured:
+        if ann in wanted and ann not in topless and colour and colours[(noun, colour)] == 1 and noun not in unmeasured:
             phrases[ann] = f"the {noun} {wording(ann, colour)}"
         else:
             phrases[ann] = place_phrases[ann]

@@ -127,7 +127,8 @@ def subjects(
             or item_rng(seed, "viewspatial.coco.described", str(a)).random() < described_share
         }
         worn = [(a, named[a], (colours or {}).get(a)) for a in named]
-        phrases.update(described_phrases(worn, subject_phrases(where[image_id]), wanted, wording))
+        topless = {p.annotation_id for p in people_of[image_id] if not (p.keypoints[[5, 6], 2] > 0).any()}
+        phrases.update(described_phrases(worn, subject_phrases(where[image_id]), wanted, wording, topless))
     return phrases
 
 
