@@ -307,8 +307,9 @@ class PersonRelConfig(Section):
         description="as coco.described_share, for the people Per-Rel. Dir. names (the release describes more of "
         "them: 53 % of its subjects, 39 % a plain noun); those sharing their noun are named by place where their "
         "colour does not single them out, and anyone whose colour goes unmeasured by noun alone, so 0.85 of the "
-        "others are described to come near the release's share (the rehearsal at 10 %: 58 % with seed 0, 45 % "
-        "with seed 1; 0.7 gave 55 % and 38 %, 1.0 65 % and 54 %); "
+        "others are described to come near the release's share (measured on the rehearsal at 10 % with the set's "
+        "default people, texture ids 0–11: 58 % with seed 0, 45 % with seed 1; 0.7 gave 55 % and 38 %, 1.0 65 % and "
+        "54 %; the rehearsal's people in solid colours now set their own, 0.4); "
         "drawn by the same per-person draw, so a person described in the orientation tasks is described here too",
     )
     hand_templates: Wordings = Field(
