@@ -1,15 +1,17 @@
 """Reliability, fourth round, keys: a key goes only to the endpoint it was given for, URL credentials never reach
 Prefect, and redaction catches a key's case-folded, split and JSON-escaped echoes (issue 36, point 2); a model
-request has an overall deadline (point 4)."""
+request has an overall deadline (point 4), and a request given up at it holds no connection (issue 48)."""
 
 from __future__ import annotations
 
 import json
 import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from model_server import ScriptedModel
 from prefect import flow
@@ -174,3 +176,72 @@ def test_a_trickling_server_does_not_outlast_the_request_deadline(trickling_serv
             client.chat([user_message("hello")])
         assert dropped.wait(10), "the abandoned request still holds its connection"
     assert not finished.is_set()  # the reply was given up while the server was still trickling it
+
+
+@pytest.fixture
+def trickling_to_all() -> Iterator[tuple[int, Callable[[], int]]]:
+    """A server whose every connection gets 200 and then a byte of its body every 0.05 s for a minute: its port,
+    and how many of its connections the client has not dropped yet."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(128)
+    server.settimeout(0.2)
+    stop = threading.Event()
+    open_ones: set[int] = set()
+    guard = threading.Lock()
+
+    def trickle(connection: socket.socket) -> None:
+        with guard:
+            open_ones.add(id(connection))
+        try:
+            connection.recv(65536)
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1200\r\n\r\n")
+            for _ in range(1200):
+                if stop.wait(0.05):
+                    return
+                connection.sendall(b" ")
+        except OSError:
+            pass
+        finally:
+            with guard:
+                open_ones.discard(id(connection))
+            connection.close()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=trickle, args=(connection,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+
+    def still_open() -> int:
+        with guard:
+            return len(open_ones)
+
+    yield server.getsockname()[1], still_open
+    stop.set()
+    server.close()
+
+
+def test_a_hundred_abandoned_requests_leave_no_socket_open(trickling_to_all: tuple[int, Callable[[], int]]) -> None:
+    """Issue 48: after 100 requests given up at their deadline, with the client still open (an eval goes on),
+    no connection to the server is left: neither in this process nor on the server's side."""
+    port, still_open = trickling_to_all
+    endpoint = ModelEndpoint(base_url=f"http://127.0.0.1:{port}/v1", timeout_s=0.1, max_retries=0, concurrency=8)
+
+    def ours() -> list:
+        return [c for c in psutil.Process().net_connections("tcp") if c.raddr and c.raddr.port == port]
+
+    with ModelClient(endpoint, None) as client:
+        for _ in range(100):
+            with pytest.raises(ModelError, match="no reply within 0.1 s"):
+                client.chat([user_message("hello")])
+        deadline = time.monotonic() + 30  # a guard against waiting for ever, not a speed limit
+        while (ours() or still_open()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not ours() and not still_open(), (len(ours()), still_open())
