@@ -85,7 +85,8 @@ def slurm_job_script(runner: RunnerConfig, prefect_api_url: str | None, schedule
 
 
 def _watched_job_class(watch: JobWatch) -> type:
-    """dask-jobqueue's SLURMJob telling `watch` each job id it submits, and a refusal of sbatch."""
+    """dask-jobqueue's SLURMJob telling `watch` each job id it submits and each it closes, and a refusal of
+    sbatch."""
     from dask_jobqueue.slurm import SLURMJob
     from distributed.core import Status
 
@@ -99,6 +100,11 @@ def _watched_job_class(watch: JobWatch) -> type:
                 raise
             watch.submitted(self._job_id_from_submit_output(out))
             return out
+
+        async def close(self) -> None:
+            if self.job_id:
+                watch.closed(self.job_id)
+            await super().close()
 
     return WatchedSLURMJob
 
@@ -117,7 +123,16 @@ def slurm_cluster(runner: RunnerConfig, prefect_api_url: str | None, log_directo
         prefixes = [p for c in started for p in list(c.scheduler.task_prefixes.values())]
         return max((p.max_exec_time for p in prefixes), default=-1.0)
 
-    watch = JobWatch(runner.slurm, log_directory, longest_shard_s)
+    def connected_jobs() -> set[str]:
+        """The ids of the jobs a worker of which is connected to the scheduler (a job of `processes` workers
+        names them `<job's name>-<i>`)."""
+        names = {str(w.name) for c in started for w in list(c.scheduler.workers.values())}
+        jobs = [(str(name), job) for c in started for name, job in list(c.workers.items())]
+        return {
+            job.job_id for name, job in jobs if job.job_id and any(n == name or n.startswith(f"{name}-") for n in names)
+        }
+
+    watch = JobWatch(runner.slurm, log_directory, longest_shard_s, connected_jobs)
     options = slurm_options(runner, prefect_api_url, log_directory)
     with (
         on_stop(watch.cancel_all),

@@ -3,9 +3,12 @@
 A rejected `sbatch` (a partition, account or QOS the cluster lacks) and a job pending for a reason that never
 clears (`PartitionConfig`, `ReqNodeNotAvail`, … for longer than `runner.slurm.pending_timeout_s`) cancel every
 job the build submitted and raise `ClusterFailed` in the build's main thread, naming the config field and
-SLURM's reason; an sbatch that cannot authenticate (munged down) names munged. A job killed at its walltime is
-a lost worker (Dask runs its shards again, adaptive scaling submits a new job) and a warning that the walltime
-is short for the shards seen. A stop by a signal cancels the build's jobs at once (flows/stop_signals.py).
+SLURM's reason; an sbatch that cannot authenticate (munged down) names munged. A job whose worker never
+connects because its node does not respond (its `slurmd` killed: SLURM cannot launch the job, holds it
+completing, then requeues it to pend for a node that is down) stops the build the same way, naming the node
+and its slurmd. A job killed at its walltime is a lost worker (Dask runs its shards again, adaptive scaling
+submits a new job) and a warning that the walltime is short for the shards seen. A stop by a signal cancels
+the build's jobs at once (flows/stop_signals.py).
 """
 
 from __future__ import annotations
@@ -35,7 +38,18 @@ NEVER_CLEARS = {
     "InvalidAccount": "runner.slurm.account is not valid",
     "InvalidQOS": "the QOS asked in runner.slurm.job_extra_directives is not valid",
     "DependencyNeverSatisfied": "a dependency of the job will never be met",
+    # squeue's text for a job requeued off a node that stopped responding, or submitted while none is up
+    "Nodes required for job are DOWN": "the nodes the job can run on are down, drained or reserved",
+    "launch failed requeued held": "SLURM could not launch the job on its node and holds it",
 }
+#: The pending reasons that name unusable nodes: their line names the nodes and why (`unusable_nodes`).
+NODE_REASONS = frozenset({"ReqNodeNotAvail", "Nodes required for job are DOWN", "launch failed requeued held"})
+#: Node states (sinfo %T, without SLURM's `*` for a node that does not respond) in which no job starts.
+UNUSABLE_NODE_STATES = frozenset({"down", "drained", "draining", "fail", "failing", "unknown", "future"})
+#: The flags sinfo appends to a node's state besides `*` (power saving, maintenance, reboot, planned).
+NODE_STATE_FLAGS = "~#!%$@^-"
+#: Job states in which a job holds nodes (squeue %N): its worker starts, runs or has ended there.
+ON_NODES = frozenset({"CONFIGURING", "RUNNING", "COMPLETING"})
 #: Words of sbatch's refusal → the config field that asked for it (first match).
 REFUSAL_FIELDS = (
     ("partition", "runner.slurm.queue"),
@@ -101,6 +115,47 @@ def pending_line(job_id: str, reason: str, waited_s: float, timeout_s: float) ->
     )
 
 
+def node_line(job_id: str, state: str, nodes: str, waited_s: float, timeout_s: float) -> str:
+    """A job of the build whose worker never connected, held `state` (RUNNING, COMPLETING) on unusable `nodes`
+    past `runner.slurm.pending_timeout_s`, as one line."""
+    return (
+        f"runner.slurm: SLURM job {job_id} {state.lower()} for {shown_s(waited_s)} s without a worker "
+        f"(runner.slurm.pending_timeout_s {timeout_s:g} s): {nodes}"
+    )
+
+
+def unusable_nodes(nodes: str | None = None) -> str:
+    """The nodes (all, or those of the node list `nodes`) where no job starts, as text naming each one's state and
+    why, a node that does not respond as its slurmd: '' when every one is usable or sinfo cannot tell."""
+    args = ["sinfo", "-h", "-N", "-o", "%N|%T|%E", *(["-n", nodes] if nodes else [])]
+    try:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    found: dict[str, str] = {}  # a node in two partitions is listed twice
+    silent = False
+    for line in done.stdout.splitlines() if done.returncode == 0 else []:
+        name, _, rest = line.partition("|")
+        state, _, why = rest.partition("|")
+        if state.endswith("*"):
+            silent = True
+            found[name] = f"node {name} ({state.rstrip('*')}) does not respond"
+        elif state.rstrip(NODE_STATE_FLAGS) in UNUSABLE_NODE_STATES:
+            found[name] = f"node {name} is {state}" + (f" ({why})" if why not in ("", "none") else "")
+    if silent:
+        found[""] = "its slurmd is not running or not reachable: start it, then build again to resume"
+    return "; ".join(found.values())
+
+
+def squeue_nodes(job_id: str) -> str:
+    """The node list (squeue %N) of a job, '' when SLURM does not tell."""
+    try:
+        done = subprocess.run(["squeue", "-h", "-j", job_id, "-o", "%N"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
 def squeue(job_ids: list[str]) -> dict[str, tuple[str, str]]:
     """job id → (state, reason) of those of `job_ids` SLURM still knows (none known: squeue fails with
     "Invalid job id"); SubprocessError when squeue cannot tell."""
@@ -117,20 +172,43 @@ def squeue(job_ids: list[str]) -> dict[str, tuple[str, str]]:
 
 #: The loggers whose tracebacks a failed build does not show (`JobWatch.filter`).
 FILTERED_LOGS = ("tornado.application", "prefect.flow_runs")
+#: The loggers (with their children) whose tracebacks the console shows as one line while the cluster runs: Dask's
+#: and the event loop's it runs on (adaptive scaling racing the cluster's close, a controller restarting).
+ONE_LINE_LOGS = frozenset({"distributed", "dask", "dask_jobqueue", "tornado", "asyncio"})
+
+
+def one_line_traceback(record: logging.LogRecord) -> bool:
+    """A handler's filter: a record of `ONE_LINE_LOGS` carrying a traceback becomes its message and the
+    exception's first line (the record is passed on)."""
+    if record.exc_info and record.exc_info[1] is not None and record.name.split(".")[0] in ONE_LINE_LOGS:
+        exc = record.exc_info[1]
+        detail = str(exc).strip().splitlines()
+        record.msg = f"{record.getMessage()}: {type(exc).__name__}" + (f": {detail[0]}" if detail else "")
+        record.args, record.exc_info, record.exc_text, record.stack_info = None, None, None, None
+    return True
 
 
 class JobWatch:
-    """The build's job ids, and a thread that turns what SLURM says of them into an error or a warning."""
+    """The build's job ids, and a thread that turns what SLURM says of them into an error or a warning.
+
+    `connected()` tells the jobs whose Dask workers are connected (None when it cannot tell now): such a job is
+    working whatever SLURM says of its node, and is not waited for."""
 
     def __init__(
-        self, slurm: SlurmConfig, log_directory: Path | None, longest_shard_s: Callable[[], float] = lambda: -1.0
+        self,
+        slurm: SlurmConfig,
+        log_directory: Path | None,
+        longest_shard_s: Callable[[], float] = lambda: -1.0,
+        connected: Callable[[], set[str] | None] = set,
     ) -> None:
         self.slurm = slurm
         self.log_directory = log_directory
         self.longest_shard_s = longest_shard_s
+        self.connected = connected
         self.jobs: list[str] = []
         self.failure: str | None = None
         self._gone: set[str] = set()
+        self._closed: set[str] = set()
         self._pending_since: dict[str, float] = {}
         self._guard = threading.Lock()
         self._done = threading.Event()
@@ -139,6 +217,11 @@ class JobWatch:
     def submitted(self, job_id: str) -> None:
         with self._guard:
             self.jobs.append(job_id)
+
+    def closed(self, job_id: str) -> None:
+        """The build let the job go (scaled down, closed): no longer waited for, wherever it lingers."""
+        with self._guard:
+            self._closed.add(job_id)
 
     def cancel_all(self) -> None:
         """scancel every job the build submitted (those already gone are ignored)."""
@@ -163,23 +246,45 @@ class JobWatch:
             raise ClusterFailed(self.failure)
 
     def check(self) -> None:
-        """One look at the build's jobs: pending for a reason that never clears, killed at walltime."""
+        """One look at the build's jobs: pending for a reason that never clears, or without a worker on nodes that
+        do not respond, past `pending_timeout_s`; killed at walltime."""
         with self._guard:
             jobs = [j for j in self.jobs if j not in self._gone]
+            closed = set(self._closed)
         known = squeue(jobs)
+        connected = self._connected()
         now = time.monotonic()
+        timeout_s = self.slurm.pending_timeout_s
         for job in jobs:
             state, reason = known.get(job, ("", ""))
+            head = reason.split(",")[0].strip()
             if state not in LIVE_STATES:
                 self._gone.add(job)
                 self._pending_since.pop(job, None)
                 self._warn_if_walltime(job, state)
-            elif state == "PENDING" and reason.split(",")[0].strip() in NEVER_CLEARS:
+            elif job in closed or (connected is not None and job in connected):
+                self._pending_since.pop(job, None)
+            elif state == "PENDING" and head in NEVER_CLEARS:
                 since = self._pending_since.setdefault(job, now)
-                if now - since >= self.slurm.pending_timeout_s:
-                    self.fail(pending_line(job, reason, now - since, self.slurm.pending_timeout_s))
+                if now - since >= timeout_s:
+                    nodes = unusable_nodes() if head in NODE_REASONS else ""
+                    line = pending_line(job, reason, now - since, timeout_s)
+                    self.fail(f"{line}; {nodes}" if nodes else line)
+            elif state in ON_NODES and connected is None:
+                continue  # whether its worker is there cannot be told now: its wait neither starts nor ends
+            elif state in ON_NODES and (where := squeue_nodes(job)) and (nodes := unusable_nodes(where)):
+                since = self._pending_since.setdefault(job, now)
+                if now - since >= timeout_s:
+                    self.fail(node_line(job, state, nodes, now - since, timeout_s))
             else:
                 self._pending_since.pop(job, None)
+
+    def _connected(self) -> set[str] | None:
+        """`connected()`, None when it cannot tell (the scheduler's tables changing under this thread)."""
+        try:
+            return self.connected()
+        except RuntimeError:
+            return None
 
     def _warn_if_walltime(self, job: str, state: str) -> None:
         """A job gone (or ended as `state`): a warning when SLURM killed it at its walltime."""
@@ -215,6 +320,9 @@ class JobWatch:
         logs = [logging.getLogger(name) for name in FILTERED_LOGS]
         for log in logs:
             log.addFilter(self)
+        handlers = list(logging.getLogger().handlers)  # Prefect's console: every logger above propagates to it
+        for handler in handlers:
+            handler.addFilter(one_line_traceback)
         previous = None
         if threading.current_thread() is threading.main_thread():
             self._main = threading.main_thread().ident
@@ -233,5 +341,7 @@ class JobWatch:
             self.cancel_all()
             for log in logs:
                 log.removeFilter(self)
+            for handler in handlers:
+                handler.removeFilter(one_line_traceback)
         if self.failure is not None:
             raise ClusterFailed(self.failure)

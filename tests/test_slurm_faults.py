@@ -1,6 +1,7 @@
 """The local SLURM's daemons failing under a build (flows/slurm_local.py, a cluster of the test's own, since the
 faults break it): `munged` down at submission stops the build in one line naming munged; `slurmd` killed
-mid-job and `slurmctld` restarted mid-build either let the build finish or stop it in one line, and a rerun
+mid-job with its job's worker stops it in one line naming slurmd (no other node to run the shards again: the
+new job never starts) and `slurmctld` restarted mid-build lets it finish or stops it in one line; a rerun
 (the daemon back) resumes and finishes. No traceback in any of it.
 
 Skipped only where SLURM is not installed or not run as root (tests/slurm_local.py)."""
@@ -15,6 +16,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from scaleout_builds import assert_same_outputs, cli_build, frame_in_progress, wait_for
 from slurm_local import JOBS, NEEDS_SLURM, queued
@@ -53,6 +55,26 @@ def _zombie(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
     except OSError:
         return True
+
+
+def _kill_job(env: dict[str, str], job: str) -> None:
+    """SIGKILL the processes of this cluster's `job` (its batch script, the Dask worker, its render workers), as a
+    node's failure would: found by the job id and SLURM_CONF that SLURM sets in their environment."""
+    mine = {"SLURM_JOB_ID": job, "SLURM_CONF": env["SLURM_CONF"]}
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if all(proc.environ().get(k) == v for k, v in mine.items()):
+                found.append(proc)
+        except (psutil.Error, OSError):
+            continue
+    assert found, f"no process of job {job}"
+    for proc in found:
+        try:
+            proc.kill()
+        except psutil.NoSuchProcess:
+            continue
+    psutil.wait_procs(found, timeout=60)
 
 
 def _up(env: dict[str, str]) -> None:
@@ -95,26 +117,29 @@ def test_munged_down_at_submission_stops_the_build_naming_it(
 
 
 @pytest.mark.blender
-@pytest.mark.skipif(
-    os.environ.get("BENCHFOUNDRY_SLURM_DAEMON_FAULTS") != "1",
-    reason="BENCHFOUNDRY_SLURM_DAEMON_FAULTS=1: passes alone (about two minutes), but under a loaded full suite the "
-    "slurmd case hung past 30 minutes once and the slurmctld case printed Dask's closing traceback",
-)
 @pytest.mark.parametrize("daemon", ["slurmd", "slurmctld"])
 def test_a_daemon_lost_mid_build_finishes_or_stops_in_one_line_and_a_rerun_resumes(
     tiny_config: Path, tiny_reference: Path, tmp_path: Path, own_slurm: dict[str, str], daemon: str
 ) -> None:
-    """slurmd killed mid-job (its job's processes live on under slurmstepd), or slurmctld stopped and started
-    again (recovering its jobs' state) mid-build."""
+    """slurmd killed mid-job, then its job's processes (which alone would live on under slurmstepd): the shards
+    need a new job, which SLURM cannot launch with no slurmd (it held such a build for ever); or slurmctld
+    stopped and started again (recovering its jobs' state) mid-build."""
 
     def fault(_proc: subprocess.Popen) -> None:
+        running = queued(own_slurm, "RUNNING")
         _kill(own_slurm, daemon)
-        if daemon == "slurmctld":
+        if daemon == "slurmd":
+            assert len(running) == 1, running  # runner.slurm.max_jobs=1
+            _kill_job(own_slurm, running[0])
+        else:
             subprocess.run(["slurmctld"], env=own_slurm, check=True, timeout=60)  # recovers its state, unlike -c
             wait_for(lambda: subprocess.run(["sinfo"], env=own_slurm, capture_output=True).returncode == 0, 120)
 
     out = tmp_path / "out"
     code, log, record = _outcome(tiny_config, out, own_slurm, ["runner.slurm.max_jobs=1"], fault)
+    if daemon == "slurmd":
+        last = _stopped_in_one_line(code, log, record)
+        assert "does not respond" in last and "its slurmd is not running" in last, last
     if code != 0:
         _stopped_in_one_line(code, log, record)
         _up(own_slurm)

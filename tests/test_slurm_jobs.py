@@ -5,13 +5,15 @@ wraps it in an Exception Prefect then logs), and the filters leave with the bloc
 from __future__ import annotations
 
 import logging
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from benchfoundry.configs.build import SlurmConfig
-from benchfoundry.flows import slurm_local
+from benchfoundry.flows import slurm_jobs, slurm_local
 from benchfoundry.flows.slurm_jobs import ClusterFailed, JobWatch
 
 #: Prefect's flow-run logger (prefect.logging.loggers.flow_run_logger) and tornado's, which logs a refused sbatch.
@@ -66,3 +68,64 @@ def test_a_local_cluster_script_that_cannot_run_is_one_error(tmp_path: Path, mon
     with pytest.raises(RuntimeError, match=r"no-such-script: cannot run it"):
         with slurm_local.local_slurm(tmp_path / "cluster"):
             pytest.fail("the block ran without a cluster")
+
+
+def _sinfo_and_squeue(monkeypatch: pytest.MonkeyPatch, nodes: str) -> None:
+    """SLURM as seen by a build whose job 7 is completing on node n1 (sinfo `nodes`); scancel does nothing."""
+
+    def run(args: list[str], **_: object) -> subprocess.CompletedProcess:
+        out = {"sinfo": nodes, "squeue": "n1\n"}.get(args[0], "")
+        return subprocess.CompletedProcess(args, 0, out, "")
+
+    monkeypatch.setattr(slurm_jobs.subprocess, "run", run)
+    monkeypatch.setattr(slurm_jobs, "squeue", lambda jobs: dict.fromkeys(jobs, ("COMPLETING", "None")))
+
+
+@pytest.mark.parametrize("seen", ["waited for", "connected", "closed", "responding"])
+def test_a_job_held_on_a_node_whose_slurmd_is_gone_stops_the_build_naming_it(
+    monkeypatch: pytest.MonkeyPatch, seen: str
+) -> None:
+    """slurmd killed: SLURM cannot launch the build's new job and holds it completing on a node that does not
+    respond, then pending for it, and the build waited for ever. Now, past pending_timeout_s, one line naming
+    the node and its slurmd; a job whose worker is connected (working whatever SLURM says) or that the build
+    closed is not waited for, nor one on a node that responds."""
+    n1 = "mixed" if seen == "responding" else "completing*"
+    _sinfo_and_squeue(monkeypatch, f"n1|{n1}|none\nn1|{n1}|none\nn2|idle|none\n")
+    watch = JobWatch(
+        SlurmConfig(pending_timeout_s=0.01), None, connected=lambda: {"7"} if seen == "connected" else set()
+    )
+    watch.submitted("7")
+    if seen == "closed":
+        watch.closed("7")
+    watch.check()
+    time.sleep(0.05)
+    watch.check()
+    if seen != "waited for":
+        assert watch.failure is None
+        return
+    assert watch.failure is not None and "\n" not in watch.failure
+    assert watch.failure.startswith("runner.slurm: SLURM job 7 completing for ")
+    assert watch.failure.count("node n1 (completing) does not respond") == 1 and "n2" not in watch.failure
+    assert "its slurmd is not running or not reachable" in watch.failure
+
+
+def test_a_dask_traceback_is_one_line_while_the_cluster_runs() -> None:
+    """Adaptive scaling racing the cluster's close (or a controller restarting) logs Dask's traceback: on the
+    console it is one line, the message and the exception's first line; Prefect's own records keep theirs."""
+    records = []
+    for name in ("distributed.deploy.adaptive", "prefect.flow_runs"):
+        record = _record(True)
+        record.name, record.msg = name, "Adaptive encountered an error while adapting"
+        records.append(record)
+    handler = logging.Handler()
+    logging.getLogger().addHandler(handler)
+    try:
+        with JobWatch(SlurmConfig(), None).watching():
+            assert all(handler.filter(r) for r in records)
+        assert slurm_jobs.one_line_traceback not in handler.filters
+    finally:
+        logging.getLogger().removeHandler(handler)
+    dask, prefect = records
+    error = "ValueError: Error calling function `_ser_model`: ClusterFailed: …"
+    assert dask.exc_info is None and dask.getMessage() == f"Adaptive encountered an error while adapting: {error}"
+    assert prefect.exc_info is not None
