@@ -56,7 +56,10 @@ def tone_of(n: int) -> int:
 
 
 def detect_faces(rgb: np.ndarray) -> int:
-    """Number of faces OpenCV's stock frontal-face cascade finds in an RGB uint8 image."""
+    """Number of faces OpenCV's stock frontal-face cascade finds in an RGB uint8 image, prepared as OpenCV's own
+    cascade tutorial and samples/python/facedetect.py prepare a camera frame: grey, then `equalizeHist` over the
+    whole frame. Here the frame is mostly the flat grey world, so the equalisation spreads that one grey over most
+    of the range and squeezes a dark face into the lowest levels: what the dark skin tones are found on."""
     import cv2
 
     cascade = cv2.CascadeClassifier(cv2.data.haarcascades + "haarcascade_frontalface_default.xml")

@@ -8,7 +8,8 @@ corner most. The part and the point's place on the body pick the garment of the 
 shoes as the fixture body's texture of that id): one skin tone wherever the body is bare, a crew neckline
 around the neck, sleeve and trouser hems square to the limb at a length along its bones, hair above a
 hairline that goes round the head (forehead, temples, sideburns, over the ears, the nape) with a soft edge
-and strands, and a face: brows, shadowed eye sockets, nostrils, lips, and eyeballs with an iris and pupil.
+and strands, and a face: brows, shadowed eye sockets, nostrils, lips, and eyeballs with an iris and pupil (a
+darker skin with deeper features and a sheen on the forehead, nose and cheekbones, as dark skin shows).
 Images are (H, W, 3) uint8 RGB, row 0 at the top, UV v = 0 at the bottom (OBJ convention).
 """
 
@@ -22,6 +23,14 @@ from benchfoundry.person.textures import outfit
 
 #: The white of the eye, dimmed by the lids, and the iris (dark brown).
 SCLERA, IRIS = np.array((0.8, 0.77, 0.72)), np.array((0.22, 0.13, 0.07))
+#: A soft sheen (centre across and up from the eyes' midpoint, half-widths; metres) on the forehead, the nose's
+#: bridge and the cheekbones, where dark skin shows its shine.
+SHEEN = (
+    (0.0, 0.035, 0.03, 0.015),
+    (0.0, -0.02, 0.008, 0.03),
+    (-0.035, -0.028, 0.015, 0.01),
+    (0.035, -0.028, 0.015, 0.01),
+)
 #: The neutral phenotype whose rest body defines where garments end (the UV layout is shared).
 NEUTRAL = {"gender": 0.5, "age": 0.75, "muscle": 0.5, "weight": 0.5, "height": 0.5, "proportions": 0.5}
 
@@ -180,7 +189,8 @@ def _hair_edge(pos: np.ndarray, look: dict, marks: dict) -> np.ndarray:
 
 def _face(pos: np.ndarray, look: dict, marks: dict) -> np.ndarray:
     """The head at rest points `pos`: skin, hair with a soft hairline and strands, brows, shadowed eye sockets
-    (lids and lashes), nostrils and lips."""
+    (lids and lashes), nostrils and lips; the darker the skin (`_darkness`), the deeper the sockets, brows and lips
+    against it and the more sheen on the forehead, nose and cheekbones."""
     skin, hair = np.asarray(look["skin"]), np.asarray(look["hair"])
     rng = np.random.default_rng(look["noise_seed"] + 1)
     edge = _hair_edge(pos, look, marks) + rng.normal(0.0, 0.0012, len(pos))
@@ -190,24 +200,30 @@ def _face(pos: np.ndarray, look: dict, marks: dict) -> np.ndarray:
     out = skin * (1 - cover) + hair * strands * cover
     eyes = marks["eyes"]
     front = pos[:, 1] < eyes[0][1] + 0.03
-    brow_colour = hair * min(1.0, 0.4 * _luma(skin) / max(_luma(hair), 1e-6))
+    dark = _darkness(skin)
+    brow_colour = hair * min(1.0, (0.4 - 0.2 * dark) * _luma(skin) / max(_luma(hair), 1e-6))
     for centre in eyes:
         dx, dz = pos[:, 0] - centre[0], pos[:, 2] - centre[2]
         reach = np.sqrt((dx / 0.019) ** 2 + (dz / 0.010) ** 2)  # 1 on the socket's rim
-        out[front] *= 1 - 0.55 * np.clip(1.4 - reach[front], 0.0, 1.0)[:, None]
+        out[front] *= 1 - (0.55 + 0.25 * dark) * np.clip(1.4 - reach[front], 0.0, 1.0)[:, None]
         outward = dx * np.sign(centre[0])  # m from the eye's centre towards the ear
         along = np.clip((outward + 0.017) / 0.041, 0.0, 1.0)  # 0 at the brow's inner end, 1 at its tail
         middle = 0.02 + 0.004 * np.sin(np.pi * along) - 0.004 * along
         brow = front & (outward > -0.017) & (outward < 0.024) & (np.abs(dz - middle) < 0.005 * (1 - 0.5 * along))
         out[brow] = brow_colour
     centre_z = (eyes[0][2] + eyes[1][2]) / 2
+    sheen = np.zeros(len(pos))
+    for x, z, half_x, half_z in SHEEN:
+        reach = ((pos[:, 0] - x) / half_x) ** 2 + ((pos[:, 2] - centre_z - z) / half_z) ** 2
+        sheen = np.maximum(sheen, np.clip(1 - reach, 0.0, 1.0))
+    out[front] *= 1 + 0.35 * dark * sheen[front, None]
     for side in (-1, 1):
         nostril = front & (
             ((pos[:, 0] - side * 0.009) / 0.0045) ** 2 + ((pos[:, 2] - centre_z + 0.05) / 0.003) ** 2 < 1
         )
         out[nostril] = skin * 0.3
     lips = front & ((pos[:, 0] / 0.024) ** 2 + ((pos[:, 2] - centre_z + 0.072) / 0.007) ** 2 < 1)
-    out[lips] = skin * np.array([0.72, 0.45, 0.45])
+    out[lips] = skin * np.array([0.72, 0.45, 0.45]) * (1 - 0.3 * dark)
     return out
 
 
@@ -216,12 +232,20 @@ def _luma(rgb: np.ndarray) -> float:
     return float(np.dot(rgb, (0.2126, 0.7152, 0.0722)))
 
 
+def _darkness(skin: np.ndarray) -> float:
+    """0 for skin of luma 0.5 and above (the four lighter tones of person/textures.SKIN_TONES), rising to 1 at luma
+    0.26 (the darkest)."""
+    return float(np.clip((0.5 - _luma(skin)) / 0.24, 0.0, 1.0))
+
+
 def _eye(offset: np.ndarray, look: dict) -> np.ndarray:
-    """An eyeball at offsets from its centre: iris and pupil ahead, the sclera under the upper lid's shadow."""
+    """An eyeball at offsets from its centre: iris and pupil ahead, the sclera under the upper lid's shadow (in a
+    darker face a brighter white, less of it shadowed)."""
     unit = offset / np.maximum(np.linalg.norm(offset, axis=1, keepdims=True), 1e-9)
     ahead, up = -unit[:, 1], unit[:, 2]
-    out = np.tile(SCLERA, (len(offset), 1))
-    out[up > 0.35] = look["skin"] * 0.35
+    dark = _darkness(np.asarray(look["skin"]))
+    out = np.tile(SCLERA * (1 + 0.12 * dark), (len(offset), 1))
+    out[up > 0.35 + 0.15 * dark] = look["skin"] * 0.35
     out[ahead > 0.8] = IRIS
     out[ahead > 0.95] = (0.03, 0.03, 0.03)
     return out

@@ -22,7 +22,7 @@ from benchfoundry.person.procedural_body import TextureLayout, texture_layout
 LIBRARY_SEED = 0
 #: Version of the embedded textures (this module's and person/anny_texture.py's), part of a texture file's cache
 #: name (person/prepare.texture_file_name): bump it when they paint different pixels, so caches paint anew.
-TEXTURE_VERSION = 2
+TEXTURE_VERSION = 3
 
 
 def texture_settings(textures: TextureConfig) -> list[object]:

@@ -72,12 +72,12 @@ def test_a_face_has_brows_darker_than_its_forehead_and_one_skin_tone_on_the_chee
 
 @pytest.mark.parametrize("texture_id", range(6))
 def test_one_skin_tone_on_face_neck_hands_and_forearms(texture_id: int) -> None:
-    """The cheek, the side of the neck above the collar, the back of the hand and (in short sleeves) the forearm
-    are one tone: the outfit's skin, within the texture's grain."""
+    """The lower cheek (below a dark face's sheen), the side of the neck above the collar, the back of the hand and
+    (in short sleeves) the forearm are one tone: the outfit's skin, within the texture's grain."""
     look = outfit(texture_id)
     image = _texture(texture_id)
     places = {
-        "cheek": _texels_near(0.0, -0.035, 0.006),
+        "cheek": _texels_near(0.0, -0.05, 0.006),
         "neck": _texels_of("neck", "neck03", 0.07),
         "hand": _texels_of("wrist", "wrist.L", 0.05),
     }
@@ -85,6 +85,27 @@ def test_one_skin_tone_on_face_neck_hands_and_forearms(texture_id: int) -> None:
         places["forearm"] = _texels_of("lowerarm", "lowerarm02.L", 0.05)
     for place, mask in places.items():
         assert np.abs(_median(image, mask) - look["skin"]).max() < 0.04, place
+
+
+def test_a_dark_face_has_deeper_features_and_a_soft_sheen_a_light_one_has_none() -> None:
+    """On the darkest tone the eye sockets and brows are darker against the skin than on a light tone, and the
+    cheekbone shines a little (at most a fifth) over the lower cheek; a light tone's cheekbone is its lower cheek's."""
+    tones = {n: face_detection.tone_of(n) for n in range(40)}
+    dark, light = min(n for n, t in tones.items() if t == 5), min(n for n, t in tones.items() if t == 0)
+
+    def luma(texture_id: int, dx: float, dz: float, radius: float) -> float:
+        image = _texture(texture_id)
+        return float(_median(image, _texels_near(dx, dz, radius)) @ np.array([0.2126, 0.7152, 0.0722]))
+
+    def ratios(texture_id: int) -> tuple[float, float, float]:
+        lower = luma(texture_id, 0.0, -0.05, 0.006)
+        socket, brow = luma(texture_id, 0.0, -0.004, 0.003), luma(texture_id, 0.004, 0.022, 0.003)
+        return socket / lower, brow / lower, luma(texture_id, 0.005, -0.035, 0.004) / lower
+
+    socket_d, brow_d, shine_d = ratios(dark)
+    socket_l, brow_l, shine_l = ratios(light)
+    assert socket_d < socket_l - 0.05 and brow_d < brow_l
+    assert 1.05 < shine_d < 1.2 and abs(shine_l - 1) < 0.03
 
 
 @pytest.mark.parametrize("texture_id", range(6))
