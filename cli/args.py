@@ -22,11 +22,16 @@ MAX_MESSAGE = 2000
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+:@-]*(/[A-Za-z0-9][A-Za-z0-9_.+:@-]*)*")
 
 
+def printable(message: str) -> str:
+    """`message` with its control and format characters but line breaks escaped (`\\x1b`, `\\u202e`): an echoed
+    name never drives the terminal."""
+    return "".join(c if c == "\n" or unicodedata.category(c) not in ("Cc", "Cf") else repr(c)[1:-1] for c in message)
+
+
 def bounded(message: str) -> str:
-    """`message` with its control and format characters but line breaks escaped (`\\x1b`: an echoed name never
-    drives the terminal), each word longer than MAX_WORD cut to its start, `…` and its end, and the whole cut at
+    """`message` `printable`, each word longer than MAX_WORD cut to its start, `…` and its end, and the whole cut at
     MAX_MESSAGE characters: a 5,000-character name echoed back stays a readable line."""
-    message = "".join(c if c == "\n" or unicodedata.category(c) not in ("Cc", "Cf") else repr(c)[1:-1] for c in message)
+    message = printable(message)
     shortened = re.sub(rf"\S{{{MAX_WORD + 1},}}", lambda m: f"{m.group()[: MAX_WORD - 41]}…{m.group()[-40:]}", message)
     if len(shortened) <= MAX_MESSAGE:
         return shortened
@@ -36,6 +41,12 @@ def bounded(message: str) -> str:
 def print_error(message: object) -> None:
     """The command's `error:` line on stderr, bounded (`bounded`)."""
     print_note(f"error: {message}")
+
+
+def print_out(message: object) -> None:
+    """A line of a command's output on stdout (a path it wrote, a count), `printable` but never cut: a script may
+    read the path back."""
+    print(printable(str(message)))
 
 
 def print_note(message: object) -> None:

@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.cli.args import path_text
+from benchfoundry.cli.args import path_text, print_out
 
 
 def _load_config(path: str | None) -> Any:
@@ -85,7 +85,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     record = compare(a, b, config)
     print(text(record), end="")
     if json_target is not None:
-        print(f"JSON: {write_json_atomic(json_target, record)}")
+        print_out(f"JSON: {write_json_atomic(json_target, record)}")
     page = _write_page(args, a.build, record)
     if page is not None:
         print(f"page: {page}")

@@ -18,6 +18,7 @@ from benchfoundry.cli.args import (
     positive_int,
     print_error,
     print_note,
+    print_out,
 )
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.evaluation.hooks import OMNI_COT_MODES, Evaluation, evaluation_of, omni_cot_benchmarks
@@ -299,8 +300,8 @@ def _score_and_report(
             f"{name}: {evaluation.judge_label}, judge mean {judged_summary['overall']} "
             f"over {judged_summary['judged']} items"
         )
-    print(f"scores: {path}")
-    print(f"report: {write_eval_report(build, run.eval_dir(build))}")
+    print_out(f"scores: {path}")
+    print_out(f"report: {write_eval_report(build, run.eval_dir(build))}")
     link_pages(build / "report")
     return 1 if failed and len(failed) == len(rows) else 0
 

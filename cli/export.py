@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchfoundry.cli.args import path_text, print_error, print_note
+from benchfoundry.cli.args import path_text, print_error, print_note, print_out
 from benchfoundry.pipeline.benchmarks import names
 
 FORMAT_NAMES = ("vlmevalkit", "lmms-eval", "hf")
@@ -50,7 +50,7 @@ def _export(args: argparse.Namespace) -> int:
         return 2
     swept = target.sweep_temporaries(folder, foreign)
     if swept:
-        print(f"removed {len(swept)} temporary file(s) an earlier export left in {folder}")
+        print_out(f"removed {len(swept)} temporary file(s) an earlier export left in {folder}")
     write_json_atomic(folder / target.SUMMARY, target.summary(build, {}, folder, foreign, running=True))
     summary, status = {}, 0
     for benchmark in wanted:
@@ -67,10 +67,10 @@ def _export(args: argparse.Namespace) -> int:
         if len(problems) > 5:
             print_note(f"{benchmark}: … and {len(problems) - 5} more skipped (see export.json)")
         rows = ", ".join(f"{name} {n}" for name, n in done["rows"].items())
-        print(f"{benchmark}: {rows} rows → {done['folder']}")
+        print_out(f"{benchmark}: {rows} rows → {done['folder']}")
         status = 1 if problems and not any(done["rows"].values()) else status
     record = target.summary(build, summary, folder, foreign)
-    print(f"summary: {write_json_atomic(folder / target.SUMMARY, record)}")
+    print_out(f"summary: {write_json_atomic(folder / target.SUMMARY, record)}")
     return status
 
 

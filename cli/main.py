@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchfoundry.cli.args import Parser, path_text, print_error
+from benchfoundry.cli.args import Parser, path_text, print_error, print_out
 from benchfoundry.core.safe_paths import file_kind
 from benchfoundry.pipeline.benchmarks import hook, names, registered
 
@@ -66,7 +66,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     if "record_error" in record:
         print_error(record["record_error"])
     else:
-        print(f"build record: {out}/build.json")
+        print_out(f"build record: {out}/build.json")
     return 1 if record["status"] == "failed" else 0
 
 
@@ -80,7 +80,7 @@ def _prune(out: Path, record: dict) -> None:
         outcome = record.get("benchmarks", {}).get(benchmark.name)
         if prune is None or outcome is None or outcome.get("status") == "not built":
             continue
-        print(f"{benchmark.name}: pruned {prune(out, outcome)} unused file(s)")
+        print_out(f"{benchmark.name}: pruned {prune(out, outcome)} unused file(s)")
     write_build_record(out / "build.json", record)
 
 

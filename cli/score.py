@@ -11,7 +11,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.cli.args import path_text, print_error, print_note
+from benchfoundry.cli.args import path_text, print_error, print_note, print_out
 from benchfoundry.evaluation.hooks import evaluation_of
 from benchfoundry.evaluation.protocols import PROTOCOLS
 from benchfoundry.pipeline.benchmarks import get, names
@@ -81,7 +81,7 @@ def _score(args: argparse.Namespace, build: Path) -> int:
     for p in problems:
         print_note(f"{predictions}:{p['line']}: skipped: {p['reason']}")
     print(evaluation.score_text(score))
-    print(f"\nscore file: {target}" + (f" ({len(problems)} bad lines skipped)" if problems else ""))
+    print_out(f"\nscore file: {target}" + (f" ({len(problems)} bad lines skipped)" if problems else ""))
     for line in evaluation.scored(build, flags):
         print(line)
     return 0

@@ -339,3 +339,18 @@ def test_a_skipped_line_never_drives_the_terminal(
     assert cli.main(["score", "syndor", str(predictions), "--build", str(build), "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert "preds\\x1b[2J.jsonl:2: skipped" in err and "\x1b" not in err
+
+
+def test_a_written_path_on_stdout_never_drives_the_terminal_and_is_not_cut(
+    scorable: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`score` printed the score file it wrote as it was: a target named with an escape sequence drove the terminal.
+    The path is shown escaped and whole (a script reads it back), however long."""
+    build, given = scorable
+    folder = given.parent / ("x" * 150) / ("y" * 150)  # one word longer than an error line echoes whole
+    folder.mkdir(parents=True)
+    out = folder / "score\x1b]0;owned\x07\u202e.json"
+    assert cli.main(["score", "syndor", str(given), "--build", str(build), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert not any(c in printed for c in "\x1b\x07\u202e")
+    assert f"score file: {folder}/score\\x1b]0;owned\\x07\\u202e.json" in printed

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from benchfoundry.benchmarks.syndor import dori
+from benchfoundry.cli.args import print_out
 from benchfoundry.cli.review import recorded_config
 from benchfoundry.configs.build import BuildConfig
 
@@ -40,7 +41,7 @@ def _cmd_label_sample(args: argparse.Namespace) -> int:
     )
     print(f"CSV (fill the label column with yes/no): {result['csv']}")
     print(f"Label Studio tasks: {result['label_studio']} (labelling config {result['label_studio_config']})")
-    print(f"then: benchfoundry syndor label-import {args.build} FILE")
+    print_out(f"then: benchfoundry syndor label-import {args.build} FILE")
     return 0
 
 
