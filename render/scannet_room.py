@@ -22,20 +22,12 @@ from mathutils import Matrix
 
 from benchfoundry.core.camera import opencv_to_blender
 from benchfoundry.core.render_spec import ScanRoomShard
+from benchfoundry.render.surfaces import surface_material
 
 if TYPE_CHECKING:
     from benchfoundry.render.worker import Worker
 
 NO_HIT_M = 1.0e4
-
-
-def _material(name: str, rgb: list[float]) -> bpy.types.Material:
-    mat = bpy.data.materials.new(name)
-    mat.use_nodes = True
-    bsdf = mat.node_tree.nodes.get("Principled BSDF")
-    bsdf.inputs["Base Color"].default_value = (*rgb, 1.0)
-    bsdf.inputs["Roughness"].default_value = 0.8
-    return mat
 
 
 def build_scene(spec: ScanRoomShard) -> bpy.types.Object:
@@ -46,7 +38,12 @@ def build_scene(spec: ScanRoomShard) -> bpy.types.Object:
     scene.cycles.device = "CPU"
     scene.cycles.samples = spec.samples
     scene.cycles.seed = spec.seed
-    scene.cycles.use_denoising = False
+    # denoised as the other renders are (OpenImageDenoise, albedo and normal passes, fast prefilter)
+    scene.cycles.use_denoising = True
+    scene.cycles.denoiser = "OPENIMAGEDENOISE"
+    scene.cycles.denoising_input_passes = "RGB_ALBEDO_NORMAL"
+    scene.cycles.denoising_prefilter = "FAST"
+    scene.cycles.denoising_quality = "BALANCED"
     scene.cycles.use_adaptive_sampling = False
     scene.cycles.max_bounces = 1
     scene.render.use_persistent_data = True
@@ -59,7 +56,7 @@ def build_scene(spec: ScanRoomShard) -> bpy.types.Object:
         mesh = bpy.data.meshes.new(part.name)
         mesh.from_pydata(list(part.vertices), [], list(part.faces))
         mesh.update()
-        mesh.materials.append(_material(part.name, part.color))
+        mesh.materials.append(surface_material(part.name, part.color, 0.8, 0.0, part.surface))
         obj = bpy.data.objects.new(part.name, mesh)
         scene.collection.objects.link(obj)
     for i, lamp in enumerate(spec.lamps):

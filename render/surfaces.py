@@ -71,10 +71,10 @@ class _Tree:
         self.links.new(made.outputs["Normal"], self.bsdf.inputs["Normal"])
 
 
-def _grain(tree: _Tree, scale: Vec3, across: str) -> Any:
-    """Wood grain: fine bands changing along world `across` ("X", "Y" or "Z"), wavered by noise, on a position
-    stretched by `scale`."""
-    wave = tree.node("ShaderNodeTexWave", Vector=tree.position(scale), Scale=2.0, Distortion=2.5, Detail=2.0)
+def _grain(tree: _Tree, scale: Vec3, across: str, distortion: float = 2.5) -> Any:
+    """Wood grain: fine bands changing along world `across` ("X", "Y" or "Z"), wavered by noise (`distortion`), on
+    a position stretched by `scale`."""
+    wave = tree.node("ShaderNodeTexWave", Vector=tree.position(scale), Scale=2.0, Distortion=distortion, Detail=2.0)
     wave.wave_type, wave.bands_direction = "BANDS", across
     return wave.outputs["Fac"]
 
@@ -96,7 +96,7 @@ def _boards(tree: _Tree, length: float, width: float, joint: float) -> tuple[Any
 
 
 def _wood(tree: _Tree, rgb: Vec3) -> None:
-    tree.shade(_grain(tree, (8.0, 1.0, 1.0), "X"), rgb, 0.7, 1.25)
+    tree.shade(_grain(tree, (3.0, 0.8, 0.8), "X", 9.0), rgb, 0.75, 1.2)
     tree.bump(tree.noise(60.0), 0.05)
 
 

@@ -149,6 +149,7 @@ class MeshPart:
     vertices: tuple[Vec3, ...]
     faces: tuple[tuple[int, ...], ...]
     color: Vec3
+    surface: str = ""  # one of SURFACES (render/surfaces.py), "" plain
 
 
 @spec_kind

@@ -107,8 +107,9 @@ BASE_FURNITURE: tuple[Furniture, ...] = (
 )
 ROOM_SIZE = (6.0, 5.0, 2.8)
 #: What the rooms hold beyond their config (part of each scan's marker): 2 adds the pieces at other depths and
-#: heights (pillow, nightstand, books, window, cabinet, whiteboard, table, bag); 3 the box on the desk.
-ROOM_VERSION = 3
+#: heights (pillow, nightstand, books, window, cabinet, whiteboard, table, bag); 3 the box on the desk; 4 the
+#: procedural surfaces (`SURFACE_OF`: floorboards, plaster, wood, fabric, a daylit window) and the denoiser.
+ROOM_VERSION = 4
 #: The two synthetic scans: one for the benchmark (val) split, its mirror image for training.
 SYNTHETIC_SCENES: dict[str, tuple[str, bool]] = {"val": ("scene0900_00", False), "train": ("scene0901_00", True)}
 #: How far (m) a free-standing piece of a varied room moves along each axis, either way.
@@ -285,6 +286,24 @@ def _quad(lo: np.ndarray, hi: np.ndarray, axis: int, side: int) -> np.ndarray:
     return quad if side else quad[::-1]
 
 
+#: Label → the procedural surface (render/surfaces.py) it is drawn with; any other is plain.
+SURFACE_OF: dict[str, str] = {
+    "floor": "planks",
+    "ceiling": "plaster",
+    "wall": "plaster",
+    "bed": "fabric",
+    "pillow": "fabric",
+    "sofa": "fabric",
+    "nightstand": "wood",
+    "cabinet": "wood",
+    "desk": "wood",
+    "table": "wood",
+    "bookshelf": "wood",
+    "box": "wood",
+    "window": "window",
+}
+
+
 def room_mesh(room: Room) -> RoomMesh:
     """The room as ScanNet's mesh would hold it: every face of every box is one segment.
 
@@ -318,6 +337,7 @@ def room_mesh(room: Room) -> RoomMesh:
                 color=tuple(float(c) for c in rgb),
                 vertices=tuple(map(tuple, np.asarray(verts[first_vertex:]).tolist())),
                 faces=tuple(map(tuple, (np.asarray(faces[first_face:]) - first_vertex).tolist())),
+                surface=SURFACE_OF.get(label, ""),
             )
         )
 

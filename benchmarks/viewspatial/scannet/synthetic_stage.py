@@ -17,6 +17,7 @@ from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
     make_synthetic_scan,
 )
 from benchfoundry.configs.build import BuildConfig
+from benchfoundry.core.render_spec import SURFACE_VERSION
 from benchfoundry.core.store import StageStore, spec_hash
 from benchfoundry.pipeline.shard_task import shard_task
 
@@ -39,7 +40,7 @@ def synthetic_task(out: str, shard: SyntheticScene | str, config: BuildConfig) -
     scene_id = scene.scene_id
     # a split's first scan has the hash it would have as the split's only one
     where = [scene.split] if scene.index == 0 else [scene.split, scene.index]
-    h = spec_hash([ROOM_VERSION, *where, settings])
+    h = spec_hash([ROOM_VERSION, SURFACE_VERSION, *where, settings])
     if not store.is_done(scene_id, h):
         summary = make_synthetic_scan(synthetic_root(out), scene, RenderSettings(**settings))
         render_s = summary.pop("render_s")
