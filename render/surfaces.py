@@ -26,24 +26,25 @@ class _Tree:
         self.bsdf = self.nodes["Principled BSDF"]
         self._position: Any = None
 
+    def feed(self, socket: Any, value: Any) -> None:
+        """Link an output socket into `socket`, or set its value."""
+        if hasattr(value, "is_linked"):
+            self.links.new(value, socket)
+        else:
+            socket.default_value = value
+
     def node(self, kind: str, **inputs: Any) -> Any:
         """A new node; each input a value or an output socket to link from."""
         made = self.nodes.new(kind)
         for name, value in inputs.items():
-            if hasattr(value, "is_linked"):
-                self.links.new(value, made.inputs[name])
-            else:
-                made.inputs[name].default_value = value
+            self.feed(made.inputs[name], value)
         return made
 
     def math(self, operation: str, a: Any, b: Any) -> Any:
         made = self.nodes.new("ShaderNodeMath")
         made.operation = operation
-        for socket, value in zip(made.inputs, (a, b), strict=False):
-            if hasattr(value, "is_linked"):
-                self.links.new(value, socket)
-            else:
-                socket.default_value = value
+        self.feed(made.inputs[0], a)
+        self.feed(made.inputs[1], b)
         return made.outputs["Value"]
 
     def position(self, scale: Vec3 = (1.0, 1.0, 1.0)) -> Any:
@@ -54,9 +55,8 @@ class _Tree:
             return self._position
         return self.node("ShaderNodeMapping", Vector=self._position, Scale=scale).outputs["Vector"]
 
-    def noise(self, scale: float, detail: float = 4.0, vector: Any = None) -> Any:
-        vector = self.position() if vector is None else vector
-        return self.node("ShaderNodeTexNoise", Vector=vector, Scale=scale, Detail=detail).outputs["Fac"]
+    def noise(self, scale: float, detail: float = 4.0) -> Any:
+        return self.node("ShaderNodeTexNoise", Vector=self.position(), Scale=scale, Detail=detail).outputs["Fac"]
 
     def shade(self, fac: Any, rgb: Vec3, dark: float, light: float) -> None:
         """Base colour from `dark`× to `light`× the colour as `fac` goes from 0 to 1."""

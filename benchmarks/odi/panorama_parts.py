@@ -48,9 +48,15 @@ class Wall:
         self, at: float, z: float, width: float, height: float, proud: float, look: tuple[str, str], surface: str = ""
     ) -> Part:
         """A box `width` × `height` standing `proud` out of the face, centred `at` m along it and `z` m up."""
-        x = self.origin[0] + at * self.along[0] + proud / 2 * self.normal[0]
-        y = self.origin[1] + at * self.along[1] + proud / 2 * self.normal[1]
-        return Part("box", (x, y, z), (width, proud, height), self.yaw_deg, look, surface or None)
+        return Part("box", self.point(at, proud / 2, z), (width, proud, height), self.yaw_deg, look, surface or None)
+
+    def point(self, at: float, out: float, z: float) -> Vec3:
+        """The point `at` m along the face, `out` m out of it, `z` m up."""
+        return (
+            self.origin[0] + at * self.along[0] + out * self.normal[0],
+            self.origin[1] + at * self.along[1] + out * self.normal[1],
+            z,
+        )
 
 
 def window(
@@ -92,13 +98,11 @@ def pane_window(
 
 def door(wall: Wall, name: str, at: float, width: float = 0.9, height: float = 2.05) -> tuple[tuple[str, Part], ...]:
     """A wooden door leaf in a white frame, with a metal handle on the side away from its hinges."""
-    handle_at = at + (width / 2 - 0.1)
-    x = wall.origin[0] + handle_at * wall.along[0] + 0.07 * wall.normal[0]
-    y = wall.origin[1] + handle_at * wall.along[1] + 0.07 * wall.normal[1]
+    handle = wall.point(at + (width / 2 - 0.1), 0.07, 1.0)
     return (
         (f"{name}_frame", wall.box(at, height / 2 + 0.03, width + 0.14, height + 0.06, 0.02, ("white", "wood"))),
         (f"{name}_leaf", wall.box(at, height / 2, width, height, 0.04, ("brown", "wood"), "wood")),
-        (f"{name}_handle", Part("sphere", (x, y, 1.0), (0.07, 0.07, 0.07), wall.yaw_deg, ("grey", "metal"))),
+        (f"{name}_handle", Part("sphere", handle, (0.07, 0.07, 0.07), wall.yaw_deg, ("grey", "metal"))),
     )
 
 
