@@ -127,14 +127,10 @@ def node_line(job_id: str, state: str, nodes: str, waited_s: float, timeout_s: f
 def unusable_nodes(nodes: str | None = None) -> str:
     """The nodes (all, or those of the node list `nodes`) where no job starts, as text naming each one's state and
     why, a node that does not respond as its slurmd: '' when every one is usable or sinfo cannot tell."""
-    args = ["sinfo", "-h", "-N", "-o", "%N|%T|%E", *(["-n", nodes] if nodes else [])]
-    try:
-        done = subprocess.run(args, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return ""
+    listing = slurm_output(["sinfo", "-h", "-N", "-o", "%N|%T|%E", *(["-n", nodes] if nodes else [])])
     found: dict[str, str] = {}  # a node in two partitions is listed twice
     silent = False
-    for line in done.stdout.splitlines() if done.returncode == 0 else []:
+    for line in listing.splitlines():
         name, _, rest = line.partition("|")
         state, _, why = rest.partition("|")
         if state.endswith("*"):
@@ -149,11 +145,16 @@ def unusable_nodes(nodes: str | None = None) -> str:
 
 def squeue_nodes(job_id: str) -> str:
     """The node list (squeue %N) of a job, '' when SLURM does not tell."""
+    return slurm_output(["squeue", "-h", "-j", job_id, "-o", "%N"]).strip()
+
+
+def slurm_output(args: list[str]) -> str:
+    """A SLURM command's standard output, '' when it cannot run or fails."""
     try:
-        done = subprocess.run(["squeue", "-h", "-j", job_id, "-o", "%N"], capture_output=True, text=True, timeout=30)
+        done = subprocess.run(args, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
+    return done.stdout if done.returncode == 0 else ""
 
 
 def squeue(job_ids: list[str]) -> dict[str, tuple[str, str]]:

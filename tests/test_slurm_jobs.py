@@ -129,3 +129,28 @@ def test_a_dask_traceback_is_one_line_while_the_cluster_runs() -> None:
     error = "ValueError: Error calling function `_ser_model`: ClusterFailed: …"
     assert dask.exc_info is None and dask.getMessage() == f"Adaptive encountered an error while adapting: {error}"
     assert prefect.exc_info is not None
+
+
+def _fake_command(folder: Path, name: str, stdout: str, status: int) -> None:
+    script = folder / name
+    script.write_text(f"#!/bin/sh\nprintf '{stdout}'\nexit {status}\n")
+    script.chmod(0o755)
+
+
+def test_unusable_nodes_names_each_bad_node_once_and_nothing_when_sinfo_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listing = "n1|idle|none\\nn2|down*|Not responding\\nn3|drained~|disk\\nn3|drained~|disk\\nn4|mixed|none\\n"
+    _fake_command(tmp_path, "sinfo", listing, 0)
+    _fake_command(tmp_path, "squeue", "n2\\n", 0)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    text = slurm_jobs.unusable_nodes()
+    assert text.count("node n2") == 1 and "does not respond" in text and "slurmd" in text
+    assert text.count("node n3 is drained~ (disk)") == 1
+    assert "n1" not in text and "n4" not in text
+    assert slurm_jobs.squeue_nodes("7") == "n2"
+    _fake_command(tmp_path, "sinfo", listing, 1)
+    _fake_command(tmp_path, "squeue", "n2", 1)
+    assert slurm_jobs.unusable_nodes() == "" and slurm_jobs.squeue_nodes("7") == ""
+    monkeypatch.setenv("PATH", str(tmp_path / "missing"))
+    assert slurm_jobs.unusable_nodes() == "" and slurm_jobs.squeue_nodes("7") == ""
