@@ -2,7 +2,8 @@
 write. An export's `export.json` lists the files it wrote (`files`, relative to its folder); any other file in
 the folder is the user's, and an export into such a folder is refused unless forced. An export records itself as
 `running` (with the user's files then, `foreign`) before it writes: after one killed mid-write, the next takes every
-other file as that export's own and sweeps its temporaries."""
+other file as that export's own and sweeps its temporaries. An `export.json` is an export's only when it says so
+(`writer`; one of an earlier version by its keys): another tool's, and the files it lists, are the user's."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ from typing import Any
 from benchfoundry.core.bounded_read import read_json
 
 SUMMARY = "export.json"
+#: What an export's summary says wrote it.
+WRITER = "benchfoundry export"
+#: The keys of an export's summary before it named its writer (while running, and finished).
+LEGACY_KEYS = ({"build", "benchmarks", "files", "running", "foreign"}, {"build", "benchmarks", "files"})
 #: Foreign files named in a refusal; the rest are counted.
 SHOWN = 5
 #: A temporary of core/atomic_files.atomic_path: `.NAME.XXXXXXXX.tmp` (mkstemp's eight random characters).
@@ -33,13 +38,25 @@ def files_under(folder: Path) -> set[str]:
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() or p.is_symlink()}
 
 
-def _recorded_list(folder: Path, key: str) -> set[str] | None:
-    """The list `key` of the last export's `export.json` in `folder`, or None when it records none readable."""
+def is_export_summary(summary: Any) -> bool:
+    """Whether a parsed `export.json` is an export's: it names the writer, or has an earlier export's keys."""
+    if not isinstance(summary, dict):
+        return False
+    return summary.get("writer") == WRITER or (set(summary) in LEGACY_KEYS and isinstance(summary["build"], str))
+
+
+def _export_summary(folder: Path) -> dict[str, Any] | None:
+    """The last export's `export.json` in `folder`; None when there is none, or it is unreadable or another tool's."""
     try:
         summary = read_json(folder / SUMMARY)
     except (OSError, ValueError):
         return None
-    files = summary.get(key) if isinstance(summary, dict) else None
+    return summary if is_export_summary(summary) else None
+
+
+def _recorded_list(folder: Path, key: str) -> set[str] | None:
+    """The list `key` of the last export's `export.json` in `folder`, or None when it records none readable."""
+    files = (_export_summary(folder) or {}).get(key)
     return {str(f) for f in files} if isinstance(files, list) else None
 
 
@@ -52,6 +69,8 @@ def foreign_files(folder: Path) -> set[str]:
     """The files in `folder` no export recorded writing (its own summary aside); after an export that never
     finished (killed), the user's files it recorded finding."""
     present = files_under(folder)
+    if _export_summary(folder) is None:  # no export's summary: every file, an export.json too, is the user's
+        return present
     killed = _recorded_list(folder, "foreign")
     if killed is not None:
         return present & killed
@@ -86,5 +105,5 @@ def summary(
     """`export.json`: the build, each benchmark's outcome, and the files this export wrote (what was there before
     and not an export's stays the user's); while `running`, also the user's files (`foreign`)."""
     files = sorted(files_under(folder) - foreign - {SUMMARY})
-    record = {"build": str(build), "benchmarks": benchmarks, "files": files}
+    record = {"writer": WRITER, "build": str(build), "benchmarks": benchmarks, "files": files}
     return {**record, "running": True, "foreign": sorted(foreign)} if running else record

@@ -81,3 +81,22 @@ def test_an_export_waits_for_no_build_it_is_told_of_a_running_one(tmp_path: Path
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_an_export_json_another_tool_wrote_makes_no_file_an_exports(tmp_path: Path, capsys) -> None:
+    viewspatial_build(tmp_path / "b", n=3)
+    folder = tmp_path / "x" / "vlmevalkit"
+    folder.mkdir(parents=True)
+    theirs = folder / "benchfoundry_ViewSpatial.tsv"
+    theirs.write_text("the user's own table")
+    other_tool = {"files": ["benchfoundry_ViewSpatial.tsv"], "tool": "some-uploader"}
+    (folder / "export.json").write_text(json.dumps(other_tool))
+    assert export(tmp_path / "b", tmp_path / "x") == 2
+    err = capsys.readouterr().err
+    assert "benchfoundry_ViewSpatial.tsv" in err and "export.json" in err
+    assert theirs.read_text() == "the user's own table"
+    assert json.loads((folder / "export.json").read_text()) == other_tool
+    legacy = {"build": str(tmp_path / "b"), "benchmarks": {}, "files": ["benchfoundry_ViewSpatial.tsv"]}
+    (folder / "export.json").write_text(json.dumps(legacy))  # an export's summary from before it named its writer
+    assert export(tmp_path / "b", tmp_path / "x") == 0 and theirs.read_text() != "the user's own table"
+    assert json.loads((folder / "export.json").read_text())["writer"] == "benchfoundry export"
