@@ -21,6 +21,7 @@ from benchfoundry.cli.args import (
     print_out,
 )
 from benchfoundry.configs.model import ModelEndpoint
+from benchfoundry.core.safe_paths import within
 from benchfoundry.evaluation.hooks import OMNI_COT_MODES, Evaluation, evaluation_of, omni_cot_benchmarks
 from benchfoundry.pipeline.benchmarks import names
 
@@ -160,7 +161,7 @@ def _eval(args: argparse.Namespace) -> int:
                 **common,
             )
         items = load_items(args.benchmark, build)
-        target = check_output_dir(run.model_dir(build, args.model))
+        target = check_output_dir(within(build, run.model_dir(build, args.model), "report"))
     except (OSError, ValueError, KeyError) as exc:
         print_error(exc)
         return 2

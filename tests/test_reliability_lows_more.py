@@ -354,3 +354,16 @@ def test_a_written_path_on_stdout_never_drives_the_terminal_and_is_not_cut(
     printed = capsys.readouterr().out
     assert not any(c in printed for c in "\x1b\x07\u202e")
     assert f"score file: {folder}/score\\x1b]0;owned\\x07\\u202e.json" in printed
+
+
+def test_eval_writes_nothing_through_a_report_folder_that_leads_outside_the_build(tmp_path: Path, capsys) -> None:
+    build, elsewhere = tmp_path / "b", tmp_path / "elsewhere"
+    viewspatial_build(build)
+    elsewhere.mkdir()
+    (build / "report").symlink_to(elsewhere, target_is_directory=True)
+    assert cli.main(["eval", "viewspatial", "--build", str(build), "--model", "random"]) == 2
+    err = capsys.readouterr().err
+    assert "report" in err and "symbolic link" in err and not any(elsewhere.iterdir())
+    (build / "report").unlink()
+    assert cli.main(["eval", "viewspatial", "--build", str(build), "--model", "random"]) == 0
+    assert any(model_dir(build, "random").iterdir())
