@@ -79,3 +79,38 @@ def test_the_presets_plan_their_own_counts() -> None:
     assert full.planned(2000) == 4254
     smoke = plan_config(load_config("smoke"))
     assert smoke["questions"] == 2 * 20 and smoke["items"] == 2 * smoke["questions"]
+
+
+def test_the_stored_pool_is_read_a_panorama_at_a_time_and_chooses_as_the_whole_pool(tmp_path, monkeypatch) -> None:
+    """qa_stage.StoredCandidates: the budget's choice over the store equals its choice over the pool held whole,
+    each panorama read once, and the summary counts every candidate and checks each chosen one against its truth."""
+    import json
+
+    import pandas as pd
+
+    from benchfoundry.benchmarks.odi import qa_stage
+    from benchfoundry.core.store import StageStore
+
+    whole = pool(30, {"OR": 9})
+    store = StageStore(tmp_path, "odi", "qa")
+    truth_of = {}
+    for pano, cs in whole.items():
+        truths = [c.answer if k % 3 else "no" for k, c in enumerate(cs)]  # every third candidate disagrees or agrees
+        truth_of.update({(pano, c.key): t for c, t in zip(cs, truths)})
+        texts = [json.dumps(c.to_json(), sort_keys=True) for c in cs]
+        store.write_shard(pano, pd.DataFrame({"candidate": texts, "truth": pd.Series(truths, dtype=object)}))
+    reads = Counter()
+    read = store.shard_rows
+    monkeypatch.setattr(store, "shard_rows", lambda pano: reads.update([pano]) or read(pano))
+    budget = BudgetConfig(total=40, per_task=2)
+    stored = qa_stage.StoredCandidates(store, sorted(whole))
+    chosen = choose(stored, budget, seed=3)
+    assert chosen == choose(whole, budget, seed=3) and set(reads.values()) == {1}
+    counts = {p: {**dict.fromkeys(qa_stage.PANORAMA_TOTALS, 0), "dropped_by_class": {}} for p in whole}
+    figures = qa_stage.summary(counts, stored, chosen, [])
+    assert figures["candidates"] == sum(len(cs) for cs in whole.values())
+    picked = [(p, c) for p, cs in chosen.items() for c in cs]
+    agree = Counter(c.task for p, c in picked if truth_of[(p, c.key)] == c.answer)
+    assert {t: row["agree"] for t, row in figures["agreement"]["chosen"].items()} == {
+        t: agree[t] for t in figures["agreement"]["chosen"]
+    }

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -193,20 +194,29 @@ def distractors_from_model(
     return options, problems
 
 
-def load_candidates(
-    store: StageStore, done: list[str]
-) -> tuple[dict[str, list[Candidate]], dict[tuple[str, str], str | None]]:
-    """The panoramas' stored candidates, and the truth's answer of each by (panorama, key)."""
-    candidates: dict[str, list[Candidate]] = {}
-    truths: dict[tuple[str, str], str | None] = {}
-    for pano in done:
-        part = store.shard_rows(pano)
-        candidates[pano] = []
-        for text, truth in zip(part.get("candidate", []), part.get("truth", [])):
-            c = Candidate.from_json(json.loads(text))
-            candidates[pano].append(c)
-            truths[(pano, c.key)] = None if truth is None or pd.isna(truth) else str(truth)
-    return candidates, truths
+class StoredCandidates(Mapping[str, list[Candidate]]):
+    """The panoramas' stored candidates, read from the store a panorama at a time when the budget visits it (the
+    pool of 2,000 panoramas is about 400,000 candidates, over half a gigabyte held at once). A read notes each of
+    the panorama's candidates as (key, task, answer, truth's answer) for the stage's agreement figures."""
+
+    def __init__(self, store: StageStore, done: list[str]) -> None:
+        self.store, self.done, self.known = store, done, set(done)
+        self.records: dict[str, list[tuple[str, str, str, str | None]]] = {}
+
+    def __getitem__(self, pano: str) -> list[Candidate]:
+        if pano not in self.known:
+            raise KeyError(pano)
+        part = self.store.shard_rows(pano)
+        found = [Candidate.from_json(json.loads(text)) for text in part.get("candidate", [])]
+        truths = [None if t is None or pd.isna(t) else str(t) for t in part.get("truth", [])]
+        self.records[pano] = [(c.key, c.task, c.answer, t) for c, t in zip(found, truths)]
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.done)
+
+    def __len__(self) -> int:
+        return len(self.done)
 
 
 def chosen_items(
@@ -227,31 +237,27 @@ def chosen_items(
 
 def summary(
     counts: dict[str, Any],
-    candidates: dict[str, list[Candidate]],
+    candidates: StoredCandidates,
     chosen: dict[str, list[Candidate]],
-    truths: dict[tuple[str, str], str | None],
     items: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """What build.json keeps of the stage (SUMMARY) but the release's own figures: totals, never a row a panorama."""
-
-    def records(by_pano: dict[str, list[Candidate]]) -> list[dict[str, Any]]:
-        return [
-            {"task": c.task, "answer": c.answer, "truth": truths[(pano, c.key)]}
-            for pano, cs in by_pano.items()
-            for c in cs
-        ]
-
+    truths = {pano: {k: t for k, _, _, t in rows} for pano, rows in candidates.records.items()}
+    picked = [
+        {"task": c.task, "answer": c.answer, "truth": truths[pano][c.key]} for pano, cs in chosen.items() for c in cs
+    ]
+    every = ({"task": task, "answer": a, "truth": t} for rows in candidates.records.values() for _, task, a, t in rows)
     dropped = sum((Counter(v["dropped_by_class"]) for v in counts.values()), Counter())
     return {
         "panoramas": len(counts),
         "panorama_totals": {k: sum(v[k] for v in counts.values()) for k in PANORAMA_TOTALS},
-        "candidates": sum(len(cs) for cs in candidates.values()),
+        "candidates": sum(len(rows) for rows in candidates.records.values()),
         "questions": sum(len(cs) for cs in chosen.values()),
         "items": len(items),
         "task_mix": dict(sorted(Counter(i["task"] for i in items).items())),
         "forms": dict(sorted(Counter(i["form"] for i in items).items())),
         "answer_from": dict(sorted(Counter(i["answer_from"] for i in items if i["form"] == "closed").items())),
-        "agreement": {"chosen": agreement(records(chosen)), "candidates": agreement(records(candidates))},
+        "agreement": {"chosen": agreement(picked), "candidates": agreement(every)},
         "dropped_inconsistent_by_class": dict(sorted(dropped.items())),
     }
 
@@ -286,7 +292,7 @@ def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]
             counts[pano] = {k: v for k, v in store.marker(pano)["qa"].items() if k != "descriptions"}
         done = sorted(counts)
         store.write_manifest(done)
-        candidates, truths = load_candidates(store, done)
+        candidates = StoredCandidates(store, done)
         chosen = choose(candidates, odi.qa.budget, seed)
         if clients is not None:
             paths = {pano: odi_root / image for pano, image in images.items()}
@@ -303,7 +309,7 @@ def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]
     decisions = review.load_decisions(odi_root / review.FOLDER)
     released = write_release(odi_root, items, decisions, odi.qa.release_unreviewed)
     return {
-        **summary(counts, candidates, chosen, truths, items),
+        **summary(counts, candidates, chosen, items),
         "released": len(released),
         "review": exported,
         "usage": usage,
