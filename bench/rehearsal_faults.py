@@ -9,9 +9,13 @@ counts, built three or four ways and compared file by file.
 4. *slurm* (`--slurm`): from scratch as SLURM jobs on a one-node cluster in a scratch folder (scripts/slurm-local):
    the jobs it took and the seconds of overhead per task against the local build.
 
-Every output file (all but the run records, completion markers and clock records) of 2–4 is compared with 1's.
+Every output file (all but the run records, completion markers and clock records) of 2–4 is compared with 1's;
+with `--no-incremental` 1 is not built and 3–4 are compared with 2's: at 10 % the kill-and-resume and SLURM checks
+then take two builds, not four (an equal SLURM build shows both the killed build and itself equal to a build in one
+go, since the SLURM build runs uninterrupted).
 
-    .venv/bin/python bench/rehearsal_faults.py [--fraction 0.005] [--uninterrupted] [--slurm] [--json PATH]
+    .venv/bin/python bench/rehearsal_faults.py [--fraction 0.005] [--no-incremental] [--uninterrupted] [--slurm]
+        [--json PATH]
 """
 
 from __future__ import annotations
@@ -144,6 +148,9 @@ def tasks_of(out: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fraction", type=float, default=0.005, help="the rehearsal's scale, in (0, 1]")
+    parser.add_argument(
+        "--no-incremental", action="store_true", help="no incremental build: the killed build is the reference"
+    )
     parser.add_argument("--uninterrupted", action="store_true", help="also a from-scratch build in one go")
     parser.add_argument("--slurm", action="store_true", help="also a from-scratch build on a local SLURM cluster")
     parser.add_argument("--scratch", type=Path, help="where the builds go (default: a temporary folder)")
@@ -156,12 +163,17 @@ def main(argv: list[str] | None = None) -> int:
     home.mkdir(parents=True, exist_ok=True)
     env = build_env(home)
     results: dict[str, Any] = {"fraction": args.fraction, "scratch": str(scratch)}
-    results["incremental"] = incremental(scratch, args.fraction, env)
-    print(json.dumps({k: v for k, v in results["incremental"].items() if k != "plan"}), flush=True)
-    reference = scratch / "incremental"
+    if args.no_incremental:
+        reference = scratch / "killed"
+    else:
+        results["incremental"] = incremental(scratch, args.fraction, env)
+        print(json.dumps({k: v for k, v in results["incremental"].items() if k != "plan"}), flush=True)
+        reference = scratch / "incremental"
+    results["reference"] = reference.name
     shards = planned_shards([], args.fraction, env)
     results["killed"] = killed(scratch, args.fraction, env, shards)
-    results["killed"]["differences"] = differences(scratch / "killed", reference, SKIPPED_FOLDERS)
+    if not args.no_incremental:
+        results["killed"]["differences"] = differences(scratch / "killed", reference, SKIPPED_FOLDERS)
     print(json.dumps(results["killed"]), flush=True)
     if args.uninterrupted:
         status, wall_s = run_build(scratch / "uninterrupted", [], args.fraction, env, scratch / "uninterrupted.log")
