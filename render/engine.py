@@ -41,16 +41,21 @@ def apply_engine(scene: Any, engine: EngineSettings, seed: int | None = None) ->
     if engine.adaptive_threshold > 0:
         cycles.adaptive_threshold = engine.adaptive_threshold
         cycles.adaptive_min_samples = 0  # Blender's automatic minimum for the threshold
-    cycles.use_denoising = engine.denoise
-    cycles.denoiser = "OPENIMAGEDENOISE"
-    cycles.denoising_input_passes = "RGB_ALBEDO_NORMAL"
-    cycles.denoising_prefilter = engine.denoise_prefilter
-    cycles.denoising_quality = engine.denoise_quality
+    set_denoiser(cycles, engine.denoise, engine.denoise_prefilter, engine.denoise_quality)
     cycles.max_bounces = engine.max_bounces
     cycles.use_animated_seed = False
     if engine.threads:
         scene.render.threads_mode = "FIXED"
         scene.render.threads = engine.threads
+
+
+def set_denoiser(cycles: Any, on: bool, prefilter: str, quality: str) -> None:
+    """OpenImageDenoise on (or off) with the albedo and normal passes, its prefilter and network quality."""
+    cycles.use_denoising = on
+    cycles.denoiser = "OPENIMAGEDENOISE"
+    cycles.denoising_input_passes = "RGB_ALBEDO_NORMAL"
+    cycles.denoising_prefilter = prefilter
+    cycles.denoising_quality = quality
 
 
 def enable_gpu(device_type: str) -> None:

@@ -22,6 +22,7 @@ from mathutils import Matrix
 
 from benchfoundry.core.camera import opencv_to_blender
 from benchfoundry.core.render_spec import ScanRoomShard
+from benchfoundry.render.engine import set_denoiser
 from benchfoundry.render.surfaces import surface_material
 
 if TYPE_CHECKING:
@@ -38,12 +39,7 @@ def build_scene(spec: ScanRoomShard) -> bpy.types.Object:
     scene.cycles.device = "CPU"
     scene.cycles.samples = spec.samples
     scene.cycles.seed = spec.seed
-    # denoised as the other renders are (OpenImageDenoise, albedo and normal passes, fast prefilter)
-    scene.cycles.use_denoising = True
-    scene.cycles.denoiser = "OPENIMAGEDENOISE"
-    scene.cycles.denoising_input_passes = "RGB_ALBEDO_NORMAL"
-    scene.cycles.denoising_prefilter = "FAST"
-    scene.cycles.denoising_quality = "BALANCED"
+    set_denoiser(scene.cycles, True, "FAST", "BALANCED")  # denoised as the other renders are
     scene.cycles.use_adaptive_sampling = False
     scene.cycles.max_bounces = 1
     scene.render.use_persistent_data = True
