@@ -88,7 +88,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         print_out(f"JSON: {write_json_atomic(json_target, record)}")
     page = _write_page(args, a.build, record)
     if page is not None:
-        print(f"page: {page}")
+        print_out(f"page: {page}")
     return 0
 
 

@@ -11,15 +11,19 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from model_server import ScriptedModel
 from test_eval import run_eval, viewspatial_build
 from test_syndor_qa import HPC, make_labelled_build
 
+from benchfoundry.benchmarks.odi import sphere_coords as sm
+from benchfoundry.benchmarks.odi import sphere_images
 from benchfoundry.benchmarks.syndor import labels, qa_stage
 from benchfoundry.benchmarks.syndor.qa_config import QaConfig
 from benchfoundry.cli import main as cli
+from benchfoundry.cli.args import printable
 from benchfoundry.configs.build import SlurmConfig
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.core.store import read_parquet
@@ -367,3 +371,20 @@ def test_eval_writes_nothing_through_a_report_folder_that_leads_outside_the_buil
     (build / "report").unlink()
     assert cli.main(["eval", "viewspatial", "--build", str(build), "--model", "random"]) == 0
     assert any(model_dir(build, "random").iterdir())
+
+
+def test_sphere_commands_show_hostile_paths_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`sphere cubemap` printed the faces it wrote, and its error line the panorama it could not read, as they were:
+    a folder or file named with an escape sequence drove the terminal. Each path is shown escaped and whole."""
+    hostile = "\x1b]0;owned\x07\u202e"
+    erp = sphere_images.write_image(tmp_path / "pano.png", np.zeros((32, 64, 3), np.uint8))
+    out = tmp_path / f"cube{hostile}"
+    assert cli.main(["sphere", "cubemap", str(erp), str(out), "--face-width", "8"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert sorted(printed) == sorted(printable(str(out / f"{face}.png")) for face in sm.FACES)
+    assert not any(c in line for line in printed for c in "\x1b\x07\u202e")
+    corrupt = tmp_path / f"bad{hostile}.png"
+    corrupt.write_bytes(b"\x89PNG\r\n\x1a\n garbage")
+    assert cli.main(["sphere", "cubemap", str(corrupt), str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "bad\\x1b]0;owned\\x07\\u202e.png" in err and not any(c in err for c in "\x1b\x07\u202e")

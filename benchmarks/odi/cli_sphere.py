@@ -11,13 +11,12 @@ import argparse
 import functools
 import json
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from benchfoundry.benchmarks.odi import sphere_images
 from benchfoundry.benchmarks.odi.config import SphereConfig
-from benchfoundry.cli.args import model_from_flags
+from benchfoundry.cli.args import model_from_flags, print_error, print_out
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.output_root import check_output_dir, check_output_file
 from benchfoundry.core.safe_paths import inside
@@ -72,7 +71,7 @@ def _sphere_command(command: Callable[[argparse.Namespace], int]) -> Callable[[a
         try:
             return command(args)
         except OSError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print_error(exc)
             return 2
 
     return run
@@ -107,7 +106,7 @@ def _cmd_cubemap(args: argparse.Namespace) -> int:
             )
         )
     for path in written:
-        print(path)
+        print_out(path)
     return 0
 
 
@@ -116,7 +115,7 @@ def _cmd_views(args: argparse.Namespace) -> int:
     erp = sphere_images.read_erp(args.erp, args.max_decoded_mb)
     views = sphere_images.omnicot_views(erp, args.size, args.fov, args.interpolation)
     for name, image in views.items():
-        print(sphere_images.write_image(_out_path(Path(args.outdir), name, Path(args.erp), args.ext), image))
+        print_out(sphere_images.write_image(_out_path(Path(args.outdir), name, Path(args.erp), args.ext), image))
     return 0
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from benchfoundry.benchmarks.syndor import dori
-from benchfoundry.cli.args import print_out
+from benchfoundry.cli.args import print_error, print_note, print_out
 from benchfoundry.cli.review import recorded_config
 from benchfoundry.configs.build import BuildConfig
 
@@ -39,8 +39,8 @@ def _cmd_label_sample(args: argparse.Namespace) -> int:
         f"{result['sample']} of {result['population']} images to label ({result['holdout']} of them held out to "
         "test the classifier; stratified by distance × lighting group × raw/NV)"
     )
-    print(f"CSV (fill the label column with yes/no): {result['csv']}")
-    print(f"Label Studio tasks: {result['label_studio']} (labelling config {result['label_studio_config']})")
+    print_out(f"CSV (fill the label column with yes/no): {result['csv']}")
+    print_out(f"Label Studio tasks: {result['label_studio']} (labelling config {result['label_studio_config']})")
     print_out(f"then: benchfoundry syndor label-import {args.build} FILE")
     return 0
 
@@ -55,18 +55,19 @@ def _cmd_label_import(args: argparse.Namespace) -> int:
         with hold_build_lock(args.build):
             result = import_labels(args.build, config, args.file)
     except OSError as exc:
-        print(f"error: {args.file}: {exc.strerror}", file=sys.stderr)
+        print_error(f"{args.file}: {exc.strerror}")
         return 2
     for bad in result["bad_rows"]:
-        print(f"{args.file}:{bad['line']}: skipped: {bad['reason']}", file=sys.stderr)
+        print_note(f"{args.file}:{bad['line']}: skipped: {bad['reason']}")
     if result["labels"] is None:
-        print(
-            f"error: {args.file}: no usable label ({len(result['bad_rows'])} bad rows); nothing imported, "
-            "earlier imports are kept",
-            file=sys.stderr,
+        print_error(
+            f"{args.file}: no usable label ({len(result['bad_rows'])} bad rows); nothing imported, "
+            "earlier imports are kept"
         )
         return 1
-    print(f"imported {result['imported']} labels ({len(result['bad_rows'])} bad rows skipped) into {result['labels']}")
+    print_out(
+        f"imported {result['imported']} labels ({len(result['bad_rows'])} bad rows skipped) into {result['labels']}"
+    )
     if config.syndor.discern.labels.source == "human":
         print("rerun the build to train the classifier on them")
     else:
