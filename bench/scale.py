@@ -7,9 +7,10 @@ item and per rendered frame; per build the peak resident memory of the flow proc
 the render workers (sampled from the process tree), the Prefect database's size and task-run count, the bytes the
 build wrote, its report pages' size, and `export hf`'s time and peak memory. Across fractions it fits each stage's
 CPU seconds against its items (the exponent: 1 is linear) and prints each stage's CPU seconds per item as a ratio
-to the smallest fraction's, the anchor measured in the same run; a stage whose cost per item grows more than 25 %,
-or whose build's peak memory more than doubles, is flagged. `--table` writes the measured cost model (per item,
-per frame, the full build extrapolated) as the markdown docs/performance.md's span marked `cost-model` holds.
+to the smallest fraction's, the anchor measured in the same run; a stage whose cost per item grows more than 25 %
+(unless it is under 1 % of the largest build's CPU seconds), or a build whose peak memory more than doubles, is
+flagged. `--table` writes the measured cost model (per item, per frame, the full build extrapolated) as the markdown
+docs/performance.md's span marked `cost-model` holds.
 
 A `--scratch` that holds an interrupted build of a fraction resumes it (a long rehearsal can be continued): its
 stages' CPU seconds and frames then count the markers of every run, its wall time and memory the last run only.
@@ -44,6 +45,9 @@ BENCHMARKS = ("syndor", "odi", "viewspatial")
 #: Per-item cost growth (largest fraction against the smallest) and peak-memory growth that count as defects.
 MAX_COST_GROWTH = 1.25
 MAX_MEMORY_GROWTH = 2.0
+#: A stage below this share of the largest build's CPU seconds is shown but not flagged: its per-item cost is a
+#: fraction of a second at the smallest fraction, where noise alone moves it by a quarter.
+MIN_FLAGGED_SHARE = 0.01
 CORES = (2, 16, 64)
 
 
@@ -244,18 +248,21 @@ def per_item(run: dict[str, Any], stage: str) -> float | None:
 def stage_rows(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per stage across the fractions: the exponent, per-item costs, their ratio to the smallest fraction's."""
     runs = sorted(runs, key=lambda r: r["fraction"])
+    largest = runs[-1] if runs else {}
     rows = []
     for stage in dict.fromkeys(s for r in runs for s in r["stages"]):
         costs = [per_item(r, stage) for r in runs]
         anchor = next((c for c in costs if c), None)
         ratio = costs[-1] / anchor if anchor and costs[-1] else None
+        share = (largest["stages"].get(stage, {}).get("cpu_s") or 0) / largest["cpu_s"] if largest.get("cpu_s") else 0
         rows.append(
             {
                 "stage": stage,
                 "exponent": exponent((r.get("items") or 0, r["stages"].get(stage, {}).get("cpu_s") or 0) for r in runs),
                 "cpu_s_per_item": costs,
                 "ratio": ratio,
-                "defect": ratio is not None and ratio > MAX_COST_GROWTH,
+                "share": share,
+                "defect": ratio is not None and ratio > MAX_COST_GROWTH and share >= MIN_FLAGGED_SHARE,
             }
         )
     return rows
@@ -281,7 +288,9 @@ def print_benchmark(benchmark: str, runs: Sequence[dict[str, Any]]) -> None:
         costs = "  ".join("-" if c is None else f"{c:.4f}" for c in row["cpu_s_per_item"])
         ratio = "-" if row["ratio"] is None else f"{row['ratio']:.2f}x"
         slope = "-" if row["exponent"] is None else f"{row['exponent']:.2f}"
-        print(f"{row['stage']:<24} {slope:>8}  {costs}  ({ratio}){'  DEFECT' if row['defect'] else ''}")
+        minor = row["ratio"] is not None and row["ratio"] > MAX_COST_GROWTH and not row["defect"]
+        flag = "  DEFECT" if row["defect"] else f"  (under {MIN_FLAGGED_SHARE:.0%} of the build)" if minor else ""
+        print(f"{row['stage']:<24} {slope:>8}  {costs}  ({ratio}){flag}")
     if len(runs) > 1 and runs[0]["peak_rss_mb"]:
         growth = runs[-1]["peak_rss_mb"] / runs[0]["peak_rss_mb"]
         flag = "  DEFECT" if growth > MAX_MEMORY_GROWTH else ""

@@ -105,3 +105,25 @@ def test_the_table_keeps_rows_of_benchmarks_not_measured_now(tmp_path: Path, mon
     assert float(cells[3]) == pytest.approx(2.0)
     assert float(cells[5]) == pytest.approx(round(0.5 * 1000 / 3600, 1))
     assert list(second) == ["syndor", "odi"]
+
+
+def run_of(fraction: float, items: int, stages: dict[str, float]) -> dict:
+    return {
+        "fraction": fraction,
+        "items": items,
+        "cpu_s": sum(stages.values()),
+        "stages": {name: {"cpu_s": cpu} for name, cpu in stages.items()},
+    }
+
+
+def test_a_stage_growing_per_item_is_a_defect_unless_it_is_a_sliver_of_the_build() -> None:
+    """The COCO stage's 0.28 CPU s at 1 % grew 1.28x per item to 0.5 % of the build at 100 %: noise, not a defect;
+    the same growth in a stage that is a tenth of the build is one."""
+    small = run_of(0.01, 100, {"render": 100.0, "coco": 0.28, "qa": 10.0})
+    large = run_of(1.0, 10_000, {"render": 10_000.0, "coco": 0.28 * 100 * 1.28, "qa": 10.0 * 100 * 1.28})
+    rows = {row["stage"]: row for row in scale_bench.stage_rows([large, small])}
+    assert rows["coco"]["ratio"] == pytest.approx(1.28) and rows["qa"]["ratio"] == pytest.approx(1.28)
+    assert rows["coco"]["share"] == pytest.approx(35.84 / large["cpu_s"])
+    assert rows["coco"]["share"] < scale_bench.MIN_FLAGGED_SHARE <= rows["qa"]["share"]
+    assert not rows["coco"]["defect"] and rows["qa"]["defect"] and not rows["render"]["defect"]
+    assert rows["render"]["exponent"] == pytest.approx(1.0)
