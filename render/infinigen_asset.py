@@ -8,8 +8,8 @@ The factory's `spawn_asset(seed)` under `FixedSeed(seed)` (as infinigen_examples
 does); its meshes, modifiers applied, joined into one object named `asset` whose origin is the bottom centre of
 its bounding box; above `--max-vertices` the mesh is decimated to that budget (a potted plant can have 2.6 M
 vertices, 366 MB); the file saved with its procedural materials; then `--info`: the object's name, bounding box,
-vertex count (and the count generated, before decimation) and Infinigen's version. Infinigen's config folders
-are named relative to its repository root, so the script works from there.
+vertex count (and the count generated, before decimation), its front (`front_deg`) and Infinigen's version.
+Infinigen's config folders are named relative to its repository root, so the script works from there.
 """
 
 from __future__ import annotations
@@ -23,6 +23,32 @@ from pathlib import Path
 from typing import Any
 
 OBJECT_NAME = "asset"
+#: How far (a share of the half-extent) an object's area, weighted by height, must lean to one side for that side
+#: to be its back.
+BACK_LEAN = 0.2
+
+
+def front_deg(centres: Any, areas: Any, lean: float = BACK_LEAN) -> float | None:
+    """The yaw (0, 90, 180 or -90 deg, counter-clockwise about +Z) that turns −Y onto the front of an object whose
+    faces have these `centres` (n × 3) and `areas`: the front is opposite the side the faces' area, weighted by their
+    height above the object's foot, leans to (a chair's or a sofa's back, a bed's headboard, a bookcase's back panel);
+    None when it leans by less than `lean` of the half-extent (a table, a floor lamp, a plant: no side is the
+    front). A face's weight is its area times its centre's height, ∫ z dA for a triangle: a mesh cut finer on one
+    side weighs the same."""
+    import numpy as np
+
+    centres, areas = np.asarray(centres, float), np.asarray(areas, float)
+    lo, hi = centres.min(axis=0), centres.max(axis=0)
+    weights = areas * (centres[:, 2] - lo[2])
+    half = np.maximum((hi[:2] - lo[:2]) / 2, 1e-9)
+    if weights.sum() <= 0:
+        return None
+    leans = (weights @ (centres[:, :2] - (lo[:2] + hi[:2]) / 2)) / weights.sum() / half
+    axis = int(np.argmax(np.abs(leans)))
+    if abs(leans[axis]) < lean:
+        return None
+    # the back at −X: front +X (90); at +X: −90; at −Y: 180; at +Y: front −Y (0)
+    return [[90.0, -90.0], [180.0, 0.0]][axis][int(leans[axis] > 0)]
 
 
 def _factory(name: str) -> Any:
@@ -129,12 +155,14 @@ def main() -> None:
     args.blend.parent.mkdir(parents=True, exist_ok=True)
     butil.save_blend(str(args.blend), autopack=True)
     co = np.array([v.co[:] for v in obj.data.vertices])
+    faces = obj.data.polygons
     info = {
         "object_name": obj.name,
         "bbox_min": [float(v) for v in co.min(axis=0)],
         "bbox_max": [float(v) for v in co.max(axis=0)],
         "vertices": len(obj.data.vertices),
         "vertices_generated": generated,
+        "front_deg": front_deg([f.center[:] for f in faces], [f.area for f in faces]),
         "generator_version": importlib.metadata.version("infinigen"),
     }
     partial = args.info.with_suffix(".partial")

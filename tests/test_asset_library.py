@@ -39,7 +39,9 @@ from benchfoundry.configs.loader import load_config
 INFINIGEN_PYTHON = Path(os.environ.get("INFINIGEN_PYTHON", "/nonexistent/infinigen/venv/bin/python"))
 
 
-def _asset(root: Path, category: str, seed: int, data: bytes = b"blend") -> LibraryAsset:
+def _asset(
+    root: Path, category: str, seed: int, data: bytes = b"blend", front_deg: float | None = None
+) -> LibraryAsset:
     rel = f"{category}/{category}_{seed}.blend"
     (root / rel).parent.mkdir(parents=True, exist_ok=True)
     (root / rel).write_bytes(data + str(seed).encode())
@@ -55,12 +57,13 @@ def _asset(root: Path, category: str, seed: int, data: bytes = b"blend") -> Libr
         generator_version="1.15.5",
         factory="ChairFactory",
         sha256=hashlib.sha256((root / rel).read_bytes()).hexdigest(),
+        front_deg=front_deg,
     )
 
 
 @pytest.fixture
 def library(tmp_path: Path) -> Path:
-    write_manifest(tmp_path, [_asset(tmp_path, "chair", 3), _asset(tmp_path, "sofa", 1)], [])
+    write_manifest(tmp_path, [_asset(tmp_path, "chair", 3, front_deg=-90.0), _asset(tmp_path, "sofa", 1)], [])
     return tmp_path
 
 
@@ -77,6 +80,7 @@ def test_a_written_manifest_reads_back_the_same_assets(library: Path) -> None:
     chair = read.of_class("chair")[0]
     assert chair.size == pytest.approx((0.6, 0.5, 0.9))
     assert read.file_of(chair).read_bytes() == b"blend3"
+    assert chair.front_deg == -90.0 and read.of_class("sofa")[0].front_deg is None
     assert json.loads((library / MANIFEST_NAME).read_text())["assets"][0] == asset_row(chair)
 
 
@@ -94,6 +98,10 @@ def test_a_written_manifest_reads_back_the_same_assets(library: Path) -> None:
         (lambda d: d["assets"][0].update(sha256="0" * 64), "assets[0].sha256"),
         (lambda d: d.update(format="something else"), ".format"),
         (lambda d: d.update(version=99), ".version"),
+        (lambda d: d.update(version=1), "made before assets recorded their front: make assets-infinigen remakes it"),
+        (lambda d: d["assets"][0].pop("front_deg"), "missing field(s) ['front_deg']"),
+        (lambda d: d["assets"][0].update(front_deg=-180), "assets[0].front_deg"),
+        (lambda d: d["assets"][0].update(front_deg="front"), "assets[0].front_deg"),
         (lambda d: d.update(assets=[]), ".assets"),
     ],
 )
@@ -162,6 +170,21 @@ def test_generation_resumes_keeps_the_manifest_valid_and_lists_a_failure_as_a_pr
     assert not (tmp_path / "_tmp").exists()
 
 
+def test_a_library_of_an_earlier_version_is_made_again(tmp_path: Path) -> None:
+    """A version-1 library's assets were laid out without their front: a run remakes every one of them."""
+    jobs = plan(["chair", "sofa"], 1, seed=0)
+    write_manifest(tmp_path, [_asset(tmp_path, j.category, j.seed) for j in jobs], [])
+    _edit(tmp_path, lambda d: d.update(version=1))
+    calls: list[AssetJob] = []
+
+    def fake(job: AssetJob, root: Path, python: Path, timeout_s: float) -> LibraryAsset:
+        calls.append(job)
+        return LibraryAsset(**{**_asset(root, job.category, job.seed).__dict__, "front_deg": 0.0})
+
+    assert build_library(tmp_path, jobs, Path("/none"), runner=fake)["generated"] == 2 and calls == jobs
+    assert {a.front_deg for a in read_library(tmp_path).assets} == {0.0}
+
+
 def test_two_runs_into_one_library_at_once_make_each_asset_once(tmp_path: Path) -> None:
     """Two `assets infinigen` runs started together on one library: the second waits for the first, then finds
     every asset made; the manifest lists each job once with its file."""
@@ -199,7 +222,7 @@ def _stand_in_python(folder: Path, body: str) -> Path:
 
 def test_an_asset_counts_when_its_files_are_written_even_if_the_process_crashes_at_exit(tmp_path: Path) -> None:
     info = {"object_name": "asset", "bbox_min": [-0.4, -0.4, 0], "bbox_max": [0.4, 0.4, 1.7]}
-    info |= {"vertices": 120, "generator_version": "1.15.5"}
+    info |= {"vertices": 120, "generator_version": "1.15.5", "front_deg": None}
     python = _stand_in_python(
         tmp_path,
         "open(args['--blend'], 'wb').write(b'BLENDER-stand-in')\n"
@@ -219,13 +242,24 @@ def test_an_asset_without_its_files_is_a_generation_error_with_the_reason(tmp_pa
         run_infinigen(plan(["chair"], 1, seed=0)[0], tmp_path / "lib", python, timeout_s=60)
 
 
+def test_an_asset_without_its_front_is_a_generation_error(tmp_path: Path) -> None:
+    info = {"object_name": "asset", "bbox_min": [-0.4, -0.4, 0], "bbox_max": [0.4, 0.4, 1.7], "vertices": 120}
+    python = _stand_in_python(
+        tmp_path,
+        "open(args['--blend'], 'wb').write(b'BLENDER-stand-in')\n"
+        f"open(args['--info'], 'w').write(json.dumps({info!r}))",
+    )
+    with pytest.raises(GenerationError, match="ChairFactory seed .*asset.json has no front_deg"):
+        run_infinigen(plan(["chair"], 1, seed=0)[0], tmp_path / "lib", python, timeout_s=60)
+
+
 def test_the_vertex_budget_reaches_the_script_and_an_asset_over_it_is_a_generation_error(tmp_path: Path) -> None:
     info = {"object_name": "asset", "bbox_min": [-0.4, -0.4, 0], "bbox_max": [0.4, 0.4, 1.7]}
     python = _stand_in_python(
         tmp_path,
         "open(args['--blend'], 'wb').write(b'BLENDER-stand-in')\n"
         f"info = {info!r}\n"
-        "info |= {'vertices': int(args['--max-vertices']) + 1, 'generator_version': '1.15.5'}\n"
+        "info |= {'vertices': int(args['--max-vertices']) + 1, 'generator_version': '1.15.5', 'front_deg': 0}\n"
         "open(args['--info'], 'w').write(json.dumps(info))",
     )
     job = plan(["sofa"], 1, seed=1, max_vertices=5000)[0]
@@ -269,7 +303,7 @@ def test_the_command_builds_a_library_and_a_rerun_generates_nothing(tmp_path: Pa
     from benchfoundry.cli.main import main
 
     info = {"object_name": "asset", "bbox_min": [-0.3, -0.3, 0], "bbox_max": [0.3, 0.3, 0.9], "vertices": 8}
-    info["generator_version"] = "1.15.5"
+    info |= {"generator_version": "1.15.5", "front_deg": 90.0}
     python = _stand_in_python(
         tmp_path,
         "open(args['--blend'], 'wb').write(args['--seed'].encode())\n"
@@ -282,6 +316,7 @@ def test_the_command_builds_a_library_and_a_rerun_generates_nothing(tmp_path: Pa
     assert (first["generated"], first["skipped"]) == (4, 0)
     library = read_library(tmp_path / "lib")
     assert sorted(a.category for a in library.assets) == ["chair", "chair", "potted plant", "potted plant"]
+    assert {a.front_deg for a in library.assets} == {90.0}
     assert main(argv) == 0
     second = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert (second["generated"], second["skipped"]) == (0, 4)

@@ -3,7 +3,8 @@
 A library is a folder holding `manifest.json` and the files it names by relative path. Each row says what one
 file holds: its class (an ODI category), the seed and generator (and version) that made it, the one object to
 append from it, that object's bounding box in its own frame (origin at the bottom centre, +Z up, metres), its
-vertex count and the file's SHA-256. The reader refuses anything else, naming the file and the field; the
+vertex count, where its front faces (`front_deg`, measured from its geometry when the asset was made) and the file's
+SHA-256. The reader refuses anything else, naming the file and the field; the
 writer replaces the manifest atomically, so an interrupted generation leaves the previous, valid one.
 """
 
@@ -21,7 +22,8 @@ from benchfoundry.core.safe_paths import inside
 
 MANIFEST_NAME = "manifest.json"
 FORMAT = "benchfoundry-asset-library"
-FORMAT_VERSION = 1
+#: Version 2 added `front_deg`: a version-1 library is remade (its fronts were never measured).
+FORMAT_VERSION = 2
 #: The config field that names a library, in every error about one read for a build.
 CONFIG_FIELD = "odi.synthetic.asset_library"
 
@@ -45,6 +47,8 @@ class LibraryAsset:
     generator_version: str
     factory: str
     sha256: str
+    #: The yaw (deg, counter-clockwise about +Z) that turns −Y onto the object's front; None: no side is its front.
+    front_deg: float | None = None
 
     @property
     def size(self) -> tuple[float, float, float]:
@@ -89,15 +93,19 @@ _FIELDS: dict[str, tuple[Any, str]] = {
         lambda v: isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v),
         "64 lowercase hex digits",
     ),
+    "front_deg": (
+        lambda v: v is None or (_number(v) and -180 < v <= 180),
+        "null or a yaw in degrees, -180 < yaw <= 180",
+    ),
 }
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _vec3(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and len(value) == 3
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
-    )
+    return isinstance(value, list) and len(value) == 3 and all(_number(v) for v in value)
 
 
 def file_sha256(path: Path) -> str:
@@ -125,6 +133,7 @@ def asset_from_row(row: Any, where: str) -> LibraryAsset:
     if any(a >= b for a, b in zip(lo, hi, strict=True)):
         raise LibraryError(f"{where}.bbox_max: must exceed bbox_min on every axis ({lo} vs {hi})")
     values = dict(row, bbox_min=tuple(float(v) for v in lo), bbox_max=tuple(float(v) for v in hi))
+    values["front_deg"] = None if row["front_deg"] is None else float(row["front_deg"])
     return LibraryAsset(**values)
 
 
@@ -150,7 +159,10 @@ def read_library(
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise LibraryError(f"{field}: {manifest}.format: expected {FORMAT!r}")
     if data.get("version") != FORMAT_VERSION:
-        raise LibraryError(f"{field}: {manifest}.version: expected {FORMAT_VERSION}, got {data.get('version')!r}")
+        raise LibraryError(
+            f"{field}: {manifest}.version: expected {FORMAT_VERSION}, got {data.get('version')!r}"
+            + (" (made before assets recorded their front: make assets-infinigen remakes it)" if stale(data) else "")
+        )
     rows = data.get("assets")
     if not isinstance(rows, list) or not (rows or allow_empty):
         raise LibraryError(f"{field}: {manifest}.assets: expected a non-empty list of assets")
@@ -172,6 +184,12 @@ def read_library(
                 raise LibraryError(f"{where}.sha256: {path} does not match its recorded hash")
         assets.append(asset)
     return AssetLibrary(root, tuple(assets))
+
+
+def stale(manifest: Any) -> bool:
+    """Whether a manifest's JSON is of this format but an earlier version, whose assets are to be made again."""
+    version = manifest.get("version") if isinstance(manifest, dict) else None
+    return manifest.get("format") == FORMAT and isinstance(version, int) and 0 < version < FORMAT_VERSION
 
 
 def write_manifest(root: Path, assets: list[LibraryAsset], problems: list[dict[str, Any]]) -> Path:

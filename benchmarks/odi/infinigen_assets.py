@@ -3,7 +3,7 @@
 Infinigen lives in its own virtual environment (`make assets-infinigen`: it pins bpy 4.2 and numpy < 2, which
 the project's cannot hold), so each asset is one call of that environment's Python on
 render/infinigen_asset.py: one factory, one seed, a `.blend` of one mesh object and a JSON of its bounding box,
-vertex count and Infinigen's version. The calls run in parallel (`workers`); after each the manifest
+vertex count, front and Infinigen's version. The calls run in parallel (`workers`); after each the manifest
 (benchmarks/odi/asset_library.py) is replaced atomically, so a rerun skips every asset already listed with its file
 and hash, and a failed asset is a problem row that the next run tries again.
 """
@@ -30,8 +30,10 @@ from benchfoundry.benchmarks.odi.asset_library import (
     asset_from_row,
     file_sha256,
     read_library,
+    stale,
     write_manifest,
 )
+from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.seeding import item_seed
 from benchfoundry.core.tied_process import tied_command
@@ -125,6 +127,8 @@ def run_infinigen(job: AssetJob, root: Path, python: Path, timeout_s: float) -> 
     facts = json.loads(info.read_text())
     if not isinstance(facts, dict):
         raise GenerationError(f"{job.factory} seed {job.seed}: {info} holds no object")
+    if "front_deg" not in facts:
+        raise GenerationError(f"{job.factory} seed {job.seed}: {info} has no front_deg (an older script?)")
     vertices = facts.get("vertices")
     if job.max_vertices and isinstance(vertices, int) and vertices > job.max_vertices:
         raise GenerationError(
@@ -145,6 +149,7 @@ def run_infinigen(job: AssetJob, root: Path, python: Path, timeout_s: float) -> 
         "generator_version": facts.get("generator_version"),
         "factory": job.factory,
         "sha256": file_sha256(blend),
+        "front_deg": facts["front_deg"],
     }
     try:
         asset = asset_from_row(row, f"{info}")
@@ -193,7 +198,7 @@ def _generate(
     root: Path, jobs: list[AssetJob], python: Path, workers: int, timeout_s: float, runner: Runner
 ) -> dict[str, Any]:
     have: list[LibraryAsset] = []
-    if (root / MANIFEST_NAME).exists():
+    if (root / MANIFEST_NAME).exists() and not stale(read_json(root / MANIFEST_NAME)):
         listed = read_library(root, field=str(root), verify_files=False, allow_empty=True)
         have = [a for a in listed.assets if (root / a.path).is_file() and file_sha256(root / a.path) == a.sha256]
     done = {(a.category, a.seed) for a in have}

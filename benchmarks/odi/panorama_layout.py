@@ -2,10 +2,11 @@
 
 Each request asks for an object of a class near an anchor (azimuth θ and distance from the camera, as the
 scene's primitive stood). The layout picks one of the class's assets (seeded), scales it so its height lies in
-the class's range (`CLASS_HEIGHTS_M`; the manifest's bounding box gives the height), turns it to face the
-camera and moves it the least from its anchor so that its footprint stays inside the room, clear of the camera
-and of every other footprint (placed objects and the scene's fixed obstacles). Footprints are checked through
-their enclosing circles, which is conservative: no two circles overlap, so no two rectangles do.
+the class's range (`CLASS_HEIGHTS_M`; the manifest's bounding box gives the height), turns its front (the
+manifest's `front_deg`) to the camera and moves it the least from its anchor so that its footprint stays inside
+the room, clear of the camera and of every other footprint (placed objects and the scene's fixed obstacles).
+Footprints are checked through their enclosing circles, which is conservative: no two circles overlap, so no two
+rectangles do.
 
 World axes as benchmarks/odi/synthetic_panoramas.py: +Z up, the camera on the z axis, θ = atan2(x, y).
 """
@@ -105,9 +106,11 @@ def class_scale(asset: LibraryAsset) -> float:
     return min(max(height, lo), hi) / height
 
 
-def _facing_yaw(x: float, y: float) -> float:
-    """Yaw (deg) that turns an object whose front is −Y towards the camera on the z axis."""
-    return math.degrees(math.atan2(-x, y))
+def _facing_yaw(x: float, y: float, front_deg: float | None = None) -> float:
+    """Yaw (deg) that turns an object at (x, y) whose front is −Y turned by `front_deg` towards the camera on the z
+    axis, in [-180, 180)."""
+    yaw = math.degrees(math.atan2(-x, y)) - (front_deg or 0.0)
+    return (yaw + 180.0) % 360.0 - 180.0
 
 
 def _candidates(request: Request) -> list[tuple[float, float]]:
@@ -161,7 +164,7 @@ def place(
                 f"no room for a {request.category!r} ({asset.path}) near θ={request.theta_deg}°, "
                 f"{request.distance_m} m in a {2 * room_half[0]} × {2 * room_half[1]} m floor"
             )
-        yaw = _facing_yaw(x, y)
+        yaw = _facing_yaw(x, y, asset.front_deg)
         c, s = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
         location = (x - (c * cx - s * cy), y - (s * cx + c * cy), -lo[2] * scale)
         placements.append(Placement(request.category, asset, location, yaw, scale))
