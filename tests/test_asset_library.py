@@ -297,6 +297,25 @@ def test_infinigen_venv_generates_two_small_assets(tmp_path: Path) -> None:
     for asset in library.assets:
         assert asset.generator_version == "1.15.5" and asset.vertices > 100
         assert abs(asset.bbox_min[2]) < 1e-4 and 0.3 < asset.size[2] < 2.5
+        assert asset.front_deg is None  # a floor lamp and a dining table have no front
+
+
+@pytest.mark.skipif(not INFINIGEN_PYTHON.exists(), reason="run by make test-infinigen, with Infinigen's venv")
+def test_infinigen_venv_chair_and_sofa_have_their_backs_behind_their_fronts(tmp_path: Path) -> None:
+    """`make test-infinigen`: the top 30 % of a chair's and a sofa's vertices (their backs) lie on the side opposite
+    the front the manifest records (Infinigen's face +X: front_deg 90)."""
+    bpy = pytest.importorskip("bpy")
+    outcome = build_library(tmp_path, plan(["chair", "sofa"], 1, seed=0), INFINIGEN_PYTHON.absolute(), timeout_s=900)
+    assert outcome["problems"] == []
+    for asset in read_library(tmp_path).assets:
+        assert asset.front_deg is not None
+        with bpy.data.libraries.load(str(tmp_path / asset.path)) as (_, loaded):
+            loaded.objects = [asset.object_name]
+        co = np.array([v.co[:] for v in loaded.objects[0].data.vertices])
+        back = co[co[:, 2] > 0.7 * co[:, 2].max(), :2].mean(axis=0)
+        t = np.radians(asset.front_deg)
+        front = np.array([np.sin(t), -np.cos(t)])
+        assert back @ front < -0.25 * np.abs(front) @ (co[:, :2].max(axis=0) - co[:, :2].min(axis=0)) / 2
 
 
 def test_the_command_builds_a_library_and_a_rerun_generates_nothing(tmp_path: Path, capsys) -> None:
