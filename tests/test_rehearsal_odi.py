@@ -144,7 +144,7 @@ def test_a_variant_moves_rigidly_about_the_camera(name: str) -> None:
                 assert math.isclose(math.cos(math.radians(b.yaw_deg - sp.facing_yaw(*b.center[:2]))), 1.0, abs_tol=1e-9)
 
 
-def _box(category: str, size: tuple[float, float, float], offset: float) -> LibraryAsset:
+def _box(category: str, size: tuple[float, float, float], offset: float, front: float | None = None) -> LibraryAsset:
     sx, sy, sz = size
     return LibraryAsset(
         category=category,
@@ -158,6 +158,7 @@ def _box(category: str, size: tuple[float, float, float], offset: float) -> Libr
         generator_version="0",
         factory="Box",
         sha256="0" * 64,
+        front_deg=front,
     )
 
 
@@ -176,16 +177,17 @@ def footprints(scene: sp.PanoramaScene) -> tuple[list[np.ndarray], np.ndarray]:
     return rectangles, np.array([t.person[:2] for t in scene.things if t.person is not None] + [(0.0, 0.0)])
 
 
+@pytest.mark.parametrize("front", [None, 90.0])
 @pytest.mark.parametrize("name", ["living_room-0002", "living_room-0004", "courtyard-0003"])
-def test_a_furnished_variant_moves_its_library_objects_rigidly(name: str) -> None:
+def test_a_furnished_variant_moves_its_library_objects_rigidly(name: str, front: float | None) -> None:
     """Each footprint keeps its distances (corner by corner, as a set: a mirror reorders them) to the people, the
     camera and every other footprint's corners."""
     library = AssetLibrary(
         Path("/lib"),
         (
-            _box("chair", (0.6, 0.5, 0.9), 0.2),
-            _box("sofa", (2.0, 0.9, 0.85), -0.1),
-            _box("bench", (1.6, 0.5, 0.5), 0.3),
+            _box("chair", (0.6, 0.5, 0.9), 0.2, front),
+            _box("sofa", (2.0, 0.9, 0.85), -0.1, front),
+            _box("bench", (1.6, 0.5, 0.5), 0.3, front),
         ),
     )
     furnished = sp.furnish(sp.scene_named(name, seed=0), library, seed=0)
@@ -203,6 +205,29 @@ def test_a_furnished_variant_moves_its_library_objects_rigidly(name: str) -> Non
 
     for a, b in zip(seen(before, fixed), seen(after, moved), strict=True):
         assert np.allclose(a, b, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["living_room-0002", "living_room-0010", "courtyard-0001", "courtyard-0003"])
+def test_a_furnished_variant_turned_or_mirrored_keeps_each_front_towards_the_camera(name: str) -> None:
+    """Objects whose fronts are off −Y (as Infinigen's, +X) face the camera in the furnished scene and still do once
+    the variant is turned and, for some, mirrored."""
+    library = AssetLibrary(
+        Path("/lib"),
+        (
+            _box("chair", (0.6, 0.5, 0.9), 0.2, front=90.0),
+            _box("sofa", (0.9, 2.0, 0.85), -0.1, front=90.0),
+            _box("bench", (1.6, 0.5, 0.5), 0.3, front=180.0),
+        ),
+    )
+    furnished = sp.furnish(sp.scene_named(name, seed=0), library, seed=0)
+    posed = sp.posed(furnished, seed=0)
+    for scene in (furnished, posed):
+        placed = [t.asset for t in scene.things if t.asset is not None]
+        assert placed
+        for a in placed:
+            t = math.radians(a.yaw_deg + a.asset.front_deg)
+            x, y = a.footprint_center
+            assert np.array([math.sin(t), -math.cos(t)]) @ -np.array([x, y]) / math.hypot(x, y) == pytest.approx(1.0)
 
 
 def test_variants_differ_by_name_and_seed_and_the_drawn_scenes_stay() -> None:

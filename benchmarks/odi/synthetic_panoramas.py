@@ -330,9 +330,11 @@ def posed(scene: PanoramaScene, seed: int) -> PanoramaScene:
         return replace(p, center=(x, y, p.center[2]), yaw_deg=yaw(p.yaw_deg))
 
     def placed(a: Placement) -> Placement:
-        # the footprint (a rectangle) moves rigidly: its centre to the moved centre, the object turned by `yaw`
+        # the footprint (a rectangle) moves rigidly: its centre to the moved centre; the object is turned so that
+        # its front's direction moves as a direction does (the mesh is not mirrored: a front off −Y turns twice)
+        front = a.asset.front_deg or 0.0
         fx, fy = point(*a.footprint_center)
-        turned = replace(a, location=(0.0, 0.0, a.location[2]), yaw_deg=yaw(a.yaw_deg))
+        turned = replace(a, location=(0.0, 0.0, a.location[2]), yaw_deg=yaw(a.yaw_deg + front) - front)
         ox, oy = turned.footprint_center
         return replace(turned, location=(fx - ox, fy - oy, a.location[2]))
 
