@@ -26,6 +26,7 @@ from benchfoundry.benchmarks.odi.config import SyntheticPanoramaConfig
 from benchfoundry.benchmarks.odi.panorama_layout import (
     CLASS_HEIGHTS_M,
     EYE_HEIGHT_M,
+    WALL_GAP_M,
     Obstacle,
     Placement,
     Request,
@@ -150,6 +151,80 @@ def test_the_layout_is_seeded_and_refuses_what_cannot_fit() -> None:
         place([Request("sofa", 0.0, 1.0)], LIBRARY, (1.0, 1.0), [], np.random.default_rng(0))
     with pytest.raises(ValueError, match="has no 'bed'"):
         place([Request("bed", 0.0, 2.0)], LIBRARY, (3.0, 3.5), [], np.random.default_rng(0))
+
+
+def _front(p: Placement) -> np.ndarray:
+    """The unit direction a placed object's front faces in the world (−Y turned by its yaw and front)."""
+    t = math.radians(p.yaw_deg + (p.asset.front_deg or 0.0))
+    return np.array([math.sin(t), -math.cos(t)])
+
+
+def _towards(p: Placement, x: float, y: float) -> float:
+    """The cosine between a placed object's front and the direction from it to (x, y)."""
+    cx, cy = p.footprint_center
+    return float(_front(p) @ np.array([x - cx, y - cy]) / math.hypot(x - cx, y - cy))
+
+
+#: Infinigen's way: every front at +X.
+TURNED = AssetLibrary(
+    Path("/lib"),
+    tuple(
+        replace(_asset(c, 1, size), front_deg=90.0)
+        for c, size in [
+            ("sofa", (0.9, 2.0, 0.85)),
+            ("bookshelf", (0.35, 0.9, 1.8)),
+            ("chair", (0.55, 0.5, 0.9)),
+            ("table", (0.9, 1.4, 0.75)),
+            ("lamp", (0.3, 0.3, 1.6)),
+        ]
+    ),
+)
+ROOM = (3.0, 3.5)
+
+
+@pytest.mark.parametrize("theta", [0.0, 80.0, -120.0, 175.0])
+def test_in_a_room_a_sofa_and_a_bookcase_stand_with_their_backs_to_the_nearest_wall(theta: float) -> None:
+    requests = [Request("sofa", theta, 2.4), Request("bookshelf", theta + 90.0, 2.0)]
+    placements = place(requests, TURNED, ROOM, [], np.random.default_rng(0), walls=True)
+    _check(placements, ROOM, [])
+    for p in placements:
+        corners = _corners(p)
+        back = -_front(p)
+        axis = int(np.argmax(np.abs(back)))
+        assert abs(back[axis]) == pytest.approx(1.0)  # square to a wall
+        # its back side touches that wall (less the gap), and it is the wall nearest where it stands
+        assert np.max(corners[:, axis] * np.sign(back[axis])) == pytest.approx(ROOM[axis] - WALL_GAP_M, abs=0.002)
+        x, y = p.footprint_center
+        gaps = [ROOM[0] - x, ROOM[0] + x, ROOM[1] - y, ROOM[1] + y]
+        assert gaps[2 * axis + (back[axis] < 0)] == pytest.approx(min(gaps), abs=0.5)
+    # without walls (a courtyard) the same sofa faces the camera
+    (free,) = place(requests[:1], TURNED, ROOM, [], np.random.default_rng(0))
+    assert _towards(free, 0.0, 0.0) == pytest.approx(1.0)
+
+
+def test_chairs_face_a_table_and_stand_at_its_sides() -> None:
+    requests = [Request("chair", 40.0, 2.5), Request("chair", -30.0, 2.0), Request("table", 0.0, 2.2)]
+    placements = place(requests, TURNED, ROOM, [], np.random.default_rng(1), walls=True)
+    _check(placements, ROOM, [])
+    table = placements[2]
+    tx, ty = table.footprint_center
+    for chair in placements[:2]:
+        assert _towards(chair, tx, ty) == pytest.approx(1.0)
+        # beside the table: within a chair's depth and a hand's breadth of its edge
+        cx, cy = chair.footprint_center
+        reach = table.footprint.reach(_front(chair)) + chair.footprint.reach(_front(chair))
+        assert math.hypot(cx - tx, cy - ty) <= reach + 0.5
+
+
+def test_without_a_table_chairs_face_the_sofa_and_a_lamp_stands_at_its_end() -> None:
+    requests = [Request("chair", 90.0, 2.3), Request("lamp", -70.0, 2.5), Request("sofa", 0.0, 2.7)]
+    chair, lamp, sofa = place(requests, TURNED, ROOM, [], np.random.default_rng(2), walls=True)
+    _check((chair, lamp, sofa), ROOM, [])
+    assert _towards(chair, *sofa.footprint_center) == pytest.approx(1.0)
+    sx, sy = sofa.footprint_center
+    along = np.array([-_front(sofa)[1], _front(sofa)[0]])  # the sofa's long axis, across its front
+    offset = np.array(lamp.footprint_center) - (sx, sy)
+    assert abs(offset @ along) >= sofa.size[1] / 2 and abs(offset @ _front(sofa)) <= 0.4 + 1e-9
 
 
 @pytest.mark.parametrize("name", ["living_room", "courtyard"])

@@ -2,11 +2,13 @@
 
 Each request asks for an object of a class near an anchor (azimuth θ and distance from the camera, as the
 scene's primitive stood). The layout picks one of the class's assets (seeded), scales it so its height lies in
-the class's range (`CLASS_HEIGHTS_M`; the manifest's bounding box gives the height), turns its front (the
-manifest's `front_deg`) to the camera and moves it the least from its anchor so that its footprint stays inside
-the room, clear of the camera and of every other footprint (placed objects and the scene's fixed obstacles).
-Footprints are checked through their enclosing circles, which is conservative: no two circles overlap, so no two
-rectangles do.
+the class's range (`CLASS_HEIGHTS_M`; the manifest's bounding box gives the height), and arranges it as people
+arrange a room: in a room with walls a sofa, a bookcase, a bed or a television stands with its back to the nearest
+wall, its front into the room; a chair stands at a side of a table and faces it, or without a table faces the
+sofa; a lamp stands beside the end of the sofa; anything else (and everything in a courtyard) turns its front (the
+manifest's `front_deg`) to the camera. Each is moved the least from where its rule wants it so that its footprint
+(an oriented rectangle, benchmarks/odi/footprints.py) stays inside the floor, clear of the camera, the scene's
+fixed obstacles and the footprints placed before it. Tables and sofas are placed first, the others in turn.
 
 World axes as benchmarks/odi/synthetic_panoramas.py: +Z up, the camera on the z axis, θ = atan2(x, y).
 """
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchfoundry.benchmarks.odi.asset_library import AssetLibrary, LibraryAsset
+from benchfoundry.benchmarks.odi.footprints import Footprint, inside, meets_circle, overlaps
 
 #: The camera's height over the floor in a library scene: a standing adult's eyes (m).
 EYE_HEIGHT_M = 1.6
@@ -36,9 +39,19 @@ CLASS_HEIGHTS_M: dict[str, tuple[float, float]] = {
     "trash can": (0.5, 1.2),
     "box": (0.2, 1.0),
 }
-#: Least gap (m) between a footprint's circle and the walls, and between the camera and any footprint.
+#: Least gap (m) between a footprint and the walls, between the camera and any footprint, between two footprints.
 WALL_GAP_M = 0.05
 CAMERA_CLEARANCE_M = 0.6
+GAP_M = 0.1
+#: What a spot keeps beyond the gaps (m), so that rounding or a turn settling never makes a spot at the limit overlap.
+_SLACK_M = 1e-3
+#: Classes that stand with their back to a wall in a room.
+AGAINST_WALL = frozenset({"sofa", "bookshelf", "bed", "television"})
+#: What a chair faces, the first of these placed; what a lamp stands beside.
+CHAIR_FACES = ("table", "sofa")
+LAMP_BESIDE = "sofa"
+#: Classes placed before the others, as the others are arranged around them.
+FIRST = ("table", "sofa")
 #: How far a request may move from its anchor: distance steps (m) and azimuth steps (deg), nearest first.
 _RADIAL_STEPS = tuple(s * 0.15 for s in range(-8, 13))
 _AZIMUTH_STEPS = tuple(float(a) for a in range(-90, 91, 5))
@@ -93,10 +106,10 @@ class Placement:
         return x, y, self.location[2] + (lo + hi) / 2 * self.scale
 
     @property
-    def radius(self) -> float:
-        """The radius of the circle around the footprint rectangle."""
+    def footprint(self) -> Footprint:
+        """The footprint rectangle on the floor."""
         sx, sy, _ = self.size
-        return math.hypot(sx, sy) / 2
+        return Footprint(*self.footprint_center, sx / 2, sy / 2, self.yaw_deg)
 
 
 def class_scale(asset: LibraryAsset) -> float:
@@ -106,14 +119,19 @@ def class_scale(asset: LibraryAsset) -> float:
     return min(max(height, lo), hi) / height
 
 
-def _facing_yaw(x: float, y: float, front_deg: float | None = None) -> float:
-    """Yaw (deg) that turns an object at (x, y) whose front is −Y turned by `front_deg` towards the camera on the z
-    axis, in [-180, 180)."""
-    yaw = math.degrees(math.atan2(-x, y)) - (front_deg or 0.0)
+def _yaw(facing: tuple[float, float], front_deg: float | None) -> float:
+    """Yaw (deg, in [-180, 180)) that turns an object whose front is −Y turned by `front_deg` to the direction
+    `facing` (x, y)."""
+    yaw = math.degrees(math.atan2(facing[0], -facing[1])) - (front_deg or 0.0)
     return (yaw + 180.0) % 360.0 - 180.0
 
 
-def _candidates(request: Request) -> list[tuple[float, float]]:
+def _unit(x: float, y: float) -> tuple[float, float]:
+    norm = math.hypot(x, y) or 1.0
+    return x / norm, y / norm
+
+
+def _near_anchor(request: Request) -> list[tuple[float, float]]:
     """Footprint centres to try, the nearest to the anchor first (a 0.15 m step weighs as 10° of azimuth)."""
     steps = sorted(
         ((dr, da) for dr in _RADIAL_STEPS for da in _AZIMUTH_STEPS),
@@ -128,12 +146,93 @@ def _candidates(request: Request) -> list[tuple[float, float]]:
     return out
 
 
-def _fits(x: float, y: float, r: float, room_half: tuple[float, float], taken: list[Obstacle]) -> bool:
-    if abs(x) + r > room_half[0] - WALL_GAP_M or abs(y) + r > room_half[1] - WALL_GAP_M:
-        return False
-    if math.hypot(x, y) < r + CAMERA_CLEARANCE_M:
-        return False
-    return all(math.hypot(x - o.x, y - o.y) >= r + o.radius for o in taken)
+Spot = tuple[tuple[float, float], tuple[float, float]]  # (footprint centre, the direction its front faces)
+
+
+def _anchor(request: Request) -> tuple[float, float]:
+    t = math.radians(request.theta_deg)
+    return request.distance_m * math.sin(t), request.distance_m * math.cos(t)
+
+
+def _against_walls(request: Request, shape: Footprint, room_half: tuple[float, float]) -> list[Spot]:
+    """Along each wall, the wall nearest the anchor first: the footprint's back at the wall, its front facing into
+    the room, slid along the wall from the anchor's foot in 0.15 m steps."""
+    ax, ay = _anchor(request)
+    walls = [(0, 1.0, room_half[0] - ax), (0, -1.0, room_half[0] + ax)]
+    walls += [(1, 1.0, room_half[1] - ay), (1, -1.0, room_half[1] + ay)]
+    spots = []
+    for axis, sign, _ in sorted(walls, key=lambda w: w[2]):
+        out = (sign, 0.0) if axis == 0 else (0.0, sign)
+        inward = (-out[0], -out[1])
+        turned = Footprint(0.0, 0.0, shape.half_x, shape.half_y, _yaw(inward, None) + shape.yaw_deg)
+        depth = sign * (room_half[axis] - WALL_GAP_M - _SLACK_M - turned.reach(out))
+        foot = ay if axis == 0 else ax
+        for step in sorted(range(-40, 41), key=lambda k: (abs(k), k)):
+            slide = foot + 0.15 * step
+            spots.append(((depth, slide) if axis == 0 else (slide, depth), inward))
+    return spots
+
+
+def _around(
+    target: Footprint, shape: Footprint, request: Request, sides: np.ndarray, facing_target: bool
+) -> list[Spot]:
+    """Beside each of `target`'s `sides` (unit directions from its centre; the spot nearest the anchor first), just
+    clear of it; facing `target`'s centre when `facing_target`, else the camera."""
+    ax, ay = _anchor(request)
+    spots = []
+    for direction in sides:
+        across = np.array([-direction[1], direction[0]])
+        for shift in (0.0, -0.4, 0.4):
+            facing = (-float(direction[0]), -float(direction[1]))
+            for _ in range(3):  # its reach depends on where it faces, which depends on where it stands
+                turned = Footprint(0.0, 0.0, shape.half_x, shape.half_y, _yaw(facing, None) + shape.yaw_deg)
+                reach = target.reach(direction) + turned.reach(direction) + GAP_M + _SLACK_M
+                x, y = np.array([target.x, target.y]) + direction * reach + across * shift
+                facing = _unit(target.x - x, target.y - y) if facing_target else _unit(-x, -y)
+            spots.append(((float(x), float(y)), facing))
+    return sorted(spots, key=lambda s: math.hypot(s[0][0] - ax, s[0][1] - ay))
+
+
+def _spots(
+    request: Request, shape: Footprint, room_half: tuple[float, float], walls: bool, placed: list[Placement]
+) -> list[Spot]:
+    """Where the request's object may stand, its rule's spots first, then near its anchor facing the camera."""
+    first = {p.category: p.footprint for p in reversed(placed)}
+    spots: list[Spot] = []
+    if walls and request.category in AGAINST_WALL:
+        spots = _against_walls(request, shape, room_half)
+    elif request.category == "chair" and CHAIR_FACES[0] in first:
+        table = first[CHAIR_FACES[0]]
+        spots = _around(table, shape, request, np.vstack([table.axes, -table.axes]), facing_target=True)
+    elif request.category == "chair" and CHAIR_FACES[1] in first:
+        sofa = first[CHAIR_FACES[1]]
+        spots = [(xy, _unit(sofa.x - xy[0], sofa.y - xy[1])) for xy in _near_anchor(request)]
+    elif request.category == "lamp" and LAMP_BESIDE in first:
+        sofa = first[LAMP_BESIDE]
+        long_axis = sofa.axes[0] if sofa.half_x >= sofa.half_y else sofa.axes[1]
+        spots = _around(sofa, shape, request, np.vstack([long_axis, -long_axis]), facing_target=False)
+    return spots + [(xy, _unit(-xy[0], -xy[1])) for xy in _near_anchor(request)]
+
+
+def _free(
+    footprint: Footprint, room_half: tuple[float, float], obstacles: list[Obstacle], placed: list[Placement]
+) -> bool:
+    return (
+        inside(footprint, room_half, WALL_GAP_M)
+        and not meets_circle(footprint, 0.0, 0.0, CAMERA_CLEARANCE_M)
+        and not any(meets_circle(footprint, o.x, o.y, o.radius) for o in obstacles)
+        and not any(overlaps(footprint, p.footprint, GAP_M) for p in placed)
+    )
+
+
+def _placement(category: str, asset: LibraryAsset, scale: float, spot: Spot) -> Placement:
+    """The asset placed with its footprint's centre at the spot's point, its front towards the spot's direction."""
+    (x, y), facing = spot
+    yaw = _yaw(facing, asset.front_deg)
+    lo, hi = asset.bbox_min, asset.bbox_max
+    cx, cy = (lo[0] + hi[0]) / 2 * scale, (lo[1] + hi[1]) / 2 * scale
+    c, s = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
+    return Placement(category, asset, (x - (c * cx - s * cy), y - (s * cx + c * cy), -lo[2] * scale), yaw, scale)
 
 
 def place(
@@ -142,31 +241,30 @@ def place(
     room_half: tuple[float, float],
     obstacles: list[Obstacle],
     rng: np.random.Generator,
+    walls: bool = False,
 ) -> tuple[Placement, ...]:
-    """One placement per request, in order (module docstring); a class the library lacks, or a request that
-    fits nowhere near its anchor, is a ValueError naming it."""
-    taken = list(obstacles)
-    placements = []
+    """One placement per request, in order (module docstring; `walls`: the floor is a room's, bounded by walls);
+    a class the library lacks, or a request that fits nowhere, is a ValueError naming it."""
+    assets = []
     for request in requests:
-        assets = library.of_class(request.category)
-        if not assets:
+        of_class = library.of_class(request.category)
+        if not of_class:
             raise ValueError(f"the asset library at {library.root} has no {request.category!r}")
-        asset = assets[int(rng.integers(len(assets)))]
+        assets.append(of_class[int(rng.integers(len(of_class)))])
+    placed: dict[int, Placement] = {}
+    for k in sorted(range(len(requests)), key=lambda k: (requests[k].category not in FIRST, k)):
+        request, asset = requests[k], assets[k]
         scale = class_scale(asset)
-        lo, hi = asset.bbox_min, asset.bbox_max
-        cx, cy = (lo[0] + hi[0]) / 2 * scale, (lo[1] + hi[1]) / 2 * scale
-        radius = math.hypot(*(v * scale for v in asset.size[:2])) / 2
-        for x, y in _candidates(request):
-            if _fits(x, y, radius, room_half, taken):
+        sx, sy, _ = (v * scale for v in asset.size)
+        shape = Footprint(0.0, 0.0, sx / 2, sy / 2, -(asset.front_deg or 0.0))
+        for spot in _spots(request, shape, room_half, walls, list(placed.values())):
+            placement = _placement(request.category, asset, scale, spot)
+            if _free(placement.footprint, room_half, obstacles, list(placed.values())):
+                placed[k] = placement
                 break
         else:
             raise ValueError(
                 f"no room for a {request.category!r} ({asset.path}) near θ={request.theta_deg}°, "
                 f"{request.distance_m} m in a {2 * room_half[0]} × {2 * room_half[1]} m floor"
             )
-        yaw = _facing_yaw(x, y, asset.front_deg)
-        c, s = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
-        location = (x - (c * cx - s * cy), y - (s * cx + c * cy), -lo[2] * scale)
-        placements.append(Placement(request.category, asset, location, yaw, scale))
-        taken.append(Obstacle(x, y, radius))
-    return tuple(placements)
+    return tuple(placed[k] for k in range(len(requests)))

@@ -364,14 +364,19 @@ def posed(scene: PanoramaScene, seed: int) -> PanoramaScene:
     )
 
 
+#: The radius (m) of the floor kept free over a door leaf: the doorway and its swing.
+DOORWAY_M = 0.9
+
+
 def _on_floor(thing: Thing) -> bool:
     return bool(thing.parts) and min(p.center[2] - p.size[2] / 2 for p in thing.parts) < 0.05
 
 
 def furnish(scene: PanoramaScene, library: AssetLibrary, seed: int) -> PanoramaScene:
     """The scene with each floor-standing object of a class the library holds replaced by a library object,
-    placed by our layout (benchmarks/odi/panorama_layout.py) near where the primitive stood, the camera at eye
-    height; the other objects, people and signs stay, as obstacles of the layout."""
+    arranged by our layout (benchmarks/odi/panorama_layout.py) from where the primitive stood (against the walls
+    in a room with walls), the camera at eye height; the other objects, people and signs stay, as obstacles of the
+    layout, and so do the doorways."""
     wanted = [k for k, t in enumerate(scene.things) if t.category in library.categories and _on_floor(t)]
     requests = []
     for k in wanted:
@@ -384,7 +389,13 @@ def furnish(scene: PanoramaScene, library: AssetLibrary, seed: int) -> PanoramaS
         if k not in wanted and _on_floor(t)
         for p in t.parts
     ]
-    placements = place(requests, library, scene.floor_half_m, obstacles, item_rng(seed, "odi.layout", scene.name))
+    # a doorway stays free: a circle over each door leaf and the floor in front of it
+    obstacles += [
+        Obstacle(p.center[0], p.center[1], DOORWAY_M) for name, p in scene.structure if name.endswith("_leaf")
+    ]
+    walls = any(name.startswith("wall_") for name, _ in scene.structure)
+    rng = item_rng(seed, "odi.layout", scene.name)
+    placements = place(requests, library, scene.floor_half_m, obstacles, rng, walls=walls)
     things = list(scene.things)
     for k, placement in zip(wanted, placements, strict=True):
         things[k] = replace(things[k], colour="", material="", parts=(), asset=placement)
