@@ -337,3 +337,19 @@ def test_a_tiny_render_puts_the_library_objects_in_the_truth_map_with_their_clas
         assert distance < 8
     primitives = {inst.id for inst in spec.instances if isinstance(inst.parts[0], Primitive)}
     assert set(np.unique(ids)) - {0} == library_ids | primitives
+
+
+@pytest.mark.parametrize("name", ["living_room", "living_room-0004", "living_room-0010"])
+def test_a_library_lamp_lights_the_room_from_its_shade_wherever_it_stands(name: str) -> None:
+    from benchfoundry.benchmarks.odi.synthetic_panoramas import posed
+
+    drawn = scene_named(name, seed=0)
+    scene = posed(furnish(drawn, LIBRARY, seed=0), seed=0)
+    lamps = [t.asset for t in scene.things if t.asset is not None and t.category == "lamp"]
+    ceiling = len(drawn.lighting.lamps)
+    bulbs = scene.lighting.lamps[ceiling:]
+    assert lamps and len(bulbs) == len(lamps)
+    for lamp, bulb in zip(lamps, bulbs, strict=True):
+        top = lamp.location[2] + lamp.asset.bbox_max[2] * lamp.scale
+        assert bulb.location[:2] == pytest.approx(lamp.footprint_center) and 0.5 * top < bulb.location[2] < top
+    assert furnish(scene_named("courtyard"), LIBRARY, seed=0).lighting == scene_named("courtyard").lighting

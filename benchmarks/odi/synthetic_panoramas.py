@@ -399,7 +399,29 @@ def furnish(scene: PanoramaScene, library: AssetLibrary, seed: int) -> PanoramaS
     things = list(scene.things)
     for k, placement in zip(wanted, placements, strict=True):
         things[k] = replace(things[k], colour="", material="", parts=(), asset=placement)
-    return replace(scene, camera_height_m=EYE_HEIGHT_M, things=tuple(things))
+    return replace(scene, camera_height_m=EYE_HEIGHT_M, things=tuple(things), lighting=_lit(scene.lighting, placements))
+
+
+#: A library lamp's bulb: an area lamp facing down, this far up its height, of this side (m) and power (W).
+BULB_HEIGHT_SHARE = 0.85
+BULB_SIZE_M = 0.15
+BULB_POWER_W = 40.0
+
+
+def _top(p: Placement) -> float:
+    return p.location[2] + p.asset.bbox_max[2] * p.scale
+
+
+def _lit(light: Light, placements: tuple[Placement, ...]) -> Light:
+    """Indoors, the light with a bulb in each placed lamp; outdoors, as it was."""
+    if not isinstance(light, IndoorLight):
+        return light
+    bulbs = tuple(
+        AreaLamp((*p.footprint_center, BULB_HEIGHT_SHARE * _top(p)), size=BULB_SIZE_M, power=BULB_POWER_W)
+        for p in placements
+        if p.category == "lamp"
+    )
+    return replace(light, lamps=light.lamps + bulbs)
 
 
 def _library_object(placement: Placement, library: AssetLibrary, pass_index: int) -> LibraryObject:
