@@ -353,3 +353,18 @@ def test_a_library_lamp_lights_the_room_from_its_shade_wherever_it_stands(name: 
         top = lamp.location[2] + lamp.asset.bbox_max[2] * lamp.scale
         assert bulb.location[:2] == pytest.approx(lamp.footprint_center) and 0.5 * top < bulb.location[2] < top
     assert furnish(scene_named("courtyard"), LIBRARY, seed=0).lighting == scene_named("courtyard").lighting
+
+
+def test_a_rug_lies_where_it_was_drawn_square_to_the_room_and_the_others_stand_on_it() -> None:
+    rugs = AssetLibrary(Path("/lib"), (*TURNED.assets, _asset("rug", 1, (6.0, 4.0, 0.015))))
+    requests = [Request("rug", 135.0, 0.3), Request("sofa", 0.0, 2.7), Request("chair", 170.0, 1.2)]
+    rug, sofa, chair = place(requests, rugs, ROOM, [], np.random.default_rng(0), walls=True)
+    anchor = 0.3 * np.array([math.sin(math.radians(135.0)), math.cos(math.radians(135.0))])
+    assert rug.footprint_center == pytest.approx(tuple(anchor))  # under the camera, where it was drawn
+    corners = _corners(rug)
+    extent = corners.max(axis=0) - corners.min(axis=0)
+    # square to the room, its long side along the room's longer (y) side, at most 0.6 of the shorter side long
+    assert extent[1] > extent[0] and max(extent) == pytest.approx(0.6 * 2 * ROOM[0])
+    assert np.all(np.abs(corners) <= np.array(ROOM) - WALL_GAP_M)
+    assert _rectangles_overlap(_corners(chair), corners)  # the chair stands on the rug
+    _check((sofa, chair), ROOM, [])

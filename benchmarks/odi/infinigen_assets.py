@@ -51,6 +51,7 @@ FACTORIES: dict[str, str] = {
     "bookshelf": "SimpleBookcaseFactory",
     "potted plant": "LargePlantContainerFactory",
     "television": "TVFactory",
+    "rug": "RugFactory",
 }
 
 

@@ -5,10 +5,11 @@ scene's primitive stood). The layout picks one of the class's assets (seeded), s
 the class's range (`CLASS_HEIGHTS_M`; the manifest's bounding box gives the height), and arranges it as people
 arrange a room: in a room with walls a sofa, a bookcase, a bed or a television stands with its back to the nearest
 wall, its front into the room; a chair stands at a side of a table and faces it, or without a table faces the
-sofa; a lamp stands beside the end of the sofa; anything else (and everything in a courtyard) turns its front (the
-manifest's `front_deg`) to the camera. Each is moved the least from where its rule wants it so that its footprint
-(an oriented rectangle, benchmarks/odi/footprints.py) stays inside the floor, clear of the camera, the scene's
-fixed obstacles and the footprints placed before it. Tables and sofas are placed first, the others in turn.
+sofa; a lamp stands beside the end of the sofa; a rug lies where it was drawn, square to the room; anything else
+(and everything in a courtyard) turns its front (the manifest's `front_deg`) to the camera. Each is moved the
+least from where its rule wants it so that its footprint (an oriented rectangle, benchmarks/odi/footprints.py)
+stays inside the floor, clear of the camera, the scene's fixed obstacles and the footprints placed before it (a
+rug, lying flat, needs only the floor, and the others stand on it). Tables and sofas are placed first.
 
 World axes as benchmarks/odi/synthetic_panoramas.py: +Z up, the camera on the z axis, θ = atan2(x, y).
 """
@@ -38,6 +39,7 @@ CLASS_HEIGHTS_M: dict[str, tuple[float, float]] = {
     "bench": (0.4, 1.0),
     "trash can": (0.5, 1.2),
     "box": (0.2, 1.0),
+    "rug": (0.005, 0.05),
 }
 #: Least gap (m) between a footprint and the walls, between the camera and any footprint, between two footprints.
 WALL_GAP_M = 0.05
@@ -50,6 +52,10 @@ AGAINST_WALL = frozenset({"sofa", "bookshelf", "bed", "television"})
 #: What a chair faces, the first of these placed; what a lamp stands beside.
 CHAIR_FACES = ("table", "sofa")
 LAMP_BESIDE = "sofa"
+#: Flat classes: laid at their anchor, square to the room, under the camera or the others if need be, and at most
+#: this share of the room's shorter side long.
+FLAT = frozenset({"rug"})
+FLAT_SHARE = 0.6
 #: Classes placed before the others, as the others are arranged around them.
 FIRST = ("table", "sofa")
 #: How far a request may move from its anchor: distance steps (m) and azimuth steps (deg), nearest first.
@@ -199,6 +205,10 @@ def _spots(
     """Where the request's object may stand, its rule's spots first, then near its anchor facing the camera."""
     first = {p.category: p.footprint for p in reversed(placed)}
     spots: list[Spot] = []
+    if request.category in FLAT:
+        # its long side along the room's longer side
+        along_y = (shape.reach((1.0, 0.0)) > shape.reach((0.0, 1.0))) == (room_half[1] > room_half[0])
+        return [(xy, (1.0, 0.0) if along_y else (0.0, -1.0)) for xy in _near_anchor(request)]
     if walls and request.category in AGAINST_WALL:
         spots = _against_walls(request, shape, room_half)
     elif request.category == "chair" and CHAIR_FACES[0] in first:
@@ -215,13 +225,17 @@ def _spots(
 
 
 def _free(
-    footprint: Footprint, room_half: tuple[float, float], obstacles: list[Obstacle], placed: list[Placement]
+    placement: Placement, room_half: tuple[float, float], obstacles: list[Obstacle], placed: list[Placement]
 ) -> bool:
+    """Inside the floor; unless flat, clear of the camera, the obstacles and every placed object that is not flat."""
+    footprint = placement.footprint
+    if placement.category in FLAT:
+        return inside(footprint, room_half, WALL_GAP_M)
     return (
         inside(footprint, room_half, WALL_GAP_M)
         and not meets_circle(footprint, 0.0, 0.0, CAMERA_CLEARANCE_M)
         and not any(meets_circle(footprint, o.x, o.y, o.radius) for o in obstacles)
-        and not any(overlaps(footprint, p.footprint, GAP_M) for p in placed)
+        and not any(overlaps(footprint, p.footprint, GAP_M) for p in placed if p.category not in FLAT)
     )
 
 
@@ -255,11 +269,13 @@ def place(
     for k in sorted(range(len(requests)), key=lambda k: (requests[k].category not in FIRST, k)):
         request, asset = requests[k], assets[k]
         scale = class_scale(asset)
+        if request.category in FLAT:
+            scale *= min(1.0, FLAT_SHARE * 2 * min(room_half) / (max(asset.size[:2]) * scale))
         sx, sy, _ = (v * scale for v in asset.size)
         shape = Footprint(0.0, 0.0, sx / 2, sy / 2, -(asset.front_deg or 0.0))
         for spot in _spots(request, shape, room_half, walls, list(placed.values())):
             placement = _placement(request.category, asset, scale, spot)
-            if _free(placement.footprint, room_half, obstacles, list(placed.values())):
+            if _free(placement, room_half, obstacles, list(placed.values())):
                 placed[k] = placement
                 break
         else:
