@@ -143,21 +143,19 @@ def _near_anchor(request: Request) -> list[tuple[float, float]]:
         ((dr, da) for dr in _RADIAL_STEPS for da in _AZIMUTH_STEPS),
         key=lambda s: (abs(s[0]) / 0.15 + abs(s[1]) / 10.0, abs(s[1]), s),
     )
-    out = []
-    for dr, da in steps:
-        d = request.distance_m + dr
-        if d > 0:
-            t = math.radians(request.theta_deg + da)
-            out.append((d * math.sin(t), d * math.cos(t)))
-    return out
+    return [_polar(request.theta_deg + da, request.distance_m + dr) for dr, da in steps if request.distance_m + dr > 0]
 
 
-Spot = tuple[tuple[float, float], tuple[float, float]]  # (footprint centre, the direction its front faces)
+def _polar(theta_deg: float, distance_m: float) -> tuple[float, float]:
+    t = math.radians(theta_deg)
+    return distance_m * math.sin(t), distance_m * math.cos(t)
 
 
 def _anchor(request: Request) -> tuple[float, float]:
-    t = math.radians(request.theta_deg)
-    return request.distance_m * math.sin(t), request.distance_m * math.cos(t)
+    return _polar(request.theta_deg, request.distance_m)
+
+
+Spot = tuple[tuple[float, float], tuple[float, float]]  # (footprint centre, the direction its front faces)
 
 
 def _against_walls(request: Request, shape: Footprint, room_half: tuple[float, float]) -> list[Spot]:
@@ -206,9 +204,9 @@ def _spots(
     first = {p.category: p.footprint for p in reversed(placed)}
     spots: list[Spot] = []
     if request.category in FLAT:
-        # its long side along the room's longer side
-        along_y = (shape.reach((1.0, 0.0)) > shape.reach((0.0, 1.0))) == (room_half[1] > room_half[0])
-        return [(xy, (1.0, 0.0) if along_y else (0.0, -1.0)) for xy in _near_anchor(request)]
+        # turned a quarter when its long side and the room's lie along different axes
+        turn = (shape.reach((1.0, 0.0)) > shape.reach((0.0, 1.0))) == (room_half[1] > room_half[0])
+        return [(xy, (1.0, 0.0) if turn else (0.0, -1.0)) for xy in _near_anchor(request)]
     if walls and request.category in AGAINST_WALL:
         spots = _against_walls(request, shape, room_half)
     elif request.category == "chair" and CHAIR_FACES[0] in first:
