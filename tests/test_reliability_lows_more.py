@@ -23,7 +23,6 @@ from benchfoundry.benchmarks.odi import sphere_images
 from benchfoundry.benchmarks.syndor import labels, qa_stage
 from benchfoundry.benchmarks.syndor.qa_config import QaConfig
 from benchfoundry.cli import main as cli
-from benchfoundry.cli.args import printable
 from benchfoundry.configs.build import SlurmConfig
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.core.store import read_parquet
@@ -381,7 +380,8 @@ def test_sphere_commands_show_hostile_paths_escaped(tmp_path: Path, capsys: pyte
     out = tmp_path / f"cube{hostile}"
     assert cli.main(["sphere", "cubemap", str(erp), str(out), "--face-width", "8"]) == 0
     printed = capsys.readouterr().out.splitlines()
-    assert sorted(printed) == sorted(printable(str(out / f"{face}.png")) for face in sm.FACES)
+    escaped = f"{tmp_path}/cube\\x1b]0;owned\\x07\\u202e"
+    assert sorted(printed) == sorted(f"{escaped}/{face}.png" for face in sm.FACES)
     assert not any(c in line for line in printed for c in "\x1b\x07\u202e")
     corrupt = tmp_path / f"bad{hostile}.png"
     corrupt.write_bytes(b"\x89PNG\r\n\x1a\n garbage")

@@ -199,9 +199,14 @@ def _generate(
     root: Path, jobs: list[AssetJob], python: Path, workers: int, timeout_s: float, runner: Runner
 ) -> dict[str, Any]:
     have: list[LibraryAsset] = []
-    if (root / MANIFEST_NAME).exists() and not stale(read_json(root / MANIFEST_NAME)):
-        listed = read_library(root, field=str(root), verify_files=False, allow_empty=True)
-        have = [a for a in listed.assets if (root / a.path).is_file() and file_sha256(root / a.path) == a.sha256]
+    if (root / MANIFEST_NAME).exists():
+        try:
+            listed = read_library(root, field=str(root), verify_files=False, allow_empty=True).assets
+        except LibraryError:
+            if not stale(read_json(root / MANIFEST_NAME)):
+                raise
+            listed = ()  # an earlier version's assets are all made again
+        have = [a for a in listed if (root / a.path).is_file() and file_sha256(root / a.path) == a.sha256]
     done = {(a.category, a.seed) for a in have}
     pending = [j for j in jobs if (j.category, j.seed) not in done]
     problems: list[dict[str, Any]] = []

@@ -17,7 +17,7 @@ World axes as benchmarks/odi/synthetic_panoramas.py: +Z up, the camera on the z 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -158,6 +158,11 @@ def _anchor(request: Request) -> tuple[float, float]:
 Spot = tuple[tuple[float, float], tuple[float, float]]  # (footprint centre, the direction its front faces)
 
 
+def _turned(shape: Footprint, facing: tuple[float, float]) -> Footprint:
+    """`shape` (the footprint at the origin with its front at −Y) turned so that its front faces `facing`."""
+    return Footprint(0.0, 0.0, shape.half_x, shape.half_y, _yaw(facing, None) + shape.yaw_deg)
+
+
 def _against_walls(request: Request, shape: Footprint, room_half: tuple[float, float]) -> list[Spot]:
     """Along each wall, the wall nearest the anchor first: the footprint's back at the wall, its front facing into
     the room, slid along the wall from the anchor's foot in 0.15 m steps."""
@@ -168,8 +173,7 @@ def _against_walls(request: Request, shape: Footprint, room_half: tuple[float, f
     for axis, sign, _ in sorted(walls, key=lambda w: w[2]):
         out = (sign, 0.0) if axis == 0 else (0.0, sign)
         inward = (-out[0], -out[1])
-        turned = Footprint(0.0, 0.0, shape.half_x, shape.half_y, _yaw(inward, None) + shape.yaw_deg)
-        depth = sign * (room_half[axis] - WALL_GAP_M - _SLACK_M - turned.reach(out))
+        depth = sign * (room_half[axis] - WALL_GAP_M - _SLACK_M - _turned(shape, inward).reach(out))
         foot = ay if axis == 0 else ax
         for step in sorted(range(-40, 41), key=lambda k: (abs(k), k)):
             slide = foot + 0.15 * step
@@ -189,8 +193,7 @@ def _around(
         for shift in (0.0, -0.4, 0.4):
             facing = (-float(direction[0]), -float(direction[1]))
             for _ in range(3):  # its reach depends on where it faces, which depends on where it stands
-                turned = Footprint(0.0, 0.0, shape.half_x, shape.half_y, _yaw(facing, None) + shape.yaw_deg)
-                reach = target.reach(direction) + turned.reach(direction) + GAP_M + _SLACK_M
+                reach = target.reach(direction) + _turned(shape, facing).reach(direction) + GAP_M + _SLACK_M
                 x, y = np.array([target.x, target.y]) + direction * reach + across * shift
                 facing = _unit(target.x - x, target.y - y) if facing_target else _unit(-x, -y)
             spots.append(((float(x), float(y)), facing))
@@ -223,9 +226,9 @@ def _spots(
 
 
 def _free(
-    placement: Placement, room_half: tuple[float, float], obstacles: list[Obstacle], placed: list[Placement]
+    placement: Placement, room_half: tuple[float, float], obstacles: list[Obstacle], standing: list[Footprint]
 ) -> bool:
-    """Inside the floor; unless flat, clear of the camera, the obstacles and every placed object that is not flat."""
+    """Inside the floor; unless flat, clear of the camera, the obstacles and the `standing` footprints."""
     footprint = placement.footprint
     if placement.category in FLAT:
         return inside(footprint, room_half, WALL_GAP_M)
@@ -233,18 +236,16 @@ def _free(
         inside(footprint, room_half, WALL_GAP_M)
         and not meets_circle(footprint, 0.0, 0.0, CAMERA_CLEARANCE_M)
         and not any(meets_circle(footprint, o.x, o.y, o.radius) for o in obstacles)
-        and not any(overlaps(footprint, p.footprint, GAP_M) for p in placed if p.category not in FLAT)
+        and not any(overlaps(footprint, other, GAP_M) for other in standing)
     )
 
 
 def _placement(category: str, asset: LibraryAsset, scale: float, spot: Spot) -> Placement:
     """The asset placed with its footprint's centre at the spot's point, its front towards the spot's direction."""
     (x, y), facing = spot
-    yaw = _yaw(facing, asset.front_deg)
-    lo, hi = asset.bbox_min, asset.bbox_max
-    cx, cy = (lo[0] + hi[0]) / 2 * scale, (lo[1] + hi[1]) / 2 * scale
-    c, s = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
-    return Placement(category, asset, (x - (c * cx - s * cy), y - (s * cx + c * cy), -lo[2] * scale), yaw, scale)
+    at_origin = Placement(category, asset, (0.0, 0.0, -asset.bbox_min[2] * scale), _yaw(facing, asset.front_deg), scale)
+    ox, oy = at_origin.footprint_center
+    return replace(at_origin, location=(x - ox, y - oy, at_origin.location[2]))
 
 
 def place(
@@ -271,9 +272,10 @@ def place(
             scale *= min(1.0, FLAT_SHARE * 2 * min(room_half) / (max(asset.size[:2]) * scale))
         sx, sy, _ = (v * scale for v in asset.size)
         shape = Footprint(0.0, 0.0, sx / 2, sy / 2, -(asset.front_deg or 0.0))
+        standing = [p.footprint for p in placed.values() if p.category not in FLAT]
         for spot in _spots(request, shape, room_half, walls, list(placed.values())):
             placement = _placement(request.category, asset, scale, spot)
-            if _free(placement, room_half, obstacles, list(placed.values())):
+            if _free(placement, room_half, obstacles, standing):
                 placed[k] = placement
                 break
         else:
