@@ -12,10 +12,11 @@ counts, built three or four ways and compared file by file.
 Every output file (all but the run records, completion markers and clock records) of 2–4 is compared with 1's;
 with `--no-incremental` 1 is not built and 3–4 are compared with 2's: at 10 % the kill-and-resume and SLURM checks
 then take two builds, not four (an equal SLURM build shows both the killed build and itself equal to a build in one
-go, since the SLURM build runs uninterrupted).
+go, since the SLURM build runs uninterrupted). `--reference PATH` names a finished build of the same fraction made
+earlier (a killed build kept from another session, say): 1 and 2 are then not built and 3–4 are compared with it.
 
-    .venv/bin/python bench/rehearsal_faults.py [--fraction 0.005] [--no-incremental] [--uninterrupted] [--slurm]
-        [--json PATH]
+    .venv/bin/python bench/rehearsal_faults.py [--fraction 0.005] [--no-incremental | --reference PATH]
+        [--uninterrupted] [--slurm] [--json PATH]
 """
 
 from __future__ import annotations
@@ -148,9 +149,11 @@ def tasks_of(out: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fraction", type=float, default=0.005, help="the rehearsal's scale, in (0, 1]")
-    parser.add_argument(
+    references = parser.add_mutually_exclusive_group()
+    references.add_argument(
         "--no-incremental", action="store_true", help="no incremental build: the killed build is the reference"
     )
+    references.add_argument("--reference", type=Path, help="a finished build of this fraction to compare with instead")
     parser.add_argument("--uninterrupted", action="store_true", help="also a from-scratch build in one go")
     parser.add_argument("--slurm", action="store_true", help="also a from-scratch build on a local SLURM cluster")
     parser.add_argument("--scratch", type=Path, help="where the builds go (default: a temporary folder)")
@@ -163,18 +166,22 @@ def main(argv: list[str] | None = None) -> int:
     home.mkdir(parents=True, exist_ok=True)
     env = build_env(home)
     results: dict[str, Any] = {"fraction": args.fraction, "scratch": str(scratch)}
-    if args.no_incremental:
+    if args.reference:
+        if not (args.reference / "build.json").is_file():
+            parser.error(f"--reference {args.reference}: no build.json there, not a finished build")
+        reference = args.reference
+    elif args.no_incremental:
         reference = scratch / "killed"
     else:
         results["incremental"] = incremental(scratch, args.fraction, env)
         print(json.dumps({k: v for k, v in results["incremental"].items() if k != "plan"}), flush=True)
         reference = scratch / "incremental"
-    results["reference"] = reference.name
-    shards = planned_shards([], args.fraction, env)
-    results["killed"] = killed(scratch, args.fraction, env, shards)
-    if not args.no_incremental:
-        results["killed"]["differences"] = differences(scratch / "killed", reference, SKIPPED_FOLDERS)
-    print(json.dumps(results["killed"]), flush=True)
+    results["reference"] = str(reference)
+    if not args.reference:
+        results["killed"] = killed(scratch, args.fraction, env, planned_shards([], args.fraction, env))
+        if not args.no_incremental:
+            results["killed"]["differences"] = differences(scratch / "killed", reference, SKIPPED_FOLDERS)
+        print(json.dumps(results["killed"]), flush=True)
     if args.uninterrupted:
         status, wall_s = run_build(scratch / "uninterrupted", [], args.fraction, env, scratch / "uninterrupted.log")
         results["uninterrupted"] = {
