@@ -1,5 +1,5 @@
 """Where a library asset's front faces (render/infinigen_asset.front_deg, stored in the manifest as `front_deg`) and
-the layout turning that front to the camera (benchmarks/odi/panorama_layout.py), on objects built from boxes whose
+the layout turning that front to the camera (assets/room_layout.py), on objects built from boxes whose
 front is known: a chair and a sofa with their backs, a bookcase with its back panel, a table and a lamp without a
 front."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.odi.asset_library import AssetLibrary, LibraryAsset
-from benchfoundry.benchmarks.odi.panorama_layout import Request, place
+from benchfoundry.assets.asset_library import AssetLibrary, LibraryAsset
+from benchfoundry.assets.room_layout import Request, place
 from benchfoundry.render.infinigen_asset import front_deg
 
 Box = tuple[tuple[float, float, float], tuple[float, float, float]]  # (min corner, max corner)

@@ -1,4 +1,4 @@
-"""The asset library's manifest (benchmarks/odi/asset_library.py) and its generation
+"""The asset library's manifest (assets/asset_library.py) and its generation
 (benchmarks/odi/infinigen_assets.py): a strict reader, an atomic and resumable writer, Infinigen's subprocess
 contract (with a stand-in for its Python), and one real Infinigen run when its venv exists (`make test-infinigen`)."""
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.odi.asset_library import (
+from benchfoundry.assets.asset_library import (
     MANIFEST_NAME,
     LibraryAsset,
     LibraryError,
@@ -25,6 +25,7 @@ from benchfoundry.benchmarks.odi.asset_library import (
     read_library,
     write_manifest,
 )
+from benchfoundry.benchmarks.odi.config import ASSET_LIBRARY_FIELD
 from benchfoundry.benchmarks.odi.infinigen_assets import (
     FACTORIES,
     AssetJob,
@@ -74,7 +75,7 @@ def _edit(root: Path, change) -> None:
 
 
 def test_a_written_manifest_reads_back_the_same_assets(library: Path) -> None:
-    read = read_library(library)
+    read = read_library(library, field=ASSET_LIBRARY_FIELD)
     assert {(a.category, a.seed) for a in read.assets} == {("chair", 3), ("sofa", 1)}
     assert read.categories == {"chair", "sofa"}
     chair = read.of_class("chair")[0]
@@ -108,7 +109,7 @@ def test_a_written_manifest_reads_back_the_same_assets(library: Path) -> None:
 def test_a_wrong_or_partial_manifest_is_refused_naming_the_field_and_the_file(library: Path, change, named) -> None:
     _edit(library, change)
     with pytest.raises(LibraryError) as caught:
-        read_library(library)
+        read_library(library, field=ASSET_LIBRARY_FIELD)
     message = str(caught.value)
     assert "odi.synthetic.asset_library" in message and str(library / MANIFEST_NAME) in message
     assert named in message and "\n" not in message
@@ -117,10 +118,10 @@ def test_a_wrong_or_partial_manifest_is_refused_naming_the_field_and_the_file(li
 def test_a_missing_file_or_manifest_is_refused(library: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     (library / "sofa" / "sofa_1.blend").unlink()
     with pytest.raises(LibraryError, match="no such file"):
-        read_library(library)
+        read_library(library, field=ASSET_LIBRARY_FIELD)
     empty = tmp_path_factory.mktemp("empty")
     with pytest.raises(LibraryError, match=f"odi.synthetic.asset_library: {empty}"):
-        read_library(empty)
+        read_library(empty, field=ASSET_LIBRARY_FIELD)
 
 
 def test_the_config_names_a_library_or_none() -> None:
@@ -160,13 +161,15 @@ def test_generation_resumes_keeps_the_manifest_valid_and_lists_a_failure_as_a_pr
     assert first["generated"] == 3 and [p["item"] for p in first["problems"]] == [jobs[1].item]
     manifest = json.loads((tmp_path / MANIFEST_NAME).read_text())
     assert manifest["problems"][0]["kind"] == "failed" and "boom" in manifest["problems"][0]["reason"]
-    assert len(read_library(tmp_path).assets) == 3
+    assert len(read_library(tmp_path, field=ASSET_LIBRARY_FIELD).assets) == 3
 
     failing.clear()
     calls.clear()
     second = build_library(tmp_path, jobs, Path("/none"), workers=2, runner=fake)
     assert calls == [jobs[1]] and second == {"generated": 1, "skipped": 3, "problems": []}
-    assert {(a.category, a.seed) for a in read_library(tmp_path).assets} == {(j.category, j.seed) for j in jobs}
+    assert {(a.category, a.seed) for a in read_library(tmp_path, field=ASSET_LIBRARY_FIELD).assets} == {
+        (j.category, j.seed) for j in jobs
+    }
     assert not (tmp_path / "_tmp").exists()
 
 
@@ -182,7 +185,7 @@ def test_a_library_of_an_earlier_version_is_made_again(tmp_path: Path) -> None:
         return LibraryAsset(**{**_asset(root, job.category, job.seed).__dict__, "front_deg": 0.0})
 
     assert build_library(tmp_path, jobs, Path("/none"), runner=fake)["generated"] == 2 and calls == jobs
-    assert {a.front_deg for a in read_library(tmp_path).assets} == {0.0}
+    assert {a.front_deg for a in read_library(tmp_path, field=ASSET_LIBRARY_FIELD).assets} == {0.0}
 
 
 def test_two_runs_into_one_library_at_once_make_each_asset_once(tmp_path: Path) -> None:
@@ -208,7 +211,7 @@ def test_two_runs_into_one_library_at_once_make_each_asset_once(tmp_path: Path) 
         results = list(pool.map(lambda _: run(), range(2)))
     assert sorted(calls) == sorted(j.seed for j in jobs)
     assert sorted(r["generated"] for r in results) == [0, len(jobs)]
-    listed = read_library(tmp_path).assets
+    listed = read_library(tmp_path, field=ASSET_LIBRARY_FIELD).assets
     assert sorted((a.category, a.seed) for a in listed) == sorted((j.category, j.seed) for j in jobs)
 
 
@@ -292,7 +295,7 @@ def test_infinigen_venv_generates_two_small_assets(tmp_path: Path) -> None:
     jobs = plan(["lamp", "table"], 1, seed=0)
     outcome = build_library(tmp_path, jobs, INFINIGEN_PYTHON.absolute(), workers=2, timeout_s=900)
     assert outcome["problems"] == []
-    library = read_library(tmp_path)
+    library = read_library(tmp_path, field=ASSET_LIBRARY_FIELD)
     assert library.categories == {"lamp", "table"}
     for asset in library.assets:
         assert asset.generator_version == "1.15.5" and asset.vertices > 100
@@ -307,7 +310,7 @@ def test_infinigen_venv_chair_and_sofa_have_their_backs_behind_their_fronts(tmp_
     bpy = pytest.importorskip("bpy")
     outcome = build_library(tmp_path, plan(["chair", "sofa"], 1, seed=0), INFINIGEN_PYTHON.absolute(), timeout_s=900)
     assert outcome["problems"] == []
-    for asset in read_library(tmp_path).assets:
+    for asset in read_library(tmp_path, field=ASSET_LIBRARY_FIELD).assets:
         assert asset.front_deg is not None
         with bpy.data.libraries.load(str(tmp_path / asset.path)) as (_, loaded):
             loaded.objects = [asset.object_name]
@@ -333,7 +336,7 @@ def test_the_command_builds_a_library_and_a_rerun_generates_nothing(tmp_path: Pa
     assert main(argv) == 0
     first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert (first["generated"], first["skipped"]) == (4, 0)
-    library = read_library(tmp_path / "lib")
+    library = read_library(tmp_path / "lib", field=ASSET_LIBRARY_FIELD)
     assert sorted(a.category for a in library.assets) == ["chair", "chair", "potted plant", "potted plant"]
     assert {a.front_deg for a in library.assets} == {90.0}
     assert main(argv) == 0

@@ -1,4 +1,4 @@
-"""Oriented footprints (benchmarks/odi/footprints.py) against a dense sampling of the floor: overlap, a circle met,
+"""Oriented footprints (assets/footprints.py) against a dense sampling of the floor: overlap, a circle met,
 inside a room, and reach."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.odi.footprints import Footprint, inside, meets_circle, overlaps
+from benchfoundry.assets.footprints import Footprint, inside, meets_circle, overlaps
 
 GRID = np.stack(np.meshgrid(np.linspace(-4, 4, 801), np.linspace(-4, 4, 801)), axis=-1).reshape(-1, 2)
 

@@ -1,4 +1,4 @@
-"""Our layout of library objects (benchmarks/odi/panorama_layout.py) and the furnished panorama scenes
+"""Our layout of library objects (assets/room_layout.py) and the furnished panorama scenes
 (benchmarks/odi/synthetic_panoramas.furnish): footprints inside the room, on the floor, apart from each other and from
 the scene's other objects, heights of their class, the camera at eye height; and one tiny render with two
 stand-in `.blend` assets whose instance ids land in the truth map with their classes."""
@@ -15,15 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.odi.asset_library import (
+from benchfoundry.assets.asset_library import (
     AssetLibrary,
     LibraryAsset,
     file_sha256,
     read_library,
     write_manifest,
 )
-from benchfoundry.benchmarks.odi.config import SyntheticPanoramaConfig
-from benchfoundry.benchmarks.odi.panorama_layout import (
+from benchfoundry.assets.room_layout import (
     CLASS_HEIGHTS_M,
     EYE_HEIGHT_M,
     WALL_GAP_M,
@@ -32,6 +31,7 @@ from benchfoundry.benchmarks.odi.panorama_layout import (
     Request,
     place,
 )
+from benchfoundry.benchmarks.odi.config import ASSET_LIBRARY_FIELD, SyntheticPanoramaConfig
 from benchfoundry.benchmarks.odi.synthetic_panoramas import furnish, index_map_from_pass, render_spec, scene_named
 from benchfoundry.core.render_spec import LibraryObject, Primitive, write_spec
 from benchfoundry.pipeline import render_client
@@ -307,7 +307,7 @@ def stand_in_library(tmp_path_factory: pytest.TempPathFactory) -> AssetLibrary:
             )
         )
     write_manifest(root, assets, [])
-    return read_library(root)
+    return read_library(root, field=ASSET_LIBRARY_FIELD)
 
 
 @pytest.mark.blender

@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from benchfoundry.assets.asset_library import AssetLibrary, LibraryAsset
 from benchfoundry.benchmarks.odi import synthetic_panoramas as sp
-from benchfoundry.benchmarks.odi.asset_library import AssetLibrary, LibraryAsset
 from benchfoundry.benchmarks.odi.budget import choose
 from benchfoundry.benchmarks.odi.build_plan import plan_config, planned_items
 from benchfoundry.benchmarks.odi.identity import TASKS

@@ -10,6 +10,9 @@ from pydantic import Field, model_validator
 from benchfoundry.benchmarks.odi.qa_config import OdiQaConfig
 from benchfoundry.configs.base import MAX_COUNT, DenoisedRenderSection, FovDegrees, Section
 
+#: The config field that names the panoramas' asset library, in every error about reading it.
+ASSET_LIBRARY_FIELD = "odi.synthetic.asset_library"
+
 
 class SphereConfig(Section):
     """Sphere geometry (DESIGN §3.1, §3.3): cube faces, Omni-CoT views and crops."""

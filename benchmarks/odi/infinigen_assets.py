@@ -4,7 +4,7 @@ Infinigen lives in its own virtual environment (`make assets-infinigen`: it pins
 the project's cannot hold), so each asset is one call of that environment's Python on
 render/infinigen_asset.py: one factory, one seed, a `.blend` of one mesh object and a JSON of its bounding box,
 vertex count, front and Infinigen's version. The calls run in parallel (`workers`); after each the manifest
-(benchmarks/odi/asset_library.py) is replaced atomically, so a rerun skips every asset already listed with its file
+(assets/asset_library.py) is replaced atomically, so a rerun skips every asset already listed with its file
 and hash, and a failed asset is a problem row that the next run tries again.
 """
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.benchmarks.odi.asset_library import (
+from benchfoundry.assets.asset_library import (
     MANIFEST_NAME,
     LibraryAsset,
     LibraryError,

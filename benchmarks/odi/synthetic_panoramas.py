@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from benchfoundry.benchmarks.odi.asset_library import AssetLibrary, read_library
-from benchfoundry.benchmarks.odi.config import SyntheticPanoramaConfig
+from benchfoundry.assets.asset_library import AssetLibrary, read_library
+from benchfoundry.assets.room_layout import EYE_HEIGHT_M, Obstacle, Placement, Request, place
+from benchfoundry.benchmarks.odi.config import ASSET_LIBRARY_FIELD, SyntheticPanoramaConfig
 from benchfoundry.benchmarks.odi.descriptions import colour_name, with_article
-from benchfoundry.benchmarks.odi.panorama_layout import EYE_HEIGHT_M, Obstacle, Placement, Request, place
 from benchfoundry.benchmarks.odi.panorama_parts import Part, Wall, door, pane_window, skirting, window
 from benchfoundry.benchmarks.odi.sphere_images import write_image
 from benchfoundry.configs.person import PersonConfig
@@ -374,7 +374,7 @@ def _on_floor(thing: Thing) -> bool:
 
 def furnish(scene: PanoramaScene, library: AssetLibrary, seed: int) -> PanoramaScene:
     """The scene with each floor-standing object of a class the library holds replaced by a library object,
-    arranged by our layout (benchmarks/odi/panorama_layout.py) from where the primitive stood (against the walls
+    arranged by our layout (assets/room_layout.py) from where the primitive stood (against the walls
     in a room with walls), the camera at eye height; the other objects, people and signs stay, as obstacles of the
     layout, and so do the doorways."""
     wanted = [k for k, t in enumerate(scene.things) if t.category in library.categories and _on_floor(t)]
@@ -597,7 +597,9 @@ def render_scene(
 ) -> dict[str, Any]:
     """Render one scene into `folder` unless its files are there with the same spec; returns a summary."""
     scene = scene_named(name, seed)
-    library = None if settings.asset_library is None else read_library(settings.asset_library)
+    library = (
+        None if settings.asset_library is None else read_library(settings.asset_library, field=ASSET_LIBRARY_FIELD)
+    )
     if library is not None:
         scene = furnish(scene, library, seed)
     scene = posed(scene, seed)

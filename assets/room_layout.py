@@ -1,17 +1,18 @@
-"""Our layout of library objects on a panorama scene's floor (issue 37): pure functions, no Blender.
+"""Our layout of library objects on a room's floor (issues 37, 50), shared by every benchmark that draws rooms from
+an asset library: pure functions, no Blender.
 
-Each request asks for an object of a class near an anchor (azimuth θ and distance from the camera, as the
-scene's primitive stood). The layout picks one of the class's assets (seeded), scales it so its height lies in
-the class's range (`CLASS_HEIGHTS_M`; the manifest's bounding box gives the height), and arranges it as people
-arrange a room: in a room with walls a sofa, a bookcase, a bed or a television stands with its back to the nearest
-wall, its front into the room; a chair stands at a side of a table and faces it, or without a table faces the
-sofa; a lamp stands beside the end of the sofa; a rug lies where it was drawn, square to the room; anything else
-(and everything in a courtyard) turns its front (the manifest's `front_deg`) to the camera. Each is moved the
-least from where its rule wants it so that its footprint (an oriented rectangle, benchmarks/odi/footprints.py)
-stays inside the floor, clear of the camera, the scene's fixed obstacles and the footprints placed before it (a
-rug, lying flat, needs only the floor, and the others stand on it). Tables and sofas are placed first.
+Each request asks for an object of a class near an anchor (azimuth θ and distance from the camera, or from the
+room's centre, as the scene's stand-in stood). The layout picks one of the class's assets (seeded), scales it so its
+height lies in the class's range (`CLASS_HEIGHTS_M`; the manifest's bounding box gives the height), and arranges it
+as people arrange a room: in a room with walls a sofa, a bookcase, a bed or a television stands with its back to the
+nearest wall, its front into the room; a chair stands at a side of a table and faces it, or without a table faces
+the sofa; a lamp stands beside the end of the sofa; a rug lies where it was drawn, square to the room; anything else
+(and everything in a courtyard) turns its front (the manifest's `front_deg`) to the camera. Each is moved the least
+from where its rule wants it so that its footprint (an oriented rectangle, assets/footprints.py) stays inside the
+floor, clear of the camera, the scene's fixed obstacles and pieces and the footprints placed before it (a rug, lying
+flat, needs only the floor, and the others stand on it). Tables and sofas are placed first.
 
-World axes as benchmarks/odi/synthetic_panoramas.py: +Z up, the camera on the z axis, θ = atan2(x, y).
+World axes: +Z up, the floor's centre (where a panorama's camera stands) on the z axis, θ = atan2(x, y).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from benchfoundry.benchmarks.odi.asset_library import AssetLibrary, LibraryAsset
-from benchfoundry.benchmarks.odi.footprints import Footprint, inside, meets_circle, overlaps
+from benchfoundry.assets.asset_library import AssetLibrary, LibraryAsset
+from benchfoundry.assets.footprints import Footprint, inside, meets_circle, overlaps
 
 #: The camera's height over the floor in a library scene: a standing adult's eyes (m).
 EYE_HEIGHT_M = 1.6
@@ -255,9 +256,11 @@ def place(
     obstacles: list[Obstacle],
     rng: np.random.Generator,
     walls: bool = False,
+    fixed: tuple[Footprint, ...] = (),
 ) -> tuple[Placement, ...]:
-    """One placement per request, in order (module docstring; `walls`: the floor is a room's, bounded by walls);
-    a class the library lacks, or a request that fits nowhere, is a ValueError naming it."""
+    """One placement per request, in order (module docstring; `walls`: the floor is a room's, bounded by walls;
+    `fixed`: footprints of pieces that stay where they are, kept clear of as placed ones are); a class the library
+    lacks, or a request that fits nowhere, is a ValueError naming it."""
     assets = []
     for request in requests:
         of_class = library.of_class(request.category)
@@ -272,7 +275,7 @@ def place(
             scale *= min(1.0, FLAT_SHARE * 2 * min(room_half) / (max(asset.size[:2]) * scale))
         sx, sy, _ = (v * scale for v in asset.size)
         shape = Footprint(0.0, 0.0, sx / 2, sy / 2, -(asset.front_deg or 0.0))
-        standing = [p.footprint for p in placed.values() if p.category not in FLAT]
+        standing = [*fixed, *(p.footprint for p in placed.values() if p.category not in FLAT)]
         for spot in _spots(request, shape, room_half, walls, list(placed.values())):
             placement = _placement(request.category, asset, scale, spot)
             if _free(placement, room_half, obstacles, standing):

@@ -1,11 +1,12 @@
-"""An asset library: `.blend` files of single objects and the manifest that describes them (issue 37).
+"""An asset library: `.blend` files of single objects and the manifest that describes them (issues 37, 50), read by
+every benchmark that draws rooms from one (assets/room_layout.py).
 
-A library is a folder holding `manifest.json` and the files it names by relative path. Each row says what one
-file holds: its class (an ODI category), the seed and generator (and version) that made it, the one object to
-append from it, that object's bounding box in its own frame (origin at the bottom centre, +Z up, metres), its
-vertex count, where its front faces (`front_deg`, measured from its geometry when the asset was made) and the file's
-SHA-256. The reader refuses anything else, naming the file and the field; the
-writer replaces the manifest atomically, so an interrupted generation leaves the previous, valid one.
+A library is a folder holding `manifest.json` and the files it names by relative path. Each row says what one file
+holds: its class, the seed and generator (and version) that made it, the one object to append from it, that object's
+bounding box in its own frame (origin at the bottom centre, +Z up, metres), its vertex count, where its front faces
+(`front_deg`, measured from its geometry when the asset was made) and the file's SHA-256. The reader refuses anything
+else, naming the config field, the file and the row's field; the writer replaces the manifest atomically, so an
+interrupted generation leaves the previous, valid one.
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ MANIFEST_NAME = "manifest.json"
 FORMAT = "benchfoundry-asset-library"
 #: Version 2 added `front_deg`: a version-1 library is remade (its fronts were never measured).
 FORMAT_VERSION = 2
-#: The config field that names a library, in every error about one read for a build.
-CONFIG_FIELD = "odi.synthetic.asset_library"
 
 
 class LibraryError(ValueError):
@@ -142,9 +141,7 @@ def asset_row(asset: LibraryAsset) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(asset).items()}
 
 
-def read_library(
-    root: str | Path, *, field: str = CONFIG_FIELD, verify_files: bool = True, allow_empty: bool = False
-) -> AssetLibrary:
+def read_library(root: str | Path, *, field: str, verify_files: bool = True, allow_empty: bool = False) -> AssetLibrary:
     """The library at `root`, checked strictly: the manifest's format and every row (at least one unless
     `allow_empty`); with `verify_files`, each file inside the folder, present and of its recorded hash. Any
     fault is one LibraryError line."""
