@@ -394,7 +394,10 @@ def scan_case(work: Path, reps: int) -> dict[str, float]:
 
     config = load_config("smoke", [])
     settings = ss.RenderSettings(
-        **{**config.viewspatial.synthetic.model_dump(exclude={"layout", "frame_step"}), "seed": config.seed}
+        **{
+            **config.viewspatial.synthetic.model_dump(exclude={"layout", "frame_step", "scans", "asset_library"}),
+            "seed": config.seed,
+        }
     )
     scene_id, mirrored = next(iter(ss.SYNTHETIC_SCENES.values()))
     room = ss.synthetic_room(scene_id, mirrored)

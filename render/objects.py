@@ -1,4 +1,5 @@
-"""Labelled objects of a render spec: primitives (`Primitive`, plain or with a procedural surface) and signs."""
+"""Labelled objects of a render spec: primitives (`Primitive`, plain or with a procedural surface), signs and
+objects appended from an asset library (`LibraryObject`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import bpy
 
-from benchfoundry.core.render_spec import Primitive, Sign
+from benchfoundry.core.render_spec import LibraryObject, Primitive, Sign
 from benchfoundry.render.surfaces import surface_material
 
 _PRIMITIVES = {
@@ -62,3 +63,21 @@ def remove_object(obj: Any) -> None:
     unused = [m for m in materials if m.users == 0]
     if unused:
         bpy.data.batch_remove(unused)
+
+
+def add_library_object(scene: Any, name: str, spec: LibraryObject) -> Any:
+    """Append `spec.object_name` (one mesh object, an asset library's) from its `.blend` as a copy, place
+    it and give it the instance's pass index."""
+    with bpy.data.libraries.load(spec.blend, link=False) as (source, target):
+        if spec.object_name not in source.objects:
+            raise ValueError(f"{spec.blend}: no object {spec.object_name!r} (the asset library's manifest is stale)")
+        target.objects = [spec.object_name]
+    obj = target.objects[0]
+    obj.name = name
+    obj.parent = None
+    obj.location = spec.location
+    obj.rotation_euler = (0.0, 0.0, math.radians(spec.yaw_deg))
+    obj.scale = (spec.scale, spec.scale, spec.scale)
+    obj.pass_index = spec.pass_index
+    scene.collection.objects.link(obj)
+    return obj

@@ -18,7 +18,7 @@ import bpy
 from benchfoundry.core.render_spec import LibraryObject, PanoramaShard
 from benchfoundry.render.engine import apply_engine
 from benchfoundry.render.lighting import apply_lighting
-from benchfoundry.render.objects import add_primitive, add_sign
+from benchfoundry.render.objects import add_library_object, add_primitive, add_sign
 from benchfoundry.render.passes import index_outputs, render_indexed
 from benchfoundry.render.person import add_person
 
@@ -37,24 +37,6 @@ def _camera(scene: Any, height_m: float) -> Any:
     obj.rotation_euler = (math.pi / 2, 0.0, 0.0)
     scene.collection.objects.link(obj)
     scene.camera = obj
-    return obj
-
-
-def add_library_object(scene: Any, name: str, spec: LibraryObject) -> Any:
-    """Append `spec.object_name` (one mesh object, an asset library's) from its `.blend` as a copy, place
-    it and give it the instance's pass index."""
-    with bpy.data.libraries.load(spec.blend, link=False) as (source, target):
-        if spec.object_name not in source.objects:
-            raise ValueError(f"{spec.blend}: no object {spec.object_name!r} (the asset library's manifest is stale)")
-        target.objects = [spec.object_name]
-    obj = target.objects[0]
-    obj.name = name
-    obj.parent = None
-    obj.location = spec.location
-    obj.rotation_euler = (0.0, 0.0, math.radians(spec.yaw_deg))
-    obj.scale = (spec.scale, spec.scale, spec.scale)
-    obj.pass_index = spec.pass_index
-    scene.collection.objects.link(obj)
     return obj
 
 

@@ -5,13 +5,15 @@ Builds the room from the spec once, in a fresh file, then renders each frame (on
 Cycles into the spec's `out_dir` (a relative one is relative to the spec file's folder): colour to
 `frame-<id>.color.png`, and the Z pass (planar depth along the view axis, which is what ScanNet's depth holds)
 through the compositor to EXR, converted to uint16 millimetres, subsampled by `depth_stride`, as
-`frame-<id>.depth.npy`. Frames go to disk as they are rendered.
+`frame-<id>.depth.npy`. Frames go to disk as they are rendered. Library objects are appended from their `.blend`
+files, and their placed triangles written to `LIBRARY_MESHES` before the first frame.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,8 +23,9 @@ import numpy as np
 from mathutils import Matrix
 
 from benchfoundry.core.camera import opencv_to_blender
-from benchfoundry.core.render_spec import ScanRoomShard
+from benchfoundry.core.render_spec import LIBRARY_MESHES, ScanRoomShard
 from benchfoundry.render.engine import set_denoiser
+from benchfoundry.render.objects import add_library_object
 from benchfoundry.render.surfaces import surface_material
 
 if TYPE_CHECKING:
@@ -55,6 +58,8 @@ def build_scene(spec: ScanRoomShard) -> bpy.types.Object:
         mesh.materials.append(surface_material(part.name, part.color, 0.8, 0.0, part.surface))
         obj = bpy.data.objects.new(part.name, mesh)
         scene.collection.objects.link(obj)
+    for k, placed in enumerate(spec.library):
+        add_library_object(scene, f"library{k}", placed)
     for i, lamp in enumerate(spec.lamps):
         data = bpy.data.lights.new(f"light{i}", "AREA")
         data.size = lamp.size
@@ -73,6 +78,39 @@ def build_scene(spec: ScanRoomShard) -> bpy.types.Object:
     scene.collection.objects.link(camera)
     scene.camera = camera
     return camera
+
+
+def placed_triangles(obj: bpy.types.Object, max_faces: int) -> tuple[np.ndarray, np.ndarray]:
+    """The object's triangles in world metres: (vertices n × 3, faces m × 3). Above `max_faces` triangles, Blender's
+    collapse decimation cuts them down to about that many, in the viewport's evaluation only: the render keeps all."""
+    obj.data.calc_loop_triangles()
+    count = len(obj.data.loop_triangles)
+    if count > max_faces:
+        decimate = obj.modifiers.new("export decimation", "DECIMATE")
+        decimate.ratio = max_faces / count
+        decimate.show_render = False
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    mesh = evaluated.to_mesh()
+    mesh.calc_loop_triangles()
+    co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", co)
+    faces = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int32)
+    mesh.loop_triangles.foreach_get("vertices", faces)
+    evaluated.to_mesh_clear()
+    world = np.asarray(evaluated.matrix_world, dtype=np.float64)
+    vertices = co.reshape(-1, 3).astype(np.float64) @ world[:3, :3].T + world[:3, 3]
+    return vertices, faces.reshape(-1, 3).astype(np.int64)
+
+
+def write_library_meshes(objects: list[bpy.types.Object], max_faces: int, path: Path) -> None:
+    """`vertices_<k>` and `faces_<k>` of each placed library object, as one `.npz`, atomically."""
+    arrays: dict[str, np.ndarray] = {}
+    for k, obj in enumerate(objects):
+        arrays[f"vertices_{k}"], arrays[f"faces_{k}"] = placed_triangles(obj, max_faces)
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("wb") as sink:
+        np.savez(sink, **arrays)
+    os.replace(partial, path)
 
 
 def _file_output(tree: bpy.types.NodeTree, out_dir: Path, file_format: str, item: str, socket: str) -> bpy.types.Node:
@@ -124,6 +162,9 @@ def render_scan_room(spec: ScanRoomShard) -> list[float]:
     out_dir = Path(spec.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     camera = build_scene(spec)
+    if spec.library:
+        library = [bpy.data.objects[f"library{k}"] for k in range(len(spec.library))]
+        write_library_meshes(library, spec.library_faces, out_dir / LIBRARY_MESHES)
     nodes = frame_outputs(out_dir)
     seconds = []
     for frame in spec.frames:

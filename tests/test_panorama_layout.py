@@ -5,22 +5,17 @@ stand-in `.blend` assets whose instance ids land in the truth map with their cla
 
 from __future__ import annotations
 
-import json
 import math
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from stand_in_library import make_library
 
 from benchfoundry.assets.asset_library import (
     AssetLibrary,
     LibraryAsset,
-    file_sha256,
-    read_library,
-    write_manifest,
 )
 from benchfoundry.assets.room_layout import (
     CLASS_HEIGHTS_M,
@@ -261,53 +256,10 @@ def test_the_spec_of_a_furnished_scene_carries_library_objects_with_the_instance
     assert spec.camera_height_m == EYE_HEIGHT_M
 
 
-#: Builds stand-in assets with the project's bpy, in a subprocess (bpy lives only in render/).
-_MAKE_BLENDS = r"""
-import json, sys
-import bpy
-out = []
-for path, size, rgb in json.loads(sys.argv[1]):
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    sx, sy, sz = size
-    verts = [(x, y, z) for z in (0.0, sz) for y in (-sy / 2, sy / 2) for x in (-sx / 2, sx / 2)]
-    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-    mesh = bpy.data.meshes.new("asset")
-    mesh.from_pydata(verts, [], faces)
-    mat = bpy.data.materials.new("stand-in")
-    mat.diffuse_color = (*rgb, 1.0)
-    mesh.materials.append(mat)
-    obj = bpy.data.objects.new("asset", mesh)
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.ops.wm.save_as_mainfile(filepath=path)
-    out.append({"vertices": len(mesh.vertices)})
-print(json.dumps(out))
-"""
-
-
 @pytest.fixture(scope="module")
 def stand_in_library(tmp_path_factory: pytest.TempPathFactory) -> AssetLibrary:
-    root = tmp_path_factory.mktemp("library")
     wanted = [("chair", (0.6, 0.6, 0.95), (0.6, 0.1, 0.1)), ("sofa", (1.9, 0.9, 0.8), (0.1, 0.2, 0.6))]
-    for category, _, _ in wanted:
-        (root / category).mkdir()
-    jobs = [[str(root / c / f"{c}_1.blend"), size, rgb] for c, size, rgb in wanted]
-    done = subprocess.run(
-        [sys.executable, "-c", _MAKE_BLENDS, json.dumps(jobs)], capture_output=True, text=True, check=True
-    )
-    counts = json.loads(done.stdout.strip().splitlines()[-1])
-    assets = []
-    for (category, size, _), count in zip(wanted, counts, strict=True):
-        asset = _asset(category, 1, size)
-        assets.append(
-            replace(
-                asset,
-                path=f"{category}/{category}_1.blend",
-                vertices=count["vertices"],
-                sha256=file_sha256(root / category / f"{category}_1.blend"),
-            )
-        )
-    write_manifest(root, assets, [])
-    return read_library(root, field=ASSET_LIBRARY_FIELD)
+    return make_library(tmp_path_factory.mktemp("library"), wanted, ASSET_LIBRARY_FIELD)
 
 
 @pytest.mark.blender

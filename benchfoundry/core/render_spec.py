@@ -340,10 +340,14 @@ class ScanRoomFrame:
 @dataclass(frozen=True)
 class ScanRoomShard:
     """A synthetic ScanNet room: colour and planar depth (subsampled by `depth_stride`) per frame, into `out_dir`
-    (a relative one is relative to the spec file's folder, so that a spec kept in a build names no absolute path)."""
+    (a relative one is relative to the spec file's folder, so that a spec kept in a build names no absolute path).
+
+    Its `library` objects (an asset library's) are appended from their `.blend` files; their triangles as placed,
+    each cut down to at most `library_faces`, go to `out_dir/LIBRARY_MESHES` before the first frame, so that the
+    scan's mesh holds what was rendered."""
 
     kind: ClassVar[str] = "scan_room"
-    version: ClassVar[int] = 2
+    version: ClassVar[int] = 3
     scene_id: str
     out_dir: str
     width: int
@@ -355,6 +359,13 @@ class ScanRoomShard:
     parts: tuple[MeshPart, ...]
     lamps: tuple[AreaLamp, ...]
     frames: tuple[ScanRoomFrame, ...]
+    library: tuple[LibraryObject, ...] = ()
+    library_faces: int = 20_000
+
+
+#: The file in a `ScanRoomShard`'s `out_dir` with its library objects' placed triangles: `vertices_<k>` (float64,
+#: n × 3, world metres) and `faces_<k>` (int64, m × 3) of its k-th library object.
+LIBRARY_MESHES = "library_meshes.npz"
 
 
 Shard = RigShard | PanoramaShard | CocoShard | ScanRoomShard

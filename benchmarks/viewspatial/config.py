@@ -41,6 +41,11 @@ class SyntheticScanConfig(Section):
     depth_stride: int = Field(2, ge=1, description="depth is the colour grid subsampled by this factor")
     samples: int = Field(4, ge=1, description="Cycles samples per pixel")
     layout: str = Field("raw", pattern="^(raw|export)$", description="which written layout the build reads")
+    asset_library: Path | None = Field(
+        None,
+        description="folder of an asset library (manifest.json, `make assets-infinigen`): the rooms' pieces of its "
+        "classes are drawn from it and arranged by the room layout ODI's panoramas use; None keeps the boxes",
+    )
 
     @field_validator("scans")
     @classmethod

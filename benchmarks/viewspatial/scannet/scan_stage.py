@@ -138,8 +138,8 @@ def build_scan(
     The spec hashes hold the scan's file fingerprint, not its path.
     """
     scene = Path(scan_dir).name
-    # how many scans there are is no setting of one scan
-    synthetic = vs.synthetic.model_dump(exclude={"scans"}) if vs.scannet_root is None else None
+    # how many scans there are is no setting of one scan; what a library changes, the scan's fingerprint holds
+    synthetic = vs.synthetic.model_dump(exclude={"scans", "asset_library"}) if vs.scannet_root is None else None
     h_frames = spec_hash([scene, layout, scan_fingerprint(scan_dir, scene), synthetic, vs.coverage.model_dump()])
     excluded_ids = frozenset(vs.excluded_nyu40)
     excluded_labels = frozenset(s.strip().lower() for s in vs.excluded_labels)

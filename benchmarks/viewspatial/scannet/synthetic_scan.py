@@ -12,7 +12,7 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from benchfoundry.benchmarks.viewspatial.config import MAX_SYNTHETIC_SCANS
+from benchfoundry.assets.asset_library import AssetLibrary
+from benchfoundry.benchmarks.viewspatial.scannet.library_room import LibraryPiece, furnish
 from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import (
     ScanFormatError,
     ScanFrame,
@@ -35,175 +36,31 @@ from benchfoundry.benchmarks.viewspatial.scannet.scannet_write import (
     write_segs_json,
     write_sens,
 )
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_room import (
+    SYNTHETIC_SCENES,
+    Room,
+    SyntheticScene,
+    scene_room,
+    synthetic_room,
+    synthetic_scenes,
+    walk_phase,
+)
 from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.camera import opencv_camera_to_world
 from benchfoundry.core.image_decode import decode_file
-from benchfoundry.core.render_spec import AreaLamp, MeshPart, ScanRoomFrame, ScanRoomShard, to_json, write_spec
-from benchfoundry.core.seeding import item_rng
+from benchfoundry.core.render_spec import (
+    LIBRARY_MESHES,
+    AreaLamp,
+    MeshPart,
+    ScanRoomFrame,
+    ScanRoomShard,
+    to_json,
+    write_spec,
+)
 from benchfoundry.pipeline import render_client
 
 #: NYU40 ids of the room's structure.
 STRUCTURE_NYU40 = {"wall": 1, "floor": 2, "ceiling": 22}
-
-
-@dataclass(frozen=True)
-class Furniture:
-    """A labelled box standing in the room: raw label, NYU40 id, centre and size in metres, RGB 0–1."""
-
-    label: str
-    nyu40_id: int
-    center: tuple[float, float, float]
-    size: tuple[float, float, float]
-    color: tuple[float, float, float]
-
-    @property
-    def lo(self) -> np.ndarray:
-        return np.asarray(self.center) - np.asarray(self.size) / 2.0
-
-    @property
-    def hi(self) -> np.ndarray:
-        return np.asarray(self.center) + np.asarray(self.size) / 2.0
-
-
-@dataclass(frozen=True)
-class Room:
-    """A box-shaped room with its corner at the origin, z up (ScanNet's axes), and its furniture."""
-
-    scene_id: str
-    size: tuple[float, float, float]
-    furniture: tuple[Furniture, ...]
-
-
-#: A 6 × 5 × 2.8 m room; chairs repeat, the other categories occur once; the trash can maps to
-#: NYU40 "otherprop" (40) and is excluded from questions. Pieces stand at different depths and heights, as a
-#: ScanNet room's do: a table and a bag in the middle (in front of the far walls from the camera walk), things on
-#: others or on the wall above them (pillow on the bed, books on the nightstand, television over the cabinet,
-#: whiteboard over the desk, window over the sofa), so that Cam-Rel. Dir. finds pairs of every released direction
-#: (front, back, above, down and their mixes), not only left and right. A box stands at the desk's front edge, as
-#: the release's lamp on a nightstand or clothes on a table do: seen across the room, the desk lies behind and
-#: below it steeply enough for the camera's pitch (front-down; the box back-up of the desk), which no other
-#: pair gives.
-BASE_FURNITURE: tuple[Furniture, ...] = (
-    Furniture("bed", 4, (1.20, 3.95, 0.25), (2.00, 1.60, 0.50), (0.75, 0.25, 0.25)),
-    Furniture("pillow", 18, (0.55, 3.95, 0.58), (0.45, 0.70, 0.16), (0.92, 0.92, 0.85)),
-    Furniture("picture", 11, (1.20, 4.97, 1.75), (0.90, 0.05, 0.60), (0.95, 0.80, 0.20)),
-    Furniture("nightstand", 32, (2.55, 4.70, 0.30), (0.45, 0.40, 0.60), (0.50, 0.30, 0.12)),
-    Furniture("books", 23, (2.55, 4.70, 0.68), (0.28, 0.22, 0.16), (0.15, 0.30, 0.65)),
-    Furniture("sofa", 6, (4.50, 4.45, 0.40), (2.00, 0.90, 0.80), (0.20, 0.35, 0.75)),
-    Furniture("window", 9, (4.50, 4.97, 1.75), (1.20, 0.05, 0.90), (0.70, 0.85, 0.95)),
-    Furniture("tv", 25, (4.50, 0.06, 1.25), (1.20, 0.10, 0.70), (0.05, 0.05, 0.05)),
-    Furniture("cabinet", 3, (4.50, 0.30, 0.30), (1.40, 0.50, 0.60), (0.60, 0.45, 0.30)),
-    Furniture("refrigerator", 24, (0.45, 0.45, 0.90), (0.80, 0.80, 1.80), (0.90, 0.90, 0.92)),
-    Furniture("desk", 14, (2.50, 0.45, 0.375), (1.40, 0.70, 0.75), (0.55, 0.35, 0.15)),
-    Furniture("whiteboard", 30, (2.50, 0.03, 1.65), (1.20, 0.05, 0.80), (0.97, 0.97, 0.97)),
-    Furniture("box", 29, (2.45, 0.66, 0.86), (0.35, 0.25, 0.22), (0.80, 0.60, 0.40)),
-    Furniture("chair", 5, (2.20, 1.15, 0.45), (0.50, 0.50, 0.90), (0.15, 0.60, 0.25)),
-    Furniture("chair", 5, (2.95, 1.25, 0.45), (0.50, 0.50, 0.90), (0.15, 0.60, 0.25)),
-    Furniture("table", 7, (3.00, 2.55, 0.225), (1.10, 0.60, 0.45), (0.45, 0.28, 0.12)),
-    Furniture("bag", 37, (3.90, 3.05, 0.20), (0.40, 0.25, 0.40), (0.70, 0.15, 0.40)),
-    Furniture("lamp", 35, (5.75, 2.50, 0.80), (0.30, 0.30, 1.60), (0.95, 0.95, 0.70)),
-    Furniture("bookshelf", 10, (0.20, 2.20, 0.90), (0.40, 1.00, 1.80), (0.45, 0.25, 0.10)),
-    Furniture("trash can", 40, (5.70, 0.40, 0.20), (0.30, 0.30, 0.40), (0.30, 0.30, 0.30)),
-)
-ROOM_SIZE = (6.0, 5.0, 2.8)
-#: What the rooms hold beyond their config (part of each scan's marker): 2 adds the pieces at other depths and
-#: heights (pillow, nightstand, books, window, cabinet, whiteboard, table, bag); 3 the box on the desk; 4 the
-#: procedural surfaces (`SURFACE_OF`: floorboards, plaster, wood, fabric, a daylit window) and the denoiser.
-ROOM_VERSION = 4
-#: The two synthetic scans: one for the benchmark (val) split, its mirror image for training.
-SYNTHETIC_SCENES: dict[str, tuple[str, bool]] = {"val": ("scene0900_00", False), "train": ("scene0901_00", True)}
-#: How far (m) a free-standing piece of a varied room moves along each axis, either way.
-VARIANT_SHIFT_M = 0.3
-#: Furniture taller than this (m) stays where it is in a varied room, out of the camera walk's way.
-VARIANT_MAX_TOP_M = 1.2
-
-
-@dataclass(frozen=True)
-class SyntheticScene:
-    """One synthetic scan: its id, split and index in the split. Index 0 is the split's room of
-    SYNTHETIC_SCENES; a later index is a variant of it (`scene_room`), walked from another start."""
-
-    scene_id: str
-    split: str
-    index: int
-
-
-def synthetic_scenes(scans: Mapping[str, int] | None = None) -> list[SyntheticScene]:
-    """The synthetic scans of each split of SYNTHETIC_SCENES (val first), `scans[split]` of them (None: one
-    each): scene0900_00, scene0902_00, … (val) and scene0901_00, scene0903_00, … (train)."""
-    counts = dict.fromkeys(SYNTHETIC_SCENES, 1) if scans is None else scans
-    unknown = sorted(set(counts) - set(SYNTHETIC_SCENES))
-    if unknown:
-        raise ValueError(f"synthetic scans of unknown splits {unknown}: only {sorted(SYNTHETIC_SCENES)}")
-    scenes = []
-    for split, (first, _) in SYNTHETIC_SCENES.items():
-        n = counts.get(split, 0)
-        if not 0 <= n <= MAX_SYNTHETIC_SCANS:
-            raise ValueError(f"{n} synthetic scans of {split}: at most {MAX_SYNTHETIC_SCANS}")
-        base = int(first[len("scene") : len("scene") + 4])
-        scenes += [SyntheticScene(f"scene{base + 2 * k:04d}_00", split, k) for k in range(n)]
-    return scenes
-
-
-def _overlaps(lo: np.ndarray, hi: np.ndarray, others: Sequence[Furniture], gap: float = 0.05) -> bool:
-    return any(bool(np.all(lo < o.hi + gap) and np.all(o.lo - gap < hi)) for o in others)
-
-
-def scene_room(scene: SyntheticScene) -> Room:
-    """The room of a synthetic scan. Index 0: its split's room of SYNTHETIC_SCENES, as drawn. A later index: that
-    room mirrored in x and/or y (the four ways in turn), each free-standing piece no taller than
-    VARIANT_MAX_TOP_M moved up to VARIANT_SHIFT_M along the axes on which it touches no wall (a draw that would
-    leave the room or meet another piece is drawn again, then given up), drawn from the scan's id alone (a scan
-    is data, the same in every build)."""
-    mirrored = SYNTHETIC_SCENES[scene.split][1]
-    room = synthetic_room(scene.scene_id, mirrored)
-    if scene.index == 0:
-        return room
-    size = np.asarray(room.size)
-    k = scene.index + int(mirrored)
-    flips = (k % 2 == 1, (k // 2) % 2 == 1)
-    placed = []
-    for f in room.furniture:
-        c = np.asarray(f.center, float)
-        for axis, flip in enumerate(flips):
-            if flip:
-                c[axis] = size[axis] - c[axis]
-        placed.append(replace(f, center=(float(c[0]), float(c[1]), float(c[2]))))
-    rng = item_rng(0, "viewspatial.synthetic_scan.room", scene.scene_id)
-    for i, f in enumerate(placed):
-        if f.hi[2] > VARIANT_MAX_TOP_M:
-            continue
-        free = [a for a in (0, 1) if f.lo[a] > 0.1 and f.hi[a] < size[a] - 0.1]
-        others = placed[:i] + placed[i + 1 :]
-        for _ in range(8):
-            c = np.asarray(f.center, float)
-            for a in free:
-                c[a] += rng.uniform(-VARIANT_SHIFT_M, VARIANT_SHIFT_M)
-            half = np.asarray(f.size) / 2.0
-            lo, hi = c - half, c + half
-            if np.all(lo[:2] >= 0.1) and np.all(hi[:2] <= size[:2] - 0.1) and not _overlaps(lo, hi, others):
-                placed[i] = replace(f, center=(float(c[0]), float(c[1]), float(c[2])))
-                break
-    return Room(scene.scene_id, room.size, tuple(placed))
-
-
-def walk_phase(scene: SyntheticScene) -> float:
-    """Where a synthetic scan's camera walk starts on its loop (radians): 0 for index 0, else drawn from its id."""
-    if scene.index == 0:
-        return 0.0
-    return float(item_rng(0, "viewspatial.synthetic_scan.walk", scene.scene_id).uniform(0.0, 2.0 * math.pi))
-
-
-def synthetic_room(scene_id: str, mirrored: bool = False) -> Room:
-    """The base room, or its mirror image in x (a different layout with the same objects)."""
-    if not mirrored:
-        return Room(scene_id, ROOM_SIZE, BASE_FURNITURE)
-    width = ROOM_SIZE[0]
-    furniture = tuple(
-        Furniture(f.label, f.nyu40_id, (width - f.center[0], f.center[1], f.center[2]), f.size, f.color)
-        for f in BASE_FURNITURE
-    )
-    return Room(scene_id, ROOM_SIZE, furniture)
 
 
 # --- cameras ------------------------------------------------------------------------------------
@@ -304,55 +161,80 @@ SURFACE_OF: dict[str, str] = {
 }
 
 
-def room_mesh(room: Room) -> RoomMesh:
+#: Edge (m) of the cells that cut a library object's surface into segments, as ScanNet's over-segmentation cuts a
+#: scanned surface into patches.
+LIBRARY_SEGMENT_M = 0.25
+
+
+def room_mesh(
+    room: Room, pieces: Sequence[LibraryPiece] = (), meshes: Sequence[tuple[np.ndarray, np.ndarray]] = ()
+) -> RoomMesh:
     """The room as ScanNet's mesh would hold it: every face of every box is one segment.
 
-    Structure: floor, ceiling and four walls (inward-facing quads, one object each); furniture:
-    closed boxes. `parts` lists each object's triangles and colour for the renderer.
+    Structure: floor, ceiling and four walls (inward-facing quads, one object each); furniture: closed boxes; then each
+    library piece with its placed triangles (`meshes`, the render worker's, in the pieces' order), cut into segments
+    by LIBRARY_SEGMENT_M cells. `parts` lists each box object's triangles and colour for the renderer (the library
+    pieces are appended from their files).
     """
+    if len(meshes) != len(pieces):
+        raise ValueError(f"{room.scene_id}: {len(meshes)} library meshes for {len(pieces)} library pieces")
     verts: list[np.ndarray] = []
-    faces: list[list[int]] = []
+    faces: list[np.ndarray] = []
     colors: list[np.ndarray] = []
-    segs: list[int] = []
+    segs: list[np.ndarray] = []
     groups: list[dict[str, Any]] = []
     parts: list[MeshPart] = []
     room_lo, room_hi = np.zeros(3), np.asarray(room.size, float)
+    counts = {"vertices": 0, "segments": 0}
 
-    def add_object(label: str, quads: list[np.ndarray], rgb: Sequence[float]) -> None:
+    def add_object(
+        label: str, vertices: np.ndarray, triangles: np.ndarray, seg: np.ndarray, rgb: Sequence[float]
+    ) -> int:
+        """Append one object (its segment ids counted from 0); returns its object id."""
         object_id = len(groups)
-        first_vertex, first_face = len(verts), len(faces)
-        seg_ids = []
-        for quad in quads:
-            seg = len(segs) // 4
-            base = len(verts)
-            verts.extend(quad)
-            segs.extend([seg] * 4)
-            colors.extend([np.round(np.asarray(rgb) * 255)] * 4)
-            faces.extend([[base, base + 1, base + 2], [base, base + 2, base + 3]])
-            seg_ids.append(seg)
-        groups.append({"objectId": object_id, "label": label, "segments": seg_ids})
+        verts.append(vertices)
+        faces.append(triangles + counts["vertices"])
+        colors.append(np.tile(np.round(np.asarray(rgb) * 255), (len(vertices), 1)))
+        segs.append(seg + counts["segments"])
+        groups.append(
+            {"objectId": object_id, "label": label, "segments": sorted(set((seg + counts["segments"]).tolist()))}
+        )
+        counts["vertices"] += len(vertices)
+        counts["segments"] += int(seg.max()) + 1
+        return object_id
+
+    def add_box_object(label: str, quads: list[np.ndarray], rgb: Sequence[float]) -> None:
+        vertices = np.concatenate(quads)
+        triangles = np.concatenate(
+            [[[4 * q, 4 * q + 1, 4 * q + 2], [4 * q, 4 * q + 2, 4 * q + 3]] for q in range(len(quads))]
+        )
+        object_id = add_object(label, vertices, triangles, np.repeat(np.arange(len(quads)), 4), rgb)
         parts.append(
             MeshPart(
                 name=f"{object_id:02d}_{label.replace(' ', '_')}",
                 color=tuple(float(c) for c in rgb),
-                vertices=tuple(map(tuple, np.asarray(verts[first_vertex:]).tolist())),
-                faces=tuple(map(tuple, (np.asarray(faces[first_face:]) - first_vertex).tolist())),
+                vertices=tuple(map(tuple, vertices.tolist())),
+                faces=tuple(map(tuple, triangles.tolist())),
                 surface=SURFACE_OF.get(label, ""),
             )
         )
 
-    add_object("floor", [_quad(room_lo, room_hi, 2, 0)[::-1]], (0.55, 0.45, 0.35))
-    add_object("ceiling", [_quad(room_lo, room_hi, 2, 1)[::-1]], (0.92, 0.92, 0.92))
+    add_box_object("floor", [_quad(room_lo, room_hi, 2, 0)[::-1]], (0.55, 0.45, 0.35))
+    add_box_object("ceiling", [_quad(room_lo, room_hi, 2, 1)[::-1]], (0.92, 0.92, 0.92))
     wall_colors = ((0.80, 0.78, 0.72), (0.72, 0.78, 0.80), (0.80, 0.74, 0.74), (0.76, 0.80, 0.72))
     for (axis, side), rgb in zip(((0, 0), (0, 1), (1, 0), (1, 1)), wall_colors):
-        add_object("wall", [_quad(room_lo, room_hi, axis, side)[::-1]], rgb)
+        add_box_object("wall", [_quad(room_lo, room_hi, axis, side)[::-1]], rgb)
     for item in room.furniture:
-        add_object(item.label, [_quad(item.lo, item.hi, a, s) for a, s in _BOX_FACES], item.color)
+        add_box_object(item.label, [_quad(item.lo, item.hi, a, s) for a, s in _BOX_FACES], item.color)
+    for piece, (vertices, triangles) in zip(pieces, meshes, strict=True):
+        cells = np.floor((vertices - vertices.min(axis=0)) / LIBRARY_SEGMENT_M).astype(np.int64)
+        _, seg = np.unique(cells, axis=0, return_inverse=True)
+        add_object(piece.label, vertices, triangles, seg.reshape(-1), piece.color)
     return RoomMesh(
-        vertices=np.asarray(verts, float),
-        faces=np.asarray(faces, np.int64),
-        colors=np.asarray(colors, np.uint8),
-        seg_indices=np.asarray(segs, np.int64),
+        vertices=np.concatenate(verts).astype(float),
+        faces=np.concatenate(faces).astype(np.int64),
+        colors=np.concatenate(colors).astype(np.uint8),
+        seg_indices=np.concatenate(segs).astype(np.int64),
         groups=groups,
         parts=parts,
     )
@@ -381,10 +263,16 @@ class RenderSettings:
 
 
 def render_spec(
-    room: Room, mesh: RoomMesh, poses: Sequence[np.ndarray], settings: RenderSettings, render_dir: str | Path
+    room: Room,
+    mesh: RoomMesh,
+    poses: Sequence[np.ndarray],
+    settings: RenderSettings,
+    render_dir: str | Path,
+    pieces: Sequence[LibraryPiece] = (),
 ) -> ScanRoomShard:
-    """What the Blender worker needs: image size, field of view, objects, lights, one pose per frame, and where the
-    frames go (`render_dir`; a relative one is relative to the spec file's folder).
+    """What the Blender worker needs: image size, field of view, objects (the library `pieces` by their files),
+    lights, one pose per frame, and where the frames go (`render_dir`; a relative one is relative to the spec file's
+    folder).
 
     A frame written with an `-inf` pose (tracking lost) is still rendered, from the next valid pose.
     """
@@ -412,6 +300,7 @@ def render_spec(
         frames=tuple(
             ScanRoomFrame(frame_id=i, pose_c2w=tuple(map(tuple, p.tolist()))) for i, p in enumerate(render_poses)
         ),
+        library=tuple(piece.placed for piece in pieces),
     )
 
 
@@ -439,6 +328,23 @@ def _rendered_depth(path: Path) -> np.ndarray:
     return depth
 
 
+def rendered_library_meshes(render_dir: str | Path, count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The worker's placed triangles of `count` library objects; a missing or malformed file raises ScanFormatError
+    naming it."""
+    path = Path(render_dir) / LIBRARY_MESHES
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meshes = [(data[f"vertices_{k}"], data[f"faces_{k}"]) for k in range(count)]
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise ScanFormatError(f"{path}: library meshes missing or unreadable ({exc})") from None
+    for k, (vertices, faces) in enumerate(meshes):
+        if vertices.ndim != 2 or vertices.shape[1:] != (3,) or faces.ndim != 2 or faces.shape[1:] != (3,):
+            raise ScanFormatError(f"{path}: library object {k}: vertices {vertices.shape}, faces {faces.shape}")
+        if len(vertices) == 0 or faces.size and (faces.min() < 0 or faces.max() >= len(vertices)):
+            raise ScanFormatError(f"{path}: library object {k}: no vertices, or faces out of its {len(vertices)}")
+    return meshes
+
+
 def rendered_frames(render_dir: str | Path, poses: Sequence[np.ndarray]) -> Iterator[ScanFrame]:
     """The worker's frames, read one at a time, with the walk's poses (including `-inf` ones).
 
@@ -459,9 +365,11 @@ def write_scan_annotations(scan_dir: str | Path, scene_id: str, mesh: RoomMesh) 
     write_aggregation_json(d / names["aggregation"], scene_id, mesh.groups)
 
 
-def make_synthetic_scan(root: str | Path, scene: SyntheticScene | str, settings: RenderSettings) -> dict[str, Any]:
+def make_synthetic_scan(
+    root: str | Path, scene: SyntheticScene | str, settings: RenderSettings, library: AssetLibrary | None = None
+) -> dict[str, Any]:
     """Render one synthetic scan (a split's name: its first) and write it as `scans/<scene>/` (`.sens`) and
-    `scans_export/<scene>/`.
+    `scans_export/<scene>/`; with a `library`, its pieces of the library's classes drawn from it (library_room).
 
     Returns a summary (scene id, frame count, invalid frames, Blender seconds). The render folder is kept in
     `render/<scene>/` so that a rerun after a crash only rewrites the scan files.
@@ -470,13 +378,15 @@ def make_synthetic_scan(root: str | Path, scene: SyntheticScene | str, settings:
         scene = SyntheticScene(SYNTHETIC_SCENES[scene][0], scene, 0)
     scene_id, split = scene.scene_id, scene.split
     room = scene_room(scene)
-    mesh = room_mesh(room)
     poses = camera_walk(room, settings.frames, phase=walk_phase(scene))
+    pieces: tuple[LibraryPiece, ...] = ()
+    if library is not None:
+        room, pieces = furnish(room, library)
     intrinsics = intrinsics_for(settings.width, settings.height, settings.hfov_deg, settings.depth_stride)
     root = Path(root)
     render_dir = root / "render" / scene_id
     # the frames go beside the spec file, which the render folder keeps: it names no absolute path
-    spec = render_spec(room, mesh, poses, settings, ".")
+    spec = render_spec(room, room_mesh(room), poses, settings, ".", pieces)
     spec_path = write_spec(render_dir / "spec.json", spec)
     # the hash leaves out where the frames go, so that a moved build is not rendered again
     where_free = json.dumps(to_json(replace(spec, out_dir="")), sort_keys=True, separators=(",", ":"))
@@ -488,6 +398,8 @@ def make_synthetic_scan(root: str | Path, scene: SyntheticScene | str, settings:
         run_render_worker(spec_path)
         rendered = {"spec_hash": spec_hash, "render_s": round(time.monotonic() - started, 2)}
         write_json_atomic(done, rendered)
+    meshes = rendered_library_meshes(render_dir, len(pieces)) if pieces else []
+    mesh = room_mesh(room, pieces, meshes)
     raw_dir, export_dir = root / "scans" / scene_id, root / "scans_export" / scene_id
     write_sens(raw_dir / scan_file_names(scene_id)["sens"], intrinsics, rendered_frames(render_dir, poses))
     write_export_layout(export_dir, intrinsics, rendered_frames(render_dir, poses))
