@@ -11,7 +11,7 @@ OUT ?= out/smoke
 
 space := $(subst ,, )
 
-.PHONY: venv demo test bench lock clean assets-infinigen test-infinigen readme-figures images base-image
+.PHONY: venv demo demo-realistic test bench lock clean assets-infinigen test-infinigen readme-figures images base-image
 
 venv: $(STAMP)
 
@@ -72,6 +72,15 @@ $(INFINIGEN_VENV)/.installed: constraints-infinigen.txt
 assets-infinigen: venv $(INFINIGEN_VENV)/.installed
 	$(BIN)/benchfoundry assets infinigen --classes "$(ASSET_CLASSES)" --per-class $(ASSET_PER_CLASS) \
 	  --seed $(ASSET_SEED) --library $(INFINIGEN_CACHE)/library --python $(INFINIGEN_VENV)/bin/python
+
+# make demo's build with the asset library wherever a room is drawn (ODI's panoramas, ViewSpatial's scans; SynDORBench
+# draws none): the library is made on first use (Infinigen's venv and its assets, above) and reused afterwards (a
+# rerun of assets-infinigen generates nothing, in about a second).
+REALISTIC_OUT ?= out/realistic
+demo-realistic: assets-infinigen
+	$(BIN)/benchfoundry build $(CONFIG) --out $(REALISTIC_OUT) \
+	  --set odi.synthetic.asset_library=$(INFINIGEN_CACHE)/library \
+	  --set viewspatial.synthetic.asset_library=$(INFINIGEN_CACHE)/library
 
 # One integration run through Infinigen itself (two small assets); skipped when its venv does not exist.
 test-infinigen: venv
