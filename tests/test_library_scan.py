@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from stand_in_library import box_asset, make_library
 
-from benchfoundry.assets.asset_library import AssetLibrary
+from benchfoundry.assets.asset_library import AssetLibrary, LibraryError
 from benchfoundry.benchmarks.viewspatial.scannet.library_room import (
     ASSET_LIBRARY_FIELD,
     LIBRARY_CLASS,
@@ -27,7 +27,9 @@ from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
     make_synthetic_scan,
     rendered_library_meshes,
 )
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import synthetic_task
 from benchfoundry.benchmarks.viewspatial.scannet.visibility import scan_boxes
+from benchfoundry.configs.loader import load_config
 from benchfoundry.core.render_spec import LIBRARY_MESHES
 from benchfoundry.pipeline import render_client
 
@@ -168,3 +170,10 @@ def test_a_rendered_scan_holds_each_library_object_at_its_exact_box(tmp_path: Pa
     for box, f in zip(stayed, kept.furniture, strict=True):
         np.testing.assert_allclose(box.lo, f.lo, atol=1e-5)
         np.testing.assert_allclose(box.hi, f.hi, atol=1e-5)
+
+
+def test_a_scan_build_without_its_library_names_the_config_field(tmp_path: Path) -> None:
+    config = load_config("smoke", [f"viewspatial.synthetic.asset_library={tmp_path / 'none'}"])
+    with pytest.raises(LibraryError, match=f"{ASSET_LIBRARY_FIELD}: {tmp_path / 'none'}"):
+        synthetic_task.fn(str(tmp_path / "out"), "val", config)
+    assert not (tmp_path / "out" / "viewspatial" / "synthetic" / "scans").exists()
