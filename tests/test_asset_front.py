@@ -6,6 +6,7 @@ front."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -129,3 +130,96 @@ def test_a_placed_object_shows_its_front_to_the_camera(
     assert np.linalg.norm(back_world) > math.hypot(x, y) + 0.05
     t = math.radians(placed.yaw_deg + made.front_deg)
     assert np.array([math.sin(t), -math.cos(t)]) @ -np.array([x, y]) / math.hypot(x, y) == pytest.approx(1.0)
+
+
+#: Builds a stand-in whose back box's rear face (its +Y side, the side away from its −Y front) is red and the rest grey,
+#: turned by a given yaw, with the project's bpy in a subprocess (bpy lives only in render/).
+_MAKE_MARKED = r"""
+import json, math, sys
+import bpy
+path, boxes, back, turn = json.loads(sys.argv[1])
+bpy.ops.wm.read_factory_settings(use_empty=True)
+verts, faces, marks = [], [], []
+for k, (lo, hi) in enumerate(boxes):
+    base = len(verts)
+    verts += [(x, y, z) for z in (lo[2], hi[2]) for y in (lo[1], hi[1]) for x in (lo[0], hi[0])]
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    faces += [tuple(base + i for i in q) for q in quads]
+    marks += [int(k == back and q == (2, 3, 7, 6)) for q in quads]  # (2, 3, 7, 6): the box's +Y face
+t = math.radians(turn)
+verts = [(x * math.cos(t) - y * math.sin(t), x * math.sin(t) + y * math.cos(t), z) for x, y, z in verts]
+mesh = bpy.data.meshes.new("asset")
+mesh.from_pydata(verts, [], faces)
+for name, rgb in (("grey", (0.5, 0.5, 0.5)), ("red", (0.9, 0.02, 0.02))):
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    mat.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = (*rgb, 1.0)
+    mesh.materials.append(mat)
+for polygon, mark in zip(mesh.polygons, marks):
+    polygon.material_index = mark
+obj = bpy.data.objects.new("asset", mesh)
+bpy.context.scene.collection.objects.link(obj)
+bpy.ops.wm.save_as_mainfile(filepath=path)
+"""
+
+
+def red_share(image: np.ndarray) -> float:
+    """Share of the pixels that are the marked rear face's red."""
+    r, g, b = (image[..., k].astype(int) for k in range(3))
+    return float(np.mean((r > 90) & (r > 3 * g) & (r > 3 * b)))
+
+
+@pytest.mark.blender
+@pytest.mark.parametrize(("category", "boxes"), [("chair", CHAIR), ("sofa", SOFA), ("bookshelf", BOOKCASE)])
+def test_a_rendered_object_placed_by_its_measured_front_shows_the_camera_its_front(
+    category: str, boxes: list[Box], tmp_path: Path
+) -> None:
+    """Made facing +X (as Infinigen makes them), its front measured and the layout turning it to the camera: the
+    rendered image shows no red of its rear face; the same object turned half round shows it (the check can fail)."""
+    import json
+    import subprocess
+    import sys
+
+    import cv2
+
+    from benchfoundry.assets.asset_library import file_sha256
+    from benchfoundry.core.camera import opencv_camera_to_world
+    from benchfoundry.core.render_spec import AreaLamp, LibraryObject, ScanRoomFrame, ScanRoomShard, write_spec
+    from benchfoundry.pipeline import render_client
+
+    turn = 90
+    blend = tmp_path / f"{category}.blend"
+    job = [str(blend), boxes, BACKS[category], turn]
+    subprocess.run([sys.executable, "-c", _MAKE_MARKED, json.dumps(job)], check=True, capture_output=True)
+    made = asset(category, boxes, turn)
+    assert made.front_deg == 90.0
+    (placed,) = place(
+        [Request(category, 0.0, 2.5)], AssetLibrary(tmp_path, (made,)), (4.0, 4.0), [], np.random.default_rng(0)
+    )
+    x, y = placed.footprint_center
+    pose = opencv_camera_to_world((0.0, 0.0, 1.3), (x, y, 0.5))
+    shares = []
+    placed_obj = LibraryObject(
+        str(blend), "asset", file_sha256(blend), placed.location, placed.yaw_deg, placed.scale, 0
+    )
+    # turned half round about its footprint's centre, so that it stands where the placed one stood
+    turned_obj = replace(
+        placed_obj,
+        location=(2 * x - placed.location[0], 2 * y - placed.location[1], placed.location[2]),
+        yaw_deg=placed.yaw_deg + 180.0,
+    )
+    shares = []
+    for name, obj in (("placed", placed_obj), ("turned", turned_obj)):
+        spec = ScanRoomShard(
+            scene_id=name, out_dir=str(tmp_path / name), width=96, height=72, hfov_deg=60.0, depth_stride=1,
+            samples=4, seed=0, parts=(), lamps=(AreaLamp((0.0, 0.5, 3.0), 2.0, 400.0),),
+            frames=(ScanRoomFrame(0, tuple(map(tuple, pose.tolist()))),), library=(obj,),
+        )  # fmt: skip
+        try:
+            render_client.render_spec(write_spec(tmp_path / f"{name}.json", spec), timeout_s=600, shards_per_worker=1)
+        finally:
+            render_client.close_all()
+        image = cv2.cvtColor(cv2.imread(str(tmp_path / name / "frame-000000.color.png")), cv2.COLOR_BGR2RGB)
+        assert (image.max(axis=2) > 20).mean() > 0.02  # the object is in view
+        shares.append(red_share(image))
+    assert shares[0] < 0.001 < shares[1], shares
