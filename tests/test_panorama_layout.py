@@ -11,11 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from stand_in_library import make_library
+from stand_in_library import box_asset, make_library
 
 from benchfoundry.assets.asset_library import (
     AssetLibrary,
-    LibraryAsset,
 )
 from benchfoundry.assets.room_layout import (
     CLASS_HEIGHTS_M,
@@ -31,34 +30,16 @@ from benchfoundry.benchmarks.odi.synthetic_panoramas import furnish, index_map_f
 from benchfoundry.core.render_spec import LibraryObject, Primitive, write_spec
 from benchfoundry.pipeline import render_client
 
-
-def _asset(category: str, seed: int, size: tuple[float, float, float], offset: float = 0.0) -> LibraryAsset:
-    sx, sy, sz = size
-    return LibraryAsset(
-        category=category,
-        seed=seed,
-        path=f"{category}/{seed}.blend",
-        object_name="asset",
-        bbox_min=(-sx / 2 + offset, -sy / 2, 0.0),
-        bbox_max=(sx / 2 + offset, sy / 2, sz),
-        vertices=8,
-        generator="stand-in",
-        generator_version="0",
-        factory="Box",
-        sha256="0" * 64,
-    )
-
-
 #: A library whose sizes are partly off their class's range (a 3 m chair, a 0.2 m lamp) and off-centre.
 LIBRARY = AssetLibrary(
     Path("/lib"),
     (
-        _asset("chair", 1, (0.6, 0.6, 0.9)),
-        _asset("chair", 2, (2.0, 2.0, 3.0), offset=0.2),
-        _asset("sofa", 1, (2.0, 0.9, 0.85)),
-        _asset("lamp", 1, (0.05, 0.05, 0.2)),
-        _asset("bookshelf", 1, (0.9, 0.35, 1.8), offset=-0.1),
-        _asset("potted plant", 1, (0.6, 0.6, 1.1)),
+        box_asset("chair", 1, (0.6, 0.6, 0.9)),
+        box_asset("chair", 2, (2.0, 2.0, 3.0), offset=0.2),
+        box_asset("sofa", 1, (2.0, 0.9, 0.85)),
+        box_asset("lamp", 1, (0.05, 0.05, 0.2)),
+        box_asset("bookshelf", 1, (0.9, 0.35, 1.8), offset=-0.1),
+        box_asset("potted plant", 1, (0.6, 0.6, 1.1)),
     ),
 )
 
@@ -164,7 +145,7 @@ def _towards(p: Placement, x: float, y: float) -> float:
 TURNED = AssetLibrary(
     Path("/lib"),
     tuple(
-        replace(_asset(c, 1, size), front_deg=90.0)
+        replace(box_asset(c, 1, size), front_deg=90.0)
         for c, size in [
             ("sofa", (0.9, 2.0, 0.85)),
             ("bookshelf", (0.35, 0.9, 1.8)),
@@ -308,7 +289,7 @@ def test_a_library_lamp_lights_the_room_from_its_shade_wherever_it_stands(name: 
 
 
 def test_a_rug_lies_where_it_was_drawn_square_to_the_room_and_the_others_stand_on_it() -> None:
-    rugs = AssetLibrary(Path("/lib"), (*TURNED.assets, _asset("rug", 1, (6.0, 4.0, 0.015))))
+    rugs = AssetLibrary(Path("/lib"), (*TURNED.assets, box_asset("rug", 1, (6.0, 4.0, 0.015))))
     requests = [Request("rug", 135.0, 0.3), Request("sofa", 0.0, 2.7), Request("chair", 170.0, 1.2)]
     rug, sofa, chair = place(requests, rugs, ROOM, [], np.random.default_rng(0), walls=True)
     anchor = 0.3 * np.array([math.sin(math.radians(135.0)), math.cos(math.radians(135.0))])

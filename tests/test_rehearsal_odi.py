@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from stand_in_library import box_asset
 
-from benchfoundry.assets.asset_library import AssetLibrary, LibraryAsset
+from benchfoundry.assets.asset_library import AssetLibrary
 from benchfoundry.benchmarks.odi import synthetic_panoramas as sp
 from benchfoundry.benchmarks.odi.budget import choose
 from benchfoundry.benchmarks.odi.build_plan import plan_config, planned_items
@@ -144,24 +145,6 @@ def test_a_variant_moves_rigidly_about_the_camera(name: str) -> None:
                 assert math.isclose(math.cos(math.radians(b.yaw_deg - sp.facing_yaw(*b.center[:2]))), 1.0, abs_tol=1e-9)
 
 
-def _box(category: str, size: tuple[float, float, float], offset: float, front: float | None = None) -> LibraryAsset:
-    sx, sy, sz = size
-    return LibraryAsset(
-        category=category,
-        seed=0,
-        path=f"{category}/0.blend",
-        object_name="asset",
-        bbox_min=(-sx / 2 + offset, -sy / 2, 0.0),
-        bbox_max=(sx / 2 + offset, sy / 2, sz),
-        vertices=8,
-        generator="stand-in",
-        generator_version="0",
-        factory="Box",
-        sha256="0" * 64,
-        front_deg=front,
-    )
-
-
 def footprints(scene: sp.PanoramaScene) -> tuple[list[np.ndarray], np.ndarray]:
     """The four floor corners of every library object's footprint (off-centre boxes), and where the people stand."""
     rectangles = []
@@ -185,9 +168,9 @@ def test_a_furnished_variant_moves_its_library_objects_rigidly(name: str, front:
     library = AssetLibrary(
         Path("/lib"),
         (
-            _box("chair", (0.6, 0.5, 0.9), 0.2, front),
-            _box("sofa", (2.0, 0.9, 0.85), -0.1, front),
-            _box("bench", (1.6, 0.5, 0.5), 0.3, front),
+            box_asset("chair", 0, (0.6, 0.5, 0.9), 0.2, front),
+            box_asset("sofa", 0, (2.0, 0.9, 0.85), -0.1, front),
+            box_asset("bench", 0, (1.6, 0.5, 0.5), 0.3, front),
         ),
     )
     furnished = sp.furnish(sp.scene_named(name, seed=0), library, seed=0)
@@ -214,9 +197,9 @@ def test_a_furnished_variant_turned_or_mirrored_keeps_each_front_towards_the_cam
     library = AssetLibrary(
         Path("/lib"),
         (
-            _box("potted plant", (0.6, 0.5, 0.9), 0.2, front=90.0),
-            _box("box", (0.5, 0.7, 0.5), -0.1, front=-90.0),
-            _box("bench", (1.6, 0.5, 0.5), 0.3, front=180.0),
+            box_asset("potted plant", 0, (0.6, 0.5, 0.9), 0.2, front_deg=90.0),
+            box_asset("box", 0, (0.5, 0.7, 0.5), -0.1, front_deg=-90.0),
+            box_asset("bench", 0, (1.6, 0.5, 0.5), 0.3, front_deg=180.0),
         ),
     )
     furnished = sp.furnish(sp.scene_named(name, seed=0), library, seed=0)
