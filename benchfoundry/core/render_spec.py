@@ -343,8 +343,8 @@ class ScanRoomShard:
     (a relative one is relative to the spec file's folder, so that a spec kept in a build names no absolute path).
 
     Its `library` objects (an asset library's) are appended from their `.blend` files; their triangles as placed,
-    each cut down to at most `library_faces`, go to `out_dir/LIBRARY_MESHES` before the first frame, so that the
-    scan's mesh holds what was rendered."""
+    each above `library_faces` cut down to about that many, go to `out_dir/LIBRARY_MESHES` before the first frame, so
+    that the scan's mesh holds what was rendered."""
 
     kind: ClassVar[str] = "scan_room"
     version: ClassVar[int] = 3
