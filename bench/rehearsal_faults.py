@@ -44,12 +44,11 @@ SKIPPED_FOLDERS = RUN_FOLDERS | {"slurm"}
 #: The lighting the incremental build adds last.
 ADDED = "evening_west"
 MAX_RENDERED_PER_NEW = 1.25
-#: One job of two single-threaded worker processes, as the local build's two (docs/cluster.md: one process of two
-#: threads computes the features on one core).
+#: Jobs of one single-threaded worker process, two at a time on the 2-core node, as the local build's two processes
+#: (docs/cluster.md: one process of two threads computes the features on one core).
 SLURM_JOBS = [
     "runner.kind=slurm",
-    "runner.slurm.cores=2",
-    "runner.slurm.processes=2",
+    "runner.slurm.cores=1",
     "runner.slurm.memory=8GB",
     "runner.slurm.scheduler_port=0",
 ]
