@@ -3,6 +3,7 @@ scheduler (`dask`); `local` needs none. Every worker gets the build's `PREFECT_A
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import socket
@@ -109,6 +110,25 @@ def _watched_job_class(watch: JobWatch) -> type:
     return WatchedSLURMJob
 
 
+def job_of(worker: Any) -> str:
+    """The job a worker belongs to, from its name: dask-jobqueue names a job's workers `<job's name>-<i>`."""
+    return str(worker.name).rsplit("-", 1)[0]
+
+
+def whole_jobs_adaptive(processes: int) -> type:
+    """distributed's adaptive scaling in whole jobs of `processes` workers: its target rounded up to whole jobs, the
+    workers it retires taken job by job (with `worker_key=job_of`). Left alone it asks, say, one worker where a job
+    brings two, retires the second (which cancels the whole job) and submits another, over and over, until a task has
+    lost four workers (dask-jobqueue issue 498)."""
+    from distributed.deploy.adaptive import Adaptive
+
+    class WholeJobs(Adaptive):
+        async def target(self) -> int:
+            return math.ceil(await super().target() / processes) * processes
+
+    return WholeJobs
+
+
 @contextmanager
 def slurm_cluster(runner: RunnerConfig, prefect_api_url: str | None, log_directory: Path | None) -> Iterator[str]:
     """An adaptive SLURMCluster whose jobs are watched (flows/slurm_jobs.py) and cancelled on a stop; its
@@ -140,7 +160,12 @@ def slurm_cluster(runner: RunnerConfig, prefect_api_url: str | None, log_directo
         SLURMCluster(job_cls=_watched_job_class(watch), **options) as cluster,
     ):
         started.append(cluster)
-        cluster.adapt(minimum_jobs=runner.slurm.min_jobs, maximum_jobs=runner.slurm.max_jobs)
+        whole_jobs = {"Adaptive": whole_jobs_adaptive(runner.slurm.processes), "worker_key": job_of}
+        cluster.adapt(
+            minimum_jobs=runner.slurm.min_jobs,
+            maximum_jobs=runner.slurm.max_jobs,
+            **(whole_jobs if runner.slurm.processes > 1 else {}),
+        )
         yield cluster.scheduler_address
 
 

@@ -100,6 +100,35 @@ def test_a_gpu_stage_runs_in_a_job_holding_the_gpu(
     assert (tmp_path / "slurm" / f"{probe['job']}.err").exists()
 
 
+@shard_task(kind="compute", name="probe-job")
+def _job_probe(out: str, shard: int, config: BuildConfig) -> str:
+    """The job a short task ran in."""
+    time.sleep(1.0)
+    return os.environ["SLURM_JOB_ID"]
+
+
+@flow
+def _job_probes(config: BuildConfig) -> list[str]:
+    return [f.result() for _, f in submit_shards(_job_probe, "out", [(str(k), k) for k in range(6)], config)]
+
+
+def test_jobs_of_two_worker_processes_are_kept_not_cancelled_and_asked_again(
+    prefect_server: None, slurm_env: dict[str, str], tmp_path: Path
+) -> None:
+    """With two processes a job, adaptive scaling left alone retires one of a job's workers (the whole job goes) and
+    submits another, over and over (dask-jobqueue issue 498; 19 jobs for these 6 tasks); scaled in whole jobs, one job
+    runs them all."""
+    from prefect.settings import PREFECT_API_URL
+
+    overrides = [*JOBS, "runner.slurm.cores=2", "runner.slurm.processes=2", "runner.slurm.max_jobs=1"]
+    runner = load_config(None, overrides).runner
+    with dask_cluster(runner, str(PREFECT_API_URL.value()), tmp_path / "slurm") as bound:
+        config = BuildConfig.model_validate({"runner": bound.model_dump()})
+        jobs = _job_probes.with_options(task_runner=task_runner(bound))(config)
+    assert len(set(jobs)) == 1
+    assert [p.stem for p in (tmp_path / "slurm").glob("*.out")] == jobs[:1]
+
+
 @shard_task(kind="compute", name="probe-walltime")
 def _outlive_the_walltime(out: str, shard: int, config: BuildConfig) -> str:
     """Outlives its job's walltime the first time it runs (a file in `out` says it started), returns at once
