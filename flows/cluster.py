@@ -119,7 +119,7 @@ def whole_jobs_adaptive(processes: int) -> type:
     """distributed's adaptive scaling in whole jobs of `processes` workers: its target rounded up to whole jobs, the
     workers it retires taken job by job (with `worker_key=job_of`). Left alone it asks, say, one worker where a job
     brings two, retires the second (which cancels the whole job) and submits another, over and over, until a task has
-    lost four workers (dask-jobqueue issue 498)."""
+    lost four workers (dask-jobqueue#498)."""
     from distributed.deploy.adaptive import Adaptive
 
     class WholeJobs(Adaptive):

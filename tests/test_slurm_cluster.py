@@ -116,8 +116,8 @@ def test_jobs_of_two_worker_processes_are_kept_not_cancelled_and_asked_again(
     prefect_server: None, slurm_env: dict[str, str], tmp_path: Path
 ) -> None:
     """With two processes a job, adaptive scaling left alone retires one of a job's workers (the whole job goes) and
-    submits another, over and over (dask-jobqueue issue 498; 19 jobs for these 6 tasks); scaled in whole jobs, one job
-    runs them all."""
+    submits another, over and over (dask-jobqueue#498; 19 to 25 jobs for these 6 tasks here); scaled in whole jobs,
+    one job runs them all."""
     from prefect.settings import PREFECT_API_URL
 
     overrides = [*JOBS, "runner.slurm.cores=2", "runner.slurm.processes=2", "runner.slurm.max_jobs=1"]
