@@ -24,6 +24,7 @@ import numpy as np
 
 from benchfoundry.assets.asset_library import AssetLibrary, LibraryAsset
 from benchfoundry.assets.footprints import Footprint, inside, meets_circle, overlaps
+from benchfoundry.core.render_spec import LibraryObject
 
 #: The camera's height over the floor in a library scene: a standing adult's eyes (m).
 EYE_HEIGHT_M = 1.6
@@ -117,6 +118,19 @@ class Placement:
         """The footprint rectangle on the floor."""
         sx, sy, _ = self.size
         return Footprint(*self.footprint_center, sx / 2, sy / 2, self.yaw_deg)
+
+
+def library_object(placement: Placement, library: AssetLibrary, pass_index: int = 0) -> LibraryObject:
+    """The placement as a render spec's object appended from the library's file."""
+    return LibraryObject(
+        blend=str(library.file_of(placement.asset)),
+        object_name=placement.asset.object_name,
+        sha256=placement.asset.sha256,
+        location=placement.location,
+        yaw_deg=placement.yaw_deg,
+        scale=placement.scale,
+        pass_index=pass_index,
+    )
 
 
 def class_scale(asset: LibraryAsset) -> float:

@@ -160,12 +160,9 @@ def slurm_cluster(runner: RunnerConfig, prefect_api_url: str | None, log_directo
         SLURMCluster(job_cls=_watched_job_class(watch), **options) as cluster,
     ):
         started.append(cluster)
-        whole_jobs = {"Adaptive": whole_jobs_adaptive(runner.slurm.processes), "worker_key": job_of}
-        cluster.adapt(
-            minimum_jobs=runner.slurm.min_jobs,
-            maximum_jobs=runner.slurm.max_jobs,
-            **(whole_jobs if runner.slurm.processes > 1 else {}),
-        )
+        processes = runner.slurm.processes
+        in_jobs = {"Adaptive": whole_jobs_adaptive(processes), "worker_key": job_of} if processes > 1 else {}
+        cluster.adapt(minimum_jobs=runner.slurm.min_jobs, maximum_jobs=runner.slurm.max_jobs, **in_jobs)
         yield cluster.scheduler_address
 
 

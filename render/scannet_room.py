@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +21,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
+from benchfoundry.core.atomic_files import atomic_path
 from benchfoundry.core.camera import opencv_to_blender
 from benchfoundry.core.render_spec import LIBRARY_MESHES, ScanRoomShard
 from benchfoundry.render.engine import set_denoiser
@@ -107,10 +107,8 @@ def write_library_meshes(objects: list[bpy.types.Object], max_faces: int, path: 
     arrays: dict[str, np.ndarray] = {}
     for k, obj in enumerate(objects):
         arrays[f"vertices_{k}"], arrays[f"faces_{k}"] = placed_triangles(obj, max_faces)
-    partial = path.with_name(path.name + ".partial")
-    with partial.open("wb") as sink:
+    with atomic_path(path) as tmp, tmp.open("wb") as sink:
         np.savez(sink, **arrays)
-    os.replace(partial, path)
 
 
 def _file_output(tree: bpy.types.NodeTree, out_dir: Path, file_format: str, item: str, socket: str) -> bpy.types.Node:

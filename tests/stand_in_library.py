@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from benchfoundry.assets.asset_library import AssetLibrary, LibraryAsset, file_sha256, read_library, write_manifest
@@ -69,16 +70,9 @@ def make_library(
     assets = []
     for (category, size, _), count in zip(wanted, counts, strict=True):
         path = f"{category}/{category}_1.blend"
-        asset = box_asset(category, 1, size)
-        assets.append(
-            LibraryAsset(
-                **{
-                    **asset.__dict__,
-                    "path": path,
-                    "vertices": count["vertices"],
-                    "sha256": file_sha256(root / path),
-                }
-            )
+        made = replace(
+            box_asset(category, 1, size), path=path, vertices=count["vertices"], sha256=file_sha256(root / path)
         )
+        assets.append(made)
     write_manifest(root, assets, [])
     return read_library(root, field=field)

@@ -5,15 +5,22 @@ front."""
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.assets.asset_library import AssetLibrary, LibraryAsset
+from benchfoundry.assets.asset_library import AssetLibrary, LibraryAsset, file_sha256
 from benchfoundry.assets.room_layout import Request, place
+from benchfoundry.core.camera import opencv_camera_to_world
+from benchfoundry.core.render_spec import AreaLamp, LibraryObject, ScanRoomFrame, ScanRoomShard, write_spec
+from benchfoundry.pipeline import render_client
 from benchfoundry.render.infinigen_asset import front_deg
 
 Box = tuple[tuple[float, float, float], tuple[float, float, float]]  # (min corner, max corner)
@@ -176,17 +183,6 @@ def test_a_rendered_object_placed_by_its_measured_front_shows_the_camera_its_fro
 ) -> None:
     """Made facing +X (as Infinigen makes them), its front measured and the layout turning it to the camera: the
     rendered image shows no red of its rear face; the same object turned half round shows it (the check can fail)."""
-    import json
-    import subprocess
-    import sys
-
-    import cv2
-
-    from benchfoundry.assets.asset_library import file_sha256
-    from benchfoundry.core.camera import opencv_camera_to_world
-    from benchfoundry.core.render_spec import AreaLamp, LibraryObject, ScanRoomFrame, ScanRoomShard, write_spec
-    from benchfoundry.pipeline import render_client
-
     turn = 90
     blend = tmp_path / f"{category}.blend"
     job = [str(blend), boxes, BACKS[category], turn]

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from benchfoundry.assets.asset_library import AssetLibrary, read_library
-from benchfoundry.assets.room_layout import EYE_HEIGHT_M, Obstacle, Placement, Request, place
+from benchfoundry.assets.room_layout import EYE_HEIGHT_M, Obstacle, Placement, Request, library_object, place
 from benchfoundry.benchmarks.odi.config import ASSET_LIBRARY_FIELD, SyntheticPanoramaConfig
 from benchfoundry.benchmarks.odi.descriptions import colour_name, with_article
 from benchfoundry.benchmarks.odi.panorama_parts import Part, Wall, door, pane_window, skirting, window
@@ -424,18 +424,6 @@ def _lit(light: Light, placements: tuple[Placement, ...]) -> Light:
     return replace(light, lamps=light.lamps + bulbs)
 
 
-def _library_object(placement: Placement, library: AssetLibrary, pass_index: int) -> LibraryObject:
-    return LibraryObject(
-        blend=str(library.file_of(placement.asset)),
-        object_name=placement.asset.object_name,
-        sha256=placement.asset.sha256,
-        location=placement.location,
-        yaw_deg=placement.yaw_deg,
-        scale=placement.scale,
-        pass_index=pass_index,
-    )
-
-
 def direction_of(point: tuple[float, float, float] | np.ndarray, camera_height_m: float) -> tuple[float, float]:
     """(θ, φ) in degrees of a world point seen from the camera (module docstring)."""
     x, y, z = (float(v) for v in point)
@@ -499,7 +487,7 @@ def render_spec(
         elif thing.asset is not None:
             if library is None:
                 raise ValueError(f"{scene.name}: a library object without its library")
-            parts = (_library_object(thing.asset, library, k),)
+            parts = (library_object(thing.asset, library, k),)
             centre = np.array(thing.asset.center)
             record["asset"] = thing.asset.asset.path
         else:

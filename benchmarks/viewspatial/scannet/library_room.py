@@ -6,11 +6,11 @@ their triangles (render/scannet_room.py), from which the scan's mesh takes their
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from benchfoundry.assets.asset_library import AssetLibrary
 from benchfoundry.assets.footprints import Footprint
-from benchfoundry.assets.room_layout import Request, place
+from benchfoundry.assets.room_layout import Placement, Request, library_object, place
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_room import Furniture, Room
 from benchfoundry.core.render_spec import LibraryObject
 from benchfoundry.core.seeding import item_rng
@@ -50,6 +50,12 @@ def _request(piece: Furniture, centre: tuple[float, float]) -> Request:
     return Request(LIBRARY_CLASS[piece.label], math.degrees(math.atan2(x, y)), math.hypot(x, y))
 
 
+def _moved(placement: Placement, by: tuple[float, float]) -> Placement:
+    """The placement moved by `by` (x, y): from the layout's frame, centred on the room, to the room's."""
+    x, y, z = placement.location
+    return replace(placement, location=(x + by[0], y + by[1], z))
+
+
 def furnish(room: Room, library: AssetLibrary) -> tuple[Room, tuple[LibraryPiece, ...]]:
     """The room without its pieces of the library's classes, and those pieces placed from the library (seeded by the
     scan's id), clear of the floor-standing pieces that stay; a piece that fits nowhere is a ValueError naming the
@@ -64,20 +70,7 @@ def furnish(room: Room, library: AssetLibrary) -> tuple[Room, tuple[LibraryPiece
     except ValueError as exc:
         raise ValueError(f"{room.scene_id}: {exc}") from None
     pieces = tuple(
-        LibraryPiece(
-            f.label,
-            f.nyu40_id,
-            f.color,
-            LibraryObject(
-                blend=str(library.file_of(p.asset)),
-                object_name=p.asset.object_name,
-                sha256=p.asset.sha256,
-                location=(p.location[0] + centre[0], p.location[1] + centre[1], p.location[2]),
-                yaw_deg=p.yaw_deg,
-                scale=p.scale,
-                pass_index=0,
-            ),
-        )
+        LibraryPiece(f.label, f.nyu40_id, f.color, library_object(_moved(p, centre), library))
         for f, p in zip(drawn, placements, strict=True)
     )
     return Room(room.scene_id, room.size, kept), pieces

@@ -185,22 +185,21 @@ def room_mesh(
     groups: list[dict[str, Any]] = []
     parts: list[MeshPart] = []
     room_lo, room_hi = np.zeros(3), np.asarray(room.size, float)
-    counts = {"vertices": 0, "segments": 0}
 
     def add_object(
         label: str, vertices: np.ndarray, triangles: np.ndarray, seg: np.ndarray, rgb: Sequence[float]
     ) -> int:
-        """Append one object (its segment ids counted from 0); returns its object id."""
+        """Append one object, its segment ids 0, 1, … (all used) renumbered after the objects before it; returns
+        its object id."""
         object_id = len(groups)
+        first_vertex = sum(len(v) for v in verts)
+        first_segment = int(segs[-1].max()) + 1 if segs else 0
         verts.append(vertices)
-        faces.append(triangles + counts["vertices"])
+        faces.append(triangles + first_vertex)
         colors.append(np.tile(np.round(np.asarray(rgb) * 255), (len(vertices), 1)))
-        segs.append(seg + counts["segments"])
-        groups.append(
-            {"objectId": object_id, "label": label, "segments": sorted(set((seg + counts["segments"]).tolist()))}
-        )
-        counts["vertices"] += len(vertices)
-        counts["segments"] += int(seg.max()) + 1
+        segs.append(seg + first_segment)
+        segments = list(range(first_segment, first_segment + int(seg.max()) + 1))
+        groups.append({"objectId": object_id, "label": label, "segments": segments})
         return object_id
 
     def add_box_object(label: str, quads: list[np.ndarray], rgb: Sequence[float]) -> None:
