@@ -1,5 +1,6 @@
-"""Procedural surfaces for the embedded scenes' primitives: wood grain, floorboards, paving, plaster, stone,
-fabric, carpet, window glass and a daylit window pane, built from Blender's own shader nodes (no image file).
+"""Procedural surfaces for the embedded scenes' primitives: wood grain, floorboards, paving, glazed floor tiles,
+plaster, stone, fabric, carpet, window glass and a daylit window pane, built from Blender's own shader nodes (no
+image file).
 
 Patterns are laid out in world coordinates (the scenes are static), so a 6 m wall and a 0.5 m box share one
 scale. `core/render_spec.SURFACES` names them (tests/test_surfaces.py keeps the two lists equal); a render
@@ -79,9 +80,9 @@ def _grain(tree: _Tree, scale: Vec3, across: str, distortion: float = 2.5) -> An
     return wave.outputs["Fac"]
 
 
-def _boards(tree: _Tree, length: float, width: float, joint: float) -> tuple[Any, Any]:
-    """Staggered boards `length` × `width` m in world x/y: each board's own shade (0.55–1) and the joints (0),
-    `joint` m wide."""
+def _boards(tree: _Tree, length: float, width: float, joint: float, offset: float = 0.37) -> tuple[Any, Any]:
+    """Boards `length` × `width` m in world x/y, each row shifted by `offset` of a board (0: a square grid): each
+    board's own shade (0.55–1) and the joints (0), `joint` m wide."""
     brick = tree.node(
         "ShaderNodeTexBrick",
         Vector=tree.position(),
@@ -90,7 +91,7 @@ def _boards(tree: _Tree, length: float, width: float, joint: float) -> tuple[Any
         Color2=(0.55, 0.55, 0.55, 1.0),
         **{"Mortar Size": joint, "Brick Width": length, "Row Height": width},
     )
-    brick.offset = 0.37
+    brick.offset = offset
     board = tree.node("ShaderNodeSeparateColor", Color=brick.outputs["Color"]).outputs["Red"]
     return board, tree.math("SUBTRACT", 1.0, brick.outputs["Fac"])
 
@@ -113,6 +114,16 @@ def _paving(tree: _Tree, rgb: Vec3) -> None:
     shade = tree.math("MULTIPLY", tree.math("ADD", board, tree.math("MULTIPLY", tree.noise(8.0), 0.3)), joints)
     tree.shade(shade, rgb, 0.45, 1.1)
     tree.bump(joints, 0.6, 0.01)
+
+
+def _tile(tree: _Tree, rgb: Vec3) -> None:
+    """Glazed 30 cm floor tiles in a square grid, each a shade of its own, in grey grout: shiny whatever the
+    primitive's roughness."""
+    tile, grout = _boards(tree, 0.3, 0.3, 0.005, offset=0.0)
+    shade = tree.math("MULTIPLY", tree.math("ADD", 0.75, tree.math("MULTIPLY", tile, 0.25)), grout)
+    tree.shade(tree.math("ADD", 0.35, tree.math("MULTIPLY", shade, 0.65)), rgb, 0.55, 1.05)
+    tree.bsdf.inputs["Roughness"].default_value = 0.12
+    tree.bump(grout, 0.5, 0.003)
 
 
 def _plaster(tree: _Tree, rgb: Vec3) -> None:
@@ -158,6 +169,7 @@ _BUILDERS: dict[str, Callable[[_Tree, Vec3], None]] = {
     "wood": _wood,
     "planks": _planks,
     "paving": _paving,
+    "tile": _tile,
     "plaster": _plaster,
     "stone": _stone,
     "fabric": _fabric,

@@ -243,3 +243,21 @@ def test_a_build_at_a_fifth_of_a_percent_releases_what_it_planned(prefect_server
     assert len(pd.read_parquet(odi / "hf" / "ODI-Bench.parquet")) == len(released)
     assert (odi / "review" / "review.csv").is_file()
     assert Counter(item["form"] for item in released) == {"closed": 9, "open": 9}
+
+
+def test_a_room_variant_is_laid_with_one_of_the_floors_and_nothing_else_of_its_structure_changes() -> None:
+    drawn = sp.scene_named("living_room")
+    drawn_floor = dict(drawn.structure)["floor"]
+    floors = []
+    for k in range(0, 60, 2):
+        variant = sp.scene_named(f"living_room-{k:04d}", seed=0)
+        changed = [n for (n, p), (_, q) in zip(variant.structure, drawn.structure, strict=True) if p != q]
+        floor = dict(variant.structure)["floor"]
+        assert changed in ([], ["floor"])
+        assert (floor.center, floor.size) == (drawn_floor.center, drawn_floor.size)
+        floors.append((floor.surface, *floor.look))
+    # every finish is laid, each in a fair share of 30 rooms (a fixed draw: seed 0)
+    assert set(floors) == set(sp.FLOOR_FINISHES)
+    assert min(floors.count(f) for f in sp.FLOOR_FINISHES) >= 5
+    courtyard = sp.scene_named("courtyard")
+    assert sp.scene_named("courtyard-0001", seed=0).structure == courtyard.structure

@@ -20,10 +20,12 @@ from benchfoundry.benchmarks.viewspatial.build_plan import plan_config, planned_
 from benchfoundry.benchmarks.viewspatial.config import DirectionQAConfig
 from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_NYU40
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
+    FLOOR_FINISHES,
     SYNTHETIC_SCENES,
     SyntheticScene,
     camera_walk,
     intrinsics_for,
+    room_mesh,
     scene_room,
     synthetic_room,
     synthetic_scenes,
@@ -147,6 +149,21 @@ def test_the_synthetic_scans_are_distinct_rooms_of_the_first_ones() -> None:
                 assert not inside_xy or eye[2] > f.hi[2], (scene.scene_id, f.label)
         layouts.add(tuple((f.label, f.center) for f in room.furniture))
     assert len(layouts) == 40
+
+
+def test_a_varied_scan_is_laid_with_one_of_the_floors_and_the_first_ones_keep_their_boards() -> None:
+    def floor_of(scene: SyntheticScene) -> tuple[str, tuple[float, ...]]:
+        floor = next(p for p in room_mesh(scene_room(scene)).parts if p.name.endswith("_floor"))
+        return floor.surface, floor.color
+
+    scenes = synthetic_scenes({"val": 31, "train": 31})
+    firsts = [s for s in scenes if s.index == 0]
+    assert [floor_of(s) for s in firsts] == [("planks", FLOOR_FINISHES["planks"])] * 2
+    varied = [floor_of(s) for s in scenes if s.index > 0]
+    assert all(FLOOR_FINISHES[surface] == colour for surface, colour in varied)
+    # each finish in a fair share of the 60 varied rooms, the same rooms every time
+    assert min(Counter(surface for surface, _ in varied)[f] for f in FLOOR_FINISHES) >= 10
+    assert varied == [floor_of(s) for s in scenes if s.index > 0]
 
 
 def test_the_walk_sees_pairs_of_pieces_in_every_released_direction() -> None:

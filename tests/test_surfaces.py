@@ -32,19 +32,20 @@ def floor(surface: str, pass_index: int = 1, at: tuple[float, float] = (0.0, 0.0
 
 
 def tiles(surfaces: tuple[str, ...]) -> tuple[Primitive, ...]:
-    """One 0.45 m tile a surface, three to a row, pass index k + 1 for the k-th."""
-    return tuple(floor(name, k + 1, (0.5 * (k % 3 - 1), 0.5 * (1 - k // 3)), 0.45) for k, name in enumerate(surfaces))
+    """One 0.45 m square a surface, four to a row, pass index k + 1 for the k-th."""
+    return tuple(floor(name, k + 1, (0.5 * (k % 4 - 1.5), 0.5 * (1 - k // 4)), 0.45) for k, name in enumerate(surfaces))
 
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """A floor seen from 2.5 m above, (grey image, index pass): plain and floorboards under the sun; a tile of each
-    surface under the sun; a plain and a daylit tile in the dark."""
+    """A floor seen from 2.5 m above, (grey image, index pass): plain, floorboards and floor tiles under the sun; a
+    square of each surface under the sun; a plain and a daylit square in the dark."""
     folder = tmp_path_factory.mktemp("surfaces")
     camera = look_at(np.array([0.0, -0.4, 2.5]), np.zeros(3), f=96.0, width=SIZE, height=SIZE)
     shots = {
         "plain": ((floor(""),), SUN),
         "planks": ((floor("planks"),), SUN),
+        "tile": ((floor("tile"),), SUN),
         "tiles": (tiles(SURFACES), SUN),
         "dark": (tiles(("", "window")), DARK),
     }
@@ -81,6 +82,22 @@ def test_floorboards_vary_where_a_plain_floor_of_the_same_colour_is_flat(
     across, along = np.abs(np.diff(boards, axis=0)).mean(), np.abs(np.diff(boards, axis=1)).mean()
     assert across > 1.3 * along and across > 2 * np.abs(np.diff(plain, axis=0)).mean()
     assert 0.5 < boards.mean() / plain.mean() < 1.5
+
+
+def test_floor_tiles_are_a_square_grid_where_floorboards_run_one_way(
+    rendered: dict[str, tuple[np.ndarray, np.ndarray]],
+) -> None:
+    plain, tiles_, boards = rendered["plain"][0], rendered["tile"][0], rendered["planks"][0]
+    assert tiles_.std() > 2 * plain.std()
+
+    def steps(image: np.ndarray) -> tuple[float, float]:
+        return np.abs(np.diff(image, axis=0)).mean(), np.abs(np.diff(image, axis=1)).mean()
+
+    # grout lines both ways: across rows and along them the brightness changes about equally, where the boards'
+    # joints change it mostly across
+    across, along = steps(tiles_)
+    assert 0.6 < across / along < 1.6
+    assert across / along < 0.8 * np.divide(*steps(boards))
 
 
 def test_every_surface_renders_a_lit_tile(rendered: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:

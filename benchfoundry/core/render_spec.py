@@ -103,7 +103,7 @@ class PersonSpec:
 
 
 #: Procedural surfaces a primitive may have (render/surfaces.py builds them from Blender's shader nodes).
-SURFACES = ("wood", "planks", "paving", "plaster", "stone", "fabric", "carpet", "glass", "window")
+SURFACES = ("wood", "planks", "paving", "tile", "plaster", "stone", "fabric", "carpet", "glass", "window")
 #: Part of the hash of every scene that uses them: bump it when render/surfaces.py draws a surface differently.
 SURFACE_VERSION = 1
 

@@ -259,6 +259,8 @@ SIGN_WORDS = {"living_room": ("EXIT", "OPEN", "HOME", "INFO", "BOOK"), "courtyar
 KEEP_COLOUR = {"tree", "potted plant", "sign", "person"}
 #: Categories a variant never leaves out (each gives its own questions).
 ALWAYS_THERE = {"person", "sign"}
+#: The floors a room's variant is laid with, one drawn a variant: (procedural surface, colour, material).
+FLOOR_FINISHES = (("planks", "brown", "wood"), ("tile", "white", "ceramic"), ("carpet", "grey", "fabric"))
 
 
 def split_name(name: str) -> tuple[str, bool]:
@@ -279,8 +281,9 @@ def scene_named(name: str, seed: int = 0) -> PanoramaScene:
 
 def vary(scene: PanoramaScene, name: str, seed: int) -> PanoramaScene:
     """A variant named `name` of a drawn scene: its objects recoloured (one category's objects apart), its sign's
-    word, its light (the sun's height and strength, the lamps' power) and up to two of its objects left out (never
-    a person or the sign), all drawn from (seed, name). Where things stand is `posed`'s (after a furnishing)."""
+    word, its light (the sun's height and strength, the lamps' power), a room's floor (`FLOOR_FINISHES`) and up to
+    two of its objects left out (never a person or the sign), all drawn from (seed, name). Where things stand is
+    `posed`'s (after a furnishing)."""
     rng = item_rng(seed, "odi.synthetic.variant", name)
     things = list(scene.things)
     palette = sorted(COLOURS)
@@ -294,7 +297,7 @@ def vary(scene: PanoramaScene, name: str, seed: int) -> PanoramaScene:
     optional = [k for k, t in enumerate(things) if t.category not in ALWAYS_THERE]
     left_out = set(rng.choice(optional, size=int(rng.integers(3)), replace=False).tolist())
     things = [t for k, t in enumerate(things) if k not in left_out]
-    light = scene.lighting
+    light, structure = scene.lighting, scene.structure
     if isinstance(light, DayLight):
         light = replace(
             light,
@@ -304,7 +307,10 @@ def vary(scene: PanoramaScene, name: str, seed: int) -> PanoramaScene:
     elif isinstance(light, IndoorLight):
         power = float(rng.uniform(0.7, 1.3))
         light = replace(light, lamps=tuple(replace(lamp, power=round(lamp.power * power, 2)) for lamp in light.lamps))
-    return replace(scene, name=name, things=tuple(things), lighting=light)
+        surface, colour, material = FLOOR_FINISHES[int(rng.integers(len(FLOOR_FINISHES)))]
+        floor = replace(dict(structure)["floor"], look=(colour, material), surface=surface)
+        structure = tuple((n, floor if n == "floor" else p) for n, p in structure)
+    return replace(scene, name=name, structure=structure, things=tuple(things), lighting=light)
 
 
 def posed(scene: PanoramaScene, seed: int) -> PanoramaScene:

@@ -57,6 +57,7 @@ from benchfoundry.core.render_spec import (
     to_json,
     write_spec,
 )
+from benchfoundry.core.seeding import item_rng
 from benchfoundry.pipeline import render_client
 
 #: NYU40 ids of the room's structure.
@@ -143,9 +144,9 @@ def _quad(lo: np.ndarray, hi: np.ndarray, axis: int, side: int) -> np.ndarray:
     return quad if side else quad[::-1]
 
 
-#: Label → the procedural surface (render/surfaces.py) it is drawn with; any other is plain.
+#: Label → the procedural surface (render/surfaces.py) it is drawn with; any other is plain; the floor's is
+#: `floor_finish`'s.
 SURFACE_OF: dict[str, str] = {
-    "floor": "planks",
     "ceiling": "plaster",
     "wall": "plaster",
     "bed": "fabric",
@@ -159,6 +160,24 @@ SURFACE_OF: dict[str, str] = {
     "box": "wood",
     "window": "window",
 }
+
+
+#: The floors a varied room is laid with: procedural surface → the mesh's colour (RGB 0–1). A split's first room
+#: (SYNTHETIC_SCENES) keeps its floorboards; a later one's is drawn from its id (`floor_finish`).
+FLOOR_FINISHES: dict[str, tuple[float, float, float]] = {
+    "planks": (0.55, 0.45, 0.35),
+    "tile": (0.80, 0.78, 0.74),
+    "carpet": (0.40, 0.38, 0.44),
+}
+
+
+def floor_finish(scene_id: str) -> str:
+    """The floor (a key of FLOOR_FINISHES) of a synthetic scan: floorboards in a split's first room, else drawn from
+    the scan's id (a scan is data, the same in every build)."""
+    if scene_id in {first for first, _ in SYNTHETIC_SCENES.values()}:
+        return "planks"
+    rng = item_rng(0, "viewspatial.synthetic_scan.floor", scene_id)
+    return sorted(FLOOR_FINISHES)[int(rng.integers(len(FLOOR_FINISHES)))]
 
 
 #: Edge (m) of the cells that cut a library object's surface into segments, as ScanNet's over-segmentation cuts a
@@ -202,7 +221,7 @@ def room_mesh(
         groups.append({"objectId": object_id, "label": label, "segments": segments})
         return object_id
 
-    def add_box_object(label: str, quads: list[np.ndarray], rgb: Sequence[float]) -> None:
+    def add_box_object(label: str, quads: list[np.ndarray], rgb: Sequence[float], surface: str | None = None) -> None:
         vertices = np.concatenate(quads)
         triangles = np.concatenate(
             [[[4 * q, 4 * q + 1, 4 * q + 2], [4 * q, 4 * q + 2, 4 * q + 3]] for q in range(len(quads))]
@@ -214,11 +233,12 @@ def room_mesh(
                 color=tuple(float(c) for c in rgb),
                 vertices=tuple(map(tuple, vertices.tolist())),
                 faces=tuple(map(tuple, triangles.tolist())),
-                surface=SURFACE_OF.get(label, ""),
+                surface=SURFACE_OF.get(label, "") if surface is None else surface,
             )
         )
 
-    add_box_object("floor", [_quad(room_lo, room_hi, 2, 0)[::-1]], (0.55, 0.45, 0.35))
+    floor = floor_finish(room.scene_id)
+    add_box_object("floor", [_quad(room_lo, room_hi, 2, 0)[::-1]], FLOOR_FINISHES[floor], floor)
     add_box_object("ceiling", [_quad(room_lo, room_hi, 2, 1)[::-1]], (0.92, 0.92, 0.92))
     wall_colors = ((0.80, 0.78, 0.72), (0.72, 0.78, 0.80), (0.80, 0.74, 0.74), (0.76, 0.80, 0.72))
     for (axis, side), rgb in zip(((0, 0), (0, 1), (1, 0), (1, 1)), wall_colors):

@@ -13,7 +13,7 @@ from benchfoundry.assets.asset_library import read_library
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
 from benchfoundry.benchmarks.viewspatial.scannet.library_room import ASSET_LIBRARY_FIELD
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_room import ROOM_VERSION, SYNTHETIC_SCENES, SyntheticScene
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import RenderSettings, make_synthetic_scan
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import RenderSettings, floor_finish, make_synthetic_scan
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.render_spec import SURFACE_VERSION
 from benchfoundry.core.store import StageStore, spec_hash
@@ -41,7 +41,7 @@ def synthetic_task(out: str, shard: SyntheticScene | str, config: BuildConfig) -
     scene = SyntheticScene(SYNTHETIC_SCENES[shard][0], shard, 0) if isinstance(shard, str) else shard
     scene_id = scene.scene_id
     # a split's first scan has the hash it would have as the split's only one
-    where = [scene.split] if scene.index == 0 else [scene.split, scene.index]
+    where = [scene.split] if scene.index == 0 else [scene.split, scene.index, floor_finish(scene_id)]
     if library is not None:
         where.append(sorted(asset.sha256 for asset in library.assets))
     h = spec_hash([ROOM_VERSION, SURFACE_VERSION, *where, settings])
