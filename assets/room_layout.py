@@ -4,13 +4,14 @@ an asset library: pure functions, no Blender.
 Each request asks for an object of a class near an anchor (azimuth θ and distance from the camera, or from the
 room's centre, as the scene's stand-in stood). The layout picks one of the class's assets (seeded), scales it so its
 height lies in the class's range (`CLASS_HEIGHTS_M`; the manifest's bounding box gives the height), and arranges it
-as people arrange a room: in a room with walls a sofa, a bookcase, a bed or a television stands with its back to the
-nearest wall, its front into the room; a chair stands at a side of a table and faces it, or without a table faces
-the sofa; a lamp stands beside the end of the sofa; a rug lies where it was drawn, square to the room; anything else
+as people arrange a room: in a room with walls a sofa, a bookcase, a bed, a television, a desk, a cabinet or a
+nightstand stands with its back to the nearest wall, its front into the room; a nightstand stands beside the head of
+the bed, backed onto the bed's wall; a chair stands at a side of a table and faces it, or without a table faces the
+sofa; a lamp stands beside the end of the sofa; a rug lies where it was drawn, square to the room; anything else
 (and everything in a courtyard) turns its front (the manifest's `front_deg`) to the camera. Each is moved the least
 from where its rule wants it so that its footprint (an oriented rectangle, assets/footprints.py) stays inside the
 floor, clear of the camera, the scene's fixed obstacles and pieces and the footprints placed before it (a rug, lying
-flat, needs only the floor, and the others stand on it). Tables and sofas are placed first.
+flat, needs only the floor, and the others stand on it). Tables, sofas and beds are placed first.
 
 World axes: +Z up, the floor's centre (where a panorama's camera stands) on the z axis, θ = atan2(x, y).
 """
@@ -42,6 +43,9 @@ CLASS_HEIGHTS_M: dict[str, tuple[float, float]] = {
     "trash can": (0.5, 1.2),
     "box": (0.2, 1.0),
     "rug": (0.005, 0.05),
+    "desk": (0.65, 0.85),
+    "cabinet": (0.5, 1.0),
+    "nightstand": (0.4, 0.75),
 }
 #: Least gap (m) between a footprint and the walls, between the camera and any footprint, between two footprints.
 WALL_GAP_M = 0.05
@@ -50,16 +54,17 @@ GAP_M = 0.1
 #: What a spot keeps beyond the gaps (m), so that rounding or a turn settling never makes a spot at the limit overlap.
 _SLACK_M = 1e-3
 #: Classes that stand with their back to a wall in a room.
-AGAINST_WALL = frozenset({"sofa", "bookshelf", "bed", "television"})
-#: What a chair faces, the first of these placed; what a lamp stands beside.
+AGAINST_WALL = frozenset({"sofa", "bookshelf", "bed", "television", "desk", "cabinet", "nightstand"})
+#: What a chair faces, the first of these placed; what a lamp stands beside; at whose head a nightstand stands.
 CHAIR_FACES = ("table", "sofa")
 LAMP_BESIDE = "sofa"
+NIGHTSTAND_BESIDE = "bed"
 #: Flat classes: laid at their anchor, square to the room, under the camera or the others if need be, and at most
 #: this share of the room's shorter side long.
 FLAT = frozenset({"rug"})
 FLAT_SHARE = 0.6
 #: Classes placed before the others, as the others are arranged around them.
-FIRST = ("table", "sofa")
+FIRST = ("table", "sofa", "bed")
 #: How far a request may move from its anchor: distance steps (m) and azimuth steps (deg), nearest first.
 _RADIAL_STEPS = tuple(s * 0.15 for s in range(-8, 13))
 _AZIMUTH_STEPS = tuple(float(a) for a in range(-90, 91, 5))
@@ -196,6 +201,29 @@ def _against_walls(request: Request, shape: Footprint, room_half: tuple[float, f
     return spots
 
 
+def facing_of(placement: Placement) -> tuple[float, float]:
+    """Where a placement's front faces (world x, y): −Y turned by its asset's `front_deg` (none: 0), then its yaw."""
+    t = math.radians((placement.asset.front_deg or 0.0) + placement.yaw_deg)
+    return math.sin(t), -math.cos(t)
+
+
+def _beside_head(bed: Placement, shape: Footprint, request: Request) -> list[Spot]:
+    """Either side of the bed's head (its back, the headboard), just clear of it: the spot's back in line with the
+    bed's, its front the way the bed's faces (the side nearer the anchor first)."""
+    ax, ay = _anchor(request)
+    front = facing_of(bed)
+    across = (-front[1], front[0])
+    bed_shape, own = bed.footprint, _turned(shape, front)
+    back = bed_shape.reach(front) - own.reach(front)  # how far behind the bed's centre the spot's centre lies
+    spots = []
+    for side in (1.0, -1.0):
+        out = side * (bed_shape.reach(across) + own.reach(across) + GAP_M + _SLACK_M)
+        x = bed_shape.x - front[0] * back + across[0] * out
+        y = bed_shape.y - front[1] * back + across[1] * out
+        spots.append(((x, y), front))
+    return sorted(spots, key=lambda s: math.hypot(s[0][0] - ax, s[0][1] - ay))
+
+
 def _around(
     target: Footprint, shape: Footprint, request: Request, sides: np.ndarray, facing_target: bool
 ) -> list[Spot]:
@@ -225,7 +253,10 @@ def _spots(
         # turned a quarter when its long side and the room's lie along different axes
         turn = (shape.reach((1.0, 0.0)) > shape.reach((0.0, 1.0))) == (room_half[1] > room_half[0])
         return [(xy, (1.0, 0.0) if turn else (0.0, -1.0)) for xy in _near_anchor(request)]
-    if walls and request.category in AGAINST_WALL:
+    beds = [p for p in placed if p.category == NIGHTSTAND_BESIDE]
+    if walls and request.category == "nightstand" and beds:
+        spots = _beside_head(beds[0], shape, request) + _against_walls(request, shape, room_half)
+    elif walls and request.category in AGAINST_WALL:
         spots = _against_walls(request, shape, room_half)
     elif request.category == "chair" and CHAIR_FACES[0] in first:
         table = first[CHAIR_FACES[0]]
@@ -241,15 +272,20 @@ def _spots(
 
 
 def _free(
-    placement: Placement, room_half: tuple[float, float], obstacles: list[Obstacle], standing: list[Footprint]
+    placement: Placement,
+    room_half: tuple[float, float],
+    obstacles: list[Obstacle],
+    standing: list[Footprint],
+    camera_clearance: float,
 ) -> bool:
-    """Inside the floor; unless flat, clear of the camera, the obstacles and the `standing` footprints."""
+    """Inside the floor; unless flat, `camera_clearance` clear of the camera, clear of the obstacles and the
+    `standing` footprints."""
     footprint = placement.footprint
     if placement.category in FLAT:
         return inside(footprint, room_half, WALL_GAP_M)
     return (
         inside(footprint, room_half, WALL_GAP_M)
-        and not meets_circle(footprint, 0.0, 0.0, CAMERA_CLEARANCE_M)
+        and not (camera_clearance > 0 and meets_circle(footprint, 0.0, 0.0, camera_clearance))
         and not any(meets_circle(footprint, o.x, o.y, o.radius) for o in obstacles)
         and not any(overlaps(footprint, other, GAP_M) for other in standing)
     )
@@ -271,10 +307,12 @@ def place(
     rng: np.random.Generator,
     walls: bool = False,
     fixed: tuple[Footprint, ...] = (),
+    camera_clearance: float = CAMERA_CLEARANCE_M,
 ) -> tuple[Placement, ...]:
     """One placement per request, in order (module docstring; `walls`: the floor is a room's, bounded by walls;
-    `fixed`: footprints of pieces that stay where they are, kept clear of as placed ones are); a class the library
-    lacks, or a request that fits nowhere, is a ValueError naming it."""
+    `fixed`: footprints of pieces that stay where they are, kept clear of as placed ones are; `camera_clearance`:
+    how far from the floor's centre, where a panorama's camera stands, everything keeps, 0 where no camera stands
+    there); a class the library lacks, or a request that fits nowhere, is a ValueError naming it."""
     assets = []
     for request in requests:
         of_class = library.of_class(request.category)
@@ -292,7 +330,7 @@ def place(
         standing = [*fixed, *(p.footprint for p in placed.values() if p.category not in FLAT)]
         for spot in _spots(request, shape, room_half, walls, list(placed.values())):
             placement = _placement(request.category, asset, scale, spot)
-            if _free(placement, room_half, obstacles, standing):
+            if _free(placement, room_half, obstacles, standing, camera_clearance):
                 placed[k] = placement
                 break
         else:

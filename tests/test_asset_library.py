@@ -239,6 +239,19 @@ def test_an_asset_counts_when_its_files_are_written_even_if_the_process_crashes_
     assert asset.sha256 == hashlib.sha256(b"BLENDER-stand-in").hexdigest()
 
 
+def test_a_desk_and_a_cabinet_get_their_declared_front_whatever_the_faces_measure(tmp_path: Path) -> None:
+    info = {"object_name": "asset", "bbox_min": [-0.3, -0.7, 0], "bbox_max": [0.3, 0.7, 0.75]}
+    info |= {"vertices": 120, "generator_version": "1.15.5", "front_deg": None}
+    python = _stand_in_python(
+        tmp_path,
+        "open(args['--blend'], 'wb').write(b'BLENDER-stand-in')\n"
+        f"open(args['--info'], 'w').write(json.dumps({info!r}))",
+    )
+    fronts = {c: run_infinigen(plan([c], 1, seed=0)[0], tmp_path / "lib", python, 60).front_deg for c in FACTORIES}
+    assert fronts["desk"] == fronts["cabinet"] == 90.0  # the knee side, the doors: +X, as Infinigen builds them
+    assert fronts["nightstand"] is None and fronts["table"] is None  # the measure's, where nothing is declared
+
+
 def test_an_asset_without_its_files_is_a_generation_error_with_the_reason(tmp_path: Path) -> None:
     python = _stand_in_python(tmp_path, "sys.stderr.write('ModuleNotFoundError: infinigen\\n'); sys.exit(1)")
     with pytest.raises(GenerationError, match="ChairFactory seed .*: exit 1: ModuleNotFoundError: infinigen"):

@@ -1,6 +1,8 @@
 """Library objects in the synthetic ScanNet scans (issue 50, deliver 2): the room's pieces of the library's classes
-placed by the shared room layout around the pieces that stay (inside the room, clear of them, a sofa and a bookcase
-backed onto a wall, chairs facing the table), and, rendered with stand-in box assets, the scan's mesh holding each
+placed by the shared room layout around the pieces that stay (inside the room, clear of them, a sofa, a bookcase, a
+desk, a cabinet and a bed backed onto a wall facing into the room, the nightstand at the bed's head, chairs facing
+the table, no two overlapping), what rested on a drawn piece on the library object's top where it stood on the box,
+what hung above one on its wall clear of it, and, rendered with stand-in box assets, the scan's mesh holding each
 library object at exactly the box its manifest row, scale, turn and place give."""
 
 from __future__ import annotations
@@ -84,8 +86,9 @@ def sampled_footprint(piece: LibraryPiece) -> np.ndarray:
 def test_the_library_classes_are_drawn_from_the_library_and_the_rest_stay(scene: SyntheticScene) -> None:
     room = scene_room(scene)
     kept, pieces = furnish(room, LIBRARY)
-    assert Counter(p.label for p in pieces) == Counter(f.label for f in room.furniture if f.label in LIBRARY_CLASS)
-    assert list(kept.furniture) == [f for f in room.furniture if f.label not in LIBRARY_CLASS]
+    drawn = [f for f in room.furniture if LIBRARY_CLASS.get(f.label) in LIBRARY.categories]
+    assert Counter(p.label for p in pieces) == Counter(f.label for f in drawn)
+    assert list(kept.furniture) == [f for f in room.furniture if f not in drawn]
     assert len(pieces) == 6 and all(p.placed.blend.startswith("/lib/") for p in pieces)
 
 
@@ -177,3 +180,185 @@ def test_a_scan_build_without_its_library_names_the_config_field(tmp_path: Path)
     with pytest.raises(LibraryError, match=f"{ASSET_LIBRARY_FIELD}: {tmp_path / 'none'}"):
         synthetic_task.fn(str(tmp_path / "out"), "val", config)
     assert not (tmp_path / "out" / "viewspatial" / "synthetic" / "scans").exists()
+
+
+#: Stand-ins of every class a scan draws, shaped as Infinigen's are: the desk's knee side, the cabinet's doors and the
+#: bed's foot (its headboard at −X) at +X; the nightstand, as Infinigen's side tables, without a front.
+ROOM_LIBRARY = AssetLibrary(
+    Path("/lib"),
+    (
+        *LIBRARY.assets,
+        box_asset("desk", 1, (0.6, 1.3, 0.72), front_deg=90.0),
+        box_asset("cabinet", 1, (0.35, 1.8, 0.95), front_deg=90.0),
+        box_asset("nightstand", 1, (0.5, 0.5, 0.55)),
+        box_asset("bed", 1, (2.1, 1.7, 0.6), offset=-0.05, front_deg=90.0),
+    ),
+)
+#: What rests on what in the scans' rooms, and what hangs on the wall above what.
+RESTING = {"pillow": "bed", "books": "nightstand", "box": "desk"}
+HUNG = {"tv": "cabinet", "whiteboard": "desk", "picture": "bed"}
+
+
+def room_front(f, size) -> np.ndarray:
+    """A box's front: away from the wall nearest to it."""
+    gaps = [f.lo[0], size[0] - f.hi[0], f.lo[1], size[1] - f.hi[1]]
+    return np.array([(1, 0), (-1, 0), (0, 1), (0, -1)][int(np.argmin(gaps))], float)
+
+
+def inside_polygon(points: np.ndarray, polygon: np.ndarray, margin: float = 0.0) -> np.ndarray:
+    """Whether each point lies inside the convex polygon (corners in order), `margin` inside its edges."""
+    polygon = polygon if np.cross(polygon[1] - polygon[0], polygon[2] - polygon[1]) > 0 else polygon[::-1]
+    inside = np.ones(len(points), bool)
+    for a, b in zip(polygon, np.roll(polygon, -1, axis=0), strict=True):
+        edge = (b - a) / np.linalg.norm(b - a)
+        inside &= (edge[0] * (points[:, 1] - a[1]) - edge[1] * (points[:, 0] - a[0])) > margin
+    return inside
+
+
+def footprint_polygon(piece: LibraryPiece, library: AssetLibrary = ROOM_LIBRARY) -> np.ndarray:
+    return world_corners(piece, library)[[0, 4, 6, 2], :2]
+
+
+def box_points(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    u, v = np.meshgrid(np.linspace(lo[0], hi[0], 7), np.linspace(lo[1], hi[1], 7))
+    return np.column_stack([u.ravel(), v.ravel()])
+
+
+def pieces_of(pieces: tuple[LibraryPiece, ...], label: str) -> LibraryPiece:
+    (piece,) = [p for p in pieces if p.label == label]
+    return piece
+
+
+def piece_front(piece: LibraryPiece, library: AssetLibrary = ROOM_LIBRARY) -> np.ndarray:
+    t = math.radians((asset_of(piece, library).front_deg or 0.0) + piece.placed.yaw_deg)
+    return np.array([math.sin(t), -math.cos(t)])
+
+
+@pytest.mark.parametrize("scene", SCENES, ids=[s.scene_id for s in SCENES])
+def test_desk_cabinet_bed_and_nightstand_back_onto_a_wall_facing_in_and_nothing_overlaps(scene: SyntheticScene) -> None:
+    room = scene_room(scene)
+    kept, pieces = furnish(room, ROOM_LIBRARY)
+    assert sorted(p.label for p in pieces) == sorted(f.label for f in room.furniture if f.label in LIBRARY_CLASS)
+    w, d, _ = kept.size
+    for piece in pieces:
+        if piece.label not in ("desk", "cabinet", "bed", "nightstand"):
+            continue
+        corners, facing = world_corners(piece, ROOM_LIBRARY), piece_front(piece)
+        centre = corners[:, :2].mean(axis=0)
+        depth = ((corners[:, :2] - centre) @ -facing).max()
+        behind = centre - facing * depth
+        assert min(behind[0], w - behind[0], behind[1], d - behind[1]) < 0.12, piece.label
+        assert abs(facing[0]) > 0.99 or abs(facing[1]) > 0.99, piece.label
+        assert facing @ (np.array([w / 2, d / 2]) - behind) > 0, piece.label
+    bed, nightstand = pieces_of(pieces, "bed"), pieces_of(pieces, "nightstand")
+    bed_front = piece_front(bed)
+    bed_back = (world_corners(bed, ROOM_LIBRARY)[:, :2] @ bed_front).min()
+    stand_corners = world_corners(nightstand, ROOM_LIBRARY)[:, :2]
+    assert (stand_corners @ bed_front).min() == pytest.approx(bed_back, abs=0.01)  # at the head, the same wall
+    gap = (stand_corners @ bed_front).max() - bed_back
+    assert gap < 0.6  # its depth, not beside the bed's foot
+    # no two placed pieces' footprints overlap, and none meets a box left standing on the floor
+    floor = [f for f in kept.furniture if f.lo[2] < 0.05]
+    for i, a in enumerate(pieces):
+        for b in pieces[i + 1 :]:
+            assert not inside_polygon(sampled_footprint_of(a), footprint_polygon(b), 1e-6).any(), (a.label, b.label)
+            assert not inside_polygon(sampled_footprint_of(b), footprint_polygon(a), 1e-6).any(), (a.label, b.label)
+        for f in floor:
+            assert not inside_box(sampled_footprint_of(a), f.lo, f.hi).any(), (a.label, f.label)
+
+
+def sampled_footprint_of(piece: LibraryPiece) -> np.ndarray:
+    c = footprint_polygon(piece)
+    u, v = np.meshgrid(np.linspace(0, 1, 9), np.linspace(0, 1, 9))
+    u, v = u.reshape(-1, 1), v.reshape(-1, 1)
+    return (1 - u) * (1 - v) * c[0] + u * (1 - v) * c[1] + u * v * c[2] + (1 - u) * v * c[3]
+
+
+@pytest.mark.parametrize("scene", SCENES, ids=[s.scene_id for s in SCENES])
+def test_what_rested_on_a_drawn_piece_rests_on_the_library_objects_top_where_it_stood(scene: SyntheticScene) -> None:
+    room = scene_room(scene)
+    kept, pieces = furnish(room, ROOM_LIBRARY)
+    before = {f.label: f for f in room.furniture}
+    after = {f.label: f for f in kept.furniture}
+    for label, below in RESTING.items():
+        piece, support = after[label], pieces_of(pieces, below)
+        corners = world_corners(support, ROOM_LIBRARY)
+        assert piece.lo[2] == pytest.approx(corners[:, 2].max(), abs=1e-9), label  # on the object's top
+        # the whole of its bottom over the object's top
+        assert inside_polygon(box_points(piece.lo, piece.hi), footprint_polygon(support), -1e-9).all(), label
+        # as far towards the front or the back as it stood on the box
+        old, new = before[label], piece_front(support)
+        box = before[below]
+        old_offset = (np.asarray(old.center[:2]) - np.asarray(box.center[:2])) @ room_front(box, room.size)
+        new_offset = (np.asarray(piece.center[:2]) - corners[:, :2].mean(axis=0)) @ new
+        if abs(old_offset) < 1e-9:  # centred on the box: centred on the object
+            assert new_offset == pytest.approx(0.0, abs=1e-9), label
+        else:  # at the front edge or the back (the pillow at the head): there still
+            assert np.sign(new_offset) == np.sign(old_offset) and abs(new_offset) > 0.05, label
+        assert sorted(piece.size[:2]) == sorted(old.size[:2]) and piece.size[2] == old.size[2]
+
+
+@pytest.mark.parametrize("scene", SCENES, ids=[s.scene_id for s in SCENES])
+def test_what_hung_above_a_drawn_piece_stays_on_a_wall_clear_of_it(scene: SyntheticScene) -> None:
+    room = scene_room(scene)
+    kept, pieces = furnish(room, ROOM_LIBRARY)
+    w, d, h = kept.size
+    after = {f.label: f for f in kept.furniture}
+    placed = [(p.label, world_corners(p, ROOM_LIBRARY)) for p in pieces]
+    for label, below in HUNG.items():
+        piece = after[label]
+        assert min(piece.lo[0], w - piece.hi[0], piece.lo[1], d - piece.hi[1]) < 0.02, label  # on a wall
+        assert piece.hi[2] < h
+        for other, corners in placed:
+            lo, hi = corners.min(axis=0), corners.max(axis=0)
+            assert not (np.all(piece.lo < hi) and np.all(lo < piece.hi)), (label, other)
+        support = world_corners(pieces_of(pieces, below), ROOM_LIBRARY)
+        assert piece.lo[2] >= support[:, 2].max()
+    tv, cabinet = after["tv"], world_corners(pieces_of(pieces, "cabinet"), ROOM_LIBRARY)
+    lo, hi = cabinet.min(axis=0), cabinet.max(axis=0)
+    for axis in (0, 1):  # over the cabinet, on the wall it backs onto
+        if hi[axis] - lo[axis] > 1.0:
+            assert lo[axis] < tv.center[axis] < hi[axis]
+
+
+def test_a_library_without_the_new_classes_leaves_their_pieces_and_what_they_hold_alone() -> None:
+    for scene in SCENES[:2]:
+        room = scene_room(scene)
+        kept, pieces = furnish(room, LIBRARY)
+        assert {p.label for p in pieces} == {"chair", "sofa", "table", "lamp", "bookshelf"}
+        stay = ("desk", "cabinet", "nightstand", "bed", *RESTING, *HUNG)
+        assert [f for f in kept.furniture if f.label in stay] == [f for f in room.furniture if f.label in stay]
+
+
+@pytest.mark.blender
+def test_a_rendered_scan_holds_the_desk_cabinet_nightstand_and_bed_at_their_library_boxes(tmp_path: Path) -> None:
+    wanted = [
+        ("desk", (0.6, 1.3, 0.72), (0.5, 0.3, 0.1)),
+        ("cabinet", (0.35, 1.8, 0.95), (0.6, 0.5, 0.3)),
+        ("nightstand", (0.5, 0.5, 0.55), (0.4, 0.2, 0.1)),
+        ("bed", (2.1, 1.7, 0.6), (0.7, 0.2, 0.2)),
+    ]
+    library = make_library(tmp_path / "library", wanted, ASSET_LIBRARY_FIELD)
+    scene = SCENES[1]
+    settings = RenderSettings(width=64, height=48, samples=1, frames=4)
+    try:
+        make_synthetic_scan(tmp_path / "root", scene, settings, library)
+    finally:
+        render_client.close_all()
+    room = scene_room(scene)
+    kept, pieces = furnish(room, library)
+    assert sorted(p.label for p in pieces) == ["bed", "cabinet", "desk", "nightstand"]
+    boxes = sorted(scan_boxes(open_scan(tmp_path / "root" / "scans" / scene.scene_id), None), key=lambda b: b.object_id)
+    for box, piece in zip(boxes[-len(pieces) :], pieces, strict=True):
+        assert box.label == piece.label
+        corners = world_corners(piece, library)
+        np.testing.assert_allclose(box.lo, corners.min(axis=0), atol=1e-5)
+        np.testing.assert_allclose(box.hi, corners.max(axis=0), atol=1e-5)
+    stayed = {b.label: b for b in boxes[: -len(pieces)]}
+    for label, below in RESTING.items():  # the scan's box of what rests on an object lies on the object's mesh
+        (piece,) = [p for p in pieces if p.label == below]
+        assert stayed[label].lo[2] == pytest.approx(world_corners(piece, library)[:, 2].max(), abs=1e-5)
+    for f in kept.furniture:
+        if f.label in stayed and Counter(g.label for g in kept.furniture)[f.label] == 1:
+            np.testing.assert_allclose(stayed[f.label].lo, f.lo, atol=1e-5)
+            np.testing.assert_allclose(stayed[f.label].hi, f.hi, atol=1e-5)

@@ -52,7 +52,14 @@ FACTORIES: dict[str, str] = {
     "potted plant": "LargePlantContainerFactory",
     "television": "TVFactory",
     "rug": "RugFactory",
+    "desk": "SimpleDeskFactory",
+    "cabinet": "KitchenCabinetFactory",
+    "nightstand": "SideTableFactory",
 }
+#: Factories whose front the faces cannot tell (render/infinigen_asset.front_deg finds no side leaning: a desk's top
+#: on four legs, a cabinet's doors weigh as its back panel does), declared as Infinigen builds them: the front at +X
+#: (a desk's knee side, a cabinet's doors), front_deg 90. This overrides the measure.
+DECLARED_FRONT_DEG: dict[str, float] = {"SimpleDeskFactory": 90.0, "KitchenCabinetFactory": 90.0}
 
 
 class GenerationError(RuntimeError):
@@ -150,7 +157,7 @@ def run_infinigen(job: AssetJob, root: Path, python: Path, timeout_s: float) -> 
         "generator_version": facts.get("generator_version"),
         "factory": job.factory,
         "sha256": file_sha256(blend),
-        "front_deg": facts["front_deg"],
+        "front_deg": DECLARED_FRONT_DEG.get(job.factory, facts["front_deg"]),
     }
     try:
         asset = asset_from_row(row, f"{info}")
