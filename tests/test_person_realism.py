@@ -180,3 +180,42 @@ def test_a_stock_face_detector_finds_faces_facing_the_camera_and_none_from_behin
     found_facing, n_facing, found_away, n_away = face_detection.find_rates(shots)
     assert (n_facing, n_away) == (4, 2)
     assert found_facing >= 3 and found_away == 0
+
+
+def _labelled_build(root: Path, raw: list[int], nv: list[float], seen: list[float]) -> Path:
+    """A build folder whose SynDORBench labels hold four frames with a person and one empty scene."""
+    import pandas as pd
+
+    from benchfoundry.core.store import StageStore
+
+    frame = pd.DataFrame(
+        {
+            "img_path": [f"images/f{k}.jpg" for k in range(5)],
+            "lighting": ["morning_north", "morning_north", "night", "night", "night"],
+            "empty_scene": [False, False, False, False, True],
+            "raw_detector_seen": [*seen, 0.0],
+            "nv_detector_seen": [None, None, *seen[2:], 0.0],
+            "human_discernable": [*raw, 0],
+            "human_discernable_nv": [*nv, 0.0],
+        }
+    )
+    StageStore(root, "syndor", "discern").write_shard("labels", frame, spec_hash="x")
+    return root
+
+
+def test_the_person_detection_bench_counts_finds_balance_and_moves_frame_by_frame(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("person_detection", ROOT / "bench" / "person_detection.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    nan = float("nan")
+    before = bench.labelled_frames(_labelled_build(tmp_path / "a", [1, 0, 1, 0], [nan, nan, 1.0, 0.0], [1, 0, 1, 0]))
+    after = bench.labelled_frames(_labelled_build(tmp_path / "b", [1, 1, 0, 0], [nan, nan, 1.0, 1.0], [1, 1, 0, 0]))
+    assert len(before) == 4  # the empty scene is left out
+    rates = bench.detector_rates(after)
+    assert rates["raw"] == {"images": 4, "found": 2, "by_lighting": {"morning": [2, 2], "night": [0, 2]}}
+    assert rates["nv"]["images"] == 2 and rates["nv"]["found"] == 0
+    assert bench.label_balance(before) == {"raw": {"0": 2, "1": 2}, "nv": {"0": 1, "1": 1}}
+    assert bench.label_moves(before, after) == {
+        "raw": {"0→0": 1, "0→1": 1, "1→0": 1, "1→1": 1},
+        "nv": {"0→1": 1, "1→1": 1},
+    }
