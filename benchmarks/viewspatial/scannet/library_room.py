@@ -41,6 +41,9 @@ LIBRARY_CLASS: dict[str, str] = {
     "nightstand": "nightstand",
     "bed": "bed",
 }
+#: Part of a furnished scan's hash (synthetic_stage): bump it when `furnish` places or moves pieces differently, so a
+#: build with the library renders its scans anew. 2: desks, cabinets, nightstands and what stands on them.
+FURNISH_VERSION = 2
 #: Pieces whose bottom is lower than this (m) stand on the floor, and the layout keeps clear of them.
 ON_FLOOR_M = 0.05
 #: How many draws of the room's assets (seeded by the scan's id, then by it and the draw) may fit nowhere (a 2.5 m

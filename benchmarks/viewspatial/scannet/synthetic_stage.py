@@ -11,7 +11,7 @@ import pandas as pd
 
 from benchfoundry.assets.asset_library import read_library
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
-from benchfoundry.benchmarks.viewspatial.scannet.library_room import ASSET_LIBRARY_FIELD
+from benchfoundry.benchmarks.viewspatial.scannet.library_room import ASSET_LIBRARY_FIELD, FURNISH_VERSION
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_room import ROOM_VERSION, SYNTHETIC_SCENES, SyntheticScene
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import RenderSettings, floor_finish, make_synthetic_scan
 from benchfoundry.configs.build import BuildConfig
@@ -43,7 +43,7 @@ def synthetic_task(out: str, shard: SyntheticScene | str, config: BuildConfig) -
     # a split's first scan has the hash it would have as the split's only one
     where = [scene.split] if scene.index == 0 else [scene.split, scene.index, floor_finish(scene_id)]
     if library is not None:
-        where.append(sorted(asset.sha256 for asset in library.assets))
+        where += [FURNISH_VERSION, sorted(asset.sha256 for asset in library.assets)]
     h = spec_hash([ROOM_VERSION, SURFACE_VERSION, *where, settings])
     if not store.is_done(scene_id, h):
         summary = make_synthetic_scan(synthetic_root(out), scene, RenderSettings(**settings), library)
