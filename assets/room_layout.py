@@ -25,7 +25,7 @@ import numpy as np
 
 from benchfoundry.assets.asset_library import AssetLibrary, LibraryAsset
 from benchfoundry.assets.footprints import Footprint, inside, meets_circle, overlaps
-from benchfoundry.core.render_spec import LibraryObject
+from benchfoundry.core.render_spec import AreaLamp, LibraryObject
 
 #: The camera's height over the floor in a library scene: a standing adult's eyes (m).
 EYE_HEIGHT_M = 1.6
@@ -136,6 +136,18 @@ def library_object(placement: Placement, library: AssetLibrary, pass_index: int 
         scale=placement.scale,
         pass_index=pass_index,
     )
+
+
+#: A library lamp's bulb: an area lamp facing down, this far up its height, of this side (m) and power (W).
+BULB_HEIGHT_SHARE = 0.85
+BULB_SIZE_M = 0.15
+BULB_POWER_W = 40.0
+
+
+def lamp_bulb(placement: Placement) -> AreaLamp:
+    """The bulb that lights a room from a placed lamp's shade: over its footprint's centre, near its top."""
+    top = placement.location[2] + placement.asset.bbox_max[2] * placement.scale
+    return AreaLamp((*placement.footprint_center, BULB_HEIGHT_SHARE * top), size=BULB_SIZE_M, power=BULB_POWER_W)
 
 
 def class_scale(asset: LibraryAsset) -> float:

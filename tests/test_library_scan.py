@@ -26,8 +26,11 @@ from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import ScanFormatE
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_room import SyntheticScene, scene_room, synthetic_scenes
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
     RenderSettings,
+    camera_walk,
     make_synthetic_scan,
+    render_spec,
     rendered_library_meshes,
+    room_mesh,
 )
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import synthetic_task
 from benchfoundry.benchmarks.viewspatial.scannet.visibility import scan_boxes
@@ -127,6 +130,29 @@ def test_a_sofa_and_a_bookcase_back_onto_a_wall_and_the_chairs_face_the_table(sc
         if piece.label == "chair":
             towards = table_xy - centre
             assert facing @ towards > 0.9 * np.linalg.norm(towards)
+
+
+@pytest.mark.parametrize("scene", SCENES[:2], ids=[s.scene_id for s in SCENES[:2]])
+def test_a_library_lamp_lights_the_scan_from_under_its_top_over_its_middle(scene: SyntheticScene) -> None:
+    room = scene_room(scene)
+    kept, pieces = furnish(room, LIBRARY)
+    walk = camera_walk(kept, 4)
+    plain = render_spec(kept, room_mesh(kept), walk, RenderSettings(), ".")
+    lit = render_spec(kept, room_mesh(kept, pieces, [box_mesh(p) for p in pieces]), walk, RenderSettings(), ".", pieces)
+    (lamp,) = [p for p in pieces if p.label == "lamp"]
+    assert lit.lamps[: len(plain.lamps)] == plain.lamps and len(lit.lamps) == len(plain.lamps) + 1
+    corners = world_corners(lamp)
+    bulb = lit.lamps[-1]
+    assert bulb.location[:2] == pytest.approx(corners[:, :2].mean(axis=0), abs=1e-9)
+    assert 0.5 * corners[:, 2].max() < bulb.location[2] < corners[:, 2].max()
+    assert all(p.light is None for p in pieces if p.label != "lamp")
+
+
+def box_mesh(piece: LibraryPiece) -> tuple[np.ndarray, np.ndarray]:
+    """The placed piece's box as a closed triangle mesh (what the render worker would write for a box asset)."""
+    faces = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1), (2, 3, 7), (2, 7, 6), (0, 2, 6)]
+    faces += [(0, 6, 4), (1, 5, 7), (1, 7, 3)]
+    return world_corners(piece), np.array(faces)
 
 
 def test_without_the_classes_in_the_library_the_room_is_unchanged() -> None:

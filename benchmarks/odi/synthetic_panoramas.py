@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from benchfoundry.assets.asset_library import AssetLibrary, read_library
-from benchfoundry.assets.room_layout import EYE_HEIGHT_M, Obstacle, Placement, Request, library_object, place
+from benchfoundry.assets.room_layout import EYE_HEIGHT_M, Obstacle, Placement, Request, lamp_bulb, library_object, place
 from benchfoundry.benchmarks.odi.config import ASSET_LIBRARY_FIELD, SyntheticPanoramaConfig
 from benchfoundry.benchmarks.odi.descriptions import colour_name, with_article
 from benchfoundry.benchmarks.odi.panorama_parts import Part, Wall, door, pane_window, skirting, window
@@ -408,25 +408,11 @@ def furnish(scene: PanoramaScene, library: AssetLibrary, seed: int) -> PanoramaS
     return replace(scene, camera_height_m=EYE_HEIGHT_M, things=tuple(things), lighting=_lit(scene.lighting, placements))
 
 
-#: A library lamp's bulb: an area lamp facing down, this far up its height, of this side (m) and power (W).
-BULB_HEIGHT_SHARE = 0.85
-BULB_SIZE_M = 0.15
-BULB_POWER_W = 40.0
-
-
-def _top(p: Placement) -> float:
-    return p.location[2] + p.asset.bbox_max[2] * p.scale
-
-
 def _lit(light: Light, placements: tuple[Placement, ...]) -> Light:
     """Indoors, the light with a bulb in each placed lamp; outdoors, as it was."""
     if not isinstance(light, IndoorLight):
         return light
-    bulbs = tuple(
-        AreaLamp((*p.footprint_center, BULB_HEIGHT_SHARE * _top(p)), size=BULB_SIZE_M, power=BULB_POWER_W)
-        for p in placements
-        if p.category == "lamp"
-    )
+    bulbs = tuple(lamp_bulb(p) for p in placements if p.category == "lamp")
     return replace(light, lamps=light.lamps + bulbs)
 
 

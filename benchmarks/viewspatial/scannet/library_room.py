@@ -22,9 +22,9 @@ import numpy as np
 
 from benchfoundry.assets.asset_library import AssetLibrary
 from benchfoundry.assets.footprints import Footprint
-from benchfoundry.assets.room_layout import Placement, Request, facing_of, library_object, place
+from benchfoundry.assets.room_layout import Placement, Request, facing_of, lamp_bulb, library_object, place
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_room import Furniture, Room
-from benchfoundry.core.render_spec import LibraryObject
+from benchfoundry.core.render_spec import AreaLamp, LibraryObject
 from benchfoundry.core.seeding import item_rng
 
 #: The config field that names the scans' asset library, in every error about reading it.
@@ -42,7 +42,8 @@ LIBRARY_CLASS: dict[str, str] = {
     "bed": "bed",
 }
 #: Part of a furnished scan's hash (synthetic_stage): bump it when `furnish` places or moves pieces differently, so a
-#: build with the library renders its scans anew. 2: desks, cabinets, nightstands and what stands on them.
+#: build with the library renders its scans anew. 2: desks, cabinets, nightstands and what stands on them; a lamp's
+#: bulb.
 FURNISH_VERSION = 2
 #: Pieces whose bottom is lower than this (m) stand on the floor, and the layout keeps clear of them.
 ON_FLOOR_M = 0.05
@@ -61,12 +62,14 @@ HUNG_CLEAR_M = 0.1
 
 @dataclass(frozen=True)
 class LibraryPiece:
-    """A piece of the room drawn from the library: its raw label, NYU40 id, mesh colour (RGB 0–1) and placement."""
+    """A piece of the room drawn from the library: its raw label, NYU40 id, mesh colour (RGB 0–1), placement and, for
+    a lamp, the bulb that lights the room from it (as in ODI's rooms)."""
 
     label: str
     nyu40_id: int
     color: tuple[float, float, float]
     placed: LibraryObject
+    light: AreaLamp | None = None
 
 
 def _footprint(piece: Furniture, centre: tuple[float, float]) -> Footprint:
@@ -195,7 +198,9 @@ def furnish(room: Room, library: AssetLibrary) -> tuple[Room, tuple[LibraryPiece
                 raise ValueError(f"{room.scene_id}: {exc} (after {DRAWS} draws of the assets)") from None
     placements = tuple(_moved(p, centre) for p in placements)
     pieces = tuple(
-        LibraryPiece(f.label, f.nyu40_id, f.color, library_object(p, library))
+        LibraryPiece(
+            f.label, f.nyu40_id, f.color, library_object(p, library), lamp_bulb(p) if p.category == "lamp" else None
+        )
         for f, p in zip(drawn, placements, strict=True)
     )
     return Room(room.scene_id, room.size, _moved_with(kept, drawn, placements, room.size)), pieces

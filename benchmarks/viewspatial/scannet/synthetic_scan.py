@@ -290,8 +290,8 @@ def render_spec(
     pieces: Sequence[LibraryPiece] = (),
 ) -> ScanRoomShard:
     """What the Blender worker needs: image size, field of view, objects (the library `pieces` by their files),
-    lights, one pose per frame, and where the frames go (`render_dir`; a relative one is relative to the spec file's
-    folder).
+    lights (the ceiling's, and a library lamp's bulb), one pose per frame, and where the frames go (`render_dir`; a
+    relative one is relative to the spec file's folder).
 
     A frame written with an `-inf` pose (tracking lost) is still rendered, from the next valid pose.
     """
@@ -304,7 +304,7 @@ def render_spec(
     lamps = tuple(
         AreaLamp(location=(w * fx, d * fy, h - 0.05), size=1.2, power=30.0)
         for fx, fy in ((0.3, 0.3), (0.7, 0.3), (0.3, 0.7), (0.7, 0.7))
-    )
+    ) + tuple(piece.light for piece in pieces if piece.light is not None)
     return ScanRoomShard(
         scene_id=room.scene_id,
         out_dir=str(render_dir),
