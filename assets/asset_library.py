@@ -4,7 +4,8 @@ every benchmark that draws rooms from one (assets/room_layout.py).
 A library is a folder holding `manifest.json` and the files it names by relative path. Each row says what one file
 holds: its class, the seed and generator (and version) that made it, the one object to append from it, that object's
 bounding box in its own frame (origin at the bottom centre, +Z up, metres), its vertex count, where its front faces
-(`front_deg`, measured from its geometry when the asset was made) and the file's SHA-256. The reader refuses anything
+(`front_deg`, measured from its geometry when the asset was made), optionally the height of the surface things rest
+on (`rest_m`: a bed's mattress under its headboard's top) and the file's SHA-256. The reader refuses anything
 else, naming the config field, the file and the row's field; the writer replaces the manifest atomically, so an
 interrupted generation leaves the previous, valid one.
 """
@@ -48,6 +49,13 @@ class LibraryAsset:
     sha256: str
     #: The yaw (deg, counter-clockwise about +Z) that turns −Y onto the object's front; None: no side is its front.
     front_deg: float | None = None
+    #: Height (m, own frame) of the broad upward surface things rest on (a mattress, a desk's top); None: the top.
+    rest_m: float | None = None
+
+    @property
+    def rest_height(self) -> float:
+        """Where a thing put on the object rests (m, own frame): `rest_m`, or the top of its box."""
+        return self.bbox_max[2] if self.rest_m is None else self.rest_m
 
     @property
     def size(self) -> tuple[float, float, float]:
@@ -98,6 +106,11 @@ _FIELDS: dict[str, tuple[Any, str]] = {
     ),
 }
 
+#: Row fields that may be left out (None): a library written before them stays valid.
+_OPTIONAL: dict[str, tuple[Any, str]] = {
+    "rest_m": (lambda v: v is None or (_number(v) and v >= 0), "null or a height in metres ≥ 0"),
+}
+
 
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
@@ -122,23 +135,32 @@ def asset_from_row(row: Any, where: str) -> LibraryAsset:
     missing = [f for f in _FIELDS if f not in row]
     if missing:
         raise LibraryError(f"{where}: missing field(s) {missing}")
-    unknown = sorted(set(row) - set(_FIELDS))
+    unknown = sorted(set(row) - set(_FIELDS) - set(_OPTIONAL))
     if unknown:
         raise LibraryError(f"{where}: unknown field(s) {unknown}")
-    for name, (ok, what) in _FIELDS.items():
-        if not ok(row[name]):
+    for name, (ok, what) in (_FIELDS | _OPTIONAL).items():
+        if name in row and not ok(row[name]):
             raise LibraryError(f"{where}.{name}: expected {what}, got {row[name]!r}")
     lo, hi = row["bbox_min"], row["bbox_max"]
     if any(a >= b for a, b in zip(lo, hi, strict=True)):
         raise LibraryError(f"{where}.bbox_max: must exceed bbox_min on every axis ({lo} vs {hi})")
     values = dict(row, bbox_min=tuple(float(v) for v in lo), bbox_max=tuple(float(v) for v in hi))
     values["front_deg"] = None if row["front_deg"] is None else float(row["front_deg"])
+    values["rest_m"] = None if row.get("rest_m") is None else float(row["rest_m"])
+    if values["rest_m"] is not None and not lo[2] <= values["rest_m"] <= hi[2]:
+        raise LibraryError(
+            f"{where}.rest_m: must lie within the box's height ({lo[2]} to {hi[2]}), got {row['rest_m']}"
+        )
     return LibraryAsset(**values)
 
 
 def asset_row(asset: LibraryAsset) -> dict[str, Any]:
-    """A manifest row (the inverse of `asset_from_row`)."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(asset).items()}
+    """A manifest row (the inverse of `asset_from_row`; an optional field left out when None)."""
+    return {
+        k: list(v) if isinstance(v, tuple) else v
+        for k, v in asdict(asset).items()
+        if not (k in _OPTIONAL and v is None)
+    }
 
 
 def read_library(root: str | Path, *, field: str, verify_files: bool = True, allow_empty: bool = False) -> AssetLibrary:

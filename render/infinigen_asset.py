@@ -8,7 +8,9 @@ The factory's `spawn_asset(seed)` under `FixedSeed(seed)` (as infinigen_examples
 does); its meshes, modifiers applied, joined into one object named `asset` whose origin is the bottom centre of
 its bounding box; above `--max-vertices` the mesh is decimated to that budget (a potted plant can have 2.6 M
 vertices, 366 MB); the file saved with its procedural materials; then `--info`: the object's name, bounding box,
-vertex count (and the count generated, before decimation), its front (`front_deg`) and Infinigen's version.
+vertex count (and the count generated, before decimation), its front (`front_deg`), the height things rest on
+(`rest_m`) and Infinigen's version. `MattressBedFactory` is this script's own: Infinigen's bed frame and mattress
+without its cloth-simulated sheets, pillows and towels (`BedFactory` took minutes and 190,000 vertices a bed).
 Infinigen's config folders are named relative to its repository root, so the script works from there.
 """
 
@@ -51,8 +53,50 @@ def front_deg(centres: Any, areas: Any, lean: float = BACK_LEAN) -> float | None
     return [[90.0, -90.0], [180.0, 0.0]][axis][int(leans[axis] > 0)]
 
 
+#: The least share of an object's footprint that an upward surface must cover for things to rest on it.
+REST_SHARE = 0.3
+#: How deep (m) a resting surface may be: a mattress's top rounds off towards its edges.
+REST_DEPTH_M = 0.04
+
+
+def rest_height(centres: Any, normals: Any, areas: Any, share: float = REST_SHARE) -> float | None:
+    """The height of the highest broad upward surface of an object whose faces have these `centres`, unit `normals`
+    and `areas`: the top of the highest band `REST_DEPTH_M` deep whose upward faces cover `share` of the object's
+    footprint (a bed's mattress under its headboard's top, a desk's top); None when no band does (a tent of slopes)."""
+    import numpy as np
+
+    centres, normals, areas = np.asarray(centres, float), np.asarray(normals, float), np.asarray(areas, float)
+    lo, hi = centres.min(axis=0), centres.max(axis=0)
+    need = share * (hi[0] - lo[0]) * (hi[1] - lo[1])
+    up = normals[:, 2] > 0.9
+    heights, up_areas = centres[up, 2], areas[up]
+    order = np.argsort(-heights)
+    heights, covered = heights[order], np.concatenate([[0.0], np.cumsum(up_areas[order])])
+    # the band from each face's height down: the faces from it to the last at least as high as its bottom
+    ends = np.searchsorted(-heights, -(heights - REST_DEPTH_M), side="right")
+    broad = np.flatnonzero(covered[ends] - covered[:-1] >= need)
+    return float(heights[broad[0]]) if len(broad) else None
+
+
+def _mattress_bed_factory() -> Any:
+    """Infinigen's bed (frame, headboard, mattress) without the sheets, pillows and towels its BedFactory adds."""
+    from infinigen.assets.objects.seating.bed import BedFactory
+    from infinigen.assets.objects.seating.bedframe import BedFrameFactory
+
+    class MattressBedFactory(BedFactory):
+        def create_asset(self, i: int, **params: Any) -> Any:
+            frame = BedFrameFactory.create_asset(self, i=i, **params)
+            self.make_mattress(i).parent = frame
+            return frame
+
+    return MattressBedFactory
+
+
 def _factory(name: str) -> Any:
-    """The factory class `name` from the first `infinigen.assets.objects.<module>` that defines it."""
+    """The factory class `name`: this script's `MattressBedFactory`, or the first `infinigen.assets.objects.<module>`
+    that defines it."""
+    if name == "MattressBedFactory":
+        return _mattress_bed_factory()
     import gin
     import infinigen
 
@@ -163,6 +207,7 @@ def main() -> None:
         "vertices": len(obj.data.vertices),
         "vertices_generated": generated,
         "front_deg": front_deg([f.center[:] for f in faces], [f.area for f in faces]),
+        "rest_m": rest_height([f.center[:] for f in faces], [f.normal[:] for f in faces], [f.area for f in faces]),
         "generator_version": importlib.metadata.version("infinigen"),
     }
     partial = args.info.with_suffix(".partial")

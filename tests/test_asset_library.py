@@ -28,6 +28,7 @@ from benchfoundry.assets.asset_library import (
 from benchfoundry.benchmarks.odi.config import ASSET_LIBRARY_FIELD
 from benchfoundry.benchmarks.odi.infinigen_assets import (
     FACTORIES,
+    MAX_EXTENT_M,
     AssetJob,
     GenerationError,
     build_library,
@@ -104,6 +105,9 @@ def test_a_written_manifest_reads_back_the_same_assets(library: Path) -> None:
         (lambda d: d["assets"][0].update(front_deg=-180), "assets[0].front_deg"),
         (lambda d: d["assets"][0].update(front_deg="front"), "assets[0].front_deg"),
         (lambda d: d.update(assets=[]), ".assets"),
+        (lambda d: d["assets"][0].update(rest_m="low"), "assets[0].rest_m"),
+        (lambda d: d["assets"][0].update(rest_m=-0.1), "assets[0].rest_m"),
+        (lambda d: d["assets"][0].update(rest_m=2.5), "assets[0].rest_m: must lie within the box's height"),
     ],
 )
 def test_a_wrong_or_partial_manifest_is_refused_naming_the_field_and_the_file(library: Path, change, named) -> None:
@@ -113,6 +117,16 @@ def test_a_wrong_or_partial_manifest_is_refused_naming_the_field_and_the_file(li
     message = str(caught.value)
     assert "odi.synthetic.asset_library" in message and str(library / MANIFEST_NAME) in message
     assert named in message and "\n" not in message
+
+
+def test_where_things_rest_is_read_when_given_and_the_box_top_when_not(library: Path) -> None:
+    _edit(library, lambda d: d["assets"][0].update(rest_m=0.45))
+    read = read_library(library, field=ASSET_LIBRARY_FIELD)
+    chair, sofa = read.of_class("chair")[0], read.of_class("sofa")[0]
+    assert (chair.rest_m, chair.rest_height) == (0.45, 0.45)
+    assert sofa.rest_m is None and sofa.rest_height == sofa.bbox_max[2]
+    # a row without it is written without it, a library made before the field reads as it was
+    assert "rest_m" not in asset_row(sofa) and asset_row(chair)["rest_m"] == 0.45
 
 
 def test_a_missing_file_or_manifest_is_refused(library: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -248,7 +262,7 @@ def test_a_desk_and_a_cabinet_get_their_declared_front_whatever_the_faces_measur
         f"open(args['--info'], 'w').write(json.dumps({info!r}))",
     )
     fronts = {c: run_infinigen(plan([c], 1, seed=0)[0], tmp_path / "lib", python, 60).front_deg for c in FACTORIES}
-    assert fronts["desk"] == fronts["cabinet"] == 90.0  # the knee side, the doors: +X, as Infinigen builds them
+    assert fronts["desk"] == fronts["cabinet"] == fronts["bed"] == 90.0  # knees, doors, foot: +X, as Infinigen builds
     assert fronts["nightstand"] is None and fronts["table"] is None  # the measure's, where nothing is declared
 
 
@@ -282,6 +296,28 @@ def test_the_vertex_budget_reaches_the_script_and_an_asset_over_it_is_a_generati
     with pytest.raises(GenerationError, match=r"SofaFactory seed .*: 5,001 vertices after decimation, over .* 5,000"):
         run_infinigen(job, tmp_path / "lib", python, timeout_s=60)
     assert not (tmp_path / "lib" / job.path).exists()
+
+
+@pytest.mark.parametrize(("top", "rest"), [(1.3, 0.55), (6322.4, 3739.9)])
+def test_a_bed_keeps_where_things_rest_on_it_unless_it_comes_out_kilometres_tall(
+    tmp_path: Path, top: float, rest: float
+) -> None:
+    info = {"object_name": "asset", "bbox_min": [-1.1, -0.9, 0], "bbox_max": [1.1, 0.9, top], "rest_m": rest}
+    info |= {"vertices": 120, "generator_version": "1.15.5", "front_deg": None}
+    python = _stand_in_python(
+        tmp_path,
+        "open(args['--blend'], 'wb').write(b'BLENDER-stand-in')\n"
+        f"open(args['--info'], 'w').write(json.dumps({info!r}))",
+    )
+    job = plan(["bed"], 1, seed=0)[0]
+    if top > MAX_EXTENT_M:
+        with pytest.raises(
+            GenerationError, match=r"MattressBedFactory seed .*: 6,322.4 m across, over 10 m \(a broken asset\)"
+        ):
+            run_infinigen(job, tmp_path / "lib", python, timeout_s=60)
+        assert not (tmp_path / "lib" / job.path).exists()
+    else:
+        assert run_infinigen(job, tmp_path / "lib", python, timeout_s=60).rest_m == rest
 
 
 def test_decimation_brings_a_dense_mesh_within_the_budget_and_keeps_its_shape() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -322,6 +323,18 @@ def test_what_rested_on_a_drawn_piece_rests_on_the_library_objects_top_where_it_
         else:  # at the front edge or the back (the pillow at the head): there still
             assert np.sign(new_offset) == np.sign(old_offset) and abs(new_offset) > 0.05, label
         assert sorted(piece.size[:2]) == sorted(old.size[:2]) and piece.size[2] == old.size[2]
+
+
+@pytest.mark.parametrize("scene", SCENES[:3], ids=[s.scene_id for s in SCENES[:3]])
+def test_the_pillow_lies_on_a_library_beds_mattress_below_its_headboard(scene: SyntheticScene) -> None:
+    """A bed whose manifest says things rest 0.5 m up (its mattress) under a 1.2 m headboard: the pillow lies there."""
+    beds = [a for a in ROOM_LIBRARY.assets if a.category == "bed"]
+    bed = replace(beds[0], bbox_max=(*beds[0].bbox_max[:2], 1.2), rest_m=0.5)
+    library = AssetLibrary(Path("/lib"), (*(a for a in ROOM_LIBRARY.assets if a.category != "bed"), bed))
+    kept, pieces = furnish(scene_room(scene), library)
+    pillow, placed = {f.label: f for f in kept.furniture}["pillow"], pieces_of(pieces, "bed").placed
+    assert pillow.lo[2] == pytest.approx(placed.location[2] + 0.5 * placed.scale, abs=1e-9)
+    assert pillow.lo[2] < world_corners(pieces_of(pieces, "bed"), library)[:, 2].max() - 0.3
 
 
 @pytest.mark.parametrize("scene", SCENES, ids=[s.scene_id for s in SCENES])

@@ -41,11 +41,12 @@ from benchfoundry.core.tied_process import tied_command
 GENERATOR = "infinigen"
 #: The stage name of problem rows.
 STAGE = "assets-infinigen"
-#: Class (an ODI / ViewSpatial category) → Infinigen's asset factory (infinigen/assets/objects/*).
+#: Class (an ODI / ViewSpatial category) → Infinigen's asset factory (infinigen/assets/objects/*; a bed is
+#: render/infinigen_asset.py's frame and mattress, without the cloth-simulated sheets that took minutes a bed).
 FACTORIES: dict[str, str] = {
     "chair": "ChairFactory",
     "sofa": "SofaFactory",
-    "bed": "BedFactory",
+    "bed": "MattressBedFactory",
     "table": "TableDiningFactory",
     "lamp": "FloorLampFactory",
     "bookshelf": "SimpleBookcaseFactory",
@@ -57,9 +58,14 @@ FACTORIES: dict[str, str] = {
     "nightstand": "SideTableFactory",
 }
 #: Factories whose front the faces cannot tell (render/infinigen_asset.front_deg finds no side leaning: a desk's top
-#: on four legs, a cabinet's doors weigh as its back panel does), declared as Infinigen builds them: the front at +X
-#: (a desk's knee side, a cabinet's doors), front_deg 90. This overrides the measure.
-DECLARED_FRONT_DEG: dict[str, float] = {"SimpleDeskFactory": 90.0, "KitchenCabinetFactory": 90.0}
+#: on four legs, a cabinet's doors weigh as its back panel does, a bed's low headboard), declared as Infinigen builds
+#: them: the front at +X (a desk's knee side, a cabinet's doors, a bed's foot), front_deg 90. This overrides the
+#: measure.
+DECLARED_FRONT_DEG: dict[str, float] = {
+    "SimpleDeskFactory": 90.0,
+    "KitchenCabinetFactory": 90.0,
+    "MattressBedFactory": 90.0,
+}
 
 
 class GenerationError(RuntimeError):
@@ -69,6 +75,10 @@ class GenerationError(RuntimeError):
 #: The most vertices an asset keeps (render/infinigen_asset.py decimates a larger mesh): a library object is a
 #: piece of furniture a few hundred pixels wide in a panorama, and one potted plant came out at 2.6 M (366 MB).
 MAX_VERTICES = 200_000
+#: The most an asset may measure along any axis (m): a piece of furniture or a plant is a few metres; one of
+#: Infinigen's beds (seed 543191) came out with its frame 3.7 km up and a scrap on the floor, 6.3 km tall, which the
+#: layout would have shrunk to a speck.
+MAX_EXTENT_M = 10.0
 
 
 @dataclass(frozen=True)
@@ -143,6 +153,11 @@ def run_infinigen(job: AssetJob, root: Path, python: Path, timeout_s: float) -> 
             f"{job.factory} seed {job.seed}: {vertices:,} vertices after decimation, over the budget of "
             f"{job.max_vertices:,} (--max-vertices)"
         )
+    extents = [hi - lo for lo, hi in zip(facts.get("bbox_min") or [], facts.get("bbox_max") or [])]
+    if any(isinstance(e, (int, float)) and e > MAX_EXTENT_M for e in extents):
+        raise GenerationError(
+            f"{job.factory} seed {job.seed}: {max(extents):,.1f} m across, over {MAX_EXTENT_M:g} m (a broken asset)"
+        )
     target = root / job.path
     target.parent.mkdir(parents=True, exist_ok=True)
     row = {
@@ -158,6 +173,7 @@ def run_infinigen(job: AssetJob, root: Path, python: Path, timeout_s: float) -> 
         "factory": job.factory,
         "sha256": file_sha256(blend),
         "front_deg": DECLARED_FRONT_DEG.get(job.factory, facts["front_deg"]),
+        "rest_m": facts.get("rest_m"),
     }
     try:
         asset = asset_from_row(row, f"{info}")

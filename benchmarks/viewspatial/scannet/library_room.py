@@ -6,11 +6,11 @@ from which the scan's mesh takes their exact boxes.
 
 What stands on a piece drawn from the library moves with it (the pillow on the bed, the books on the nightstand, the
 box at the desk's front edge): it keeps its place on the piece's top, as far to the front, back or side as it stood on
-the box the piece replaces (the box's front faced away from its nearest wall), its bottom on the library object's top
-(the top of its box). What hangs on the wall above such a piece (`HUNG_ABOVE`: the television over the cabinet, the
-whiteboard over the desk, the picture over the bed) moves onto the wall the library object backs onto, above it, at
-its height or just clear of the piece's top; where that would meet another piece it stays where it hung, raised
-clear of the piece if need be."""
+the box the piece replaces (the box's front faced away from its nearest wall), its bottom where things rest on the
+library object (its manifest's `rest_m`, a bed's mattress under the headboard's top; else the top of its box). What
+hangs on the wall above such a piece (`HUNG_ABOVE`: the television over the cabinet, the whiteboard over the desk, the
+picture over the bed) moves onto the wall the library object backs onto, above it, at its height or just clear of the
+piece's top; where that would meet another piece it stays where it hung, raised clear of the piece if need be."""
 
 from __future__ import annotations
 
@@ -118,8 +118,8 @@ def _turned_size(size: Sequence[float], old: np.ndarray, new: np.ndarray) -> tup
 
 def _resting(piece: Furniture, box: Furniture, placement: Placement, size: Sequence[float]) -> Furniture:
     """`piece`, resting on `box`, moved onto the placed library object that replaces the box: as far along the
-    object's front and side, as a share of the room the top leaves it, as it stood on the box; its bottom on the
-    object's top."""
+    object's front and side, as a share of the room the top leaves it, as it stood on the box; its bottom where things
+    rest on the object (its asset's `rest_height`: a bed's mattress, a desk's top)."""
     old, new = _wall_facing(box.lo, box.hi, size), np.asarray(facing_of(placement))
     new_size = _turned_size(piece.size, old, new)
     offset = _frame(old) @ (np.asarray(piece.center[:2]) - np.asarray(box.center[:2]))
@@ -129,7 +129,7 @@ def _resting(piece: Furniture, box: Furniture, placement: Placement, size: Seque
     room_new = np.maximum(reach - np.abs(_frame(new)) @ np.asarray(new_size[:2]) / 2, 0.0)
     share = np.clip(np.divide(offset, room_old, out=np.zeros(2), where=room_old > 1e-9), -1.0, 1.0)
     x, y = np.array([footprint.x, footprint.y]) + (share * room_new) @ _frame(new)
-    top = placed_box(placement)[1][2]
+    top = placement.location[2] + placement.asset.rest_height * placement.scale
     return replace(piece, center=(float(x), float(y), float(top + piece.size[2] / 2)), size=new_size)
 
 
