@@ -173,6 +173,7 @@ def test_generation_resumes_keeps_the_manifest_valid_and_lists_a_failure_as_a_pr
 
     first = build_library(tmp_path, jobs, Path("/none"), workers=2, runner=fake)
     assert first["generated"] == 3 and [p["item"] for p in first["problems"]] == [jobs[1].item]
+    assert first["short"] == {"chair": 1}
     manifest = json.loads((tmp_path / MANIFEST_NAME).read_text())
     assert manifest["problems"][0]["kind"] == "failed" and "boom" in manifest["problems"][0]["reason"]
     assert len(read_library(tmp_path, field=ASSET_LIBRARY_FIELD).assets) == 3
@@ -180,11 +181,42 @@ def test_generation_resumes_keeps_the_manifest_valid_and_lists_a_failure_as_a_pr
     failing.clear()
     calls.clear()
     second = build_library(tmp_path, jobs, Path("/none"), workers=2, runner=fake)
-    assert calls == [jobs[1]] and second == {"generated": 1, "skipped": 3, "problems": []}
+    assert calls == [jobs[1]] and second == {"generated": 1, "skipped": 3, "problems": [], "short": {}}
     assert {(a.category, a.seed) for a in read_library(tmp_path, field=ASSET_LIBRARY_FIELD).assets} == {
         (j.category, j.seed) for j in jobs
     }
     assert not (tmp_path / "_tmp").exists()
+
+
+def test_a_failed_asset_is_replaced_by_its_class_spare_seed_and_a_rerun_makes_nothing(tmp_path: Path) -> None:
+    """Two beds wanted, four seeds planned: the second seed fails for good (a broken asset), the third takes its
+    place; the fourth is never made; a rerun finds the class complete and tries nothing, not even the failed seed."""
+    jobs = plan(["bed", "lamp"], 4, seed=0)
+    beds = [j for j in jobs if j.category == "bed"]
+    calls: list[AssetJob] = []
+
+    def fake(job: AssetJob, root: Path, python: Path, timeout_s: float) -> LibraryAsset:
+        calls.append(job)
+        if job == beds[1]:
+            raise GenerationError(f"{job.factory} seed {job.seed}: 6,322.4 m across, over 10 m (a broken asset)")
+        asset = _asset(root, job.category, job.seed)
+        (root / job.path).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(root / asset.path, root / job.path)
+        return LibraryAsset(**{**asset.__dict__, "path": job.path, "factory": job.factory})
+
+    wanted = {"bed": 2, "lamp": 2}
+    first = build_library(tmp_path, jobs, Path("/none"), wanted=wanted, workers=2, runner=fake)
+    assert first["short"] == {} and first["generated"] == 4 and [p["item"] for p in first["problems"]] == [beds[1].item]
+    listed = {(a.category, a.seed) for a in read_library(tmp_path, field=ASSET_LIBRARY_FIELD).assets}
+    assert {s for c, s in listed if c == "bed"} == {beds[0].seed, beds[2].seed}
+    assert beds[3] not in calls and len([c for c in calls if c.category == "lamp"]) == 2
+    calls.clear()
+    again = build_library(tmp_path, jobs, Path("/none"), wanted=wanted, workers=2, runner=fake)
+    assert calls == [] and again == {"generated": 0, "skipped": 4, "problems": [], "short": {}}
+    # with no spare left to try, the class stays short
+    fresh = tmp_path / "fresh"
+    short = build_library(fresh, beds[:2], Path("/none"), wanted={"bed": 2}, workers=2, runner=fake)
+    assert short["short"] == {"bed": 1}
 
 
 def test_a_library_of_an_earlier_version_is_made_again(tmp_path: Path) -> None:

@@ -21,13 +21,16 @@ def _cmd_infinigen(args: argparse.Namespace) -> int:
     classes = [c.strip() for c in args.classes.split(",") if c.strip()]
     if not classes:
         raise ValueError(f"--classes {args.classes!r}: names no class")
-    jobs = plan(classes, args.per_class, args.seed, args.max_vertices)
+    jobs = plan(classes, args.per_class + args.spares, args.seed, args.max_vertices)
     if not args.python.is_file():
         raise ValueError(f"--python: {args.python}: no Infinigen interpreter (make assets-infinigen creates one)")
     root = check_output_dir(args.library)
-    outcome = build_library(root, jobs, args.python.absolute(), workers=args.workers, timeout_s=args.timeout)
+    wanted = dict.fromkeys(classes, args.per_class)
+    outcome = build_library(
+        root, jobs, args.python.absolute(), wanted=wanted, workers=args.workers, timeout_s=args.timeout
+    )
     print(json.dumps({"library": str(root), **outcome}))
-    return 1 if outcome["problems"] else 0
+    return 1 if outcome["short"] else 0
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -39,6 +42,13 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--classes", required=True, help="comma-separated classes, e.g. chair,sofa,table,lamp")
     p.add_argument("--per-class", type=positive_int, default=4, help="assets per class (default 4)")
+    p.add_argument(
+        "--spares",
+        type=non_negative_int,
+        default=2,
+        help="further seeds a class may try, in order, in place of assets that fail (default 2); the run exits 1 "
+        "only when a class is still short of --per-class",
+    )
     p.add_argument("--seed", type=int, default=0, help="the library's seed (default 0)")
     p.add_argument("--library", type=Path, default=CACHE / "library", help="the library folder (manifest.json)")
     p.add_argument("--python", type=Path, default=CACHE / "venv/bin/python", help="Infinigen venv's Python")

@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -194,16 +195,21 @@ def build_library(
     jobs: list[AssetJob],
     python: Path,
     *,
+    wanted: dict[str, int] | None = None,
     workers: int = 2,
     timeout_s: float = 600.0,
     runner: Runner = run_infinigen,
 ) -> dict[str, Any]:
-    """Generate the jobs not yet in `root`'s manifest (with their file and hash), writing the manifest after
-    each; returns counts and the problem rows (also in the manifest). A second run into the same library waits
-    for the first (`library_lock`), then finds its assets made."""
+    """Generate the jobs not yet in `root`'s manifest (with their file and hash) until each class has `wanted` of
+    its jobs' assets (None: all its jobs; the later jobs of a class are its spares, tried in order in place of
+    those that fail), writing the manifest after each; returns counts, the problem rows (also in the manifest) and
+    the classes still `short` of assets. A second run into the same library waits for the first (`library_lock`),
+    then finds its assets made."""
     root.mkdir(parents=True, exist_ok=True)
     with library_lock(root):
-        return _generate(root, jobs, python, workers, timeout_s, runner)
+        return _generate(
+            root, jobs, python, wanted or dict(Counter(j.category for j in jobs)), workers, timeout_s, runner
+        )
 
 
 @contextmanager
@@ -219,7 +225,13 @@ def library_lock(root: Path) -> Iterator[None]:
 
 
 def _generate(
-    root: Path, jobs: list[AssetJob], python: Path, workers: int, timeout_s: float, runner: Runner
+    root: Path,
+    jobs: list[AssetJob],
+    python: Path,
+    wanted: dict[str, int],
+    workers: int,
+    timeout_s: float,
+    runner: Runner,
 ) -> dict[str, Any]:
     have: list[LibraryAsset] = []
     if (root / MANIFEST_NAME).exists():
@@ -230,19 +242,42 @@ def _generate(
                 raise
             listed = ()  # an earlier version's assets are all made again
         have = [a for a in listed if (root / a.path).is_file() and file_sha256(root / a.path) == a.sha256]
-    done = {(a.category, a.seed) for a in have}
-    pending = [j for j in jobs if (j.category, j.seed) not in done]
+    planned = {(j.category, j.seed) for j in jobs}
+    made_before = len(planned & {(a.category, a.seed) for a in have})
+    untried = [j for j in jobs if (j.category, j.seed) not in {(a.category, a.seed) for a in have}]
     problems: list[dict[str, Any]] = []
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {pool.submit(runner, job, root, python, timeout_s): job for job in pending}
-        for future in as_completed(futures):
-            job = futures[future]
-            try:
-                have.append(future.result())
-            except (GenerationError, OSError, ValueError) as exc:
-                problems.append(problem(STAGE, job.item, str(exc), kind="failed", path=job.path))
-            write_manifest(root, have, sorted(problems, key=lambda p: p["item"]))
-    if not pending:
+    while batch := _next_batch(untried, have, planned, wanted):
+        untried = [j for j in untried if j not in batch]
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            futures = {pool.submit(runner, job, root, python, timeout_s): job for job in batch}
+            for future in as_completed(futures):
+                job = futures[future]
+                try:
+                    have.append(future.result())
+                except (GenerationError, OSError, ValueError) as exc:
+                    problems.append(problem(STAGE, job.item, str(exc), kind="failed", path=job.path))
+                write_manifest(root, have, sorted(problems, key=lambda p: p["item"]))
+    generated = len(planned & {(a.category, a.seed) for a in have}) - made_before
+    if not generated and not problems:
         write_manifest(root, have, [])
     shutil.rmtree(root / "_tmp", ignore_errors=True)
-    return {"generated": len(pending) - len(problems), "skipped": len(jobs) - len(pending), "problems": problems}
+    return {
+        "generated": generated,
+        "skipped": made_before,
+        "problems": problems,
+        "short": _short(have, planned, wanted),
+    }
+
+
+def _short(have: list[LibraryAsset], planned: set[tuple[str, int]], wanted: dict[str, int]) -> dict[str, int]:
+    """How many assets each class still lacks of those `wanted` (the classes that lack none left out)."""
+    made = Counter(a.category for a in have if (a.category, a.seed) in planned)
+    return {c: n - made[c] for c, n in wanted.items() if made[c] < n}
+
+
+def _next_batch(
+    untried: list[AssetJob], have: list[LibraryAsset], planned: set[tuple[str, int]], wanted: dict[str, int]
+) -> list[AssetJob]:
+    """For each class short of assets, as many of its untried jobs as it lacks, in order."""
+    short = _short(have, planned, wanted)
+    return [j for c, n in short.items() for j in [j for j in untried if j.category == c][:n]]
