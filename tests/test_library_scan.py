@@ -24,7 +24,12 @@ from benchfoundry.benchmarks.viewspatial.scannet.library_room import (
     furnish,
 )
 from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import ScanFormatError, open_scan
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_room import SyntheticScene, scene_room, synthetic_scenes
+from benchfoundry.benchmarks.viewspatial.scannet.synthetic_room import (
+    Room,
+    SyntheticScene,
+    scene_room,
+    synthetic_scenes,
+)
 from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
     RenderSettings,
     camera_walk,
@@ -172,6 +177,24 @@ def test_library_meshes_missing_or_malformed_name_the_file(tmp_path: Path) -> No
         rendered_library_meshes(tmp_path, 2)
 
 
+def rendered_scan(
+    tmp_path: Path,
+    wanted: list[tuple[str, tuple[float, float, float], tuple[float, float, float]]],
+    scene: SyntheticScene,
+) -> tuple[AssetLibrary, Room, tuple[LibraryPiece, ...], list]:
+    """A tiny scan of `scene` rendered with a library of stand-in boxes (`wanted`: class, size, colour): the library,
+    the room's kept pieces and library pieces, and the scan's object boxes by object id."""
+    library = make_library(tmp_path / "library", wanted, ASSET_LIBRARY_FIELD)
+    settings = RenderSettings(width=64, height=48, samples=1, frames=4)
+    try:
+        make_synthetic_scan(tmp_path / "root", scene, settings, library)
+    finally:
+        render_client.close_all()
+    kept, pieces = furnish(scene_room(scene), library)
+    boxes = scan_boxes(open_scan(tmp_path / "root" / "scans" / scene.scene_id), None)
+    return library, kept, pieces, sorted(boxes, key=lambda b: b.object_id)
+
+
 @pytest.mark.blender
 def test_a_rendered_scan_holds_each_library_object_at_its_exact_box(tmp_path: Path) -> None:
     wanted = [
@@ -179,23 +202,14 @@ def test_a_rendered_scan_holds_each_library_object_at_its_exact_box(tmp_path: Pa
         ("sofa", (2.0, 0.9, 0.85), (0.1, 0.2, 0.6)),
         ("table", (1.2, 0.7, 0.75), (0.5, 0.3, 0.1)),
     ]
-    library = make_library(tmp_path / "library", wanted, ASSET_LIBRARY_FIELD)
-    scene = SCENES[0]
-    settings = RenderSettings(width=64, height=48, samples=1, frames=4)
-    try:
-        make_synthetic_scan(tmp_path / "root", scene, settings, library)
-    finally:
-        render_client.close_all()
-    kept, pieces = furnish(scene_room(scene), library)
-    scan = open_scan(tmp_path / "root" / "scans" / scene.scene_id)
-    boxes = scan_boxes(scan, None)
-    library_boxes = sorted(boxes, key=lambda b: b.object_id)[-len(pieces) :]
+    library, kept, pieces, boxes = rendered_scan(tmp_path, wanted, SCENES[0])
+    library_boxes = boxes[-len(pieces) :]
     assert [b.label for b in library_boxes] == [p.label for p in pieces]
     for box, piece in zip(library_boxes, pieces, strict=True):
         corners = world_corners(piece, library)
         np.testing.assert_allclose(box.lo, corners.min(axis=0), atol=1e-5)
         np.testing.assert_allclose(box.hi, corners.max(axis=0), atol=1e-5)
-    stayed = sorted(boxes, key=lambda b: b.object_id)[: -len(pieces)]
+    stayed = boxes[: -len(pieces)]
     assert [b.label for b in stayed] == [f.label for f in kept.furniture]
     for box, f in zip(stayed, kept.furniture, strict=True):
         np.testing.assert_allclose(box.lo, f.lo, atol=1e-5)
@@ -377,17 +391,8 @@ def test_a_rendered_scan_holds_the_desk_cabinet_nightstand_and_bed_at_their_libr
         ("nightstand", (0.5, 0.5, 0.55), (0.4, 0.2, 0.1)),
         ("bed", (2.1, 1.7, 0.6), (0.7, 0.2, 0.2)),
     ]
-    library = make_library(tmp_path / "library", wanted, ASSET_LIBRARY_FIELD)
-    scene = SCENES[1]
-    settings = RenderSettings(width=64, height=48, samples=1, frames=4)
-    try:
-        make_synthetic_scan(tmp_path / "root", scene, settings, library)
-    finally:
-        render_client.close_all()
-    room = scene_room(scene)
-    kept, pieces = furnish(room, library)
+    library, kept, pieces, boxes = rendered_scan(tmp_path, wanted, SCENES[1])
     assert sorted(p.label for p in pieces) == ["bed", "cabinet", "desk", "nightstand"]
-    boxes = sorted(scan_boxes(open_scan(tmp_path / "root" / "scans" / scene.scene_id), None), key=lambda b: b.object_id)
     for box, piece in zip(boxes[-len(pieces) :], pieces, strict=True):
         assert box.label == piece.label
         corners = world_corners(piece, library)
