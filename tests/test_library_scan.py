@@ -83,9 +83,9 @@ def inside_box(points: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray
     return np.all((points > lo[:2]) & (points < hi[:2]), axis=1)
 
 
-def sampled_footprint(piece: LibraryPiece) -> np.ndarray:
+def sampled_footprint(piece: LibraryPiece, library: AssetLibrary = LIBRARY) -> np.ndarray:
     """Points spread over the placed footprint (bilinear in its four bottom corners)."""
-    c = world_corners(piece)[[0, 4, 6, 2], :2]  # (lo, lo), (hi, lo), (hi, hi), (lo, hi) at the bottom
+    c = world_corners(piece, library)[[0, 4, 6, 2], :2]  # (lo, lo), (hi, lo), (hi, hi), (lo, hi) at the bottom
     u, v = np.meshgrid(np.linspace(0, 1, 9), np.linspace(0, 1, 9))
     u, v = u.reshape(-1, 1), v.reshape(-1, 1)
     return (1 - u) * (1 - v) * c[0] + u * (1 - v) * c[1] + u * v * c[2] + (1 - u) * v * c[3]
@@ -302,17 +302,16 @@ def test_desk_cabinet_bed_and_nightstand_back_onto_a_wall_facing_in_and_nothing_
     floor = [f for f in kept.furniture if f.lo[2] < 0.05]
     for i, a in enumerate(pieces):
         for b in pieces[i + 1 :]:
-            assert not inside_polygon(sampled_footprint_of(a), footprint_polygon(b), 1e-6).any(), (a.label, b.label)
-            assert not inside_polygon(sampled_footprint_of(b), footprint_polygon(a), 1e-6).any(), (a.label, b.label)
+            assert not inside_polygon(sampled_footprint(a, ROOM_LIBRARY), footprint_polygon(b), 1e-6).any(), (
+                a.label,
+                b.label,
+            )
+            assert not inside_polygon(sampled_footprint(b, ROOM_LIBRARY), footprint_polygon(a), 1e-6).any(), (
+                a.label,
+                b.label,
+            )
         for f in floor:
-            assert not inside_box(sampled_footprint_of(a), f.lo, f.hi).any(), (a.label, f.label)
-
-
-def sampled_footprint_of(piece: LibraryPiece) -> np.ndarray:
-    c = footprint_polygon(piece)
-    u, v = np.meshgrid(np.linspace(0, 1, 9), np.linspace(0, 1, 9))
-    u, v = u.reshape(-1, 1), v.reshape(-1, 1)
-    return (1 - u) * (1 - v) * c[0] + u * (1 - v) * c[1] + u * v * c[2] + (1 - u) * v * c[3]
+            assert not inside_box(sampled_footprint(a, ROOM_LIBRARY), f.lo, f.hi).any(), (a.label, f.label)
 
 
 @pytest.mark.parametrize("scene", SCENES, ids=[s.scene_id for s in SCENES])
