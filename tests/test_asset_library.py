@@ -269,15 +269,20 @@ def _stand_in_python(folder: Path, body: str) -> Path:
     return path
 
 
+def _asset_writing_python(folder: Path, info: dict, then: str = "") -> Path:
+    """A stand-in Infinigen's Python that writes a stand-in `.blend` and `info` as the asset's facts, then runs
+    `then`."""
+    return _stand_in_python(
+        folder,
+        "open(args['--blend'], 'wb').write(b'BLENDER-stand-in')\n"
+        f"open(args['--info'], 'w').write(json.dumps({info!r}))\n{then}",
+    )
+
+
 def test_an_asset_counts_when_its_files_are_written_even_if_the_process_crashes_at_exit(tmp_path: Path) -> None:
     info = {"object_name": "asset", "bbox_min": [-0.4, -0.4, 0], "bbox_max": [0.4, 0.4, 1.7]}
     info |= {"vertices": 120, "generator_version": "1.15.5", "front_deg": None}
-    python = _stand_in_python(
-        tmp_path,
-        "open(args['--blend'], 'wb').write(b'BLENDER-stand-in')\n"
-        f"open(args['--info'], 'w').write(json.dumps({info!r}))\n"
-        "import os; os._exit(139)",
-    )
+    python = _asset_writing_python(tmp_path, info, then="import os; os._exit(139)")
     job = plan(["lamp"], 1, seed=2)[0]
     asset = run_infinigen(job, tmp_path / "lib", python, timeout_s=60)
     assert asset.factory == "FloorLampFactory" and asset.size == pytest.approx((0.8, 0.8, 1.7))
@@ -288,11 +293,7 @@ def test_an_asset_counts_when_its_files_are_written_even_if_the_process_crashes_
 def test_a_desk_and_a_cabinet_get_their_declared_front_whatever_the_faces_measure(tmp_path: Path) -> None:
     info = {"object_name": "asset", "bbox_min": [-0.3, -0.7, 0], "bbox_max": [0.3, 0.7, 0.75]}
     info |= {"vertices": 120, "generator_version": "1.15.5", "front_deg": None}
-    python = _stand_in_python(
-        tmp_path,
-        "open(args['--blend'], 'wb').write(b'BLENDER-stand-in')\n"
-        f"open(args['--info'], 'w').write(json.dumps({info!r}))",
-    )
+    python = _asset_writing_python(tmp_path, info)
     fronts = {c: run_infinigen(plan([c], 1, seed=0)[0], tmp_path / "lib", python, 60).front_deg for c in FACTORIES}
     assert fronts["desk"] == fronts["cabinet"] == fronts["bed"] == 90.0  # knees, doors, foot: +X, as Infinigen builds
     assert fronts["nightstand"] is None and fronts["table"] is None  # the measure's, where nothing is declared
@@ -306,11 +307,7 @@ def test_an_asset_without_its_files_is_a_generation_error_with_the_reason(tmp_pa
 
 def test_an_asset_without_its_front_is_a_generation_error(tmp_path: Path) -> None:
     info = {"object_name": "asset", "bbox_min": [-0.4, -0.4, 0], "bbox_max": [0.4, 0.4, 1.7], "vertices": 120}
-    python = _stand_in_python(
-        tmp_path,
-        "open(args['--blend'], 'wb').write(b'BLENDER-stand-in')\n"
-        f"open(args['--info'], 'w').write(json.dumps({info!r}))",
-    )
+    python = _asset_writing_python(tmp_path, info)
     with pytest.raises(GenerationError, match="ChairFactory seed .*asset.json has no front_deg"):
         run_infinigen(plan(["chair"], 1, seed=0)[0], tmp_path / "lib", python, timeout_s=60)
 
@@ -336,11 +333,7 @@ def test_a_bed_keeps_where_things_rest_on_it_unless_it_comes_out_kilometres_tall
 ) -> None:
     info = {"object_name": "asset", "bbox_min": [-1.1, -0.9, 0], "bbox_max": [1.1, 0.9, top], "rest_m": rest}
     info |= {"vertices": 120, "generator_version": "1.15.5", "front_deg": None}
-    python = _stand_in_python(
-        tmp_path,
-        "open(args['--blend'], 'wb').write(b'BLENDER-stand-in')\n"
-        f"open(args['--info'], 'w').write(json.dumps({info!r}))",
-    )
+    python = _asset_writing_python(tmp_path, info)
     job = plan(["bed"], 1, seed=0)[0]
     if top > MAX_EXTENT_M:
         with pytest.raises(

@@ -195,6 +195,15 @@ def rendered_scan(
     return library, kept, pieces, sorted(boxes, key=lambda b: b.object_id)
 
 
+def assert_library_boxes(boxes: list, pieces: tuple[LibraryPiece, ...], library: AssetLibrary) -> None:
+    """The scan's last boxes are the library pieces', each its manifest box scaled, turned and moved."""
+    assert [b.label for b in boxes[-len(pieces) :]] == [p.label for p in pieces]
+    for box, piece in zip(boxes[-len(pieces) :], pieces, strict=True):
+        corners = world_corners(piece, library)
+        np.testing.assert_allclose(box.lo, corners.min(axis=0), atol=1e-5)
+        np.testing.assert_allclose(box.hi, corners.max(axis=0), atol=1e-5)
+
+
 @pytest.mark.blender
 def test_a_rendered_scan_holds_each_library_object_at_its_exact_box(tmp_path: Path) -> None:
     wanted = [
@@ -203,12 +212,7 @@ def test_a_rendered_scan_holds_each_library_object_at_its_exact_box(tmp_path: Pa
         ("table", (1.2, 0.7, 0.75), (0.5, 0.3, 0.1)),
     ]
     library, kept, pieces, boxes = rendered_scan(tmp_path, wanted, SCENES[0])
-    library_boxes = boxes[-len(pieces) :]
-    assert [b.label for b in library_boxes] == [p.label for p in pieces]
-    for box, piece in zip(library_boxes, pieces, strict=True):
-        corners = world_corners(piece, library)
-        np.testing.assert_allclose(box.lo, corners.min(axis=0), atol=1e-5)
-        np.testing.assert_allclose(box.hi, corners.max(axis=0), atol=1e-5)
+    assert_library_boxes(boxes, pieces, library)
     stayed = boxes[: -len(pieces)]
     assert [b.label for b in stayed] == [f.label for f in kept.furniture]
     for box, f in zip(stayed, kept.furniture, strict=True):
@@ -392,11 +396,7 @@ def test_a_rendered_scan_holds_the_desk_cabinet_nightstand_and_bed_at_their_libr
     ]
     library, kept, pieces, boxes = rendered_scan(tmp_path, wanted, SCENES[1])
     assert sorted(p.label for p in pieces) == ["bed", "cabinet", "desk", "nightstand"]
-    for box, piece in zip(boxes[-len(pieces) :], pieces, strict=True):
-        assert box.label == piece.label
-        corners = world_corners(piece, library)
-        np.testing.assert_allclose(box.lo, corners.min(axis=0), atol=1e-5)
-        np.testing.assert_allclose(box.hi, corners.max(axis=0), atol=1e-5)
+    assert_library_boxes(boxes, pieces, library)
     stayed = {b.label: b for b in boxes[: -len(pieces)]}
     for label, below in RESTING.items():  # the scan's box of what rests on an object lies on the object's mesh
         (piece,) = [p for p in pieces if p.label == below]

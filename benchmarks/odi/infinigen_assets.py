@@ -154,13 +154,6 @@ def run_infinigen(job: AssetJob, root: Path, python: Path, timeout_s: float) -> 
             f"{job.factory} seed {job.seed}: {vertices:,} vertices after decimation, over the budget of "
             f"{job.max_vertices:,} (--max-vertices)"
         )
-    extents = [hi - lo for lo, hi in zip(facts.get("bbox_min") or [], facts.get("bbox_max") or [])]
-    if any(isinstance(e, (int, float)) and e > MAX_EXTENT_M for e in extents):
-        raise GenerationError(
-            f"{job.factory} seed {job.seed}: {max(extents):,.1f} m across, over {MAX_EXTENT_M:g} m (a broken asset)"
-        )
-    target = root / job.path
-    target.parent.mkdir(parents=True, exist_ok=True)
     row = {
         "category": job.category,
         "seed": job.seed,
@@ -180,6 +173,12 @@ def run_infinigen(job: AssetJob, root: Path, python: Path, timeout_s: float) -> 
         asset = asset_from_row(row, f"{info}")
     except LibraryError as exc:
         raise GenerationError(str(exc)) from None
+    if max(asset.size) > MAX_EXTENT_M:
+        raise GenerationError(
+            f"{job.factory} seed {job.seed}: {max(asset.size):,.1f} m across, over {MAX_EXTENT_M:g} m (a broken asset)"
+        )
+    target = root / job.path
+    target.parent.mkdir(parents=True, exist_ok=True)
     os.replace(blend, target)
     shutil.rmtree(work, ignore_errors=True)
     return asset
@@ -243,8 +242,9 @@ def _generate(
             listed = ()  # an earlier version's assets are all made again
         have = [a for a in listed if (root / a.path).is_file() and file_sha256(root / a.path) == a.sha256]
     planned = {(j.category, j.seed) for j in jobs}
-    made_before = len(planned & {(a.category, a.seed) for a in have})
-    untried = [j for j in jobs if (j.category, j.seed) not in {(a.category, a.seed) for a in have}]
+    made = {(a.category, a.seed) for a in have}
+    untried = [j for j in jobs if (j.category, j.seed) not in made]
+    listed_before = len(have)
     problems: list[dict[str, Any]] = []
     while batch := _next_batch(untried, have, planned, wanted):
         untried = [j for j in untried if j not in batch]
@@ -257,13 +257,13 @@ def _generate(
                 except (GenerationError, OSError, ValueError) as exc:
                     problems.append(problem(STAGE, job.item, str(exc), kind="failed", path=job.path))
                 write_manifest(root, have, sorted(problems, key=lambda p: p["item"]))
-    generated = len(planned & {(a.category, a.seed) for a in have}) - made_before
+    generated = len(have) - listed_before  # every runner's asset is a planned job's
     if not generated and not problems:
         write_manifest(root, have, [])
     shutil.rmtree(root / "_tmp", ignore_errors=True)
     return {
         "generated": generated,
-        "skipped": made_before,
+        "skipped": len(planned & made),
         "problems": problems,
         "short": _short(have, planned, wanted),
     }

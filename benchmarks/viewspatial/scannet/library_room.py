@@ -99,10 +99,12 @@ def placed_box(placement: Placement) -> tuple[np.ndarray, np.ndarray]:
     return world.min(axis=0), world.max(axis=0)
 
 
-def _wall_facing(lo: np.ndarray, hi: np.ndarray, size: Sequence[float]) -> np.ndarray:
-    """The direction (x, y) from the wall nearest to the box `lo`–`hi` into the room: where a box's front faces."""
+def _nearest_wall(lo: np.ndarray, hi: np.ndarray, size: Sequence[float]) -> tuple[float, np.ndarray]:
+    """How far the box `lo`–`hi` stands from the wall nearest to it, and the direction (x, y) from that wall into
+    the room: where a box's front faces."""
     gaps = [(lo[0], (1.0, 0.0)), (size[0] - hi[0], (-1.0, 0.0)), (lo[1], (0.0, 1.0)), (size[1] - hi[1], (0.0, -1.0))]
-    return np.array(min(gaps, key=lambda g: g[0])[1])
+    gap, into_room = min(gaps, key=lambda g: g[0])
+    return float(gap), np.array(into_room)
 
 
 def _frame(front: Sequence[float]) -> np.ndarray:
@@ -120,7 +122,7 @@ def _resting(piece: Furniture, box: Furniture, placement: Placement, size: Seque
     """`piece`, resting on `box`, moved onto the placed library object that replaces the box: as far along the
     object's front and side, as a share of the room the top leaves it, as it stood on the box; its bottom where things
     rest on the object (its asset's `rest_height`: a bed's mattress, a desk's top)."""
-    old, new = _wall_facing(box.lo, box.hi, size), np.asarray(facing_of(placement))
+    old, new = _nearest_wall(box.lo, box.hi, size)[1], np.asarray(facing_of(placement))
     new_size = _turned_size(piece.size, old, new)
     offset = _frame(old) @ (np.asarray(piece.center[:2]) - np.asarray(box.center[:2]))
     room_old = np.abs(_frame(old)) @ (np.asarray(box.size[:2]) - np.asarray(piece.size[:2])) / 2
@@ -139,7 +141,7 @@ def _meets(lo: np.ndarray, hi: np.ndarray, boxes: Sequence[tuple[np.ndarray, np.
 
 def _wall_depth(piece: Furniture, size: Sequence[float]) -> tuple[np.ndarray, float]:
     """The direction from the wall nearest the piece into the room, and how far the piece's centre lies from it."""
-    facing = _wall_facing(piece.lo, piece.hi, size)
+    facing = _nearest_wall(piece.lo, piece.hi, size)[1]
     axis = int(np.argmax(np.abs(facing)))
     centre = piece.center[axis]
     return facing, float(centre if facing[axis] > 0 else size[axis] - centre)
@@ -154,12 +156,9 @@ def _hung(
     meets it."""
     lo, hi = placed_box(placement)
     z = max(piece.center[2], hi[2] + HUNG_CLEAR_M + piece.size[2] / 2)
-    gaps = np.array([lo[0], size[0] - hi[0], lo[1], size[1] - hi[1]])
-    wall = int(np.argmin(gaps))
-    axis = wall // 2
-    backed = gaps[wall] < ON_WALL_M and abs(facing_of(placement)[axis]) > 0.99
-    if backed:
-        into_room = np.array([(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)][wall])
+    gap, into_room = _nearest_wall(lo, hi, size)
+    axis = int(np.argmax(np.abs(into_room)))
+    if gap < ON_WALL_M and abs(facing_of(placement)[axis]) > 0.99:  # the object backs onto that wall
         facing, depth = _wall_depth(piece, size)
         centre = (lo[:2] + hi[:2]) / 2
         centre[axis] = depth if into_room[axis] > 0 else size[axis] - depth
