@@ -5,6 +5,7 @@ wraps it in an Exception Prefect then logs), and the filters leave with the bloc
 from __future__ import annotations
 
 import logging
+import socket
 import subprocess
 import sys
 import time
@@ -59,6 +60,49 @@ def test_a_local_cluster_that_does_not_start_is_one_error_and_is_stopped(
             pytest.fail("the block ran without a cluster")
     up, down = (line.split() for line in calls.read_text().splitlines())
     assert up[0] == "up" and down[0] == "down" and up[1:] == down[1:] == [str(tmp_path / "cluster"), up[2]]
+
+
+def test_a_local_cluster_whose_port_was_taken_starts_again_on_fresh_ports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A daemon that found its port taken (another process bound it after the draw) is no failed start: the
+    cluster is stopped and started on a fresh pair, once; a cluster whose ports are taken every time is the last
+    try's error."""
+    calls = tmp_path / "calls"
+    script = tmp_path / "slurm-local"
+    lines = [
+        "#!/bin/sh",
+        f'echo "$1 $SLURM_LOCAL_PORT" >> {calls}',
+        f'[ "$1" = up ] && [ "$(grep -c ^up {calls})" -le "$TAKEN" ] && '
+        '{ echo "slurmd did not start: Unable to bind listen port: Address already in use" >&2; exit 1; }',
+        "exit 0",
+    ]
+    script.write_text("\n".join(lines) + "\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(slurm_local, "SCRIPT", script)
+    with slurm_local.local_slurm(tmp_path / "cluster", {"PATH": "/usr/bin:/bin", "TAKEN": "1"}) as env:
+        assert env["SLURM_CONF"] == str(tmp_path / "cluster" / "slurm.conf")
+    calls_made = [line.split() for line in calls.read_text().splitlines()]
+    assert [c[0] for c in calls_made] == ["up", "down", "up", "down"]
+    assert calls_made[0][1] == calls_made[1][1] != calls_made[2][1] == calls_made[3][1]
+    calls.unlink()
+    with pytest.raises(RuntimeError, match="Address already in use"):
+        with slurm_local.local_slurm(tmp_path / "cluster", {"PATH": "/usr/bin:/bin", "TAKEN": "99"}):
+            pytest.fail("the block ran without a cluster")
+    assert calls.read_text().count("up ") == slurm_local.UP_ATTEMPTS
+
+
+def test_a_local_clusters_ports_are_free_and_outside_the_ephemeral_range() -> None:
+    """Outgoing connections take their ports from the kernel's ephemeral range: a pair drawn outside it cannot
+    be taken by one of them before slurmd binds it."""
+    low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    ports = {slurm_local.free_port_pair() for _ in range(20)}
+    assert len(ports) > 1
+    for port in ports:
+        assert not low <= port <= high and not low <= port + 1 <= high
+        for p in (port, port + 1):
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", p))
 
 
 def test_a_local_cluster_script_that_cannot_run_is_one_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
