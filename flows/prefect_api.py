@@ -11,7 +11,6 @@ signal keeps it only until it has reported (flows/stop_signals.py).
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,7 @@ from contextlib import ExitStack, contextmanager
 from benchfoundry.configs.build import RunnerConfig
 from benchfoundry.core.tied_process import tied_command
 from benchfoundry.flows.cluster import environ
+from benchfoundry.flows.free_ports import free_ports
 from benchfoundry.flows.stop_signals import spared
 
 STARTUP_TIMEOUT_S = 180.0
@@ -35,12 +35,6 @@ def configured_api_url() -> str | None:
     from prefect.settings import PREFECT_API_URL
 
     return PREFECT_API_URL.value() or None
-
-
-def free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
 
 
 def _healthy(url: str) -> bool:
@@ -74,7 +68,7 @@ def prefect_server(
     does not come up. `scheduler` runs the server's scheduler service (deployments' schedules make runs);
     a build's own server has no deployments and runs without it. `home`: the server's PREFECT_HOME (its
     SQLite database), this process's when None."""
-    port = port or free_port(host)
+    port = port or free_ports(host)
     url = f"http://{host}:{port}/api"
     # SQLite under many Dask workers' writes: wait for the lock instead of failing after the default 10 s
     env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_API_DATABASE_TIMEOUT": "60"}
