@@ -59,7 +59,7 @@ test: venv
 # ASSET_PER_CLASS seeded objects per class as .blend files with a manifest (about 1 s an asset; resumable).
 INFINIGEN_CACHE ?= .cache/infinigen
 INFINIGEN_VENV := $(INFINIGEN_CACHE)/venv
-ASSET_CLASSES ?= chair,sofa,table,lamp,bookshelf,potted plant,rug,desk,cabinet,nightstand,bed
+ASSET_CLASSES ?= chair,sofa,table,lamp,bookshelf,potted plant,rug,desk,cabinet,nightstand,bed,tree
 ASSET_PER_CLASS ?= 4
 ASSET_SEED ?= 0
 

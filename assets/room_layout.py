@@ -46,6 +46,7 @@ CLASS_HEIGHTS_M: dict[str, tuple[float, float]] = {
     "desk": (0.65, 0.85),
     "cabinet": (0.5, 1.0),
     "nightstand": (0.4, 0.75),
+    "tree": (3.0, 8.0),
 }
 #: Least gap (m) between a footprint and the walls, between the camera and any footprint, between two footprints.
 WALL_GAP_M = 0.05

@@ -9,8 +9,9 @@ does); its meshes, modifiers applied, joined into one object named `asset` whose
 its bounding box; above `--max-vertices` the mesh is decimated to that budget (a potted plant can have 2.6 M
 vertices, 366 MB); the file saved with its procedural materials; then `--info`: the object's name, bounding box,
 vertex count (and the count generated, before decimation), its front (`front_deg`), the height things rest on
-(`rest_m`) and Infinigen's version. `MattressBedFactory` is this script's own: Infinigen's bed frame and mattress
-without its cloth-simulated sheets, pillows and towels (`BedFactory` took minutes and 190,000 vertices a bed).
+(`rest_m`) and Infinigen's version. Two factories are this script's own (`OWN_FACTORIES`): `MattressBedFactory`,
+Infinigen's bed frame and mattress without its cloth-simulated sheets, pillows and towels (`BedFactory` took minutes
+and 190,000 vertices a bed), and `FrondPalmTreeFactory`, Infinigen's palm with the crown its own drops.
 Infinigen's config folders are named relative to its repository root, so the script works from there.
 """
 
@@ -92,11 +93,79 @@ def _mattress_bed_factory() -> Any:
     return MattressBedFactory
 
 
+def _realize_and_apply(obj: Any) -> None:
+    """`obj`'s mesh replaced by what its modifiers make of it, instances made real (a mesh, or a modifier applied on
+    its own, drops them), its modifiers removed."""
+    import bpy
+
+    group = bpy.data.node_groups.new("realize_instances", "GeometryNodeTree")
+    for side in ("INPUT", "OUTPUT"):
+        group.interface.new_socket("Geometry", in_out=side, socket_type="NodeSocketGeometry")
+    given, realize, out = (
+        group.nodes.new(t) for t in ("NodeGroupInput", "GeometryNodeRealizeInstances", "NodeGroupOutput")
+    )
+    group.links.new(given.outputs["Geometry"], realize.inputs["Geometry"])
+    group.links.new(realize.outputs["Geometry"], out.inputs["Geometry"])
+    obj.modifiers.new("realize_instances", "NODES").node_group = group
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    mesh = bpy.data.meshes.new_from_object(
+        obj.evaluated_get(depsgraph), preserve_all_data_layers=True, depsgraph=depsgraph
+    )
+    obj.modifiers.clear()
+    obj.data = mesh
+
+
+#: The vertices of one palm frond: Infinigen makes each of the hundred or so 1.7 M vertices.
+FROND_VERTICES = 1_500
+
+
+def _frond_palm_tree_factory() -> Any:
+    """Infinigen's palm with its crown: PalmTreeFactory puts the crown (a bulb and the fronds, instances of a leaf
+    object) on the trunk as instances, which a mesh drops, and deletes that leaf while the modifier still reads it,
+    which leaves a bare trunk; here the leaf is decimated to `FROND_VERTICES` and the crown made real before the
+    leaf goes (made real with Infinigen's fronds and stubs, a palm took more than 13 GB)."""
+    from infinigen.assets.objects.tropic_plants import palm_tree
+    from infinigen.core import surface
+    from infinigen.core.util import blender as butil
+    from numpy.random import randint, uniform
+
+    class FrondPalmTreeFactory(palm_tree.PalmTreeFactory):
+        def create_asset(self, **_: Any) -> Any:
+            import bpy
+
+            bpy.ops.mesh.primitive_plane_add(size=1, location=(0, 0, 0))
+            obj = bpy.context.active_object
+            leaf = palm_tree.LeafPalmPlantFactory(factory_seed=randint(0, 1000, size=(1,))[0]).create_asset(
+                {
+                    "leaf_x_curvature": uniform(0.1, 0.3),
+                    "plant_z_rotate": uniform(0.0, 0.02),
+                    "stem_x_curvature": 0.0,
+                    "stem_y_curvature": uniform(-0.1, 0.1),
+                    "plant_stem_length": uniform(0.5, 1.2),
+                }
+            )
+            _realize_and_apply(leaf)
+            decimate(leaf, FROND_VERTICES)
+            # no stubs of old fronds on the trunk: instances on every trunk vertex, made real, exhaust the memory
+            params = {"leaf": [leaf], "trunk_radius": uniform(0.2, 0.3), "truncatedstem_chance": 0.0}
+            surface.add_geomod(obj, palm_tree.geometry_palm_tree_nodes, attributes=[], input_kwargs=params)
+            _realize_and_apply(obj)
+            butil.delete([leaf])
+            obj.scale = (2, 2, 2)
+            return obj
+
+    return FrondPalmTreeFactory
+
+
+#: This script's own factories, by name: Infinigen's with a part left out or put back.
+OWN_FACTORIES = {"MattressBedFactory": _mattress_bed_factory, "FrondPalmTreeFactory": _frond_palm_tree_factory}
+
+
 def _factory(name: str) -> Any:
-    """The factory class `name`: this script's `MattressBedFactory`, or the first `infinigen.assets.objects.<module>`
+    """The factory class `name`: one of this script's `OWN_FACTORIES`, or the first `infinigen.assets.objects.<module>`
     that defines it."""
-    if name == "MattressBedFactory":
-        return _mattress_bed_factory()
+    if name in OWN_FACTORIES:
+        return OWN_FACTORIES[name]()
     import gin
     import infinigen
 

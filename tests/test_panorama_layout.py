@@ -30,7 +30,8 @@ from benchfoundry.benchmarks.odi.synthetic_panoramas import furnish, index_map_f
 from benchfoundry.core.render_spec import LibraryObject, Primitive, write_spec
 from benchfoundry.pipeline import render_client
 
-#: A library whose sizes are partly off their class's range (a 3 m chair, a 0.2 m lamp) and off-centre.
+#: A library whose sizes are partly off their class's range (a 3 m chair, a 0.2 m lamp, a palm 10.1 m tall as
+#: Infinigen makes them) and off-centre.
 LIBRARY = AssetLibrary(
     Path("/lib"),
     (
@@ -40,6 +41,7 @@ LIBRARY = AssetLibrary(
         box_asset("lamp", 1, (0.05, 0.05, 0.2)),
         box_asset("bookshelf", 1, (0.9, 0.35, 1.8), offset=-0.1),
         box_asset("potted plant", 1, (0.6, 0.6, 1.1)),
+        box_asset("tree", 1, (1.8, 1.7, 10.1)),
     ),
 )
 
@@ -210,6 +212,8 @@ def test_a_furnished_scene_replaces_the_floor_objects_of_the_library_classes(nam
     assert furnished.camera_height_m == EYE_HEIGHT_M
     replaced = [(a, b) for a, b in zip(scene.things, furnished.things, strict=True) if b.asset is not None]
     assert replaced and all(a.category == b.category and a.category in LIBRARY.categories for a, b in replaced)
+    expected = {t.category for t in scene.things if t.category in LIBRARY.categories and t.parts}
+    assert {b.category for _, b in replaced} == expected  # the courtyard's tree among them
     kept = [b for b in furnished.things if b.asset is None]
     assert all(t.category not in LIBRARY.categories or not t.parts or t.parts[0].center[2] > 1.0 for t in kept)
     obstacles = [Obstacle(t.person[0], t.person[1], 0.35) for t in kept if t.person is not None]

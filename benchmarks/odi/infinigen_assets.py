@@ -43,7 +43,8 @@ GENERATOR = "infinigen"
 #: The stage name of problem rows.
 STAGE = "assets-infinigen"
 #: Class (an ODI / ViewSpatial category) → Infinigen's asset factory (infinigen/assets/objects/*; a bed is
-#: render/infinigen_asset.py's frame and mattress, without the cloth-simulated sheets that took minutes a bed).
+#: render/infinigen_asset.py's frame and mattress, without the cloth-simulated sheets that took minutes a bed; a
+#: tree is a palm: Infinigen's broadleaf TreeFactory ran 15 min and 8 GB without finishing one here).
 FACTORIES: dict[str, str] = {
     "chair": "ChairFactory",
     "sofa": "SofaFactory",
@@ -57,6 +58,7 @@ FACTORIES: dict[str, str] = {
     "desk": "SimpleDeskFactory",
     "cabinet": "KitchenCabinetFactory",
     "nightstand": "SideTableFactory",
+    "tree": "FrondPalmTreeFactory",
 }
 #: Factories whose front the faces cannot tell (render/infinigen_asset.front_deg finds no side leaning: a desk's top
 #: on four legs, a cabinet's doors weigh as its back panel does, a bed's low headboard), declared as Infinigen builds
@@ -76,10 +78,10 @@ class GenerationError(RuntimeError):
 #: The most vertices an asset keeps (render/infinigen_asset.py decimates a larger mesh): a library object is a
 #: piece of furniture a few hundred pixels wide in a panorama, and one potted plant came out at 2.6 M (366 MB).
 MAX_VERTICES = 200_000
-#: The most an asset may measure along any axis (m): a piece of furniture or a plant is a few metres; one of
-#: Infinigen's beds (seed 543191) came out with its frame 3.7 km up and a scrap on the floor, 6.3 km tall, which the
-#: layout would have shrunk to a speck.
-MAX_EXTENT_M = 10.0
+#: The most an asset may measure along any axis (m): a piece of furniture is a few metres, a palm tree about ten;
+#: one of Infinigen's beds (seed 543191) came out with its frame 3.7 km up and a scrap on the floor, 6.3 km tall,
+#: which the layout would have shrunk to a speck.
+MAX_EXTENT_M = 25.0
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,9 @@ def _generate(
                 raise
             listed = ()  # an earlier version's assets are all made again
         have = [a for a in listed if (root / a.path).is_file() and file_sha256(root / a.path) == a.sha256]
+    # an asset its class's factory no longer makes (the class moved to another factory) is made again
+    factories = {(j.category, j.seed): j.factory for j in jobs}
+    have = [a for a in have if factories.get((a.category, a.seed), a.factory) == a.factory]
     planned = {(j.category, j.seed) for j in jobs}
     made = {(a.category, a.seed) for a in have}
     untried = [j for j in jobs if (j.category, j.seed) not in made]
