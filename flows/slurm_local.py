@@ -13,8 +13,10 @@ from benchfoundry.flows.free_ports import free_ports
 
 #: The script that starts and stops the cluster (docs/cluster.md: a local SLURM).
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "slurm-local"
-#: How often a cluster is started on fresh ports when a daemon found its port taken all the same.
+#: How often a cluster is started on fresh ports when a daemon found its port taken all the same, which
+#: scripts/slurm-local tells by the error the daemon logged.
 UP_ATTEMPTS = 3
+PORT_TAKEN = "Address already in use"
 
 
 @contextmanager
@@ -30,7 +32,7 @@ def local_slurm(folder: Path, env: Mapping[str, str] | None = None) -> Iterator[
             up = subprocess.run([str(SCRIPT), "up"], env=cluster, capture_output=True, text=True)
         except OSError as exc:  # no script (an installed package without the repository's scripts/), not executable
             raise RuntimeError(f"{SCRIPT}: cannot run it ({exc.strerror or exc})") from None
-        if "Address already in use" not in up.stderr or attempt == UP_ATTEMPTS - 1:
+        if PORT_TAKEN not in up.stderr or attempt == UP_ATTEMPTS - 1:
             break
         subprocess.run([str(SCRIPT), "down"], env=cluster, capture_output=True)
     try:

@@ -2,7 +2,8 @@
 faults break it): `munged` down at submission stops the build in one line naming munged; `slurmd` killed
 mid-job with its job's worker stops it in one line naming slurmd (no other node to run the shards again: the
 new job never starts) and `slurmctld` restarted mid-build lets it finish or stops it in one line; a rerun
-(the daemon back) resumes and finishes. No traceback in any of it.
+(the daemon back) resumes and finishes. No traceback in any of it. A daemon whose port another process holds
+is named with the error it logged.
 
 Skipped only where SLURM is not installed or not run as root (tests/slurm_local.py)."""
 
@@ -12,6 +13,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +23,8 @@ import pytest
 from scaleout_builds import assert_same_outputs, cli_build, frame_in_progress, wait_for
 from slurm_local import JOBS, NEEDS_SLURM, queued
 
-from benchfoundry.flows.slurm_local import SCRIPT, local_slurm
+from benchfoundry.flows.free_ports import free_ports
+from benchfoundry.flows.slurm_local import PORT_TAKEN, SCRIPT, local_slurm
 
 pytestmark = [pytest.mark.long(minutes=6), *NEEDS_SLURM]
 
@@ -114,6 +117,23 @@ def test_munged_down_at_submission_stops_the_build_naming_it(
     assert "--num-threads" not in last  # sbatch's advice for a munged that is up
     _up(own_slurm)
     assert not queued(own_slurm)
+
+
+def test_a_daemon_whose_port_is_taken_is_named_with_the_reason_from_its_log(tmp_path: Path) -> None:
+    """slurmd's port held by another process: `up` fails naming slurmd and the error slurmd logged, which is what
+    flows/slurm_local.py starts the cluster again on fresh ports for."""
+    port = free_ports(count=2)  # slurmctld's free, slurmd's held below
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", port + 1))
+        holder.listen()
+        env = {**os.environ, "SLURM_LOCAL_DIR": str(tmp_path / "cluster"), "SLURM_LOCAL_PORT": str(port)}
+        try:
+            up = subprocess.run([str(SCRIPT), "up"], env=env, capture_output=True, text=True, timeout=120)
+        finally:
+            subprocess.run([str(SCRIPT), "down"], env=env, capture_output=True, timeout=120)
+    assert up.returncode != 0
+    assert "slurmd did not start: " in up.stderr and PORT_TAKEN in up.stderr, up.stderr
+    assert f"({port + 1})" in up.stderr, up.stderr
 
 
 @pytest.mark.blender

@@ -78,7 +78,7 @@ class GenerationError(RuntimeError):
 #: The most vertices an asset keeps (render/infinigen_asset.py decimates a larger mesh): a library object is a
 #: piece of furniture a few hundred pixels wide in a panorama, and one potted plant came out at 2.6 M (366 MB).
 MAX_VERTICES = 200_000
-#: The most an asset may measure along any axis (m): a piece of furniture is a few metres, a palm tree about ten;
+#: The most an asset may measure along any axis (m): a piece of furniture is a few metres, a palm tree 14-15 m;
 #: one of Infinigen's beds (seed 543191) came out with its frame 3.7 km up and a scrap on the floor, 6.3 km tall,
 #: which the layout would have shrunk to a speck.
 MAX_EXTENT_M = 25.0
