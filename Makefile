@@ -19,7 +19,7 @@ venv: $(STAMP)
 # every dependency at the version in constraints.txt.
 # GroundedSAM (docs/odi.md): GroundingDINO and SAM without their declared dependencies (these would
 # add opencv-python beside opencv-python-headless); torchvision and timm into their own folder, which only
-# benchmarks/odi/torchvision_ops.py puts on sys.path (an importable, unpatched torchvision breaks transformers).
+# benchmarks/odi/stages/annotation/torchvision_ops.py puts on sys.path (an importable, unpatched torchvision breaks transformers).
 # anny goes in without its dependencies: it declares warp-lang (392 MB, only for its optional Warp
 # skinning), which the project does not use; its other runtime dependencies are the project's own.
 # pip installs without compiling and compileall then compiles on every core (pip compiles on one: about 50 s of

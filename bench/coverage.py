@@ -18,7 +18,7 @@ import time
 import numpy as np
 from bench_table import add_row
 
-from benchfoundry.benchmarks.viewspatial.scannet.coverage import greedy_lazy, greedy_plain
+from benchfoundry.benchmarks.viewspatial.scannet.stages.coverage import greedy_lazy, greedy_plain
 from benchfoundry.core.seeding import item_rng
 
 

@@ -24,8 +24,8 @@ from bench_table import add_row
 from scipy import ndimage, stats
 from skimage.color import rgb2lab
 
-from benchfoundry.benchmarks.syndor import discern_features as df
 from benchfoundry.benchmarks.syndor.discern_config import FeatureConfig
+from benchfoundry.benchmarks.syndor.stages import discern_features as df
 from benchfoundry.core.seeding import item_rng
 
 HEIGHTS_PX = (337, 169, 79)

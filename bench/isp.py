@@ -29,8 +29,8 @@ import numpy as np
 from bench_table import add_row
 from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
-from benchfoundry.benchmarks.syndor import isp
 from benchfoundry.benchmarks.syndor.discern_config import IspConfig
+from benchfoundry.benchmarks.syndor.stages import isp
 from benchfoundry.core.seeding import item_rng
 
 OPTIONS = ("none", "nlmeans", "bm4d-luma", "bm4d")

@@ -34,7 +34,7 @@ def bench_groundedsam(n_faces: int, face_width: int) -> None:
 
     from benchfoundry.assets.tiny_bert import write_tiny_bert
     from benchfoundry.benchmarks.odi.config import DEFAULT_CLASSES, GroundedSamConfig
-    from benchfoundry.benchmarks.odi.groundedsam import build_dino, build_sam, load_groundedsam
+    from benchfoundry.benchmarks.odi.stages.annotation.groundedsam import build_dino, build_sam, load_groundedsam
 
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
@@ -114,7 +114,7 @@ def caps_panorama(width: int, n: int = 40, seed: int = 0) -> np.ndarray:
 def bench_truth(face_width: int) -> None:
     import py360convert
 
-    from benchfoundry.benchmarks.odi.truth_annotator import truth_detections
+    from benchfoundry.benchmarks.odi.stages.annotation.truth_annotator import truth_detections
 
     ids = caps_panorama(12288)
     records = {k: {"id": k, "category": "ball"} for k in range(1, 41)}

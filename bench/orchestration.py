@@ -31,7 +31,7 @@ import pandas as pd
 from bench_table import add_row
 
 if TYPE_CHECKING:
-    from benchfoundry.benchmarks.syndor.render_plan import ShardPlan
+    from benchfoundry.benchmarks.syndor.scenes.render_plan import ShardPlan
     from benchfoundry.configs.build import BuildConfig
 
 BENCHMARK, STAGE = "bench", "empty"
@@ -39,7 +39,7 @@ BENCHMARK, STAGE = "bench", "empty"
 
 def smoke_shard() -> tuple[BuildConfig, ShardPlan, str]:
     """The anchor's shard: the smoke preset's first SynDORBench render shard, its config, and what it renders."""
-    from benchfoundry.benchmarks.syndor import render_plan
+    from benchfoundry.benchmarks.syndor.scenes import render_plan
     from benchfoundry.configs.loader import load_config
 
     config = load_config("smoke", [])
@@ -52,7 +52,7 @@ def smoke_shard() -> tuple[BuildConfig, ShardPlan, str]:
 
 def _anchor_seconds(work: Path, config: BuildConfig, plan: ShardPlan) -> float:
     """Seconds of the shard `plan` of `config`, rendered through the pipeline (a fresh worker)."""
-    from benchfoundry.benchmarks.syndor import render_stage
+    from benchfoundry.benchmarks.syndor.scenes import render_stage
     from benchfoundry.pipeline import render_client
 
     start = time.perf_counter()

@@ -1,6 +1,6 @@
 """The person detector on SynDORBench's frames, and the labels it drives, in two builds of one config.
 
-OpenCV's HOG people detector (benchmarks/syndor/observer.py, `detector_seen`) runs on every frame and on its
+OpenCV's HOG people detector (benchmarks/syndor/stages/observer.py, `detector_seen`) runs on every frame and on its
 night-vision image in the discern stage; the simulated observer's labels follow it. This bench reads two finished
 builds of the same config and seed that differ in one thing (e.g. the people's textures: one build made in a git
 worktree whose person/anny_texture.py is an earlier revision's, `git show REV:person/anny_texture.py`, with
@@ -21,8 +21,8 @@ from typing import Any
 
 import pandas as pd
 
-from benchfoundry.benchmarks.syndor.label_stage import NV_LABEL_COLUMN, STAGE
-from benchfoundry.benchmarks.syndor.lighting import family
+from benchfoundry.benchmarks.syndor.scenes.lighting import family
+from benchfoundry.benchmarks.syndor.stages.label_stage import NV_LABEL_COLUMN, STAGE
 from benchfoundry.core.store import StageStore
 
 KEY = "img_path"

@@ -14,7 +14,7 @@ Prints
     ÷ ms per image of a bare loop in one new bpy process that builds the scene once and then only re-poses,
     re-lights and renders (goal ≤ 1.1): synthetic COCO images (and, for scale, one fresh file per image, as
     the COCO set was rendered before), ODI panoramas (one image per shard), ScanNet room frames (one shard:
-    the room's camera walk, `render/scannet_room.py`).
+    the room's camera walk, `benchmarks/viewspatial/scannet/scenes/renderer.py`).
 Both sides of (a), (b) and (d) include their process start-up; all renders are Cycles on the CPU.
 """
 
@@ -44,10 +44,10 @@ def bare_render(spec_paths: list[str], only: int | None) -> None:
     """The bare script: plain bpy, the same scene, person, lighting and outputs, one loop."""
     import bpy
 
+    from benchfoundry.benchmarks.syndor.scenes.outdoor_scene import build_scene
     from benchfoundry.core.render_spec import read_spec
     from benchfoundry.render.camera import place_camera, setup_camera
     from benchfoundry.render.lighting import apply_lighting
-    from benchfoundry.render.outdoor_scene import build_scene
     from benchfoundry.render.passes import move_output, setup_outputs
     from benchfoundry.render.person import add_person
 
@@ -118,7 +118,7 @@ def _bare_process(spec_paths: list[Path], only: int | None = None) -> float:
 def pipeline_vs_bare(work: Path, width: int, frames: int, samples: int, reps: int) -> dict[str, float]:
     """Median over `reps` alternating runs of both sides, after one warm-up of the pipeline
     process (torch, smplx and the body model load once per build, not per shard)."""
-    from benchfoundry.benchmarks.syndor import render_plan, render_stage
+    from benchfoundry.benchmarks.syndor.scenes import render_plan, render_stage
     from benchfoundry.core.render_spec import write_spec
     from benchfoundry.pipeline import render_client
 
@@ -155,7 +155,7 @@ def settings_table(work: Path, width: int) -> list[dict[str, Any]]:
     """Seconds per frame (median of 3 warm frames) and PSNR against a 128-sample reference."""
     from PIL import Image
 
-    from benchfoundry.benchmarks.syndor import render_plan, render_stage
+    from benchfoundry.benchmarks.syndor.scenes import render_plan, render_stage
     from benchfoundry.core.render_spec import write_spec
     from benchfoundry.pipeline import render_client
 
@@ -203,9 +203,9 @@ def bare_coco(spec_path: str, out_dir: Path, fresh: bool) -> None:
     camera, the objects, the sun and the seed change; or, with `fresh`, every image built in a fresh file."""
     import bpy
 
+    from benchfoundry.benchmarks.viewspatial.coco.scenes.renderer import light
     from benchfoundry.core.render_spec import PinholeCamera, read_spec
     from benchfoundry.render.camera import place_camera, setup_camera
-    from benchfoundry.render.coco_scene import light
     from benchfoundry.render.engine import apply_engine
     from benchfoundry.render.objects import add_primitive
     from benchfoundry.render.passes import index_outputs, render_indexed
@@ -258,11 +258,11 @@ def bare_coco(spec_path: str, out_dir: Path, fresh: bool) -> None:
 
 
 def bare_panorama(spec_path: str, out_dir: Path) -> None:
-    """The bare panorama: one file, the scene built and rendered once (render/panorama_scene.py), no worker."""
+    """The bare panorama: one file, the scene built and rendered once (benchmarks/odi/scenes/renderer.py), no worker."""
     import bpy
 
+    from benchfoundry.benchmarks.odi.scenes.renderer import render_panorama
     from benchfoundry.core.render_spec import read_spec
-    from benchfoundry.render.panorama_scene import render_panorama
 
     spec = read_spec(spec_path)
     spec = replace(spec, image=_beside_dir(spec.image, out_dir), index_npy=_beside_dir(spec.index_npy, out_dir))
@@ -277,9 +277,9 @@ def bare_scan(spec_path: str, out_dir: Path) -> None:
     import bpy
     from mathutils import Matrix
 
+    from benchfoundry.benchmarks.viewspatial.scannet.scenes.renderer import build_scene, frame_outputs
     from benchfoundry.core.camera import opencv_to_blender
     from benchfoundry.core.render_spec import read_spec
-    from benchfoundry.render.scannet_room import build_scene, frame_outputs
 
     spec = read_spec(spec_path)
     camera = build_scene(spec)
@@ -314,9 +314,10 @@ def _worker_seconds(spec: Path) -> float:
 def coco_case(work: Path, images: int, reps: int) -> dict[str, Any]:
     """The smoke val split's first `images` images: the worker (one scene per shard) against the bare loop and
     against one fresh file per image; and `make_split` whole (posing, labels, records) per image."""
-    from benchfoundry.benchmarks.viewspatial.coco import synthetic_set as sco
+    from benchfoundry.benchmarks.viewspatial.coco.scenes import synthetic_set as sco
+    from benchfoundry.benchmarks.viewspatial.coco.scenes.spec import CocoShard
     from benchfoundry.configs.loader import load_config
-    from benchfoundry.core.render_spec import CocoShard, EngineSettings, write_spec
+    from benchfoundry.core.render_spec import EngineSettings, write_spec
 
     config = load_config("smoke", [])
     cfg = config.viewspatial.coco.synthetic.model_copy(update={"images": {"val": images}})
@@ -359,7 +360,7 @@ def coco_case(work: Path, images: int, reps: int) -> dict[str, Any]:
 
 def panorama_case(work: Path, reps: int) -> dict[str, float]:
     """The smoke preset's two synthetic panoramas, each one shard."""
-    from benchfoundry.benchmarks.odi import synthetic_panoramas as sp
+    from benchfoundry.benchmarks.odi.scenes import synthetic_panoramas as sp
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import write_spec
     from benchfoundry.core.seeding import item_seed
@@ -388,7 +389,7 @@ def panorama_case(work: Path, reps: int) -> dict[str, float]:
 
 def scan_case(work: Path, reps: int) -> dict[str, float]:
     """The smoke preset's first synthetic ScanNet room (one shard: its camera walk)."""
-    from benchfoundry.benchmarks.viewspatial.scannet import synthetic_scan as ss
+    from benchfoundry.benchmarks.viewspatial.scannet.scenes import synthetic_scan as ss
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import write_spec
 

@@ -13,7 +13,7 @@ the smoke build releases them (`--syndor-frames` of each lighting, 640×360 JPEG
 synthetic COCO image (the smoke preset's, at the sizes given). Prints per setting: CPU seconds and their ratio to
 before's (measured in the same run), PSNR (dB) and SSIM against the reference, averaged over the images, and for
 SynDORBench what its labels follow: the discern stage's values on each frame and each night-vision image
-(benchmarks/syndor/night_vision_stage.py, the build's seeds), the largest mean change of a feature (KS lightness,
+(benchmarks/syndor/stages/night_vision_stage.py, the build's seeds), the largest mean change of a feature (KS lightness,
 sliced-Wasserstein chroma, edge IoU, Michelson contrast) from the reference's and how many of the observer's
 verdicts (detector_seen, the simulated label) differ from the reference's; then per kind the cheapest setting at
 least as close as before on every measure (`chosen`).
@@ -81,7 +81,7 @@ def _engine(engine: Any, s: Setting) -> Any:
 def syndor_frames(config: Any, work: Path, per_lighting: int) -> list[tuple[Any, list[tuple[Any, dict[str, Any]]]]]:
     """`per_lighting` frames of each lighting of `config`'s plan, at most `FRAMES_PER_SHARD_LIGHTING` of a lighting
     from a shard, from its first shards: (the shard's worker spec, [(frame, index row)])."""
-    from benchfoundry.benchmarks.syndor import render_plan, render_stage
+    from benchfoundry.benchmarks.syndor.scenes import render_plan, render_stage
 
     picked, taken = [], dict.fromkeys(config.syndor.lightings, 0)
     for plan in render_plan.plan_shards(config):
@@ -108,7 +108,7 @@ def syndor_case(work: Path, per_lighting: int, reference_samples: int) -> Case:
     """The smoke preset's SynDORBench frames, `per_lighting` of each of its lightings, as the build releases them
     (640×360 JPEG); each image's values are the discern stage's: the features and the observer's verdict on the
     frame and, for a night-group frame, on its night-vision image (the build's seeds: the frame's own path)."""
-    from benchfoundry.benchmarks.syndor import night_vision_stage
+    from benchfoundry.benchmarks.syndor.stages import night_vision_stage
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import write_spec
 
@@ -140,7 +140,7 @@ def syndor_case(work: Path, per_lighting: int, reference_samples: int) -> Case:
 
 def panorama_case(work: Path, width: int, reference_samples: int) -> Case:
     """The smoke preset's living-room panorama."""
-    from benchfoundry.benchmarks.odi import synthetic_panoramas as sp
+    from benchfoundry.benchmarks.odi.scenes import synthetic_panoramas as sp
     from benchfoundry.configs.loader import load_config
     from benchfoundry.core.render_spec import write_spec
     from benchfoundry.core.seeding import item_seed
@@ -167,9 +167,10 @@ def panorama_case(work: Path, width: int, reference_samples: int) -> Case:
 
 def coco_case(work: Path, scale: float, reference_samples: int) -> Case:
     """The smoke preset's first synthetic COCO val image."""
-    from benchfoundry.benchmarks.viewspatial.coco import synthetic_set as sco
+    from benchfoundry.benchmarks.viewspatial.coco.scenes import synthetic_set as sco
+    from benchfoundry.benchmarks.viewspatial.coco.scenes.spec import CocoShard
     from benchfoundry.configs.loader import load_config
-    from benchfoundry.core.render_spec import CocoShard, EngineSettings, write_spec
+    from benchfoundry.core.render_spec import EngineSettings, write_spec
 
     smoke = load_config("smoke", [])
     full = smoke.viewspatial.coco.synthetic

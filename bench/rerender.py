@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 from bench_table import add_row
 
-from benchfoundry.benchmarks.syndor import build_plan, sampling
+from benchfoundry.benchmarks.syndor import build_plan
+from benchfoundry.benchmarks.syndor.stages import sampling
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.seeding import item_rng

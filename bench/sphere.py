@@ -3,7 +3,7 @@
 Run: `.venv/bin/python bench/sphere.py [--reps N]`. Prints ms per call for py360convert (the
 anchor) and for benchfoundry in the same run, the ratio anchor / ours, and the largest
 difference of the outputs. Both run on py360convert's sampling grid (`align_corners=True`,
-see benchmarks/odi/sphere_coords.py) so the outputs are comparable pixel for pixel. "cold" is the
+see benchmarks/odi/stages/sphere_coords.py) so the outputs are comparable pixel for pixel. "cold" is the
 first call for a size or view (the remap grid is built), "warm" a repeated call.
 
 Exits 1 (with a message on stderr) when an output of ours differs from py360convert's by more than
@@ -26,7 +26,7 @@ import numpy as np
 import py360convert
 from bench_table import add_row
 
-from benchfoundry.benchmarks.odi import sphere_coords, sphere_images
+from benchfoundry.benchmarks.odi.stages import sphere_coords, sphere_images
 from benchfoundry.core.seeding import item_rng
 
 ERP_H, ERP_W = 4096, 8192

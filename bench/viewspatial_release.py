@@ -21,7 +21,7 @@ from typing import Any
 
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
 from benchfoundry.benchmarks.viewspatial.config import CAM_REL_TEMPLATES, SCENE_SIM_TEMPLATES
-from benchfoundry.benchmarks.viewspatial.report_page import frames_histogram
+from benchfoundry.benchmarks.viewspatial.release.report_page import frames_histogram
 from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_NYU40, NYU40_NAMES
 from benchfoundry.benchmarks.viewspatial.task_names import SHORT_NAMES
 from benchfoundry.compare.measures import tv_distance

@@ -22,15 +22,15 @@ import os
 import select
 import shutil
 import sys
-import tempfile
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from benchfoundry.core import plugins
 from benchfoundry.core.render_spec import from_json
+from benchfoundry.render.session import Renderer, Worker
 from benchfoundry.render.worker_env import idle_seconds
 
 
@@ -42,46 +42,12 @@ def _protocol_stream() -> TextIO:
     return proto
 
 
-class Worker:
-    """One Blender session; remembers what is built so consecutive shards can reuse it."""
-
-    def __init__(self) -> None:
-        import bpy
-
-        self.bpy = bpy
-        bpy.ops.wm.read_factory_settings(use_empty=True)
-        self.scene = bpy.context.scene
-        self.built: dict[str, Any] = {}
-        self.camera: Any = None
-        self.outputs: tuple[Path, Path] | None = None
-        self.scratch = Path(tempfile.mkdtemp(prefix="benchfoundry-render-"))
-        self.spec_dir = Path.cwd()
-
-    def render_file(self, path: Path) -> dict[str, Any]:
-        """The reply to the shard in a spec file, rendered by its kind's renderer (`renderer`)."""
-        data = json.loads(path.read_text())
-        render = renderer(data.get("kind") if isinstance(data, dict) else None)
-        self.spec_dir = path.absolute().parent
-        return render(self, from_json(data))
-
-    def spec_path(self, name: str) -> Path:
-        """A path the spec being rendered names: a relative one is relative to the spec file's folder."""
-        return self.spec_dir / name
-
-    def fresh(self, built: dict[str, Any]) -> None:
-        """An empty file to build a shard's scene in; `built` records what the shard will build there."""
-        self.bpy.ops.wm.read_factory_settings(use_empty=True)
-        self.scene = self.bpy.context.scene
-        self.built = built
-
-    def reset(self) -> None:
-        """Back to an empty file, unless nothing has been built since the last reset."""
-        if self.built:
-            self.fresh({})
-
-
-#: A renderer: (the worker, a shard) -> the reply `{"ok": True, "frames": N, "seconds": …}`.
-Renderer = Callable[[Worker, Any], dict[str, Any]]
+def render_file(worker: Worker, path: Path) -> dict[str, Any]:
+    """The reply to the shard in a spec file, rendered by its kind's renderer (`renderer`)."""
+    data = json.loads(path.read_text())
+    render = renderer(data.get("kind") if isinstance(data, dict) else None)
+    worker.spec_dir = path.absolute().parent
+    return render(worker, from_json(data))
 
 
 def renderer(kind: Any) -> Renderer:
@@ -127,7 +93,7 @@ def _serve(worker: Worker, proto: TextIO) -> None:
         if request.get("op") == "quit":
             break
         try:
-            reply = worker.render_file(Path(request["spec"]))
+            reply = render_file(worker, Path(request["spec"]))
         except Exception as exc:
             reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
         cpu = time.process_time()

@@ -1,6 +1,6 @@
 """Synthetic panoramas for ODI tests without Blender: boxes on a floor, ray-cast into an ERP here with numpy.
 
-A scene is written as the embedded synthetic panoramas are (benchmarks/odi/synthetic_panoramas.py): `<name>.png`,
+A scene is written as the embedded synthetic panoramas are (benchmarks/odi/scenes/synthetic_panoramas.py): `<name>.png`,
 `<name>.instances.png` (uint16 ids, 0 = floor and sky) and `<name>.json` (per id: category, attributes, the
 box's centre and its direction from the camera). World axes: +z up, the camera at (0, 0, height) looking along +y,
 θ = atan2(x, y), φ the elevation.

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from benchfoundry.assets.poses import action_pose
-from benchfoundry.benchmarks.syndor import pose_selection
 from benchfoundry.benchmarks.syndor.pose_config import PoseConfig
+from benchfoundry.benchmarks.syndor.stages import pose_selection
 
 
 def _sequence(path: Path, frames: int, fps: float, width: int = 156, marker: float = 0.0) -> np.ndarray:

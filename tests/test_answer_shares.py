@@ -1,4 +1,5 @@
-"""A budget filled in the release's answer shares (benchmarks/viewspatial/answer_shares.py, release.within_budgets):
+"""A budget filled in the release's answer shares (benchmarks/viewspatial/release/answer_shares.py,
+release.within_budgets):
 the quotas' arithmetic checked against its definition on random availabilities, and a skewed candidate pool
 drawn back to the shares."""
 
@@ -8,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchfoundry.benchmarks.viewspatial.answer_shares import label_quotas
 from benchfoundry.benchmarks.viewspatial.config import RELEASE_ANSWERS, ReleaseConfig, TaskBudgets
-from benchfoundry.benchmarks.viewspatial.release import within_budgets
+from benchfoundry.benchmarks.viewspatial.release.answer_shares import label_quotas
+from benchfoundry.benchmarks.viewspatial.release.release import within_budgets
 from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 
 LABELS = ("front", "back", "left", "right")

@@ -18,8 +18,9 @@ import pytest
 
 from benchfoundry.assets.asset_library import AssetLibrary, LibraryAsset, file_sha256
 from benchfoundry.assets.room_layout import Request, place
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.spec import ScanRoomFrame, ScanRoomShard
 from benchfoundry.core.camera import opencv_camera_to_world
-from benchfoundry.core.render_spec import AreaLamp, LibraryObject, ScanRoomFrame, ScanRoomShard, write_spec
+from benchfoundry.core.render_spec import AreaLamp, LibraryObject, write_spec
 from benchfoundry.pipeline import render_client
 from benchfoundry.render.infinigen_asset import front_deg
 

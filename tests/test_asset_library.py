@@ -1,5 +1,5 @@
 """The asset library's manifest (assets/asset_library.py) and its generation
-(benchmarks/odi/infinigen_assets.py): a strict reader, an atomic and resumable writer, Infinigen's subprocess
+(benchmarks/odi/scenes/infinigen_assets.py): a strict reader, an atomic and resumable writer, Infinigen's subprocess
 contract (with a stand-in for its Python), and one real Infinigen run when its venv exists (`make test-infinigen`)."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from benchfoundry.assets.asset_library import (
     write_manifest,
 )
 from benchfoundry.benchmarks.odi.config import ASSET_LIBRARY_FIELD
-from benchfoundry.benchmarks.odi.infinigen_assets import (
+from benchfoundry.benchmarks.odi.scenes.infinigen_assets import (
     FACTORIES,
     MAX_EXTENT_M,
     MAX_VERTICES,

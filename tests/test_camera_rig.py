@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.syndor import camera_rig, dori
+from benchfoundry.benchmarks.syndor.scenes import camera_rig, dori
 from benchfoundry.core.camera import (
     blender_camera_to_world,
     intrinsic_matrix,

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 from test_scannet_io import make_tiny_scan
 
-from benchfoundry.benchmarks.viewspatial.scannet import coverage as cov
-from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import open_scan
+from benchfoundry.benchmarks.viewspatial.scannet.stages import coverage as cov
+from benchfoundry.benchmarks.viewspatial.scannet.stages.scannet_read import open_scan
 from benchfoundry.cli.main import main
 
 

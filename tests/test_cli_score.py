@@ -13,9 +13,9 @@ from test_syndor_qa import HPC, RADII, make_labelled_build, nv_label, truth_labe
 from test_syndor_report import assert_no_broken_links
 from test_text_embed import save_tiny_bert
 
-from benchfoundry.benchmarks.syndor import qa_stage
-from benchfoundry.benchmarks.syndor import report_page as syndor_report
 from benchfoundry.benchmarks.syndor.qa_config import ACTION_PROMPT, QaConfig
+from benchfoundry.benchmarks.syndor.release import report_page as syndor_report
+from benchfoundry.benchmarks.syndor.stages import qa_stage
 from benchfoundry.cli.main import main
 from benchfoundry.configs.model import SHIPPED_EMBEDDING_MODEL
 from benchfoundry.pipeline.benchmarks import get

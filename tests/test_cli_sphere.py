@@ -11,9 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.odi import sphere_coords as sm
-from benchfoundry.benchmarks.odi import sphere_images
 from benchfoundry.benchmarks.odi.cli_sphere import with_config_defaults
+from benchfoundry.benchmarks.odi.stages import sphere_coords as sm
+from benchfoundry.benchmarks.odi.stages import sphere_images
 from benchfoundry.cli.main import main, make_parser
 
 

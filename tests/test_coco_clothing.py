@@ -12,8 +12,9 @@ import pytest
 from PIL import Image
 from skimage import data as skimage_data
 
-from benchfoundry.benchmarks.viewspatial.coco import people as coco_people
-from benchfoundry.benchmarks.viewspatial.coco.clothing import (
+from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
+from benchfoundry.benchmarks.viewspatial.coco.stages import people as coco_people
+from benchfoundry.benchmarks.viewspatial.coco.stages.clothing import (
     NAMED_COLOURS,
     clothing_colour,
     described_phrases,
@@ -22,9 +23,8 @@ from benchfoundry.benchmarks.viewspatial.coco.clothing import (
     person_polygons,
     polygon_mask,
 )
-from benchfoundry.benchmarks.viewspatial.coco.coco_stage import label_and_colour, subjects
-from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
-from benchfoundry.benchmarks.viewspatial.coco.people import CHUNK, Person, read_rgb
+from benchfoundry.benchmarks.viewspatial.coco.stages.coco_stage import label_and_colour, subjects
+from benchfoundry.benchmarks.viewspatial.coco.stages.people import CHUNK, Person, read_rgb
 
 
 def test_named_colours_of_real_clothes() -> None:

@@ -11,10 +11,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.viewspatial.coco import held_objects as ho
 from benchfoundry.benchmarks.viewspatial.coco.config import HELD_OBJECTS, CocoConfig, PersonRelConfig
-from benchfoundry.benchmarks.viewspatial.coco.people import Person
-from benchfoundry.benchmarks.viewspatial.coco.person_relative import (
+from benchfoundry.benchmarks.viewspatial.coco.scenes import held_objects as ho
+from benchfoundry.benchmarks.viewspatial.coco.stages.people import Person
+from benchfoundry.benchmarks.viewspatial.coco.stages.person_relative import (
     HAND_CHOICES,
     PER_REL,
     box_distance,

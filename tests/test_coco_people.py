@@ -15,7 +15,7 @@ from skimage import data as skimage_data
 from test_orientation import project
 
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
-from benchfoundry.benchmarks.viewspatial.coco.people import label_file
+from benchfoundry.benchmarks.viewspatial.coco.stages.people import label_file
 from benchfoundry.cli.main import main
 
 W, H = 640, 480
@@ -219,8 +219,8 @@ def test_a_blurred_photograph_is_rejected_as_blurry(tmp_path: Path) -> None:
 
 
 def test_orientation_questions_keep_the_distractor_rule_and_the_answer(tmp_path: Path) -> None:
-    from benchfoundry.benchmarks.viewspatial.coco.questions import CAM_OBJ, PER_OBJ, orientation_items
-    from benchfoundry.benchmarks.viewspatial.qa_items import qa_table
+    from benchfoundry.benchmarks.viewspatial.coco.stages.questions import CAM_OBJ, PER_OBJ, orientation_items
+    from benchfoundry.benchmarks.viewspatial.release.qa_items import qa_table
 
     rng = np.random.default_rng(3)
     rows, truth = [], {}
@@ -257,7 +257,7 @@ def test_orientation_questions_keep_the_distractor_rule_and_the_answer(tmp_path:
     assert len({i["image_path"][0] for i in items if i["question_type"] == CAM_OBJ}) == len(subjects_of[CAM_OBJ])
     # Per-Obj. Ori. answers agree with the constructed head turns for most people: 75 % (a guess: 20 %;
     # the estimate-side margin keeps some people whose true turn lies near a bin edge).
-    from benchfoundry.benchmarks.viewspatial.coco.orientation import head_turn
+    from benchfoundry.benchmarks.viewspatial.coco.stages.orientation import head_turn
 
     per_obj = [i for i in items if i["question_type"] == PER_OBJ]
     right = sum(head_turn(truth[i["object_ids"][0]][1]) == i["answer_label"] for i in per_obj)

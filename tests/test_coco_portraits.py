@@ -18,7 +18,7 @@ from PIL import Image
 from skimage import data as skimage_data
 
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
-from benchfoundry.benchmarks.viewspatial.coco.people import label_file
+from benchfoundry.benchmarks.viewspatial.coco.stages.people import label_file
 
 ASTRONAUT_FACE = {
     0: (224.0, 125.5, 2),  # nose
@@ -128,7 +128,7 @@ PHOTOGRAPHS = {
 def test_hand_labelled_portraits_get_their_head_turn_and_a_per_obj_ori_item(tmp_path: Path) -> None:
     """Each portrait is kept facing the lens (the authors' "back") with the head turn it shows, and makes its
     Per-Obj. Ori. item answering it."""
-    from benchfoundry.benchmarks.viewspatial.coco.questions import PER_OBJ, orientation_items
+    from benchfoundry.benchmarks.viewspatial.coco.stages.questions import PER_OBJ, orientation_items
 
     names = list(PHOTOGRAPHS)
     annotations = []

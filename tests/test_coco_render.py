@@ -1,4 +1,5 @@
-"""Synthetic COCO images rendered with the scene built once per shard (render/coco_scene.py): an image has the
+"""Synthetic COCO images rendered with the scene built once per shard (benchmarks/viewspatial/coco/scenes/renderer.py):
+an image has the
 same bytes whatever was rendered before it in its shard, and its index pass marks the person and each object."""
 
 from __future__ import annotations
@@ -11,17 +12,10 @@ import numpy as np
 import pytest
 
 from benchfoundry.assets.poses import UPRIGHT, action_pose, upright_pose
-from benchfoundry.benchmarks.viewspatial.coco.synthetic_geometry import look_at
+from benchfoundry.benchmarks.viewspatial.coco.scenes.spec import CocoImage, CocoShard
+from benchfoundry.benchmarks.viewspatial.coco.scenes.synthetic_geometry import look_at
 from benchfoundry.configs.person import PersonConfig
-from benchfoundry.core.render_spec import (
-    CocoImage,
-    CocoShard,
-    DayLight,
-    EngineSettings,
-    PersonSpec,
-    Primitive,
-    write_spec,
-)
+from benchfoundry.core.render_spec import DayLight, EngineSettings, PersonSpec, Primitive, write_spec
 from benchfoundry.core.task_clock import task_clock
 from benchfoundry.person.prepare import prepare_person
 from benchfoundry.pipeline import render_client

@@ -16,17 +16,17 @@ import pytest
 from PIL import Image
 from test_orientation import project
 
-from benchfoundry.benchmarks.viewspatial.coco import relative_review
-from benchfoundry.benchmarks.viewspatial.coco.coco_stage import label_split
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
-from benchfoundry.benchmarks.viewspatial.coco.person_relative import (
+from benchfoundry.benchmarks.viewspatial.coco.stages import relative_review
+from benchfoundry.benchmarks.viewspatial.coco.stages.coco_stage import label_split
+from benchfoundry.benchmarks.viewspatial.coco.stages.person_relative import (
     candidate_angle,
     facing_vector,
     ground_point,
     person_angle,
 )
-from benchfoundry.benchmarks.viewspatial.release import authors_path, within_budgets, write_benchmark_files
-from benchfoundry.benchmarks.viewspatial.report_page import write_report_page
+from benchfoundry.benchmarks.viewspatial.release.release import authors_path, within_budgets, write_benchmark_files
+from benchfoundry.benchmarks.viewspatial.release.report_page import write_report_page
 from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 from benchfoundry.cli.main import main
 from benchfoundry.configs.loader import load_config
@@ -454,7 +454,7 @@ def test_per_rel_viewers_are_named_with_their_own_described_share(
 ) -> None:
     """The orientation tasks name their subjects with coco.described_share, Per-Rel. Dir. its viewers and targets
     with per_rel.described_share (the release describes more of them)."""
-    from benchfoundry.benchmarks.viewspatial.coco import coco_stage
+    from benchfoundry.benchmarks.viewspatial.coco.stages import coco_stage
 
     def named_by_share(people_of: dict, *named: object) -> dict[int, str]:
         described_share = named[3]  # after nouns, captions and colours

@@ -12,8 +12,8 @@ import pytest
 from test_eval import odi_build, viewspatial_build
 from test_syndor_qa import make_labelled_build
 
-from benchfoundry.benchmarks.syndor import qa_stage
 from benchfoundry.benchmarks.syndor.qa_config import QaConfig
+from benchfoundry.benchmarks.syndor.stages import qa_stage
 from benchfoundry.pipeline.benchmarks import registered
 from benchfoundry.pipeline.contact_sheet import PAGE, PER_BENCHMARK, shares, spread
 from benchfoundry.pipeline.front_page import write_front_page

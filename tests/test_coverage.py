@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from test_scannet_io import WALL_Y, _intrinsics, _pose, _wall_depth, make_tiny_scan
 
-from benchfoundry.benchmarks.viewspatial.scannet import coverage as cov
-from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import open_scan
+from benchfoundry.benchmarks.viewspatial.scannet.stages import coverage as cov
+from benchfoundry.benchmarks.viewspatial.scannet.stages.scannet_read import open_scan
 
 
 def _reference_greedy(sets: list[set[int]], n: int, budget: int, min_gain: float) -> list[int]:

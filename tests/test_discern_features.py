@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchfoundry.benchmarks.syndor import discern_features as df
 from benchfoundry.benchmarks.syndor.discern_config import FeatureConfig
+from benchfoundry.benchmarks.syndor.stages import discern_features as df
 
 
 def rect_mask(h: int, w: int, top: int, left: int, rh: int, rw: int) -> np.ndarray:

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.syndor import discern_model as dm
 from benchfoundry.benchmarks.syndor.discern_config import ClassifierConfig
+from benchfoundry.benchmarks.syndor.stages import discern_model as dm
 
 CFG = ClassifierConfig(rf_trees=30, xgb_trees=30)
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from benchfoundry.benchmarks.syndor import dori
+from benchfoundry.benchmarks.syndor.scenes import dori
 
 
 def _distance_via_fov(h_res: int, focal_mm: float, sensor_mm: float, ppm: float) -> float:

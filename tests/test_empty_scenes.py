@@ -14,7 +14,8 @@ from PIL import Image
 from test_night_vision_stage import config as discern_config
 from test_night_vision_stage import make_render, run_stage
 
-from benchfoundry.benchmarks.syndor import camera_rig, dori, label_stage, qa_stage, render_plan, rig_spec
+from benchfoundry.benchmarks.syndor.scenes import camera_rig, dori, render_plan, rig_spec
+from benchfoundry.benchmarks.syndor.stages import label_stage, qa_stage
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.core.store import StageStore
 

@@ -12,12 +12,13 @@ from model_server import ScriptedModel
 from PIL import Image
 from test_syndor_qa import make_labelled_build
 
-from benchfoundry.benchmarks.odi.readers import items as odi_items
-from benchfoundry.benchmarks.syndor import qa_stage, release
+from benchfoundry.benchmarks.odi.release.readers import items as odi_items
+from benchfoundry.benchmarks.syndor.harnesses.scoring import INVALID as AMBIGUOUS
+from benchfoundry.benchmarks.syndor.harnesses.scoring import authors_presence
 from benchfoundry.benchmarks.syndor.qa_config import HPC_PROMPT, QaConfig
-from benchfoundry.benchmarks.syndor.scoring import INVALID as AMBIGUOUS
-from benchfoundry.benchmarks.syndor.scoring import authors_presence
-from benchfoundry.benchmarks.viewspatial.evaluation import viewspatial_letter
+from benchfoundry.benchmarks.syndor.release import release
+from benchfoundry.benchmarks.syndor.stages import qa_stage
+from benchfoundry.benchmarks.viewspatial.harnesses.evaluation import viewspatial_letter
 from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.cli.main import main
 from benchfoundry.evaluation import hooks
@@ -327,7 +328,7 @@ def test_the_judge_scores_synd_action_answers_per_distance(tmp_path: Path) -> No
 def test_authors_presence_reads_replies_as_the_synd_harness(reply: str | None, expected: int) -> None:
     """The evaluator and the stand-alone copy the lmms-eval export ships (it imports nothing of the project)
     read every reply alike."""
-    from benchfoundry.benchmarks.syndor.lmms_eval_utils import presence_label
+    from benchfoundry.benchmarks.syndor.harnesses.lmms_eval_utils import presence_label
 
     assert authors_presence(reply) == expected
     assert presence_label(reply) == expected

@@ -14,7 +14,7 @@ from model_server import ScriptedModel
 from PIL import Image
 from test_eval import result, results_dir, run_eval
 
-from benchfoundry.benchmarks.odi.omnicot import direction_words, parse_box, parse_yes
+from benchfoundry.benchmarks.odi.harnesses.omnicot import direction_words, parse_box, parse_yes
 
 RED_BOX = "0.7, 0.45, 0.8, 0.55"  # the red patch's box, x 0.70–0.80, y 0.45–0.55 of the panorama
 

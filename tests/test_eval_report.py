@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from benchfoundry.benchmarks.odi.published import ODI_MAIN, ODI_TABLE4, ODI_TABLE5
-from benchfoundry.benchmarks.syndor.published import SYNDOR_ABLATION, SYNDOR_TABLE1, SYNDOR_TABLE2
-from benchfoundry.benchmarks.viewspatial.published import (
+from benchfoundry.benchmarks.odi.release.published import ODI_MAIN, ODI_TABLE4, ODI_TABLE5
+from benchfoundry.benchmarks.syndor.release.published import SYNDOR_ABLATION, SYNDOR_TABLE1, SYNDOR_TABLE2
+from benchfoundry.benchmarks.viewspatial.release.published import (
     VIEWSPATIAL_TABLE2,
     VIEWSPATIAL_TABLE3,
     VIEWSPATIAL_TABLE4,

@@ -21,8 +21,9 @@ from PIL import Image
 from test_eval import odi_build, viewspatial_build
 from test_syndor_qa import make_labelled_build
 
-from benchfoundry.benchmarks.syndor import qa_stage, release
 from benchfoundry.benchmarks.syndor.qa_config import QaConfig
+from benchfoundry.benchmarks.syndor.release import release
+from benchfoundry.benchmarks.syndor.stages import qa_stage
 from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.cli.main import main
 
@@ -463,7 +464,7 @@ RecordingLoader.add_constructor(
 def test_a_released_value_written_into_an_lmms_eval_task_stays_one_string(tmp_path: Path) -> None:
     """A released category holding a newline and `!function` (and a build path holding one) must not become a
     YAML tag or key: lmms-eval would import and run the named file when the task loads."""
-    from benchfoundry.benchmarks.odi.harness import lmms_eval_tasks
+    from benchfoundry.benchmarks.odi.harnesses.harness import lmms_eval_tasks
 
     evil = "OA\n  - metric: x\n    aggregation: !function /tmp/evil.run\ndataset_path: /etc"
     rows = [{"form": "closed", "task": t} for t in ("OA", evil)]

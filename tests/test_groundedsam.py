@@ -11,7 +11,7 @@ import torch
 
 from benchfoundry.assets.tiny_bert import write_tiny_bert
 from benchfoundry.benchmarks.odi.config import GroundedSamConfig
-from benchfoundry.benchmarks.odi.groundedsam import (
+from benchfoundry.benchmarks.odi.stages.annotation.groundedsam import (
     DINO_EXTRA_KEYS,
     boxes_to_pixels,
     build_dino,
@@ -22,7 +22,7 @@ from benchfoundry.benchmarks.odi.groundedsam import (
     load_groundedsam,
     select_boxes,
 )
-from benchfoundry.benchmarks.odi.torchvision_ops import ensure_torchvision_ops, greedy_nms
+from benchfoundry.benchmarks.odi.stages.annotation.torchvision_ops import ensure_torchvision_ops, greedy_nms
 from benchfoundry.configs.loader import ConfigError, load_config
 
 pytestmark = pytest.mark.long(minutes=1)

@@ -15,8 +15,8 @@ from PIL import Image
 from test_image_decode import encoded, gradient
 from test_scannet_io import make_tiny_scan
 
-from benchfoundry.benchmarks.viewspatial.scannet import scannet_read as sio
-from benchfoundry.benchmarks.viewspatial.scannet.coverage import select_frames
+from benchfoundry.benchmarks.viewspatial.scannet.stages import scannet_read as sio
+from benchfoundry.benchmarks.viewspatial.scannet.stages.coverage import select_frames
 from benchfoundry.cli.main import main
 from benchfoundry.core import image_decode
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from test_export import build, export  # noqa: F401  (the module-scoped three-benchmark build)
 
-from benchfoundry.benchmarks.syndor import release
-from benchfoundry.benchmarks.syndor.text_embed import shipped_minilm_path
+from benchfoundry.benchmarks.syndor.release import release
+from benchfoundry.benchmarks.syndor.stages.text_embed import shipped_minilm_path
 from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.evaluation.hooks import evaluation_of
 from benchfoundry.evaluation.items import load_items

@@ -23,10 +23,10 @@ from PIL import Image
 from test_eval import odi_build, viewspatial_build
 from test_syndor_qa import make_labelled_build
 
-from benchfoundry.benchmarks.odi.release import COLUMNS as ODI_COLUMNS
-from benchfoundry.benchmarks.syndor import qa_stage
+from benchfoundry.benchmarks.odi.release.release import COLUMNS as ODI_COLUMNS
 from benchfoundry.benchmarks.syndor.qa_config import QaConfig
-from benchfoundry.benchmarks.syndor.release import TASK_COLUMNS as SYNDOR_COLUMNS
+from benchfoundry.benchmarks.syndor.release.release import TASK_COLUMNS as SYNDOR_COLUMNS
+from benchfoundry.benchmarks.syndor.stages import qa_stage
 from benchfoundry.cli.main import main
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, config_hash

@@ -19,10 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.syndor import render_plan, render_stage
+from benchfoundry.benchmarks.syndor.scenes import render_plan, render_stage
+from benchfoundry.benchmarks.syndor.scenes.spec import RigShard
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.image_decode import decode_file
-from benchfoundry.core.render_spec import RigShard, write_spec
+from benchfoundry.core.render_spec import write_spec
 from benchfoundry.pipeline import render_client
 
 REPO = Path(__file__).resolve().parent.parent

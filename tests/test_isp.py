@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.syndor import isp
 from benchfoundry.benchmarks.syndor.discern_config import IspConfig
+from benchfoundry.benchmarks.syndor.stages import isp
 
 
 def night_scene(h: int = 96, w: int = 128) -> np.ndarray:

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchfoundry.benchmarks.syndor import labels
 from benchfoundry.benchmarks.syndor.discern_config import LabelConfig
+from benchfoundry.benchmarks.syndor.stages import labels
 
 
 def units(sizes: dict[tuple[str, str], int]) -> pd.DataFrame:
@@ -168,7 +168,7 @@ def test_imported_labels_merge_newest_wins(tmp_path):
 
 @pytest.mark.parametrize("source", ["simulated", "human"])
 def test_label_import_warns_when_the_build_ignores_human_labels(tmp_path, monkeypatch, capsys, source):
-    from benchfoundry.benchmarks.syndor import label_stage
+    from benchfoundry.benchmarks.syndor.stages import label_stage
     from benchfoundry.cli.main import main
     from benchfoundry.configs.build import BuildConfig
 
@@ -241,7 +241,7 @@ def test_conflicting_duplicates_are_refused_on_both_rows(tmp_path):
 
 def _label_build(tmp_path, monkeypatch):
     """A build record whose labelling units are a.jpg and b.jpg (the features manifest is faked)."""
-    from benchfoundry.benchmarks.syndor import label_stage
+    from benchfoundry.benchmarks.syndor.stages import label_stage
     from benchfoundry.configs.build import BuildConfig
 
     config = BuildConfig().model_dump(mode="json")

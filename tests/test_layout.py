@@ -193,10 +193,12 @@ def test_the_table_has_a_row_for_every_room_and_names_only_real_places() -> None
 def test_the_table_refuses_an_upward_or_sideways_import() -> None:
     assert not allowed("benchfoundry.configs.build", "benchfoundry.pipeline.review")
     assert not allowed("benchfoundry.render.worker", "benchfoundry.person.prepare")
-    assert not allowed("benchfoundry.benchmarks.odi.questions", "benchfoundry.benchmarks.syndor.render_plan")
-    assert not allowed("benchfoundry.evaluation.items", "benchfoundry.benchmarks.syndor.release")
+    assert not allowed(
+        "benchfoundry.benchmarks.odi.stages.questions.candidates", "benchfoundry.benchmarks.syndor.scenes.render_plan"
+    )
+    assert not allowed("benchfoundry.evaluation.items", "benchfoundry.benchmarks.syndor.release.release")
     assert not allowed("benchfoundry.cli.main", "benchfoundry.benchmarks.syndor.cli")
-    assert allowed("benchfoundry.benchmarks.syndor.readers", "benchfoundry.evaluation.items")
+    assert allowed("benchfoundry.benchmarks.syndor.release.readers", "benchfoundry.evaluation.items")
 
 
 def test_every_hook_of_a_descriptor_names_a_module_of_its_own_folder() -> None:
@@ -349,10 +351,31 @@ def test_prefect_is_imported_only_by_flows_and_the_shard_task_policy() -> None:
     assert users == {"pipeline/shard_task.py", *(f"{folder}flow.py" for folder in BENCHMARKS)}
 
 
-def test_bpy_is_imported_only_under_render_and_never_by_the_worker_protocol() -> None:
-    users = _users("bpy") | _users("mathutils")
-    assert users and all(u.startswith("render/") for u in users)
-    assert "render/worker_env.py" not in users
+def _loaded_by(starts: set[str]) -> set[str]:
+    """The project modules that importing `starts` loads (the graph's closure)."""
+    seen, todo = set(), list(starts)
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += graph().get(module, ())
+    return seen
+
+
+def test_bpy_is_imported_only_by_what_the_render_worker_loads() -> None:
+    """bpy lives in render/ (the worker and the shared scene kit) and in the benchmarks' renderers (each
+    `scenes/renderer.py`, declared in `benchfoundry.renderers`, and what only they import); nothing else imports a
+    module that imports bpy, and the worker's bpy-free side stays so."""
+    bpy_files = _users("bpy") | _users("mathutils")
+    users = {m for m in graph() if rel(m) in bpy_files}
+    renderers = {v.partition(":")[0] for v in plugins.declared(plugins.RENDERERS_GROUP).values()} & set(graph())
+    worker = _loaded_by({"benchfoundry.render.worker", *renderers})
+    assert users and renderers
+    assert all(rel(u).startswith("render/") or u in worker for u in users)
+    assert all(rel(r).endswith("/scenes/renderer.py") for r in renderers if room(r) in BENCHMARKS)
+    outside = {m for m in graph() if m not in worker and not rel(m).startswith("render/")}
+    assert not {f"{rel(s)} imports {rel(t)}" for s in outside for t in graph()[s] if t in users}
+    assert "render/worker_env.py" not in _users("bpy")
 
 
 def test_every_package_init_is_only_a_docstring() -> None:

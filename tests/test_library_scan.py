@@ -17,20 +17,20 @@ import pytest
 from stand_in_library import box_asset, make_library
 
 from benchfoundry.assets.asset_library import AssetLibrary, LibraryError
-from benchfoundry.benchmarks.viewspatial.scannet.library_room import (
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.library_room import (
     ASSET_LIBRARY_FIELD,
     LIBRARY_CLASS,
     LibraryPiece,
     furnish,
 )
-from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import ScanFormatError, open_scan
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_room import (
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.spec import LIBRARY_MESHES
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_room import (
     Room,
     SyntheticScene,
     scene_room,
     synthetic_scenes,
 )
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_scan import (
     RenderSettings,
     camera_walk,
     make_synthetic_scan,
@@ -38,10 +38,10 @@ from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
     rendered_library_meshes,
     room_mesh,
 )
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import synthetic_task
-from benchfoundry.benchmarks.viewspatial.scannet.visibility import scan_boxes
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_stage import synthetic_task
+from benchfoundry.benchmarks.viewspatial.scannet.stages.scannet_read import ScanFormatError, open_scan
+from benchfoundry.benchmarks.viewspatial.scannet.stages.visibility import scan_boxes
 from benchfoundry.configs.loader import load_config
-from benchfoundry.core.render_spec import LIBRARY_MESHES
 from benchfoundry.pipeline import render_client
 
 #: Stand-ins shaped as Infinigen's are: chairs, sofas and bookcases built facing +X (front_deg 90).

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchfoundry.benchmarks.syndor import discern_model, label_stage
 from benchfoundry.benchmarks.syndor import flow as syndor
-from benchfoundry.benchmarks.syndor import night_vision_stage as ds
+from benchfoundry.benchmarks.syndor.stages import discern_model, label_stage
+from benchfoundry.benchmarks.syndor.stages import night_vision_stage as ds
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import config_dict, load_config

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from benchfoundry.benchmarks.syndor import observer
 from benchfoundry.benchmarks.syndor.discern_config import LabelConfig
+from benchfoundry.benchmarks.syndor.stages import observer
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.store import StageStore
 
@@ -39,7 +39,7 @@ def test_no_person_in_an_empty_mask_or_a_blank_frame() -> None:
 def test_rendered_person_is_seen_by_day_and_lost_in_the_dark(tmp_path: Path) -> None:
     """One 640×360 noon frame of the Anny person at the Observation distance: the detector finds a box on the
     person; the same frame scaled down to a few grey levels (an unprocessed dark frame) shows it nothing."""
-    from benchfoundry.benchmarks.syndor import render_plan, render_stage
+    from benchfoundry.benchmarks.syndor.scenes import render_plan, render_stage
     from benchfoundry.pipeline import render_client
 
     config = load_config(

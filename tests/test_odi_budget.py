@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from benchfoundry.benchmarks.odi.budget import choose
 from benchfoundry.benchmarks.odi.identity import TASKS
 from benchfoundry.benchmarks.odi.qa_config import BudgetConfig
-from benchfoundry.benchmarks.odi.question_builder import Candidate
+from benchfoundry.benchmarks.odi.stages.questions.budget import choose
+from benchfoundry.benchmarks.odi.stages.questions.question_builder import Candidate
 
 
 def candidate(task: str, k: int, answer: str = "yes", kind: str = "x") -> Candidate:
@@ -88,7 +88,7 @@ def test_the_stored_pool_is_read_a_panorama_at_a_time_and_chooses_as_the_whole_p
 
     import pandas as pd
 
-    from benchfoundry.benchmarks.odi import qa_stage
+    from benchfoundry.benchmarks.odi.stages import qa_stage
     from benchfoundry.core.store import StageStore
 
     whole = pool(30, {"OR": 9})

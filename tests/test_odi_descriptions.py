@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from model_server import ScriptedModel
 
-from benchfoundry.benchmarks.odi.descriptions import (
+from benchfoundry.benchmarks.odi.qa_config import OdiQaConfig
+from benchfoundry.benchmarks.odi.stages.questions.descriptions import (
     Description,
     colour_name,
     describe_crops,
@@ -15,7 +16,6 @@ from benchfoundry.benchmarks.odi.descriptions import (
     parse_description,
     template_description,
 )
-from benchfoundry.benchmarks.odi.qa_config import OdiQaConfig
 from benchfoundry.configs.model import ModelEndpoint
 from benchfoundry.pipeline.model_client import ModelClient, ModelError
 

@@ -14,9 +14,9 @@ import pytest
 from test_odi_instances import face_pixel, iou, warp_nearest
 from test_odi_truth_hidden import absolute_paths
 
-from benchfoundry.benchmarks.odi.instances import decode_rle, touches_border
-from benchfoundry.benchmarks.odi.panorama_stage import STAGE as PANORAMA_STAGE
-from benchfoundry.benchmarks.odi.sphere_coords import FACES
+from benchfoundry.benchmarks.odi.scenes.panorama_stage import STAGE as PANORAMA_STAGE
+from benchfoundry.benchmarks.odi.stages.annotation.instances import decode_rle, touches_border
+from benchfoundry.benchmarks.odi.stages.sphere_coords import FACES
 from benchfoundry.configs.loader import load_config
 from benchfoundry.flows.build import build
 

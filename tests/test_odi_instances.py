@@ -17,13 +17,19 @@ import numpy as np
 import pytest
 from pycocotools.coco import COCO
 
-from benchfoundry.benchmarks.odi.annotate_stage import STAGE, annotate_batch
-from benchfoundry.benchmarks.odi.census import census, spanning_instances
 from benchfoundry.benchmarks.odi.config import OdiConfig, SphereConfig
-from benchfoundry.benchmarks.odi.instances import Detection, decode_rle, encode_rle, keep_instances, touches_border
-from benchfoundry.benchmarks.odi.panoramas import list_panoramas, load_panorama
-from benchfoundry.benchmarks.odi.report_page import overlay, write_report_page
-from benchfoundry.benchmarks.odi.truth_annotator import load_truth, truth_detections
+from benchfoundry.benchmarks.odi.release.report_page import overlay, write_report_page
+from benchfoundry.benchmarks.odi.stages.annotate_stage import STAGE, annotate_batch
+from benchfoundry.benchmarks.odi.stages.annotation.census import census, spanning_instances
+from benchfoundry.benchmarks.odi.stages.annotation.instances import (
+    Detection,
+    decode_rle,
+    encode_rle,
+    keep_instances,
+    touches_border,
+)
+from benchfoundry.benchmarks.odi.stages.annotation.truth_annotator import load_truth, truth_detections
+from benchfoundry.benchmarks.odi.stages.panoramas import list_panoramas, load_panorama
 from benchfoundry.core.store import StageStore
 
 #: (right, up, forward) of each face in sphere axes (x right, y up, z forward).

@@ -14,10 +14,14 @@ import pytest
 from model_server import ScriptedModel
 from odi_scenes import RGB, write_scene
 
-from benchfoundry.benchmarks.odi.annotate_stage import STAGE, annotate_batch
 from benchfoundry.benchmarks.odi.config import OdiConfig
-from benchfoundry.benchmarks.odi.model_questions import DISTRACTOR_PROMPT, model_candidates, model_distractors
-from benchfoundry.benchmarks.odi.qa_stage import qa_all
+from benchfoundry.benchmarks.odi.stages.annotate_stage import STAGE, annotate_batch
+from benchfoundry.benchmarks.odi.stages.qa_stage import qa_all
+from benchfoundry.benchmarks.odi.stages.questions.model_questions import (
+    DISTRACTOR_PROMPT,
+    model_candidates,
+    model_distractors,
+)
 from benchfoundry.core.store import StageStore
 
 #: What the scripted describer calls an object of each colour of the room (tests/odi_scenes.py); other colours

@@ -7,11 +7,11 @@ import math
 
 import pytest
 
-from benchfoundry.benchmarks.odi.answers import Margins
-from benchfoundry.benchmarks.odi.panorama_facts import Fact, PanoramaFacts, Sighting
-from benchfoundry.benchmarks.odi.question_builder import Candidate, items_of
-from benchfoundry.benchmarks.odi.questions import Generator, general_candidates, spatial_candidates
-from benchfoundry.benchmarks.odi.reasoning_questions import reasoning_candidates
+from benchfoundry.benchmarks.odi.stages.questions.answers import Margins
+from benchfoundry.benchmarks.odi.stages.questions.candidates import Generator, general_candidates, spatial_candidates
+from benchfoundry.benchmarks.odi.stages.questions.panorama_facts import Fact, PanoramaFacts, Sighting
+from benchfoundry.benchmarks.odi.stages.questions.question_builder import Candidate, items_of
+from benchfoundry.benchmarks.odi.stages.questions.reasoning_questions import reasoning_candidates
 
 MARGIN = 7.5
 SIDES_CLOCKWISE = ["front", "right", "back", "left"]

@@ -8,12 +8,12 @@ import math
 
 import pytest
 
-from benchfoundry.benchmarks.odi.answers import Margins
-from benchfoundry.benchmarks.odi.model_questions import model_candidates, qa_request
-from benchfoundry.benchmarks.odi.panorama_facts import Fact, PanoramaFacts, Sighting
-from benchfoundry.benchmarks.odi.question_builder import Candidate, plural
-from benchfoundry.benchmarks.odi.questions import Generator
-from benchfoundry.benchmarks.odi.reasoning_questions import reasoning_candidates
+from benchfoundry.benchmarks.odi.stages.questions.answers import Margins
+from benchfoundry.benchmarks.odi.stages.questions.candidates import Generator
+from benchfoundry.benchmarks.odi.stages.questions.model_questions import model_candidates, qa_request
+from benchfoundry.benchmarks.odi.stages.questions.panorama_facts import Fact, PanoramaFacts, Sighting
+from benchfoundry.benchmarks.odi.stages.questions.question_builder import Candidate, plural
+from benchfoundry.benchmarks.odi.stages.questions.reasoning_questions import reasoning_candidates
 
 MARGIN = 7.5
 SIDES = {"front": 0.0, "right": 90.0, "back": 180.0, "left": 270.0}

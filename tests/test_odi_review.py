@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from test_odi_questions import candidates
 
-from benchfoundry.benchmarks.odi.question_builder import items_of
+from benchfoundry.benchmarks.odi.stages.questions.question_builder import items_of
 from benchfoundry.pipeline import review as ver
 
 

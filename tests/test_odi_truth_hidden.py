@@ -16,12 +16,12 @@ import pandas as pd
 import pytest
 from odi_scenes import write_scene
 
-from benchfoundry.benchmarks.odi import annotate_stage
-from benchfoundry.benchmarks.odi.annotate_stage import STAGE, annotate_batch
-from benchfoundry.benchmarks.odi.instances import Detection
-from benchfoundry.benchmarks.odi.panoramas import list_panoramas
-from benchfoundry.benchmarks.odi.qa_stage import qa_all
-from benchfoundry.benchmarks.odi.report_page import write_report_page
+from benchfoundry.benchmarks.odi.release.report_page import write_report_page
+from benchfoundry.benchmarks.odi.stages import annotate_stage
+from benchfoundry.benchmarks.odi.stages.annotate_stage import STAGE, annotate_batch
+from benchfoundry.benchmarks.odi.stages.annotation.instances import Detection
+from benchfoundry.benchmarks.odi.stages.panoramas import list_panoramas
+from benchfoundry.benchmarks.odi.stages.qa_stage import qa_all
 from benchfoundry.cli.main import main
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config

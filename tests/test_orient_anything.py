@@ -17,9 +17,9 @@ from PIL import Image
 from skimage import data as skimage_data
 from transformers import Dinov2Config, Dinov2Model
 
-from benchfoundry.benchmarks.viewspatial.coco import orient_anything as oa
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig, OrientAnythingConfig
-from benchfoundry.benchmarks.viewspatial.coco.people import CropRejected, Person, label_file, person_crops
+from benchfoundry.benchmarks.viewspatial.coco.stages import orient_anything as oa
+from benchfoundry.benchmarks.viewspatial.coco.stages.people import CropRejected, Person, label_file, person_crops
 from benchfoundry.cli.main import main
 from benchfoundry.core.directions import facing_direction
 
@@ -433,9 +433,9 @@ def animal_coco(tmp_path: Path) -> Path:
 def test_animals_are_labelled_through_orient_anything(dinov2_dir: Path, tmp_path: Path) -> None:
     """The release's animal categories are COCO's ten; an animal alone of its kind and large enough is cropped
     whole and labelled by the model's azimuth: 90 faces the image's left ("left"), 270 its right."""
-    from benchfoundry.benchmarks.viewspatial.coco.animals import ANIMALS, label_animals, select_animals
-    from benchfoundry.benchmarks.viewspatial.coco.people import read_annotations
-    from benchfoundry.benchmarks.viewspatial.coco.questions import CAM_OBJ, animal_items
+    from benchfoundry.benchmarks.viewspatial.coco.stages.animals import ANIMALS, label_animals, select_animals
+    from benchfoundry.benchmarks.viewspatial.coco.stages.people import read_annotations
+    from benchfoundry.benchmarks.viewspatial.coco.stages.questions import CAM_OBJ, animal_items
 
     assert set(ANIMALS) == {"bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe"}
     data = read_annotations(animal_coco(tmp_path))
@@ -460,7 +460,7 @@ def test_animals_are_labelled_through_orient_anything(dinov2_dir: Path, tmp_path
 
 
 def test_the_coco_stage_asks_about_animals_with_orient_anything(dinov2_dir: Path, tmp_path: Path) -> None:
-    from benchfoundry.benchmarks.viewspatial.coco.coco_stage import split_items
+    from benchfoundry.benchmarks.viewspatial.coco.stages.coco_stage import split_items
 
     instances = animal_coco(tmp_path)
     keypoints = tmp_path / "person_keypoints.json"

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.viewspatial.coco import orientation as ori
+from benchfoundry.benchmarks.viewspatial.coco.stages import orientation as ori
 from benchfoundry.core.directions import facing_direction
 
 #: A person's keypoints in their own frame: (lateral toward their own right, height, forward), metres.

@@ -26,7 +26,12 @@ from benchfoundry.assets.room_layout import (
     place,
 )
 from benchfoundry.benchmarks.odi.config import ASSET_LIBRARY_FIELD, SyntheticPanoramaConfig
-from benchfoundry.benchmarks.odi.synthetic_panoramas import furnish, index_map_from_pass, render_spec, scene_named
+from benchfoundry.benchmarks.odi.scenes.synthetic_panoramas import (
+    furnish,
+    index_map_from_pass,
+    render_spec,
+    scene_named,
+)
 from benchfoundry.core.render_spec import LibraryObject, Primitive, write_spec
 from benchfoundry.pipeline import render_client
 
@@ -278,7 +283,7 @@ def test_a_tiny_render_puts_the_library_objects_in_the_truth_map_with_their_clas
 
 @pytest.mark.parametrize("name", ["living_room", "living_room-0004", "living_room-0010"])
 def test_a_library_lamp_lights_the_room_from_its_shade_wherever_it_stands(name: str) -> None:
-    from benchfoundry.benchmarks.odi.synthetic_panoramas import posed
+    from benchfoundry.benchmarks.odi.scenes.synthetic_panoramas import posed
 
     drawn = scene_named(name, seed=0)
     scene = posed(furnish(drawn, LIBRARY, seed=0), seed=0)

@@ -1,4 +1,4 @@
-"""The fixtures set into the embedded panoramas' walls (benchmarks/odi/panorama_parts.py): each stands on its
+"""The fixtures set into the embedded panoramas' walls (benchmarks/odi/scenes/panorama_parts.py): each stands on its
 wall's inner face, inside the wall, clear of every labelled object, and moves with the scene when it is posed."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.odi.panorama_parts import FRAME_PROUD_M, Part, Wall, door, window
-from benchfoundry.benchmarks.odi.synthetic_panoramas import posed, scene_named
+from benchfoundry.benchmarks.odi.scenes.panorama_parts import FRAME_PROUD_M, Part, Wall, door, window
+from benchfoundry.benchmarks.odi.scenes.synthetic_panoramas import posed, scene_named
 
 
 def corners(part: Part) -> np.ndarray:

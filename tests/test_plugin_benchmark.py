@@ -54,7 +54,7 @@ BUILT_INS = ("syndor", "odi", "viewspatial")
 ITEMS, SIZE_PX, SAMPLES = 5, 32, 2
 #: The colours the toy's cubes have, in the order of an RGB pixel's channels.
 CHANNELS = ("red", "green", "blue")
-#: The first line the toy's evaluation hook puts before every prompt (toybench/evaluation.py).
+#: The first line the toy's evaluation hook puts before every prompt (toybench/harnesses/evaluation.py).
 PREAMBLE = "Toy-Bench: look at the cube."
 #: The scripted model's one reply: right where an item's correct option is the first.
 REPLY = "A"
@@ -127,8 +127,9 @@ def toy_in_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[benchmarks.Bench
 
 
 def test_the_render_worker_finds_each_kinds_renderer_by_its_entry_point_and_names_an_unknown_one() -> None:
+    from benchfoundry.benchmarks.odi.scenes.spec import PanoramaShard
+    from benchfoundry.benchmarks.syndor.scenes.spec import RigShard
     from benchfoundry.core import plugins
-    from benchfoundry.core.render_spec import PanoramaShard, RigShard
     from benchfoundry.render import worker
 
     declared = plugins.declared(plugins.RENDERERS_GROUP)
@@ -245,7 +246,7 @@ def _released(out: Path) -> list[dict[str, Any]]:
 def test_the_toy_is_installed_in_its_own_folder_only(toy_root: Path) -> None:
     points = (toy_root / "site" / "toybench-0.1.0.dist-info" / "entry_points.txt").read_text()
     assert "[benchfoundry.benchmarks]\ntoybench = toybench.benchmark:DESCRIPTOR" in points
-    assert "[benchfoundry.renderers]\ntoy_scene = toybench.render:render_toy" in points
+    assert "[benchfoundry.renderers]\ntoy_scene = toybench.scenes.renderer:render_toy" in points
     assert (toy_root / "site" / TOY / "render.py").is_file()
     assert TOY not in {p.name for p in entry_points(group=plugins.BENCHMARKS_GROUP)}  # not in this venv
     assert "toy_scene" not in {p.name for p in entry_points(group=plugins.RENDERERS_GROUP)}

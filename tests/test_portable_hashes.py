@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchfoundry.benchmarks.odi import synthetic_panoramas as sp
+from benchfoundry.benchmarks.odi.scenes import synthetic_panoramas as sp
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.seeding import item_seed
 

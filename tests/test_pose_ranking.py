@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from model_server import ScriptedModel
 
-from benchfoundry.benchmarks.syndor import pose_ranking, pose_selection
 from benchfoundry.benchmarks.syndor.pose_config import PoseConfig
+from benchfoundry.benchmarks.syndor.stages import pose_ranking, pose_selection
 from benchfoundry.configs.model import EmbeddingConfig, ModelEndpoint
 
 FEAT_P = "CMU/CMU/01/01_01_poses.npz"

@@ -158,7 +158,7 @@ def test_a_pose_variant_is_the_action_turned_a_little_at_the_varied_joints_only(
 
 
 def test_without_amass_each_action_gets_its_builtin_variants() -> None:
-    from benchfoundry.benchmarks.syndor.pose_selection import BUILTIN, select_poses
+    from benchfoundry.benchmarks.syndor.stages.pose_selection import BUILTIN, select_poses
 
     selection = select_poses(PoseConfig(actions=["walking", "kicking"], builtin_variants=3))
     assert [(f.action, f.source, f.frame) for f in selection.frames] == [

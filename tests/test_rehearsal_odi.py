@@ -18,12 +18,12 @@ import yaml
 from stand_in_library import box_asset
 
 from benchfoundry.assets.asset_library import AssetLibrary
-from benchfoundry.benchmarks.odi import synthetic_panoramas as sp
-from benchfoundry.benchmarks.odi.budget import choose
 from benchfoundry.benchmarks.odi.build_plan import plan_config, planned_items
 from benchfoundry.benchmarks.odi.identity import TASKS
-from benchfoundry.benchmarks.odi.question_builder import Candidate
 from benchfoundry.benchmarks.odi.scale import scaled
+from benchfoundry.benchmarks.odi.scenes import synthetic_panoramas as sp
+from benchfoundry.benchmarks.odi.stages.questions.budget import choose
+from benchfoundry.benchmarks.odi.stages.questions.question_builder import Candidate
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.loader import config_hash, load_config
 from benchfoundry.configs.sections import scaled_count

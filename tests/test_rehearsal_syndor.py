@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchfoundry.benchmarks.syndor import build_plan, dori, sampling, scale
+from benchfoundry.benchmarks.syndor import build_plan, scale
+from benchfoundry.benchmarks.syndor.scenes import dori
+from benchfoundry.benchmarks.syndor.stages import sampling
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import ConfigError, config_dict, config_hash, load_config

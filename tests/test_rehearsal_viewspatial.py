@@ -19,7 +19,7 @@ import yaml
 from benchfoundry.benchmarks.viewspatial.build_plan import plan_config, planned_items
 from benchfoundry.benchmarks.viewspatial.config import DirectionQAConfig
 from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_NYU40
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_scan import (
     FLOOR_FINISHES,
     SYNTHETIC_SCENES,
     SyntheticScene,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchfoundry.benchmarks.odi import panorama_stage
+from benchfoundry.benchmarks.odi.scenes import panorama_stage
 from benchfoundry.configs.loader import load_config
 from benchfoundry.flows.build import build
 

@@ -17,10 +17,10 @@ from test_guarded_decode import forged_png
 from test_odi_questions import candidates
 from test_orientation import project
 
-from benchfoundry.benchmarks.odi.question_builder import items_of
+from benchfoundry.benchmarks.odi.stages.questions.question_builder import items_of
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
-from benchfoundry.benchmarks.viewspatial.coco.people import label_file
-from benchfoundry.benchmarks.viewspatial.scannet import scannet_read as sio
+from benchfoundry.benchmarks.viewspatial.coco.stages.people import label_file
+from benchfoundry.benchmarks.viewspatial.scannet.stages import scannet_read as sio
 from benchfoundry.cli.main import main
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.core import bounded_read

@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from benchfoundry.benchmarks.syndor import frame_files
+from benchfoundry.benchmarks.syndor.stages import frame_files
 
 
 def _gone(path: Path, polls: int = 600) -> bool:
@@ -112,7 +112,7 @@ def test_a_frame_replaced_by_a_link_is_never_hard_linked_into_the_imagefolder(tm
     """SynDORBench's Hugging Face imagefolder hard-links the released frames: a frame the build wrote is linked
     (same inode); a frame replaced by a symbolic link to an image outside the build is refused naming it (a hard
     link would follow the symbolic link and release the outside file)."""
-    from benchfoundry.benchmarks.syndor.qa_stage import write_imagefolder
+    from benchfoundry.benchmarks.syndor.stages.qa_stage import write_imagefolder
     from benchfoundry.core.safe_paths import UnsafePathError
 
     root, outside = tmp_path / "syndor", tmp_path / "private.jpg"

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from test_eval import viewspatial_build
 
-from benchfoundry.benchmarks.syndor import frame_files, labels
+from benchfoundry.benchmarks.syndor.stages import frame_files, labels
 from benchfoundry.cli import main as cli
 from benchfoundry.cli import review as review_cli
 from benchfoundry.cli.args import MAX_WORD, bounded, model_name_problem

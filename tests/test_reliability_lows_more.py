@@ -18,10 +18,10 @@ from model_server import ScriptedModel
 from test_eval import run_eval, viewspatial_build
 from test_syndor_qa import HPC, make_labelled_build
 
-from benchfoundry.benchmarks.odi import sphere_coords as sm
-from benchfoundry.benchmarks.odi import sphere_images
-from benchfoundry.benchmarks.syndor import labels, qa_stage
+from benchfoundry.benchmarks.odi.stages import sphere_coords as sm
+from benchfoundry.benchmarks.odi.stages import sphere_images
 from benchfoundry.benchmarks.syndor.qa_config import QaConfig
+from benchfoundry.benchmarks.syndor.stages import labels, qa_stage
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.build import SlurmConfig
 from benchfoundry.configs.loader import ConfigError, load_config

@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 from test_same_bytes import SYNDOR, THREE, TWO, build
 
-from benchfoundry.benchmarks.syndor import frame_files, render_plan
 from benchfoundry.benchmarks.syndor.discern_config import DiscernConfig
-from benchfoundry.benchmarks.syndor.night_vision_stage import FEATURE_STAGE, plan_feature_shards
+from benchfoundry.benchmarks.syndor.scenes import render_plan
+from benchfoundry.benchmarks.syndor.stages import frame_files
+from benchfoundry.benchmarks.syndor.stages.night_vision_stage import FEATURE_STAGE, plan_feature_shards
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.loader import load_config
 from benchfoundry.configs.person import BodyConfig, PersonConfig, TextureConfig

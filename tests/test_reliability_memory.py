@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.odi import sphere_images
+from benchfoundry.benchmarks.odi.stages import sphere_images
 from benchfoundry.benchmarks.syndor import build_plan
 from benchfoundry.cli.main import main
 from benchfoundry.core.image_decode import decode_bytes, decoded_bytes

@@ -16,9 +16,9 @@ import pytest
 from PIL import Image
 from test_eval import odi_build, viewspatial_build
 
-from benchfoundry.benchmarks.odi.panoramas import panorama_listing
-from benchfoundry.benchmarks.odi.sphere_images import read_erp
-from benchfoundry.benchmarks.viewspatial.scannet.scan_stage import scan_folders
+from benchfoundry.benchmarks.odi.stages.panoramas import panorama_listing
+from benchfoundry.benchmarks.odi.stages.sphere_images import read_erp
+from benchfoundry.benchmarks.viewspatial.scannet.stages.scan_stage import scan_folders
 from benchfoundry.cli.main import main
 from benchfoundry.core import image_decode
 from benchfoundry.core.image_decode import decode_file, image_size
@@ -105,7 +105,7 @@ def test_a_fifo_or_a_device_is_refused_by_type_without_opening(tmp_path: Path) -
 def test_coco_images_a_fifo_and_a_link_out_are_problem_rows(tmp_path: Path) -> None:
     from types import SimpleNamespace
 
-    from benchfoundry.benchmarks.viewspatial.coco.people import check_image
+    from benchfoundry.benchmarks.viewspatial.coco.stages.people import check_image
 
     images = tmp_path / "images"
     images.mkdir()

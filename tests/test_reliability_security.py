@@ -17,10 +17,10 @@ from test_coco_stage import write_split
 from test_eval import viewspatial_build
 from test_odi_questions import candidates
 
-from benchfoundry.benchmarks.odi.question_builder import items_of
-from benchfoundry.benchmarks.odi.sphere_images import write_image
-from benchfoundry.benchmarks.viewspatial.coco.coco_stage import split_items
+from benchfoundry.benchmarks.odi.stages.questions.question_builder import items_of
+from benchfoundry.benchmarks.odi.stages.sphere_images import write_image
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
+from benchfoundry.benchmarks.viewspatial.coco.stages.coco_stage import split_items
 from benchfoundry.cli.main import main
 from benchfoundry.configs.loader import load_config
 from benchfoundry.configs.model import ModelEndpoint

@@ -12,8 +12,8 @@ from pathlib import Path
 from test_eval import viewspatial_build
 from test_syndor_qa import make_labelled_build
 
-from benchfoundry.benchmarks.syndor import qa_stage
 from benchfoundry.benchmarks.syndor.qa_config import QaConfig
+from benchfoundry.benchmarks.syndor.stages import qa_stage
 from benchfoundry.cli.main import main
 from benchfoundry.core.output_root import hold_output_root
 

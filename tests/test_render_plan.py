@@ -9,16 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchfoundry.benchmarks.syndor import (
-    calibration_stage,
-    camera_rig,
-    dori,
-    render_plan,
-    rig_spec,
-    sampling,
-)
 from benchfoundry.benchmarks.syndor.config import RenderConfig
-from benchfoundry.benchmarks.syndor.pose_selection import select_poses
+from benchfoundry.benchmarks.syndor.scenes import camera_rig, dori, render_plan, rig_spec
+from benchfoundry.benchmarks.syndor.stages import calibration_stage, sampling
+from benchfoundry.benchmarks.syndor.stages.pose_selection import select_poses
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.render_spec import EngineSettings
@@ -240,8 +234,8 @@ def test_new_embedded_textures_re_render_every_frame_they_are_on(monkeypatch: py
     """A texture's pixels are its id, its settings and the embedded textures' version (person/textures.py): a new
     version changes every person shard's and frame's hash, the calibration's and the synthetic COCO parts', or an
     earlier build keeps frames of the old textures that a build from scratch paints anew."""
-    from benchfoundry.benchmarks.syndor import calibration_stage
-    from benchfoundry.benchmarks.viewspatial.coco import synthetic_stage
+    from benchfoundry.benchmarks.syndor.stages import calibration_stage
+    from benchfoundry.benchmarks.viewspatial.coco.scenes import synthetic_stage
 
     config = load_config(None, BASE)
     plans = render_plan.plan_shards(config)

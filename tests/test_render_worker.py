@@ -18,7 +18,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from benchfoundry.benchmarks.syndor import calibration_stage, camera_rig, dori
+from benchfoundry.benchmarks.syndor.scenes import camera_rig, dori
+from benchfoundry.benchmarks.syndor.scenes.spec import RigFrame, RigShard
+from benchfoundry.benchmarks.syndor.stages import calibration_stage
 from benchfoundry.core.camera import blender_camera_to_world
 from benchfoundry.core.render_spec import (
     DayLight,
@@ -26,8 +28,6 @@ from benchfoundry.core.render_spec import (
     NightLight,
     PersonSpec,
     PinholeCamera,
-    RigFrame,
-    RigShard,
     read_spec,
     write_spec,
 )

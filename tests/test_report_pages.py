@@ -27,12 +27,12 @@ from prefect import flow
 from test_eval import odi_build, short_task, viewspatial_build
 from test_syndor_qa import make_labelled_build
 
-from benchfoundry.benchmarks.odi.report_page import write_report_page as write_odi_page
-from benchfoundry.benchmarks.odi.sphere_coords import FACES
-from benchfoundry.benchmarks.syndor import qa_stage
+from benchfoundry.benchmarks.odi.release.report_page import write_report_page as write_odi_page
+from benchfoundry.benchmarks.odi.stages.sphere_coords import FACES
 from benchfoundry.benchmarks.syndor.qa_config import QaConfig
-from benchfoundry.benchmarks.syndor.report_page import write_report
-from benchfoundry.benchmarks.viewspatial.report_page import write_report_page as write_viewspatial_page
+from benchfoundry.benchmarks.syndor.release.report_page import write_report
+from benchfoundry.benchmarks.syndor.stages import qa_stage
+from benchfoundry.benchmarks.viewspatial.release.report_page import write_report_page as write_viewspatial_page
 from benchfoundry.cli.main import main
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.buildinfo import benchmark_outcome, problem

@@ -12,16 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchfoundry.benchmarks.syndor import (
-    build_plan,
-    camera_rig,
-    frame_files,
-    night_vision_stage,
-    render_plan,
-    render_stage,
-    sampling,
-)
+from benchfoundry.benchmarks.syndor import build_plan
 from benchfoundry.benchmarks.syndor import flow as syndor
+from benchfoundry.benchmarks.syndor.scenes import camera_rig, render_plan, render_stage
+from benchfoundry.benchmarks.syndor.stages import frame_files, night_vision_stage, sampling
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.render_spec import read_spec

@@ -10,13 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.odi import instances
-from benchfoundry.benchmarks.odi import sphere_coords as sm
-from benchfoundry.benchmarks.syndor import frame_files, render_plan, render_stage
+from benchfoundry.benchmarks.odi.stages import sphere_coords as sm
+from benchfoundry.benchmarks.odi.stages.annotation import instances
+from benchfoundry.benchmarks.syndor.scenes import render_plan, render_stage
+from benchfoundry.benchmarks.syndor.scenes.spec import RigFrame, RigShard
+from benchfoundry.benchmarks.syndor.stages import frame_files
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.build_files import RUN_RECORDS
 from benchfoundry.core.image_decode import decode_file
-from benchfoundry.core.render_spec import RigFrame, RigShard, write_spec
+from benchfoundry.core.render_spec import write_spec
 from benchfoundry.pipeline import render_client
 
 pytestmark = pytest.mark.long(minutes=4)

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.syndor import build_plan, sampling
+from benchfoundry.benchmarks.syndor import build_plan
+from benchfoundry.benchmarks.syndor.stages import sampling
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.loader import load_config
 
@@ -200,7 +201,7 @@ def test_holdout_must_leave_images_to_train_on() -> None:
 def random_config(case: int) -> tuple[object, sampling.Levels]:
     """A random small grid (uneven poses per action) with a random even item target that leaves every distance
     room for every level."""
-    from benchfoundry.benchmarks.syndor.lighting import LIGHTINGS
+    from benchfoundry.benchmarks.syndor.scenes.lighting import LIGHTINGS
 
     rng = np.random.default_rng(case)
 

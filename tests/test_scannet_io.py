@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.viewspatial.scannet import scannet_read as sio
-from benchfoundry.benchmarks.viewspatial.scannet import scannet_write as sw
+from benchfoundry.benchmarks.viewspatial.scannet.stages import scannet_read as sio
+from benchfoundry.benchmarks.viewspatial.scannet.stages import scannet_write as sw
 
 WALL_Y = 2.05  # the wall plane y = 2.05 m (away from 0.1 m voxel boundaries)
 SCENE = "scene0000_00"

@@ -8,8 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import ScanFormatError
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_scan import (
     RenderSettings,
     camera_walk,
     frame_paths,
@@ -19,6 +18,7 @@ from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import (
     run_render_worker,
     synthetic_room,
 )
+from benchfoundry.benchmarks.viewspatial.scannet.stages.scannet_read import ScanFormatError
 from benchfoundry.core.render_spec import write_spec
 
 

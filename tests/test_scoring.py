@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 
-from benchfoundry.benchmarks.syndor import scoring
-from benchfoundry.benchmarks.syndor.scoring import INVALID, parse_presence, presence_metrics
+from benchfoundry.benchmarks.syndor.harnesses import scoring
+from benchfoundry.benchmarks.syndor.harnesses.scoring import INVALID, parse_presence, presence_metrics
 
 # Six predictions, worked by hand:
 #   truth  1    1    1    0    0    1

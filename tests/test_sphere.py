@@ -10,8 +10,8 @@ import numpy as np
 import py360convert
 import pytest
 
-from benchfoundry.benchmarks.odi import sphere_coords as sm
-from benchfoundry.benchmarks.odi import sphere_images
+from benchfoundry.benchmarks.odi.stages import sphere_coords as sm
+from benchfoundry.benchmarks.odi.stages import sphere_images
 from benchfoundry.core.seeding import item_rng
 
 PY360_KEYS = dict(zip("FRBLUD", sm.FACES))

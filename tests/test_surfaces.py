@@ -7,16 +7,9 @@ import cv2
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.viewspatial.coco.synthetic_geometry import look_at
-from benchfoundry.core.render_spec import (
-    SURFACES,
-    CocoImage,
-    CocoShard,
-    DayLight,
-    EngineSettings,
-    Primitive,
-    write_spec,
-)
+from benchfoundry.benchmarks.viewspatial.coco.scenes.spec import CocoImage, CocoShard
+from benchfoundry.benchmarks.viewspatial.coco.scenes.synthetic_geometry import look_at
+from benchfoundry.core.render_spec import SURFACES, DayLight, EngineSettings, Primitive, write_spec
 from benchfoundry.pipeline import render_client
 
 pytestmark = pytest.mark.blender

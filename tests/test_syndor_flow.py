@@ -17,8 +17,9 @@ from PIL import Image
 from prefect import flow
 from test_syndor_report import assert_no_broken_links
 
-from benchfoundry.benchmarks.syndor import calibration_stage, label_stage, render_plan, render_stage
 from benchfoundry.benchmarks.syndor import flow as syndor
+from benchfoundry.benchmarks.syndor.scenes import render_plan, render_stage
+from benchfoundry.benchmarks.syndor.stages import calibration_stage, label_stage
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.store import StageStore

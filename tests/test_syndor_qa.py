@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from benchfoundry.benchmarks.syndor import qa_stage, release
 from benchfoundry.benchmarks.syndor.qa_config import QaConfig
+from benchfoundry.benchmarks.syndor.release import release
+from benchfoundry.benchmarks.syndor.stages import qa_stage
 from benchfoundry.configs.build import BuildConfig
 
 RADII = (5.376, 10.752, 23.04)

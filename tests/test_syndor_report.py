@@ -13,9 +13,10 @@ import pytest
 from PIL import Image
 from test_syndor_qa import RADII, make_labelled_build
 
-from benchfoundry.benchmarks.syndor import qa_stage, release
-from benchfoundry.benchmarks.syndor import report_page as syndor_report
 from benchfoundry.benchmarks.syndor.qa_config import QaConfig
+from benchfoundry.benchmarks.syndor.release import release
+from benchfoundry.benchmarks.syndor.release import report_page as syndor_report
+from benchfoundry.benchmarks.syndor.stages import qa_stage
 
 
 class _Links(HTMLParser):

@@ -13,18 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchfoundry.benchmarks.viewspatial.coco import synthetic_image as sc
-from benchfoundry.benchmarks.viewspatial.coco import synthetic_set as sco
-from benchfoundry.benchmarks.viewspatial.coco.clothing import (
-    NAMED_COLOURS,
-    image_colours,
-    person_polygons,
-    polygon_mask,
-)
-from benchfoundry.benchmarks.viewspatial.coco.coco_stage import subjects
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig, SyntheticCocoConfig
-from benchfoundry.benchmarks.viewspatial.coco.people import label_file, read_rgb, select_people
-from benchfoundry.benchmarks.viewspatial.coco.synthetic_geometry import (
+from benchfoundry.benchmarks.viewspatial.coco.scenes import synthetic_image as sc
+from benchfoundry.benchmarks.viewspatial.coco.scenes import synthetic_set as sco
+from benchfoundry.benchmarks.viewspatial.coco.scenes.synthetic_geometry import (
     box_triangles,
     coco_box,
     cylinder_triangles,
@@ -32,12 +24,20 @@ from benchfoundry.benchmarks.viewspatial.coco.synthetic_geometry import (
     look_at,
     visibility,
 )
-from benchfoundry.benchmarks.viewspatial.coco.synthetic_stage import (
+from benchfoundry.benchmarks.viewspatial.coco.scenes.synthetic_stage import (
     part_name,
     parts,
     synthetic_coco_task,
     write_synthetic_split,
 )
+from benchfoundry.benchmarks.viewspatial.coco.stages.clothing import (
+    NAMED_COLOURS,
+    image_colours,
+    person_polygons,
+    polygon_mask,
+)
+from benchfoundry.benchmarks.viewspatial.coco.stages.coco_stage import subjects
+from benchfoundry.benchmarks.viewspatial.coco.stages.people import label_file, read_rgb, select_people
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.person.prepare import prepare_person
@@ -238,7 +238,7 @@ def test_plans_are_drawn_from_the_seed():
 def test_facings_and_head_turns_are_drawn_in_the_configured_shares_inside_their_labels():
     """Each drawn yaw and head turn reads back (facing_direction, orientation.head_turn) as a label drawn by the
     config's weights, clear of the bin edges; 4,000 plans' shares lie within 0.03 (TV) of the weights."""
-    from benchfoundry.benchmarks.viewspatial.coco.orientation import head_turn
+    from benchfoundry.benchmarks.viewspatial.coco.stages.orientation import head_turn
     from benchfoundry.core.directions import boundary_margin, facing_direction
     from benchfoundry.core.seeding import item_rng
 
@@ -521,7 +521,7 @@ def test_three_people_are_named_by_clothes_that_single_them_out(tmp_path):
     clothes (else by his order from the left); every
     phrase "the man in <colour>" singles out its man by the set's truth: the colour lies nearer (ΔE,
     scikit-image's Lab) his shirt than any other man's of the image. The stage's items name subjects so."""
-    from benchfoundry.benchmarks.viewspatial.coco.coco_stage import split_items
+    from benchfoundry.benchmarks.viewspatial.coco.stages.coco_stage import split_items
 
     ids = [181, 2087, 1341]
     cfg = SyntheticCocoConfig(

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from benchfoundry.benchmarks.syndor import scoring, text_embed
+from benchfoundry.benchmarks.syndor.harnesses import scoring
+from benchfoundry.benchmarks.syndor.stages import text_embed
 from benchfoundry.configs.model import EmbeddingConfig
 
 

@@ -18,12 +18,16 @@ import pytest
 import yaml
 from test_scannet_io import SCENE, make_tiny_scan
 
-from benchfoundry.benchmarks.viewspatial.coco.clothing import NAMED_COLOURS
+from benchfoundry.benchmarks.viewspatial.coco.stages.clothing import NAMED_COLOURS
 from benchfoundry.benchmarks.viewspatial.flow import viewspatial_flow
 from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_NYU40, NYU40_NAMES
-from benchfoundry.benchmarks.viewspatial.scannet.scan_stage import build_scan, label_map_rule
-from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import open_scan, scan_file_names
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import SYNTHETIC_SCENES, camera_walk, synthetic_room
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_scan import (
+    SYNTHETIC_SCENES,
+    camera_walk,
+    synthetic_room,
+)
+from benchfoundry.benchmarks.viewspatial.scannet.stages.scan_stage import build_scan, label_map_rule
+from benchfoundry.benchmarks.viewspatial.scannet.stages.scannet_read import open_scan, scan_file_names
 from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 from benchfoundry.configs.loader import config_dict, load_config
 

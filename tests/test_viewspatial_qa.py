@@ -12,15 +12,20 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from benchfoundry.benchmarks.viewspatial.qa_items import benchmark_records, qa_table, sft_records, split_by_image_count
-from benchfoundry.benchmarks.viewspatial.scannet.questions import (
+from benchfoundry.benchmarks.viewspatial.release.qa_items import (
+    benchmark_records,
+    qa_table,
+    sft_records,
+    split_by_image_count,
+)
+from benchfoundry.benchmarks.viewspatial.scannet.stages.questions import (
     CAM_REL,
     SCENE_SIM,
     QASettings,
     cam_rel_items,
     scene_sim_items,
 )
-from benchfoundry.benchmarks.viewspatial.scannet.visibility import ObjectBox
+from benchfoundry.benchmarks.viewspatial.scannet.stages.visibility import ObjectBox
 from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS
 

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from benchfoundry.benchmarks.viewspatial.report_page import (
+from benchfoundry.benchmarks.viewspatial.release.report_page import (
     RELEASE_SCENE_SIM_FRAMES,
     frames_histogram,
     write_report_page,

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 from test_scannet_io import make_tiny_scan
 
-from benchfoundry.benchmarks.viewspatial.scannet.scannet_read import (
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_scan import room_mesh, synthetic_room
+from benchfoundry.benchmarks.viewspatial.scannet.stages.scannet_read import (
     ScanFormatError,
     ScanFrame,
     ScanIntrinsics,
     open_scan,
     read_segs_json,
 )
-from benchfoundry.benchmarks.viewspatial.scannet.scannet_write import write_segs_json
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import room_mesh, synthetic_room
-from benchfoundry.benchmarks.viewspatial.scannet.visibility import (
+from benchfoundry.benchmarks.viewspatial.scannet.stages.scannet_write import write_segs_json
+from benchfoundry.benchmarks.viewspatial.scannet.stages.visibility import (
     EXCLUDED_NYU40,
     NO_NYU40,
     ObjectBox,

@@ -1,12 +1,13 @@
 """The render contract: what the pipeline asks of the Blender worker, as plain typed values (no bpy).
 
-A stage builds a shard of one kind of scene (`RigShard`: a person seen by a camera rig, frame after frame;
-`PanoramaShard`: a panorama of a room or courtyard; `CocoShard`: photos of people; `ScanRoomShard`: a room along
-a camera walk; a plug-in may register its own kind with `spec_kind`), writes it as JSON (`write_spec`) and
-hands the path to a worker, which reads it back and dispatches on the kinds: on the shard's kind for its
-renderer (render/worker.py), on the light's type for how to light it (render/lighting.py). Every value in
-the JSON carries its `kind`, so reading needs no schema. Each shard type has a `version`, written into the JSON
-and so into every hash of a spec: bump it when render/ changes what that kind of image looks like.
+This module holds what every scene shares: lights, the camera, the engine, the person, primitives, signs, mesh
+parts and library objects. Each kind of scene is a frozen shard dataclass that a benchmark declares in its own
+`scenes/spec.py` and registers with `spec_kind` (SynDORBench's rig, ODI-Bench's panorama, ViewSpatial-Bench's
+COCO photos and scan rooms, a plug-in's). A stage writes a shard as JSON (`write_spec`) and hands the path to a
+worker, which reads it back and dispatches on the kinds: on the shard's kind for its renderer
+(render/worker.py), on the light's type for how to light it (render/lighting.py). Every value in the JSON carries
+its `kind`, so reading needs no schema. Each shard type has a `version`, written into the JSON and so into every
+hash of a spec: bump it when its renderer changes what that kind of image looks like.
 """
 
 from __future__ import annotations
@@ -233,144 +234,6 @@ def denoised_engine(render: DenoisedRender, max_bounces: int) -> EngineSettings:
     )
 
 
-# --- shards ---------------------------------------------------------------------------------------
-
-
-@spec_kind
-@dataclass(frozen=True)
-class RigFrame:
-    """One rig camera's frame: a Blender camera-to-world matrix, its seed and light, where the files go."""
-
-    kind: ClassVar[str] = "rig_frame"
-    matrix_world: Matrix4
-    seed: int
-    light: Light
-    rgb: str
-    mask: str
-
-
-@spec_kind
-@dataclass(frozen=True)
-class RigShard:
-    """A camera rig: one scene (props placed by `scene_seed`) and person (None: an empty scene), many frames;
-    each frame's mask holds the pixels of object index `mask_index` (the person's pass index). Version 2: each
-    frame rendered with its own seed and its scene in a fresh file (render/rig.py)."""
-
-    kind: ClassVar[str] = "rig"
-    version: ClassVar[int] = 2
-    scene: str
-    scene_seed: int
-    person: PersonSpec | None
-    mask_index: int
-    camera: PinholeCamera
-    engine: EngineSettings
-    frames: tuple[RigFrame, ...]
-
-
-@spec_kind
-@dataclass(frozen=True)
-class PanoramaInstance:
-    """A labelled object: its parts, signs and person all carry its id as pass index."""
-
-    kind: ClassVar[str] = "panorama_instance"
-    id: int
-    parts: tuple[Primitive | LibraryObject, ...] = ()
-    signs: tuple[Sign, ...] = ()
-    person: PersonSpec | None = None
-
-
-@spec_kind
-@dataclass(frozen=True)
-class PanoramaShard:
-    """A panorama: one equirectangular render (width × width/2) from (0, 0, camera height) along +Y."""
-
-    kind: ClassVar[str] = "panorama"
-    version: ClassVar[int] = 1
-    scene: str
-    width: int
-    engine: EngineSettings
-    seed: int
-    camera_height_m: float
-    structure: tuple[Primitive, ...]
-    instances: tuple[PanoramaInstance, ...]
-    light: Light
-    image: str
-    index_npy: str
-
-
-@spec_kind
-@dataclass(frozen=True)
-class CocoImage:
-    """One synthetic COCO image: a Blender camera matrix, the floor and objects, the people, a light."""
-
-    kind: ClassVar[str] = "coco_image"
-    seed: int
-    camera_matrix: Matrix4
-    focal_mm: float
-    parts: tuple[Primitive, ...]
-    people: tuple[PersonSpec, ...]
-    light: Light
-    image: str
-    index_npy: str
-
-
-@spec_kind
-@dataclass(frozen=True)
-class CocoShard:
-    kind: ClassVar[str] = "coco"
-    version: ClassVar[int] = 5
-    width: int
-    height: int
-    sensor_height_mm: float
-    engine: EngineSettings
-    images: tuple[CocoImage, ...]
-
-
-@spec_kind
-@dataclass(frozen=True)
-class ScanRoomFrame:
-    """One frame of the walk: an OpenCV camera-to-world pose."""
-
-    kind: ClassVar[str] = "scan_frame"
-    frame_id: int
-    pose_c2w: Matrix4
-
-
-@spec_kind
-@dataclass(frozen=True)
-class ScanRoomShard:
-    """A synthetic ScanNet room: colour and planar depth (subsampled by `depth_stride`) per frame, into `out_dir`
-    (a relative one is relative to the spec file's folder, so that a spec kept in a build names no absolute path).
-
-    Its `library` objects (an asset library's) are appended from their `.blend` files; their triangles as placed,
-    each above `library_faces` cut down to about that many, go to `out_dir/LIBRARY_MESHES` before the first frame, so
-    that the scan's mesh holds what was rendered."""
-
-    kind: ClassVar[str] = "scan_room"
-    version: ClassVar[int] = 3
-    scene_id: str
-    out_dir: str
-    width: int
-    height: int
-    hfov_deg: float
-    depth_stride: int
-    samples: int
-    seed: int
-    parts: tuple[MeshPart, ...]
-    lamps: tuple[AreaLamp, ...]
-    frames: tuple[ScanRoomFrame, ...]
-    library: tuple[LibraryObject, ...] = ()
-    library_faces: int = 20_000
-
-
-#: The file in a `ScanRoomShard`'s `out_dir` with its library objects' placed triangles: `vertices_<k>` (float64,
-#: n × 3, world metres) and `faces_<k>` (int64, m × 3) of its k-th library object.
-LIBRARY_MESHES = "library_meshes.npz"
-
-
-Shard = RigShard | PanoramaShard | CocoShard | ScanRoomShard
-
-
 # --- JSON -----------------------------------------------------------------------------------------
 
 
@@ -406,10 +269,11 @@ def from_json(data: Any) -> Any:
     return cls(**values)
 
 
-def write_spec(path: str | Path, shard: Shard) -> Path:
+def write_spec(path: str | Path, shard: Any) -> Path:
     """The shard as JSON at `path` (atomically)."""
     return write_json_atomic(Path(path), to_json(shard))
 
 
-def read_spec(path: str | Path) -> Shard:
+def read_spec(path: str | Path) -> Any:
+    """The shard in a spec file; its kind's spec module must have been imported (the renderer's does)."""
     return from_json(json.loads(Path(path).read_text()))

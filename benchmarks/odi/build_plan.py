@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.benchmarks.odi.identity import BENCHMARK
-from benchfoundry.benchmarks.odi.panoramas import batches, list_panoramas
+from benchfoundry.benchmarks.odi.stages.panoramas import batches, list_panoramas
 from benchfoundry.configs.build import BuildConfig
 
 

@@ -9,7 +9,7 @@ from benchfoundry.cli.review import add_review_import, built_config, import_revi
 
 
 def _cmd_review_import(args: argparse.Namespace) -> int:
-    from benchfoundry.benchmarks.odi.qa_stage import release_from_decisions
+    from benchfoundry.benchmarks.odi.stages.qa_stage import release_from_decisions
     from benchfoundry.core.output_root import hold_build_lock
     from benchfoundry.pipeline import review
 

@@ -1,5 +1,5 @@
 """`benchfoundry assets infinigen …`: an asset library of Infinigen objects for the realistic panoramas
-(benchmarks/odi/infinigen_assets.py; `make assets-infinigen` creates Infinigen's venv and runs this)."""
+(benchmarks/odi/scenes/infinigen_assets.py; `make assets-infinigen` creates Infinigen's venv and runs this)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from benchfoundry.benchmarks.odi.infinigen_assets import MAX_VERTICES
+from benchfoundry.benchmarks.odi.scenes.infinigen_assets import MAX_VERTICES
 from benchfoundry.cli.args import non_negative_int, positive_int
 from benchfoundry.core.output_root import check_output_dir
 
@@ -16,7 +16,7 @@ CACHE = Path(".cache/infinigen")
 
 
 def _cmd_infinigen(args: argparse.Namespace) -> int:
-    from benchfoundry.benchmarks.odi.infinigen_assets import build_library, plan
+    from benchfoundry.benchmarks.odi.scenes.infinigen_assets import build_library, plan
 
     classes = [c.strip() for c in args.classes.split(",") if c.strip()]
     if not classes:

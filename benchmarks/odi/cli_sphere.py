@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from benchfoundry.benchmarks.odi import sphere_images
 from benchfoundry.benchmarks.odi.config import SphereConfig
+from benchfoundry.benchmarks.odi.stages import sphere_images
 from benchfoundry.cli.args import model_from_flags, print_error, print_out
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.output_root import check_output_dir, check_output_file

@@ -5,7 +5,7 @@ skipped when rendered). Panoramas are annotated in batches (one task per `odi.ba
 each panorama its own store shard); a panorama that cannot be read is a problem row and the others go
 on. The instance manifest `odi/instances/manifest.parquet` is written then, and one QA task makes the
 descriptions, candidate questions, the budget's choice, review files and `odi/ODI-Bench.json`
-(benchmarks/odi/qa_stage.py); build.json gets its task mix and the agreement with the synthetic truth, and the
+(benchmarks/odi/stages/qa_stage.py); build.json gets its task mix and the agreement with the synthetic truth, and the
 report page `report/odi.html` shows them with the instances.
 """
 
@@ -18,16 +18,16 @@ from typing import Any
 
 from prefect import flow
 
-from benchfoundry.benchmarks.odi.annotate_stage import STAGE, annotate_task
-from benchfoundry.benchmarks.odi.groundedsam import check_files
 from benchfoundry.benchmarks.odi.identity import BENCHMARK
-from benchfoundry.benchmarks.odi.panorama_stage import STAGE as PANORAMA_STAGE
-from benchfoundry.benchmarks.odi.panorama_stage import panorama_folder, panorama_task
-from benchfoundry.benchmarks.odi.panoramas import batches, panorama_id, panorama_listing
-from benchfoundry.benchmarks.odi.qa_stage import STAGE as QA_STAGE
-from benchfoundry.benchmarks.odi.qa_stage import SUMMARY as QA_SUMMARY
-from benchfoundry.benchmarks.odi.qa_stage import qa_task
-from benchfoundry.benchmarks.odi.report_page import write_report_page
+from benchfoundry.benchmarks.odi.release.report_page import write_report_page
+from benchfoundry.benchmarks.odi.scenes.panorama_stage import STAGE as PANORAMA_STAGE
+from benchfoundry.benchmarks.odi.scenes.panorama_stage import panorama_folder, panorama_task
+from benchfoundry.benchmarks.odi.stages.annotate_stage import STAGE, annotate_task
+from benchfoundry.benchmarks.odi.stages.annotation.groundedsam import check_files
+from benchfoundry.benchmarks.odi.stages.panoramas import batches, panorama_id, panorama_listing
+from benchfoundry.benchmarks.odi.stages.qa_stage import STAGE as QA_STAGE
+from benchfoundry.benchmarks.odi.stages.qa_stage import SUMMARY as QA_SUMMARY
+from benchfoundry.benchmarks.odi.stages.qa_stage import qa_task
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import benchmark_outcome, render_summary
 from benchfoundry.core.store import StageStore

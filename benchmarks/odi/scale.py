@@ -8,7 +8,7 @@ round(total · n′ / n) over the n′ of n panoramas (so 4,254 over 2,000 at f 
 build's 2 or 3 a panorama), or round(total · f) when the panoramas stay; at least one, and at most what the
 panoramas can give (`per_task` of each task each). `per_panorama` and `per_task` are a panorama's share, not
 counts of the build, and stay; the budget's choice balances the tasks, kinds and answers of whatever total it
-is given (benchmarks/odi/budget.py). Rounding is half up."""
+is given (benchmarks/odi/stages/questions/budget.py). Rounding is half up."""
 
 from __future__ import annotations
 

@@ -20,9 +20,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from benchfoundry.benchmarks.syndor import render_plan, sampling
 from benchfoundry.benchmarks.syndor.identity import BENCHMARK
-from benchfoundry.benchmarks.syndor.release import TASKS
+from benchfoundry.benchmarks.syndor.release.release import TASKS
+from benchfoundry.benchmarks.syndor.scenes import render_plan
+from benchfoundry.benchmarks.syndor.stages import sampling
 from benchfoundry.configs.build import BuildConfig
 
 #: Prefect task runs of a build besides the render and feature shards: calibration, labels, QA export, report.

@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from benchfoundry.benchmarks.syndor import dori
+from benchfoundry.benchmarks.syndor.scenes import dori
 from benchfoundry.cli.args import print_error, print_note, print_out
 from benchfoundry.cli.review import recorded_config
 from benchfoundry.configs.build import BuildConfig
@@ -28,7 +28,7 @@ def _build_config(build: Path, config_path: str | None, overrides: list[str]) ->
 
 
 def _cmd_label_sample(args: argparse.Namespace) -> int:
-    from benchfoundry.benchmarks.syndor.label_stage import export_label_sample
+    from benchfoundry.benchmarks.syndor.stages.label_stage import export_label_sample
     from benchfoundry.core.output_root import check_output_dir, hold_build_lock
 
     check_output_dir(args.build, create=False)
@@ -46,7 +46,7 @@ def _cmd_label_sample(args: argparse.Namespace) -> int:
 
 
 def _cmd_label_import(args: argparse.Namespace) -> int:
-    from benchfoundry.benchmarks.syndor.label_stage import import_labels
+    from benchfoundry.benchmarks.syndor.stages.label_stage import import_labels
     from benchfoundry.core.output_root import check_output_dir, hold_build_lock
 
     check_output_dir(args.build, create=False)

@@ -30,7 +30,7 @@ def _embedding_override(qa: QaConfig, path: str | None, name: str | None) -> QaC
     if path is None:
         update: dict[str, Any] = {} if name is None else {"name": name}
     else:
-        from benchfoundry.benchmarks.syndor.text_embed import folder_model_name
+        from benchfoundry.benchmarks.syndor.stages.text_embed import folder_model_name
 
         update = {"path": Path(path), "name": folder_model_name(path) if name is None else name}
     return qa.model_copy(update={"embedding": qa.embedding.model_copy(update=update)})
@@ -107,7 +107,8 @@ def score_lines(
     """Predictions lines (eval's rows or the authors', scoring.py) scored against the build's answer key under
     `protocol`: presence, action, coverage, the embedding model used and the bad lines; ValueError naming `where`
     when no line names an item of the build. Both `eval` and `score` score SynDORBench replies here."""
-    from benchfoundry.benchmarks.syndor import release, scoring
+    from benchfoundry.benchmarks.syndor.harnesses import scoring
+    from benchfoundry.benchmarks.syndor.release import release
 
     qa, _ = _build_settings(read_build_record(build))
     qa = _embedding_override(qa, embed_path, embed_name)
@@ -119,7 +120,7 @@ def score_lines(
     embedder = None
     actions = scoring.read_actions(matched.get("action_recognition", []), protocol)
     if any(protocol == "authors" or i["prediction"].strip() for i in actions):
-        from benchfoundry.benchmarks.syndor.text_embed import load_embedder
+        from benchfoundry.benchmarks.syndor.stages.text_embed import load_embedder
 
         embedding = qa.embedding if protocol == "project" else qa.embedding.model_copy(update={"prefix": ""})
         embedder = load_embedder(embedding)
@@ -142,7 +143,7 @@ def refresh_report(build: Path, flags: Mapping[str, Any]) -> list[str]:
 
     if not (build / "report" / get(BENCHMARK).report_page).is_file():
         return []
-    from benchfoundry.benchmarks.syndor.report_page import write_report
+    from benchfoundry.benchmarks.syndor.release.report_page import write_report
     from benchfoundry.pipeline.report_nav import link_pages
 
     record = read_build_record(build)

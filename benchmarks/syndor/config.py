@@ -6,11 +6,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from benchfoundry.benchmarks.syndor import dori
 from benchfoundry.benchmarks.syndor.discern_config import DiscernConfig
-from benchfoundry.benchmarks.syndor.lighting import LIGHTINGS, TIMES_OF_DAY, lighting
 from benchfoundry.benchmarks.syndor.pose_config import PoseConfig
 from benchfoundry.benchmarks.syndor.qa_config import TASK_PROMPTS, QaConfig
+from benchfoundry.benchmarks.syndor.scenes import dori
+from benchfoundry.benchmarks.syndor.scenes.lighting import LIGHTINGS, TIMES_OF_DAY, lighting
 from benchfoundry.configs.base import (
     MAX_SECONDS,
     MAX_SIDE_PX,
@@ -156,7 +156,8 @@ class RenderConfig(Section):
 
 
 class SampleConfig(Section):
-    """Full-factorial stratified sampling (DESIGN §2.2, benchmarks/syndor/sampling.py): only sampled frames render."""
+    """Full-factorial stratified sampling (DESIGN §2.2, benchmarks/syndor/stages/sampling.py): only sampled frames
+    render."""
 
     items: int | None = Field(
         None,

@@ -6,12 +6,12 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from benchfoundry.benchmarks.syndor.lighting import FAMILIES, NIGHT_FAMILIES
+from benchfoundry.benchmarks.syndor.scenes.lighting import FAMILIES, NIGHT_FAMILIES
 from benchfoundry.configs.base import Section
 
 
 def _families(values: list[str]) -> list[str]:
-    """Lighting families of the lighting table (benchmarks/syndor/lighting.py), each once."""
+    """Lighting families of the lighting table (benchmarks/syndor/scenes/lighting.py), each once."""
     unknown = [v for v in values if v not in FAMILIES]
     if unknown:
         raise ValueError(f"unknown lighting families {unknown}; use {list(FAMILIES)}")
@@ -21,7 +21,7 @@ def _families(values: list[str]) -> list[str]:
 
 
 class IspConfig(Section):
-    """The neutral night-vision ISP chain (benchmarks/syndor/isp.py), in the order it runs."""
+    """The neutral night-vision ISP chain (benchmarks/syndor/stages/isp.py), in the order it runs."""
 
     apply_to: list[str] = Field(
         default_factory=lambda: list(NIGHT_FAMILIES),
@@ -72,7 +72,7 @@ class IspConfig(Section):
 
 
 class FeatureConfig(Section):
-    """The four discernibility features (benchmarks/syndor/discern_features.py)."""
+    """The four discernibility features (benchmarks/syndor/stages/discern_features.py)."""
 
     ring_width: int = Field(15, ge=1, description="background ring around the mask, px")
     sw_projections: int = Field(64, ge=1, description="sliced Wasserstein: random directions")
@@ -83,7 +83,7 @@ class FeatureConfig(Section):
 
 class LabelConfig(Section):
     """The human-label sample (Cochran, stratified over distance × lighting group × raw/NV, part held out) and
-    the simulated observer (benchmarks/syndor/labels.py, benchmarks/syndor/observer.py)."""
+    the simulated observer (benchmarks/syndor/stages/labels.py, benchmarks/syndor/stages/observer.py)."""
 
     source: Literal["simulated", "human"] = Field(
         "simulated", description="human: export the sample and stop until labels are imported"
@@ -142,7 +142,7 @@ class LabelConfig(Section):
 
 
 class ClassifierConfig(Section):
-    """RF + XGBoost soft-vote ensemble and its cross-validation (benchmarks/syndor/discern_model.py)."""
+    """RF + XGBoost soft-vote ensemble and its cross-validation (benchmarks/syndor/stages/discern_model.py)."""
 
     folds: int = Field(5, ge=2)
     rf_trees: int = Field(200, ge=1)

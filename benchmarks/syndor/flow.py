@@ -15,20 +15,19 @@ import pandas as pd
 from prefect import flow
 from prefect.futures import PrefectFuture
 
-from benchfoundry.benchmarks.syndor import (
-    build_plan,
+from benchfoundry.benchmarks.syndor import build_plan
+from benchfoundry.benchmarks.syndor.identity import BENCHMARK
+from benchfoundry.benchmarks.syndor.release.report_page import report_problems
+from benchfoundry.benchmarks.syndor.scenes import render_plan, render_stage
+from benchfoundry.benchmarks.syndor.stages import (
     calibration_stage,
     frame_files,
     label_stage,
     night_vision_stage,
-    render_plan,
-    render_stage,
     sampling,
 )
-from benchfoundry.benchmarks.syndor.identity import BENCHMARK
-from benchfoundry.benchmarks.syndor.pose_selection import select_poses
-from benchfoundry.benchmarks.syndor.qa_stage import QaShard, qa_task
-from benchfoundry.benchmarks.syndor.report_page import report_problems
+from benchfoundry.benchmarks.syndor.stages.pose_selection import select_poses
+from benchfoundry.benchmarks.syndor.stages.qa_stage import QaShard, qa_task
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import benchmark_outcome
 from benchfoundry.core.store import StageStore, read_parquet, write_parquet_atomic

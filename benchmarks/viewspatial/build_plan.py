@@ -10,8 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
-from benchfoundry.benchmarks.viewspatial.scannet.scan_stage import scan_list
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import LOST_FRAMES, synthetic_scenes, write_root_files
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_scan import (
+    LOST_FRAMES,
+    synthetic_scenes,
+    write_root_files,
+)
+from benchfoundry.benchmarks.viewspatial.scannet.stages.scan_stage import scan_list
 from benchfoundry.configs.build import BuildConfig
 
 #: Budget field → the task's short name, in the release's order.

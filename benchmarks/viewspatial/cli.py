@@ -11,8 +11,8 @@ from benchfoundry.cli.review import add_review_import, built_config, import_revi
 
 
 def _cmd_review_import(args: argparse.Namespace) -> int:
-    from benchfoundry.benchmarks.viewspatial.coco import relative_review
-    from benchfoundry.benchmarks.viewspatial.release import all_rows, write_benchmark_files
+    from benchfoundry.benchmarks.viewspatial.coco.stages import relative_review
+    from benchfoundry.benchmarks.viewspatial.release.release import all_rows, write_benchmark_files
     from benchfoundry.core.output_root import hold_build_lock
 
     build, config = built_config(args.build, "viewspatial")

@@ -2,20 +2,21 @@
 
 Without `viewspatial.scannet_root` the embedded synthetic scans are rendered first (once: a
 store marker records them). One task per scan runs its three stages (frame selection,
-visibility, QA: benchmarks/viewspatial/scannet/scan_stage.py), so a rerun skips finished scans and redoes
+visibility, QA: benchmarks/viewspatial/scannet/stages/scan_stage.py), so a rerun skips finished scans and redoes
 changed ones. A scan that cannot be read, or whose task fails, is reported in the problems and the
 other scans are still built; when no scan is built, or COCO splits are expected and none is built, the
 benchmark is `failed`. The val split becomes `viewspatial/ViewSpatial-Bench.json`, the train
 split the SFT chat files `viewspatial/ViewSpatial-SFT.json` (one image per record) and
 `ViewSpatial-SFT-multi.json` (several); the benchmark holds at most `viewspatial.release.budgets` items a task,
-its images laid out as the release's with `viewspatial.release.layout: authors` (benchmarks/viewspatial/release.py).
+its images laid out as the release's with `viewspatial.release.layout: authors`
+(benchmarks/viewspatial/release/release.py).
 Without the label map TSV (`viewspatial.label_map: null`, or
 left at its default and not found), objects are excluded by raw category name
 (`viewspatial.excluded_labels`); a label map set explicitly in the config that does not exist fails
-the benchmark. The COCO half (DESIGN §4.2: benchmarks/viewspatial/coco/coco_stage.py) labels the people of each
+the benchmark. The COCO half (DESIGN §4.2: benchmarks/viewspatial/coco/stages/coco_stage.py) labels the people of each
 COCO split (`viewspatial.coco.splits`, or the synthetic set of the embedded person rendered first) and adds
 Cam-Obj. Ori., Per-Obj. Ori. and Per-Rel. Dir. items; candidates that need review are released as
-benchmarks/viewspatial/coco/relative_review.py says.
+benchmarks/viewspatial/coco/stages/relative_review.py says.
 """
 
 from __future__ import annotations
@@ -26,17 +27,21 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from benchfoundry.benchmarks.viewspatial.coco.coco_stage import CocoSplit, coco_task
-from benchfoundry.benchmarks.viewspatial.coco.synthetic_stage import (
+from benchfoundry.benchmarks.viewspatial.coco.scenes.synthetic_stage import (
     part_name,
     synthetic_coco_task,
     synthetic_root,
     write_synthetic_split,
 )
-from benchfoundry.benchmarks.viewspatial.coco.synthetic_stage import parts as synthetic_parts
-from benchfoundry.benchmarks.viewspatial.release import write_benchmark_files
-from benchfoundry.benchmarks.viewspatial.report_page import write_report_page
-from benchfoundry.benchmarks.viewspatial.scannet.scan_stage import (
+from benchfoundry.benchmarks.viewspatial.coco.scenes.synthetic_stage import parts as synthetic_parts
+from benchfoundry.benchmarks.viewspatial.coco.stages.coco_stage import CocoSplit, coco_task
+from benchfoundry.benchmarks.viewspatial.release.release import write_benchmark_files
+from benchfoundry.benchmarks.viewspatial.release.report_page import write_report_page
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_scan import synthetic_scenes, write_root_files
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_stage import STAGE as SYNTHETIC_STAGE
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_stage import synthetic_root as scan_root
+from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_stage import synthetic_task
+from benchfoundry.benchmarks.viewspatial.scannet.stages.scan_stage import (
     BENCHMARK,
     STAGES,
     ScanShard,
@@ -45,10 +50,6 @@ from benchfoundry.benchmarks.viewspatial.scannet.scan_stage import (
     scan_list,
     scan_task,
 )
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_scan import synthetic_scenes, write_root_files
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import STAGE as SYNTHETIC_STAGE
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import synthetic_root as scan_root
-from benchfoundry.benchmarks.viewspatial.scannet.synthetic_stage import synthetic_task
 from benchfoundry.benchmarks.viewspatial.task_names import SHORT_NAMES
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import benchmark_outcome, render_summary

@@ -3,7 +3,7 @@
 # without its dependencies, the few pure ones its loaders import, and the project venv's packages (datasets, torch,
 # transformers, PIL, benchfoundry itself through its editable install's own .pth) through a .pth file that adds the
 # project's site-packages as a site directory; the VLMEvalKit venv also sees the project's torchvision folder
-# (opt/groundedsam, benchmarks/odi/torchvision_ops.py), which VLMEvalKit's dataset package imports.
+# (opt/groundedsam, benchmarks/odi/stages/annotation/torchvision_ops.py), which VLMEvalKit's dataset package imports.
 #   tests/harness_check/make_venvs.sh [VLMEVALKIT_SOURCE]
 # lmms-eval 0.7.3 comes from PyPI; VLMEvalKit is not on the package registry: give a checkout of
 # open-compass/VLMEvalKit, put on PYTHONPATH when the test runs. Then:
@@ -29,5 +29,5 @@ if [ -n "$1" ]; then
     link_project /tmp/vlmeval-venv
     mkdir -p /tmp/vlmeval-venv/opt
     ln -sfn "$(pwd)/.venv/opt/groundedsam" /tmp/vlmeval-venv/opt/groundedsam
-    PYTHONPATH="$1" /tmp/vlmeval-venv/bin/python -c "from benchfoundry.benchmarks.odi.torchvision_ops import ensure_torchvision_ops as e; e(); import vlmeval.dataset; print('VLMEvalKit imports')"
+    PYTHONPATH="$1" /tmp/vlmeval-venv/bin/python -c "from benchfoundry.benchmarks.odi.stages.annotation.torchvision_ops import ensure_torchvision_ops as e; e(); import vlmeval.dataset; print('VLMEvalKit imports')"
 fi

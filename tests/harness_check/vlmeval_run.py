@@ -16,7 +16,8 @@ import os
 import sys
 from pathlib import Path
 
-#: The project's torchvision shim (benchmarks/odi/torchvision_ops.py): VLMEvalKit's dataset package imports torchvision,
+#: The project's torchvision shim (benchmarks/odi/stages/annotation/torchvision_ops.py): VLMEvalKit's dataset package
+#: imports torchvision,
 #: whose compiled operators do not load beside the CPU torch.
 TORCHVISION_OPS = Path(__file__).resolve().parents[2] / "benchmarks" / "odi" / "torchvision_ops.py"
 

@@ -12,7 +12,7 @@ from benchfoundry.cli.args import model_from_flags
 
 
 def _cmd_label(args: argparse.Namespace) -> int:
-    from benchfoundry.benchmarks.viewspatial.coco.people import label_file
+    from benchfoundry.benchmarks.viewspatial.coco.stages.people import label_file
 
     model = model_from_flags(
         OrientAnythingConfig,

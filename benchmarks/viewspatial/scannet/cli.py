@@ -20,7 +20,7 @@ FLAGS = {
 
 
 def _cmd_select(args: argparse.Namespace) -> int:
-    from benchfoundry.benchmarks.viewspatial.scannet.coverage import select_frames
+    from benchfoundry.benchmarks.viewspatial.scannet.stages.coverage import select_frames
 
     cfg = model_from_flags(
         CoverageConfig, FLAGS, {field: getattr(args, flag[2:].replace("-", "_")) for field, flag in FLAGS.items()}

@@ -15,8 +15,8 @@ from benchfoundry.core.buildinfo import benchmark_outcome
 from benchfoundry.flows.collect import collect_shards
 from benchfoundry.flows.task_runner import submit_shards
 from toybench.identity import BENCHMARK, CATEGORY, RELEASED, TITLE
-from toybench.render_stage import STAGE, render_task
-from toybench.scenes import QUESTION, image_name, item_id, options_of
+from toybench.scenes.cubes import QUESTION, image_name, item_id, options_of
+from toybench.stages.render_stage import STAGE, render_task
 
 #: The report page, relative to `<out>/report/` (the descriptor's `report_page`).
 REPORT_PAGE = "toybench.html"

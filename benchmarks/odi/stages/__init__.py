@@ -1,0 +1,1 @@
+"""What the build computes after the renders: the benchmark's stages and the pure functions they call."""

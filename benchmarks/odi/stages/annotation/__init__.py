@@ -1,0 +1,2 @@
+"""ODI-Bench's annotation: panorama cube faces read by an annotator (GroundedSAM or the synthetic truth) into kept
+instances."""
