@@ -45,23 +45,23 @@ def frame_and_mask(rng: np.random.Generator, height_px: int) -> tuple[np.ndarray
 
 
 def anchor_features(
-    rgb: np.ndarray, mask: np.ndarray, cfg: FeatureConfig, directions: np.ndarray, rng: np.random.Generator
+    rgb: np.ndarray, mask: np.ndarray, config: FeatureConfig, directions: np.ndarray, rng: np.random.Generator
 ) -> dict[str, float]:
     lab = rgb2lab(rgb)
     outside = ndimage.distance_transform_edt(~mask)
     inside = ndimage.distance_transform_edt(mask)
-    ring = ~mask & (outside <= cfg.ring_width)
+    ring = ~mask & (outside <= config.ring_width)
     ks = stats.ks_2samp(lab[mask][:, 0], lab[ring][:, 0]).statistic
     person, back = lab[mask][:, 1:], lab[ring][:, 1:]
-    if len(person) > cfg.sw_max_samples:
-        person = person[np.sort(rng.choice(len(person), cfg.sw_max_samples, replace=False))]
-    if len(back) > cfg.sw_max_samples:
-        back = back[np.sort(rng.choice(len(back), cfg.sw_max_samples, replace=False))]
+    if len(person) > config.sw_max_samples:
+        person = person[np.sort(rng.choice(len(person), config.sw_max_samples, replace=False))]
+    if len(back) > config.sw_max_samples:
+        back = back[np.sort(rng.choice(len(back), config.sw_max_samples, replace=False))]
     sw = np.mean([stats.wasserstein_distance(person @ d, back @ d) for d in directions])
     light = lab[..., 0]
     magnitude = np.hypot(ndimage.sobel(light, axis=1), ndimage.sobel(light, axis=0)) / 8.0
-    edges = (magnitude >= cfg.edge_threshold) & (mask | (outside <= cfg.edge_band))
-    band = (~mask & (outside <= cfg.edge_band)) | (mask & (inside <= cfg.edge_band))
+    edges = (magnitude >= config.edge_threshold) & (mask | (outside <= config.edge_band))
+    band = (~mask & (outside <= config.edge_band)) | (mask & (inside <= config.edge_band))
     iou = np.count_nonzero(edges & band) / max(np.count_nonzero(edges | band), 1)
     return {"area_ratio": mask.mean(), "ks_lightness": ks, "sw_chroma": sw, "edge_iou": iou}
 
@@ -80,15 +80,17 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    cfg = FeatureConfig()
-    directions = df.sw_directions(cfg.sw_projections, args.seed)
+    config = FeatureConfig()
+    directions = df.sw_directions(config.sw_projections, args.seed)
     print(f"{'person px':>9} {'vectorised ms':>14} {'anchor ms':>10} {'ratio':>7}  max |difference|")
     ratios, disagree, vectorised_ms = [], [], []
     for height in HEIGHTS_PX:
         rgb, mask = frame_and_mask(item_rng(args.seed, "bench.features", str(height)), height)
         sub = lambda: item_rng(args.seed, "bench.features", f"sub{height}")
-        fast_ms, fast = best_ms(lambda: df.image_features(rgb, mask, cfg, directions, sub()), args.repeats)
-        slow_ms, slow = best_ms(lambda: anchor_features(rgb, mask, cfg, directions, sub()), max(1, args.repeats // 2))
+        fast_ms, fast = best_ms(lambda: df.image_features(rgb, mask, config, directions, sub()), args.repeats)
+        slow_ms, slow = best_ms(
+            lambda: anchor_features(rgb, mask, config, directions, sub()), max(1, args.repeats // 2)
+        )
         diff = {k: abs(fast[k] - slow[k]) for k in slow}
         disagree += [
             f"{height} px {k}: {fast[k]:.6g} vs {slow[k]:.6g}"

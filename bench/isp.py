@@ -115,16 +115,16 @@ def main() -> int:
 
         runs.append(("bm3d_rgb (anchor)", base, lambda x, s: np.clip(bm3d.bm3d_rgb(x, s), 0.0, None)))
     at_once = os.cpu_count() or 1
-    for name, cfg, denoise in runs:
+    for name, config, denoise in runs:
         start = time.perf_counter()
-        out = isp.run_chain(frame, cfg, noise_rng(), denoise=denoise)
+        out = isp.run_chain(frame, config, noise_rng(), denoise=denoise)
         seconds = time.perf_counter() - start
         rows.append({"option": name, "seconds": seconds, **quality(out, ref), "sigma": out.sigma})
         report(rows[-1])
         if denoise is None and at_once > 1:
             start = time.perf_counter()
             with ThreadPoolExecutor(at_once) as pool:
-                outs = list(pool.map(lambda _: isp.run_chain(frame, cfg, noise_rng()), range(at_once)))
+                outs = list(pool.map(lambda _: isp.run_chain(frame, config, noise_rng()), range(at_once)))
             seconds = (time.perf_counter() - start) / at_once
             if not all(np.array_equal(o.image, out.image) for o in outs):
                 print(f"error: {name}: frames run at once differ from the frame run alone", file=sys.stderr)

@@ -39,16 +39,16 @@ def bench_groundedsam(n_faces: int, face_width: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         write_tiny_bert(d / "bert", DEFAULT_CLASSES)
-        cfg = GroundedSamConfig(
+        config = GroundedSamConfig(
             dino_checkpoint=d / "dino.pth",
             text_encoder=d / "bert",
             sam_checkpoint=d / "sam.pth",
             sam_model_type="vit_b",
         )
         # whole random-weight checkpoints: the loader refuses a partial one
-        torch.save({"model": build_dino(cfg).state_dict()}, d / "dino.pth")
-        torch.save(build_sam(cfg).state_dict(), d / "sam.pth")
-        model, load_s = _timed(load_groundedsam, cfg)
+        torch.save({"model": build_dino(config).state_dict()}, d / "dino.pth")
+        torch.save(build_sam(config).state_dict(), d / "sam.pth")
+        model, load_s = _timed(load_groundedsam, config)
     rng = np.random.default_rng(0)
     faces = {f"f{k}": rng.integers(0, 256, (face_width, face_width, 3), dtype=np.uint8) for k in range(n_faces)}
     found, dino_s = _timed(model.detect, faces, DEFAULT_CLASSES)
@@ -67,7 +67,7 @@ def bench_groundedsam(n_faces: int, face_width: int) -> None:
             model.predictor.predict_torch(None, None, boxes=prompts, multimask_output=False)
         masks_s += time.perf_counter() - start
     total = dino_s + embed_s + masks_s
-    model.cfg = model.cfg.model_copy(update={"batch_faces": 1})
+    model.config = model.config.model_copy(update={"batch_faces": 1})
     _, single_s = _timed(model.detect, faces, DEFAULT_CLASSES)
     print(
         f"groundedsam (random weights, {n_faces} faces of {face_width}², GroundingDINO at 800 px, SAM ViT-B): "
@@ -78,7 +78,7 @@ def bench_groundedsam(n_faces: int, face_width: int) -> None:
         f"SAM masks {masks_s / total:.0%}"
     )
     print(
-        f"  GroundingDINO batched ({cfg.batch_faces} faces/pass) {dino_s:.1f} s vs one face at a time "
+        f"  GroundingDINO batched ({config.batch_faces} faces/pass) {dino_s:.1f} s vs one face at a time "
         f"{single_s:.1f} s (anchor): ratio {single_s / dino_s:.2f}x"
     )
     add_row(
@@ -86,7 +86,7 @@ def bench_groundedsam(n_faces: int, face_width: int) -> None:
         f"groundedsam on the CPU with random weights, {n_faces} faces of {face_width}²: {total / n_faces:.1f} s per "
         f"face ({n_faces / total:.3f} faces/s; GroundingDINO {dino_s / total:.0%}, SAM image embedding "
         f"{embed_s / total:.0%}, SAM masks {masks_s / total:.0%}), GroundingDINO batched "
-        f"{min(cfg.batch_faces, n_faces)} faces per pass",
+        f"{min(config.batch_faces, n_faces)} faces per pass",
         f"GroundingDINO one face per pass: {single_s:.1f} s",
         f"{single_s / dino_s:.2f}×",
     )

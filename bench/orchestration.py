@@ -71,7 +71,7 @@ def _flow(n: int, out: str, runner: Any) -> dict[str, float]:
     from benchfoundry.flows.task_runner import on_runner, with_runner_policy
     from benchfoundry.pipeline.shard_task import shard_task
 
-    @shard_task(kind="compute", name="bench-empty-shard")
+    @shard_task(resource="compute", name="bench-empty-shard")
     def empty_shard(out: str, shard_id: str, spec_hash: str) -> str:
         StageStore(out, BENCHMARK, STAGE).write_shard(
             shard_id, pd.DataFrame([{"shard": shard_id}]), spec_hash=spec_hash
@@ -101,19 +101,19 @@ def _flow(n: int, out: str, runner: Any) -> dict[str, float]:
     return {"total": time.perf_counter() - start, **phases}
 
 
-def measure(kind: str, counts: list[int], work: Path) -> list[dict[str, Any]]:
+def measure(backend: str, counts: list[int], work: Path) -> list[dict[str, Any]]:
     """Run the flow at each count on a fresh output root, on one runner set up for all counts."""
     from benchfoundry.configs.build import RunnerConfig
     from benchfoundry.flows.cluster import dask_cluster
     from benchfoundry.flows.prefect_api import build_api, configured_api_url
 
-    runner = RunnerConfig(kind=kind, max_workers=2, workers=2)
+    runner = RunnerConfig(backend=backend, max_workers=2, workers=2)
     rows = []
     with build_api(runner), dask_cluster(runner, configured_api_url()) as bound:
-        _flow(10, str(work / f"{kind}-warm"), bound)  # first flow run: API start, cluster connection
+        _flow(10, str(work / f"{backend}-warm"), bound)  # first flow run: API start, cluster connection
         for n in counts:
-            rows.append({"runner": kind, "shards": n, **_flow(n, str(work / f"{kind}-{n}"), bound)})
-            print(f"  {kind} {n}: {rows[-1]['total']:.1f} s", file=sys.stderr, flush=True)
+            rows.append({"runner": backend, "shards": n, **_flow(n, str(work / f"{backend}-{n}"), bound)})
+            print(f"  {backend} {n}: {rows[-1]['total']:.1f} s", file=sys.stderr, flush=True)
     return rows
 
 
@@ -131,34 +131,34 @@ def main() -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     config, plan, shard = smoke_shard()
     anchor = args.anchor_s if args.anchor_s is not None else _anchor_seconds(work, config, plan)
-    rows = [row for kind in args.runners for row in measure(kind, sorted(args.shards), work)]
+    rows = [row for backend in args.runners for row in measure(backend, sorted(args.shards), work)]
     given = " (given)" if args.anchor_s is not None else ""
     print(f"anchor: one smoke render shard ({shard}) {anchor:.1f} s{given}")
     print(
         f"{'runner':<11}{'shards':>7}{'total s':>9}{'ms/task':>9}{'marginal':>10}"
         f"{'plan':>7}{'submit':>8}{'collect':>9}{'manifest':>10}{'marginal/anchor':>17}"
     )
-    for kind in args.runners:
+    for backend in args.runners:
         previous = None
-        for r in (r for r in rows if r["runner"] == kind):
+        for r in (r for r in rows if r["runner"] == backend):
             marginal = (
                 (r["total"] - previous["total"]) / (r["shards"] - previous["shards"])
                 if previous
                 else r["total"] / r["shards"]
             )
             print(
-                f"{kind:<11}{r['shards']:>7}{r['total']:>9.1f}{r['total'] / r['shards'] * 1000:>9.1f}"
+                f"{backend:<11}{r['shards']:>7}{r['total']:>9.1f}{r['total'] / r['shards'] * 1000:>9.1f}"
                 f"{marginal * 1000:>10.1f}"
                 f"{r['plan']:>7.1f}{r['submit']:>8.1f}{r['collect']:>9.1f}{r['manifest']:>10.1f}"
                 f"{marginal / anchor:>17.5f}"
             )
             previous = r
-        runs = [r for r in rows if r["runner"] == kind]
+        runs = [r for r in rows if r["runner"] == backend]
         last = runs[-1]
         add_row(
             "`bench/orchestration.py`",
             f"the shard-task path with an empty task body (plan with `is_done`, submit with the runner policy, "
-            f"`collect_shards`, a marker per shard, the manifest) on `{kind}`: "
+            f"`collect_shards`, a marker per shard, the manifest) on `{backend}`: "
             + " / ".join(f"{r['shards']:,}" for r in runs)
             + " shards in "
             + " / ".join(f"{r['total']:.1f}" for r in runs)

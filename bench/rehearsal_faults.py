@@ -47,7 +47,7 @@ MAX_RENDERED_PER_NEW = 1.25
 #: Jobs of one single-threaded worker process, two at a time on the 2-core node, as the local build's two processes
 #: (docs/cluster.md: one process of two threads computes the features on one core).
 SLURM_JOBS = [
-    "runner.kind=slurm",
+    "runner.backend=slurm",
     "runner.slurm.cores=1",
     "runner.slurm.memory=8GB",
     "runner.slurm.scheduler_port=0",

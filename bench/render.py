@@ -320,21 +320,21 @@ def coco_case(work: Path, images: int, reps: int) -> dict[str, Any]:
     from benchfoundry.core.render_spec import EngineSettings, write_spec
 
     config = load_config("smoke", [])
-    cfg = config.viewspatial.coco.synthetic.model_copy(update={"images": {"val": images}})
+    section = config.viewspatial.coco.synthetic.model_copy(update={"images": {"val": images}})
     made = work / "coco" / "made"
     made.mkdir(parents=True)
-    plans = sco.split_plans(cfg, config.person, config.seed, "val")
+    plans = sco.split_plans(section, config.person, config.seed, "val")
     entries = [
-        sco.pose_image(config.person, cfg, config.seed, "val", i, plan, rng, made)["entry"]
+        sco.pose_image(config.person, section, config.seed, "val", i, plan, rng, made)["entry"]
         for i, (plan, rng) in enumerate(plans, start=1)
     ]
     spec = write_spec(
         work / "coco" / "spec.json",
         CocoShard(
-            width=cfg.width,
-            height=cfg.height,
+            width=section.width,
+            height=section.height,
             sensor_height_mm=24.0,
-            engine=EngineSettings(device=cfg.device, samples=cfg.samples, denoise=False, max_bounces=3),
+            engine=EngineSettings(device=section.device, samples=section.samples, denoise=False, max_bounces=3),
             images=tuple(entries),
         ),
     )
@@ -344,7 +344,7 @@ def coco_case(work: Path, images: int, reps: int) -> dict[str, Any]:
         bare.append(_bare_kind("coco", spec, work / "coco" / "bare") / images)
         fresh.append(_bare_kind("coco-fresh", spec, work / "coco" / "fresh") / images)
     start = time.perf_counter()
-    sco.make_split(work / "coco" / "split", "val", cfg, config.person, config.seed)
+    sco.make_split(work / "coco" / "split", "val", section, config.person, config.seed)
     whole = (time.perf_counter() - start) / images
     from benchfoundry.pipeline import render_client
 
@@ -354,7 +354,7 @@ def coco_case(work: Path, images: int, reps: int) -> dict[str, Any]:
         "bare_s": statistics.median(bare),
         "fresh_s": statistics.median(fresh),
         "split_s": whole,
-        "size": f"{cfg.width}×{cfg.height}, {cfg.samples} spp",
+        "size": f"{config.width}×{config.height}, {config.samples} spp",
     }
 
 

@@ -174,19 +174,19 @@ def coco_case(work: Path, scale: float, reference_samples: int) -> Case:
 
     smoke = load_config("smoke", [])
     full = smoke.viewspatial.coco.synthetic
-    cfg = full.model_copy(
+    config = full.model_copy(
         update={"images": {"val": 1}, "width": round(full.width * scale), "height": round(full.height * scale)}
     )
     made = work / "coco-made"
     made.mkdir(parents=True, exist_ok=True)
-    plan, rng = sco.split_plans(cfg, smoke.person, smoke.seed, "val")[0]
-    entry = sco.pose_image(smoke.person, cfg, smoke.seed, "val", 1, plan, rng, made)["entry"]
+    plan, rng = sco.split_plans(config, smoke.person, smoke.seed, "val")[0]
+    entry = sco.pose_image(smoke.person, config, smoke.seed, "val", 1, plan, rng, made)["entry"]
 
     def make(s: Setting, folder: Path) -> tuple[list[Path], list[Path]]:
         image = folder / "image.png"
         spec = CocoShard(
-            width=cfg.width,
-            height=cfg.height,
+            width=config.width,
+            height=config.height,
             sensor_height_mm=24.0,
             engine=_engine(EngineSettings(device="CPU", samples=1, denoise=False, max_bounces=3), s),
             images=(replace(entry, image=str(image), index_npy=str(folder / "ids.npy")),),
@@ -196,7 +196,7 @@ def coco_case(work: Path, scale: float, reference_samples: int) -> Case:
     preset = Setting(full.samples, full.denoise, full.adaptive_threshold, full.denoise_prefilter == "FAST")
     ladder = (Setting(2, False), Setting(2, True), Setting(2, True, fast=True), Setting(4, False), Setting(4, True))
     ladder += (Setting(4, True, fast=True), Setting(8, True), Setting(8, True, ADAPTIVE, True))
-    return Case("coco", Setting(8, False), preset, ladder, make, f"{cfg.width}×{cfg.height}", reference_samples)
+    return Case("coco", Setting(8, False), preset, ladder, make, f"{config.width}×{config.height}", reference_samples)
 
 
 def psnr(a: np.ndarray, b: np.ndarray) -> float:

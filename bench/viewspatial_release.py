@@ -19,11 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.benchmarks.viewspatial.categories import SHORT_NAMES
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
-from benchfoundry.benchmarks.viewspatial.config import CAM_REL_TEMPLATES, SCENE_SIM_TEMPLATES
 from benchfoundry.benchmarks.viewspatial.release.report_page import frames_histogram
-from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_NYU40, NYU40_NAMES
-from benchfoundry.benchmarks.viewspatial.task_names import SHORT_NAMES
+from benchfoundry.benchmarks.viewspatial.scannet.config import (
+    CAM_REL_TEMPLATES,
+    EXCLUDED_NYU40,
+    NYU40_NAMES,
+    SCENE_SIM_TEMPLATES,
+)
 from benchfoundry.compare.measures import tv_distance
 
 #: COCO's ten animal categories, all of which the release asks about, and the release's other animal nouns.

@@ -8,7 +8,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.cli.args import path_text, print_out
+from benchfoundry.cli.args import path_text
+from benchfoundry.pipeline.commands import print_out
 
 
 def _load_config(path: str | None) -> Any:

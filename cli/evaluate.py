@@ -1,7 +1,8 @@
 """`benchfoundry eval BENCHMARK --build OUT --model NAME [--base-url URL]`: ask a model every item of a built
 benchmark through an OpenAI-compatible endpoint (or the seeded random baseline) and score its replies as the
-benchmark's authors do, or the project's way (DESIGN §7). What is the benchmark's own (its prompts and readings,
-its scores, its judged answers, Omni-CoT) its evaluation hook says (evaluation/hooks.py)."""
+benchmark's authors do, or the project's way (docs/design/evaluation.md §1). What is the benchmark's own (its prompts
+and readings, its scores, its judged answers, its own way of asking) its evaluation hook says (evaluation/hooks.py,
+evaluation/options.py)."""
 
 from __future__ import annotations
 
@@ -10,20 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.cli.args import (
-    model_from_flags,
-    model_name_problem,
-    non_negative_int,
-    path_text,
-    positive_int,
-    print_error,
-    print_note,
-    print_out,
-)
+from benchfoundry.cli.args import add_args, model_name_problem, path_text
 from benchfoundry.configs.model import ModelEndpoint
+from benchfoundry.core.retry import MODEL_RETRIES
 from benchfoundry.core.safe_paths import within
-from benchfoundry.evaluation.hooks import OMNI_COT_MODES, Evaluation, evaluation_of, omni_cot_benchmarks
-from benchfoundry.pipeline.benchmarks import names
+from benchfoundry.evaluation.hooks import Evaluation, evaluation_of
+from benchfoundry.evaluation.options import EvalOptions, config_model, offered, with_flags
+from benchfoundry.pipeline.benchmarks import get, names
+from benchfoundry.pipeline.commands import non_negative_int, positive_int, print_error, print_note, print_out
 
 
 def _progress(name: str) -> Any:
@@ -60,13 +55,19 @@ def judge_key_env(args: argparse.Namespace) -> str | None:
     return (args.api_key_env or None) if shared else None
 
 
-def _omni_cot_refused() -> str:
-    """Why `--omni-cot` is refused for a benchmark it does not apply to: whose method it is."""
-    owners = omni_cot_benchmarks()
-    if not owners:
-        return "--omni-cot applies to no registered benchmark"
-    titles = " and ".join(title for _, title in owners)
-    return f"--omni-cot is {titles}'s method; use it with " + " or ".join(f"`eval {name}`" for name, _ in owners)
+def _others_variant(args: argparse.Namespace, evaluation: Evaluation) -> str | None:
+    """Why a variant chosen of another benchmark's own way of asking is refused: whose method it is; or None."""
+    for options, owners in offered():
+        if options is not evaluation.options and options.chosen(args) != options.baseline:
+            titles = " and ".join(get(name).title for name in owners)
+            return f"{options.flag} is {titles}'s method; use it with " + " or ".join(f"`eval {n}`" for n in owners)
+    return None
+
+
+def _own_variant(args: argparse.Namespace, evaluation: Evaluation) -> tuple[EvalOptions, str] | None:
+    """The benchmark's own way of asking and the variant of it the flags choose; None: the baseline, or it has none."""
+    options = evaluation.options
+    return None if options is None or options.chosen(args) == options.baseline else (options, options.chosen(args))
 
 
 def _check_flags(args: argparse.Namespace, evaluation: Evaluation) -> str | None:
@@ -75,23 +76,25 @@ def _check_flags(args: argparse.Namespace, evaluation: Evaluation) -> str | None
 
     if (problem := model_name_problem(args.model)) is not None:
         return problem
-    if args.omni_cot != "off" and not evaluation.omni_cot:
-        return _omni_cot_refused()
-    if args.omni_cot != "off" and args.blind:
-        return "--omni-cot and --blind do not go together (Omni-CoT looks at the panorama)"
-    if args.model == RANDOM and (args.blind or args.omni_cot != "off" or args.base_url):
-        return "--model random answers without looking or asking: no --blind, --omni-cot or --base-url"
+    if (problem := _others_variant(args, evaluation)) is not None:
+        return problem
+    own = _own_variant(args, evaluation)
+    if own is not None and args.blind and own[0].blind:
+        return f"{own[0].flag} and --blind do not go together ({own[0].blind})"
+    if args.model == RANDOM and (args.blind or own is not None or args.base_url):
+        *flags, last = ("--blind", *(options.flag for options, _ in offered()), "--base-url")
+        return f"--model random answers without looking or asking: no {', '.join(flags)} or {last}"
     if args.model != RANDOM and not args.base_url:
         return "--base-url is required (only --model random needs no endpoint)"
     return None
 
 
 def _load_eval_config(path: str | None) -> Any:
-    from benchfoundry.configs.evaluation import EvaluationConfig
     from benchfoundry.core.bounded_read import loads_yaml, read_text
 
+    model = config_model()
     if path is None:
-        return EvaluationConfig()
+        return model()
     try:  # bounded in size and depth: a deep YAML is one line, not a RecursionError
         data = loads_yaml(read_text(path), str(path)) or {}
     except OSError as exc:
@@ -99,7 +102,7 @@ def _load_eval_config(path: str | None) -> Any:
     from pydantic import ValidationError
 
     try:
-        return EvaluationConfig.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         raise ValueError(
             f"{path}: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
@@ -137,13 +140,7 @@ def _eval(args: argparse.Namespace) -> int:
         print_error(problem)
         return 2
     try:
-        config = _load_eval_config(args.eval_config)
-        if args.crop_px is not None:
-            config.omni_cot = model_from_flags(
-                type(config.omni_cot),
-                {"crop_px": "--crop-px"},
-                {**config.omni_cot.model_dump(), "crop_px": args.crop_px},
-            )
+        config = with_flags(_load_eval_config(args.eval_config), args)
         common = {"concurrency": args.concurrency, "timeout_s": args.timeout_s, "max_retries": args.retries}
         endpoint = None
         if args.base_url:
@@ -166,7 +163,8 @@ def _eval(args: argparse.Namespace) -> int:
         print_error(exc)
         return 2
     items = items[: args.limit] if args.limit is not None else items
-    name = run.result_name(args.benchmark, args.protocol, args.omni_cot, args.blind)
+    own = _own_variant(args, evaluation)
+    name = run.result_name(args.benchmark, args.protocol, None if own is None else own[0].run_name(own[1]), args.blind)
     asked = _ask(args, evaluation, endpoint, config, build, items, name)
     if asked is None:
         return 2
@@ -193,12 +191,12 @@ def _ask(
     # Requests (with their base64 images) are built a few concurrency-widths at a time: 12K panoramas are large.
     chunk = 4 * args.concurrency
     with ModelClient(endpoint, run.eval_dir(build) / "cache") as client:
-        if args.omni_cot != "off":
+        own = _own_variant(args, evaluation)
+        if own is not None:
+            variant, section = own[1], getattr(config, own[0].key)
 
             def ask(batch: list[Any], progress: Any = None) -> list[dict[str, Any]]:
-                return evaluation.ask_omni_cot(
-                    client, batch, args.omni_cot, config.omni_cot, args.protocol, progress, chunk
-                )
+                return evaluation.ask_variant(client, batch, variant, section, args.protocol, progress, chunk)
         else:
 
             def ask(batch: list[Any], progress: Any = None) -> list[dict[str, Any]]:
@@ -263,7 +261,7 @@ def _score_and_report(
         "bench": args.benchmark,
         "protocol": args.protocol,
         "blind": args.blind,
-        "omni_cot": args.omni_cot,
+        **{options.key: options.chosen(args) for options, _ in offered()},
         "seed": args.seed if args.model == RANDOM else None,
         "base_url": redact(args.base_url) if args.model != RANDOM else None,
         "build": _build_identity(build),
@@ -327,14 +325,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         help="the benchmark authors' prompt and answer reading (default), or the project's",
     )
     p.add_argument("--blind", action="store_true", help="the question and options without the images")
-    p.add_argument(
-        "--omni-cot",
-        choices=OMNI_COT_MODES,
-        default="off",
-        help="Omni-CoT, where the benchmark offers it: viewpoint guiding only (guide), + crop grounding without "
-        "refinement (ground), all steps (full)",
-    )
-    p.add_argument("--crop-px", type=int, help="side of the Omni-CoT crop (default: the evaluation config's)")
+    for options, _ in offered():
+        add_args(p, (options.variant, *options.flags))
     p.add_argument("--judge-model", help="an LLM judge for the free-form answers (the benchmark says which)")
     p.add_argument("--judge-base-url", help="the judge's endpoint (default: --base-url)")
     p.add_argument(
@@ -348,6 +340,6 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=non_negative_int, default=0, help="the random baseline's seed")
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--timeout-s", type=float, default=120.0)
-    p.add_argument("--retries", type=int, default=5)
+    p.add_argument("--retries", type=int, default=MODEL_RETRIES.retries)
     p.add_argument("--limit", type=positive_int, help="only the first N items (N ≥ 1)")
     p.set_defaults(func=_cmd_eval)

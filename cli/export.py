@@ -1,15 +1,15 @@
-"""`benchfoundry export {vlmevalkit,lmms-eval,hf} --build OUT --to DIR [--benchmark NAME,…]`: a built benchmark in
-the formats of the harnesses people evaluate with (DESIGN §7)."""
+"""`benchfoundry export FORMAT --build OUT --to DIR [--benchmark NAME,…]`: a built benchmark in the formats of the
+harnesses people evaluate with (docs/design/evaluation.md §7), as export/formats.FORMATS lists them."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from benchfoundry.cli.args import path_text, print_error, print_note, print_out
+from benchfoundry.cli.args import path_text
+from benchfoundry.export.formats import FORMATS, built_benchmarks, export, format_folder
 from benchfoundry.pipeline.benchmarks import names
-
-FORMAT_NAMES = ("vlmevalkit", "lmms-eval", "hf")
+from benchfoundry.pipeline.commands import print_error, print_note, print_out
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -24,7 +24,6 @@ def _export(args: argparse.Namespace) -> int:
     from benchfoundry.core.atomic_files import write_json_atomic
     from benchfoundry.core.output_root import check_output_dir
     from benchfoundry.export import target
-    from benchfoundry.export.formats import built_benchmarks, export, format_folder
 
     build = Path(args.build)
     chosen = args.benchmark
@@ -75,10 +74,9 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "export", help="write a built benchmark for VLMEvalKit, lmms-eval or Hugging Face datasets"
-    )
-    p.add_argument("format", choices=FORMAT_NAMES)
+    *others, last = (f.help for f in FORMATS.values())
+    p = subparsers.add_parser("export", help=f"write a built benchmark for {', '.join(others)} or {last}")
+    p.add_argument("format", choices=tuple(FORMATS))
     p.add_argument("--build", required=True, metavar="OUT", type=path_text, help="the build's output root")
     p.add_argument(
         "--to",

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchfoundry.cli.args import Parser, path_text, print_error, print_out
+from benchfoundry.cli.args import Parser, add_command, path_text
 from benchfoundry.core.safe_paths import file_kind
 from benchfoundry.pipeline.benchmarks import hook, names, registered
+from benchfoundry.pipeline.commands import print_error, print_out
 
 if TYPE_CHECKING:
     from benchfoundry.configs.build import BuildConfig
@@ -139,7 +140,8 @@ def make_parser() -> argparse.ArgumentParser:
         importlib.import_module(name).add_commands(sub)
     for benchmark in registered():
         if benchmark.commands is not None:
-            hook(benchmark.name, "commands")(sub)
+            for command in hook(benchmark.name, "commands"):
+                add_command(sub, command)
     return parser
 
 
@@ -175,8 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         from pydantic import ValidationError
 
-        from benchfoundry.cli.args import validation_line
         from benchfoundry.core.redact import redact
+        from benchfoundry.pipeline.commands import validation_line
 
         message = validation_line(exc) if isinstance(exc, ValidationError) else str(exc)
         print_error(redact(message))

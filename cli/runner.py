@@ -1,11 +1,11 @@
-"""`benchfoundry runner job-script CONFIG`: the sbatch script a `runner.kind: slurm` build submits."""
+"""`benchfoundry runner job-script CONFIG`: the sbatch script a `runner.backend: slurm` build submits."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from benchfoundry.cli.args import print_error
+from benchfoundry.pipeline.commands import print_error
 
 
 def _cmd_job_script(args: argparse.Namespace) -> int:
@@ -18,9 +18,9 @@ def _cmd_job_script(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print_error(exc)
         return 2
-    if config.runner.kind != "slurm":
+    if config.runner.backend != "slurm":
         print(
-            f"note: runner.kind is {config.runner.kind}, not slurm; this is the script a slurm build with the "
+            f"note: runner.backend is {config.runner.backend}, not slurm; this is the script a slurm build with the "
             "same runner.slurm section would submit",
             file=sys.stderr,
         )

@@ -11,10 +11,11 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from benchfoundry.cli.args import path_text, print_error, print_note, print_out
+from benchfoundry.cli.args import add_args, path_text
 from benchfoundry.evaluation.hooks import evaluation_of
 from benchfoundry.evaluation.protocols import PROTOCOLS
 from benchfoundry.pipeline.benchmarks import get, names
+from benchfoundry.pipeline.commands import print_error, print_note, print_out
 
 
 def _writes_into(build: Path, out: str | None, benchmark: str) -> bool:
@@ -108,5 +109,5 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
             default="authors",
             help="read the replies as the benchmark's authors do (default, as `eval`), or the project's way",
         )
-        evaluation_of(name).add_score_flags(p)
+        add_args(p, evaluation_of(name).score_flags)
         p.set_defaults(func=_cmd_score)

@@ -55,5 +55,5 @@ def template(question: str, common: frozenset[str]) -> str:
 
 def subject_kind(question: str, words: Mapping[str, Sequence[str]]) -> str:
     """The kind whose word comes first in the question, "object" when none does."""
-    kind_of = {w.casefold(): kind for kind, listed in words.items() for w in listed}
-    return next((kind_of[t] for t in _tokens(question) if t in kind_of), "object")
+    subject_of = {w.casefold(): kind for kind, listed in words.items() for w in listed}
+    return next((subject_of[t] for t in _tokens(question) if t in subject_of), "object")

@@ -1,8 +1,8 @@
 """Whether two sides rank the models alike: for each benchmark, the models `eval` ran on both sides (their baseline
-runs: images shown, no Omni-CoT, the same protocol), Kendall's τ and Spearman's ρ of their accuracies overall and
-per category (scipy.stats), where at least two models have both; and each side against the paper's table (the
-benchmark's evaluation hook's `published_scores`), its models matched by name (case, punctuation and an
-`org/` prefix aside)."""
+runs: images shown, no benchmark's own way of asking, the same protocol), Kendall's τ and Spearman's ρ of their
+accuracies overall and per category (scipy.stats), where at least two models have both; and each side against the
+paper's table (the benchmark's evaluation hook's `published_scores`), its models matched by name (case, punctuation
+and an `org/` prefix aside)."""
 
 from __future__ import annotations
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchfoundry.core.descriptor import Benchmark
 from benchfoundry.core.output_root import is_build_root, read_build_record
 from benchfoundry.evaluation.items import EvalItem, load_items
 from benchfoundry.evaluation.report_page import load_results
 from benchfoundry.evaluation.run import eval_dir
 from benchfoundry.evaluation.tables import Result
-from benchfoundry.pipeline.benchmarks import Benchmark, hook, registered
+from benchfoundry.pipeline.benchmarks import hook, registered
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ModelWrapValidatorHandler, field_validator, model_validator
 
-from benchfoundry.configs.base import Seconds, Section
+from benchfoundry.configs.base import Seconds, Section, refuse_renamed
 from benchfoundry.configs.export import ExportConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.sections import section_model, validate_sections
@@ -26,7 +26,7 @@ HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]")
 
 
 class SlurmConfig(Section):
-    """The SLURM jobs of `runner.kind: slurm` (dask-jobqueue's SLURMCluster); each job runs Dask workers."""
+    """The SLURM jobs of `runner.backend: slurm` (dask-jobqueue's SLURMCluster); each job runs Dask workers."""
 
     queue: str | None = Field(None, description="partition (#SBATCH -p)")
     account: str | None = Field(None, description="account to charge (#SBATCH -A)")
@@ -84,11 +84,11 @@ class RunnerConfig(Section):
     """Where shard tasks run: threads here (`local`), a Dask LocalCluster the build starts and closes
     (`dask-local`), an existing Dask scheduler (`dask`), or SLURM jobs (`slurm`, dask-jobqueue)."""
 
-    kind: Literal["local", "dask-local", "dask", "slurm"] = "local"
+    backend: Literal["local", "dask-local", "dask", "slurm"] = "local"
     max_workers: int = Field(2, ge=1, description="threads of the local runner")
     workers: int = Field(2, ge=1, description="worker processes of dask-local (one thread each)")
     worker_gpus: int = Field(0, ge=0, description="GPU resource each dask-local worker offers")
-    dask_address: str | None = Field(None, description="scheduler address of kind dask, e.g. tcp://host:8786")
+    dask_address: str | None = Field(None, description="scheduler address of backend dask, e.g. tcp://host:8786")
     slurm: SlurmConfig = SlurmConfig()
     prefect_host: str = Field(
         "127.0.0.1",
@@ -97,11 +97,16 @@ class RunnerConfig(Section):
     )
     prefect_port: int = Field(0, ge=0, le=65535, description="port of that server (0: a free one)")
     task_retries: int | None = Field(
-        None, ge=0, description="retries of every shard task (None: its kind's, flows/task_runner.POLICIES)"
+        None, ge=0, description="retries of every shard task (None: its resource's, core/retry.SHARD_RETRIES)"
     )
     retry_delay_s: Seconds | None = Field(
-        None, description="seconds between a shard task's retries (None: its kind's, flows/task_runner.POLICIES)"
+        None, description="seconds between a shard task's retries (None: its resource's, core/retry.SHARD_RETRIES)"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        return refuse_renamed("runner", data, {"kind": "runner.backend"})
 
     @field_validator("dask_address")
     @classmethod
@@ -119,10 +124,10 @@ class RunnerConfig(Section):
 
     @model_validator(mode="after")
     def _check_address(self) -> RunnerConfig:
-        if self.kind == "dask" and not self.dask_address:
+        if self.backend == "dask" and not self.dask_address:
             raise ValueError(
-                "kind dask needs dask_address (the scheduler, e.g. tcp://host:8786); "
-                "kind dask-local starts a cluster on this machine"
+                "backend dask needs dask_address (the scheduler, e.g. tcp://host:8786); "
+                "backend dask-local starts a cluster on this machine"
             )
         return self
 

@@ -1,4 +1,5 @@
-"""`benchfoundry eval`'s own settings (`--eval-config FILE`): the LLM judge's rubrics and scale, Omni-CoT's crops.
+"""`benchfoundry eval`'s own settings (`--eval-config FILE`): the LLM judge's rubrics and scale; a benchmark's own
+evaluation options add their section (evaluation/options.py).
 
 Not part of a build config: evaluating a build changes nothing it built.
 """
@@ -26,8 +27,6 @@ DEFAULT_RUBRICS: dict[str, str] = {
     "action": _CLOSE.format(what="names the same action as the reference, in any wording"),
 }
 DEFAULT_RUBRIC = _CLOSE.format(what="means the same as the reference answer for this question")
-#: The largest side of an Omni-CoT view or crop sent to a model, px (a million-pixel side was a terabyte image).
-MAX_VIEW_PX = 4096
 
 
 class JudgeConfig(Section):
@@ -39,14 +38,7 @@ class JudgeConfig(Section):
     max_tokens: int = Field(16, ge=1, description="the judge's reply is one number")
 
 
-class OmniCotConfig(Section):
-    """Omni-CoT's views and crops (DESIGN §3.3)."""
-
-    view_px: int = Field(512, ge=16, le=MAX_VIEW_PX, description="side of each of the six described views")
-    crop_px: int = Field(512, ge=16, le=MAX_VIEW_PX, description="side of the grounding crop")
-    margin_deg: float = Field(10.0, ge=0, description="added to the box's field of view")
-
-
 class EvaluationConfig(Section):
+    """`eval`'s settings: the judge's; `evaluation/options.config_model` adds each benchmark's own section."""
+
     judge: JudgeConfig = Field(default_factory=JudgeConfig)
-    omni_cot: OmniCotConfig = Field(default_factory=OmniCotConfig)

@@ -9,6 +9,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from benchfoundry.configs.base import Section
+from benchfoundry.core.retry import MODEL_RETRIES, ModelRetries
 
 
 class ModelEndpoint(Section):
@@ -26,10 +27,12 @@ class ModelEndpoint(Section):
     max_tokens: int = Field(512, ge=1, le=1_000_000)
     timeout_s: float = Field(120.0, gt=0, le=86400, description="per request, in all (a deadline, not per read)")
     max_retries: int = Field(
-        5, ge=0, le=100, description="retries of a 429, a 5xx, a timeout, a dropped connection or a malformed reply"
+        MODEL_RETRIES.retries, ge=0, le=100, description="retries of a failed request (which: core/retry.py)"
     )
-    backoff_s: float = Field(1.0, ge=0, le=3600, description="first retry delay; doubled each retry, with jitter")
-    max_backoff_s: float = Field(60.0, ge=0, le=3600)
+    backoff_s: float = Field(
+        MODEL_RETRIES.backoff_s, ge=0, le=3600, description="first retry delay (core/retry.ModelRetries)"
+    )
+    max_backoff_s: float = Field(MODEL_RETRIES.max_backoff_s, ge=0, le=3600)
     concurrency: int = Field(4, ge=1, le=1024, description="requests in flight at once, per client")
     _userinfo: str | None = PrivateAttr(None)
     _query: str = PrivateAttr("")
@@ -62,6 +65,11 @@ class ModelEndpoint(Section):
             return self.base_url
         parts = urlsplit(self.base_url)
         return urlunsplit(parts._replace(netloc=f"{self._userinfo}@{parts.netloc}"))
+
+    @property
+    def retries(self) -> ModelRetries:
+        """How this endpoint's requests are retried (benchfoundry/core/retry.py)."""
+        return ModelRetries(retries=self.max_retries, backoff_s=self.backoff_s, max_backoff_s=self.max_backoff_s)
 
     @property
     def url_secrets(self) -> list[str]:

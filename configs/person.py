@@ -1,4 +1,5 @@
-"""Config of the person every benchmark renders (`person:`): body model, phenotypes and textures (DESIGN §2.2, §5)."""
+"""Config of the person every benchmark renders (`person:`): body model, phenotypes and textures
+(docs/design/syndor.md §2, docs/design/defaults.md §2–3)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,11 @@
-"""The config sections of the benchmarks: each benchmark's descriptor (pipeline/benchmarks.py), declared in the
-`benchfoundry.benchmarks` entry point group, names its section's model, and `BuildConfig` accepts and validates
-a block of the benchmark's name with it; `register_section` adds one in this process only (tests)."""
+"""The benchmarks' config sections, and the one reader of the registry's entry point group.
+
+Each benchmark declares its descriptor (core/descriptor.Benchmark) in the `benchfoundry.benchmarks` entry point
+group; `descriptors` reads the group, once, checks every entry (a name no build config key or build root folder
+takes, a Benchmark of its entry's name) and orders them for the build. The registry (pipeline/benchmarks.py) reads
+its descriptors from here, since configs/ cannot ask pipeline/; a descriptor's module imports only core/, so reading
+the group here closes no import circle. Each descriptor names its section's model, and `BuildConfig` accepts and
+validates a block of the benchmark's name with it; `register_section` adds one in this process only (tests)."""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from pydantic import ValidationError
 
 from benchfoundry.configs.base import Section
 from benchfoundry.core import plugins
+from benchfoundry.core.descriptor import Benchmark
 
 _ADDED: dict[str, type[Section]] = {}
 #: Names a benchmark cannot take: the build config's own top-level keys (configs/build.BuildConfig's fields and
@@ -42,19 +48,21 @@ def unregister_section(name: str) -> None:
 
 
 @cache
-def _declared() -> tuple[tuple[str, type[Section], str | None], ...]:
-    """(name, section model, `scale` hook) of every declared benchmark, in build order (the descriptors' `order`,
-    then name); read once, as the entry points are."""
+def descriptors() -> tuple[Benchmark, ...]:
+    """The descriptor of every declared benchmark, in build order (its `order`, then its name); read once."""
     found = plugins.load_all(plugins.BENCHMARKS_GROUP)
-    for entry in found:
+    for entry, descriptor in found.items():
         check_name(entry, f"{plugins.BENCHMARKS_GROUP}: entry {entry!r}")
-    ordered = sorted(found.values(), key=lambda d: (d.order, d.name))
-    return tuple((d.name, plugins.resolve(d.config), getattr(d, "scale", None)) for d in ordered)
+        if not isinstance(descriptor, Benchmark) or descriptor.name != entry:
+            raise plugins.PluginError(
+                f"{plugins.BENCHMARKS_GROUP}: entry {entry!r} is not a Benchmark named {entry!r}: {descriptor!r}"
+            )
+    return tuple(sorted(found.values(), key=lambda d: (d.order, d.name)))
 
 
 def known_sections() -> dict[str, type[Section]]:
     """Every benchmark's section: name → model, in build order, those added in this process last."""
-    return {**{name: model for name, model, _ in _declared()}, **_ADDED}
+    return {**{d.name: plugins.resolve(d.config) for d in descriptors()}, **_ADDED}
 
 
 def section_model(name: str) -> type[Section] | None:
@@ -83,7 +91,7 @@ def validate_sections(blocks: Mapping[str, Any], title: str) -> dict[str, Sectio
 def scaled_sections(sections: Mapping[str, Section], fraction: float) -> dict[str, Section]:
     """Each section with its counts times `fraction` (a config's `scale`), by its benchmark's `scale` hook; a
     section whose benchmark has none is kept as it is."""
-    hooks = {name: scale for name, _, scale in _declared()}
+    hooks = {d.name: d.scale for d in descriptors()}
     return {
         name: plugins.resolve(hooks[name])(section, fraction) if hooks.get(name) else section
         for name, section in sections.items()

@@ -1,1 +1,1 @@
-"""Evaluation of a model on built benchmarks (DESIGN §7): items, prompts, answer parsing, scores."""
+"""Evaluation of a model on built benchmarks (docs/design/evaluation.md): items, prompts, answer parsing, scores."""

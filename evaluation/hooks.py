@@ -5,8 +5,10 @@ reads, and what its section of the page shows; they never name a benchmark thems
 
 The defaults are the generic protocols (evaluation/protocols.py), accuracy over the closed items (run.py), every
 free-form item judged by its task's rubric, and a per-task table; a benchmark overrides what its authors do
-otherwise. `benchfoundry score` reads a predictions file (eval's own, or a format of the benchmark's authors) into
-the rows eval scores and scores them with the same `score`. A benchmark without the hook gets `Evaluation()`.
+otherwise, and may offer a way of asking of its own (`options`, evaluation/options.py: `eval`'s flags that choose
+and tune it, its section of the evaluation config). `benchfoundry score` reads a predictions file (eval's own, or a
+format of the benchmark's authors) into the rows eval scores and scores them with the same `score`. A benchmark
+without the hook gets `Evaluation()`.
 """
 
 from __future__ import annotations
@@ -18,18 +20,16 @@ from typing import TYPE_CHECKING, Any
 from benchfoundry.evaluation import protocols, tables
 from benchfoundry.evaluation.baselines import Answerer, closed_answerer
 from benchfoundry.evaluation.items import EvalItem
+from benchfoundry.evaluation.options import EvalOptions
 from benchfoundry.evaluation.tables import Result
-from benchfoundry.pipeline.benchmarks import get, hook, names
+from benchfoundry.pipeline.benchmarks import hook
+from benchfoundry.pipeline.commands import Arg
 
 if TYPE_CHECKING:
-    import argparse
-
-    from benchfoundry.configs.evaluation import OmniCotConfig
+    from benchfoundry.configs.base import Section
     from benchfoundry.evaluation.run import Progress
     from benchfoundry.pipeline.model_client import ModelClient
 
-#: `--omni-cot`'s modes, the baseline (no Omni-CoT) first: the order of the runs on the evaluation page.
-OMNI_COT_MODES = ("off", "guide", "ground", "full")
 #: Prediction rows, one per item: {id, task, prediction, error, …} (evaluation/run.ask).
 Rows = list[dict[str, Any]]
 
@@ -37,10 +37,12 @@ Rows = list[dict[str, Any]]
 class Evaluation:
     """How one benchmark is evaluated; every method has the generic behaviour, a benchmark overrides its own."""
 
-    #: Whether `--omni-cot` applies to its items (`ask_omni_cot` then asks them).
-    omni_cot: bool = False
+    #: Its own way of asking (`ask_variant` asks it), with its flags of `eval` and its config section; None: none.
+    options: EvalOptions | None = None
     #: Tasks scored together besides each task: result key → the tasks whose closed items it covers.
     task_groups: Mapping[str, tuple[str, ...]] = {}
+    #: `benchfoundry score <benchmark>`'s flags of its own, their values handed to `score_file` and `scored`.
+    score_flags: tuple[Arg, ...] = ()
     #: The result's key of the judge's summary.
     judge_key: str = "open"
     #: The rubric every judged item is graded by (configs/evaluation.JudgeConfig); None: each item's task's.
@@ -69,18 +71,19 @@ class Evaluation:
         """How the random baseline answers `items`: a uniform option of a closed item, no reply to a free one."""
         return closed_answerer(protocol)
 
-    def ask_omni_cot(
+    def ask_variant(
         self,
         client: ModelClient,
         items: Sequence[EvalItem],
-        mode: str,
-        config: OmniCotConfig,
+        variant: str,
+        config: Section,
         protocol: str,
         progress: Progress | None = None,
         chunk: int = 32,
     ) -> Rows:
-        """The items asked with Omni-CoT's steps of `mode`, one row each (only where `omni_cot` is true)."""
-        raise ValueError("Omni-CoT does not apply to this benchmark")
+        """The items asked its own way (`options`) in `variant`, not the baseline, with its section of the evaluation
+        config `config`: one row each."""
+        raise ValueError("this benchmark has no way of asking of its own")
 
     # Judging -----------------------------------------------------------------------------------------------
 
@@ -118,9 +121,6 @@ class Evaluation:
         return self.score_choices(items, rows, protocol)
 
     # Scoring a predictions file (`benchfoundry score`) ---------------------------------------------------------
-
-    def add_score_flags(self, parser: argparse.ArgumentParser) -> None:
-        """`benchfoundry score <benchmark>`'s flags of its own: none here."""
 
     def read_predictions(self, path: Path, items: Sequence[EvalItem]) -> tuple[Rows, list[dict[str, Any]]]:
         """Eval's rows of the items a predictions file answers, and its bad lines ({line, reason}): here eval's own
@@ -167,8 +167,3 @@ def evaluation_of(benchmark: str) -> Evaluation:
     """The benchmark's `evaluation` hook, or the generic `Evaluation()` when it declares none."""
     found = hook(benchmark, "evaluation")
     return Evaluation() if found is None else found
-
-
-def omni_cot_benchmarks() -> tuple[tuple[str, str], ...]:
-    """(name, title) of every registered benchmark to which `--omni-cot` applies."""
-    return tuple((name, get(name).title) for name in names() if evaluation_of(name).omni_cot)

@@ -1,6 +1,6 @@
-"""How an item is put to a model and how its reply is read, by protocol (DESIGN §7): the generic readings every
-benchmark's evaluation starts from (evaluation/hooks.Evaluation); a benchmark whose authors ask or read otherwise
-says so in its own evaluation module.
+"""How an item is put to a model and how its reply is read, by protocol (docs/design/evaluation.md §1): the generic
+readings every benchmark's evaluation starts from (evaluation/hooks.Evaluation); a benchmark whose authors ask or read
+otherwise says so in its own evaluation module.
 
 authors (the default; reproduces a published row): a closed item is the question, its lettered options and "Answer
 with the option's letter…"; a yes/no item is asked for yes or no and read as the one of yes and no its reply says

@@ -14,7 +14,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchfoundry.evaluation.hooks import OMNI_COT_MODES, evaluation_of
+from benchfoundry.evaluation.hooks import evaluation_of
+from benchfoundry.evaluation.options import offered
 from benchfoundry.evaluation.tables import Result, label, source
 from benchfoundry.pipeline.benchmarks import registered
 from benchfoundry.pipeline.report_style import write_page
@@ -22,7 +23,8 @@ from benchfoundry.pipeline.report_style import write_page
 
 def load_results(eval_root: Path) -> list[Result]:
     """Every result file under `eval_root` (`<model>/<name>.json` with a `bench`): by model, then the runs with
-    images before the blind ones, the baseline before Omni-CoT, the authors' protocol before the project's."""
+    images before the blind ones, the baseline before a benchmark's own variants (in their order), the authors'
+    protocol before the project's."""
     found = []
     for path in sorted(eval_root.glob("*/*.json")):
         try:
@@ -31,34 +33,39 @@ def load_results(eval_root: Path) -> list[Result]:
             continue
         if isinstance(result, dict) and "bench" in result and "protocol" in result:
             found.append(result)
-    order = {mode: k for k, mode in enumerate(OMNI_COT_MODES)}
+    options = [o for o, _ in offered()]
     return sorted(
         found,
         key=lambda r: (
             str(r.get("model")),
             bool(r.get("blind")),
-            order.get(r.get("omni_cot", "off"), 9),
+            tuple(o.variants.index(v) if (v := o.recorded(r)) in o.variants else len(o.variants) for o in options),
             r["protocol"],
         ),
     )
 
 
 def _runs(results: Sequence[Result]) -> str:
-    """One line per result file: what ran, on which items, how many failed or were dropped."""
+    """One line per result file: what ran (each benchmark's own variant in a column), on which items, how many failed
+    or were dropped."""
+    options = [o for o, _ in offered()]
     rows = []
     for r in results:
         dropped = sum((r.get("ambiguous_dropped") or {}).values())
         judge = (r.get("judge") or {}).get("model")
         rows.append(
             f'<tr><td class="l">{html.escape(label(r))}</td><td class="l">{html.escape(r["bench"])}</td>'
-            f'<td class="l">{html.escape(str(r.get("omni_cot", "off")))}</td><td>{r.get("n", "–")}</td>'
+            + "".join(f'<td class="l">{html.escape(o.recorded(r))}</td>' for o in options)
+            + f"<td>{r.get('n', '–')}</td>"
             f"<td>{r.get('failed_items', 0)}</td><td>{r.get('invalid', '–')}</td><td>{dropped}</td>"
             f'<td class="l">{html.escape(str(judge or "–"))}</td><td class="l">{html.escape(source(r))}</td></tr>'
         )
     if not rows:
         return "<p>No model evaluated on this build yet.</p>"
     return (
-        '<table><tr><th class="l">Model</th><th class="l">Benchmark</th><th class="l">Omni-CoT</th><th>Items</th>'
+        '<table><tr><th class="l">Model</th><th class="l">Benchmark</th>'
+        + "".join(f'<th class="l">{html.escape(o.title)}</th>' for o in options)
+        + "<th>Items</th>"
         '<th>Failed</th><th>Invalid</th><th>Ambiguous dropped</th><th class="l">Judge</th><th class="l">Source</th>'
         f"</tr>{''.join(rows)}</table>"
     )

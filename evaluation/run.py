@@ -1,9 +1,9 @@
 """Asking a model every item of a built benchmark, and scoring its replies to the closed items.
 
 Predictions go to `OUT/report/eval/<model>/<name>.predictions.jsonl` (one line per item, with its id, the
-reply or the error), scores to `<name>.json`, where the name says the benchmark and the variant (Omni-CoT
-steps, blind, protocol). Replies come through the model client's cache (`OUT/report/eval/cache/`), so an
-interrupted run restarts where it stopped and a rerun sends nothing.
+reply or the error), scores to `<name>.json`, where the name says the benchmark and the variant (the
+benchmark's own way of asking, evaluation/options.py; blind; protocol). Replies come through the model client's
+cache (`OUT/report/eval/cache/`), so an interrupted run restarts where it stopped and a rerun sends nothing.
 """
 
 from __future__ import annotations
@@ -47,9 +47,10 @@ def model_dir(build: Path, model: str) -> Path:
     return eval_dir(build) / f"{readable}={hashlib.sha256(model.encode()).hexdigest()[:8]}"
 
 
-def result_name(bench: str, protocol: str, omni_cot: str = "off", blind: bool = False) -> str:
-    """`<bench>`, `<bench>-omnicot-full`, `<bench>-blind`, `<bench>-project`, …: the file stem of one run's results."""
-    name = bench + ("" if omni_cot == "off" else f"-omnicot-{omni_cot}") + ("-blind" if blind else "")
+def result_name(bench: str, protocol: str, variant: str | None = None, blind: bool = False) -> str:
+    """`<bench>`, `<bench>-<variant>` (its own way of asking, EvalOptions.run_name), `<bench>-blind`,
+    `<bench>-project`, …: the file stem of one run's results."""
+    name = bench + (f"-{variant}" if variant else "") + ("-blind" if blind else "")
     return name + ("" if protocol == "authors" else f"-{protocol}")
 
 

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from benchfoundry.evaluation.options import offered
+
 #: A result file of one run (`OUT/report/eval/<model>/<name>.json`, evaluation/run.py).
 Result = dict[str, Any]
 PUBLISHED = "published (original data)"
@@ -78,8 +80,9 @@ def source(result: Result) -> str:
 
 
 def baseline_runs(results: Sequence[Result]) -> list[Result]:
-    """The runs without Omni-CoT (`--omni-cot off`)."""
-    return [r for r in results if r.get("omni_cot", "off") == "off"]
+    """The runs that asked the generic way: every benchmark's own variant at its baseline (evaluation/options.py)."""
+    options = [o for o, _ in offered()]
+    return [r for r in results if all(o.recorded(r) == o.baseline for o in options)]
 
 
 def per_task_table(title: str, tasks: Sequence[str], results: Sequence[Result]) -> str:

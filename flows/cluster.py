@@ -173,7 +173,7 @@ def dask_cluster(
     """The runner the flows use, with `dask_address` set to the scheduler of a cluster started here for
     `dask-local` (a LocalCluster of `workers` processes) or `slurm` (adaptive SLURM jobs, their output in
     `log_directory`), closed at exit."""
-    if runner.kind == "dask-local":
+    if runner.backend == "dask-local":
         from distributed import LocalCluster
 
         resources = {GPU_RESOURCE: runner.worker_gpus} if runner.worker_gpus else None
@@ -190,7 +190,7 @@ def dask_cluster(
             ) as cluster,
         ):
             yield runner.model_copy(update={"dask_address": cluster.scheduler_address})
-    elif runner.kind == "slurm":
+    elif runner.backend == "slurm":
         with slurm_cluster(runner, prefect_api_url, log_directory) as address:
             yield runner.model_copy(update={"dask_address": address})
     else:

@@ -1,7 +1,7 @@
 """One Prefect API for a build: the configured `PREFECT_API_URL`, or a real `prefect server start` (SQLite
 in `PREFECT_HOME`, default `~/.prefect`) that the build starts and stops.
 
-Without it every Dask worker process would start its own temporary server (DESIGN §6) and the UI
+Without it every Dask worker process would start its own temporary server (docs/design/environment.md §8) and the UI
 would show none of their task runs; a local build would get Prefect's own temporary server, which
 outlives a build killed with SIGKILL. The server started here is tied to the build's life
 (benchfoundry/core/tied_process.py): it dies with the build, SIGKILL included, and a build stopped by a

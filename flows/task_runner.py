@@ -1,6 +1,7 @@
-"""The build's task runner and the policy of its shard tasks, set in one place for every flow: one table of
-retries, retry delay, timeout and GPU resource per shard kind (`POLICIES`; the kind is declared where a task is
-defined, pipeline/shard_task.py), the runner config's `task_retries` / `retry_delay_s` over it."""
+"""The build's task runner and the policy of its shard tasks, set in one place for every flow: each task's retries
+from the retry policy (benchfoundry/core/retry.shard_retries: its resource's, the runner config's `task_retries` /
+`retry_delay_s` over them), its timeout and GPU resource from one table per shard resource (`POLICIES`; the resource is
+declared where a task is defined, pipeline/shard_task.py)."""
 
 from __future__ import annotations
 
@@ -14,42 +15,41 @@ from prefect.futures import PrefectFuture
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from benchfoundry.configs.build import BuildConfig, RunnerConfig
+from benchfoundry.core.retry import ShardResource, shard_retries
 from benchfoundry.flows.cluster import GPU_RESOURCE
-from benchfoundry.pipeline.shard_task import device_of, kind_of
+from benchfoundry.pipeline.shard_task import device_of, resource_of
 
 
 @dataclass(frozen=True)
-class KindPolicy:
-    """How the tasks of one kind run: retries and the delay between them, a timeout (None: none), and whether
-    they take Dask's GPU resource when their device is not the CPU."""
+class ResourcePolicy:
+    """How the tasks of one resource run besides their retries (core/retry.SHARD_RETRIES): a timeout (None: none), and
+    whether they take Dask's GPU resource when their device is not the CPU."""
 
-    retries: int
-    retry_delay_s: float
     timeout_s: float | None
     gpu: bool
 
 
-POLICIES: dict[str, KindPolicy] = {
-    "render": KindPolicy(retries=2, retry_delay_s=5.0, timeout_s=None, gpu=True),
-    "compute": KindPolicy(retries=2, retry_delay_s=5.0, timeout_s=None, gpu=False),
-    "model": KindPolicy(retries=2, retry_delay_s=5.0, timeout_s=None, gpu=False),
-    "gpu": KindPolicy(retries=2, retry_delay_s=5.0, timeout_s=None, gpu=True),
+POLICIES: dict[ShardResource, ResourcePolicy] = {
+    "render": ResourcePolicy(timeout_s=None, gpu=True),
+    "compute": ResourcePolicy(timeout_s=None, gpu=False),
+    "model": ResourcePolicy(timeout_s=None, gpu=False),
+    "gpu": ResourcePolicy(timeout_s=None, gpu=True),
 }
 
 
 def with_runner_policy(shard: Task, runner: RunnerConfig) -> Task:
-    """The same task with its kind's policy, the runner config's retry count and delay where it sets them."""
-    policy = POLICIES[kind_of(shard)]
+    """The same task with its resource's policy and retries, the runner config's retry count and delay where it sets
+    them."""
+    resource = resource_of(shard)
+    retries = shard_retries(resource, runner.task_retries, runner.retry_delay_s)
     return shard.with_options(
-        retries=policy.retries if runner.task_retries is None else runner.task_retries,
-        retry_delay_seconds=policy.retry_delay_s if runner.retry_delay_s is None else runner.retry_delay_s,
-        timeout_seconds=policy.timeout_s,
+        retries=retries.retries, retry_delay_seconds=retries.delay_s, timeout_seconds=POLICIES[resource].timeout_s
     )
 
 
 def needs_gpu(shard: Task, config: BuildConfig) -> bool:
-    """Whether the task takes a GPU under `config`: its kind takes one and its device is not the CPU."""
-    return POLICIES[kind_of(shard)].gpu and device_of(shard, config).lower() != "cpu"
+    """Whether the task takes a GPU under `config`: its resource takes one and its device is not the CPU."""
+    return POLICIES[resource_of(shard)].gpu and device_of(shard, config).lower() != "cpu"
 
 
 def submit_shards(
@@ -65,11 +65,11 @@ def submit_shards(
 def task_runner(runner: RunnerConfig) -> TaskRunner:
     """Threads on this machine, or the Dask scheduler at `runner.dask_address` (set by
     `flows.cluster.dask_cluster` for the clusters a build starts itself)."""
-    if runner.kind == "local":
+    if runner.backend == "local":
         return ThreadPoolTaskRunner(max_workers=runner.max_workers)
     if not runner.dask_address:
         raise ValueError(
-            f"runner.kind {runner.kind}: no scheduler address; the build starts its cluster "
+            f"runner.backend {runner.backend}: no scheduler address; the build starts its cluster "
             "(flows.cluster.dask_cluster) before the flows run"
         )
     from prefect_dask import DaskTaskRunner
@@ -85,11 +85,11 @@ def on_runner(stage: Flow, runner: RunnerConfig) -> Flow:
 def offers_gpus(runner: RunnerConfig) -> bool:
     """Whether the runner's workers offer the Dask `GPU` resource (a dask-local cluster only when
     `worker_gpus` is set; an existing scheduler's and SLURM GPU workers are started with it)."""
-    if runner.kind == "dask-local":
+    if runner.backend == "dask-local":
         return runner.worker_gpus > 0
-    if runner.kind == "slurm":
+    if runner.backend == "slurm":
         return runner.slurm.gpus_per_job > 0
-    return runner.kind == "dask"
+    return runner.backend == "dask"
 
 
 @contextmanager

@@ -72,7 +72,7 @@ class AnnyBody:
 
     def pose(
         self,
-        cfg: BodyConfig,
+        config: BodyConfig,
         body_pose: np.ndarray,
         global_orient: np.ndarray,
         *,

@@ -36,7 +36,7 @@ class BodyModel(Protocol):
 
     def pose(
         self,
-        cfg: BodyConfig,
+        config: BodyConfig,
         body_pose: np.ndarray,
         global_orient: np.ndarray,
         *,

@@ -30,7 +30,7 @@ def body_model_of(body: BodyConfig) -> BodyModel:
 
 
 def posed_body(
-    cfg: BodyConfig,
+    config: BodyConfig,
     body_pose: np.ndarray,
     *,
     cache_dir: Path,
@@ -39,16 +39,16 @@ def posed_body(
     phenotype: dict[str, float] | None = None,
     action: str | None = None,
 ) -> BodyMesh:
-    """The body `cfg` names in `body_pose` ((23,3) SMPL axis-angle), in the world frame (person/body_mesh.py).
+    """The body `config` names in `body_pose` ((23,3) SMPL axis-angle), in the world frame (person/body_mesh.py).
 
     `global_orient` (axis-angle, SMPL frame) turns the body before the world rotation; `betas` default to
-    `cfg.betas`. Anny needs `phenotype`; with `action` (a built-in action or UPRIGHT) Anny rebuilds the pose on its
+    `config.betas`. Anny needs `phenotype`; with `action` (a built-in action or UPRIGHT) Anny rebuilds the pose on its
     own skeleton and `body_pose` is not used.
     """
     pose = np.asarray(body_pose, dtype=np.float64)
     if pose.shape != (23, 3):
         raise ValueError(f"body_pose must be (23,3) axis-angle, got {pose.shape}")
     orient = np.zeros(3) if global_orient is None else np.asarray(global_orient, dtype=np.float64).reshape(3)
-    return body_model_of(cfg).pose(
-        cfg, pose, orient, cache_dir=cache_dir, betas=betas, phenotype=phenotype, action=action
+    return body_model_of(config).pose(
+        config, pose, orient, cache_dir=cache_dir, betas=betas, phenotype=phenotype, action=action
     )

@@ -1,4 +1,4 @@
-"""Procedural body model in SMPL file layout (DESIGN §5): a person ~1.75 m tall on SMPL's joint tree.
+"""Procedural body model in SMPL file layout (docs/design/defaults.md §2): a person ~1.75 m tall on SMPL's joint tree.
 
 The body is a union of swept tubes (torso, neck, head, nose, arms, hands, legs, feet), each a stack
 of elliptical rings along a centreline through the joints it spans, closed by rounded caps. The

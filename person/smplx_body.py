@@ -75,30 +75,36 @@ def _procedural_file(root: Path, model_type: str) -> Path:
     return root / "smplx" / "SMPLX_NEUTRAL.npz" if model_type == "smplx" else root / "smpl" / "SMPL_NEUTRAL.pkl"
 
 
-def _resolve_official(cfg: BodyConfig) -> Path:
+def _resolve_official(config: BodyConfig) -> Path:
     """The official model file; a clear error when nothing is there."""
-    path = Path(cfg.model_path).expanduser()  # type: ignore[arg-type]
-    ext = "pkl" if cfg.model_type == "smpl" else "npz"
-    name = f"{cfg.model_type.upper()}_{cfg.gender.upper()}.{ext}"
+    path = Path(config.model_path).expanduser()  # type: ignore[arg-type]
+    ext = "pkl" if config.model_type == "smpl" else "npz"
+    name = f"{config.model_type.upper()}_{config.gender.upper()}.{ext}"
     if path.is_file():
         return path
-    for candidate in (path / cfg.model_type / name, path / name):
+    for candidate in (path / config.model_type / name, path / name):
         if candidate.is_file():
             return candidate
     raise FileNotFoundError(
-        f"body.model_path {path}: no {name} (looked for {path / cfg.model_type / name} and {path / name})"
+        f"body.model_path {path}: no {name} (looked for {path / config.model_type / name} and {path / name})"
     )
 
 
-def _model_file(cfg: BodyConfig, cache_dir: Path) -> Path:
-    if cfg.model_path is None:
-        return _procedural_file(procedural_model_dir(cache_dir, cfg.model_type), cfg.model_type)
-    return _resolve_official(cfg)
+def _model_file(config: BodyConfig, cache_dir: Path) -> Path:
+    if config.model_path is None:
+        return _procedural_file(procedural_model_dir(cache_dir, config.model_type), config.model_type)
+    return _resolve_official(config)
 
 
-def load_body_model(cfg: BodyConfig, cache_dir: Path) -> Any:
+def load_body_model(config: BodyConfig, cache_dir: Path) -> Any:
     """The smplx model (`smplx.SMPL` or `smplx.SMPLX`): official files, or the procedural body."""
-    return _load(str(_model_file(cfg, cache_dir)), cfg.model_type, cfg.gender, len(cfg.betas), cfg.model_path is None)
+    return _load(
+        str(_model_file(config, cache_dir)),
+        config.model_type,
+        config.gender,
+        len(config.betas),
+        config.model_path is None,
+    )
 
 
 #: Arrays smplx.SMPL reads from a model pickle.
@@ -288,10 +294,10 @@ def read_obj_uv(path: Path, faces: np.ndarray) -> np.ndarray:
         raise ValueError(f"body.uv_path {path}: a face refers to a vt past the {len(vts)} given") from None
 
 
-def _extras(cfg: BodyConfig, cache_dir: Path, model: Any) -> _Extras:
-    if cfg.model_path is None:
-        return _procedural_extras(str(_model_file(cfg, cache_dir)))
-    return _official_extras(model, cfg.model_type, None if cfg.uv_path is None else str(cfg.uv_path))
+def _extras(config: BodyConfig, cache_dir: Path, model: Any) -> _Extras:
+    if config.model_path is None:
+        return _procedural_extras(str(_model_file(config, cache_dir)))
+    return _official_extras(model, config.model_type, None if config.uv_path is None else str(config.uv_path))
 
 
 def _run(
@@ -311,19 +317,19 @@ def _run(
     return out.vertices[0].numpy().astype(np.float64), out.joints[0].numpy().astype(np.float64)
 
 
-def _betas(cfg: BodyConfig, model: Any, betas: np.ndarray | list[float] | None) -> np.ndarray:
-    values = np.asarray(cfg.betas if betas is None else betas, dtype=np.float64).reshape(-1)
+def _betas(config: BodyConfig, model: Any, betas: np.ndarray | list[float] | None) -> np.ndarray:
+    values = np.asarray(config.betas if betas is None else betas, dtype=np.float64).reshape(-1)
     if len(values) > model.num_betas:
         raise ValueError(f"{len(values)} betas given; the body model has {model.num_betas} shape directions")
     return np.pad(values, (0, model.num_betas - len(values)))
 
 
-def _posed(cfg: BodyConfig, pose: np.ndarray, orient: np.ndarray, cache_dir: Path, betas: Any) -> BodyMesh:
+def _posed(config: BodyConfig, pose: np.ndarray, orient: np.ndarray, cache_dir: Path, betas: Any) -> BodyMesh:
     """The smplx body in `pose`, turned by `orient`, placed in the world frame (module docstring)."""
-    model = load_body_model(cfg, cache_dir)
-    extras = _extras(cfg, cache_dir, model)
-    shape = _betas(cfg, model, betas)
-    verts, joints = _run(model, cfg.model_type, pose, orient, shape)
+    model = load_body_model(config, cache_dir)
+    extras = _extras(config, cache_dir, model)
+    shape = _betas(config, model, betas)
+    verts, joints = _run(model, config.model_type, pose, orient, shape)
     world = verts @ SMPL_TO_WORLD.T
     pelvis = joints[0] @ SMPL_TO_WORLD.T
     world -= np.array([pelvis[0], pelvis[1], world[:, 2].min()])
@@ -352,7 +358,7 @@ class SmplxBody:
 
     def pose(
         self,
-        cfg: BodyConfig,
+        config: BodyConfig,
         body_pose: np.ndarray,
         global_orient: np.ndarray,
         *,
@@ -362,7 +368,7 @@ class SmplxBody:
         action: str | None,
     ) -> BodyMesh:
         """`body_pose` posed (`phenotype` and `action` are not used: the caller's pose is the action's)."""
-        return _posed(cfg, body_pose, global_orient, cache_dir, betas)
+        return _posed(config, body_pose, global_orient, cache_dir, betas)
 
     def texture(self, person: PersonConfig, texture_id: int) -> np.ndarray:
         from benchfoundry.person.textures import load_texture

@@ -186,11 +186,11 @@ def _head(lu: np.ndarray, lv: np.ndarray, outfit: dict, layout: TextureLayout, s
     return out
 
 
-def load_texture(cfg: TextureConfig, texture_id: int) -> np.ndarray:
-    """Texture `texture_id`: the SMPLitex PNG when `cfg.smplitex_dir` is set, else procedural."""
-    if cfg.smplitex_dir is None:
-        return procedural_texture(texture_id, cfg.size)
-    return read_texture_png(Path(cfg.smplitex_dir) / cfg.file_pattern.format(id=texture_id))
+def load_texture(config: TextureConfig, texture_id: int) -> np.ndarray:
+    """Texture `texture_id`: the SMPLitex PNG when `config.smplitex_dir` is set, else procedural."""
+    if config.smplitex_dir is None:
+        return procedural_texture(texture_id, config.size)
+    return read_texture_png(Path(config.smplitex_dir) / config.file_pattern.format(id=texture_id))
 
 
 def read_texture_png(path: Path) -> np.ndarray:

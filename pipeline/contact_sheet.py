@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.core.descriptor import Benchmark
 from benchfoundry.core.redact import redact
-from benchfoundry.pipeline.benchmarks import Benchmark, hook
+from benchfoundry.pipeline.benchmarks import hook
 from benchfoundry.pipeline.report_style import write_page
 
 PAGE = "contact.html"

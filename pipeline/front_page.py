@@ -13,9 +13,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.core.descriptor import Benchmark
 from benchfoundry.core.redact import redact, redact_data
 from benchfoundry.core.safe_paths import within
-from benchfoundry.pipeline.benchmarks import Benchmark, hook, registered
+from benchfoundry.pipeline.benchmarks import hook, registered
 from benchfoundry.pipeline.contact_sheet import write_contact_sheet
 from benchfoundry.pipeline.report_style import write_page
 

@@ -3,10 +3,9 @@
 A request is keyed by a hash of (model, messages, parameters) and its reply cached on disk under
 `cache_dir/<key[:2]>/<key>.json`, so a rerun, or a run that was interrupted, pays for nothing twice.
 Every request has an overall deadline of `timeout_s` (a server trickling its reply a byte at a time does not
-keep it going). 429, 5xx, timeouts, dropped connections and malformed replies are retried with exponential backoff and
-jitter (a 429/503's Retry-After is honoured); other statuses fail at once. A request that ends without
-a usable reply raises ModelError with one line saying why; it is not retried again by the build (its
-shard fails: benchfoundry/core/retry.py). The API key is read from the environment variable the endpoint
+keep it going). A failed request is asked again as the retry policy says (benchfoundry/core/retry.py: which failures,
+how many times, after what wait); one that ends without a usable reply raises ModelError with one line saying why,
+which the build does not retry again. The API key is read from the environment variable the endpoint
 names, at request time, and written nowhere: every error (a refusal quotes the server's body, which may
 echo the Authorization header) and every reply pass through the one redaction
 (benchfoundry/core/redact.py), which also hides credentials in the base URL.
@@ -15,7 +14,6 @@ echo the Authorization header) and every reply pass through the one redaction
 from __future__ import annotations
 
 import base64
-import email.utils
 import hashlib
 import json
 import mimetypes
@@ -37,6 +35,7 @@ from benchfoundry.core.atomic_files import write_json_atomic
 from benchfoundry.core.bounded_read import read_json
 from benchfoundry.core.image_decode import check_image_type, read_image_bytes
 from benchfoundry.core.redact import mask_secrets, redact
+from benchfoundry.core.retry import retried_status, retry_after_seconds
 
 #: The most bytes a reply's body may hold once decoded: a chat reply is kilobytes; a small gzip body can claim
 #: gigabytes.
@@ -91,29 +90,6 @@ def request_key(endpoint: ModelEndpoint, messages: Sequence[dict[str, Any]]) -> 
     """SHA-256 of the request body (model, messages, parameters): not of the URL, and never of the key."""
     canonical = json.dumps(request_body(endpoint, messages), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-def retry_after_seconds(value: str | None, now: float) -> float | None:
-    """A Retry-After header (seconds, or an HTTP date) as seconds from `now`; None when absent or unreadable."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - now)
-
-
-def retry_delay(attempt: int, endpoint: ModelEndpoint, retry_after: float | None, rng: random.Random) -> float:
-    """The wait before retry `attempt` (0-based): the server's Retry-After when given, else
-    `backoff_s · 2^attempt` scaled by a jitter in [0.5, 1.5); both capped at `max_backoff_s`."""
-    if retry_after is not None:
-        return min(retry_after, endpoint.max_backoff_s)
-    return min(endpoint.max_backoff_s, endpoint.backoff_s * 2**attempt * (0.5 + rng.random()))
 
 
 def reply_text(payload: Any) -> str:
@@ -288,6 +264,7 @@ class ModelClient:
     def _post(self, messages: Sequence[dict[str, Any]], key: str) -> tuple[str, dict[str, int]]:
         url = f"{self.endpoint.base_url}/chat/completions"  # as errors name it: without credentials
         body = request_body(self.endpoint, messages)
+        retries = self.endpoint.retries
         rng = random.Random(key)
         attempt = 0
         while True:
@@ -309,15 +286,15 @@ class ModelClient:
                         return mask_secrets(text, self._secrets()), _token_usage(payload)
                     except (ValueError, RecursionError) as exc:
                         why = f"malformed reply ({type(exc).__name__}: {str(exc)[:200]})"
-                elif response.status_code == 429 or response.status_code >= 500:
+                elif retried_status(response.status_code):
                     why = f"HTTP {response.status_code}"
                     retry_after = retry_after_seconds(response.headers.get("retry-after"), time.time())
                 else:
                     raise self._error(f"{url}: {_refusal(self.endpoint, response)}")
-            if attempt == self.endpoint.max_retries:
+            if attempt == retries.retries:
                 raise self._error(f"{url}: {why}, after {attempt} retries")
             self._count(retries=1)
-            self._sleep(retry_delay(attempt, self.endpoint, retry_after, rng))
+            self._sleep(retries.delay(attempt, retry_after, rng))
             attempt += 1
 
 

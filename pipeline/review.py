@@ -1,4 +1,5 @@
-"""Human review of generated items (a benchmark's candidate items): export, import, release.
+"""Human review of generated items (a benchmark's candidate items): export, import, release, and the
+`review-import` command a benchmark with review offers (`review_import_command`).
 
 Every item is exported as a CSV row and a Label Studio task (with its labelling config). A reviewer
 accepts, rejects or edits an item (an edited answer replaces the item's answer; for a closed item it
@@ -20,16 +21,19 @@ crash.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.atomic_files import write_bytes_atomic, write_json_atomic
 from benchfoundry.core.bounded_read import csv_records, loads_json, read_text
+from benchfoundry.pipeline.commands import Command, arg, print_error, print_note, validation_line
 
 #: The folder of a benchmark's review files (`<out>/<benchmark>/review/`).
 FOLDER = "review"
@@ -279,3 +283,78 @@ def release(
         elif decision["decision"] != "reject":
             out.append({**item, "answer": decision["answer"], "verified": True})
     return out
+
+
+# The `review-import` commands: the build's record and config, and importing one review file. A command holds the
+# build's lock while it writes (benchfoundry/core/output_root.py).
+
+
+def built_config(build_arg: str, benchmark: str) -> tuple[Path, BuildConfig]:
+    """The build folder and the config it was built with; ValueError when it has no usable build record."""
+    from benchfoundry.core.output_root import check_output_dir
+
+    build = check_output_dir(build_arg, create=False)
+    record = build / "build.json"
+    if not record.is_file():
+        raise ValueError(f"{record}: no build record; build the {benchmark} benchmark first")
+    return build, recorded_config(record)
+
+
+def recorded_config(record: Path) -> BuildConfig:
+    """The config a build record holds; ValueError naming the record when it holds none."""
+    from pydantic import ValidationError
+
+    from benchfoundry.core.bounded_read import read_json
+
+    data = read_json(record)
+    config = data.get("config") if isinstance(data, dict) else None
+    if not isinstance(config, dict):
+        raise ValueError(f"{record}: no `config` in the build record")
+    try:
+        return BuildConfig.model_validate(config)
+    except ValidationError as exc:
+        raise ValueError(f"{record}: the recorded config is not valid now: {validation_line(exc)}") from None
+
+
+#: Bad rows of a review file printed one by one; the rest are counted.
+SHOWN_BAD_ROWS = 20
+
+
+def import_review_file(path: str, items: Sequence[dict[str, Any]], directory: Path) -> tuple[int, int] | None:
+    """Store the file's usable decisions in `directory`; (imported, bad rows), or None (said on stderr) when
+    it holds none. Each bad row is reported by line."""
+    decisions, bad = read_decisions(path, items)
+    for row in bad[:SHOWN_BAD_ROWS]:
+        print_note(f"{path}:{row['line']}: skipped: {row['reason']}")
+    if len(bad) > SHOWN_BAD_ROWS:
+        print_note(f"{path}: … and {len(bad) - SHOWN_BAD_ROWS} more bad rows")
+    if not decisions:
+        print_error(f"{path}: no usable decision ({len(bad)} bad rows); nothing imported")
+        return None
+    store_decisions(directory, decisions)
+    return len(decisions), len(bad)
+
+
+def review_import_command(benchmark: str, title: str, items: str, run: Callable[[argparse.Namespace], int]) -> Command:
+    """`benchfoundry BENCHMARK review-import BUILD FILE`, the group's one command, running `run`."""
+    return Command(
+        benchmark,
+        f"{title} human review",
+        commands=(
+            Command(
+                "review-import",
+                f"import accept / reject / edit decisions on {items} (CSV or Label Studio JSON); "
+                "verify-import: its old name, kept for one release",
+                (
+                    arg("build", metavar="BUILD", help="the build's output root"),
+                    arg(
+                        "file",
+                        metavar="FILE",
+                        help=f"the filled {benchmark}/review/review.csv, or a Label Studio export",
+                    ),
+                ),
+                run,
+                aliases=("verify-import",),
+            ),
+        ),
+    )

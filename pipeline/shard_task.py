@@ -1,6 +1,7 @@
-"""The house policy of shard tasks: retried only on errors a retry can fix (benchfoundry/core/retry.py),
-uncached, results not persisted, timed; each task declares its kind (`KINDS`), whose retries, timeout and GPU
-resource come from one table in flows/task_runner.py (`POLICIES`).
+"""The house policy of shard tasks: retried as the retry policy says (benchfoundry/core/retry.py), uncached,
+results not persisted, timed; each task declares its resource (`core/retry.ShardResource`: what it runs on), whose
+retries come from
+core/retry.SHARD_RETRIES and whose timeout and GPU resource from flows/task_runner.POLICIES.
 
 Every stage's task has one shape, `<stage>_task(out, shard, config)`: the build's output root, the shard (a
 typed plan or its id, JSON/pickle-friendly) and the whole `BuildConfig`, of which the task reads its own
@@ -17,7 +18,7 @@ import functools
 import inspect
 import os
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, TypeVar
 
 from prefect import Task, task
 from prefect.cache_policies import NO_CACHE
@@ -25,28 +26,20 @@ from prefect.client.schemas.objects import TaskRun
 from prefect.states import State
 
 from benchfoundry.configs.build import BuildConfig
-from benchfoundry.core.retry import is_transient
-from benchfoundry.core.stopping import stop_requested
+from benchfoundry.core.retry import SHARD_RESOURCES, ShardResource, retries_shard
 from benchfoundry.core.task_clock import clock_record_path, task_clock
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-#: `render`: Blender through the render worker; `compute`: CPU work on files; `model`: a model server asked over
-#: HTTP; `gpu`: a model run in the task's own process, on its configured torch device.
-ShardKind = Literal["render", "compute", "model", "gpu"]
-KINDS: tuple[str, ...] = get_args(ShardKind)
 
 #: The device a task runs on, read from the build's config ("CPU"/"cpu": no GPU resource needed).
 DeviceOf = Callable[[BuildConfig], str]
 
 
 def retry_transient(_task: Task, _run: TaskRun, state: State) -> bool:
-    """Prefect's `retry_condition_fn`: retry only an error on the kernel's allow-list of transient ones
-    (benchfoundry/core/retry.py), and nothing once the build has been asked to stop."""
-    if stop_requested() is not None:
-        return False
+    """Prefect's `retry_condition_fn`: the failed task's error, judged by the kernel's rule
+    (benchfoundry/core/retry.retries_shard)."""
     exc = state.data if isinstance(state.data, BaseException) else state.result(raise_on_failure=False)
-    return isinstance(exc, BaseException) and is_transient(exc)
+    return isinstance(exc, BaseException) and retries_shard(exc)
 
 
 SHARD_TASK_OPTIONS: dict[str, Any] = {
@@ -75,24 +68,24 @@ def timed(fn: F, name: str) -> F:
     return run  # type: ignore[return-value]
 
 
-def shard_task(*, kind: ShardKind, name: str, device: DeviceOf | None = None) -> Callable[[F], Task]:
+def shard_task(*, resource: ShardResource, name: str, device: DeviceOf | None = None) -> Callable[[F], Task]:
     """`@task` with the house policy (retried on transient errors only, uncached, results not persisted; timed),
-    of the given kind; `device` says where a `render` or `gpu` task runs (None: on the CPU)."""
-    if kind not in KINDS:
-        raise ValueError(f"shard kind {kind!r}: one of {KINDS}")
+    of the given resource; `device` says where a `render` or `gpu` task runs (None: on the CPU)."""
+    if resource not in SHARD_RESOURCES:
+        raise ValueError(f"shard resource {resource!r}: one of {SHARD_RESOURCES}")
 
     def define(fn: F) -> Task:
         run = timed(fn, name)
-        run.shard_kind = kind  # type: ignore[attr-defined]
+        run.shard_resource = resource  # type: ignore[attr-defined]
         run.shard_device = device  # type: ignore[attr-defined]
         return task(run, name=name, **SHARD_TASK_OPTIONS)
 
     return define
 
 
-def kind_of(shard: Task) -> ShardKind:
-    """The kind a shard task was declared with."""
-    return shard.fn.shard_kind
+def resource_of(shard: Task) -> ShardResource:
+    """The resource a shard task was declared with."""
+    return shard.fn.shard_resource
 
 
 def device_of(shard: Task, config: BuildConfig) -> str:

@@ -1,4 +1,5 @@
-"""The Blender pinhole camera of a render spec (`PinholeCamera`, DESIGN §2.1) and the pose of each frame."""
+"""The Blender pinhole camera of a render spec (`PinholeCamera`, docs/design/syndor.md §1) and the pose of each
+frame."""
 
 from __future__ import annotations
 

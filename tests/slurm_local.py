@@ -19,7 +19,7 @@ NEEDS_SLURM = [
     pytest.mark.skipif(os.geteuid() != 0, reason="the local SLURM runs as root (SlurmUser=root)"),
 ]
 #: Small jobs for a 2-core machine; the scheduler on any free port.
-JOBS = ["runner.kind=slurm", "runner.slurm.cores=1", "runner.slurm.memory=2GB", "runner.slurm.scheduler_port=0"]
+JOBS = ["runner.backend=slurm", "runner.slurm.cores=1", "runner.slurm.memory=2GB", "runner.slurm.scheduler_port=0"]
 
 
 def queued(env: dict[str, str], states: str = "PENDING,RUNNING") -> list[str]:

@@ -80,14 +80,14 @@ def roots(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_frames_come_from_matching_labels_only(roots: tuple[Path, Path]) -> None:
     amass_root, babel_root = roots
-    cfg = PoseConfig(
+    config = PoseConfig(
         actions=["kicking", "walking", "sneak", "dodging"],
         amass_root=amass_root,
         babel_root=babel_root,
         max_frames_per_action=3,
         selection="synonyms",
     )
-    sel = pose_selection.select_poses(cfg)
+    sel = pose_selection.select_poses(config)
     kicks = sel.of("kicking")
     # kick ball labelled 2.0–3.0 s at 10 fps: frames 20…30; picks spread over them, ends included
     assert [f.frame for f in kicks] == [20, 25, 30]
@@ -105,15 +105,15 @@ def test_frames_come_from_matching_labels_only(roots: tuple[Path, Path]) -> None
 
 def test_extra_split_annotation_lists_are_read(roots: tuple[Path, Path]) -> None:
     amass_root, babel_root = roots
-    cfg = PoseConfig(actions=["guard_up"], amass_root=amass_root, babel_root=babel_root, max_frames_per_action=10)
-    guards = pose_selection.select_poses(cfg).of("guard_up")
+    config = PoseConfig(actions=["guard_up"], amass_root=amass_root, babel_root=babel_root, max_frames_per_action=10)
+    guards = pose_selection.select_poses(config).of("guard_up")
     assert [(f.source, f.frame) for f in guards] == [("CMU/CMU/02/02_01_poses.npz", i) for i in (10, 11, 12)]
 
 
 def test_corrupt_and_missing_inputs_are_reported_and_skipped(roots: tuple[Path, Path]) -> None:
     amass_root, babel_root = roots
-    cfg = PoseConfig(actions=["kicking", "dodging"], amass_root=amass_root, babel_root=babel_root)
-    sel = pose_selection.select_poses(cfg)
+    config = PoseConfig(actions=["kicking", "dodging"], amass_root=amass_root, babel_root=babel_root)
+    sel = pose_selection.select_poses(config)
     items = {p["item"]: p for p in sel.problems}
     assert "zz_corrupt.json" in items
     assert "CMU/CMU/03/broken_poses.npz" in items
@@ -160,9 +160,9 @@ def test_config_requires_both_roots(tmp_path: Path) -> None:
 
 
 def test_missing_root_is_a_clear_error(tmp_path: Path) -> None:
-    cfg = PoseConfig(amass_root=tmp_path, babel_root=tmp_path / "nowhere")
+    config = PoseConfig(amass_root=tmp_path, babel_root=tmp_path / "nowhere")
     with pytest.raises(FileNotFoundError, match="poses.babel_root .*nowhere"):
-        pose_selection.select_poses(cfg)
+        pose_selection.select_poses(config)
 
 
 def test_smplx_release_stageii_files_are_found_for_poses_names(tmp_path: Path) -> None:
@@ -187,8 +187,8 @@ def test_smplx_release_stageii_files_are_found_for_poses_names(tmp_path: Path) -
             }
         )
     )
-    cfg = PoseConfig(actions=["kicking"], amass_root=amass_root, babel_root=babel_root, max_frames_per_action=2)
-    sel = pose_selection.select_poses(cfg)
+    config = PoseConfig(actions=["kicking"], amass_root=amass_root, babel_root=babel_root, max_frames_per_action=2)
+    sel = pose_selection.select_poses(config)
     assert sel.problems == []
     assert [(f.frame, float(f.body_pose[0, 0])) for f in sel.of("kicking")] == [(0, 500.0), (19, 519.0)]
 

@@ -130,8 +130,8 @@ def test_smpl_poses_drive_anny_with_the_same_bone_directions(tmp_path: Path) -> 
     from benchfoundry.person.body_mesh import SMPL_TO_WORLD
     from benchfoundry.person.smplx_body import _run, load_body_model
 
-    cfg = BodyConfig(model_type="smpl")
-    model = load_body_model(cfg, tmp_path)
+    config = BodyConfig(model_type="smpl")
+    model = load_body_model(config, tmp_path)
     rng = np.random.default_rng(7)
     rest = anny_body.rest_body(PERSON)
     labels = list(anny_body.load_model()[0].bone_labels)

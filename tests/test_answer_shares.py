@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES
 from benchfoundry.benchmarks.viewspatial.config import RELEASE_ANSWERS, ReleaseConfig, TaskBudgets
 from benchfoundry.benchmarks.viewspatial.release.answer_shares import label_quotas
 from benchfoundry.benchmarks.viewspatial.release.release import within_budgets
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 
 LABELS = ("front", "back", "left", "right")
 
@@ -50,7 +50,7 @@ def _cam_rel_rows(counts: dict[str, int]) -> pd.DataFrame:
         {
             "item_id": [f"scene:cam:{k}" for k in range(len(labels))],
             "split": "val",
-            "question_type": RELEASED_TYPES["Cam-Rel. Dir."],
+            "question_type": CATEGORIES["Cam-Rel. Dir."],
             "image_path": [[f"images/scene{k % 37:04d}/{k}.jpg"] for k in range(len(labels))],
             "answer_label": labels,
         }
@@ -80,21 +80,21 @@ def test_per_obj_is_asked_of_the_people_cam_obj_is_drawn_for() -> None:
     )
     cam = base.assign(
         item_id=[f"coco:{k}:cam_obj" for k in range(100)],
-        question_type=RELEASED_TYPES["Cam-Obj. Ori."],
+        question_type=CATEGORIES["Cam-Obj. Ori."],
         answer_label=facing,
     )
     per = base.assign(
         item_id=[f"coco:{k}:per_obj" for k in range(100)],
-        question_type=RELEASED_TYPES["Per-Obj. Ori."],
+        question_type=CATEGORIES["Per-Obj. Ori."],
         answer_label="front",
     )
     rows = pd.concat([cam, per], ignore_index=True)
     shares = {"cam_obj": {"back": 1.0, "left": 1.0, "right": 1.0}}
     kept = within_budgets(rows, TaskBudgets(cam_obj=30, per_obj=30), 6, answer_shares=shares)
-    by_task = {t: set(kept[kept["question_type"] == t]["scene_id"]) for t in RELEASED_TYPES.values()}
-    kept_cam = kept[kept["question_type"] == RELEASED_TYPES["Cam-Obj. Ori."]]
+    by_task = {t: set(kept[kept["question_type"] == t]["scene_id"]) for t in CATEGORIES.values()}
+    kept_cam = kept[kept["question_type"] == CATEGORIES["Cam-Obj. Ori."]]
     assert kept_cam["answer_label"].value_counts().to_dict() == {"back": 10, "left": 10, "right": 10}
-    assert by_task[RELEASED_TYPES["Per-Obj. Ori."]] == by_task[RELEASED_TYPES["Cam-Obj. Ori."]]
+    assert by_task[CATEGORIES["Per-Obj. Ori."]] == by_task[CATEGORIES["Cam-Obj. Ori."]]
 
 
 def test_answer_shares_name_budgeted_tasks_and_their_labels() -> None:

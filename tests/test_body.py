@@ -118,11 +118,11 @@ def _winding_numbers(verts: np.ndarray, faces: np.ndarray, points: np.ndarray) -
 
 
 def test_shape_directions_change_height_and_keep_the_regressor_consistent(cache_dir: Path) -> None:
-    cfg = BodyConfig(model_type="smpl")
-    base = body_models.posed_body(cfg, np.zeros((23, 3)), cache_dir=cache_dir)
-    taller = body_models.posed_body(cfg, np.zeros((23, 3)), cache_dir=cache_dir, betas=[2.0])
+    config = BodyConfig(model_type="smpl")
+    base = body_models.posed_body(config, np.zeros((23, 3)), cache_dir=cache_dir)
+    taller = body_models.posed_body(config, np.zeros((23, 3)), cache_dir=cache_dir, betas=[2.0])
     assert taller.height_m > base.height_m * 1.05
-    model = smplx_body.load_body_model(cfg, cache_dir)
+    model = smplx_body.load_body_model(config, cache_dir)
     assert model.num_betas == len(procedural_body.SHAPE_NAMES)
 
 
@@ -183,9 +183,9 @@ def test_body_mesh_file_roundtrip(tmp_path: Path, upright: body_mesh.BodyMesh) -
 
 
 def test_missing_official_model_names_the_file(tmp_path: Path) -> None:
-    cfg = BodyConfig(model_type="smpl", model_path=tmp_path / "models", uv_path=tmp_path / "smpl_uv.obj")
+    config = BodyConfig(model_type="smpl", model_path=tmp_path / "models", uv_path=tmp_path / "smpl_uv.obj")
     with pytest.raises(FileNotFoundError, match="SMPL_NEUTRAL.pkl"):
-        smplx_body.load_body_model(cfg, tmp_path)
+        smplx_body.load_body_model(config, tmp_path)
 
 
 def test_config_rejects_gendered_procedural_body() -> None:
@@ -199,13 +199,13 @@ def test_procedural_smplx_layout_loads_and_poses_like_the_smpl_layout(cache_dir:
     import smplx
     import torch
 
-    cfg = BodyConfig(model_type="smplx")
-    model = smplx_body.load_body_model(cfg, cache_dir)
+    config = BodyConfig(model_type="smplx")
+    model = smplx_body.load_body_model(config, cache_dir)
     assert isinstance(model, smplx.SMPLX)
     assert model.get_num_verts() >= 9930 and model.J_regressor.shape[0] == 55
     for action in ("upright", "kicking", "cover_face"):
         pose = builtin_poses.upright_pose() if action == "upright" else builtin_poses.action_pose(action)
-        x = body_models.posed_body(cfg, pose, cache_dir=cache_dir)
+        x = body_models.posed_body(config, pose, cache_dir=cache_dir)
         s = body_models.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
         assert x.height_m == pytest.approx(s.height_m, abs=0.005)
         assert x.uv is not None and x.uv.shape == (len(x.faces), 3, 2)
@@ -321,9 +321,11 @@ def test_official_smpl_layout_files_go_through_the_same_path(tmp_path: Path, arr
     with open(folder / "SMPL_MALE.pkl", "wb") as fh:
         pickle.dump(_padded(arrays, 6890), fh)
     _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
-    cfg = BodyConfig(model_type="smpl", model_path=tmp_path / "models", gender="male", uv_path=tmp_path / "smpl_uv.obj")
+    config = BodyConfig(
+        model_type="smpl", model_path=tmp_path / "models", gender="male", uv_path=tmp_path / "smpl_uv.obj"
+    )
     pose = builtin_poses.action_pose("kicking")
-    official = body_models.posed_body(cfg, pose, cache_dir=cache_dir)
+    official = body_models.posed_body(config, pose, cache_dir=cache_dir)
     procedural = body_models.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     n = len(arrays["v_template"])
     np.testing.assert_allclose(official.vertices[:n], procedural.vertices, atol=1e-5)
@@ -367,10 +369,10 @@ def test_official_smplx_layout_file_uses_its_21_body_joints(tmp_path: Path, arra
         lmk_bary_coords=np.tile([1.0, 0.0, 0.0], (51, 1)),
     )
     _write_obj_uv(tmp_path / "smplx_uv.obj", arrays)
-    cfg = BodyConfig(model_path=tmp_path, model_type="smplx", uv_path=tmp_path / "smplx_uv.obj")
-    assert isinstance(smplx_body.load_body_model(cfg, cache_dir), smplx.SMPLX)
+    config = BodyConfig(model_path=tmp_path, model_type="smplx", uv_path=tmp_path / "smplx_uv.obj")
+    assert isinstance(smplx_body.load_body_model(config, cache_dir), smplx.SMPLX)
     pose = builtin_poses.action_pose("guard_up")
-    got = body_models.posed_body(cfg, pose, cache_dir=cache_dir)
+    got = body_models.posed_body(config, pose, cache_dir=cache_dir)
     want = body_models.posed_body(BodyConfig(model_type="smpl"), pose, cache_dir=cache_dir)
     np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
     np.testing.assert_allclose(got.uv, want.uv, atol=1e-6)
@@ -390,9 +392,9 @@ def test_official_smpl_file_names_load_as_smpl(
     with open(tmp_path / name, "wb") as fh:
         pickle.dump(_padded(arrays, 6890), fh)
     _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
-    cfg = BodyConfig(model_type="smpl", model_path=tmp_path / name, gender=gender, uv_path=tmp_path / "smpl_uv.obj")
-    assert isinstance(smplx_body.load_body_model(cfg, cache_dir), smplx.SMPL)
-    got = body_models.posed_body(cfg, builtin_poses.action_pose("walking"), cache_dir=cache_dir)
+    config = BodyConfig(model_type="smpl", model_path=tmp_path / name, gender=gender, uv_path=tmp_path / "smpl_uv.obj")
+    assert isinstance(smplx_body.load_body_model(config, cache_dir), smplx.SMPL)
+    got = body_models.posed_body(config, builtin_poses.action_pose("walking"), cache_dir=cache_dir)
     want = body_models.posed_body(
         BodyConfig(model_type="smpl"), builtin_poses.action_pose("walking"), cache_dir=cache_dir
     )
@@ -408,8 +410,8 @@ def test_smplx_type_wins_over_an_smpl_looking_name(tmp_path: Path, cache_dir: Pa
     path = procedural_body_smplx.write_smplx_npz(tmp_path / "SMPL_renamed.npz")
     with np.load(path) as npz:
         _write_obj_uv(tmp_path / "uv.obj", {k: npz[k] for k in ("v_template", "vt", "f", "ft")})
-    cfg = BodyConfig(model_path=path, model_type="smplx", uv_path=tmp_path / "uv.obj")
-    model = smplx_body.load_body_model(cfg, cache_dir)
+    config = BodyConfig(model_path=path, model_type="smplx", uv_path=tmp_path / "uv.obj")
+    model = smplx_body.load_body_model(config, cache_dir)
     assert isinstance(model, smplx.SMPLX) and model.J_regressor.shape[0] == 55
 
 
@@ -451,8 +453,8 @@ def test_chumpy_arrays_are_read_without_chumpy(
     for key, value in plain.items():
         np.testing.assert_array_equal(data[key], value)
     _write_obj_uv(tmp_path / "smpl_uv.obj", arrays)
-    cfg = BodyConfig(model_type="smpl", model_path=path, gender="male", uv_path=tmp_path / "smpl_uv.obj")
-    got = body_models.posed_body(cfg, builtin_poses.upright_pose(), cache_dir=cache_dir)
+    config = BodyConfig(model_type="smpl", model_path=path, gender="male", uv_path=tmp_path / "smpl_uv.obj")
+    got = body_models.posed_body(config, builtin_poses.upright_pose(), cache_dir=cache_dir)
     want = body_models.posed_body(BodyConfig(model_type="smpl"), builtin_poses.upright_pose(), cache_dir=cache_dir)
     np.testing.assert_allclose(got.vertices[: len(arrays["v_template"])], want.vertices, atol=1e-5)
     assert "chumpy" not in sys.modules
@@ -467,9 +469,9 @@ def test_chumpy_expression_in_a_needed_key_names_file_and_key(
     path.write_bytes(_fake_chumpy_pickle(monkeypatch, plain, ("v_template",)))
     with pytest.raises(ValueError, match=r"basicModel_f\.pkl.*posedirs"):
         smplx_body.read_smpl_pickle(path)
-    cfg = BodyConfig(model_type="smpl", model_path=path, gender="female", uv_path=tmp_path / "uv.obj")
+    config = BodyConfig(model_type="smpl", model_path=path, gender="female", uv_path=tmp_path / "uv.obj")
     with pytest.raises(RuntimeError, match=r"basicModel_f\.pkl.*posedirs"):
-        smplx_body.load_body_model(cfg, tmp_path)
+        smplx_body.load_body_model(config, tmp_path)
 
 
 def test_uv_obj_with_other_face_vertices_is_rejected(tmp_path: Path, arrays: dict) -> None:

@@ -30,9 +30,9 @@ def test_every_configurable_model_type_has_one_registered_body_model() -> None:
 
 
 def test_an_unregistered_model_type_is_refused_by_name() -> None:
-    cfg = BodyConfig().model_copy(update={"model_type": "nobody"})
+    config = BodyConfig().model_copy(update={"model_type": "nobody"})
     with pytest.raises(ValueError, match="model_type 'nobody'"):
-        body_models.body_model_of(cfg)
+        body_models.body_model_of(config)
 
 
 @pytest.mark.parametrize("model_type", MODEL_TYPES)
@@ -78,7 +78,7 @@ class ToyBody:
 
     def pose(
         self,
-        cfg: BodyConfig,
+        config: BodyConfig,
         body_pose: np.ndarray,
         global_orient: np.ndarray,
         *,

@@ -22,13 +22,13 @@ def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[st
 
 
 def _write_config(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "cfg.yaml"
+    path = tmp_path / "config.yaml"
     path.write_text(text)
     return path
 
 
 def test_build_with_nothing_selected_writes_build_json(tmp_path: Path, cli_env: dict[str, str]) -> None:
-    cfg = _write_config(
+    config = _write_config(
         tmp_path, "name: t\nseed: 3\nsyndor: {enabled: false}\nodi: {enabled: false}\nviewspatial: {enabled: false}\n"
     )
     out = tmp_path / "out"
@@ -36,11 +36,11 @@ def test_build_with_nothing_selected_writes_build_json(tmp_path: Path, cli_env: 
     stale.parent.mkdir(parents=True)
     stale.write_bytes(b"partial")
     (out / MARKER_NAME).write_text("{}")
-    result = _run(["build", str(cfg), "--out", str(out), "--set", "seed=5"], cli_env)
+    result = _run(["build", str(config), "--out", str(out), "--set", "seed=5"], cli_env)
     assert result.returncode == 0, result.stderr
     record = json.loads((out / "build.json").read_text())
     assert record["config"]["seed"] == 5
-    assert record["config_hash"] == config_hash(load_config(cfg, ["seed=5"]))
+    assert record["config_hash"] == config_hash(load_config(config, ["seed=5"]))
     assert Path(record["out"]) == out.resolve()
     assert record["swept_leftovers"] == ["syndor/render/.manifest.parquet.k1ll3dxx.tmp"] and not stale.exists()
     assert record["status"] == "finished" and record["lock_taken_over"] is None
@@ -55,16 +55,16 @@ def test_build_with_nothing_selected_writes_build_json(tmp_path: Path, cli_env: 
 
 
 def test_bad_key_exits_nonzero_naming_it(tmp_path: Path, cli_env: dict[str, str]) -> None:
-    cfg = _write_config(tmp_path, "seed: 1\nrunner:\n  kindd: local\n")
-    result = _run(["build", str(cfg), "--out", str(tmp_path / "out")], cli_env)
+    config = _write_config(tmp_path, "seed: 1\nrunner:\n  backendd: local\n")
+    result = _run(["build", str(config), "--out", str(tmp_path / "out")], cli_env)
     assert result.returncode != 0
-    assert "runner.kindd" in result.stderr and str(cfg) in result.stderr
+    assert "runner.backendd" in result.stderr and str(config) in result.stderr
     assert not (tmp_path / "out" / "build.json").exists()
 
 
 def test_unknown_benchmark_in_only_is_rejected(tmp_path: Path, cli_env: dict[str, str]) -> None:
-    cfg = _write_config(tmp_path, "seed: 1\n")
-    result = _run(["build", str(cfg), "--out", str(tmp_path / "out"), "--only", "syndor,imagenet"], cli_env)
+    config = _write_config(tmp_path, "seed: 1\n")
+    result = _run(["build", str(config), "--out", str(tmp_path / "out"), "--only", "syndor,imagenet"], cli_env)
     assert result.returncode == 2
     assert "imagenet" in result.stderr
 
@@ -92,24 +92,24 @@ def _error_line(result: subprocess.CompletedProcess[str]) -> str:
 
 
 def test_a_users_folder_is_refused_and_keeps_its_files(tmp_path: Path, cli_env: dict[str, str]) -> None:
-    cfg = _write_config(tmp_path, NOTHING)
+    config = _write_config(tmp_path, NOTHING)
     draft = tmp_path / "u" / "docs" / ".thesis.draft1.tmp"
     draft.parent.mkdir(parents=True)
     draft.write_text("mine")
     os.utime(draft, (0, 0))
-    result = _run(["build", str(cfg), "--out", str(tmp_path / "u")], cli_env)
+    result = _run(["build", str(config), "--out", str(tmp_path / "u")], cli_env)
     assert result.returncode == 2 and "not a benchfoundry build" in _error_line(result)
     assert sorted(p.name for p in (tmp_path / "u").iterdir()) == ["docs"]
-    result = _run(["build", str(cfg), "--out", str(tmp_path / "u"), "--adopt-out"], cli_env)
+    result = _run(["build", str(config), "--out", str(tmp_path / "u"), "--adopt-out"], cli_env)
     assert result.returncode == 0, result.stderr
     assert draft.read_text() == "mine" and (tmp_path / "u" / MARKER_NAME).is_file()
-    again = _run(["build", str(cfg), "--out", str(tmp_path / "u")], cli_env)  # a build now: no flag needed
+    again = _run(["build", str(config), "--out", str(tmp_path / "u")], cli_env)  # a build now: no flag needed
     assert again.returncode == 0, again.stderr
     assert draft.read_text() == "mine"
 
 
 def test_a_second_build_into_a_held_root_stops_naming_the_holder(tmp_path: Path, cli_env: dict[str, str]) -> None:
-    cfg = _write_config(tmp_path, NOTHING)
+    config = _write_config(tmp_path, NOTHING)
     root = tmp_path / "out"
     script = (
         "import sys\nfrom benchfoundry.core.output_root import hold_output_root\n"
@@ -120,25 +120,25 @@ def test_a_second_build_into_a_held_root_stops_naming_the_holder(tmp_path: Path,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        result = _run(["build", str(cfg), "--out", str(root)], cli_env)
+        result = _run(["build", str(config), "--out", str(root)], cli_env)
         assert result.returncode == 2 and f"pid {holder.pid}" in _error_line(result)
         assert not (root / "build.json").exists()
     finally:
         holder.kill()
         holder.wait()
-    result = _run(["build", str(cfg), "--out", str(root)], cli_env)  # the killed holder's lock is taken over
+    result = _run(["build", str(config), "--out", str(root)], cli_env)  # the killed holder's lock is taken over
     assert result.returncode == 0, result.stderr
     assert json.loads((root / "build.json").read_text())["lock_taken_over"]["pid"] == holder.pid
 
 
 def test_unusable_output_paths_and_an_empty_only_stop_before_the_build(tmp_path: Path, cli_env: dict[str, str]) -> None:
-    cfg = _write_config(tmp_path, NOTHING)
+    config = _write_config(tmp_path, NOTHING)
     a_file = tmp_path / "f"
     a_file.write_text("x")
     for out, reason in ((a_file, "is a file"), (a_file / "sub", "which is a file")):
-        result = _run(["build", str(cfg), "--out", str(out)], cli_env)
+        result = _run(["build", str(config), "--out", str(out)], cli_env)
         assert result.returncode == 2 and reason in _error_line(result)
-    result = _run(["build", str(cfg), "--out", str(tmp_path / "o"), "--only", ",,"], cli_env)
+    result = _run(["build", str(config), "--out", str(tmp_path / "o"), "--only", ",,"], cli_env)
     assert result.returncode == 2 and "names no benchmark" in _error_line(result)
 
 
@@ -148,24 +148,24 @@ def test_a_full_disk_fails_in_one_line_and_rewrites_build_json(tmp_path: Path, c
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)], capture_output=True).returncode:
         pytest.skip("cannot mount a tmpfs here")
     try:
-        cfg = _write_config(tmp_path, NOTHING)
-        assert _run(["build", str(cfg), "--out", str(mnt / "out")], cli_env).returncode == 0
+        config = _write_config(tmp_path, NOTHING)
+        assert _run(["build", str(config), "--out", str(mnt / "out")], cli_env).returncode == 0
         with open(mnt / "filler", "wb", buffering=0) as fh:  # fill the disk to the last byte
             try:
                 while True:
                     fh.write(b"\0" * 4096)
             except OSError:
                 pass
-        result = _run(["build", str(cfg), "--out", str(mnt / "out"), "--set", "seed=9"], cli_env)
+        result = _run(["build", str(config), "--out", str(mnt / "out"), "--set", "seed=9"], cli_env)
         line = result.stderr.strip().splitlines()[-1]  # after Prefect's own log lines
         assert "Traceback" not in result.stderr and line.startswith("error: "), result.stderr
         assert result.returncode == 1 and "ENOSPC" in line and str(mnt / "out" / "build.json") in line
         record = json.loads((mnt / "out" / "build.json").read_text())
         assert record["status"] == "failed" and "ENOSPC" in record["error"]
-        assert record["config_hash"] == config_hash(load_config(cfg, ["seed=9"]))  # this run, not the last
+        assert record["config_hash"] == config_hash(load_config(config, ["seed=9"]))  # this run, not the last
         assert not list((mnt / "out").glob(".*.tmp"))
         (mnt / "filler").unlink()
-        result = _run(["build", str(cfg), "--out", str(mnt / "out"), "--set", "seed=9"], cli_env)
+        result = _run(["build", str(config), "--out", str(mnt / "out"), "--set", "seed=9"], cli_env)
         assert result.returncode == 0, result.stderr
         assert json.loads((mnt / "out" / "build.json").read_text())["status"] == "finished"
     finally:

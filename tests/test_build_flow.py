@@ -79,7 +79,7 @@ def test_subflows_get_the_absolute_output_root(
 def test_only_subflows_that_submit_tasks_get_the_dask_runner() -> None:
     from prefect_dask import DaskTaskRunner
 
-    config = load_config(None, ["runner.kind=dask", "runner.dask_address=tcp://127.0.0.1:8786"])
+    config = load_config(None, ["runner.backend=dask", "runner.dask_address=tcp://127.0.0.1:8786"])
     for name in ("viewspatial", "odi"):
         assert isinstance(build_module._subflow(name, config).task_runner, DaskTaskRunner)
     # syndor only calls subflows, which bring their own runner

@@ -67,7 +67,8 @@ def scored_build(tmp_path: Path) -> tuple[Path, Path]:
     lines.insert(2, "not json at all")  # line 3
     lines.append(json.dumps({"img_path": "images/nope.jpg", "prompt": HPC, "prediction": "1"}))  # line 8
     lines.append(json.dumps({"img_path": walking["img_path"], "prompt": ACTION_PROMPT, "prediction": "walking"}))
-    # under the project's protocol the reference is the action's released name (DESIGN §2.2): this reply scores 1
+    # under the project's protocol the reference is the action's released name (docs/design/syndor.md §5): this reply
+    # scores 1
     lines.append(
         json.dumps({"img_path": stepping["img_path"], "prompt": ACTION_PROMPT, "prediction": "stepping over something"})
     )

@@ -152,7 +152,7 @@ def test_config_file_supplies_defaults_and_flags_win(
     assert main(["sphere", "views", str(erp_png), str(tmp_path / "views"), "--set", "odi.sphere.view_size=10"]) == 0
     assert imread(tmp_path / "views" / "top.png").shape == (10, 10, 3)
     capsys.readouterr()
-    # the box spans 0.1 of 360° = 36° across and 18° down: fov = 36° + margin (DESIGN §3.3)
+    # the box spans 0.1 of 360° = 36° across and 18° down: fov = 36° + margin (docs/design/odi.md §3)
     crop = tmp_path / "crop.png"
     assert main(["sphere", "crop", str(erp_png), "--box", "0.25,0.4,0.35,0.5", str(crop), "--config", str(config)]) == 0
     record = json.loads(capsys.readouterr().out)

@@ -233,8 +233,8 @@ def test_each_image_is_decoded_once_and_its_people_coloured_as_on_an_image_read_
     assert expected == {a: next(k for k, v in NAMED_COLOURS.items() if v == rgb) for a, rgb in names.items()}
     real, calls = coco_people.decode_file, []
     monkeypatch.setattr(coco_people, "decode_file", lambda path, *a: calls.append(Path(path).name) or real(path, *a))
-    cfg = CocoConfig(estimator="keypoints", min_area_ratio=0.05, shoulder_ratio=0.72, head_ratio=1.0)
-    labelled, colours = label_and_colour({"images": images, "annotations": anns}, str(tmp_path), cfg)
+    config = CocoConfig(estimator="keypoints", min_area_ratio=0.05, shoulder_ratio=0.72, head_ratio=1.0)
+    labelled, colours = label_and_colour({"images": images, "annotations": anns}, str(tmp_path), config)
     assert sorted(calls) == sorted(ps[0].file_name for i, ps in folders.items() if i <= len(groups))
     assert colours == expected
     assert {p.image_id for p in labelled.usable} == set(range(1, len(groups) + 1))

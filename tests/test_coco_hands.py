@@ -122,20 +122,20 @@ def test_synthetic_items_answer_with_the_holding_hand_at_the_share() -> None:
     viewers = {t["image_id"] * 10 for t in truth}
     subjects = dict.fromkeys(viewers, "the woman")
 
-    def cfg(share: float) -> CocoConfig:
+    def config(share: float) -> CocoConfig:
         return CocoConfig(per_rel=PersonRelConfig(hand_share=share, per_image=1))
 
-    only = synthetic_items(truth, image_of, subjects, viewers, "val", cfg(1.0), seed=0)
+    only = synthetic_items(truth, image_of, subjects, viewers, "val", config(1.0), seed=0)
     assert len(only) == 40 and all(i["choices"] == HAND_CHOICES and is_hand_item(i["item_id"]) for i in only)
     wordings = {t.format(subject="the woman", target="the phone") for t in CocoConfig().per_rel.hand_templates}
     for item in only:
         expected = "left" if int(item["scene_id"].split(":")[1]) % 2 else "right"
         assert item["answer_label"] == expected and item["answer"] == ("A. left" if expected == "left" else "B. right")
         assert item["question_type"] == PER_REL and item["question"] in wordings
-    none = synthetic_items(truth, image_of, subjects, viewers, "val", cfg(0.0), seed=0)
+    none = synthetic_items(truth, image_of, subjects, viewers, "val", config(0.0), seed=0)
     # the direction item of the chair; never of what the viewer holds
     assert len(none) == 40 and all(i["answer_label"] == "right" and "the chair" in i["question"] for i in none)
-    some = synthetic_items(truth, image_of, subjects, viewers, "val", cfg(0.25), seed=0)
+    some = synthetic_items(truth, image_of, subjects, viewers, "val", config(0.25), seed=0)
     assert 0.05 < sum(i["choices"] == HAND_CHOICES for i in some) / len(some) < 0.5
 
 
@@ -148,8 +148,8 @@ def test_real_coco_candidates_come_from_a_wrist_in_a_holdable_box_and_go_to_revi
             {"annotation_id": 22, "name": "dining table", "bbox": [60.0, 180.0, 60.0, 60.0], "area": 3600.0},
         ]
     }
-    cfg = CocoConfig(per_rel=PersonRelConfig(hand_share=1.0))
-    items = candidate_items({1: [person]}, {11: 0.0}, objects, {1: "images/a.jpg"}, {11: "the man"}, "val", cfg, 0)
+    config = CocoConfig(per_rel=PersonRelConfig(hand_share=1.0))
+    items = candidate_items({1: [person]}, {11: 0.0}, objects, {1: "images/a.jpg"}, {11: "the man"}, "val", config, 0)
     hands = [i for i in items if is_hand_item(i["item_id"])]
     # the phone in the right wrist's box; the table under the left wrist is not held
     assert [(i["answer_label"], i["labels"], i["needs_review"]) for i in hands] == [

@@ -99,7 +99,8 @@ def test_a_straight_head_is_turned_front_wherever_the_shoulder_points_sit(tmp_pa
 
 #: Head-and-shoulders photographs (640 × 480) of people facing the lens, shoulders square to it, labelled by hand
 #: (x, y, v; a hidden ear not labelled): the head straight, turned about 50° and about 75° to the person's own left
-#: (the face toward the image's right) and to their own right; with the head turn each shows (DESIGN's bins).
+#: (the face toward the image's right) and to their own right; with the head turn each shows (the bins of
+#: docs/design/viewspatial.md §2.3).
 PHOTOGRAPHS = {
     "straight": (
         {0: (321, 210, 2), 1: (352, 176, 2), 2: (289, 175, 2), 3: (392, 196, 2), 4: (251, 194, 2)},

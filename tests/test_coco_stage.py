@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 from test_orientation import project
 
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES, SHORT_NAMES
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
 from benchfoundry.benchmarks.viewspatial.coco.stages import relative_review
 from benchfoundry.benchmarks.viewspatial.coco.stages.coco_stage import label_split
@@ -27,7 +28,6 @@ from benchfoundry.benchmarks.viewspatial.coco.stages.person_relative import (
 )
 from benchfoundry.benchmarks.viewspatial.release.release import authors_path, within_budgets, write_benchmark_files
 from benchfoundry.benchmarks.viewspatial.release.report_page import write_report_page
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 from benchfoundry.cli.main import main
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.directions import HORIZONTAL_LABELS, distractor_pool
@@ -210,8 +210,8 @@ def write_split(tmp_path: Path, captions: bool = False) -> dict[str, str | None]
 
 def test_a_split_makes_the_three_tasks_reports_a_corrupt_image_and_is_skipped_on_rerun(tmp_path: Path) -> None:
     out, source = tmp_path / "out", write_split(tmp_path)
-    cfg = CocoConfig(shoulder_ratio=0.72, margin_deg=0.0)
-    result = label_split(str(out), "val", source, cfg, 0)
+    config = CocoConfig(shoulder_ratio=0.72, margin_deg=0.0)
+    result = label_split(str(out), "val", source, config, 0)
     store = StageStore(out, "viewspatial", "coco")
     table = store.shard_rows("val")
     assert set(table["question_type"]) == {
@@ -234,10 +234,10 @@ def test_a_split_makes_the_three_tasks_reports_a_corrupt_image_and_is_skipped_on
     assert {r["image_id"] for r in labels["labels"] if r["kept"]} == {1, 2}
     marker = store.marker_path("val")
     written = marker.stat().st_mtime_ns
-    assert label_split(str(out), "val", source, cfg, 0)["items"] == len(table)
+    assert label_split(str(out), "val", source, config, 0)["items"] == len(table)
     assert marker.stat().st_mtime_ns == written
     first = store.marker("val")["spec_hash"]
-    label_split(str(out), "val", source, cfg, 1)
+    label_split(str(out), "val", source, config, 1)
     assert store.marker("val")["spec_hash"] != first  # another seed is another build
 
 
@@ -321,8 +321,8 @@ def test_each_person_of_an_image_is_labelled_and_the_other_is_their_per_rel_targ
     """Two people facing the camera: each one's right is the image's left, so from the one on the left the
     other (at the same depth, to the image's right) stands on their left, and the other way round."""
     out, source = tmp_path / "out", two_people_split(tmp_path)
-    cfg = CocoConfig(shoulder_ratio=0.72, margin_deg=0.0)
-    result = label_split(str(out), "val", source, cfg, 0)
+    config = CocoConfig(shoulder_ratio=0.72, margin_deg=0.0)
+    result = label_split(str(out), "val", source, config, 0)
     assert result["kept"] == 2
     table = StageStore(out, "viewspatial", "coco").shard_rows("val")
     per_rel = table[table["question_type"] == PER_REL]
@@ -332,16 +332,16 @@ def test_each_person_of_an_image_is_labelled_and_the_other_is_their_per_rel_targ
         ("the person on the right", "the person on the left"): "right",
     }
     assert per_rel["needs_review"].all()
-    cam_obj = table[table["question_type"] == RELEASED_TYPES["Cam-Obj. Ori."]]
+    cam_obj = table[table["question_type"] == CATEGORIES["Cam-Obj. Ori."]]
     # One subject an image is asked both orientation questions, as the release pairs them.
     assert list(cam_obj["answer_label"]) == ["back"]
-    per_obj = table[table["question_type"] == RELEASED_TYPES["Per-Obj. Ori."]]
+    per_obj = table[table["question_type"] == CATEGORIES["Per-Obj. Ori."]]
     assert list(per_obj["object_ids"].map(list)) == list(cam_obj["object_ids"].map(list))
     capped = label_split(
         str(tmp_path / "capped"),
         "val",
         source,
-        cfg.model_copy(update={"per_rel": cfg.per_rel.model_copy(update={"per_image": 1})}),
+        config.model_copy(update={"per_rel": config.per_rel.model_copy(update={"per_image": 1})}),
         0,
     )
     assert capped["items"] == len(table) - 1
@@ -375,7 +375,7 @@ def budget_rows(n: int, task: str) -> pd.DataFrame:
 def test_budgets_cap_each_task_prefer_shared_images_and_keep_the_release_order() -> None:
     from benchfoundry.benchmarks.viewspatial.config import TaskBudgets
 
-    cam, per = RELEASED_TYPES["Cam-Obj. Ori."], RELEASED_TYPES["Per-Obj. Ori."]
+    cam, per = CATEGORIES["Cam-Obj. Ori."], CATEGORIES["Per-Obj. Ori."]
     rows = pd.concat([budget_rows(50, per), budget_rows(50, cam)], ignore_index=True)
     kept = within_budgets(rows, TaskBudgets(cam_obj=20, per_obj=20, per_rel=None), seed=4)
     assert kept["question_type"].value_counts().to_dict() == {cam: 20, per: 20}
@@ -432,7 +432,7 @@ def test_per_rel_budget_takes_its_hand_share_from_two_option_items_first(hands: 
     the rest of the 20 from the direction items; the budget is never exceeded."""
     from benchfoundry.benchmarks.viewspatial.config import TaskBudgets
 
-    per_rel = RELEASED_TYPES["Per-Rel. Dir."]
+    per_rel = CATEGORIES["Per-Rel. Dir."]
     directions = budget_rows(100, per_rel)
     hand_rows = budget_rows(hands, per_rel).assign(
         item_id=[f"coco:{k}:per_rel_hand:{k}" for k in range(hands)],
@@ -461,11 +461,11 @@ def test_per_rel_viewers_are_named_with_their_own_described_share(
         return {p.annotation_id: f"the person {described_share}" for ps in people_of.values() for p in ps}
 
     monkeypatch.setattr(coco_stage, "subjects", named_by_share)
-    cfg = CocoConfig(shoulder_ratio=0.72, margin_deg=0.0, described_share=0.25)
-    cfg = cfg.model_copy(update={"per_rel": cfg.per_rel.model_copy(update={"described_share": 0.75})})
-    label_split(str(tmp_path / "out"), "val", two_people_split(tmp_path), cfg, 0)
+    config = CocoConfig(shoulder_ratio=0.72, margin_deg=0.0, described_share=0.25)
+    config = config.model_copy(update={"per_rel": config.per_rel.model_copy(update={"described_share": 0.75})})
+    label_split(str(tmp_path / "out"), "val", two_people_split(tmp_path), config, 0)
     table = StageStore(tmp_path / "out", "viewspatial", "coco").shard_rows("val")
     per_rel = table[table["question_type"] == PER_REL]
     assert len(per_rel) and all(list(r.labels) == ["the person 0.75"] * 2 for r in per_rel.itertuples())
-    cam_obj = table[table["question_type"] == RELEASED_TYPES["Cam-Obj. Ori."]]
+    cam_obj = table[table["question_type"] == CATEGORIES["Cam-Obj. Ori."]]
     assert len(cam_obj) and all("the person 0.25" in q for q in cam_obj["question"])

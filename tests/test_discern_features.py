@@ -16,8 +16,8 @@ def rect_mask(h: int, w: int, top: int, left: int, rh: int, rw: int) -> np.ndarr
     return mask
 
 
-def features(rgb: np.ndarray, mask: np.ndarray, **cfg: object) -> dict[str, float]:
-    config = FeatureConfig(**cfg)
+def features(rgb: np.ndarray, mask: np.ndarray, **section: object) -> dict[str, float]:
+    config = FeatureConfig(**section)
     return df.image_features(rgb, mask, config, df.sw_directions(config.sw_projections, 0), np.random.default_rng(0))
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -70,6 +72,31 @@ def test_saved_model_reloads_with_identical_predictions(tmp_path):
     assert np.array_equal(loaded.predict_proba(x), model.predict_proba(x))
     card = json.loads(open(paths["card"]).read())
     assert card["versions"]["scikit-learn"] and card["versions"]["xgboost-cpu"] and card["classes"] == [0, 1]
+
+
+def test_a_model_pickled_under_the_module_the_ensemble_had_before_reloads(tmp_path):
+    """A build made before the benchmark's folder had an inside pickled the ensemble as
+    `benchfoundry.benchmarks.syndor.discern_model.SoftVoteEnsemble`; a rerun in a fresh process still loads it."""
+    x, y = separable(150)
+    model = dm.fit_model(x, y, CFG, seed=3)
+    here = dm.SoftVoteEnsemble.__module__
+    try:
+        dm.SoftVoteEnsemble.__module__ = dm.PICKLED_BEFORE
+        sys.modules[dm.PICKLED_BEFORE] = dm
+        dm.save_model(model, tmp_path, ["a", "b", "c", "d"], {"seed": 3})
+    finally:
+        dm.SoftVoteEnsemble.__module__ = here
+        del sys.modules[dm.PICKLED_BEFORE]
+    assert dm.PICKLED_BEFORE.encode() in (tmp_path / dm.MODEL_FILE).read_bytes()
+    np.save(tmp_path / "x.npy", x)
+    check = (
+        "import sys, numpy as np\n"
+        "from benchfoundry.benchmarks.syndor.stages import discern_model as dm\n"
+        f"model, _ = dm.load_model(__import__('pathlib').Path({str(tmp_path)!r}))\n"
+        f"print(np.round(model.predict_proba(np.load({str(tmp_path / 'x.npy')!r})), 6).tolist())"
+    )
+    out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == np.round(model.predict_proba(x), 6).tolist()
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -13,7 +13,7 @@ from benchfoundry.benchmarks.syndor.scenes import dori
 
 
 def _distance_via_fov(h_res: int, focal_mm: float, sensor_mm: float, ppm: float) -> float:
-    """D = h_res / (PPM · 2·tan(vfov/2)), the FOV form of DESIGN §2.1, computed from scratch."""
+    """D = h_res / (PPM · 2·tan(vfov/2)), the FOV form of docs/design/syndor.md §1, computed from scratch."""
     half = math.atan(sensor_mm / (2 * focal_mm))
     return h_res / (ppm * 2 * math.tan(half))
 

@@ -18,8 +18,8 @@ from benchfoundry.benchmarks.syndor.harnesses.scoring import authors_presence
 from benchfoundry.benchmarks.syndor.qa_config import HPC_PROMPT, QaConfig
 from benchfoundry.benchmarks.syndor.release import release
 from benchfoundry.benchmarks.syndor.stages import qa_stage
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES
 from benchfoundry.benchmarks.viewspatial.harnesses.evaluation import viewspatial_letter
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.cli.main import main
 from benchfoundry.evaluation import hooks
 from benchfoundry.evaluation.baselines import random_rows
@@ -46,7 +46,7 @@ def viewspatial_build(out: Path, n: int = 24) -> list[dict]:
         task = "Cam-Rel. Dir." if i % 2 else "Per-Sce. Sim."
         items.append(
             {
-                "question_type": RELEASED_TYPES[task] if i % 4 < 2 else task,
+                "question_type": CATEGORIES[task] if i % 4 < 2 else task,
                 "image_path": [f"images/{i}.jpg"],
                 "question": f"Where is object {i}?",
                 "answer": answer,
@@ -58,7 +58,7 @@ def viewspatial_build(out: Path, n: int = 24) -> list[dict]:
 
 
 def short_task(item: dict) -> str:
-    return {v: k for k, v in RELEASED_TYPES.items()}.get(item["question_type"], item["question_type"])
+    return {v: k for k, v in CATEGORIES.items()}.get(item["question_type"], item["question_type"])
 
 
 def object_of(prompt: str) -> str:
@@ -492,7 +492,7 @@ def test_a_benchmark_without_an_evaluation_hook_is_evaluated_the_generic_way(
     item judged under `open`, the random baseline silent on free-form items, a per-task table on the page."""
     monkeypatch.setattr(hooks, "hook", lambda name, field: None)
     evaluation = hooks.evaluation_of("viewspatial")
-    assert type(evaluation) is hooks.Evaluation and not evaluation.omni_cot
+    assert type(evaluation) is hooks.Evaluation and evaluation.options is None and evaluation.score_flags == ()
     closed = EvalItem("c1", "count", "How many?", (), ("A. one", "B. two"), "B")
     free = EvalItem("o1", "why", "Why?", (), answer="because")
     items = [closed, free]
@@ -506,8 +506,8 @@ def test_a_benchmark_without_an_evaluation_hook_is_evaluated_the_generic_way(
     assert not any(tmp_path.iterdir())
     replies = [r["prediction"] for r in random_rows(items, evaluation.random_answerer(items, "authors"), 0)]
     assert replies[0] in ("A", "B") and replies[1] is None
-    with pytest.raises(ValueError, match="Omni-CoT"):
-        evaluation.ask_omni_cot(None, items, "full", None, "authors")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no way of asking of its own"):
+        evaluation.ask_variant(None, items, "full", None, "authors")  # type: ignore[arg-type]
     result = {"model": "m", "bench": "toy", "protocol": "authors", "per_task": {"count": 0.5}, "overall": 0.5}
     assert "<td>50.00</td><td>50.00</td>" in evaluation.report_section([result])
 

@@ -24,7 +24,7 @@ from test_syndor_qa import make_labelled_build
 from benchfoundry.benchmarks.syndor.qa_config import QaConfig
 from benchfoundry.benchmarks.syndor.release import release
 from benchfoundry.benchmarks.syndor.stages import qa_stage
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES
 from benchfoundry.cli.main import main
 
 STUB = Path(__file__).parent / "harness_stub"
@@ -36,7 +36,7 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     null, as the authors' day rows), ViewSpatial with a two-image item and an image used twice."""
     out = tmp_path_factory.mktemp("build")
     qa_stage.export_qa(make_labelled_build(out), out, QaConfig())
-    for task in release.TASKS:
+    for task in release.CATEGORIES:
         day = out / "syndor" / "index" / task / "day.jsonl"
         rows = [{**r, "nv_path": None} for r in release.read_jsonl(day)]
         day.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -58,7 +58,7 @@ def released(build: Path) -> dict[str, Any]:
         "odi": json.loads((build / "odi" / "ODI-Bench.json").read_text()),
         "syndor": {
             f"{task}_{split}": release.read_jsonl(build / "syndor" / "index" / task / f"{split}.jsonl")
-            for task in release.TASKS
+            for task in release.CATEGORIES
             for split in release.SPLITS
         },
     }
@@ -107,7 +107,7 @@ def test_hf_viewspatial_and_odi_hold_their_answers_among_their_options(build: Pa
     vs, odi = hf["viewspatial"]["test"], hf["odi"]["test"]
     items = released(build)["viewspatial"]
     assert vs["question"] == [i["question"] for i in items]
-    assert set(vs["question_type"]) <= set(RELEASED_TYPES.values())
+    assert set(vs["question_type"]) <= set(CATEGORIES.values())
     for row, item in zip(vs, items):
         assert row["answer"] in row["choices"].split("\n")
         assert row["image_path"] == item["image_path"] and len(row["images"]) == len(item["image_path"])
@@ -148,7 +148,7 @@ def test_vlmevalkit_tsv_embeds_each_image_once_with_letter_answers(build: Path, 
         options = [row[x] for x in "ABCD" if row[x] != ""]
         assert row["answer"] in "ABCD"[: len(options)]
         assert f"{row['answer']}. {options['ABCD'.index(row['answer'])]}" == item["answer"]
-        assert row["category"] in RELEASED_TYPES.values() and row["question"] == item["question"]
+        assert row["category"] in CATEGORIES.values() and row["question"] == item["question"]
         assert [pixels(b).tobytes() for b in found] == [
             pixels((build / "viewspatial" / p).read_bytes()).tobytes() for p in item["image_path"]
         ]
@@ -225,13 +225,13 @@ def test_lmms_eval_viewspatial_runs_the_harness_functions_on_every_row(
     assert len(config["doc_to_visual"](docs[6])) == 2
     harness = sys.modules["lmms_eval.tasks.viewspatial.utils"]
     assert config["process_results"] is harness.viewspatial_process_results
-    assert config["module"].RELEASED_TYPES == RELEASED_TYPES
+    assert config["module"].CATEGORIES == CATEGORIES
     # a perfect model scores 1 on every task the build holds (short names in the build are mapped)
     perfect = [config["process_results"](d, [f"Let me see.\n{d['answer'][0]}"]) for d in docs]
     scores = aggregate(config, perfect)
     assert scores["overall_accuracy"] == 1.0
     for short in {i["question_type"] for i in items}:
-        assert scores[f"{harness.TYPES[RELEASED_TYPES.get(short, short)]}_accuracy"] == 1.0
+        assert scores[f"{harness.TYPES[CATEGORIES.get(short, short)]}_accuracy"] == 1.0
     lower_a = aggregate(config, [config["process_results"](d, ["a"]) for d in docs])
     assert lower_a["overall_accuracy"] == pytest.approx(sum(i["answer"].startswith("A.") for i in items) / len(items))
 

@@ -41,14 +41,14 @@ def weights(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     `module.` prefix and its two extra tensors, SAM's flat; one marked tensor in each."""
     d = tmp_path_factory.mktemp("gsam")
     write_tiny_bert(d / "bert", CLASSES)
-    cfg = GroundedSamConfig(text_encoder=d / "bert", sam_model_type="vit_b")
+    config = GroundedSamConfig(text_encoder=d / "bert", sam_model_type="vit_b")
     with torch.no_grad():
-        dino = build_dino(cfg)
+        dino = build_dino(config)
         dino.feat_map.bias.fill_(0.125)
         extra = {"label_enc.weight": torch.zeros(2001, 256), "bert.embeddings.position_ids": torch.arange(512)[None]}
         state = {f"module.{k}": v for k, v in half({**dino.state_dict(), **extra}).items()}
         torch.save({"model": state}, d / "dino.pth")
-        sam = build_sam(cfg)
+        sam = build_sam(config)
         sam.mask_decoder.iou_prediction_head.layers[2].bias.fill_(0.5)
         torch.save(half(sam.state_dict()), d / "sam.pth")
     return {"dino_checkpoint": d / "dino.pth", "text_encoder": d / "bert", "sam_checkpoint": d / "sam.pth"}

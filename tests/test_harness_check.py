@@ -16,7 +16,7 @@ from test_export import build, export  # noqa: F401  (the module-scoped three-be
 
 from benchfoundry.benchmarks.syndor.release import release
 from benchfoundry.benchmarks.syndor.stages.text_embed import shipped_minilm_path
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES
 from benchfoundry.evaluation.hooks import evaluation_of
 from benchfoundry.evaluation.items import load_items
 
@@ -63,7 +63,7 @@ def test_lmms_eval_scores_every_export_as_eval_does(build: Path, tmp_path: Path)
     assert export(build, tmp_path, "lmms-eval") == 0
     keyed, rows = replies(build)
     (tmp_path / "replies.json").write_text(json.dumps(keyed))
-    syndor_tasks = [f"benchfoundry_syndor_{t}_{s}" for t in release.TASKS for s in release.SPLITS]
+    syndor_tasks = [f"benchfoundry_syndor_{t}_{s}" for t in release.CATEGORIES for s in release.SPLITS]
     done = subprocess.run(
         [LMMS_PYTHON, str(RUNNER), str(tmp_path / "lmms-eval"), str(tmp_path / "replies.json")]
         + ["benchfoundry_viewspatial", "benchfoundry_odi", *syndor_tasks],
@@ -136,7 +136,7 @@ def test_vlmevalkit_asks_and_scores_every_export_as_eval_does(build: Path, tmp_p
     assert [m["value"] for m in builtin["prompt"][:-1]] == [str(p) for p in items[0].meta["image_path"]]
     assert builtin["scores"]["overall"] == pytest.approx(100 * viewspatial["overall"])
     for task, accuracy in viewspatial["per_task"].items():
-        assert builtin["scores"][f"{RELEASED_TYPES[task]}_accuracy"] == pytest.approx(100 * accuracy)
+        assert builtin["scores"][f"{CATEGORIES[task]}_accuracy"] == pytest.approx(100 * accuracy)
 
     odi_all = load_items("odi", build)
     closed = [i for i in odi_all if i.options]

@@ -39,41 +39,41 @@ def test_opponent_transform_is_orthonormal():
 
 
 def test_sensor_noise_follows_the_poisson_gaussian_model():
-    cfg = IspConfig(full_well_e=1000.0, read_noise_e=5.0)
+    config = IspConfig(full_well_e=1000.0, read_noise_e=5.0)
     level = 0.2
     flat = np.full((200, 200, 3), level)
-    noisy = isp.add_sensor_noise(flat, cfg, np.random.default_rng(1))
+    noisy = isp.add_sensor_noise(flat, config, np.random.default_rng(1))
     expected = np.sqrt(level / 1000.0 + (5.0 / 1000.0) ** 2)
     assert noisy.mean() == pytest.approx(level, rel=0.01)
     assert noisy.std() == pytest.approx(expected, rel=0.02)
-    assert isp.noise_sigma(level, cfg) == pytest.approx(expected)
+    assert isp.noise_sigma(level, config) == pytest.approx(expected)
 
 
 def test_noise_is_seeded():
-    cfg = IspConfig()
+    config = IspConfig()
     frame = night_scene()
-    a = isp.run_chain(frame, cfg, np.random.default_rng(3)).image
-    b = isp.run_chain(frame, cfg, np.random.default_rng(3)).image
-    c = isp.run_chain(frame, cfg.model_copy(update={"denoiser": "none"}), np.random.default_rng(4)).image
-    d = isp.run_chain(frame, cfg.model_copy(update={"denoiser": "none"}), np.random.default_rng(5)).image
+    a = isp.run_chain(frame, config, np.random.default_rng(3)).image
+    b = isp.run_chain(frame, config, np.random.default_rng(3)).image
+    c = isp.run_chain(frame, config.model_copy(update={"denoiser": "none"}), np.random.default_rng(4)).image
+    d = isp.run_chain(frame, config.model_copy(update={"denoiser": "none"}), np.random.default_rng(5)).image
     assert np.array_equal(a, b)
     assert not np.array_equal(c, d)
 
 
 def test_agc_reaches_the_target_or_the_cap():
-    cfg = IspConfig(agc_target_mean=0.2, agc_max_gain=8.0)
-    assert isp.agc_gain(np.full((4, 4, 3), 0.05), cfg) == pytest.approx(4.0)
-    assert isp.agc_gain(np.full((4, 4, 3), 0.001), cfg) == pytest.approx(8.0)
+    config = IspConfig(agc_target_mean=0.2, agc_max_gain=8.0)
+    assert isp.agc_gain(np.full((4, 4, 3), 0.05), config) == pytest.approx(4.0)
+    assert isp.agc_gain(np.full((4, 4, 3), 0.001), config) == pytest.approx(8.0)
 
 
 @pytest.mark.parametrize("name", ["bm4d-luma", "bm4d", "nlmeans"])
 def test_denoisers_bring_a_noisy_frame_closer_to_the_clean_one(name):
-    cfg = IspConfig(denoiser=name)
+    config = IspConfig(denoiser=name)
     yy, xx = np.mgrid[0:64, 0:64]
     clean = np.stack([0.3 + 0.1 * (xx > 32), 0.25 + 0.1 * (yy > 20), np.full(xx.shape, 0.2)], axis=-1)
     sigma = 0.05
     noisy = clean + np.random.default_rng(0).normal(0, sigma, clean.shape)
-    out = isp.denoiser(cfg)(noisy, sigma)
+    out = isp.denoiser(config)(noisy, sigma)
     assert out.shape == clean.shape
     assert np.mean((out - clean) ** 2) < 0.5 * np.mean((noisy - clean) ** 2)
 
@@ -87,17 +87,17 @@ def test_guided_filter_keeps_constants_and_smooths_noise():
 
 
 def test_clahe_raises_local_contrast_of_a_dim_frame():
-    cfg = IspConfig()
+    config = IspConfig()
     lin = isp.srgb_to_linear(night_scene()) * 4
     before = isp.lightness(isp.luminance(lin))
-    after = isp.lightness(isp.luminance(isp.clahe_lightness(lin, cfg)))
+    after = isp.lightness(isp.luminance(isp.clahe_lightness(lin, config)))
     assert after.std() > before.std()
 
 
 def test_tone_map_is_monotone_and_maps_white_point_to_display_white():
-    cfg = IspConfig(tone_white=4.0)
+    config = IspConfig(tone_white=4.0)
     grey = np.linspace(0, 4.0, 50)[:, None, None] * np.ones((1, 1, 3))
-    out = isp.tone_map(grey, cfg)[:, 0, 0].astype(int)
+    out = isp.tone_map(grey, config)[:, 0, 0].astype(int)
     assert np.all(np.diff(out) >= 0)
     assert out[-1] == 255 and out[0] == 0
 
@@ -112,10 +112,10 @@ def test_chain_brightens_a_night_frame_and_keeps_its_shape():
 
 def test_noise_free_chain_has_no_noise_and_skips_the_denoiser():
     frame = night_scene()
-    cfg = IspConfig(noise=False)
+    config = IspConfig(noise=False)
     calls = []
-    result = isp.run_chain(frame, cfg, np.random.default_rng(0), denoise=lambda x, s: calls.append(s) or x)
-    again = isp.run_chain(frame, cfg, np.random.default_rng(99))
+    result = isp.run_chain(frame, config, np.random.default_rng(0), denoise=lambda x, s: calls.append(s) or x)
+    again = isp.run_chain(frame, config, np.random.default_rng(99))
     assert calls == [] and result.sigma == 0
     assert np.array_equal(result.image, again.image)
 
@@ -130,12 +130,12 @@ def test_bm4d_gives_the_same_bytes_alone_and_beside_other_frames(denoiser):
     """The default (one bm4d thread per frame) is bit-reproducible, also when frames run concurrently."""
     from concurrent.futures import ThreadPoolExecutor
 
-    cfg = IspConfig(denoiser=denoiser)
+    config = IspConfig(denoiser=denoiser)
     rng = np.random.default_rng(0)
     frames = [np.clip(0.3 + rng.normal(0, 0.05, (32, 32, 3)), 0, 1) for _ in range(6)]
     with ThreadPoolExecutor(max_workers=3) as pool:
-        together = list(pool.map(lambda f: isp.denoiser(cfg)(f, 0.05), frames))
-    alone = [isp.denoiser(cfg)(f, 0.05) for f in frames]
+        together = list(pool.map(lambda f: isp.denoiser(config)(f, 0.05), frames))
+    alone = [isp.denoiser(config)(f, 0.05) for f in frames]
     assert all(np.array_equal(a, b) for a, b in zip(together, alone))
 
 
@@ -143,11 +143,11 @@ def test_multithreaded_bm4d_takes_turns_from_several_threads():
     """bm4d's own thread pool (bm4d_threads=0) would abort the process if started twice at once."""
     from concurrent.futures import ThreadPoolExecutor
 
-    cfg = IspConfig(denoiser="bm4d-luma", bm4d_threads=0)
+    config = IspConfig(denoiser="bm4d-luma", bm4d_threads=0)
     rng = np.random.default_rng(1)
     frames = [np.clip(0.3 + rng.normal(0, 0.05, (32, 32, 3)), 0, 1) for _ in range(4)]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        together = list(pool.map(lambda f: isp.denoiser(cfg)(f, 0.05), frames))
+        together = list(pool.map(lambda f: isp.denoiser(config)(f, 0.05), frames))
     single = [isp.denoiser(IspConfig(denoiser="bm4d-luma"))(f, 0.05) for f in frames]
     assert all(np.allclose(a, b, atol=1e-2) for a, b in zip(together, single))  # noise sigma is 0.05
 

@@ -31,9 +31,9 @@ def units(sizes: dict[tuple[str, str], int]) -> pd.DataFrame:
 
 
 def test_cochran_95_5_is_385_before_correction():
-    cfg = LabelConfig(finite_population=False)
+    config = LabelConfig(finite_population=False)
     assert labels.cochran_n0(1.96, 0.5, 0.05) == pytest.approx(384.16)
-    assert labels.cochran_size(10**9, cfg) == 385
+    assert labels.cochran_size(10**9, config) == 385
 
 
 @pytest.mark.parametrize("population,published", [(1000, 278), (10000, 370), (100000, 383)])
@@ -51,9 +51,9 @@ def test_sample_never_exceeds_a_small_population():
 def test_any_population_gets_at_least_one_and_at_most_all_units(finite):
     """A tiny z or a wide margin makes n0 far below one unit: a population still gets a unit to label."""
     for z, margin in ((1e-6, 0.99), (0.01, 0.5), (1.96, 0.05), (3.0, 0.01)):
-        cfg = LabelConfig(z=z, margin=margin, finite_population=finite)
+        config = LabelConfig(z=z, margin=margin, finite_population=finite)
         for population in (1, 2, 5, 37, 1000, 10**6):
-            assert 1 <= labels.cochran_size(population, cfg) <= population, (z, margin, population)
+            assert 1 <= labels.cochran_size(population, config) <= population, (z, margin, population)
     assert labels.cochran_size(0, LabelConfig()) == 0
 
 
@@ -80,17 +80,17 @@ def test_stratified_sample_is_seeded():
 
 
 def test_simulated_observer_follows_its_rule_without_lapses():
-    cfg = LabelConfig(observer="threshold", observer_min_height_px=30, observer_min_contrast=0.2, observer_lapse=0.0)
+    config = LabelConfig(observer="threshold", observer_min_height_px=30, observer_min_contrast=0.2, observer_lapse=0.0)
     table = units({("near", "night"): 200})
-    got = labels.simulated_labels(table, cfg, seed=0)
+    got = labels.simulated_labels(table, config, seed=0)
     rule = (table["person_height_px"] >= 30) & (table["michelson_contrast"] >= 0.2)
     assert np.array_equal(got, rule.astype(int).to_numpy())
 
 
 def test_simulated_observer_lapses_at_about_the_configured_rate():
-    cfg = LabelConfig(observer="threshold", observer_min_height_px=0, observer_min_contrast=0, observer_lapse=0.4)
+    config = LabelConfig(observer="threshold", observer_min_height_px=0, observer_min_contrast=0, observer_lapse=0.4)
     table = units({("near", "night"): 3000})
-    got = labels.simulated_labels(table, cfg, seed=0)
+    got = labels.simulated_labels(table, config, seed=0)
     # a lapse answers at random, so about half the lapses flip a "yes" to "no"
     assert (got == 0).mean() == pytest.approx(0.2, abs=0.03)
 
@@ -135,7 +135,7 @@ def test_csv_without_label_column_is_an_error(tmp_path):
 
 
 def test_label_studio_export_import(tmp_path):
-    cfg = LabelConfig()
+    config = LabelConfig()
 
     def task(image: str, choice: str | None) -> dict:
         result = (
@@ -143,18 +143,18 @@ def test_label_studio_export_import(tmp_path):
             if choice is None
             else [{"from_name": "discernible", "to_name": "image", "type": "choices", "value": {"choices": [choice]}}]
         )
-        return {"id": 1, "data": {"image": cfg.image_url_prefix + image}, "annotations": [{"result": result}]}
+        return {"id": 1, "data": {"image": config.image_url_prefix + image}, "annotations": [{"result": result}]}
 
     export = [
         task("a.jpg", "yes"),
         task("b.jpg", "no"),
         task("x.jpg", "yes"),
         task("c.jpg", None),
-        {"image": cfg.image_url_prefix + "c.jpg", "discernible": "yes"},
+        {"image": config.image_url_prefix + "c.jpg", "discernible": "yes"},
     ]
     path = tmp_path / "export.json"
     path.write_text(json.dumps(export))
-    result = labels.read_labels(path, {"a.jpg", "b.jpg", "c.jpg"}, cfg)
+    result = labels.read_labels(path, {"a.jpg", "b.jpg", "c.jpg"}, config)
     assert dict(zip(result.labels["image"], result.labels["label"])) == {"a.jpg": 1, "b.jpg": 0, "c.jpg": 1}
     assert [b["line"] for b in result.bad_rows] == [3, 4]
 
@@ -194,7 +194,7 @@ def test_label_import_warns_when_the_build_ignores_human_labels(tmp_path, monkey
 
 def test_label_studio_tasks_of_the_wrong_shape_are_bad_rows(tmp_path):
     """Hand-edited or foreign exports: each malformed task is a bad row by position, the rest imports."""
-    cfg = LabelConfig()
+    config = LabelConfig()
     good = {
         "data": {"image_path": "a.jpg"},
         "annotations": [{"result": [{"from_name": "discernible", "value": {"choices": ["yes"]}}]}],
@@ -210,7 +210,7 @@ def test_label_studio_tasks_of_the_wrong_shape_are_bad_rows(tmp_path):
     ]
     path = tmp_path / "export.json"
     path.write_text(json.dumps(export))
-    result = labels.read_labels(path, {"a.jpg", "b.jpg"}, cfg)
+    result = labels.read_labels(path, {"a.jpg", "b.jpg"}, config)
     assert dict(zip(result.labels["image"], result.labels["label"])) == {"a.jpg": 1}
     assert [b["line"] for b in result.bad_rows] == [2, 3, 4, 5, 6, 7]
     reasons = [b["reason"] for b in result.bad_rows]
@@ -247,7 +247,7 @@ def _label_build(tmp_path, monkeypatch):
     config = BuildConfig().model_dump(mode="json")
     config["syndor"]["discern"]["labels"]["source"] = "human"
     (tmp_path / "build.json").write_text(json.dumps({"config": config}))
-    monkeypatch.setattr(label_stage, "_built_units", lambda out, cfg: pd.DataFrame({"image": ["a.jpg", "b.jpg"]}))
+    monkeypatch.setattr(label_stage, "_built_units", lambda out, section: pd.DataFrame({"image": ["a.jpg", "b.jpg"]}))
     return label_stage
 
 

@@ -5,6 +5,10 @@ The graph holds every import of every module of the package, function-level impo
 import module` is an edge to the module, and so is every "module:attribute" hook of a benchmark's descriptor
 (read as the import it is at run time). Which room may import which is read from DEVELOPING.md's table, so the
 table and the code cannot drift apart; the benchmarks' rooms are the folders of the registry's descriptors.
+
+The cycle check reads the load graph: every import, the plug-in example's modules (tests/plugin_benchmark/)
+included, and every entry point that pyproject.toml and the plug-in example declare, read as an import of the one
+module that reads its group.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 from fnmatch import fnmatch
 from functools import cache
 from pathlib import Path
@@ -22,7 +27,8 @@ import pytest
 
 from benchfoundry.configs.loader import PRESET_DIR, ConfigError, load_config, preset_names
 from benchfoundry.core import plugins
-from benchfoundry.pipeline.benchmarks import Benchmark, registered
+from benchfoundry.core.descriptor import Benchmark
+from benchfoundry.pipeline.benchmarks import registered
 
 REPO = Path(__file__).resolve().parents[1]
 #: Repository folder → the package it installs as (pyproject.toml's package-dir).
@@ -212,9 +218,11 @@ def test_every_hook_of_a_descriptor_names_a_module_of_its_own_folder() -> None:
 
 
 def spelled(text: str, names: list[str]) -> list[int]:
-    """The lines (from 1) that hold one of `names` as a word (`toy` in `"toy"`, not in `toybench`)."""
+    """The lines (from 1) that hold one of `names` as a word (`toy` in `"toy"`, not in `toybench`); a citation of a
+    documentation page (`docs/design/odi.md §1`) is a pointer for the reader, not a name the code uses."""
     pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
-    return [n for n, line in enumerate(text.splitlines(), 1) if pattern.search(line)]
+    citation = re.compile(r"\bdocs/(?:design/)?[\w-]+\.md\b")
+    return [n for n, line in enumerate(text.splitlines(), 1) if pattern.search(citation.sub("", line))]
 
 
 def test_no_module_outside_the_benchmark_folders_spells_a_benchmark_name() -> None:
@@ -231,6 +239,7 @@ def test_no_module_outside_the_benchmark_folders_spells_a_benchmark_name() -> No
 
 def test_the_name_check_sees_a_comparison_but_not_a_longer_word() -> None:
     assert spelled('if benchmark == "toy":\n    pass\nTOYS = "toybench.yaml"\nrun(toy_flow)\n', ["toy"]) == [1]
+    assert spelled('"""The bins (docs/toy.md)."""\nROOT = "docs/toy"\n', ["toy"]) == [2]
 
 
 def test_the_command_line_is_its_own_room_and_flows_parse_no_arguments() -> None:
@@ -303,8 +312,103 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
+#: The plug-in example's source (a package of its own, tests/test_plugin_benchmark.py installs it).
+PLUGIN_SOURCE = REPO / "tests" / "plugin_benchmark"
+#: The metadata that declares entry points: the project's and the plug-in example's.
+ENTRY_POINT_FILES = (REPO / "pyproject.toml", PLUGIN_SOURCE / "pyproject.toml")
+#: The functions of core/plugins.py that read the entries of a group (`distributions` reads only which installed
+#: packages declare one, for build.json's versions).
+GROUP_READERS = ("declared", "load", "load_all")
+
+
+@cache
+def example_modules() -> dict[str, Path]:
+    """Every module of the plug-in example: dotted name → file."""
+    return {
+        ".".join(path.relative_to(PLUGIN_SOURCE).with_suffix("").parts): path
+        for path in sorted(PLUGIN_SOURCE.rglob("*.py"))
+        if path.name != "__init__.py"
+    }
+
+
+@cache
+def entry_modules() -> dict[str, set[str]]:
+    """Entry point group → the modules its entries name, as ENTRY_POINT_FILES declare them."""
+    found: dict[str, set[str]] = {}
+    for path in ENTRY_POINT_FILES:
+        for group, entries in tomllib.loads(path.read_text())["project"]["entry-points"].items():
+            found.setdefault(group, set()).update(value.partition(":")[0] for value in entries.values())
+    return found
+
+
+def _named(node: ast.expr) -> str | None:
+    """The name `x` or `module.x` ends with."""
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+
+
+@cache
+def group_readers() -> dict[str, set[str]]:
+    """Entry point group → the modules of the package that read its entries: a call of a GROUP_READERS function
+    with the group's constant of core/plugins.py."""
+    constants = {name: value for name, value in vars(plugins).items() if name.endswith("_GROUP")}
+    found: dict[str, set[str]] = {}
+    for module, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call) and _named(node.func) in GROUP_READERS and node.args:
+                group = constants.get(_named(node.args[0]) or "")
+                if group is not None:
+                    found.setdefault(group, set()).add(module)
+    return found
+
+
+@cache
+def load_graph() -> dict[str, set[str]]:
+    """Module → the modules it imports (as `graph` reads them, the plug-in example's modules included) and, for the
+    module that reads an entry point group, every entry's module. A descriptor's hooks are not followed here:
+    reading the registry imports each descriptor's module only, and a hook is a call into its benchmark, resolved
+    when a room needs it (`hook()`, a section's model or scale), by a benchmark that builds on those rooms (its flow
+    and stages take a BuildConfig): read as an edge of the descriptor, every benchmark would be a circle."""
+    known = {**{name: path for name, path in modules().items() if path.name != "__init__.py"}, **example_modules()}
+    edges = {name: {n for n, _ in imported_names(path) if n in known and n != name} for name, path in known.items()}
+    for group, readers in group_readers().items():
+        for reader in readers:
+            edges[reader] |= entry_modules().get(group, set())
+    return edges
+
+
+def shown(module: str) -> str:
+    """A module of the package or of the plug-in example, as its file relative to the repository."""
+    return str((modules().get(module) or example_modules()[module]).relative_to(REPO))
+
+
+def test_one_module_reads_each_entry_point_group_and_every_entry_names_a_module() -> None:
+    """The registry's descriptors are read once, by one module that configs/ and pipeline/ alike use; the
+    renderers by the render worker."""
+    assert group_readers() == {
+        plugins.BENCHMARKS_GROUP: {"benchfoundry.configs.sections"},
+        plugins.RENDERERS_GROUP: {"benchfoundry.render.worker"},
+    }
+    assert set(entry_modules()) == set(group_readers())
+    assert all(m in load_graph() for group in entry_modules().values() for m in group)
+
+
 def test_no_import_cycle_anywhere() -> None:
-    assert [[rel(m) for m in component] for component in cycles(graph())] == []
+    assert [[shown(m) for m in component] for component in cycles(load_graph())] == []
+
+
+def test_no_half_of_a_benchmark_imports_what_imports_the_half() -> None:
+    """A benchmark in halves (a folder of its own with its own config.py) builds on its parent's shared modules,
+    never on one that imports the half back: the parent's config holds the halves' configs, so a half's stage
+    takes its half's own."""
+    halves = [path.parent for folder in BENCHMARKS for path in (REPO / folder).glob("*/config.py")]
+    circles = []
+    for half in halves:
+        inside = {m for m in graph() if modules()[m].is_relative_to(half)}
+        for source in sorted(inside):
+            for target in sorted(graph()[source] - inside):
+                back = sorted(rel(m) for m in _loaded_by({target}) & inside)
+                circles += [f"{rel(source)} imports {rel(target)}, which imports {back[0]}"] if back else []
+    assert halves and circles == []
 
 
 def test_every_project_import_uses_the_full_package_name() -> None:
@@ -411,10 +515,15 @@ def test_an_unknown_preset_name_lists_the_presets(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "old, new", [("syndor.body.model_type=smpl", "person.body"), ("syndor.textures.ids=[1]", "person.textures")]
+    "old, new",
+    [
+        ("syndor.body.model_type=smpl", "person.body"),
+        ("syndor.textures.ids=[1]", "person.textures"),
+        ("runner.kind=slurm", "runner.backend"),
+    ],
 )
 def test_the_person_keys_that_moved_name_their_new_path(old: str, new: str) -> None:
-    with pytest.raises(ConfigError, match=rf"syndor\.\w+ moved to {re.escape(new)}"):
+    with pytest.raises(ConfigError, match=rf"{re.escape(old.split('.')[0])}\.\w+ moved to {re.escape(new)}"):
         load_config("smoke", [old])
 
 
@@ -438,3 +547,35 @@ def test_only_person_names_a_concrete_body_model() -> None:
         if room(t) == "person/" and room(s) != "person/" and rel(t) not in PERSON_INTERFACE
     )
     assert wrong == []
+
+
+#: The sub-folders every benchmark has, by role (DEVELOPING.md, "A benchmark's folder"); a benchmark in halves has
+#: `scenes/` and `stages/` in each half.
+ROLES = ("scenes", "stages", "release", "harnesses")
+PLUGIN_EXAMPLE = REPO / "tests" / "plugin_benchmark" / "toybench"
+
+
+@pytest.mark.parametrize("folder", [*BENCHMARKS, str(PLUGIN_EXAMPLE.relative_to(REPO)) + "/"])
+def test_a_benchmark_folder_has_the_same_inside_and_a_readme(folder: str) -> None:
+    root = REPO / folder
+    subfolders = {p.name for p in root.iterdir() if (p / "__init__.py").is_file()}
+    halves = {name for name in subfolders - set(ROLES) if {"scenes", "stages"} <= _subfolders(root / name)}
+    assert {"release", "harnesses"} <= subfolders
+    assert {"scenes", "stages"} <= subfolders or halves
+    assert all({"scenes", "stages"} <= _subfolders(root / half) for half in halves)
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{role}/`" in readme for role in ROLES if role in subfolders)
+
+
+def _subfolders(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir() if (p / "__init__.py").is_file()}
+
+
+def test_no_benchmark_folder_holds_more_than_fifteen_modules_at_its_top() -> None:
+    crowded = {
+        str(folder.relative_to(REPO)): n
+        for benchmark in BENCHMARKS
+        for folder in [REPO / benchmark, *(p.parent for p in (REPO / benchmark).rglob("*/__init__.py"))]
+        if (n := len([p for p in folder.glob("*.py") if p.name != "__init__.py"])) > 15
+    }
+    assert crowded == {}

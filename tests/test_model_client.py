@@ -10,14 +10,13 @@ import pytest
 from model_server import ScriptedModel
 
 from benchfoundry.configs.model import ModelEndpoint
+from benchfoundry.core.retry import retry_after_seconds
 from benchfoundry.pipeline.model_client import (
     ModelClient,
     ModelError,
     Reply,
     image_part,
     request_key,
-    retry_after_seconds,
-    retry_delay,
     user_message,
 )
 
@@ -166,12 +165,12 @@ def test_the_request_key_follows_the_request_not_the_server_or_the_key() -> None
 
 
 def test_retry_delays() -> None:
-    cfg = ModelEndpoint(backoff_s=1.0, max_backoff_s=10.0)
+    retries = ModelEndpoint(backoff_s=1.0, max_backoff_s=10.0).retries
     rng = random.Random(0)
-    delays = [retry_delay(k, cfg, None, rng) for k in range(6)]
+    delays = [retries.delay(k, None, rng) for k in range(6)]
     assert all(0.5 * 2**k <= d < 1.5 * 2**k for k, d in enumerate(delays[:3]))
     assert max(delays) <= 10.0 and delays[-1] == 10.0
-    assert retry_delay(0, cfg, 3.0, rng) == 3.0 and retry_delay(0, cfg, 99.0, rng) == 10.0
+    assert retries.delay(0, 3.0, rng) == 3.0 and retries.delay(0, 99.0, rng) == 10.0
     now = 1_700_000_000.0
     assert retry_after_seconds(email.utils.formatdate(now + 30, usegmt=True), now) == pytest.approx(30.0)
     assert retry_after_seconds("2", now) == 2.0 and retry_after_seconds("soon", now) is None

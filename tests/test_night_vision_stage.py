@@ -102,15 +102,15 @@ def test_nv_path_sits_beside_the_raw_image():
 def test_simulated_build_labels_every_night_and_nv_row_and_reruns_nothing(tmp_path, prefect_server):
     out = str(tmp_path)
     manifest = make_render(tmp_path)
-    cfg = config()
-    first = run_stage(cfg, out, manifest)
+    section = config()
+    first = run_stage(section, out, manifest)
     assert first["problems"] == [] and first["frames"] == 30 and first["nv_images"] == 24
     rows = pd.read_parquet(first["manifest"])
     night, day = rows[rows["lighting"] == "night"], rows[rows["lighting"] != "night"]
     assert night["human_discernable"].isin([0, 1]).all() and night["human_discernable_nv"].isin([0, 1]).all()
     assert set(night["label_source"]) <= {"simulated", "model"} and "simulated" in set(night["label_source"])
     assert set(night["label_source_nv"]) <= {"simulated", "model"}
-    # DESIGN §2.4: the saved model labels every night and NV image, sampled ones included
+    # docs/design/syndor.md §4: the saved model labels every night and NV image, sampled ones included
     model, names = discern_model.load_model(tmp_path / "syndor" / "discern" / "model")
     for prefix, label in (("raw", "human_discernable"), ("nv", "human_discernable_nv")):
         predicted = model.predict(night[[f"{prefix}_{n}" for n in names]].to_numpy(dtype=float))
@@ -138,7 +138,7 @@ def test_simulated_build_labels_every_night_and_nv_row_and_reruns_nothing(tmp_pa
     store = StageStore(out, "syndor", "discern_features")
     markers = {s: store.marker(s)["finished"] for s in store.done_shards()}
     nv_times = {p: (tmp_path / "syndor" / p).stat().st_mtime_ns for p in night["nv_path"]}
-    second = run_stage(cfg, out, manifest)
+    second = run_stage(section, out, manifest)
     assert second["shards_processed"] == 0 and second["labels_reused"] and not first["labels_reused"]
     assert {s: store.marker(s)["finished"] for s in store.done_shards()} == markers
     assert {p: (tmp_path / "syndor" / p).stat().st_mtime_ns for p in night["nv_path"]} == nv_times
@@ -186,10 +186,10 @@ def test_label_sample_is_stratified_by_distance_group_and_variant(tmp_path):
     features = frames.assign(nv_path=np.where(frames["lighting"] == "night", "nv/" + frames["img_path"], None))
     for name in (*ds.VALUE_COLUMNS, *ds.OBSERVER_COLUMNS):
         features[f"raw_{name}"], features[f"nv_{name}"] = 1.0, 1.0
-    cfg = config(**{"syndor.discern.labels.sample_size": 60, "syndor.discern.labels.holdout_size": 15})
-    units = label_stage.labelling_units(features, cfg)
+    section = config(**{"syndor.discern.labels.sample_size": 60, "syndor.discern.labels.holdout_size": 15})
+    units = label_stage.labelling_units(features, section)
     assert len(units) == 90 + 60
-    sample = label_stage.label_sample(units, cfg)
+    sample = label_stage.label_sample(units, section)
     assert len(sample) == 60 and sample[label_stage.HOLDOUT_COLUMN].sum() == 15
     population = units.groupby(["zone", "lighting_group", "variant"]).size()
     drawn = sample.groupby(["zone", "lighting_group", "variant"]).size()
@@ -198,7 +198,7 @@ def test_label_sample_is_stratified_by_distance_group_and_variant(tmp_path):
     assert len(population) == 3 * 3  # distances × {day raw, night raw, night NV}
     for key, size in population.items():
         assert abs(drawn[key] - 60 * size / 150) < 1 and abs(held[key] - 15 * drawn[key] / 60) < 1
-    again = label_stage.label_sample(units.sample(frac=1, random_state=1), cfg)
+    again = label_stage.label_sample(units.sample(frac=1, random_state=1), section)
     assert again.sort_values("image").reset_index(drop=True).equals(sample.sort_values("image").reset_index(drop=True))
 
 
@@ -215,8 +215,8 @@ def test_corrupt_image_is_reported_and_skipped(tmp_path, prefect_server):
 def test_human_mode_stops_after_export_then_continues_after_import(tmp_path, prefect_server, capsys):
     out = str(tmp_path)
     manifest = make_render(tmp_path, n_night=12, n_day=3)
-    cfg = config(**{"syndor.discern.labels.source": "human"})
-    stopped = run_stage(cfg, out, manifest)
+    section = config(**{"syndor.discern.labels.source": "human"})
+    stopped = run_stage(section, out, manifest)
     assert "label-import" in stopped["stopped"] and "manifest" not in stopped
     sample = pd.read_csv(stopped["sample"]["csv"])
     assert len(sample) > 0 and sample["label"].isna().all()
@@ -225,7 +225,7 @@ def test_human_mode_stops_after_export_then_continues_after_import(tmp_path, pre
     sample.loc[0, "image"] = "images/nowhere.png"
     labelled = tmp_path / "labels.csv"
     sample.to_csv(labelled, index=False)
-    (tmp_path / "build.json").write_text(json.dumps({"config": config_dict(cfg)}))
+    (tmp_path / "build.json").write_text(json.dumps({"config": config_dict(section)}))
     assert cli.main(["syndor", "label-sample", out]) == 0
     assert pd.read_csv(stopped["sample"]["csv"])["image"].tolist() == exported
     capsys.readouterr()
@@ -234,7 +234,7 @@ def test_human_mode_stops_after_export_then_continues_after_import(tmp_path, pre
     assert f"{labelled}:2: skipped: unknown image" in printed.err
     assert f"imported {len(sample) - 1} labels (1 bad rows skipped)" in printed.out
 
-    done = run_stage(cfg, out, manifest)
+    done = run_stage(section, out, manifest)
     assert done["shards_processed"] == 0 and done["label_source"] == "human"
     assert [(p["stage"], p["item"]) for p in done["problems"]] == [("label-import", f"{labelled}:2")]
     rows = pd.read_parquet(done["manifest"])
@@ -255,8 +255,10 @@ def test_human_mode_stops_after_export_then_continues_after_import(tmp_path, pre
 
 def test_single_class_sample_does_not_crash(tmp_path, prefect_server):
     manifest = make_render(tmp_path, n_night=6, n_day=0)
-    cfg = config(**{"syndor.discern.labels.observer_min_height_px": 1000, "syndor.discern.labels.observer_lapse": 0})
-    result = run_stage(cfg, str(tmp_path), manifest)
+    section = config(
+        **{"syndor.discern.labels.observer_min_height_px": 1000, "syndor.discern.labels.observer_lapse": 0}
+    )
+    result = run_stage(section, str(tmp_path), manifest)
     rows = pd.read_parquet(result["manifest"])
     assert (rows["human_discernable"] == 0).all() and (rows["human_discernable_nv"] == 0).all()
     assert result["cv_folds"] == 0 and "at least 2" in result["cv_note"]

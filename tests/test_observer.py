@@ -27,12 +27,12 @@ def test_mask_box_and_iou_are_pixel_geometry() -> None:
 
 
 def test_no_person_in_an_empty_mask_or_a_blank_frame() -> None:
-    cfg = LabelConfig()
+    config = LabelConfig()
     grey = np.full((180, 320, 3), 120, np.uint8)
     mask = np.zeros((180, 320), bool)
-    assert observer.look(grey, mask, cfg) == {"detector_seen": 0.0, "detector_iou": 0.0}
+    assert observer.look(grey, mask, config) == {"detector_seen": 0.0, "detector_iou": 0.0}
     mask[40:140, 150:170] = True
-    assert observer.look(grey, mask, cfg) == {"detector_seen": 0.0, "detector_iou": 0.0}
+    assert observer.look(grey, mask, config) == {"detector_seen": 0.0, "detector_iou": 0.0}
 
 
 @pytest.mark.blender
@@ -67,8 +67,8 @@ def test_rendered_person_is_seen_by_day_and_lost_in_the_dark(tmp_path: Path) -> 
     (row,) = StageStore(tmp_path, "syndor", "render").shard_rows(plan.shard_id).to_dict("records")
     rgb = np.array(Image.open(tmp_path / "syndor" / row["img_path"]).convert("RGB"))
     mask = np.array(Image.open(tmp_path / "syndor" / row["mask_path"])) > 0
-    cfg = LabelConfig()
-    seen = observer.look(rgb, mask, cfg)
-    assert seen["detector_seen"] == 1.0 and seen["detector_iou"] >= cfg.detector_min_iou, seen
+    section = LabelConfig()
+    seen = observer.look(rgb, mask, section)
+    assert seen["detector_seen"] == 1.0 and seen["detector_iou"] >= section.detector_min_iou, seen
     dark = (rgb.astype(float) * 0.02).round().astype(np.uint8)  # at most 5 grey levels left
-    assert observer.look(dark, mask, cfg)["detector_seen"] == 0.0
+    assert observer.look(dark, mask, section)["detector_seen"] == 0.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from benchfoundry.benchmarks.odi.identity import TASKS
+from benchfoundry.benchmarks.odi.identity import CATEGORIES
 from benchfoundry.benchmarks.odi.qa_config import BudgetConfig
 from benchfoundry.benchmarks.odi.stages.questions.budget import choose
 from benchfoundry.benchmarks.odi.stages.questions.question_builder import Candidate
@@ -17,7 +17,9 @@ def candidate(task: str, k: int, answer: str = "yes", kind: str = "x") -> Candid
 def pool(n_panoramas: int, skew: dict[str, int]) -> dict[str, list[Candidate]]:
     """Every panorama offers `skew[task]` candidates of each task (default 5), answers alternating yes/no."""
     return {
-        f"p{p:03d}": [candidate(t, k, "yes" if (k + p) % 2 else "no") for t in TASKS for k in range(skew.get(t, 5))]
+        f"p{p:03d}": [
+            candidate(t, k, "yes" if (k + p) % 2 else "no") for t in CATEGORIES for k in range(skew.get(t, 5))
+        ]
         for p in range(n_panoramas)
     }
 
@@ -32,13 +34,13 @@ def test_the_paper_scale_spreads_evenly_over_the_ten_tasks() -> None:
     """2 questions a panorama, 1 of a task: even though OR offers 40 candidates a panorama and HA one."""
     chosen = choose(pool(200, {"OR": 40, "HA": 1}), BudgetConfig(), seed=0)
     tasks = Counter(c.task for cs in chosen.values() for c in cs)
-    assert sum(tasks.values()) == 400 and set(tasks) == set(TASKS)
+    assert sum(tasks.values()) == 400 and set(tasks) == set(CATEGORIES)
     assert max(tasks.values()) - min(tasks.values()) <= 1
 
 
 def test_answers_come_out_even_within_a_task() -> None:
     chosen = choose(pool(60, {}), BudgetConfig(per_panorama=10, per_task=1), seed=1)
-    for task in TASKS:
+    for task in CATEGORIES:
         answers = Counter(c.answer for cs in chosen.values() for c in cs if c.task == task)
         assert abs(answers["yes"] - answers["no"]) <= 1
 

@@ -95,7 +95,7 @@ def test_truth_annotator_recovers_every_object_inside_one_face(built: tuple[Path
 
 
 def test_truth_file_directions_match_the_rendered_instance_map(built: tuple[Path, dict]) -> None:
-    """The Blender camera follows DESIGN §3.1: each object's 3D centre and its pixels agree in longitude."""
+    """The Blender camera follows docs/design/odi.md §1: each object's 3D centre and its pixels agree in longitude."""
     out, _ = built
     for scene in ("living_room", "courtyard"):
         ids = cv2.imread(str(panoramas(out) / f"{scene}.instances.png"), cv2.IMREAD_UNCHANGED)

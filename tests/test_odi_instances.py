@@ -2,7 +2,7 @@
 measures (floor contact, solid angle, ERP area), RLE, directions, COCO files, relative paths, bad inputs, reruns.
 
 Panoramas here are painted in numpy: spherical caps of known centre and radius. Expected face masks
-come from this file's own warp (face basis vectors and the ERP formula of DESIGN §3.1), not from the
+come from this file's own warp (face basis vectors and the ERP formula of docs/design/odi.md §1), not from the
 sphere module.
 """
 

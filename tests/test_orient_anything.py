@@ -348,20 +348,20 @@ def test_the_cli_labels_with_orient_anything(dinov2_dir: Path, tmp_path: Path, c
 
 def test_an_unsure_model_rejects_for_low_confidence(dinov2_dir: Path, tmp_path: Path) -> None:
     checkpoint = save(peaked_head(0, 90, 180, (0.0, 2.0)), tmp_path / "unsure.pt")
-    cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
-    result = label_file(camera_coco(tmp_path), tmp_path, cfg)
+    section = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
+    result = label_file(camera_coco(tmp_path), tmp_path, section)
     assert result["rejected"] == {NO_HEAD: 1, "low confidence": 1}
 
 
 def test_an_implausible_angle_is_rejected_by_name(dinov2_dir: Path, tmp_path: Path) -> None:
     """Polar bin 90 is 0° (level); 90 + 70 is a person seen from 70° above, beyond the 60° default."""
     checkpoint = save(peaked_head(0, 90 + 70, 180, (2.0, 0.0)), tmp_path / "above.pt")
-    cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
-    result = label_file(camera_coco(tmp_path), tmp_path, cfg)
+    section = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
+    result = label_file(camera_coco(tmp_path), tmp_path, section)
     assert result["rejected"] == {NO_HEAD: 1, "implausible angle": 1}
     [row] = [r for r in result["labels"] if r["reason"] == "implausible angle"]
     assert "polar 70°" in row["detail"]
-    relaxed = cfg.model_copy(
+    relaxed = section.model_copy(
         update={"orient_anything": config(dinov2_dir, checkpoint).model_copy(update={"max_polar_deg": 80.0})}
     )
     assert label_file(camera_coco(tmp_path), tmp_path, relaxed)["rejected"] == {NO_HEAD: 1}
@@ -443,20 +443,20 @@ def test_animals_are_labelled_through_orient_anything(dinov2_dir: Path, tmp_path
     assert [(a.annotation_id, a.name) for a in found] == [(11, "cat")]  # two dogs: neither; the bird: too small
     for azimuth, facing in ((90, "left"), (270, "right")):
         checkpoint = save(peaked_head(azimuth, 90, 180, (2.0, 0.0)), tmp_path / f"animal{azimuth}.pt")
-        cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
-        (row,) = label_animals(found, tmp_path, oa.load(cfg.orient_anything), cfg)
+        section = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
+        (row,) = label_animals(found, tmp_path, oa.load(section.orient_anything), section)
         assert row["kept"] and row["facing"] == facing and row["name"] == "cat" and row["head_turn"] is None
-        (item,) = animal_items([row], {1: "images/coco/val/chelsea.png"}, "val", cfg, seed=0)
+        (item,) = animal_items([row], {1: "images/coco/val/chelsea.png"}, "val", section, seed=0)
         assert item["question_type"] == CAM_OBJ and "the cat" in item["question"] and item["answer_label"] == facing
     # Random weights: labelled or rejected by a filter, never an error.
-    cfg = CocoConfig(
+    section = CocoConfig(
         estimator="orient-anything", orient_anything=config(dinov2_dir, save(their_head(), tmp_path / "r.pt"))
     )
-    (row,) = label_animals(found, tmp_path, oa.load(cfg.orient_anything), cfg)
+    (row,) = label_animals(found, tmp_path, oa.load(section.orient_anything), section)
     assert row["kept"] or row["reason"] in ("low confidence", "implausible angle")
     unsure = save(peaked_head(90, 90, 180, (0.0, 2.0)), tmp_path / "unsure.pt")
-    cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, unsure))
-    assert label_animals(found, tmp_path, oa.load(cfg.orient_anything), cfg)[0]["reason"] == "low confidence"
+    section = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, unsure))
+    assert label_animals(found, tmp_path, oa.load(section.orient_anything), section)[0]["reason"] == "low confidence"
 
 
 def test_the_coco_stage_asks_about_animals_with_orient_anything(dinov2_dir: Path, tmp_path: Path) -> None:
@@ -466,9 +466,9 @@ def test_the_coco_stage_asks_about_animals_with_orient_anything(dinov2_dir: Path
     keypoints = tmp_path / "person_keypoints.json"
     keypoints.write_text(json.dumps({**json.loads(instances.read_text()), "annotations": []}))
     checkpoint = save(peaked_head(270, 90, 180, (2.0, 0.0)), tmp_path / "peak.pt")
-    cfg = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
+    section = CocoConfig(estimator="orient-anything", orient_anything=config(dinov2_dir, checkpoint))
     source = {"annotations": str(keypoints), "images": str(tmp_path), "instances": str(instances), "truth": None}
-    table, info, _ = split_items(str(tmp_path / "out"), "val", source, cfg, 0)
+    table, info, _ = split_items(str(tmp_path / "out"), "val", source, section, 0)
     assert info["animals"] == 1 and info["animals_kept"] == 1
     assert list(table["labels"].map(list)) == [["the cat"]] and list(table["answer_label"]) == ["right"]
     assert (tmp_path / "out" / "viewspatial" / table["image_path"].iloc[0][0]).is_file()

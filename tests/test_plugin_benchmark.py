@@ -41,6 +41,7 @@ from PIL import Image
 from benchfoundry.configs.base import Section
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.core import plugins
+from benchfoundry.core.descriptor import Benchmark
 from benchfoundry.pipeline import benchmarks
 
 pytestmark = pytest.mark.long(minutes=1)
@@ -112,7 +113,7 @@ def test_the_registry_lists_the_built_ins_in_build_order_and_refuses_a_clash() -
 
 
 @pytest.fixture
-def toy_in_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[benchmarks.Benchmark]:
+def toy_in_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[Benchmark]:
     """The toy's package importable from its source folder (not installed) and its descriptor registered in this
     process with `register`; unregistered and forgotten afterwards."""
     monkeypatch.syspath_prepend(str(TOY_SOURCE))
@@ -142,7 +143,7 @@ def test_the_render_worker_finds_each_kinds_renderer_by_its_entry_point_and_name
 
 
 def test_a_benchmark_registered_in_process_brings_its_section_and_goes_again(
-    toy_in_process: benchmarks.Benchmark, tmp_path: Path
+    toy_in_process: Benchmark, tmp_path: Path
 ) -> None:
     config_path = tmp_path / "toy.yaml"
     config_path.write_text(f"{TOY}: {{items: 3}}\n")
@@ -225,7 +226,7 @@ def toy_config(toy_root: Path) -> Path:
     path.write_text(
         "name: toy-build\nseed: 0\n"
         + "".join(f"{b}: {{enabled: false}}\n" for b in BUILT_INS)
-        + "runner: {kind: local, max_workers: 1}\n"
+        + "runner: {backend: local, max_workers: 1}\n"
         + f"{TOY}: {{items: {ITEMS}, size_px: {SIZE_PX}, samples: {SAMPLES}}}\n"
     )
     return path
@@ -247,7 +248,7 @@ def test_the_toy_is_installed_in_its_own_folder_only(toy_root: Path) -> None:
     points = (toy_root / "site" / "toybench-0.1.0.dist-info" / "entry_points.txt").read_text()
     assert "[benchfoundry.benchmarks]\ntoybench = toybench.benchmark:DESCRIPTOR" in points
     assert "[benchfoundry.renderers]\ntoy_scene = toybench.scenes.renderer:render_toy" in points
-    assert (toy_root / "site" / TOY / "render.py").is_file()
+    assert (toy_root / "site" / TOY / "scenes" / "renderer.py").is_file()
     assert TOY not in {p.name for p in entry_points(group=plugins.BENCHMARKS_GROUP)}  # not in this venv
     assert "toy_scene" not in {p.name for p in entry_points(group=plugins.RENDERERS_GROUP)}
 
@@ -388,7 +389,7 @@ def test_export_lmms_eval_writes_the_toys_task(
     data = (folder / "data" / "test.parquet").absolute()
     assert 'task: "benchfoundry_toybench"\n' in yaml and f'test: "{data}"' in yaml  # quoted scalars
     assert "aggregation: !function utils.toy_aggregate" in yaml
-    utils_source = TOY_SOURCE / TOY / "lmms_eval_utils.py"
+    utils_source = TOY_SOURCE / TOY / "harnesses" / "lmms_eval_utils.py"
     assert (folder / "utils.py").read_bytes() == utils_source.read_bytes()
     spec = importlib.util.spec_from_file_location("toy_lmms_utils", folder / "utils.py")
     assert spec is not None and spec.loader is not None
@@ -414,7 +415,7 @@ def test_export_vlmevalkit_writes_the_toys_tsv(
     printed = _export(out, toy_env, "vlmevalkit", tmp_path)
     assert f"{TOY}: benchfoundry_Toy {ITEMS} rows" in printed
     folder = tmp_path / "vlmevalkit"
-    dataset = TOY_SOURCE / TOY / "vlmevalkit_dataset.py"
+    dataset = TOY_SOURCE / TOY / "harnesses" / "vlmevalkit_dataset.py"
     assert (folder / "benchfoundry_vlmeval_toybench.py").read_bytes() == dataset.read_bytes()
     assert (folder / "benchfoundry_vlmeval.py").is_file()
     limit = csv.field_size_limit(sys.maxsize)  # process-wide: given back, other tests in this worker rely on it

@@ -1,4 +1,5 @@
-"""Pose selection by text-embedding similarity and an LLM rating (DESIGN §2.2), on small made AMASS/BABEL data."""
+"""Pose selection by text-embedding similarity and an LLM rating (docs/design/syndor.md §2), on small made AMASS/BABEL
+data."""
 
 from __future__ import annotations
 
@@ -67,16 +68,16 @@ def _labels_in_order(sel: pose_selection.PoseSelection, action: str) -> list[str
 
 
 def test_embedding_finds_stroll_that_no_synonym_matches(roots, embedder) -> None:
-    cfg = _config(roots)
-    sel = pose_selection.select_poses(cfg)
+    config = _config(roots)
+    sel = pose_selection.select_poses(config)
     assert sel.method == "embedding"
     assert "stroll" in _labels_in_order(sel, "walking")
     synonyms = pose_selection.select_poses(_config(roots, selection="synonyms"))
     assert synonyms.method == "synonyms" and "stroll" not in {f.label for f in synonyms.frames}
-    assert pose_selection.label_action({"proc_label": "stroll"}, ACTIONS, cfg.synonyms) is None
+    assert pose_selection.label_action({"proc_label": "stroll"}, ACTIONS, config.synonyms) is None
     # the floor, checked on cosines computed here: stand and wave hand are under it for every action
     for label in ("stand", "wave hand"):
-        assert max(_cosines(embedder, label, ACTIONS).values()) < cfg.min_similarity
+        assert max(_cosines(embedder, label, ACTIONS).values()) < config.min_similarity
         assert label not in {f.label for f in sel.frames}
     kept = {f.label for f in sel.frames}
     assert kept == {"kick with right leg", "walk forward", "stroll", "crouch and sneak"}
@@ -129,10 +130,10 @@ def test_llm_rating_reorders_and_a_rerun_pays_nothing(roots, tmp_path) -> None:
     ratings = {"kick with right leg": "8", "crouch and sneak": "7", shown[more]: "2", shown[less]: "9"}
     cache = tmp_path / "cache"
     with _rating_server(ratings) as server:
-        cfg = _config(roots, rerank=_endpoint(server))
-        sel = pose_selection.select_poses(cfg, cache)
+        config = _config(roots, rerank=_endpoint(server))
+        sel = pose_selection.select_poses(config, cache)
         sent = sum(server.requests.values())
-        again = pose_selection.select_poses(cfg, cache)
+        again = pose_selection.select_poses(config, cache)
         assert sum(server.requests.values()) == sent  # the rerun is answered from the cache
     assert sent == 4  # one request per candidate: kick, walk forward, stroll, sneak
     assert sel.method == "embedding+llm"
@@ -155,8 +156,8 @@ def test_unparseable_rating_is_a_problem_and_keeps_similarity_order(roots, tmp_p
 
 
 def test_broken_embedder_falls_back_to_synonyms_and_says_so(roots, tmp_path) -> None:
-    cfg = _config(roots, embedding=EmbeddingConfig(path=tmp_path / "no-model"))
-    sel = pose_selection.select_poses(cfg)
+    config = _config(roots, embedding=EmbeddingConfig(path=tmp_path / "no-model"))
+    sel = pose_selection.select_poses(config)
     assert sel.method.startswith("synonyms (fallback: ") and "no-model" in sel.method
     assert "syndor.poses.embedding.path" in sel.method
     assert sel.summary()["method"] == sel.method

@@ -19,7 +19,7 @@ from stand_in_library import box_asset
 
 from benchfoundry.assets.asset_library import AssetLibrary
 from benchfoundry.benchmarks.odi.build_plan import plan_config, planned_items
-from benchfoundry.benchmarks.odi.identity import TASKS
+from benchfoundry.benchmarks.odi.identity import CATEGORIES
 from benchfoundry.benchmarks.odi.scale import scaled
 from benchfoundry.benchmarks.odi.scenes import synthetic_panoramas as sp
 from benchfoundry.benchmarks.odi.stages.questions.budget import choose
@@ -60,7 +60,7 @@ def pool(names: list[str]) -> dict[str, list[Candidate]]:
     return {
         f"{name}.png": [
             Candidate(task, f"k{k % 2}", f"{task}:{k}", "?", "yes" if k % 2 else "no", ("yes", "no"), (), {}, "x")
-            for task in TASKS
+            for task in CATEGORIES
             for k in range(3)
         ]
         for name in names
@@ -79,7 +79,7 @@ def test_a_scaled_plan_is_proportional_and_its_tasks_balanced(fraction: float) -
     # the budget's choice over panoramas that offer every task: counted here, task by task and panorama by panorama
     chosen = choose(pool(config.odi.synthetic.names), config.odi.qa.budget, config.seed)
     per_task = Counter(c.task for cs in chosen.values() for c in cs)
-    assert sum(per_task.values()) == plan["questions"] and set(per_task) == set(TASKS)
+    assert sum(per_task.values()) == plan["questions"] and set(per_task) == set(CATEGORIES)
     assert max(per_task.values()) - min(per_task.values()) <= 1
     assert {len(cs) for cs in chosen.values()} <= {2, 3}
     assert all(len({c.task for c in cs}) == len(cs) for cs in chosen.values())
@@ -106,7 +106,7 @@ def test_the_hook_rounds_half_up_keeps_one_panorama_and_a_budget_they_can_give()
     assert scaled(odi, 1.0) == odi
     # a budget above what the panoramas can give (per_task of each of the ten tasks) is cut to it
     greedy = load_config(PRESET, ["odi.qa.budget.total=100000"]).odi
-    assert scaled(greedy, 0.001).qa.budget.total == 2 * len(TASKS)
+    assert scaled(greedy, 0.001).qa.budget.total == 2 * len(CATEGORIES)
     # the scenes listed (no count): the first of them; a folder of given panoramas: the budget alone
     smoke = load_config("smoke").odi
     half = scaled(smoke, 0.5)

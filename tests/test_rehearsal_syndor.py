@@ -21,7 +21,7 @@ from benchfoundry.configs.loader import ConfigError, config_dict, config_hash, l
 
 PRESET = Path(__file__).parents[1] / "configs" / "rehearsal-syndor.yaml"
 FULL = Path(__file__).parents[1] / "configs" / "syndorbench.yaml"
-#: The paper (DESIGN §2): QA items, frames, and the factors' levels.
+#: The paper (docs/design/syndor.md §2): QA items, frames, and the factors' levels.
 PAPER_ITEMS, PAPER_FRAMES = 54_864, 19_812
 SCENES, PEOPLE, ACTIONS, LIGHTINGS, CAMERAS, DISTANCES = 3, 10, 8, 13, 32, 3
 #: Items of one frame per lighting × distance, counted here: 2 tasks, twice with a night-vision image (the 5

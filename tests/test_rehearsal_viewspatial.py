@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from benchfoundry.benchmarks.viewspatial.build_plan import plan_config, planned_items
-from benchfoundry.benchmarks.viewspatial.config import DirectionQAConfig
-from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_NYU40
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES
+from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_NYU40, DirectionQAConfig
 from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_scan import (
     FLOOR_FINISHES,
     SYNTHETIC_SCENES,
@@ -31,7 +31,6 @@ from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_scan import (
     synthetic_scenes,
     walk_phase,
 )
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.cli import main as cli
 from benchfoundry.configs.loader import ConfigError, config_dict, config_hash, load_config
 from benchfoundry.core.camera import project, world_to_camera
@@ -220,7 +219,7 @@ def test_a_hundredth_of_the_rehearsal_releases_its_budgets(prefect_server: None,
     val = rows[(rows["split"] == "val") & ~rows.get("needs_review", pd.Series(False, rows.index)).eq(True)]
     available = Counter(val["question_type"])
     budgets = config.viewspatial.release.budgets.model_dump()
-    types = {task: RELEASED_TYPES[short] for task, short in SHORT.items()}
+    types = {task: CATEGORIES[short] for task, short in SHORT.items()}
     for task, qtype in types.items():
         assert released[qtype] <= budgets[task], task
         assert released[qtype] == min(budgets[task], available[qtype]), (task, available[qtype])

@@ -13,9 +13,9 @@ from test_eval import odi_build
 from test_reliability_security import odi_items
 
 from benchfoundry.cli.main import main
-from benchfoundry.cli.review import SHOWN_BAD_ROWS, import_review_file
 from benchfoundry.configs.loader import ConfigError, load_config
 from benchfoundry.pipeline import review
+from benchfoundry.pipeline.review import SHOWN_BAD_ROWS, import_review_file
 
 
 @pytest.mark.parametrize(

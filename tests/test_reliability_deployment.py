@@ -53,7 +53,7 @@ def test_a_deployment_run_on_a_system_file_fails_without_dumping_it(tmp_path: Pa
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("override", ["out=/etc", "adopt=true", "runner.kind.x=1", "no_such_section.key=1"])
+@pytest.mark.parametrize("override", ["out=/etc", "adopt=true", "runner.backend.x=1", "no_such_section.key=1"])
 def test_overrides_name_config_keys_only(tmp_path: Path, prefect_server: None, override: str) -> None:
     """`out` and `adopt` are the flow's own parameters, not config keys: an override naming them (or no key of
     the config) fails the run naming the key, before anything is written."""

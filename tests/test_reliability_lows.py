@@ -22,8 +22,7 @@ from test_eval import viewspatial_build
 
 from benchfoundry.benchmarks.syndor.stages import frame_files, labels
 from benchfoundry.cli import main as cli
-from benchfoundry.cli import review as review_cli
-from benchfoundry.cli.args import MAX_WORD, bounded, model_name_problem
+from benchfoundry.cli.args import model_name_problem
 from benchfoundry.configs import sections
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import SCALE_KEY, ConfigError, load_config
@@ -31,6 +30,7 @@ from benchfoundry.core import plugins
 from benchfoundry.core.store import StageStore
 from benchfoundry.export.provenance import provenance
 from benchfoundry.pipeline import benchmarks, render_client, review
+from benchfoundry.pipeline.commands import MAX_WORD, bounded
 
 REPO = Path(__file__).resolve().parent.parent
 ITEMS = [
@@ -106,7 +106,7 @@ def test_a_control_character_in_an_edit_is_refused_naming_file_line_and_field(
         accept = [{"from_name": "decision", "value": {"choices": ["accept"]}}]
         tasks = [{"data": {"id": "o1"}, "annotations": [{"result": results}]}]
         path.write_text(json.dumps([*tasks, {"data": {"id": "a1"}, "annotations": [{"result": accept}]}]))
-    assert review_cli.import_review_file(str(path), ITEMS, tmp_path) == (1, 1)
+    assert review.import_review_file(str(path), ITEMS, tmp_path) == (1, 1)
     err = capsys.readouterr().err
     assert f"{path}:" in err and "edited_answer" in err and f"U+{ord(char):04X}" in err
     assert "o1" not in review.load_decisions(tmp_path)
@@ -294,7 +294,7 @@ def hostile_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
 
 def _clear_registry() -> None:
-    for cached in (plugins.declared, plugins.load, benchmarks._declared, sections._declared):
+    for cached in (plugins.declared, plugins.load, sections.descriptors):
         cached.cache_clear()
 
 

@@ -313,12 +313,12 @@ def test_a_host_or_scheduler_address_that_is_none_is_refused_naming_it(setting: 
     """A scheme in prefect_host made `http://http://login1:…/api`, a scheduler address without a scheme or with a
     space was taken and failed only when the build connected to it."""
     with pytest.raises(ConfigError, match=rf"{re.escape(field)}: .*(host name|scheduler address)"):
-        load_config(None, ["runner.kind=dask", "runner.dask_address=tcp://h:8786", setting])
+        load_config(None, ["runner.backend=dask", "runner.dask_address=tcp://h:8786", setting])
 
 
 def test_hosts_and_addresses_people_use_are_taken() -> None:
     settings = ["runner.prefect_host=login1.cluster", "runner.dask_address=tls://10.0.0.1:8786"]
-    config = load_config(None, ["runner.kind=dask", *settings])
+    config = load_config(None, ["runner.backend=dask", *settings])
     assert (config.runner.prefect_host, config.runner.dask_address) == ("login1.cluster", "tls://10.0.0.1:8786")
 
 

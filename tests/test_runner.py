@@ -1,4 +1,4 @@
-"""Runner kinds: the SLURM job script dask-jobqueue writes from the config, config checks, and the GPU
+"""Runner backends: the SLURM job script dask-jobqueue writes from the config, config checks, and the GPU
 resource annotation as a real Dask scheduler sees it."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from benchfoundry.flows.task_runner import offers_gpus, submit_shards, task_runn
 from benchfoundry.pipeline.shard_task import shard_task
 
 SLURM = [
-    "runner.kind=slurm",
+    "runner.backend=slurm",
     "runner.slurm.queue=gpu-long",
     "runner.slurm.account=vision42",
     "runner.slurm.cores=16",
@@ -78,7 +78,7 @@ def test_job_script_carries_every_slurm_setting(
 def test_job_script_without_gpus_requests_none(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    script = _job_script(capsys, monkeypatch, ["runner.kind=slurm"])
+    script = _job_script(capsys, monkeypatch, ["runner.backend=slurm"])
     assert "--gres" not in script and "--resources" not in script
     assert "export PREFECT_API_URL=" in script
 
@@ -86,11 +86,11 @@ def test_job_script_without_gpus_requests_none(
 @pytest.mark.parametrize(
     ("overrides", "field"),
     [
-        (["runner.kind=dask"], "runner"),
+        (["runner.backend=dask"], "runner"),
         (["runner.slurm.min_jobs=5", "runner.slurm.max_jobs=2"], "runner.slurm"),
         (["runner.slurm.gpus_per_job=3", "runner.slurm.processes=2"], "runner.slurm"),
         (["runner.slurm.walltime=4h"], "runner.slurm.walltime"),
-        (["runner.kind=kubernetes"], "runner.kind"),
+        (["runner.backend=kubernetes"], "runner.backend"),
     ],
 )
 def test_bad_runner_settings_name_the_field(overrides: list[str], field: str) -> None:
@@ -101,11 +101,11 @@ def test_bad_runner_settings_name_the_field(overrides: list[str], field: str) ->
 
 def test_which_runners_offer_gpus() -> None:
     assert not offers_gpus(RunnerConfig())
-    assert not offers_gpus(RunnerConfig(kind="dask-local"))
-    assert offers_gpus(RunnerConfig(kind="dask-local", worker_gpus=1))
-    assert offers_gpus(RunnerConfig(kind="dask", dask_address="tcp://h:8786"))
-    assert not offers_gpus(load_config(None, ["runner.kind=slurm"]).runner)
-    assert offers_gpus(load_config(None, ["runner.kind=slurm", "runner.slurm.gpus_per_job=2"]).runner)
+    assert not offers_gpus(RunnerConfig(backend="dask-local"))
+    assert offers_gpus(RunnerConfig(backend="dask-local", worker_gpus=1))
+    assert offers_gpus(RunnerConfig(backend="dask", dask_address="tcp://h:8786"))
+    assert not offers_gpus(load_config(None, ["runner.backend=slurm"]).runner)
+    assert offers_gpus(load_config(None, ["runner.backend=slurm", "runner.slurm.gpus_per_job=2"]).runner)
 
 
 def _restrictions() -> dict | None:
@@ -116,12 +116,12 @@ def _restrictions() -> dict | None:
     return worker.state.tasks[worker.get_current_task()].resource_restrictions
 
 
-@shard_task(kind="render", name="probe-render", device=lambda config: config.syndor.render.device)
+@shard_task(resource="render", name="probe-render", device=lambda config: config.syndor.render.device)
 def _render_probe(out: str, shard: int, config: BuildConfig) -> dict | None:
     return _restrictions()
 
 
-@shard_task(kind="compute", name="probe-compute")
+@shard_task(resource="compute", name="probe-compute")
 def _compute_probe(out: str, shard: int, config: BuildConfig) -> dict | None:
     return _restrictions()
 
@@ -141,7 +141,7 @@ def test_gpu_kinds_carry_the_gpu_resource_on_dask_when_their_device_is_not_the_c
 ) -> None:
     from prefect.settings import PREFECT_API_URL
 
-    with dask_cluster(RunnerConfig(kind="dask-local", workers=1, worker_gpus=1), str(PREFECT_API_URL.value())) as r:
+    with dask_cluster(RunnerConfig(backend="dask-local", workers=1, worker_gpus=1), str(PREFECT_API_URL.value())) as r:
         assert r.dask_address and r.dask_address.startswith("tcp://127.0.0.1:")
         config = BuildConfig.model_validate({"runner": r.model_dump(), "syndor": {"render": {"device": device}}})
         probes = _probes.with_options(task_runner=task_runner(r))(config)
@@ -161,14 +161,14 @@ def test_gpu_kinds_carry_the_gpu_resource_on_dask_when_their_device_is_not_the_c
 def test_a_slurm_value_that_would_end_its_sbatch_line_is_refused_naming_it(override: str) -> None:
     """The job script writes these after `#SBATCH`; a newline there would be a bare shell line in the job."""
     with pytest.raises(ConfigError, match=re.escape(override.split("=")[0])):
-        load_config("smoke", [override, "runner.kind=slurm"])
+        load_config("smoke", [override, "runner.backend=slurm"])
 
 
 def test_ordinary_slurm_values_are_kept() -> None:
     config = load_config(
         "smoke",
         [
-            "runner.kind=slurm",
+            "runner.backend=slurm",
             "runner.slurm.queue=gpu-a100",
             "runner.slurm.memory=32GB",
             "runner.slurm.local_directory=$TMPDIR",

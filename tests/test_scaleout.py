@@ -117,7 +117,7 @@ def test_a_dask_local_build_with_a_killed_dask_worker_equals_the_local_build_on_
     Dask workers."""
     out = tmp_path / "out"
     with cli_build(
-        tiny_config, out, environ_without_api(prefect_home), ["runner.kind=dask-local", "runner.workers=2"]
+        tiny_config, out, environ_without_api(prefect_home), ["runner.backend=dask-local", "runner.workers=2"]
     ) as proc:
         blender = wait_for(
             lambda: frame_in_progress(out) and render_workers(proc.pid) or proc.poll() is not None,

@@ -33,7 +33,7 @@ from benchfoundry.pipeline.shard_task import shard_task
 def test_only_transient_errors_are_retried(prefect_server: None, exc: Exception, attempts: int) -> None:
     calls: list[int] = []
 
-    @shard_task(kind="compute", name="retry-probe")
+    @shard_task(resource="compute", name="retry-probe")
     def shard() -> None:
         calls.append(1)
         raise exc
@@ -50,7 +50,7 @@ def test_only_transient_errors_are_retried(prefect_server: None, exc: Exception,
 def test_nothing_is_retried_once_the_build_is_asked_to_stop(prefect_server: None) -> None:
     calls: list[int] = []
 
-    @shard_task(kind="compute", name="retry-probe")
+    @shard_task(resource="compute", name="retry-probe")
     def shard() -> None:
         calls.append(1)
         raise RenderError("render worker 12 was killed by the stopping build")

@@ -1,4 +1,4 @@
-"""`runner.kind=slurm` against a real one-node SLURM (tests/slurm_local.py): the two-shard SynDORBench build of
+"""`runner.backend=slurm` against a real one-node SLURM (tests/slurm_local.py): the two-shard SynDORBench build of
 tests/scaleout_builds.py built as SLURM jobs equals the local build, also with a worker job cancelled mid-build.
 
 Skipped only where SLURM is not installed (`.ci/run` installs slurm-wlm and munge) or not run as root

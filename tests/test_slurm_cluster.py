@@ -1,4 +1,4 @@
-"""`runner.kind=slurm` against a real one-node SLURM (tests/slurm_local.py), as its jobs meet the build: a
+"""`runner.backend=slurm` against a real one-node SLURM (tests/slurm_local.py), as its jobs meet the build: a
 submission that cannot succeed stops the build in one line and leaves no job, a GPU stage runs in a job holding
 the (fake) GPU, a job killed at its walltime is a lost worker replaced with a warning, and SIGTERM and SIGINT
 cancel every job of the build.
@@ -63,7 +63,7 @@ def test_a_job_that_pends_for_a_reason_that_never_clears_stops_the_build_in_one_
     assert not queued(slurm_env)
 
 
-@shard_task(kind="gpu", name="probe-gpu", device=lambda config: "cuda")
+@shard_task(resource="gpu", name="probe-gpu", device=lambda config: "cuda")
 def _gpu_probe(out: str, shard: int, config: BuildConfig) -> dict:
     """Where a GPU-kind task ran: its Dask resource restriction and what SLURM gave its job."""
     from distributed import get_worker
@@ -100,7 +100,7 @@ def test_a_gpu_stage_runs_in_a_job_holding_the_gpu(
     assert (tmp_path / "slurm" / f"{probe['job']}.err").exists()
 
 
-@shard_task(kind="compute", name="probe-job")
+@shard_task(resource="compute", name="probe-job")
 def _job_probe(out: str, shard: int, config: BuildConfig) -> str:
     """The job a short task ran in."""
     time.sleep(1.0)
@@ -129,7 +129,7 @@ def test_jobs_of_two_worker_processes_are_kept_not_cancelled_and_asked_again(
     assert [p.stem for p in (tmp_path / "slurm").glob("*.out")] == jobs[:1]
 
 
-@shard_task(kind="compute", name="probe-walltime")
+@shard_task(resource="compute", name="probe-walltime")
 def _outlive_the_walltime(out: str, shard: int, config: BuildConfig) -> str:
     """Outlives its job's walltime the first time it runs (a file in `out` says it started), returns at once
     after; the job it ran in."""

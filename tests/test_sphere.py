@@ -18,7 +18,7 @@ PY360_KEYS = dict(zip("FRBLUD", sm.FACES))
 
 
 def erp_directions(width: int) -> np.ndarray:
-    """Unit vectors of an ERP's pixel centres, straight from DESIGN §3.1 (independent of the module)."""
+    """Unit vectors of an ERP's pixel centres, straight from docs/design/odi.md §1 (independent of the module)."""
     height = width // 2
     y, x = np.mgrid[0:height, 0:width] + 0.5
     theta = np.radians(-180.0 + x / width * 360.0)

@@ -28,7 +28,7 @@ from benchfoundry.pipeline.shard_task import shard_task
 
 pytestmark = pytest.mark.long(minutes=2)
 
-#: DESIGN §2.5, verbatim (not taken from the code under test).
+#: docs/design/syndor.md §5, verbatim (not taken from the code under test).
 PROMPTS = {
     "human_detection": "Respond only with 1 or 0. Respond with 1 if a person is visible in the image, and 0 if not. "
     "Is there a person visible in the image?",
@@ -322,9 +322,9 @@ def test_failed_calibration_task_keeps_the_manifest_of_finished_shards_and_names
     def no_discern(*args: object) -> dict:
         raise AssertionError("discernibility ran after a failed calibration")
 
-    monkeypatch.setattr(render_stage, "render_task", shard_task(kind="render", name="fake-render")(fake_shard))
+    monkeypatch.setattr(render_stage, "render_task", shard_task(resource="render", name="fake-render")(fake_shard))
     monkeypatch.setattr(
-        calibration_stage, "calibration_task", shard_task(kind="render", name="fake-calibration")(fake_calibrate)
+        calibration_stage, "calibration_task", shard_task(resource="render", name="fake-calibration")(fake_calibrate)
     )
     monkeypatch.setattr(syndor, "discern_flow", no_discern)
     out = tmp_path / "out"

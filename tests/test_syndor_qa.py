@@ -19,7 +19,7 @@ from benchfoundry.configs.build import BuildConfig
 RADII = (5.376, 10.752, 23.04)
 LIGHTINGS = ("noon_south", "evening_east", "night")
 ACTIONS = ("walking", "stepping_over")
-#: DESIGN §2.2's action names: the action-recognition answers.
+#: The released action names (docs/design/syndor.md §2): the action-recognition answers.
 PHRASES = {"walking": "walking", "stepping_over": "stepping over something"}
 VIEWS = ((0, 0.0), (1, 22.5))  # (azimuth index, elevation); azimuth = 45° · index
 HPC = (
@@ -27,7 +27,8 @@ HPC = (
     "Is there a person visible in the image?"
 )
 ACTION = "Respond only with the name of the action. What action is the person performing in the image?"
-DESIGN = Path(__file__).resolve().parents[2] / "shared" / "DESIGN.md"
+#: The design page that states the prompts (its §5).
+SYNDOR_DESIGN = Path(__file__).resolve().parents[1] / "docs" / "design" / "syndor.md"
 
 
 def truth_label(radius: float, lighting: str) -> int:
@@ -111,10 +112,9 @@ def test_prompts_are_the_design_text() -> None:
     from benchfoundry.benchmarks.syndor.qa_config import ACTION_PROMPT, HPC_PROMPT
 
     assert HPC_PROMPT == HPC and ACTION_PROMPT == ACTION
-    if DESIGN.is_file():
-        text = " ".join(DESIGN.read_text().split())
-        quoted = re.findall(r'exact prompt: "([^"]+)"', text)
-        assert quoted == [HPC, ACTION]
+    text = " ".join(SYNDOR_DESIGN.read_text(encoding="utf-8").split())
+    quoted = re.findall(r'exact prompt: "([^"]+)"', text)
+    assert quoted == [HPC, ACTION]
 
 
 def test_master_index_has_the_released_columns_sorted(built: tuple[Path, dict]) -> None:

@@ -223,10 +223,10 @@ def test_cropped_framings_put_lower_keypoints_out_of_frame(person, framing, gone
 def test_plans_are_drawn_from_the_seed():
     from benchfoundry.core.seeding import item_rng
 
-    cfg = SyntheticCocoConfig()
-    a = sc.draw_plan(item_rng(5, sco.STAGE, "val:1"), cfg, [0, 1])
-    assert a == sc.draw_plan(item_rng(5, sco.STAGE, "val:1"), cfg, [0, 1])
-    plans = [sc.draw_plan(item_rng(5, sco.STAGE, f"val:{i}"), cfg, [0, 1]) for i in range(200)]
+    config = SyntheticCocoConfig()
+    a = sc.draw_plan(item_rng(5, sco.STAGE, "val:1"), config, [0, 1])
+    assert a == sc.draw_plan(item_rng(5, sco.STAGE, "val:1"), config, [0, 1])
+    plans = [sc.draw_plan(item_rng(5, sco.STAGE, f"val:{i}"), config, [0, 1]) for i in range(200)]
     assert len({p.body_yaw_deg for p in plans}) == 200
     assert any(abs(p.head_turn_deg) > 90 for p in plans) and {p.framing for p in plans} == set(sc.FRAMINGS)
     assert any(p.occluder for p in plans) and any(p.n_objects == 0 for p in plans)
@@ -242,8 +242,8 @@ def test_facings_and_head_turns_are_drawn_in_the_configured_shares_inside_their_
     from benchfoundry.core.directions import boundary_margin, facing_direction
     from benchfoundry.core.seeding import item_rng
 
-    cfg = SyntheticCocoConfig(facings={"back": 3.0, "left": 1.0}, head_turns={"front": 1.0, "right": 1.0})
-    plans = [sc.draw_plan(item_rng(7, sco.STAGE, f"val:{i}"), cfg, [0, 1]) for i in range(4000)]
+    config = SyntheticCocoConfig(facings={"back": 3.0, "left": 1.0}, head_turns={"front": 1.0, "right": 1.0})
+    plans = [sc.draw_plan(item_rng(7, sco.STAGE, f"val:{i}"), config, [0, 1]) for i in range(4000)]
     facings = [facing_direction(p.body_yaw_deg) for p in plans]
     assert all(boundary_margin(p.body_yaw_deg + 180.0) >= 7.5 - 1e-9 for p in plans)
     assert abs(facings.count("back") / len(plans) - 0.75) < 0.03 and set(facings) == {"back", "left"}
@@ -419,10 +419,10 @@ def test_rendered_people_facing_the_camera_face_back_and_away_front(tmp_path):
     In the render, the one facing the camera shows their nose and eyes; the one facing away hides them. The
     authors' convention calls the first "back" and the second "front"; turned 90° the nose lies left of the
     body's axis on the image ("left"), turned 270° right of it. The truth and the keypoint estimator agree."""
-    cfg = SyntheticCocoConfig(images={"val": 8}, width=120, height=160, samples=4, two_person_share=0.0)
+    config = SyntheticCocoConfig(images={"val": 8}, width=120, height=160, samples=4, two_person_share=0.0)
     yaws = tuple(45.0 * k for k in range(8))
     plans = [(replace(PLAN, body_yaw_deg=y, framing="hips", fill=0.92), np.random.default_rng(0)) for y in yaws]
-    result = sco.render_plans(tmp_path, "val", cfg, PersonConfig(), 3, plans)
+    result = sco.render_plans(tmp_path, "val", config, PersonConfig(), 3, plans)
     truth = json.loads(Path(result["paths"]["truth"]).read_text())["images"]
     data = json.loads(Path(result["paths"]["annotations"]).read_text())
     readable = CocoConfig(min_head_px=16, min_area_ratio=0.0)  # a profile framed to the hips is narrow
@@ -471,9 +471,9 @@ def test_a_grown_split_renders_only_its_new_and_changed_parts(rendered, tmp_path
     rendered_numbers: list[list[int]] = []
     real = sco.render_part
 
-    def recording(folder, split, cfg, person, seed, numbered):
+    def recording(folder, split, config, person, seed, numbered):
         rendered_numbers.append([i for i, _ in numbered])
-        return real(folder, split, cfg, person, seed, numbered)
+        return real(folder, split, config, person, seed, numbered)
 
     monkeypatch.setattr(sco, "render_part", recording)
     grown = _synthetic_split(grown_out, "val", _config(settings.model_copy(update={"images": {"val": 14}})))
@@ -524,7 +524,7 @@ def test_three_people_are_named_by_clothes_that_single_them_out(tmp_path):
     from benchfoundry.benchmarks.viewspatial.coco.stages.coco_stage import split_items
 
     ids = [181, 2087, 1341]
-    cfg = SyntheticCocoConfig(
+    config = SyntheticCocoConfig(
         images={"val": 6},
         width=120,
         height=160,
@@ -537,7 +537,7 @@ def test_three_people_are_named_by_clothes_that_single_them_out(tmp_path):
     )
     person = PersonConfig.model_validate({"textures": {"ids": [0, 1]}})  # the set's own ids stand instead
     assert {_named(outfit(t)["shirt"]) for t in ids} == {"green", "blue", "red"}
-    result = sco.make_split(tmp_path, "val", cfg, person, 0)
+    result = sco.make_split(tmp_path, "val", config, person, 0)
     data = json.loads(Path(result["paths"]["annotations"]).read_text())
     images = json.loads(Path(result["paths"]["truth"]).read_text())["images"]
     truth = {p["annotation_id"]: p for t in images for p in t["people"]}

@@ -69,8 +69,8 @@ def test_painted_regions_land_on_the_right_body_parts() -> None:
 
 
 def test_load_texture_procedural_by_default() -> None:
-    cfg = TextureConfig(size=32)
-    np.testing.assert_array_equal(load_texture(cfg, 2), procedural_texture(2, 32))
+    config = TextureConfig(size=32)
+    np.testing.assert_array_equal(load_texture(config, 2), procedural_texture(2, 32))
 
 
 def test_load_texture_reads_smplitex_png_as_rgb(tmp_path: Path) -> None:
@@ -83,12 +83,12 @@ def test_load_texture_reads_smplitex_png_as_rgb(tmp_path: Path) -> None:
 
 
 def test_missing_or_corrupt_smplitex_file_is_named(tmp_path: Path) -> None:
-    cfg = TextureConfig(smplitex_dir=tmp_path)
+    config = TextureConfig(smplitex_dir=tmp_path)
     with pytest.raises(FileNotFoundError, match="SMPLitex_texture_00001.png"):
-        load_texture(cfg, 1)
+        load_texture(config, 1)
     (tmp_path / "SMPLitex_texture_00002.png").write_bytes(b"\x89PNG broken")
     with pytest.raises(ValueError, match="SMPLitex_texture_00002.png"):
-        load_texture(cfg, 2)
+        load_texture(config, 2)
 
 
 def test_texture_config_validation() -> None:

@@ -122,11 +122,11 @@ def test_the_table_lists_every_stage_and_the_rest() -> None:
 
 
 def test_a_shard_task_keeps_its_own_prefect_key_and_signature() -> None:
-    @shard_task(kind="compute", name="first")
+    @shard_task(resource="compute", name="first")
     def first(out: str, shard: str) -> str:
         return shard
 
-    @shard_task(kind="compute", name="second")
+    @shard_task(resource="compute", name="second")
     def second(out: str, shard: str) -> str:
         return out
 
@@ -134,7 +134,7 @@ def test_a_shard_task_keeps_its_own_prefect_key_and_signature() -> None:
     assert first.fn("o", "s") == "s" and first.fn.__name__ == "first"
 
 
-@shard_task(kind="render", name="bench-panorama")
+@shard_task(resource="render", name="bench-panorama")
 def _unmarked_shard(out: str, shard: str, cpu_s: float) -> float:
     """A task that writes files outside a store (no marker), with a render worker's CPU seconds."""
     add_render(frames=1, seconds=2.0, cpu_seconds=3.0)
@@ -159,7 +159,7 @@ def test_a_task_outside_a_build_writes_no_clock_record(tmp_path: Path, monkeypat
     assert list(tmp_path.iterdir()) == []
 
 
-@shard_task(kind="compute", name="timed-shard")
+@shard_task(resource="compute", name="timed-shard")
 def _timed_shard(out: str, shard: str, cpu_s: float) -> float:
     time.sleep(0.05)
     spent = _busy(cpu_s)

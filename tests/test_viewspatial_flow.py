@@ -18,6 +18,7 @@ import pytest
 import yaml
 from test_scannet_io import SCENE, make_tiny_scan
 
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES, SHORT_NAMES
 from benchfoundry.benchmarks.viewspatial.coco.stages.clothing import NAMED_COLOURS
 from benchfoundry.benchmarks.viewspatial.flow import viewspatial_flow
 from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_NYU40, NYU40_NAMES
@@ -28,7 +29,6 @@ from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_scan import (
 )
 from benchfoundry.benchmarks.viewspatial.scannet.stages.scan_stage import build_scan, label_map_rule
 from benchfoundry.benchmarks.viewspatial.scannet.stages.scannet_read import open_scan, scan_file_names
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 from benchfoundry.configs.loader import config_dict, load_config
 
 pytestmark = pytest.mark.long(minutes=1)
@@ -90,7 +90,7 @@ def test_flow_builds_both_splits(built: tuple[Path, dict]) -> None:
     bench = json.loads((out / "viewspatial" / "ViewSpatial-Bench.json").read_text())
     sft = json.loads((out / "viewspatial" / "ViewSpatial-SFT.json").read_text())
     multi = json.loads((out / "viewspatial" / "ViewSpatial-SFT-multi.json").read_text())
-    assert {r["question_type"] for r in bench} == set(RELEASED_TYPES.values())
+    assert {r["question_type"] for r in bench} == set(CATEGORIES.values())
     assert outcome["released"] == {SHORT_NAMES[t]: sum(r["question_type"] == t for r in bench) for t in SHORT_NAMES}
     assert sft and len(sft) % 2 == 0 and len(multi) % 2 == 0
     assert all(isinstance(r["image"], str) and r["images"] == [r["image"]] for r in sft)
@@ -118,7 +118,7 @@ def test_answers_agree_with_the_room_geometry(built: tuple[Path, dict]) -> None:
     for row in qa.itertuples():
         ids, labels = list(row.object_ids), list(row.labels)
         centres = [furniture_centre(row.scene_id, i, label) for i, label in zip(ids, labels)]
-        if row.question_type == RELEASED_TYPES["Cam-Rel. Dir."]:
+        if row.question_type == CATEGORIES["Cam-Rel. Dir."]:
             pose = poses[row.scene_id][row.frame_ids[0]]
             v_cam = pose[:3, :3].T @ (centres[1] - centres[0])
             expected = expected_camera_label(v_cam, vs.qa.vertical_min_deg, vs.qa.vertical_only_deg)
@@ -134,7 +134,7 @@ def test_answers_agree_with_the_room_geometry(built: tuple[Path, dict]) -> None:
     # Per-Sce. Sim. frames are runs whose union sees the three objects: some never share a frame.
     vis = pd.read_parquet(out / "viewspatial" / "visibility" / "manifest.parquet")
     seen = vis[vis["visibility"] >= vs.qa.run_min_visibility].groupby(["scene_id", "frame_id"])["object_id"].agg(set)
-    sim = qa[qa["question_type"] == RELEASED_TYPES["Per-Sce. Sim."]]
+    sim = qa[qa["question_type"] == CATEGORIES["Per-Sce. Sim."]]
     apart = [
         r
         for r in sim.itertuples()
@@ -158,19 +158,15 @@ def test_every_question_is_one_of_its_tasks_wordings_naming_its_subjects(built: 
     out, _ = built
     vs = load_config(None, SMALL_COCO).viewspatial
     wordings = {
-        RELEASED_TYPES["Cam-Rel. Dir."]: lambda labels: [
+        CATEGORIES["Cam-Rel. Dir."]: lambda labels: [
             t.format(reference=labels[0], target=labels[1]) for t in vs.qa.cam_rel_templates
         ],
-        RELEASED_TYPES["Per-Sce. Sim."]: lambda labels: [
+        CATEGORIES["Per-Sce. Sim."]: lambda labels: [
             t.format(a=labels[0], b=labels[1], c=labels[2]) for t in vs.qa.scene_sim_templates
         ],
-        RELEASED_TYPES["Cam-Obj. Ori."]: lambda labels: [
-            t.format(subject=labels[0]) for t in vs.coco.cam_obj_templates
-        ],
-        RELEASED_TYPES["Per-Obj. Ori."]: lambda labels: [
-            t.format(subject=labels[0]) for t in vs.coco.per_obj_templates
-        ],
-        RELEASED_TYPES["Per-Rel. Dir."]: lambda labels: (
+        CATEGORIES["Cam-Obj. Ori."]: lambda labels: [t.format(subject=labels[0]) for t in vs.coco.cam_obj_templates],
+        CATEGORIES["Per-Obj. Ori."]: lambda labels: [t.format(subject=labels[0]) for t in vs.coco.per_obj_templates],
+        CATEGORIES["Per-Rel. Dir."]: lambda labels: (
             [t.format(subject=labels[0], target=labels[1]) for t in vs.coco.per_rel.templates]
             + [t.format(subject=labels[0], target=labels[1]) for t in vs.coco.per_rel.hand_templates]
         ),
@@ -181,7 +177,7 @@ def test_every_question_is_one_of_its_tasks_wordings_naming_its_subjects(built: 
         options = wordings[row.question_type](list(row.labels))
         assert row.question in options, row.item_id
         used.setdefault(row.question_type, set()).add(options.index(row.question))
-    assert set(used) == set(RELEASED_TYPES.values()) and all(len(k) > 1 for k in used.values()), used
+    assert set(used) == set(CATEGORIES.values()) and all(len(k) > 1 for k in used.values()), used
     nouns = {label for t, labels in zip(rows["question_type"], rows["labels"]) for label in labels if "Ori" in t}
     assert nouns <= {
         f"the {n}{p}"

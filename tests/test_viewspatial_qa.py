@@ -244,7 +244,7 @@ def test_the_released_task_strings_and_several_wordings_drawn_by_the_seed() -> N
     """question_type is the release's string; the release's wordings (six for Cam-Rel. Dir., four for Per-Sce.
     Sim.) are all used over many items, each item's drawn from its seed; the target of a Cam-Rel. Dir. wording
     is the object whose direction the answer gives."""
-    from benchfoundry.benchmarks.viewspatial.config import DirectionQAConfig
+    from benchfoundry.benchmarks.viewspatial.scannet.config import DirectionQAConfig
 
     q = DirectionQAConfig()
     s = dataclasses.replace(

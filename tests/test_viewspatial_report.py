@@ -6,12 +6,12 @@ import json
 import re
 from pathlib import Path
 
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES
 from benchfoundry.benchmarks.viewspatial.release.report_page import (
     RELEASE_SCENE_SIM_FRAMES,
     frames_histogram,
     write_report_page,
 )
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 
 
 def test_histogram_bins_count_every_item_once() -> None:
@@ -22,7 +22,7 @@ def test_histogram_bins_count_every_item_once() -> None:
 
 
 def test_the_page_shows_our_frames_per_item_beside_the_release(tmp_path: Path) -> None:
-    sim = RELEASED_TYPES["Per-Sce. Sim."]
+    sim = CATEGORIES["Per-Sce. Sim."]
     records = [
         {
             "question_type": sim,

@@ -1,4 +1,5 @@
-"""Direction labels of spatial questions (DESIGN §4.1, §4.2) and the multiple-choice distractor rule.
+"""Direction labels of spatial questions (docs/design/viewspatial.md §1.4, §1.6, §2.2) and the multiple-choice
+distractor rule.
 
 Pure vector maths: an 8-way horizontal label from a forward and an up vector, the 18-label
 camera-relative direction with a vertical component, the facing direction of an azimuth (the authors'
@@ -59,7 +60,7 @@ def horizontal_angle(v: Sequence[float], forward: Sequence[float], up: Sequence[
 
 
 def horizontal_label(angle_deg: float) -> str:
-    """The 8-way bin of DESIGN §4.1: [22.5, 67.5) front-right, …, [337.5, 22.5) front."""
+    """The 8-way bin of docs/design/viewspatial.md §1.4: [22.5, 67.5) front-right, …, [337.5, 22.5) front."""
     return HORIZONTAL_LABELS[int(((angle_deg % 360.0) + 22.5) // 45.0) % 8]
 
 
@@ -70,9 +71,9 @@ def boundary_margin(angle_deg: float) -> float:
 
 
 def facing_direction(azimuth_deg: float) -> str:
-    """The authors' `get_azimuth_direction` (DESIGN §4.2): the way a subject faces in the camera's frame, the
-    camera's viewing direction being front, from an Orient-Anything azimuth (0 = the subject faces the camera,
-    90 = faces the image's left, 180 = away, 270 = the image's right): [337.5, 22.5) back, [22.5, 67.5)
+    """The authors' `get_azimuth_direction` (docs/design/viewspatial.md §2.2): the way a subject faces in the camera's
+    frame, the camera's viewing direction being front, from an Orient-Anything azimuth (0 = the subject faces the
+    camera, 90 = faces the image's left, 180 = away, 270 = the image's right): [337.5, 22.5) back, [22.5, 67.5)
     back-left, [67.5, 112.5) left, [112.5, 157.5) front-left, [157.5, 202.5) front, [202.5, 247.5)
     front-right, [247.5, 292.5) right, [292.5, 337.5) back-right. The facing vector's horizontal angle in
     the camera's frame is the azimuth + 180°, so this is `horizontal_label` of it (same edges)."""
@@ -113,7 +114,7 @@ def camera_direction(v_cam: Sequence[float], vertical_min_deg: float, vertical_o
 
 
 def distractor_pool(answer: str, labels: Sequence[str]) -> list[str]:
-    """Labels allowed as wrong options: `o not in answer and answer not in o` (DESIGN §4.1)."""
+    """Labels allowed as wrong options: `o not in answer and answer not in o` (docs/design/viewspatial.md §1.6)."""
     return [o for o in labels if o not in answer and answer not in o]
 
 

@@ -12,7 +12,7 @@ from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
-#: The descriptors of the benchmarks (pipeline/benchmarks.py).
+#: The descriptors of the benchmarks (core/descriptor.Benchmark), read by configs/sections.descriptors alone.
 BENCHMARKS_GROUP = "benchfoundry.benchmarks"
 #: Render-spec kind → the function that renders a shard of that kind in the render worker (render/worker.py).
 RENDERERS_GROUP = "benchfoundry.renderers"

@@ -1,2 +1,2 @@
-"""ODI-Bench stages (DESIGN §3): sphere geometry (ERP, cubemap, perspective crops), synthetic panoramas,
+"""ODI-Bench stages (docs/design/odi.md): sphere geometry (ERP, cubemap, perspective crops), synthetic panoramas,
 instances (truth or GroundingDINO + SAM), descriptions, questions, review and the release."""

@@ -2,8 +2,8 @@
 `benchfoundry.benchmarks` entry point group: every hook names a module of this folder, and no module of the
 folder imports this one (its name and categories are in identity.py)."""
 
-from benchfoundry.benchmarks.odi.identity import BENCHMARK, TASKS
-from benchfoundry.pipeline.benchmarks import Benchmark
+from benchfoundry.benchmarks.odi.identity import BENCHMARK, CATEGORIES
+from benchfoundry.core.descriptor import Benchmark
 
 _HERE = "benchfoundry.benchmarks.odi"
 
@@ -27,9 +27,9 @@ DESCRIPTOR = Benchmark(
         ("released items", "qa/released"),
     ),
     order=20,
-    categories=TASKS,
+    categories=CATEGORIES,
     submits_tasks=True,
-    commands=f"{_HERE}.cli:add_commands",
+    commands=f"{_HERE}.cli:COMMANDS",
     evaluation=f"{_HERE}.harnesses.evaluation:EVALUATION",
     vlmevalkit=(
         ("benchfoundry_ODI", f"{_HERE}.harnesses.harness:vlmevalkit_closed_rows"),

@@ -1,11 +1,13 @@
-"""`benchfoundry odi review-import BUILD FILE`: reviewers' decisions on ODI-Bench items, then the release."""
+"""ODI-Bench's commands, its descriptor's `commands`: `benchfoundry odi review-import BUILD FILE` (reviewers'
+decisions on ODI-Bench items, then the release), `benchfoundry sphere …` (cli_sphere.py) and `benchfoundry assets
+infinigen` (cli_assets.py)."""
 
 from __future__ import annotations
 
 import argparse
 
 from benchfoundry.benchmarks.odi import cli_assets, cli_sphere
-from benchfoundry.cli.review import add_review_import, built_config, import_review_file
+from benchfoundry.pipeline.review import built_config, import_review_file, review_import_command
 
 
 def _cmd_review_import(args: argparse.Namespace) -> int:
@@ -27,7 +29,8 @@ def _cmd_review_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    add_review_import(subparsers, "odi", "ODI-Bench", "ODI-Bench items", _cmd_review_import)
-    cli_sphere.add_commands(subparsers)
-    cli_assets.add_commands(subparsers)
+COMMANDS = (
+    review_import_command("odi", "ODI-Bench", "ODI-Bench items", _cmd_review_import),
+    cli_sphere.COMMAND,
+    cli_assets.COMMAND,
+)

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from benchfoundry.benchmarks.odi.scenes.infinigen_assets import MAX_VERTICES
-from benchfoundry.cli.args import non_negative_int, positive_int
 from benchfoundry.core.output_root import check_output_dir
+from benchfoundry.pipeline.commands import Command, arg, non_negative_int, positive_int
 
 #: Where `make assets-infinigen` puts Infinigen's venv and the library.
 CACHE = Path(".cache/infinigen")
@@ -33,31 +33,37 @@ def _cmd_infinigen(args: argparse.Namespace) -> int:
     return 1 if outcome["short"] else 0
 
 
-def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    assets = subparsers.add_parser("assets", help="asset libraries for the realistic scenes")
-    sub = assets.add_subparsers(dest="assets_command", required=True, metavar="SUBCOMMAND")
-    p = sub.add_parser(
-        "infinigen",
-        help="generate seeded Infinigen objects per class as .blend files with a manifest (resumable)",
-    )
-    p.add_argument("--classes", required=True, help="comma-separated classes, e.g. chair,sofa,table,lamp")
-    p.add_argument("--per-class", type=positive_int, default=4, help="assets per class (default 4)")
-    p.add_argument(
-        "--spares",
-        type=non_negative_int,
-        default=2,
-        help="further seeds a class may try, in order, in place of assets that fail (default 2); the run exits 1 "
-        "only when a class is still short of --per-class",
-    )
-    p.add_argument("--seed", type=int, default=0, help="the library's seed (default 0)")
-    p.add_argument("--library", type=Path, default=CACHE / "library", help="the library folder (manifest.json)")
-    p.add_argument("--python", type=Path, default=CACHE / "venv/bin/python", help="Infinigen venv's Python")
-    p.add_argument(
-        "--max-vertices",
-        type=non_negative_int,
-        default=MAX_VERTICES,
-        help=f"decimate an asset's mesh to at most this many vertices, 0: never (default {MAX_VERTICES:,})",
-    )
-    p.add_argument("--workers", type=positive_int, default=2, help="assets generated at once (default 2)")
-    p.add_argument("--timeout", type=float, default=900.0, help="seconds one asset may take (default 900)")
-    p.set_defaults(func=_cmd_infinigen)
+COMMAND = Command(
+    "assets",
+    "asset libraries for the realistic scenes",
+    metavar="SUBCOMMAND",
+    commands=(
+        Command(
+            "infinigen",
+            "generate seeded Infinigen objects per class as .blend files with a manifest (resumable)",
+            (
+                arg("--classes", required=True, help="comma-separated classes, e.g. chair,sofa,table,lamp"),
+                arg("--per-class", type=positive_int, default=4, help="assets per class (default 4)"),
+                arg(
+                    "--spares",
+                    type=non_negative_int,
+                    default=2,
+                    help="further seeds a class may try, in order, in place of assets that fail (default 2); the run "
+                    "exits 1 only when a class is still short of --per-class",
+                ),
+                arg("--seed", type=int, default=0, help="the library's seed (default 0)"),
+                arg("--library", type=Path, default=CACHE / "library", help="the library folder (manifest.json)"),
+                arg("--python", type=Path, default=CACHE / "venv/bin/python", help="Infinigen venv's Python"),
+                arg(
+                    "--max-vertices",
+                    type=non_negative_int,
+                    default=MAX_VERTICES,
+                    help=f"decimate an asset's mesh to at most this many vertices, 0: never (default {MAX_VERTICES:,})",
+                ),
+                arg("--workers", type=positive_int, default=2, help="assets generated at once (default 2)"),
+                arg("--timeout", type=float, default=900.0, help="seconds one asset may take (default 900)"),
+            ),
+            _cmd_infinigen,
+        ),
+    ),
+)

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from benchfoundry.benchmarks.odi.config import SphereConfig
 from benchfoundry.benchmarks.odi.stages import sphere_images
-from benchfoundry.cli.args import model_from_flags, print_error, print_out
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.output_root import check_output_dir, check_output_file
 from benchfoundry.core.safe_paths import inside
+from benchfoundry.pipeline.commands import Arg, Command, arg, model_from_flags, print_error, print_out
 
 #: Per command, the options whose default is a field of `odi.sphere` (option dest → SphereConfig field).
 CONFIG_FIELDS: dict[str, dict[str, str]] = {
@@ -157,58 +157,80 @@ def _config_default(field: str) -> str:
     return f"default: odi.sphere.{field} of --config, else {getattr(_DEFAULTS, field)}"
 
 
-def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("sphere", help="cube faces, Omni-CoT views and crops of an ERP panorama")
-    sub = parser.add_subparsers(dest="sphere_command", required=True, metavar="SPHERE_COMMAND")
-
-    def common(p: argparse.ArgumentParser, with_outdir: bool = True) -> None:
-        p.add_argument("erp", help="equirectangular panorama (2:1; PNG, JPEG, EXR, … as OpenCV reads)")
-        if with_outdir:
-            p.add_argument("outdir", help="output folder")
-            p.add_argument("--ext", type=_extension, help="output file extension, e.g. .png (default: the input's)")
-        p.add_argument("--interpolation", choices=("bilinear", "nearest"), help=_config_default("interpolation"))
-        p.add_argument(
+def _common(with_outdir: bool = True) -> tuple[Arg, ...]:
+    """The panorama, the output folder (with `with_outdir`) and the options every sphere command shares."""
+    outdir = (
+        arg("outdir", help="output folder"),
+        arg("--ext", type=_extension, help="output file extension, e.g. .png (default: the input's)"),
+    )
+    return (
+        arg("erp", help="equirectangular panorama (2:1; PNG, JPEG, EXR, … as OpenCV reads)"),
+        *(outdir if with_outdir else ()),
+        arg("--interpolation", choices=("bilinear", "nearest"), help=_config_default("interpolation")),
+        arg(
             "--max-decoded-mb",
             type=int,
             help=f"refuse a panorama whose header says it decodes to more MiB ({_config_default('max_decoded_mb')})",
-        )
-        p.add_argument("--config", metavar="FILE", help="YAML build config whose odi.sphere supplies the defaults")
-        p.add_argument(
+        ),
+        arg("--config", metavar="FILE", help="YAML build config whose odi.sphere supplies the defaults"),
+        arg(
             "--set",
             action="append",
             metavar="KEY.PATH=VALUE",
             help="override a config value, e.g. odi.sphere.face_width=512 (repeatable)",
-        )
-
-    p = sub.add_parser("cubemap", help="six cube faces: front, right, back, left, up, down")
-    common(p)
-    p.add_argument("--face-width", type=int, help=f"face side, px ({_config_default('face_width')})")
-    p.add_argument(
-        "--layout",
-        choices=("faces", "strip", "both"),
-        default="faces",
-        help="one file per face, a 6w × w strip (F R B L U D), or both",
+        ),
     )
-    p.set_defaults(func=_cmd_cubemap)
 
-    p = sub.add_parser("views", help="the six Omni-CoT views: front, right, back, left, top, bottom")
-    common(p)
-    p.add_argument("--size", type=int, help=f"view side, px ({_config_default('view_size')})")
-    p.add_argument("--fov", type=float, help=f"field of view, degrees ({_config_default('view_fov_deg')})")
-    p.set_defaults(func=_cmd_views)
 
-    p = sub.add_parser("crop", help="the Omni-CoT crop of a box normalised to the ERP (DESIGN §3.3)")
-    common(p, with_outdir=False)
-    p.add_argument(
-        "--box",
-        type=_parse_box,
-        required=True,
-        metavar="x1,y1,x2,y2",
-        help="box normalised to [0, 1]; x1 > x2 wraps across θ = ±180°",
-    )
-    p.add_argument("out", help="output image file")
-    p.add_argument("--size", type=int, help=f"crop side, px ({_config_default('crop_size')})")
-    p.add_argument("--margin", type=float, help=f"margin, degrees ({_config_default('crop_margin_deg')})")
-    p.add_argument("--min-fov", type=float, help=f"degrees ({_config_default('crop_min_fov_deg')})")
-    p.add_argument("--max-fov", type=float, help=f"degrees ({_config_default('crop_max_fov_deg')})")
-    p.set_defaults(func=_cmd_crop)
+COMMAND = Command(
+    "sphere",
+    "cube faces, Omni-CoT views and crops of an ERP panorama",
+    metavar="SPHERE_COMMAND",
+    commands=(
+        Command(
+            "cubemap",
+            "six cube faces: front, right, back, left, up, down",
+            (
+                *_common(),
+                arg("--face-width", type=int, help=f"face side, px ({_config_default('face_width')})"),
+                arg(
+                    "--layout",
+                    choices=("faces", "strip", "both"),
+                    default="faces",
+                    help="one file per face, a 6w × w strip (F R B L U D), or both",
+                ),
+            ),
+            _cmd_cubemap,
+        ),
+        Command(
+            "views",
+            "the six Omni-CoT views: front, right, back, left, top, bottom",
+            (
+                *_common(),
+                arg("--size", type=int, help=f"view side, px ({_config_default('view_size')})"),
+                arg("--fov", type=float, help=f"field of view, degrees ({_config_default('view_fov_deg')})"),
+            ),
+            _cmd_views,
+        ),
+        Command(
+            "crop",
+            "the Omni-CoT crop of a box normalised to the ERP (docs/design/odi.md §3)",
+            (
+                *_common(with_outdir=False),
+                arg(
+                    "--box",
+                    type=_parse_box,
+                    required=True,
+                    metavar="x1,y1,x2,y2",
+                    help="box normalised to [0, 1]; x1 > x2 wraps across θ = ±180°",
+                ),
+                arg("out", help="output image file"),
+                arg("--size", type=int, help=f"crop side, px ({_config_default('crop_size')})"),
+                arg("--margin", type=float, help=f"margin, degrees ({_config_default('crop_margin_deg')})"),
+                arg("--min-fov", type=float, help=f"degrees ({_config_default('crop_min_fov_deg')})"),
+                arg("--max-fov", type=float, help=f"degrees ({_config_default('crop_max_fov_deg')})"),
+            ),
+            _cmd_crop,
+        ),
+    ),
+)

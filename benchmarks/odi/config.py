@@ -1,4 +1,4 @@
-"""Config of the ODI-Bench build (DESIGN §3)."""
+"""Config of the ODI-Bench build (docs/design/odi.md)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ ASSET_LIBRARY_FIELD = "odi.synthetic.asset_library"
 
 
 class SphereConfig(Section):
-    """Sphere geometry (DESIGN §3.1, §3.3): cube faces, Omni-CoT views and crops."""
+    """Sphere geometry (docs/design/odi.md §1, §3): cube faces, Omni-CoT views and crops."""
 
     face_width: int = Field(1024, ge=2, le=10920, description="cube face side, px")
     view_size: int = Field(1024, ge=2, lt=32767, description="side of the six Omni-CoT views, px")
@@ -41,7 +41,8 @@ class SphereConfig(Section):
 
 
 class SyntheticPanoramaConfig(DenoisedRenderSection):
-    """The embedded default: synthetic scenes rendered by Blender's equirectangular camera (DESIGN §5)."""
+    """The embedded default (docs/design/defaults.md §4): synthetic scenes rendered by Blender's equirectangular
+    camera."""
 
     scenes: list[Literal["living_room", "courtyard"]] = Field(
         default_factory=lambda: ["living_room", "courtyard"], min_length=1
@@ -79,7 +80,8 @@ class SyntheticPanoramaConfig(DenoisedRenderSection):
 
 
 class GroundedSamConfig(Section):
-    """GroundingDINO + SAM on cube faces (DESIGN §3.2); weights and the BERT folder are read by path only."""
+    """GroundingDINO + SAM on cube faces (docs/design/odi.md §2.1); weights and the BERT folder are read by path
+    only."""
 
     dino_config: Path | None = Field(
         None, description="GroundingDINO model config (.py); None: the SwinT-OGC config shipped in groundingdino-py"

@@ -1,4 +1,5 @@
-"""ODI-Bench flow (DESIGN §3): panoramas → cube faces → annotator → instances → descriptions and questions → release.
+"""ODI-Bench flow (docs/design/odi.md): panoramas → cube faces → annotator → instances → descriptions and questions →
+release.
 
 Without `odi.panorama_root` the embedded synthetic panoramas are rendered first (one task per scene,
 skipped when rendered). Panoramas are annotated in batches (one task per `odi.batch_size` panoramas,

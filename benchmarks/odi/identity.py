@@ -6,4 +6,4 @@ BENCHMARK = "odi"
 GENERAL = ("OA", "HA", "existence", "counting", "OCR")
 #: The spatial-level categories.
 SPATIAL = ("EVO", "AVO", "SS", "RD", "OR")
-TASKS = GENERAL + SPATIAL
+CATEGORIES = GENERAL + SPATIAL

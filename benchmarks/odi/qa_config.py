@@ -1,4 +1,4 @@
-"""Config of ODI-Bench's descriptions, consistency filter, QA, budget and review (DESIGN §3.2)."""
+"""Config of ODI-Bench's descriptions, consistency filter, QA, budget and review (docs/design/odi.md §2)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ is given (benchmarks/odi/stages/questions/budget.py). Rounding is half up."""
 from __future__ import annotations
 
 from benchfoundry.benchmarks.odi.config import OdiConfig
-from benchfoundry.benchmarks.odi.identity import TASKS
+from benchfoundry.benchmarks.odi.identity import CATEGORIES
 from benchfoundry.configs.sections import scaled_count
 
 
@@ -29,7 +29,7 @@ def scaled(section: OdiConfig, fraction: float) -> OdiConfig:
             data["synthetic"]["scenes"] = synthetic.scenes[: scaled_count(len(synthetic.scenes), fraction)]
         panoramas = len(type(synthetic).model_validate(data["synthetic"]).names)
         ratio = panoramas / len(synthetic.names)
-        capacity = panoramas * section.qa.budget.per_task * len(TASKS)
+        capacity = panoramas * section.qa.budget.per_task * len(CATEGORIES)
     total = section.qa.budget.total
     if total is not None:
         data["qa"]["budget"]["total"] = min(scaled_count(total, ratio), capacity or total)

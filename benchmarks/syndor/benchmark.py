@@ -4,7 +4,7 @@ folder imports this one (its name and categories are in identity.py)."""
 
 from benchfoundry.benchmarks.syndor.identity import BENCHMARK
 from benchfoundry.benchmarks.syndor.qa_config import TASK_PROMPTS
-from benchfoundry.pipeline.benchmarks import Benchmark
+from benchfoundry.core.descriptor import Benchmark
 
 _HERE = "benchfoundry.benchmarks.syndor"
 
@@ -29,7 +29,7 @@ DESCRIPTOR = Benchmark(
     ),
     order=10,
     categories=tuple(TASK_PROMPTS),
-    commands=f"{_HERE}.cli:add_commands",
+    commands=f"{_HERE}.cli:COMMANDS",
     evaluation=f"{_HERE}.harnesses.evaluation:EVALUATION",
     vlmevalkit=(("benchfoundry_SynDOR", f"{_HERE}.harnesses.harness:vlmevalkit_rows"),),
     vlmevalkit_dataset=f"{_HERE}.harnesses.vlmevalkit_dataset",

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from benchfoundry.benchmarks.syndor.identity import BENCHMARK
-from benchfoundry.benchmarks.syndor.release.release import TASKS
+from benchfoundry.benchmarks.syndor.release.release import CATEGORIES
 from benchfoundry.benchmarks.syndor.scenes import render_plan
 from benchfoundry.benchmarks.syndor.stages import sampling
 from benchfoundry.configs.build import BuildConfig
@@ -56,7 +56,7 @@ def summary(config: BuildConfig, sample: sampling.Sample, levels: sampling.Level
             cameras = len(render_plan.rig_frames(s, lighting))
             shard_frames += [cameras] * (len(s.scenes) * repeats)
             if s.qa.empty_scene_negatives:
-                presence_rows = config.syndor.items_per_frame(lighting) // len(TASKS)
+                presence_rows = config.syndor.items_per_frame(lighting) // len(CATEGORIES)
                 empty_items += len(s.scenes) * repeats * cameras * presence_rows
     features = sum(math.ceil(n / s.discern.frames_per_shard) for n in shard_frames)
     runs = {"render": len(shard_frames), "features": features, **dict.fromkeys(SINGLE_TASKS, 1)}

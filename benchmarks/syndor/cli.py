@@ -7,12 +7,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from benchfoundry.benchmarks.syndor.scenes import dori
-from benchfoundry.cli.args import print_error, print_note, print_out
-from benchfoundry.cli.review import recorded_config
 from benchfoundry.configs.build import BuildConfig
+from benchfoundry.pipeline.commands import Arg, Command, arg, print_error, print_note, print_out
+from benchfoundry.pipeline.review import recorded_config
 
 
 def _build_config(build: Path, config_path: str | None, overrides: list[str]) -> BuildConfig:
@@ -114,27 +115,47 @@ def _cmd_dori(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    syndor = subparsers.add_parser("syndor", help="SynDORBench human-label loop")
-    sub = syndor.add_subparsers(dest="syndor_command", required=True, metavar="COMMAND")
-    for name, func, text in (
-        ("label-sample", _cmd_label_sample, "export the Cochran-sized label sample (CSV + Label Studio JSON)"),
-        ("label-import", _cmd_label_import, "import labels from a CSV (image,label) or a Label Studio export"),
-    ):
-        p = sub.add_parser(name, help=text)
-        p.add_argument("build", metavar="BUILD", help="the build's output root")
-        if name == "label-import":
-            p.add_argument("file", metavar="FILE", help="CSV with image,label (yes/no) or Label Studio JSON export")
-        p.add_argument("--config", help="the build's YAML config (default: the config in BUILD/build.json)")
-        p.add_argument(
-            "--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (with --config)"
-        )
-        p.set_defaults(func=func)
+def _label_command(name: str, run: Callable[[argparse.Namespace], int], text: str, *more: Arg) -> Command:
+    """`syndor label-sample` or `label-import`: BUILD, `more`, then the build's config."""
+    return Command(
+        name,
+        text,
+        (
+            arg("build", metavar="BUILD", help="the build's output root"),
+            *more,
+            arg("--config", help="the build's YAML config (default: the config in BUILD/build.json)"),
+            arg("--set", action="append", metavar="KEY.PATH=VALUE", help="override a config value (with --config)"),
+        ),
+        run,
+    )
 
-    p = subparsers.add_parser("dori", help="DORI distances for a camera spec")
-    p.add_argument("--preset", choices=sorted(dori.PRESETS), help="named camera spec (default: paper)")
-    p.add_argument("--resolution", type=int, help="vertical resolution, px")
-    p.add_argument("--focal-mm", type=float, help="focal length, mm")
-    p.add_argument("--sensor-height-mm", type=float, help="sensor height, mm")
-    p.add_argument("--json", action="store_true", help="print a JSON list")
-    p.set_defaults(func=_cmd_dori)
+
+COMMANDS = (
+    Command(
+        "syndor",
+        "SynDORBench human-label loop",
+        commands=(
+            _label_command(
+                "label-sample", _cmd_label_sample, "export the Cochran-sized label sample (CSV + Label Studio JSON)"
+            ),
+            _label_command(
+                "label-import",
+                _cmd_label_import,
+                "import labels from a CSV (image,label) or a Label Studio export",
+                arg("file", metavar="FILE", help="CSV with image,label (yes/no) or Label Studio JSON export"),
+            ),
+        ),
+    ),
+    Command(
+        "dori",
+        "DORI distances for a camera spec",
+        (
+            arg("--preset", choices=sorted(dori.PRESETS), help="named camera spec (default: paper)"),
+            arg("--resolution", type=int, help="vertical resolution, px"),
+            arg("--focal-mm", type=float, help="focal length, mm"),
+            arg("--sensor-height-mm", type=float, help="sensor height, mm"),
+            arg("--json", action="store_true", help="print a JSON list"),
+        ),
+        _cmd_dori,
+    ),
+)

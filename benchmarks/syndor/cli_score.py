@@ -3,13 +3,13 @@ evaluation hook's flags, scoring and printed tables), and the scorer `benchfound
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from benchfoundry.benchmarks.syndor.qa_config import TASK_PROMPTS, QaConfig
 from benchfoundry.core.output_root import read_build_record
+from benchfoundry.pipeline.commands import arg
 
 #: The paper's E5Score model (the authors' eval/metrics/e5_score.py).
 E5 = "intfloat/e5-large-v2"
@@ -155,13 +155,12 @@ def refresh_report(build: Path, flags: Mapping[str, Any]) -> list[str]:
     return [f"report updated: {page}"]
 
 
-def add_score_flags(parser: argparse.ArgumentParser) -> None:
-    """`score syndor`'s own flags: the embedding model of E5Score."""
-    parser.add_argument(
-        "--embed-path", metavar="DIR", help="local folder of the embedding model (default: the build's config)"
-    )
-    parser.add_argument(
+#: `score syndor`'s own flags: the embedding model of E5Score.
+SCORE_FLAGS = (
+    arg("--embed-path", metavar="DIR", help="local folder of the embedding model (default: the build's config)"),
+    arg(
         "--embed-name",
         metavar="NAME",
         help="its name, e.g. intfloat/e5-large-v2 (default with --embed-path: _name_or_path in its config.json)",
-    )
+    ),
+)

@@ -1,4 +1,4 @@
-"""Config of the SynDORBench build (DESIGN §2)."""
+"""Config of the SynDORBench build (docs/design/syndor.md)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ PixelsPerMetre = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 
 class CameraConfig(Section):
-    """The pinhole camera (DESIGN §2.1): a preset, or explicit values that override it."""
+    """The pinhole camera (docs/design/syndor.md §1): a preset, or explicit values that override it."""
 
     preset: str | None = "paper"
     resolution_w: int = Field(1920, gt=0, le=MAX_SIDE_PX)
@@ -156,8 +156,8 @@ class RenderConfig(Section):
 
 
 class SampleConfig(Section):
-    """Full-factorial stratified sampling (DESIGN §2.2, benchmarks/syndor/stages/sampling.py): only sampled frames
-    render."""
+    """Full-factorial stratified sampling (docs/design/syndor.md §2, benchmarks/syndor/stages/sampling.py): only sampled
+    frames render."""
 
     items: int | None = Field(
         None,

@@ -1,4 +1,4 @@
-"""Config of SynDORBench's night-vision ISP and discernibility labelling (DESIGN §2.3–2.4)."""
+"""Config of SynDORBench's night-vision ISP and discernibility labelling (docs/design/syndor.md §3–4)."""
 
 from __future__ import annotations
 

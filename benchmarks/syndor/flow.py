@@ -1,4 +1,4 @@
-"""SynDORBench flow (DESIGN §2): renders → night vision → discernibility labels → QA.
+"""SynDORBench flow (docs/design/syndor.md): renders → night vision → discernibility labels → QA.
 
 Each stage is a subflow (or, for QA, a call) that takes the previous stage's manifest and returns
 its own summary (with `manifest`, the path the next stage reads); the stage logic and the shard

@@ -1,4 +1,4 @@
-"""Config of SynDORBench's actions and their poses (DESIGN §2.2): built-in joint rotations, or AMASS
+"""Config of SynDORBench's actions and their poses (docs/design/syndor.md §2): built-in joint rotations, or AMASS
 sequences chosen by BABEL labels."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from benchfoundry.assets.actions import ACTIONS
 from benchfoundry.configs.base import Section
 from benchfoundry.configs.model import EmbeddingConfig, ModelEndpoint
 
-#: The released action names (DESIGN §2.2): the action-recognition references, as a person would say them.
+#: The released action names (docs/design/syndor.md §2): the action-recognition references, as a person would say them.
 ACTION_NAMES: dict[str, str] = {
     "kicking": "kicking",
     "sneak": "sneak",
@@ -36,8 +36,9 @@ DEFAULT_SYNONYMS: dict[str, tuple[str, ...]] = {
     "guard_up": ("guard", "guard up", "fighting stance", "boxing stance", "defensive stance", "fight"),
 }
 
-#: What each action's BABEL labels are compared with (DESIGN §2.2's wording). Dodging is "dodge or duck":
-#: all-MiniLM-L6-v2 scores BABEL's category "dodge" 0.47 against "dodging" (under the 0.5 floor), 0.79 against it.
+#: What each action's BABEL labels are compared with (the wording of docs/design/syndor.md §2). Dodging is "dodge or
+#: duck": all-MiniLM-L6-v2 scores BABEL's category "dodge" 0.47 against "dodging" (under the 0.5 floor), 0.79 against
+#: it.
 DEFAULT_PHRASES: dict[str, str] = {
     "kicking": "kicking",
     "sneak": "sneak",
@@ -48,7 +49,8 @@ DEFAULT_PHRASES: dict[str, str] = {
     "dodging": "dodge or duck",
     "guard_up": "guard up",
 }
-#: The LLM rating of one candidate (DESIGN §2.2's second stage); `{action}` and `{label}` are filled in.
+#: The LLM rating of one candidate (the second stage of docs/design/syndor.md §2); `{action}` and `{label}` are filled
+#: in.
 DEFAULT_RATING_PROMPT = (
     "Rate from 0 to 10 how well this motion-capture label matches the action. Reply with the number only.\n"
     "Action: {action}\nLabel: {label}"
@@ -64,7 +66,7 @@ class PoseConfig(Section):
 
     Action slugs: kicking, sneak, stepping_over, walking, cover_face, choking, dodging, guard_up.
     With `amass_root` and `babel_root` set, BABEL-labelled stretches of AMASS sequences are chosen per action
-    (DESIGN §2.2): `selection: embedding` ranks them by the cosine similarity of their label texts to the
+    (docs/design/syndor.md §2): `selection: embedding` ranks them by the cosine similarity of their label texts to the
     action's `phrases` (the `embedding` model), keeps the `top_k` at or above `min_similarity` and, with
     `rerank` set, re-orders those by the model's rating (`rating_prompt`); `selection: synonyms` (also the
     fallback when the embedding model cannot be loaded) keeps the labels that match an action's synonyms

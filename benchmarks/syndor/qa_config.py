@@ -1,4 +1,4 @@
-"""Config of SynDORBench's QA export, scoring and report (DESIGN §2.5).
+"""Config of SynDORBench's QA export, scoring and report (docs/design/syndor.md §5).
 
 The prompts are fixed by the benchmark and live here as constants, not as config.
 """
@@ -12,12 +12,12 @@ from pydantic import Field
 from benchfoundry.configs.base import Section
 from benchfoundry.configs.model import EmbeddingConfig
 
-#: Human-presence classification prompt, verbatim from DESIGN §2.5.
+#: Human-presence classification prompt, verbatim from docs/design/syndor.md §5.
 HPC_PROMPT = (
     "Respond only with 1 or 0. Respond with 1 if a person is visible in the image, and 0 if not. "
     "Is there a person visible in the image?"
 )
-#: Action recognition prompt, verbatim from DESIGN §2.5.
+#: Action recognition prompt, verbatim from docs/design/syndor.md §5.
 ACTION_PROMPT = "Respond only with the name of the action. What action is the person performing in the image?"
 
 #: Task name (the folder under `index/`) → its prompt.

@@ -2,9 +2,9 @@
 `benchfoundry.benchmarks` entry point group: every hook names a module of this folder, and no module of the
 folder imports this one (its name and categories are in identity.py)."""
 
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
-from benchfoundry.pipeline.benchmarks import Benchmark
+from benchfoundry.core.descriptor import Benchmark
 
 _HERE = "benchfoundry.benchmarks.viewspatial"
 
@@ -20,11 +20,11 @@ DESCRIPTOR = Benchmark(
     release_items=f"{_HERE}.release.readers:release_items",
     export_rows=f"{_HERE}.release.readers:splits",
     report_page="viewspatial.html",
-    front_counts=(*((f"released {short}", f"released/{short}") for short in RELEASED_TYPES), ("COCO splits", "coco")),
+    front_counts=(*((f"released {short}", f"released/{short}") for short in CATEGORIES), ("COCO splits", "coco")),
     order=30,
-    categories=tuple(RELEASED_TYPES),
+    categories=tuple(CATEGORIES),
     submits_tasks=True,
-    commands=f"{_HERE}.cli:add_commands",
+    commands=f"{_HERE}.cli:COMMANDS",
     evaluation=f"{_HERE}.harnesses.evaluation:EVALUATION",
     vlmevalkit=(("benchfoundry_ViewSpatial", f"{_HERE}.harnesses.harness:vlmevalkit_rows"),),
     vlmevalkit_dataset=f"{_HERE}.harnesses.vlmevalkit_dataset",

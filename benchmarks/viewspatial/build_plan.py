@@ -18,8 +18,8 @@ from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_scan import (
 from benchfoundry.benchmarks.viewspatial.scannet.stages.scan_stage import scan_list
 from benchfoundry.configs.build import BuildConfig
 
-#: Budget field → the task's short name, in the release's order.
-TASKS = {
+#: Budget field → the category's short name, in the release's order.
+BUDGET_CATEGORIES = {
     "cam_rel": "Cam-Rel. Dir.",
     "cam_obj": "Cam-Obj. Ori.",
     "per_obj": "Per-Obj. Ori.",
@@ -95,7 +95,7 @@ def plan_config(config: BuildConfig) -> dict[str, Any]:
 
 
 def _budget_line(budgets: dict[str, int | None]) -> str:
-    counts = ", ".join(f"{TASKS[k]} {'every item' if n is None else f'{n:,}'}" for k, n in budgets.items())
+    counts = ", ".join(f"{BUDGET_CATEGORIES[k]} {'every item' if n is None else f'{n:,}'}" for k, n in budgets.items())
     if any(n is None for n in budgets.values()):
         return f"{BENCHMARK}: benchmark items at most by task ({counts})"
     return f"{BENCHMARK}: {sum(budgets.values()):,} benchmark items at most ({counts})"
@@ -106,7 +106,7 @@ def _most_line(plan: dict[str, Any]) -> str:
     for key, most in plan["most_items"].items():
         budget = plan["budgets"][key]
         short = " < its budget" if most is not None and budget is not None and most < budget else ""
-        parts.append(f"{TASKS[key]} {'no cap' if most is None else f'{most:,}'}{short}")
+        parts.append(f"{BUDGET_CATEGORIES[key]} {'no cap' if most is None else f'{most:,}'}{short}")
     return "  the data gives at most: " + ", ".join(parts) + " (caps; the draws give fewer, the budgets keep the most)"
 
 

@@ -7,7 +7,7 @@ import argparse
 
 from benchfoundry.benchmarks.viewspatial.coco import cli as coco_cli
 from benchfoundry.benchmarks.viewspatial.scannet import cli as scannet_cli
-from benchfoundry.cli.review import add_review_import, built_config, import_review_file
+from benchfoundry.pipeline.review import built_config, import_review_file, review_import_command
 
 
 def _cmd_review_import(args: argparse.Namespace) -> int:
@@ -30,7 +30,8 @@ def _cmd_review_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    add_review_import(subparsers, "viewspatial", "ViewSpatial-Bench", "Per-Rel. Dir. candidates", _cmd_review_import)
-    coco_cli.add_commands(subparsers)
-    scannet_cli.add_commands(subparsers)
+COMMANDS = (
+    review_import_command("viewspatial", "ViewSpatial-Bench", "Per-Rel. Dir. candidates", _cmd_review_import),
+    coco_cli.COMMAND,
+    scannet_cli.COMMAND,
+)

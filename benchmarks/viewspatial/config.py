@@ -1,125 +1,15 @@
-"""Config of the ViewSpatial-Bench build (DESIGN §4)."""
+"""Config of the ViewSpatial-Bench build (docs/design/viewspatial.md)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from benchfoundry.benchmarks.viewspatial.coco.config import (
-    RELEASE_FACINGS,
-    RELEASE_PER_REL,
-    CocoConfig,
-    check_templates,
-    label_weights,
-)
-from benchfoundry.benchmarks.viewspatial.scannet.config import EXCLUDED_LABELS, EXCLUDED_NYU40, CoverageConfig
-from benchfoundry.configs.base import MAX_SIDE_PX, Section, refuse_renamed
+from benchfoundry.benchmarks.viewspatial.coco.config import RELEASE_FACINGS, RELEASE_PER_REL, CocoConfig, label_weights
+from benchfoundry.benchmarks.viewspatial.scannet.config import ScanNetConfig
+from benchfoundry.configs.base import Section, refuse_renamed
 from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS
-
-#: Most synthetic scans of a split (their ids, scene0900_00 + 2·k and scene0901_00 + 2·k, stay four-digit).
-MAX_SYNTHETIC_SCANS = 4500
-
-
-class SyntheticScanConfig(Section):
-    """The embedded default: two synthetic rooms (val, train) rendered by Blender (DESIGN §5), or more of them."""
-
-    scans: dict[Literal["val", "train"], int] = Field(
-        default_factory=lambda: {"val": 1, "train": 1},
-        description="split → synthetic scans: the split's room, then variants of it (mirrored, its low furniture "
-        "moved, walked from another start; scannet/synthetic_scan.scene_room), scene0900_00, scene0902_00, … "
-        "(val) and scene0901_00, scene0903_00, … (train)",
-    )
-    frames: int = Field(20, ge=4, description="frames of each scan's camera walk (one has an -inf pose)")
-    frame_step: int = Field(
-        1, ge=1, description="frames drawn from every n-th walk frame (1: the walk stands for a scan's every 10th)"
-    )
-    width: int = Field(256, ge=32, le=MAX_SIDE_PX)
-    height: int = Field(192, ge=24, le=MAX_SIDE_PX)
-    hfov_deg: float = Field(70.0, gt=10, lt=150)
-    depth_stride: int = Field(2, ge=1, description="depth is the colour grid subsampled by this factor")
-    samples: int = Field(4, ge=1, description="Cycles samples per pixel")
-    layout: str = Field("raw", pattern="^(raw|export)$", description="which written layout the build reads")
-    asset_library: Path | None = Field(
-        None,
-        description="folder of an asset library (manifest.json, `make assets-infinigen`): the rooms' pieces of its "
-        "classes are drawn from it and arranged by the room layout ODI's panoramas use; None keeps the boxes",
-    )
-
-    @field_validator("scans")
-    @classmethod
-    def _both_splits(cls, scans: dict[str, int]) -> dict[str, int]:
-        if set(scans) != {"val", "train"} or any(not 1 <= n <= MAX_SYNTHETIC_SCANS for n in scans.values()):
-            raise ValueError(f"scans: 1 to {MAX_SYNTHETIC_SCANS} of each of val and train, got {scans}")
-        return scans
-
-
-#: Cam-Rel. Dir. wordings of the release: {target} is asked about, {reference} is the object it is placed from.
-CAM_REL_TEMPLATES = [
-    "How is the {target} positioned with respect to the {reference}?",
-    "Could you tell me the location of the {target} in comparison to the {reference}?",
-    "Where is the {target} in relation to the {reference}?",
-    "Where is the {target} located compared to the {reference} from the camera's perspective?",
-    "Can you describe the position of the {target} relative to the {reference}?",
-    "If you're looking at the {reference}, where would you find the {target}?",
-]
-#: Per-Sce. Sim. wordings of the release (the authors' Sce_Sim_make.py): stand at {a}, face {b}, where is {c}
-#: (bare category names, as released).
-SCENE_SIM_TEMPLATES = [
-    "Standing at {a}, gazing at {b}, where should {c} be?",
-    "If you stand at {a} facing {b}, where is {c}?",
-    "Imagine standing at {a} looking towards {b}, where is {c}?",
-    "When positioned at {a} facing {b}, where can you find {c}?",
-]
-
-
-class DirectionQAConfig(Section):
-    """Cam-Rel.Dir and Per-Sce.Sim question construction (DESIGN §4.1)."""
-
-    min_visibility: float = Field(0.5, ge=0, le=1, description="least visible-corner ratio of an asked object")
-    occlusion_m: float = Field(0.1, gt=0, description="a corner is occluded when z − depth exceeds this")
-    vertical_min_deg: float = Field(30.0, gt=0, lt=90, description="elevation from which a vertical word joins")
-    vertical_only_deg: float = Field(67.5, gt=0, lt=90, description="elevation from which only above/down is said")
-    margin_deg: float = Field(5.0, ge=0, description="skip items this close to a label boundary")
-    min_distance_m: float = Field(0.3, ge=0, description="least distance between the objects of an item")
-    cam_rel_per_scene: int = Field(60, ge=0, description="most Cam-Rel.Dir items per scan")
-    cam_rel_per_frame: int | None = Field(
-        1, ge=1, description="most Cam-Rel.Dir items per frame (the release has one); null: all"
-    )
-    scene_sim_per_scene: int = Field(40, ge=0, description="most Per-Sce.Sim items per scan (the authors' 40)")
-    run_min_visibility: float = Field(
-        0.25, ge=0, le=1, description="least visible-corner ratio for a frame of a Per-Sce.Sim run to see an object"
-    )
-    run_max_frames: int = Field(32, ge=2, description="most frames of a Per-Sce.Sim run")
-    cam_rel_templates: list[str] = Field(
-        default_factory=lambda: list(CAM_REL_TEMPLATES), description="Cam-Rel. Dir. wordings, one drawn per item"
-    )
-    scene_sim_templates: list[str] = Field(
-        default_factory=lambda: list(SCENE_SIM_TEMPLATES), description="Per-Sce. Sim. wordings, one drawn per item"
-    )
-    mc_instruction: str = "Answer with the option's letter from the given choices directly."
-    direct_instruction: str = "Answer with one direction, e.g. front-left."
-
-    @model_validator(mode="before")
-    @classmethod
-    def _renamed(cls, data: Any) -> Any:
-        return refuse_renamed(
-            "viewspatial.qa",
-            data,
-            {
-                "cam_rel_template": "viewspatial.qa.cam_rel_templates",
-                "scene_sim_template": "viewspatial.qa.scene_sim_templates",
-            },
-        )
-
-    @model_validator(mode="after")
-    def _ordered_thresholds(self) -> DirectionQAConfig:
-        if self.vertical_min_deg >= self.vertical_only_deg:
-            raise ValueError("vertical_min_deg must be below vertical_only_deg")
-        check_templates("viewspatial.qa.cam_rel_templates", self.cam_rel_templates, ("target", "reference"))
-        check_templates("viewspatial.qa.scene_sim_templates", self.scene_sim_templates, ("a", "b", "c"))
-        return self
 
 
 class TaskBudgets(Section):
@@ -149,7 +39,7 @@ RELEASE_ANSWERS: dict[str, dict[str, float]] = {
 
 
 class ReleaseConfig(Section):
-    """How ViewSpatial-Bench.json and its images are written (DESIGN §4.3)."""
+    """How ViewSpatial-Bench.json and its images are written (docs/design/viewspatial.md §3)."""
 
     per_rel_hand_share: float = Field(
         182 / 842,
@@ -195,31 +85,10 @@ class ReleaseConfig(Section):
         return refuse_renamed("viewspatial.release", data, renamed)
 
 
-class ViewSpatialConfig(Section):
-    """ViewSpatial-Bench: ScanNet frames and direction QA, COCO person orientation QA."""
+class ViewSpatialConfig(ScanNetConfig):
+    """ViewSpatial-Bench: ScanNet frames and direction QA (the ScanNet half's keys, scannet/config.ScanNetConfig),
+    COCO person orientation QA."""
 
     enabled: bool = True
-    scannet_root: Path | None = Field(None, description="ScanNet root; None builds the synthetic scans")
-    scans_dir: str = Field("scans", description="folder of scan folders under the root")
-    split_lists: dict[str, str] = Field(
-        default_factory=lambda: {"val": "scannetv2_val.txt", "train": "scannetv2_train.txt"},
-        description="split → scene list (relative to the root); val is the benchmark, train the SFT data",
-    )
-    label_map: str | None = Field(
-        "scannetv2-labels.combined.tsv",
-        description="raw_category → nyu40id TSV under the root; None or a missing file: exclude by raw name",
-    )
-    excluded_nyu40: list[int] = Field(
-        default_factory=lambda: sorted(EXCLUDED_NYU40),
-        description="NYU40 ids never asked about (used with the label map)",
-    )
-    excluded_labels: list[str] = Field(
-        default_factory=lambda: sorted(EXCLUDED_LABELS),
-        description="raw category names never asked about when there is no label map (case-insensitive)",
-    )
-    max_scans: int | None = Field(None, ge=1, description="first N scans of each split list")
-    synthetic: SyntheticScanConfig = SyntheticScanConfig()
-    coverage: CoverageConfig = CoverageConfig()
-    qa: DirectionQAConfig = DirectionQAConfig()
     coco: CocoConfig = CocoConfig()
     release: ReleaseConfig = ReleaseConfig()

@@ -1,4 +1,4 @@
-"""ViewSpatial-Bench flow (DESIGN §4): ScanNet frames → visibility → Cam-Rel.Dir / Per-Sce.Sim QA.
+"""ViewSpatial-Bench flow (docs/design/viewspatial.md): ScanNet frames → visibility → Cam-Rel.Dir / Per-Sce.Sim QA.
 
 Without `viewspatial.scannet_root` the embedded synthetic scans are rendered first (once: a
 store marker records them). One task per scan runs its three stages (frame selection,
@@ -13,9 +13,9 @@ its images laid out as the release's with `viewspatial.release.layout: authors`
 Without the label map TSV (`viewspatial.label_map: null`, or
 left at its default and not found), objects are excluded by raw category name
 (`viewspatial.excluded_labels`); a label map set explicitly in the config that does not exist fails
-the benchmark. The COCO half (DESIGN §4.2: benchmarks/viewspatial/coco/stages/coco_stage.py) labels the people of each
-COCO split (`viewspatial.coco.splits`, or the synthetic set of the embedded person rendered first) and adds
-Cam-Obj. Ori., Per-Obj. Ori. and Per-Rel. Dir. items; candidates that need review are released as
+the benchmark. The COCO half (docs/design/viewspatial.md §2: benchmarks/viewspatial/coco/stages/coco_stage.py) labels
+the people of each COCO split (`viewspatial.coco.splits`, or the synthetic set of the embedded person rendered first)
+and adds Cam-Obj. Ori., Per-Obj. Ori. and Per-Rel. Dir. items; candidates that need review are released as
 benchmarks/viewspatial/coco/stages/relative_review.py says.
 """
 
@@ -27,6 +27,7 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
+from benchfoundry.benchmarks.viewspatial.categories import SHORT_NAMES
 from benchfoundry.benchmarks.viewspatial.coco.scenes.synthetic_stage import (
     part_name,
     synthetic_coco_task,
@@ -50,7 +51,6 @@ from benchfoundry.benchmarks.viewspatial.scannet.stages.scan_stage import (
     scan_list,
     scan_task,
 )
-from benchfoundry.benchmarks.viewspatial.task_names import SHORT_NAMES
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import benchmark_outcome, render_summary
 from benchfoundry.core.store import StageStore

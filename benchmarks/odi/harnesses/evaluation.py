@@ -2,7 +2,8 @@
 the generic way (evaluation/protocols.py: the paper states multiple choice with lettered options, or yes/no, and
 accuracy; its prompt and parser are not public), plus `spatial`, the accuracy over the spatial-level tasks' items;
 the open form graded by the LLM judge with each task's rubric (`open`, with `open_items` counted whether judged or
-not); Omni-CoT (`--omni-cot`, omnicot.py); the page shows the paper's tables with our runs.
+not); Omni-CoT (its `options`: `--omni-cot`, omnicot_options.py; its steps, omnicot.py); the page shows the paper's
+tables with our runs.
 """
 
 from __future__ import annotations
@@ -10,14 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from benchfoundry.benchmarks.odi.identity import SPATIAL, TASKS
+from benchfoundry.benchmarks.odi.harnesses.omnicot_options import OMNI_COT
+from benchfoundry.benchmarks.odi.identity import CATEGORIES, SPATIAL
 from benchfoundry.benchmarks.odi.release import published
 from benchfoundry.evaluation.hooks import Evaluation, Rows
 from benchfoundry.evaluation.items import EvalItem
 from benchfoundry.evaluation.tables import Result, Table, baseline_runs, cell, label, pct, render, source
 
 if TYPE_CHECKING:
-    from benchfoundry.configs.evaluation import OmniCotConfig
+    from benchfoundry.configs.base import Section
     from benchfoundry.evaluation.run import Progress
     from benchfoundry.pipeline.model_client import ModelClient
 
@@ -25,25 +27,25 @@ if TYPE_CHECKING:
 class OdiEvaluation(Evaluation):
     """The spatial score, the open form's judge, Omni-CoT and the paper's tables."""
 
-    omni_cot = True
+    options = OMNI_COT
     task_groups = {"spatial": SPATIAL}
     judge_label = "open form"
     published_scores = published.ODI_SCORES
 
-    def ask_omni_cot(
+    def ask_variant(
         self,
         client: ModelClient,
         items: Sequence[EvalItem],
-        mode: str,
-        config: OmniCotConfig,
+        variant: str,
+        config: Section,
         protocol: str,
         progress: Progress | None = None,
         chunk: int = 32,
     ) -> Rows:
-        """The paper's Omni-CoT steps of `mode` (omnicot.py)."""
+        """The paper's Omni-CoT steps of the mode `variant` with the section `omni_cot` (omnicot.py)."""
         from benchfoundry.benchmarks.odi.harnesses.omnicot import ask_omnicot
 
-        return ask_omnicot(client, items, mode, config, protocol, progress, chunk)
+        return ask_omnicot(client, items, variant, config, protocol, progress, chunk)
 
     def judge_scores(self, summary: Result | None, items: Sequence[EvalItem]) -> Result:
         """`open`, the judge's summary (None when no judge ran), and `open_items`, how many open items there are."""
@@ -106,13 +108,13 @@ def _omni_cot_tables(results: Sequence[Result]) -> tuple[str, str]:
 
 
 def _per_task_table(results: Sequence[Result]) -> str:
-    tasks = [published.ODI_TASK_LABELS.get(t, t) for t in TASKS]
+    tasks = [published.ODI_TASK_LABELS.get(t, t) for t in CATEGORIES]
     table = Table(
         "ODI-Bench per task (ours; the paper prints no per-task table), closed form (%)", ("Model", *tasks), ()
     )
     rows = [
         (label(r) + ("" if r.get("omni_cot", "off") == "off" else f" + Omni-CoT {r['omni_cot']}"),)
-        + tuple(pct(r.get("per_task", {}).get(t)) for t in TASKS)
+        + tuple(pct(r.get("per_task", {}).get(t)) for t in CATEGORIES)
         + (source(r),)
         for r in results
     ]

@@ -1,4 +1,4 @@
-"""Omni-CoT for ODI-Bench items (the paper's three steps, DESIGN §3.3; `eval odi --omni-cot MODE`, through
+"""Omni-CoT for ODI-Bench items (the paper's three steps, docs/design/odi.md §3; `eval odi --omni-cot MODE`, through
 evaluation.py), each step switchable for its ablation:
 
 1. viewpoint guiding: the panorama's six perspective views (front, right, back, left, top, bottom) are each
@@ -26,9 +26,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from benchfoundry.benchmarks.odi.harnesses.omnicot_options import MODES, OmniCotConfig
 from benchfoundry.benchmarks.odi.stages import sphere_images
-from benchfoundry.configs.evaluation import OmniCotConfig
-from benchfoundry.evaluation.hooks import OMNI_COT_MODES
 from benchfoundry.evaluation.items import EvalItem, refused_image
 from benchfoundry.evaluation.protocols import prompt_text
 from benchfoundry.evaluation.run import Progress
@@ -41,7 +40,6 @@ from benchfoundry.pipeline.model_client import (
     user_message,
 )
 
-MODES = OMNI_COT_MODES
 DESCRIBE_PROMPT = (
     "This is the view {where} in a 360° panorama, seen from where I stand. "
     "Describe what it shows in one or two sentences."

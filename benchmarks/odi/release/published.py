@@ -1,11 +1,11 @@
-"""ODI-Bench's results tables (from ../shared/seeds/), complete and in the paper's row and column order,
+"""ODI-Bench's results tables (docs/design/papers.md §2), complete and in the paper's row and column order,
 shown with our rows added in its section of the evaluation page (evaluation.py). A cell is as
 evaluation/tables.Table says; the published figures were measured on the original data, not on this build.
 """
 
 from __future__ import annotations
 
-from benchfoundry.evaluation.hooks import OMNI_COT_MODES
+from benchfoundry.benchmarks.odi.harnesses.omnicot_options import MODES
 from benchfoundry.evaluation.tables import Table
 
 ODI_MAIN = Table(
@@ -40,7 +40,7 @@ ODI_TABLE4 = Table(
     "Our columns: `--omni-cot off`, `guide`, `full`; EVO gain is full minus baseline on the EVO items (points).",
 )
 #: The four configurations of the ablation, as `--omni-cot` modes.
-ODI_ABLATION_MODES = OMNI_COT_MODES
+ODI_ABLATION_MODES = MODES
 ODI_TABLE5 = Table(
     "ODI-Bench Table 5: Omni-CoT ablation (Gemini-2.0-flash; InternVL2.5-8B from the text), closed form (%)",
     ("Configuration", "Overall", "Spatial", "Note"),

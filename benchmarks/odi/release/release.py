@@ -20,7 +20,7 @@ from benchfoundry.pipeline import review
 
 RELEASE_JSON = "ODI-Bench.json"
 RELEASE_PARQUET = "hf/ODI-Bench.parquet"
-#: DESIGN §3.2's item fields, then the ones this pipeline adds.
+#: The released item fields (docs/design/odi.md §2.5): the paper's, then the ones this pipeline adds.
 COLUMNS = (
     "id",
     "task",
@@ -46,12 +46,12 @@ def check_relative(items: Sequence[dict[str, Any]]) -> None:
 
 
 def write_release(
-    odi_root: Path, items: Sequence[dict[str, Any]], decisions: dict[str, dict[str, Any]], release_unreviewed: bool
+    benchmark_dir: Path, items: Sequence[dict[str, Any]], decisions: dict[str, dict[str, Any]], release_unreviewed: bool
 ) -> list[dict[str, Any]]:
     """Write the JSON and the Parquet of the released items; returns them."""
     released = review.release(items, decisions, release_unreviewed)
     check_relative(released)
-    write_json_atomic(odi_root / RELEASE_JSON, released)
+    write_json_atomic(benchmark_dir / RELEASE_JSON, released)
     frame = pd.DataFrame(
         [
             {
@@ -63,5 +63,5 @@ def write_release(
         ],
         columns=list(COLUMNS),
     )
-    write_parquet_atomic(odi_root / RELEASE_PARQUET, frame)
+    write_parquet_atomic(benchmark_dir / RELEASE_PARQUET, frame)
     return released

@@ -20,7 +20,7 @@ def panorama_folder(out: str | Path) -> Path:
     return Path(out) / BENCHMARK / STAGE / "panoramas"
 
 
-@shard_task(kind="render", name="odi-panorama", device=lambda config: config.odi.synthetic.device)
+@shard_task(resource="render", name="odi-panorama", device=lambda config: config.odi.synthetic.device)
 def panorama_task(out: str, shard: str, config: BuildConfig) -> dict[str, Any]:
     """Render the embedded scene `shard` (skipped when its files match the spec)."""
     settings = config.odi.synthetic

@@ -1,4 +1,4 @@
-"""The embedded ODI-Bench panoramas (DESIGN §5): two scenes described in plain Python, rendered by
+"""The embedded ODI-Bench panoramas (docs/design/defaults.md §4): two scenes described in plain Python, rendered by
 Blender's equirectangular camera in the render worker (benchmarks/odi/scenes/renderer.py).
 
 Each scene is a room or a courtyard (unlabelled structure) with labelled objects (category, colour,

@@ -1,4 +1,4 @@
-"""ODI-Bench annotation (DESIGN §3.2): panorama → cube faces → annotator → kept instances, crops, COCO JSON,
+"""ODI-Bench annotation (docs/design/odi.md §2.1): panorama → cube faces → annotator → kept instances, crops, COCO JSON,
 and the detector's census of the whole sphere.
 
 One task annotates a batch of panoramas; each panorama is its own store shard (`odi/instances/`), so a
@@ -149,7 +149,7 @@ def annotator_device(config: BuildConfig) -> str:
     return odi.groundedsam.device if odi.chosen_annotator == "groundedsam" else "cpu"
 
 
-@shard_task(kind="gpu", name="odi-annotate", device=annotator_device)
+@shard_task(resource="gpu", name="odi-annotate", device=annotator_device)
 def annotate_task(out: str, shard: tuple[str, ...], config: BuildConfig) -> list[dict[str, Any]]:
     """Annotate the batch of panoramas `shard` (`annotate_batch`)."""
     return annotate_batch(out, list(shard), config.odi)

@@ -122,17 +122,17 @@ def _link_or_copy(source: Path, target: Path) -> None:
             shutil.copyfile(source, tmp)
 
 
-def release_name(path: Path, odi_root: Path, pano: str) -> str:
-    """The panorama as the released files name it, relative to the release root `odi_root`: its own path when
+def release_name(path: Path, benchmark_dir: Path, pano: str) -> str:
+    """The panorama as the released files name it, relative to the release root `benchmark_dir`: its own path when
     it lies there (the synthetic ones), else `panoramas/<id>`, where it is linked (or copied) with its truth
     files, so that the release holds every image it names."""
     try:
-        return path.resolve().relative_to(odi_root.resolve()).as_posix()
+        return path.resolve().relative_to(benchmark_dir.resolve()).as_posix()
     except ValueError:
         pass
-    target = odi_root / "panoramas" / pano
+    target = benchmark_dir / "panoramas" / pano
     _link_or_copy(path, target)
     for source, copy in zip(truth_files(path), truth_files(target)):
         if source.is_file():
             _link_or_copy(source, copy)
-    return target.relative_to(odi_root).as_posix()
+    return target.relative_to(benchmark_dir).as_posix()

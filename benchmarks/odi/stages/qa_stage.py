@@ -1,5 +1,5 @@
-"""ODI-Bench stage 2 (DESIGN §3.2): instances → descriptions → consistency filter → candidate questions → budget →
-distractors → review → release.
+"""ODI-Bench stage 2 (docs/design/odi.md §2): instances → descriptions → consistency filter → candidate questions →
+budget → distractors → review → release.
 
 One task reads the instance manifest and, per panorama (a store shard of `odi/qa/`, skipped on reruns): each
 kept instance is described without its class (benchmarks/odi/stages/questions/descriptions.py) and stays only when its
@@ -110,11 +110,11 @@ def load_truth_beside(image: Path) -> tuple[Any, dict[int, dict[str, Any]]] | No
 
 
 def describe(
-    pano: str, rows: list[dict[str, Any]], odi: OdiConfig, odi_root: Path, truth: Any, clients: Clients | None
+    pano: str, rows: list[dict[str, Any]], odi: OdiConfig, benchmark_dir: Path, truth: Any, clients: Clients | None
 ) -> tuple[list[Description | ModelError | None], list[dict[str, Any]]]:
     """Each instance's description (None: the template describer has no truth to look at) and problems."""
     if clients is not None:
-        crops = [decode_file(odi_root / str(r["crop"]), cv2.IMREAD_COLOR) for r in rows]
+        crops = [decode_file(benchmark_dir / str(r["crop"]), cv2.IMREAD_COLOR) for r in rows]
         return list(descriptions.describe_crops(clients.describer, crops, odi.qa.describe_prompt)), []
     if truth is None:
         reason = (
@@ -129,14 +129,14 @@ def panorama_candidates(
     rows: list[dict[str, Any]],
     spanning: list[dict[str, Any]],
     odi: OdiConfig,
-    odi_root: Path,
+    benchmark_dir: Path,
     seed: int,
     clients: Clients | None,
 ) -> tuple[list[tuple[Candidate, str | None]], dict[str, Any], list[dict[str, Any]]]:
     """(candidates with the truth's answers, counts, problems) of one panorama."""
-    image = odi_root / str(rows[0]["source"])
+    image = benchmark_dir / str(rows[0]["source"])
     truth = load_truth_beside(image)
-    texts, problems = describe(pano, rows, odi, odi_root, truth, clients)
+    texts, problems = describe(pano, rows, odi, benchmark_dir, truth, clients)
     described: dict[int, Description | None] = {}
     dropped: Counter[str] = Counter()
     for row, text in zip(rows, texts):
@@ -267,11 +267,11 @@ def summary(
 
 def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]:
     """Every panorama's candidates (finished ones skipped), the budget, the distractors, review files, release."""
-    odi_root = Path(out) / BENCHMARK
+    benchmark_dir = Path(out) / BENCHMARK
     instances = read_parquet(manifest)
     store = StageStore(out, BENCHMARK, STAGE)
     marks = StageStore(out, BENCHMARK, INSTANCES)
-    clients = Clients(odi, odi_root / STAGE / "cache") if odi.qa.backend == "openai" else None
+    clients = Clients(odi, benchmark_dir / STAGE / "cache") if odi.qa.backend == "openai" else None
     counts: dict[str, Any] = {}
     images: dict[str, str] = {}
     model_options: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -284,7 +284,7 @@ def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]
             h = qa_spec(odi, seed, frame, spanning)
             if not store.is_done(pano, h):
                 rows = frame.sort_values("instance").to_dict("records")
-                found, info, problems = panorama_candidates(pano, rows, spanning, odi, odi_root, seed, clients)
+                found, info, problems = panorama_candidates(pano, rows, spanning, odi, benchmark_dir, seed, clients)
                 shard = pd.DataFrame(
                     {
                         "candidate": [json.dumps(c.to_json(), sort_keys=True) for c, _ in found],
@@ -298,7 +298,7 @@ def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]
         candidates = StoredCandidates(store, done)
         chosen = choose(candidates, odi.qa.budget, seed)
         if clients is not None:
-            paths = {pano: odi_root / image for pano, image in images.items()}
+            paths = {pano: benchmark_dir / image for pano, image in images.items()}
             model_options, model_problems = distractors_from_model(chosen, paths, odi, clients)
         usage = clients.usage() if clients is not None else None
     finally:
@@ -306,18 +306,18 @@ def qa_all(out: str, manifest: str, odi: OdiConfig, seed: int) -> dict[str, Any]
             clients.close()
     items = chosen_items(chosen, images, model_options, seed)
     write_parquet_atomic(
-        odi_root / STAGE / ITEMS, pd.DataFrame({"item": [json.dumps(i, sort_keys=True) for i in items]})
+        benchmark_dir / STAGE / ITEMS, pd.DataFrame({"item": [json.dumps(i, sort_keys=True) for i in items]})
     )
-    exported = review.export_for_review(items, odi_root / review.FOLDER)
-    decisions = review.load_decisions(odi_root / review.FOLDER)
-    released = write_release(odi_root, items, decisions, odi.qa.release_unreviewed)
+    exported = review.export_for_review(items, benchmark_dir / review.FOLDER)
+    decisions = review.load_decisions(benchmark_dir / review.FOLDER)
+    released = write_release(benchmark_dir, items, decisions, odi.qa.release_unreviewed)
     return {
         **summary(counts, candidates, chosen, items),
         "released": len(released),
         "review": exported,
         "usage": usage,
         "problems": store.problems(done) + model_problems,
-        "release": str(odi_root / RELEASE_JSON),
+        "release": str(benchmark_dir / RELEASE_JSON),
     }
 
 
@@ -329,7 +329,7 @@ def distractors_from(c: Candidate, from_model: bool) -> str:
     return "pool" if c.open_vocabulary or c.kind in ("count", "sector_count") else "labels"
 
 
-@shard_task(kind="model", name="odi-qa")
+@shard_task(resource="model", name="odi-qa")
 def qa_task(out: str, shard: str, config: BuildConfig) -> dict[str, Any]:
     """Descriptions, questions, review files and release from the instance manifest `shard` (`qa_all`)."""
     return qa_all(out, shard, config.odi, config.seed)
@@ -337,12 +337,12 @@ def qa_task(out: str, shard: str, config: BuildConfig) -> dict[str, Any]:
 
 def release_from_decisions(out: str | os.PathLike[str], odi: OdiConfig) -> dict[str, Any]:
     """Rewrite the release from the chosen items and the decisions (after `odi review-import`)."""
-    odi_root = Path(out) / BENCHMARK
-    path = odi_root / STAGE / ITEMS
+    benchmark_dir = Path(out) / BENCHMARK
+    path = benchmark_dir / STAGE / ITEMS
     if not path.is_file():
         raise ValueError(f"{path}: no ODI items yet; build the odi benchmark first")
     items = [json.loads(x) for x in read_parquet(path).get("item", [])]  # no column: no items
     released = write_release(
-        odi_root, items, review.load_decisions(odi_root / review.FOLDER), odi.qa.release_unreviewed
+        benchmark_dir, items, review.load_decisions(benchmark_dir / review.FOLDER), odi.qa.release_unreviewed
     )
     return {"items": items, "released": len(released), "verified": sum(i["verified"] for i in released)}

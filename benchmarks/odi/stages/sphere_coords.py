@@ -1,4 +1,4 @@
-"""Coordinate maps of the viewing sphere: ERP, cube-face and perspective pixels ↔ (θ, φ) (DESIGN §3.1).
+"""Coordinate maps of the viewing sphere: ERP, cube-face and perspective pixels ↔ (θ, φ) (docs/design/odi.md §1).
 
 Conventions (angles in degrees):
 
@@ -7,7 +7,7 @@ Conventions (angles in degrees):
   not mirrored); latitude φ = asin(y) ∈ [−90°, 90°], +90° straight up.
 - Pixel coordinates are continuous: pixel (i, j) (column i, row j) covers [i, i+1) × [j, j+1)
   and its centre is (i + ½, j + ½); `floor` of a coordinate is the pixel index. An ERP of W × H
-  has θ = −180° + (x/W)·360°, φ = 90° − (y/H)·180° (DESIGN §3.1); column 0 starts at θ = −180°.
+  has θ = −180° + (x/W)·360°, φ = 90° − (y/H)·180° (docs/design/odi.md §1); column 0 starts at θ = −180°.
 - A perspective view (`View`) looks at (θ, φ) with a horizontal and a vertical field of view,
   an output size and a roll. Camera axes: right, up, forward; a pixel at plane coordinates
   (a, b) ∈ [−1, 1]² (a to the right, b up) has the camera direction
@@ -23,7 +23,7 @@ Conventions (angles in degrees):
   left (−90°, 0°), up (0°, 90°), down (0°, −90°), no roll. The up face has the front at its
   bottom edge, the down face has the front at its top edge; the side faces share their top
   and bottom edges with up and down. The Omni-CoT views (front, right, back, left, top,
-  bottom) look the same way, with a configurable field of view (DESIGN §3.3).
+  bottom) look the same way, with a configurable field of view (docs/design/odi.md §3).
 
 Mapping to py360convert 1.0.4 (checked in tests/test_sphere.py): same world axes, same ERP
 pixel centres; its face order F R B L U D and dict keys are our front right back left up down,
@@ -57,7 +57,7 @@ FACE_CENTRES: dict[str, tuple[float, float]] = {
     "up": (0.0, 90.0),
     "down": (0.0, -90.0),
 }
-#: The six Omni-CoT views (DESIGN §3.3), paired with the cube face they look at.
+#: The six Omni-CoT views (docs/design/odi.md §3), paired with the cube face they look at.
 VIEW_FACES: dict[str, str] = {
     "front": "front",
     "right": "right",

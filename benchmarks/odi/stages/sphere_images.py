@@ -1,6 +1,6 @@
 """Sphere image operations: ERP → cubemap, perspective views, Omni-CoT views and crops; cubemap → ERP.
 
-Geometry and conventions live in `sphere_coords` (DESIGN §3.1, §3.3). Every sample is one
+Geometry and conventions live in `sphere_coords` (docs/design/odi.md §1, §3). Every sample is one
 `cv2.remap` call on a grid cached by (sizes, view, interpolation): the ERP wraps
 across θ = ±180° (`BORDER_WRAP`), and the few bilinear samples whose footprint reaches over a
 pole are redone from the ERP's first / last row shifted by 180° (the row across the pole), so
@@ -138,7 +138,7 @@ def erp_to_cubemap(
 def omnicot_views(
     erp: np.ndarray, size: int, fov_deg: float = 90.0, interpolation: Interpolation = "bilinear"
 ) -> dict[str, np.ndarray]:
-    """The six Omni-CoT views, keyed front, right, back, left, top, bottom (DESIGN §3.3)."""
+    """The six Omni-CoT views, keyed front, right, back, left, top, bottom (docs/design/odi.md §3)."""
     views = [sm.View.square(*sm.FACE_CENTRES[face], fov_deg, size) for face in sm.VIEW_FACES.values()]
     return dict(zip(sm.VIEW_FACES, sample_views(erp, views, interpolation)))
 
@@ -150,7 +150,7 @@ def omnicot_crop_view(
     min_fov_deg: float = 30.0,
     max_fov_deg: float = 120.0,
 ) -> sm.View:
-    """The narrow view of a grounding box normalised to the ERP (DESIGN §3.3).
+    """The narrow view of a grounding box normalised to the ERP (docs/design/odi.md §3).
 
     θ = −180° + c_x·360°, φ = 90° − c_y·180°, fov = clip(max(fov_w, fov_h) + margin, min, max).
     x1 > x2 means the box wraps across θ = ±180° (its width is then x2 + 1 − x1).

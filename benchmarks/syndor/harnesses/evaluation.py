@@ -8,7 +8,6 @@ item and one of the build's actions to an action item; the page shows the paper'
 
 from __future__ import annotations
 
-import argparse
 import html
 import json
 from collections.abc import Mapping, Sequence
@@ -35,6 +34,7 @@ class SyndorEvaluation(Evaluation):
 
     judge_key = "action_judge"
     rubric_task = "action"
+    score_flags = cli_score.SCORE_FLAGS  # the embedding model of E5Score
 
     def random_answerer(self, items: Sequence[EvalItem], protocol: str) -> Answerer:
         """1 or 0 to a presence item, one of the build's actions (in words) to an action item."""
@@ -75,10 +75,6 @@ class SyndorEvaluation(Evaluation):
         score = cli_score.score_lines(build, lines, protocol, where=f"{name}: the replies")
         summary: Result = {"n": len(items), "answered": sum(1 for r in rows if r["prediction"] is not None)}
         return {**summary, **{k: v for k, v in score.items() if k != "problems"}}
-
-    def add_score_flags(self, parser: argparse.ArgumentParser) -> None:
-        """The embedding model of E5Score (`--embed-path`, `--embed-name`)."""
-        cli_score.add_score_flags(parser)
 
     def score_file(
         self, build: Path, items: Sequence[EvalItem], path: Path, protocol: str, target: Path, flags: Mapping[str, Any]

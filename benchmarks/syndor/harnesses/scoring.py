@@ -1,4 +1,5 @@
-"""Scoring SynDORBench predictions (DESIGN §2.5): presence accuracy / macro-F1, action E5Score, under a protocol.
+"""Scoring SynDORBench predictions (docs/design/syndor.md §5): presence accuracy / macro-F1, action E5Score, under a
+protocol.
 
 One reading for `benchfoundry eval` and `benchfoundry score`, whichever wrote the predictions: eval's own rows
 (`{id, task, prediction, error}`) or the authors' harness's (`{img_path, prompt, prediction}`, `task_prompt` in

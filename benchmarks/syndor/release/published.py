@@ -1,4 +1,4 @@
-"""SynDORBench's results tables (from ../shared/seeds/), complete and in the paper's row and column order,
+"""SynDORBench's results tables (docs/design/papers.md §1), complete and in the paper's row and column order,
 shown with our rows added in its section of the evaluation page (evaluation.py). A cell is as
 evaluation/tables.Table says; the published figures were measured on the original data, not on this build.
 """

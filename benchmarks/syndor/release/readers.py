@@ -22,7 +22,7 @@ def release_items(index: Path) -> list[EvalItem]:
     paths relative to the dataset root, the index's parent folder."""
     root = index.parent
     found = []
-    for task in release.TASKS:
+    for task in release.CATEGORIES:
         for split in release.SPLITS:
             path = index / task / f"{split}.jsonl"
             if not path.is_file():

@@ -1,5 +1,5 @@
-"""SynDORBench's released task files (DESIGN §2.5): their layout, columns, splits and answers, and how to read
-them back. What the QA stage writes (benchmarks/syndor/stages/qa_stage.py) and what evaluation and scoring read.
+"""SynDORBench's released task files (docs/design/syndor.md §5): their layout, columns, splits and answers, and how to
+read them back. What the QA stage writes (benchmarks/syndor/stages/qa_stage.py) and what evaluation and scoring read.
 
     <out>/syndor/index/master_index.{jsonl,parquet}
     <out>/syndor/index/{human_detection,action_recognition}/{day,night,nv}.{jsonl,parquet}
@@ -14,7 +14,7 @@ from typing import Any
 
 from benchfoundry.benchmarks.syndor.qa_config import TASK_PROMPTS
 
-#: The released master-index columns, in their released order (DESIGN §2.2).
+#: The released master-index columns, in their released order (docs/design/syndor.md §2).
 MASTER_COLUMNS: tuple[str, ...] = (
     "source_dir",
     "action",
@@ -32,7 +32,7 @@ MASTER_COLUMNS: tuple[str, ...] = (
 #: action's released name, the action-recognition reference ("stepping over something", not `stepping_over`).
 TASK_COLUMNS: tuple[str, ...] = (*MASTER_COLUMNS, "raw_img_path", "prompt", "task", "action_phrase")
 SPLITS: tuple[str, ...] = ("day", "night", "nv")
-TASKS: tuple[str, ...] = tuple(TASK_PROMPTS)
+CATEGORIES: tuple[str, ...] = tuple(TASK_PROMPTS)
 #: Optional manifest column: the night-vision image's own label, when the discern stage gives one.
 NV_LABEL_COLUMN = "human_discernable_nv"
 #: Optional manifest column marking renders without a person (presence negatives).
@@ -75,7 +75,7 @@ def answer_key(index: str | os.PathLike[str]) -> dict[tuple[str, str], dict[str,
     their nv rows name the raw night frame.
     """
     key: dict[tuple[str, str], dict[str, Any]] = {}
-    for task in TASKS:
+    for task in CATEGORIES:
         for split in SPLITS:
             path = Path(index) / task / f"{split}.jsonl"
             if not path.is_file():

@@ -1,4 +1,4 @@
-"""The calibrated camera rig of SynDORBench (DESIGN §2.1–2.2): pure geometry, no Blender.
+"""The calibrated camera rig of SynDORBench (docs/design/syndor.md §1–2): pure geometry, no Blender.
 
 World frame: Z up, the person stands on z = 0 facing −Y. Azimuth 0 puts the camera in front
 of the person (on −Y); azimuth grows counter-clockwise seen from above, so 90° is the person's

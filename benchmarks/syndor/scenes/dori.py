@@ -1,6 +1,6 @@
 """DORI pixel densities (BS EN 62676-4) and the pinhole camera that maps them to distances.
 
-vfov = 2·atan(h_sensor / 2f);  D = h_res · f / (PPM · h_sensor)   (DESIGN §2.1)
+vfov = 2·atan(h_sensor / 2f);  D = h_res · f / (PPM · h_sensor)   (docs/design/syndor.md §1)
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The lighting table (DESIGN §2.2): the released lighting names, their families, sun bearings and groups.
+"""The lighting table (docs/design/syndor.md §2): the released lighting names, their families, sun bearings and groups.
 
 `{time}_{sun direction}` by day (morning, noon, evening; sun from north, south, east or west) and `night`,
 13 in the released index's order. A lighting's family is its time of day (or `night`); its group, the

@@ -7,7 +7,7 @@ and their lights, body and texture config, seed) is stored in its marker, with e
 less the other frames); a changed setting re-renders the frames it affects, and a changed sample only the new
 frames of the shards it changes: a frame whose hash the marker recorded, with its files in place, is kept.
 
-Released naming (DESIGN §2.2), under `<out>/syndor/`:
+Released naming (docs/design/syndor.md §2), under `<out>/syndor/`:
 `images/SMPLitex_texture_{id:05d}_{action}_{scene}_{lighting}_{radius}/{pose}/raw_images/
 frame0001_cam{NNN}_r{int radius}_phi{az}_theta{el}.jpg`, where `{radius}` is the camera distance
 in metres with one decimal (5.4, 10.8, 23.0 for the paper camera) and `{pose}` is `pose{k:03d}`,

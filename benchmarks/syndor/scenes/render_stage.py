@@ -82,7 +82,7 @@ def shard_frames(
     last marker `recorded`), the (temporary,
     final) file pairs of those, and the index rows of every frame of the shard."""
     s = config.syndor
-    bench_dir = root / BENCHMARK
+    benchmark_dir = root / BENCHMARK
     person: PersonFiles | None = None
     if plan.empty_scene:
         target = empty_scene_target(config, root)
@@ -114,11 +114,11 @@ def shard_frames(
         seed = item_seed(config.seed, STAGE, frame_id)
         rgb_tmp, mask_tmp = tmp / f"{i:04d}{ext}", tmp / f"{i:04d}_mask.png"
         light = lights[planned.lighting]
-        if not in_place(bench_dir, (recorded or {}).get(plan.frame_hashes[i]), names):
+        if not in_place(benchmark_dir, (recorded or {}).get(plan.frame_hashes[i]), names):
             frames.append(
                 RigFrame(matrix_world=cam.matrix_world, seed=seed, light=light, rgb=str(rgb_tmp), mask=str(mask_tmp))
             )
-            finals += [(rgb_tmp, bench_dir / names["img_path"]), (mask_tmp, bench_dir / names["mask_path"])]
+            finals += [(rgb_tmp, benchmark_dir / names["img_path"]), (mask_tmp, benchmark_dir / names["mask_path"])]
         rows.append(
             {
                 "source_dir": names["source_dir"],
@@ -145,7 +145,7 @@ def shard_frames(
                 "seed": seed,
                 "render_settings_hash": settings_hash,
                 "shard": plan.shard_id,
-                "body_path": None if person is None else str(person.mesh_npz.relative_to(bench_dir)),
+                "body_path": None if person is None else str(person.mesh_npz.relative_to(benchmark_dir)),
                 "camera_matrix": [x for row in cam.matrix_world for x in row],
                 EMPTY_SCENE_COLUMN: plan.empty_scene,
             }
@@ -160,14 +160,14 @@ def recorded_frames(store: StageStore, plan: ShardPlan) -> dict[str, Any]:
     return recorded if isinstance(recorded, dict) else {}
 
 
-def in_place(bench_dir: Path, recorded: Any, names: Mapping[str, str]) -> bool:
+def in_place(benchmark_dir: Path, recorded: Any, names: Mapping[str, str]) -> bool:
     """Whether a frame's image and mask are in place: the marker recorded exactly the names the plan gives the
     frame, and both are regular files inside the benchmark's folder (a marker is input: `../` or a link out,
     or another frame's names, make the frame render again)."""
     if recorded != [names["img_path"], names["mask_path"]]:
         return False
     try:
-        return all(inside_file(bench_dir, name, "render marker frame_files") for name in recorded)
+        return all(inside_file(benchmark_dir, name, "render marker frame_files") for name in recorded)
     except (UnsafePathError, OSError):
         return False
 
@@ -208,7 +208,7 @@ def render_shard(config: BuildConfig, out: str, plan: ShardPlan) -> str:
     return str(store.shard_path(plan.shard_id))
 
 
-@shard_task(kind="render", name="syndor-render", device=lambda config: config.syndor.render.device)
+@shard_task(resource="render", name="syndor-render", device=lambda config: config.syndor.render.device)
 def render_task(out: str, shard: ShardPlan, config: BuildConfig) -> str:
     """One render shard (`render_shard`)."""
     return render_shard(config, out, shard)

@@ -1,4 +1,4 @@
-"""SynDORBench DORI calibration (DESIGN §2.1): one upright, camera-facing frame per distance, its
+"""SynDORBench DORI calibration (docs/design/syndor.md §1): one upright, camera-facing frame per distance, its
 measured px/m (mask height ÷ body height) against the target, the plot and what build.json records."""
 
 from __future__ import annotations
@@ -257,7 +257,7 @@ def calibration_failure(summary: dict[str, Any]) -> str | None:
 CALIBRATION_SHARD = "calibration"
 
 
-@shard_task(kind="render", name="syndor-calibration", device=lambda config: config.syndor.render.device)
+@shard_task(resource="render", name="syndor-calibration", device=lambda config: config.syndor.render.device)
 def calibration_task(out: str, shard: str, config: BuildConfig) -> str:
     """The calibration frames and their px/m (`calibrate`); `shard` is `CALIBRATION_SHARD`."""
     return calibrate(config, out)

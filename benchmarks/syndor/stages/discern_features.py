@@ -1,4 +1,4 @@
-"""Discernibility features of one image and its person mask (DESIGN §2.4), vectorised numpy/OpenCV.
+"""Discernibility features of one image and its person mask (docs/design/syndor.md §4), vectorised numpy/OpenCV.
 
 All four are computed on the mask's bounding box widened by the ring, so their cost follows the
 person's size rather than the frame's:
@@ -127,7 +127,7 @@ def empty_features() -> dict[str, float]:
 
 
 def image_features(
-    rgb: np.ndarray, mask: np.ndarray, cfg: FeatureConfig, directions: np.ndarray, rng: np.random.Generator
+    rgb: np.ndarray, mask: np.ndarray, config: FeatureConfig, directions: np.ndarray, rng: np.random.Generator
 ) -> dict[str, float]:
     """The four features and the two observer cues of an RGB 8-bit image and a boolean person mask."""
     if rgb.shape[:2] != mask.shape:
@@ -135,13 +135,13 @@ def image_features(
     count = int(np.count_nonzero(mask))
     if count == 0:
         return empty_features()
-    rows, cols = _crop_box(mask, cfg.ring_width + cfg.edge_band + 2)
+    rows, cols = _crop_box(mask, config.ring_width + config.edge_band + 2)
     crop_mask = mask[rows, cols]
     rgb01 = rgb[rows, cols].astype(np.float32) / 255.0
     lab = cv2.cvtColor(rgb01, cv2.COLOR_RGB2Lab)
     distances = _distances(crop_mask)
     outside = distances[0]
-    ring = ~crop_mask & (outside <= cfg.ring_width)
+    ring = ~crop_mask & (outside <= config.ring_width)
     features = empty_features()
     features["area_ratio"] = count / mask.size
     height = np.flatnonzero(crop_mask.any(axis=1))
@@ -151,12 +151,12 @@ def image_features(
     person_lab, ring_lab = lab[crop_mask], lab[ring]
     features["ks_lightness"] = ks_statistic(person_lab[:, 0], ring_lab[:, 0])
     features["sw_chroma"] = sliced_wasserstein(
-        _subsample(person_lab[:, 1:], cfg.sw_max_samples, rng),
-        _subsample(ring_lab[:, 1:], cfg.sw_max_samples, rng),
+        _subsample(person_lab[:, 1:], config.sw_max_samples, rng),
+        _subsample(ring_lab[:, 1:], config.sw_max_samples, rng),
         directions.astype(np.float32),
     )
     features["edge_iou"] = edge_iou(
-        np.ascontiguousarray(lab[..., 0]), crop_mask, cfg.edge_threshold, cfg.edge_band, distances
+        np.ascontiguousarray(lab[..., 0]), crop_mask, config.edge_threshold, config.edge_band, distances
     )
     linear = np.where(rgb01 <= 0.04045, rgb01 / 12.92, ((rgb01 + 0.055) / 1.055) ** 2.4) @ _LUMA
     yp, yb = float(linear[crop_mask].mean()), float(linear[ring].mean())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ from benchfoundry.core.buildinfo import package_versions
 MODEL_FILE = "model.joblib"
 MODEL_JSON = "model.json"
 CLASSES = (0, 1)
+#: The module a model pickled by a build made before the benchmark's folder had an inside names for the ensemble.
+PICKLED_BEFORE = "benchfoundry.benchmarks.syndor.discern_model"
 
 
 class SoftVoteEnsemble(ClassifierMixin, BaseEstimator):
@@ -44,24 +47,24 @@ class SoftVoteEnsemble(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self.predict_proba(x), axis=1)]
 
 
-def make_ensemble(cfg: ClassifierConfig, seed: int) -> SoftVoteEnsemble:
+def make_ensemble(config: ClassifierConfig, seed: int) -> SoftVoteEnsemble:
     forest = RandomForestClassifier(
-        n_estimators=cfg.rf_trees, max_depth=cfg.rf_max_depth, random_state=seed, n_jobs=cfg.n_jobs
+        n_estimators=config.rf_trees, max_depth=config.rf_max_depth, random_state=seed, n_jobs=config.n_jobs
     )
     boosted = XGBClassifier(
-        n_estimators=cfg.xgb_trees,
-        max_depth=cfg.xgb_max_depth,
-        learning_rate=cfg.xgb_learning_rate,
+        n_estimators=config.xgb_trees,
+        max_depth=config.xgb_max_depth,
+        learning_rate=config.xgb_learning_rate,
         random_state=seed,
-        n_jobs=cfg.n_jobs,
+        n_jobs=config.n_jobs,
         tree_method="hist",
         eval_metric="logloss",
     )
     return SoftVoteEnsemble([forest, boosted])
 
 
-def make_tree(cfg: ClassifierConfig, seed: int) -> DecisionTreeClassifier:
-    return DecisionTreeClassifier(max_depth=cfg.tree_max_depth, random_state=seed)
+def make_tree(config: ClassifierConfig, seed: int) -> DecisionTreeClassifier:
+    return DecisionTreeClassifier(max_depth=config.tree_max_depth, random_state=seed)
 
 
 def scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, Any]:
@@ -79,23 +82,23 @@ def usable_folds(y: np.ndarray, requested: int) -> int:
     return folds if folds >= 2 else 0
 
 
-def cross_validate(x: np.ndarray, y: np.ndarray, cfg: ClassifierConfig, seed: int) -> dict[str, Any]:
+def cross_validate(x: np.ndarray, y: np.ndarray, config: ClassifierConfig, seed: int) -> dict[str, Any]:
     """Stratified k-fold CV of the ensemble and of a single tree: out-of-fold scores and per-fold F1."""
     counts = {str(c): int(np.sum(y == c)) for c in CLASSES}
-    folds = usable_folds(y, cfg.folds)
+    folds = usable_folds(y, config.folds)
     report: dict[str, Any] = {
         "rows": int(len(y)),
         "class_counts": counts,
-        "folds_requested": cfg.folds,
+        "folds_requested": config.folds,
         "folds_used": folds,
     }
     if folds == 0:
         report["skipped"] = f"cross-validation needs at least 2 rows of each class; class counts {counts}"
         return report
-    if folds < cfg.folds:
-        report["note"] = f"folds reduced from {cfg.folds} to {folds}: the smallest class has {folds} rows"
+    if folds < config.folds:
+        report["note"] = f"folds reduced from {config.folds} to {folds}: the smallest class has {folds} rows"
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    for name, model in (("ensemble", make_ensemble(cfg, seed)), ("decision_tree", make_tree(cfg, seed))):
+    for name, model in (("ensemble", make_ensemble(config, seed)), ("decision_tree", make_tree(config, seed))):
         predicted = np.empty_like(y)
         fold_f1 = []
         for train, test in splitter.split(x, y):
@@ -107,28 +110,28 @@ def cross_validate(x: np.ndarray, y: np.ndarray, cfg: ClassifierConfig, seed: in
 
 
 def fit_and_test(
-    x: np.ndarray, y: np.ndarray, x_test: np.ndarray, y_test: np.ndarray, cfg: ClassifierConfig, seed: int
+    x: np.ndarray, y: np.ndarray, x_test: np.ndarray, y_test: np.ndarray, config: ClassifierConfig, seed: int
 ) -> tuple[Any, dict[str, Any]]:
     """The ensemble fitted on (x, y) and the held-out report: the ensemble and a single decision tree, each fitted
     on (x, y), scored once on (x_test, y_test); with no held-out rows the report says so."""
-    model = fit_model(x, y, cfg, seed)
+    model = fit_model(x, y, config, seed)
     report: dict[str, Any] = {
         "rows": int(len(y_test)),
         "class_counts": {str(c): int(np.sum(y_test == c)) for c in CLASSES},
     }
     if not len(y_test):
         return model, {**report, "skipped": "no labelled image is held out"}
-    tree = make_tree(cfg, seed).fit(x, y) if len(np.unique(y)) > 1 else model
+    tree = make_tree(config, seed).fit(x, y) if len(np.unique(y)) > 1 else model
     for name, fitted in (("ensemble", model), ("decision_tree", tree)):
         report[name] = scores(y_test, fitted.predict(x_test))
     return model, report
 
 
-def fit_model(x: np.ndarray, y: np.ndarray, cfg: ClassifierConfig, seed: int) -> Any:
+def fit_model(x: np.ndarray, y: np.ndarray, config: ClassifierConfig, seed: int) -> Any:
     """The ensemble fitted on all rows; with a single class, a constant predictor of that class."""
     if len(np.unique(y)) < 2:
         return DummyClassifier(strategy="most_frequent").fit(x, y)
-    return make_ensemble(cfg, seed).fit(x, y)
+    return make_ensemble(config, seed).fit(x, y)
 
 
 def save_model(model: Any, directory: Path, features: Sequence[str], info: dict[str, Any]) -> dict[str, str]:
@@ -150,4 +153,5 @@ def save_model(model: Any, directory: Path, features: Sequence[str], info: dict[
 def load_model(directory: Path) -> tuple[Any, list[str]]:
     """The saved model and its feature order."""
     card = json.loads((directory / MODEL_JSON).read_text())
+    sys.modules.setdefault(PICKLED_BEFORE, sys.modules[__name__])
     return joblib.load(directory / MODEL_FILE), list(card["features"])

@@ -50,12 +50,12 @@ _POSED_PERSON = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*_p\d{3}_[0-9a-f]{16}(\.np
 _TEXTURE = re.compile(r"texture_\d{5}_[0-9a-f]{16}_[A-Za-z0-9_.-]+\.png")
 
 
-def unused_frame_files(bench_dir: Path, img_paths: Iterable[str], mask_paths: Iterable[str]) -> list[str]:
-    """The frame files under `bench_dir/images` (relative to `bench_dir`, sorted) that are neither a released
+def unused_frame_files(benchmark_dir: Path, img_paths: Iterable[str], mask_paths: Iterable[str]) -> list[str]:
+    """The frame files under `benchmark_dir/images` (relative to `benchmark_dir`, sorted) that are neither a released
     frame's image or mask nor the night-vision image beside a released image. Only regular files named as a
     build names its frames count (a user's photo or README beside them does not); no link is followed, and an
     `images` folder that is itself a link (another build's frames on a shared disk) gives none."""
-    images = Path(bench_dir) / "images"
+    images = Path(benchmark_dir) / "images"
     if images.is_symlink() or not images.is_dir():
         return []
     img_paths = list(img_paths)
@@ -65,22 +65,22 @@ def unused_frame_files(bench_dir: Path, img_paths: Iterable[str], mask_paths: It
         subfolders[:] = [d for d in subfolders if not (Path(folder) / d).is_symlink()]
         for name in files:
             path = Path(folder) / name
-            rel = path.relative_to(bench_dir).as_posix()
+            rel = path.relative_to(benchmark_dir).as_posix()
             if rel not in used and FRAME_FILE.fullmatch(rel) and path.is_file() and not path.is_symlink():
                 found.append(rel)
     return sorted(found)
 
 
-def prune(bench_dir: Path, img_paths: Iterable[str], mask_paths: Iterable[str]) -> int:
+def prune(benchmark_dir: Path, img_paths: Iterable[str], mask_paths: Iterable[str]) -> int:
     """Remove the unused frame files (`unused_frame_files`) and the folders they leave empty, through no link (a
     folder swapped for a link after the listing is not entered; a benchmark folder that is a link gives none);
     returns how many files went."""
-    bench_dir = Path(bench_dir)
-    if bench_dir.is_symlink():
+    benchmark_dir = Path(benchmark_dir)
+    if benchmark_dir.is_symlink():
         return 0
     removed = 0
-    for rel in unused_frame_files(bench_dir, img_paths, mask_paths):
-        removed += _unlink_through_no_link(bench_dir, Path(rel).parts)
+    for rel in unused_frame_files(benchmark_dir, img_paths, mask_paths):
+        removed += _unlink_through_no_link(benchmark_dir, Path(rel).parts)
     return removed
 
 
@@ -110,9 +110,9 @@ def _unlink_through_no_link(root: Path, parts: tuple[str, ...], remove_empty: bo
             os.close(fd)
 
 
-def _regular_files(bench_dir: Path, folder: str) -> list[str]:
-    """The names of the regular files in `bench_dir/folder`, none if a folder on the way is a link."""
-    path = Path(bench_dir)
+def _regular_files(benchmark_dir: Path, folder: str) -> list[str]:
+    """The names of the regular files in `benchmark_dir/folder`, none if a folder on the way is a link."""
+    path = Path(benchmark_dir)
     for part in Path(folder).parts:
         path = path / part
         if path.is_symlink() or not path.is_dir():
@@ -121,21 +121,21 @@ def _regular_files(bench_dir: Path, folder: str) -> list[str]:
         return sorted(e.name for e in entries if e.is_file(follow_symlinks=False))
 
 
-def _stage_files(bench_dir: Path, stage: str, pattern: str, used: set[str]) -> list[str]:
+def _stage_files(benchmark_dir: Path, stage: str, pattern: str, used: set[str]) -> list[str]:
     """The rows and markers (`<stage>/shards/<id>.parquet`, `<stage>/_done/<id>.json`) of the shards named as
     `pattern` names them that are not in `used`."""
     found = []
     for folder, ext in (("shards", ".parquet"), ("_done", ".json")):
         shard = re.compile(rf"({pattern}){re.escape(ext)}")
-        names = _regular_files(bench_dir, f"{stage}/{folder}")
+        names = _regular_files(benchmark_dir, f"{stage}/{folder}")
         found += [f"{stage}/{folder}/{n}" for n in names if shard.fullmatch(n) and n[: -len(ext)] not in used]
     return found
 
 
-def _recorded_config(bench_dir: Path) -> dict:
-    """The config of the build that wrote `bench_dir`, as its build.json records it ({} when unreadable)."""
+def _recorded_config(benchmark_dir: Path) -> dict:
+    """The config of the build that wrote `benchmark_dir`, as its build.json records it ({} when unreadable)."""
     try:
-        config = read_build_record(Path(bench_dir).parent).get("config")
+        config = read_build_record(Path(benchmark_dir).parent).get("config")
     except ValueError:
         return {}
     return config if isinstance(config, dict) else {}
@@ -158,52 +158,52 @@ def _person(config: dict) -> PersonConfig | None:
         return None
 
 
-def stale_shard_files(bench_dir: Path, rows: pd.DataFrame, frames_per_shard: int | None) -> list[str]:
-    """The per-shard files (relative to `bench_dir`) of shards the render manifest `rows` no longer holds: render
+def stale_shard_files(benchmark_dir: Path, rows: pd.DataFrame, frames_per_shard: int | None) -> list[str]:
+    """The per-shard files (relative to `benchmark_dir`) of shards the render manifest `rows` no longer holds: render
     shards, feature shards (when `frames_per_shard` is known, the plan they are cut by) and posed people's meshes
     that no row's `body_path` names (sorted). Only regular files named as the stages name them count; no link is
     followed."""
     render_shards = set(rows["shard"].astype(str))
-    found = _stage_files(bench_dir, STAGE, _RENDER_SHARD, render_shards)
+    found = _stage_files(benchmark_dir, STAGE, _RENDER_SHARD, render_shards)
     if frames_per_shard is not None:
         features = set(plan_feature_shards(rows, DiscernConfig(frames_per_shard=frames_per_shard)))
-        found += _stage_files(bench_dir, FEATURE_STAGE, _FEATURE_SHARD, features)
+        found += _stage_files(benchmark_dir, FEATURE_STAGE, _FEATURE_SHARD, features)
     people = person_cache(Path()).relative_to(BENCHMARK).as_posix()
     bodies = {Path(p).name for p in rows["body_path"].dropna().astype(str) if Path(p).parent.as_posix() == people}
     used = bodies | {f"{Path(b).stem}_coco.json" for b in bodies}
-    names = _regular_files(bench_dir, people)
+    names = _regular_files(benchmark_dir, people)
     return sorted(found + [f"{people}/{n}" for n in names if _POSED_PERSON.fullmatch(n) and n not in used])
 
 
-def stale_textures(bench_dir: Path, rows: pd.DataFrame, person: PersonConfig | None) -> list[str]:
-    """The textures in the people's folder (relative to `bench_dir`, sorted) that no row of the render manifest
+def stale_textures(benchmark_dir: Path, rows: pd.DataFrame, person: PersonConfig | None) -> list[str]:
+    """The textures in the people's folder (relative to `benchmark_dir`, sorted) that no row of the render manifest
     `rows` renders with the build's `person` config: another person's, or older texture settings' or body model's.
     None when the config is not known. Only regular files named as person/prepare.py names them count."""
     if person is None or "texture_id" not in rows.columns:
         return []
     used = {texture_file_name(person, int(t)) for t in rows["texture_id"].dropna()}
     people = person_cache(Path()).relative_to(BENCHMARK).as_posix()
-    return [f"{people}/{n}" for n in _regular_files(bench_dir, people) if _TEXTURE.fullmatch(n) and n not in used]
+    return [f"{people}/{n}" for n in _regular_files(benchmark_dir, people) if _TEXTURE.fullmatch(n) and n not in used]
 
 
-def prune_build(bench_dir: Path) -> int:
+def prune_build(benchmark_dir: Path) -> int:
     """`build --prune`: remove the unused frame files, the stale shard files (`stale_shard_files`) and the stale
-    textures (`stale_textures`) of the build in `bench_dir`, as its render manifest names the used ones; nothing
+    textures (`stale_textures`) of the build in `benchmark_dir`, as its render manifest names the used ones; nothing
     without a manifest."""
-    bench_dir = Path(bench_dir)
-    manifest = bench_dir / STAGE / "manifest.parquet"
-    if bench_dir.is_symlink() or not manifest.is_file():
+    benchmark_dir = Path(benchmark_dir)
+    manifest = benchmark_dir / STAGE / "manifest.parquet"
+    if benchmark_dir.is_symlink() or not manifest.is_file():
         return 0
     rows = read_parquet(manifest)
     if not len(rows):
         return 0
-    removed = prune(bench_dir, rows["img_path"].astype(str), rows["mask_path"].astype(str))
-    config = _recorded_config(bench_dir)
-    stale = stale_textures(bench_dir, rows, _person(config))
+    removed = prune(benchmark_dir, rows["img_path"].astype(str), rows["mask_path"].astype(str))
+    config = _recorded_config(benchmark_dir)
+    stale = stale_textures(benchmark_dir, rows, _person(config))
     if "shard" in rows.columns:
-        stale += stale_shard_files(bench_dir, rows, _frames_per_shard(config))
+        stale += stale_shard_files(benchmark_dir, rows, _frames_per_shard(config))
     for rel in stale:
-        removed += _unlink_through_no_link(bench_dir, Path(rel).parts, remove_empty=False)
+        removed += _unlink_through_no_link(benchmark_dir, Path(rel).parts, remove_empty=False)
     return removed
 
 

@@ -1,4 +1,5 @@
-"""SynDORBench labelling stage (DESIGN §2.4): the label sample, its labels, the classifier and the labelled index.
+"""SynDORBench labelling stage (docs/design/syndor.md §4): the label sample, its labels, the classifier and the labelled
+index.
 
 After the discern stage's features (benchmarks/syndor/stages/night_vision_stage.py), one labelling task:
   the labelling population is every image of a person frame: its raw frame and, where it has one, its
@@ -10,7 +11,7 @@ After the discern stage's features (benchmarks/syndor/stages/night_vision_stage.
   labelled by people (imported with `benchfoundry syndor label-import`) or by the simulated observer; the
   RF + XGBoost ensemble is cross-validated (5-fold) and fitted on the rest, then tested once on the held-out
   images beside a single decision tree and the paper's figures; the ensemble labels the raw frames of
-  `model_lighting` and every night-vision image, sampled ones included (DESIGN §2.4); other frames are
+  `model_lighting` and every night-vision image, sampled ones included (docs/design/syndor.md §4); other frames are
   discernible where their mask is non-empty → `OUT/syndor/discern/manifest.parquet`,
   `OUT/report/discern_cv.json` (+ `.png`).
 
@@ -55,7 +56,7 @@ SAMPLE_LABEL_COLUMN = "sample_label"
 HOLDOUT_COLUMN = "holdout"
 #: Part of the labels' spec hash: bump it when the labelled index's columns change meaning.
 LABELS_VERSION = 3
-#: The label sample's strata (DESIGN §2.4): distance × lighting group × raw/NV.
+#: The label sample's strata (docs/design/syndor.md §4): distance × lighting group × raw/NV.
 STRATA = ("zone", "lighting_group", "variant")
 #: `label_source` of an empty-scene frame: 0 by construction, no observer and no model.
 EMPTY_LABEL_SOURCE = "empty"
@@ -103,16 +104,16 @@ def labelling_units(features: pd.DataFrame, config: BuildConfig) -> pd.DataFrame
 
 def sample_size(population: int, config: BuildConfig) -> int:
     """Images to label: `labels.sample_size`, else Cochran's minimum; never more than the population."""
-    cfg = config.syndor.discern.labels
-    wanted = cfg.sample_size if cfg.sample_size is not None else labels.cochran_size(population, cfg)
+    section = config.syndor.discern.labels
+    wanted = section.sample_size if section.sample_size is not None else labels.cochran_size(population, section)
     return min(wanted, population)
 
 
 def holdout_size(sample: int, config: BuildConfig) -> int:
     """Held-out images of a sample: `labels.holdout_size`, else a fifth (the paper's 400 of 2,000); at least one
     image is left to train on."""
-    cfg = config.syndor.discern.labels
-    wanted = cfg.holdout_size if cfg.holdout_size is not None else round(sample / 5)
+    section = config.syndor.discern.labels
+    wanted = section.holdout_size if section.holdout_size is not None else round(sample / 5)
     return max(0, min(wanted, sample - 1))
 
 
@@ -206,9 +207,9 @@ def _plot_confusion(figures: dict[str, Any], title: str, path: Path) -> Path:
 def _labelled_units(units: pd.DataFrame, config: BuildConfig, out: str) -> tuple[pd.DataFrame, str] | None:
     """The labelled images with `label` and `holdout`, and the labels' source; None when human labels are asked
     for and absent. Imported labels of images outside the current sample train the model (never held out)."""
-    cfg = config.syndor.discern.labels
+    section = config.syndor.discern.labels
     sample = label_sample(units, config)
-    if cfg.source == "human":
+    if section.source == "human":
         imported = labels.load_imported(labels.labels_dir(out))
         if imported is None:
             return None
@@ -216,7 +217,7 @@ def _labelled_units(units: pd.DataFrame, config: BuildConfig, out: str) -> tuple
         held = set(sample.loc[sample[HOLDOUT_COLUMN], "image"])
         chosen[HOLDOUT_COLUMN] = chosen["image"].isin(held)
         return (chosen, "human") if len(chosen) else None
-    return sample.assign(label=labels.simulated_labels(sample, cfg, config.seed)), "simulated"
+    return sample.assign(label=labels.simulated_labels(sample, section, config.seed)), "simulated"
 
 
 def _file_hash(path: Path) -> str | None:
@@ -346,16 +347,19 @@ def label_and_classify(config: BuildConfig, out: str, features_manifest: str) ->
     return report
 
 
-def _observer_note(cfg: Any) -> str:
-    if cfg.observer == "detector":
+def _observer_note(config: Any) -> str:
+    if config.observer == "detector":
         rule = (
             "OpenCV's HOG + linear SVM people detector on the image (enlarged "
-            f"{cfg.detector_upscale:g}×), a detection with IoU >= {cfg.detector_min_iou:g} with the person's box"
+            f"{config.detector_upscale:g}×), a detection with IoU >= {config.detector_min_iou:g} with the person's box"
         )
     else:
-        rule = f"person height >= {cfg.observer_min_height_px} px and Michelson contrast >= {cfg.observer_min_contrast}"
+        rule = (
+            f"person height >= {config.observer_min_height_px} px and "
+            f"Michelson contrast >= {config.observer_min_contrast}"
+        )
     return (
-        f"labels come from the simulated observer, not from people: {rule}, lapse rate {cfg.observer_lapse} "
+        f"labels come from the simulated observer, not from people: {rule}, lapse rate {config.observer_lapse} "
         "(benchmarks/syndor/stages/labels.py)"
     )
 
@@ -464,7 +468,7 @@ def _report_paths(report: dict[str, Any], convert: Callable[[str], str]) -> dict
     return converted
 
 
-@shard_task(kind="compute", name="syndor-labels")
+@shard_task(resource="compute", name="syndor-labels")
 def label_task(out: str, shard: str, config: BuildConfig) -> dict[str, Any]:
     """Labels and classifier of the features manifest `shard` (`label_and_classify`)."""
     return label_and_classify(config, out, shard)

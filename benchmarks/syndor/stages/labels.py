@@ -63,13 +63,13 @@ def cochran_n0(z: float, p: float, margin: float) -> float:
     return z * z * p * (1 - p) / (margin * margin)
 
 
-def cochran_size(population: int, cfg: LabelConfig) -> int:
+def cochran_size(population: int, config: LabelConfig) -> int:
     """Sample size for `population` units: ceil(n0), or ceil(n0 / (1 + (n0 − 1)/N)) with FPC; ≤ N,
     and at least 1 unit of a population (a loose z or margin cannot leave the classifier nothing to train on)."""
     if population <= 0:
         return 0
-    n0 = cochran_n0(cfg.z, cfg.p, cfg.margin)
-    n = n0 / (1 + (n0 - 1) / population) if cfg.finite_population else n0
+    n0 = cochran_n0(config.z, config.p, config.margin)
+    n = n0 / (1 + (n0 - 1) / population) if config.finite_population else n0
     return min(max(1, math.ceil(n - 1e-9)), population)
 
 
@@ -111,9 +111,9 @@ def stratified_sample(
     return pd.concat(picked).sort_values("image").reset_index(drop=True)
 
 
-def simulated_labels(sample: pd.DataFrame, cfg: LabelConfig, seed: int) -> np.ndarray:
+def simulated_labels(sample: pd.DataFrame, config: LabelConfig, seed: int) -> np.ndarray:
     """The simulated observer's yes (1) / no (0) for each unit (module docstring gives the rule)."""
-    if cfg.observer == "detector":
+    if config.observer == "detector":
         if "detector_seen" not in sample.columns:
             raise ValueError(
                 "labels.observer is detector, but the features hold no detector_seen column; rebuild the "
@@ -121,13 +121,13 @@ def simulated_labels(sample: pd.DataFrame, cfg: LabelConfig, seed: int) -> np.nd
             )
         seen = sample["detector_seen"].to_numpy(dtype=float) >= 1
     else:
-        seen = (sample["person_height_px"].to_numpy() >= cfg.observer_min_height_px) & (
-            sample["michelson_contrast"].to_numpy() >= cfg.observer_min_contrast
+        seen = (sample["person_height_px"].to_numpy() >= config.observer_min_height_px) & (
+            sample["michelson_contrast"].to_numpy() >= config.observer_min_contrast
         )
     answers = seen.astype(int)
     for i, image in enumerate(sample["image"]):
         rng = item_rng(seed, "discern-observer", image)
-        if rng.random() < cfg.observer_lapse:
+        if rng.random() < config.observer_lapse:
             answers[i] = int(rng.random() < 0.5)
     return answers
 
@@ -136,7 +136,7 @@ def simulated_labels(sample: pd.DataFrame, cfg: LabelConfig, seed: int) -> np.nd
 CSV_COLUMNS = ("image", "variant", "zone", "lighting_group", "holdout", "label")
 
 
-def export_sample(sample: pd.DataFrame, directory: Path, cfg: LabelConfig) -> dict[str, str]:
+def export_sample(sample: pd.DataFrame, directory: Path, config: LabelConfig) -> dict[str, str]:
     """Write the sample as CSV (label column to fill with yes/no) and as Label Studio tasks + config; a
     `holdout` column, when the sample has one, says which images test the classifier (label them all)."""
     columns = ["image", "variant", "zone", "lighting_group", *[c for c in ("holdout",) if c in sample.columns]]
@@ -148,7 +148,7 @@ def export_sample(sample: pd.DataFrame, directory: Path, cfg: LabelConfig) -> di
         {
             "id": i + 1,
             "data": {
-                "image": cfg.image_url_prefix + row.image,
+                "image": config.image_url_prefix + row.image,
                 "image_path": row.image,
                 "variant": row.variant,
                 "zone": row.zone,
@@ -254,7 +254,7 @@ def _conflicts(good: list[tuple[int, str, int]]) -> dict[str, list[tuple[int, in
     return {image: rows for image, rows in seen.items() if len({v for _, v in rows}) > 1}
 
 
-def read_labels(path: str | Path, known_images: set[str], cfg: LabelConfig) -> ImportResult:
+def read_labels(path: str | Path, known_images: set[str], config: LabelConfig) -> ImportResult:
     """Labels from a CSV (`image,label`) or a Label Studio JSON export; bad rows reported and skipped.
 
     A row is bad when its image is not one of `known_images`, its label is not yes/no, or (JSON) the
@@ -264,7 +264,7 @@ def read_labels(path: str | Path, known_images: set[str], cfg: LabelConfig) -> I
     repeating the same label is harmless.
     """
     source = Path(path)
-    rows = _json_rows(source, cfg.image_url_prefix) if source.suffix.lower() == ".json" else _csv_rows(source)
+    rows = _json_rows(source, config.image_url_prefix) if source.suffix.lower() == ".json" else _csv_rows(source)
     good: list[tuple[int, str, int]] = []
     bad: list[dict[str, Any]] = []
     for line, image, raw, reason in rows:

@@ -1,4 +1,4 @@
-"""SynDORBench discernibility stage, first half: night vision and features (DESIGN §2.3–2.4).
+"""SynDORBench discernibility stage, first half: night vision and features (docs/design/syndor.md §3–4).
 
 After rendering, for each shard of frames (one task each): the ISP writes a night-vision image beside each
 frame of an `isp.apply_to` lighting (the authors' night group, evening and night, by default;
@@ -73,7 +73,7 @@ def dataset_root(out: str | Path) -> Path:
 # ---------------------------------------------------------------- night vision and features
 
 
-def plan_feature_shards(render: pd.DataFrame, cfg: DiscernConfig) -> dict[str, list[str]]:
+def plan_feature_shards(render: pd.DataFrame, config: DiscernConfig) -> dict[str, list[str]]:
     """Shard id → img_paths: the render shard (or source_dir) cut into chunks of `frames_per_shard`."""
     key = "shard" if "shard" in render.columns else "source_dir"
     plans: dict[str, list[str]] = {}
@@ -81,8 +81,8 @@ def plan_feature_shards(render: pd.DataFrame, cfg: DiscernConfig) -> dict[str, l
         paths = sorted(frame["img_path"].astype(str))
         stem = re.sub(r"[^A-Za-z0-9_.=+-]", "_", group)[:120].lstrip("._-=+") or "shard"
         tag = hashlib.blake2b(group.encode(), digest_size=4).hexdigest()
-        for k in range(0, len(paths), cfg.frames_per_shard):
-            plans[f"{stem}-{tag}-{k // cfg.frames_per_shard:03d}"] = paths[k : k + cfg.frames_per_shard]
+        for k in range(0, len(paths), config.frames_per_shard):
+            plans[f"{stem}-{tag}-{k // config.frames_per_shard:03d}"] = paths[k : k + config.frames_per_shard]
     return plans
 
 
@@ -93,10 +93,10 @@ def detector_observes(config: BuildConfig) -> bool:
 
 
 def _observer_settings(config: BuildConfig) -> dict[str, Any] | None:
-    cfg = config.syndor.discern.labels
+    section = config.syndor.discern.labels
     if not detector_observes(config):
         return None
-    return {k: v for k, v in cfg.model_dump().items() if k.startswith("detector_")}
+    return {k: v for k, v in section.model_dump().items() if k.startswith("detector_")}
 
 
 def discern_settings(config: BuildConfig) -> dict[str, Any]:
@@ -172,10 +172,10 @@ def _read_mask(path: Path) -> np.ndarray:
 
 def _features(rgb: np.ndarray, mask: np.ndarray, config: BuildConfig, item: str, prefix: str) -> dict[str, float]:
     """The features and cues of one image, and what the detector observer saw when it is the build's observer."""
-    cfg = config.syndor.discern.features
-    directions = discern_features.sw_directions(cfg.sw_projections, config.seed)
+    section = config.syndor.discern.features
+    directions = discern_features.sw_directions(section.sw_projections, config.seed)
     rng = item_rng(config.seed, "discern-features", f"{item}|{prefix}")
-    values = discern_features.image_features(rgb, mask, cfg, directions, rng)
+    values = discern_features.image_features(rgb, mask, section, directions, rng)
     if detector_observes(config):
         values.update(observer.look(rgb, mask, config.syndor.discern.labels))
     return {f"{prefix}_{name}": value for name, value in values.items()}
@@ -280,7 +280,7 @@ class FeatureShard:
     reuse: str | None = None
 
 
-@shard_task(kind="compute", name="syndor-discern")
+@shard_task(resource="compute", name="syndor-discern")
 def discern_task(out: str, shard: FeatureShard, config: BuildConfig) -> str:
     """Night vision and features of one shard (`feature_shard`)."""
     return feature_shard(config, out, shard)

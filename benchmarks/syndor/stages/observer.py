@@ -33,11 +33,11 @@ def _hog() -> Any:
     return hog
 
 
-def detect_people(rgb: np.ndarray, cfg: LabelConfig) -> tuple[np.ndarray, np.ndarray]:
+def detect_people(rgb: np.ndarray, config: LabelConfig) -> tuple[np.ndarray, np.ndarray]:
     """Person boxes (x0, y0, x1, y1) in frame pixels and their SVM scores, strongest first."""
-    scale = cfg.detector_upscale
+    scale = config.detector_upscale
     image = cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2BGR)
-    pad = int(round(cfg.detector_pad * image.shape[0]))
+    pad = int(round(config.detector_pad * image.shape[0]))
     if pad:
         fill = tuple(float(v) for v in image.reshape(-1, 3).mean(axis=0))
         image = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=fill)
@@ -45,10 +45,10 @@ def detect_people(rgb: np.ndarray, cfg: LabelConfig) -> tuple[np.ndarray, np.nda
         image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
     boxes, weights = _hog().detectMultiScale(
         image,
-        hitThreshold=cfg.detector_hit_threshold,
+        hitThreshold=config.detector_hit_threshold,
         winStride=WIN_STRIDE,
         padding=PADDING,
-        scale=cfg.detector_scale_step,
+        scale=config.detector_scale_step,
     )
     if len(boxes) == 0:
         return np.zeros((0, 4)), np.zeros(0)
@@ -79,12 +79,12 @@ def box_iou(a: np.ndarray, b: tuple[float, float, float, float]) -> np.ndarray:
     return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
 
 
-def look(rgb: np.ndarray, mask: np.ndarray, cfg: LabelConfig) -> dict[str, float]:
+def look(rgb: np.ndarray, mask: np.ndarray, config: LabelConfig) -> dict[str, float]:
     """`detector_seen` (1.0 when a detection overlaps the person, else 0.0) and `detector_iou`, the best IoU of a
     detection with the mask's box (0 with no detection or no person)."""
     box = mask_box(mask)
     if box is None:
         return {"detector_seen": 0.0, "detector_iou": 0.0}
-    boxes, _ = detect_people(rgb, cfg)
+    boxes, _ = detect_people(rgb, config)
     best = float(box_iou(boxes, box).max()) if len(boxes) else 0.0
-    return {"detector_seen": float(best >= cfg.detector_min_iou), "detector_iou": best}
+    return {"detector_seen": float(best >= config.detector_min_iou), "detector_iou": best}

@@ -1,4 +1,5 @@
-"""Ranking BABEL-labelled stretches for each action (DESIGN §2.2): text-embedding similarity, then an LLM rating.
+"""Ranking BABEL-labelled stretches for each action (docs/design/syndor.md §2): text-embedding similarity, then an LLM
+rating.
 
 A stretch has one or more label texts (its `proc_label` and `act_cat` entries). Every distinct text and each
 action's phrase are embedded; a stretch's score for an action is the best cosine similarity among its texts.
@@ -140,21 +141,21 @@ def embedder(config: EmbeddingConfig) -> Callable[[list[str]], np.ndarray]:
 
 
 def rank_stretches(
-    cfg: PoseConfig,
+    config: PoseConfig,
     texts: Sequence[Sequence[str]],
     describe: Callable[[int], str],
     embed: Callable[[list[str]], np.ndarray],
     cache_dir: str | Path | None,
 ) -> Ranking:
     """Candidates per configured action for the stretches' texts (already `normalise_text`ed), rated by
-    `cfg.rerank` when set (replies cached under `cache_dir`)."""
-    phrases = [normalise_text(cfg.phrases[a]) for a in cfg.actions]
+    `config.rerank` when set (replies cached under `cache_dir`)."""
+    phrases = [normalise_text(config.phrases[a]) for a in config.actions]
     scores = best_similarities(embed, texts, phrases)
-    candidates = rank_candidates(scores, cfg.actions, cfg.min_similarity, cfg.top_k)
-    if cfg.rerank is None:
+    candidates = rank_candidates(scores, config.actions, config.min_similarity, config.top_k)
+    if config.rerank is None:
         return Ranking(candidates, [], {})
-    with ModelClient(cfg.rerank, cache_dir) as client:
-        candidates, problems = rerank(candidates, describe, cfg.phrases, cfg.rating_prompt, client)
+    with ModelClient(config.rerank, cache_dir) as client:
+        candidates, problems = rerank(candidates, describe, config.phrases, config.rating_prompt, client)
         return Ranking(candidates, problems, client.usage())
 
 
@@ -164,5 +165,5 @@ def describe_texts(texts: Sequence[str]) -> str:
     return head + (f" ({', '.join(rest)})" if rest else "")
 
 
-def method_name(cfg: PoseConfig) -> str:
-    return "embedding+llm" if cfg.rerank is not None else "embedding"
+def method_name(config: PoseConfig) -> str:
+    return "embedding+llm" if config.rerank is not None else "embedding"

@@ -97,16 +97,18 @@ class Segment:
     rating: float | None = None
 
 
-def select_poses(cfg: PoseConfig, cache_dir: str | Path | None = None) -> PoseSelection:
+def select_poses(config: PoseConfig, cache_dir: str | Path | None = None) -> PoseSelection:
     """Built-in poses (`builtin_variants` per action: the action's pose, then fixed variations of it), or
     AMASS/BABEL frames when both roots are configured (rating replies cached under `cache_dir`)."""
-    if not cfg.uses_amass:
+    if not config.uses_amass:
         return PoseSelection(
             frames=[
-                PoseFrame(a, BUILTIN, k, pose_variant(a, k)) for a in cfg.actions for k in range(cfg.builtin_variants)
+                PoseFrame(a, BUILTIN, k, pose_variant(a, k))
+                for a in config.actions
+                for k in range(config.builtin_variants)
             ]
         )
-    return select_amass_poses(cfg, cache_dir)
+    return select_amass_poses(config, cache_dir)
 
 
 def amass_body_pose(row: np.ndarray) -> np.ndarray:
@@ -216,11 +218,15 @@ def babel_segments(
 
 
 def ranked_segments(
-    cfg: PoseConfig, stretches: list[Stretch], embed: Any, cache_dir: str | Path | None
+    config: PoseConfig, stretches: list[Stretch], embed: Any, cache_dir: str | Path | None
 ) -> tuple[list[Segment], list[dict[str, Any]], dict[str, int]]:
     """The stretches ranked per action by benchmarks/syndor/pose_ranking (best first), its problems and usage."""
     ranking = pose_ranking.rank_stretches(
-        cfg, [st.texts for st in stretches], lambda i: pose_ranking.describe_texts(stretches[i].texts), embed, cache_dir
+        config,
+        [st.texts for st in stretches],
+        lambda i: pose_ranking.describe_texts(stretches[i].texts),
+        embed,
+        cache_dir,
     )
     segments = [
         Segment(
@@ -232,7 +238,7 @@ def ranked_segments(
             c.score,
             c.rating,
         )
-        for action in cfg.actions
+        for action in config.actions
         for c in ranking.candidates[action]
     ]
     return segments, ranking.problems, ranking.usage
@@ -274,13 +280,13 @@ def _read_sequence(path: Path) -> tuple[np.ndarray, float]:
 
 
 def choose_segments(
-    cfg: PoseConfig, babel: dict[str, dict[str, Any]], cache_dir: str | Path | None
+    config: PoseConfig, babel: dict[str, dict[str, Any]], cache_dir: str | Path | None
 ) -> tuple[list[Segment], str, list[dict[str, Any]], dict[str, int]]:
     """The segments of every action (ranked ones best first), the method that chose them, problems, usage."""
-    if cfg.selection == "synonyms":
-        return babel_segments(babel, cfg.actions, cfg.synonyms), "synonyms", [], {}
+    if config.selection == "synonyms":
+        return babel_segments(babel, config.actions, config.synonyms), "synonyms", [], {}
     try:
-        embed = pose_ranking.embedder(cfg.embedding)
+        embed = pose_ranking.embedder(config.embedding)
     except (ValueError, ImportError, OSError) as exc:
         reason = " ".join(str(exc).split())
         row = problem(
@@ -289,9 +295,9 @@ def choose_segments(
             f"the embedding model did not load ({reason}); poses chosen by synonyms",
             kind="fallback",
         )
-        return babel_segments(babel, cfg.actions, cfg.synonyms), f"synonyms (fallback: {reason})", [row], {}
-    segments, problems, usage = ranked_segments(cfg, babel_stretches(babel), embed, cache_dir)
-    return segments, pose_ranking.method_name(cfg), problems, usage
+        return babel_segments(babel, config.actions, config.synonyms), f"synonyms (fallback: {reason})", [row], {}
+    segments, problems, usage = ranked_segments(config, babel_stretches(babel), embed, cache_dir)
+    return segments, pose_ranking.method_name(config), problems, usage
 
 
 def spread_picks(groups: list[list[Any]], n: int) -> list[Any]:
@@ -312,23 +318,23 @@ def spread_picks(groups: list[list[Any]], n: int) -> list[Any]:
     ]
 
 
-def select_amass_poses(cfg: PoseConfig, cache_dir: str | Path | None = None) -> PoseSelection:
+def select_amass_poses(config: PoseConfig, cache_dir: str | Path | None = None) -> PoseSelection:
     """Up to `max_frames_per_action` AMASS frames per action: ranked segments are dealt picks best first,
     each segment's picks evenly spread over it; synonym matches are pooled and the picks spread over them all."""
-    for name, root in (("poses.amass_root", cfg.amass_root), ("poses.babel_root", cfg.babel_root)):
+    for name, root in (("poses.amass_root", config.amass_root), ("poses.babel_root", config.babel_root)):
         if not Path(root).is_dir():  # type: ignore[arg-type]
             raise FileNotFoundError(f"{name} {root}: no such folder")
-    babel, problems = load_babel(cfg.babel_root)  # type: ignore[arg-type]
-    segments, method, ranking_problems, usage = choose_segments(cfg, babel, cache_dir)
+    babel, problems = load_babel(config.babel_root)  # type: ignore[arg-type]
+    segments, method, ranking_problems, usage = choose_segments(config, babel, cache_dir)
     problems += ranking_problems
     sequences: dict[str, tuple[np.ndarray, float] | None] = {}
-    groups: dict[str, list[list[tuple[str, int]]]] = {a: [] for a in cfg.actions}
-    owner: dict[str, dict[tuple[str, int], Segment]] = {a: {} for a in cfg.actions}
+    groups: dict[str, list[list[tuple[str, int]]]] = {a: [] for a in config.actions}
+    owner: dict[str, dict[tuple[str, int], Segment]] = {a: {} for a in config.actions}
     for seg in segments:
         if seg.feat_p not in sequences:
-            path = Path(cfg.amass_root, seg.feat_p)  # type: ignore[arg-type]
+            path = Path(config.amass_root, seg.feat_p)  # type: ignore[arg-type]
             try:
-                path = resolve_feat_p(cfg.amass_root, seg.feat_p)  # type: ignore[arg-type]
+                path = resolve_feat_p(config.amass_root, seg.feat_p)  # type: ignore[arg-type]
                 sequences[seg.feat_p] = _read_sequence(path)
             except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
                 sequences[seg.feat_p] = None
@@ -344,13 +350,13 @@ def select_amass_poses(cfg: PoseConfig, cache_dir: str | Path | None = None) -> 
         if keys:
             groups[seg.action].append(keys)
     selection = PoseSelection(problems=problems, method=method, usage=usage)
-    for action in cfg.actions:
+    for action in config.actions:
         if not groups[action]:
-            why = "matching" if method.startswith("synonyms") else f"at or above similarity {cfg.min_similarity:g}"
+            why = "matching" if method.startswith("synonyms") else f"at or above similarity {config.min_similarity:g}"
             selection.problems.append(problem(STAGE, action, f"no AMASS frame has a BABEL label {why}"))
             continue
         pooled = groups[action] if method.startswith("embedding") else [sorted(owner[action])]
-        for feat_p, i in spread_picks(pooled, cfg.max_frames_per_action):
+        for feat_p, i in spread_picks(pooled, config.max_frames_per_action):
             seg = owner[action][feat_p, i]
             poses, _ = sequences[feat_p]  # type: ignore[misc]
             selection.frames.append(

@@ -1,4 +1,4 @@
-"""SynDORBench QA export (DESIGN §2.5): the master index, the task files, an imagefolder layout, Parquet.
+"""SynDORBench QA export (docs/design/syndor.md §5): the master index, the task files, an imagefolder layout, Parquet.
 
 Under the dataset root `OUT/syndor/`:
 
@@ -39,12 +39,12 @@ import pandas as pd
 from benchfoundry.benchmarks.syndor.pose_config import ACTION_NAMES
 from benchfoundry.benchmarks.syndor.qa_config import TASK_PROMPTS, QaConfig
 from benchfoundry.benchmarks.syndor.release.release import (
+    CATEGORIES,
     EMPTY_SCENE_COLUMN,
     MASTER_COLUMNS,
     NV_LABEL_COLUMN,
     SPLITS,
     TASK_COLUMNS,
-    TASKS,
     answer,
     dataset_root,
     index_dir,
@@ -203,8 +203,8 @@ def action_phrase(action: str) -> str:
 
 def task_files(rows: list[dict[str, Any]], qa: QaConfig) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """(task, split) → task-file rows sorted by the shown image's path."""
-    files: dict[tuple[str, str], list[dict[str, Any]]] = {(t, s): [] for t in TASKS for s in SPLITS}
-    for task in TASKS:
+    files: dict[tuple[str, str], list[dict[str, Any]]] = {(t, s): [] for t in CATEGORIES for s in SPLITS}
+    for task in CATEGORIES:
         for row in rows:
             if row["_empty"] and task != "human_detection":
                 continue
@@ -397,7 +397,7 @@ class QaShard:
     calibration: Any = None
 
 
-@shard_task(kind="compute", name="syndor-qa")
+@shard_task(resource="compute", name="syndor-qa")
 def qa_task(out: str, shard: QaShard, config: BuildConfig) -> dict[str, Any]:
     """The whole QA export, then the report (one coarse task: it only reads a manifest and writes files);
     the export's summary with `report`, the page's path."""

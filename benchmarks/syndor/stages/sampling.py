@@ -1,4 +1,4 @@
-"""Full-factorial stratified sampling of SynDORBench frames (DESIGN §2.2, `syndor.sample`).
+"""Full-factorial stratified sampling of SynDORBench frames (docs/design/syndor.md §2, `syndor.sample`).
 
 A frame is one (scene, texture, action, pose, lighting, distance, azimuth, elevation). With `sample.items`
 set, frames are drawn until their QA items reach that count (a frame gives one row per task, twice when its

@@ -8,7 +8,7 @@ import json
 import sys
 
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig, OrientAnythingConfig
-from benchfoundry.cli.args import model_from_flags
+from benchfoundry.pipeline.commands import Command, arg, model_from_flags
 
 
 def _cmd_label(args: argparse.Namespace) -> int:
@@ -19,7 +19,7 @@ def _cmd_label(args: argparse.Namespace) -> int:
         {"dinov2_dir": "--dinov2-dir", "checkpoint": "--checkpoint", "device": "--device"},
         {"dinov2_dir": args.dinov2_dir, "checkpoint": args.checkpoint, "device": args.device},
     )
-    cfg = model_from_flags(
+    config = model_from_flags(
         CocoConfig,
         {
             "estimator": "--estimator",
@@ -39,7 +39,7 @@ def _cmd_label(args: argparse.Namespace) -> int:
             "orient_anything": model,
         },
     )
-    result = label_file(args.annotations, args.images, cfg)
+    result = label_file(args.annotations, args.images, config)
     if args.json:
         json.dump(result, sys.stdout, indent=1)
         print()
@@ -57,30 +57,40 @@ def _cmd_label(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    coco = subparsers.add_parser("coco", help="COCO person orientation (ViewSpatial-Bench)")
-    sub = coco.add_subparsers(dest="coco_command", required=True, metavar="COMMAND")
-    p = sub.add_parser("label", help="facing and head-turn labels of the people in one annotation file")
-    p.add_argument("annotations", metavar="ANNOTATIONS.json", help="COCO person-keypoints JSON")
-    p.add_argument("--images", metavar="DIR", help="the images folder (checked: present, readable, right size)")
-    p.add_argument(
-        "--estimator",
-        choices=["keypoints", "orient-anything"],
-        default="keypoints",
-        help="keypoints: from the annotation; orient-anything: DINOv2 + MLP on the crops (needs --images)",
-    )
-    p.add_argument("--dinov2-dir", metavar="DIR", help="orient-anything: local DINOv2 folder (transformers layout)")
-    p.add_argument("--checkpoint", metavar="FILE", help="orient-anything: the model's weights (.pt)")
-    p.add_argument("--device", default=OrientAnythingConfig().device, help="orient-anything: torch device")
-    p.add_argument("--min-area-ratio", type=float, default=CocoConfig().min_area_ratio)
-    p.add_argument("--min-confidence", type=float, default=CocoConfig().min_confidence)
-    p.add_argument("--max-people", type=int, default=CocoConfig().max_people, help="most people in an image")
-    p.add_argument("--min-head-px", type=float, default=CocoConfig().min_head_px, help="least head height, px")
-    p.add_argument(
-        "--min-sharpness",
-        type=float,
-        default=CocoConfig().min_sharpness,
-        help="least variance of the Laplacian of a person's crop (needs --images; 0: no blur filter)",
-    )
-    p.add_argument("--json", action="store_true", help="print {labels, rejected} as JSON")
-    p.set_defaults(func=_cmd_label)
+_DEFAULTS = CocoConfig()
+
+COMMAND = Command(
+    "coco",
+    "COCO person orientation (ViewSpatial-Bench)",
+    commands=(
+        Command(
+            "label",
+            "facing and head-turn labels of the people in one annotation file",
+            (
+                arg("annotations", metavar="ANNOTATIONS.json", help="COCO person-keypoints JSON"),
+                arg("--images", metavar="DIR", help="the images folder (checked: present, readable, right size)"),
+                arg(
+                    "--estimator",
+                    choices=["keypoints", "orient-anything"],
+                    default="keypoints",
+                    help="keypoints: from the annotation; orient-anything: DINOv2 + MLP on the crops (needs --images)",
+                ),
+                arg("--dinov2-dir", metavar="DIR", help="orient-anything: local DINOv2 folder (transformers layout)"),
+                arg("--checkpoint", metavar="FILE", help="orient-anything: the model's weights (.pt)"),
+                arg("--device", default=OrientAnythingConfig().device, help="orient-anything: torch device"),
+                arg("--min-area-ratio", type=float, default=_DEFAULTS.min_area_ratio),
+                arg("--min-confidence", type=float, default=_DEFAULTS.min_confidence),
+                arg("--max-people", type=int, default=_DEFAULTS.max_people, help="most people in an image"),
+                arg("--min-head-px", type=float, default=_DEFAULTS.min_head_px, help="least head height, px"),
+                arg(
+                    "--min-sharpness",
+                    type=float,
+                    default=_DEFAULTS.min_sharpness,
+                    help="least variance of the Laplacian of a person's crop (needs --images; 0: no blur filter)",
+                ),
+                arg("--json", action="store_true", help="print {labels, rejected} as JSON"),
+            ),
+            _cmd_label,
+        ),
+    ),
+)

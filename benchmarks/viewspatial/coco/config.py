@@ -1,4 +1,5 @@
-"""Config of ViewSpatial-Bench's COCO person-orientation half (DESIGN §4.2): labels, estimators, the synthetic set."""
+"""Config of ViewSpatial-Bench's COCO person-orientation half (docs/design/viewspatial.md §2): labels, estimators, the
+synthetic set."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
+from benchfoundry.benchmarks.viewspatial.wordings import check_templates
 from benchfoundry.configs.base import MAX_SIDE_PX, Count, DenoisedRenderSection, Section, refuse_renamed
 from benchfoundry.core.directions import HORIZONTAL_LABELS
 
@@ -119,27 +121,8 @@ def label_weights(field: str, weights: Mapping[str, float], labels: Collection[s
     return dict(weights)
 
 
-def check_templates(field: str, templates: Collection[str], slots: tuple[str, ...]) -> Collection[str]:
-    """Templates (a list, or wordings → weights > 0) that name every slot and no other; ValueError naming the
-    field otherwise."""
-    if not templates:
-        raise ValueError(f"{field}: at least one wording")
-    if isinstance(templates, Mapping) and any(not w > 0 for w in templates.values()):
-        raise ValueError(f"{field}: every wording's weight must be > 0, got {dict(templates)}")
-    for t in templates:
-        try:
-            t.format(**dict.fromkeys(slots, "x"))
-        except (KeyError, IndexError, ValueError) as exc:
-            named = ", ".join("{" + slot + "}" for slot in slots)
-            raise ValueError(f"{field}: {t!r} has a slot other than {named} ({exc})") from None
-        absent = [slot for slot in slots if "{" + slot + "}" not in t]
-        if absent:
-            raise ValueError(f"{field}: {t!r} does not name {', '.join(absent)}")
-    return templates
-
-
 class SyntheticCocoConfig(DenoisedRenderSection):
-    """The embedded default (DESIGN §5): the Anny person rendered with known body and head yaw."""
+    """The embedded default (docs/design/defaults.md §6): the Anny person rendered with known body and head yaw."""
 
     images: dict[str, Count] = Field(
         default_factory=lambda: {"val": 24, "train": 12}, description="split → number of rendered images"
@@ -280,7 +263,8 @@ class OrientAnythingConfig(Section):
 
 
 class PersonRelConfig(Section):
-    """Per-Rel. Dir.: "from this person's viewpoint, where is X?" (DESIGN §4.2); X is another object or person."""
+    """Per-Rel. Dir.: "from this person's viewpoint, where is X?" (docs/design/viewspatial.md §2.4); X is another object
+    or person."""
 
     templates: Wordings = Field(
         default_factory=lambda: dict(PER_REL_TEMPLATES),
@@ -383,7 +367,7 @@ class CocoConfig(Section):
     facing_from: Literal["body", "more-confident"] = Field(
         "body",
         description="Cam-Obj. Ori.'s facing: the body's yaw, or the more confident of the head and body yaws "
-        "(DESIGN §4.2; a turned head then gives its own direction)",
+        "(docs/design/viewspatial.md §2.2; a turned head then gives its own direction)",
     )
     max_head_turn_deg: float = Field(
         90.0, gt=0, le=90, description="head and body estimates further apart than this are rejected"

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
 from benchfoundry.benchmarks.viewspatial.release.readers import items
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.export.lmms_tasks import TaskFiles, metric, task_name, task_yaml
 from benchfoundry.export.rows import Splits, refs
 from benchfoundry.export.vlmevalkit import Row, options, path_cell
@@ -58,7 +58,7 @@ def lmms_eval_tasks(splits: Splits, data: Path, source: str) -> TaskFiles:
         "process_results: !function utils.viewspatial_process_results\n"
     )
     metrics = metric("overall_accuracy", "viewspatial_aggregate_results") + "".join(
-        metric(f"{lmms_metric(t)}_accuracy", f"viewspatial_aggregate_{lmms_metric(t)}") for t in RELEASED_TYPES.values()
+        metric(f"{lmms_metric(t)}_accuracy", f"viewspatial_aggregate_{lmms_metric(t)}") for t in CATEGORIES.values()
     )
     task = task_name(BENCHMARK)
     return splits, {task: task_yaml(task, data / "test.parquet", source, body, metrics)}

@@ -23,8 +23,8 @@ from lmms_eval.tasks.viewspatial.utils import (  # noqa: F401  (named by the tas
 )
 
 #: The paper's short task names → the released `question_type` strings (benchfoundry's
-#: benchmarks/viewspatial/task_names).
-RELEASED_TYPES = {
+#: benchmarks/viewspatial/categories.py).
+CATEGORIES = {
     "Cam-Rel. Dir.": "Camera perspective - Relative Direction",
     "Cam-Obj. Ori.": "Camera perspective - Object View Orientation",
     "Per-Obj. Ori.": "Person perspective - Object View Orientation",
@@ -36,6 +36,6 @@ RELEASED_TYPES = {
 def process_docs(dataset: Any) -> Any:
     """The items with `question_type` the released string."""
     return dataset.map(
-        lambda question_type: {"question_type": RELEASED_TYPES.get(question_type, question_type)},
+        lambda question_type: {"question_type": CATEGORIES.get(question_type, question_type)},
         input_columns=["question_type"],
     )

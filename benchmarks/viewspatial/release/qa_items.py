@@ -41,7 +41,7 @@ def worded(templates: Sequence[str] | Mapping[str, float], seed: int, item_id: s
 
 def with_options(item: dict[str, Any], labels: Sequence[str], seed: int) -> dict[str, Any]:
     """The item with its lettered `choices` and `answer`: the answer label and three distractors from
-    `labels` (DESIGN §4.1's rule), shuffled by the item's seed."""
+    `labels` (the rule of docs/design/viewspatial.md §1.6), shuffled by the item's seed."""
     mc = multiple_choice(item["answer_label"], labels, item_rng(seed, "viewspatial.qa.options", item["item_id"]))
     return {**item, "answer": mc.answer, "choices": mc.choices}
 

@@ -1,5 +1,5 @@
 """ViewSpatial-Bench's released file read back: the evaluation items (`viewspatial/ViewSpatial-Bench.json`;
-`question_type` either the authors' released string or the paper's short name, task_names.py, the item's task
+`question_type` either the authors' released string or the paper's short name, categories.py, the item's task
 always the short name, the report's column) and the rows of the exports: split `test`, the released fields
 (`question_type` as the authors' string) and `images`."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES, SHORT_NAMES
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 from benchfoundry.evaluation.choices import split_option
 from benchfoundry.evaluation.items import EvalItem, field_of, read_released_json, released_images
 from benchfoundry.export.rows import Splits, refs
@@ -29,7 +29,7 @@ def release_items(path: Path) -> list[EvalItem]:
         where = f"item {i}"
         question_type = str(field_of(path, where, row, "question_type"))
         short = SHORT_NAMES.get(question_type, question_type)
-        if short not in RELEASED_TYPES:
+        if short not in CATEGORIES:
             raise ValueError(f"{path}: {where}: unknown question_type {question_type!r}")
         choices = str(field_of(path, where, row, "choices"))
         options = tuple(choices.split("\n"))
@@ -47,7 +47,7 @@ def release_items(path: Path) -> list[EvalItem]:
                 options=options,
                 answer=letter,
                 meta={
-                    "question_type": RELEASED_TYPES[short],
+                    "question_type": CATEGORIES[short],
                     "choices": choices,
                     "answer_text": str(row["answer"]),
                     "image_path": [str(p) for p in images],

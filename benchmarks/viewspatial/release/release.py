@@ -1,4 +1,5 @@
-"""ViewSpatial-Bench's released files (DESIGN §4.3), from the scans' QA manifest and the COCO manifest.
+"""ViewSpatial-Bench's released files (docs/design/viewspatial.md §3), from the scans' QA manifest and the COCO
+manifest.
 
 The val split becomes `viewspatial/ViewSpatial-Bench.json` (released schema; a Per-Rel. Dir. candidate
 released before review carries `verified: false`), the train split the SFT chat files
@@ -25,13 +26,13 @@ from typing import Any
 
 import pandas as pd
 
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES, SHORT_NAMES
 from benchfoundry.benchmarks.viewspatial.coco.stages import relative_review
 from benchfoundry.benchmarks.viewspatial.coco.stages.person_relative import is_hand_item
 from benchfoundry.benchmarks.viewspatial.config import TaskBudgets, ViewSpatialConfig
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
 from benchfoundry.benchmarks.viewspatial.release.answer_shares import shaped
 from benchfoundry.benchmarks.viewspatial.release.qa_items import benchmark_records, sft_records, split_by_image_count
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 from benchfoundry.core.atomic_files import atomic_path, write_bytes_atomic, write_json_atomic
 from benchfoundry.core.safe_paths import own_file
 from benchfoundry.core.seeding import item_rng
@@ -45,14 +46,14 @@ MANIFEST_STAGES = ("qa", "coco")
 AUTHORS_ROOT = "ViewSpatial-Bench"
 #: Budget field → the task's released `question_type`.
 BUDGET_TASKS = {
-    "cam_rel": RELEASED_TYPES["Cam-Rel. Dir."],
-    "cam_obj": RELEASED_TYPES["Cam-Obj. Ori."],
-    "per_obj": RELEASED_TYPES["Per-Obj. Ori."],
-    "per_rel": RELEASED_TYPES["Per-Rel. Dir."],
-    "scene_sim": RELEASED_TYPES["Per-Sce. Sim."],
+    "cam_rel": CATEGORIES["Cam-Rel. Dir."],
+    "cam_obj": CATEGORIES["Cam-Obj. Ori."],
+    "per_obj": CATEGORIES["Per-Obj. Ori."],
+    "per_rel": CATEGORIES["Per-Rel. Dir."],
+    "scene_sim": CATEGORIES["Per-Sce. Sim."],
 }
-CAMERA_TASKS = (RELEASED_TYPES["Cam-Rel. Dir."], RELEASED_TYPES["Cam-Obj. Ori."])
-CAM_OBJ, PER_OBJ = RELEASED_TYPES["Cam-Obj. Ori."], RELEASED_TYPES["Per-Obj. Ori."]
+CAMERA_TASKS = (CATEGORIES["Cam-Rel. Dir."], CATEGORIES["Cam-Obj. Ori."])
+CAM_OBJ, PER_OBJ = CATEGORIES["Cam-Obj. Ori."], CATEGORIES["Per-Obj. Ori."]
 
 
 def _manifest(out: str, stage: str) -> pd.DataFrame:
@@ -90,7 +91,7 @@ def within_budgets(
     item_key = [item_rng(seed, "viewspatial.release.item", str(i)).random() for i in rows["item_id"]]
     ranked = rows.assign(_image=image_key, _item=item_key, _path=first).sort_values(["_image", "_item"], kind="stable")
     caps = {BUDGET_TASKS[k]: math.inf if v is None else v for k, v in budgets.model_dump().items()}
-    per_rel = RELEASED_TYPES["Per-Rel. Dir."]
+    per_rel = CATEGORIES["Per-Rel. Dir."]
     hand = (ranked["question_type"] == per_rel) & ranked["item_id"].astype(str).map(is_hand_item)
     quota = 0 if math.isinf(caps[per_rel]) else round(caps[per_rel] * hand_share)
     hands_first = ranked[hand].head(quota).index
@@ -113,7 +114,7 @@ def within_budgets(
         if task == CAM_OBJ and task in shares:
             followed = set(chosen["_path"])
         kept.append(chosen)
-    order = {t: k for k, t in enumerate(RELEASED_TYPES.values())}
+    order = {t: k for k, t in enumerate(CATEGORIES.values())}
     out = pd.concat(kept)
     out = out.assign(_task=out["question_type"].map(order))
     return out.sort_values(["_task", "_path", "item_id"], kind="stable").drop(
@@ -145,8 +146,8 @@ def _link(source: Path, dest: Path) -> None:
             shutil.copyfile(source, tmp)
 
 
-def authors_layout(bench_dir: Path, rows: pd.DataFrame) -> pd.DataFrame:
-    """Lay out the rows' images as the release does under `bench_dir/ViewSpatial-Bench/` (removing files no row
+def authors_layout(benchmark_dir: Path, rows: pd.DataFrame) -> pd.DataFrame:
+    """Lay out the rows' images as the release does under `benchmark_dir/ViewSpatial-Bench/` (removing files no row
     names) and return the rows with `image_path` naming them."""
     wanted = set()
     paths = []
@@ -155,12 +156,12 @@ def authors_layout(bench_dir: Path, rows: pd.DataFrame) -> pd.DataFrame:
         for path in images:
             new = authors_path(str(path), str(split))
             if new not in wanted:
-                _link(own_file(bench_dir, bench_dir / str(path), "image_path"), bench_dir / new)
+                _link(own_file(benchmark_dir, benchmark_dir / str(path), "image_path"), benchmark_dir / new)
                 wanted.add(new)
             mapped.append(new)
         paths.append(mapped)
-    root = bench_dir / AUTHORS_ROOT
-    for stale in (p for p in root.rglob("*") if p.is_file() and str(p.relative_to(bench_dir)) not in wanted):
+    root = benchmark_dir / AUTHORS_ROOT
+    for stale in (p for p in root.rglob("*") if p.is_file() and str(p.relative_to(benchmark_dir)) not in wanted):
         stale.unlink()
     return rows.assign(image_path=paths)
 
@@ -179,7 +180,7 @@ def _records(rows: pd.DataFrame) -> list[dict[str, Any]]:
 def write_benchmark_files(out: str, vs: ViewSpatialConfig, seed: int) -> dict[str, Any]:
     """Export the rows to review, then write the benchmark (within the budgets) and SFT files; their paths,
     item counts per split and task, and the released counts per task (short names) with the camera share."""
-    bench_dir = Path(out) / BENCHMARK
+    benchmark_dir = Path(out) / BENCHMARK
     rows = all_rows(out)
     exported = relative_review.export(out, rows)
     decisions = review.load_decisions(relative_review.review_dir(out))
@@ -197,21 +198,21 @@ def write_benchmark_files(out: str, vs: ViewSpatialConfig, seed: int) -> dict[st
     )
     train = rows[rows["split"] != "val"] if len(rows) else rows
     if vs.release.layout == "authors" and len(rows):
-        both = authors_layout(bench_dir, pd.concat([val, train]))
+        both = authors_layout(benchmark_dir, pd.concat([val, train]))
         val, train = both.iloc[: len(val)], both.iloc[len(val) :]
     else:
-        shutil.rmtree(bench_dir / AUTHORS_ROOT, ignore_errors=True)
+        shutil.rmtree(benchmark_dir / AUTHORS_ROOT, ignore_errors=True)
     single, multi = split_by_image_count(sft_records(train, vs.qa.mc_instruction, vs.qa.direct_instruction))
     released = val["question_type"].value_counts().to_dict() if len(val) else {}
     camera = sum(n for t, n in released.items() if t in CAMERA_TASKS)
     return {
-        "benchmark": str(write_released_json(bench_dir / BENCHMARK_JSON, _records(val) if len(val) else [])),
-        "sft": str(write_json_atomic(bench_dir / SFT_JSON, single)),
-        "sft_multi": str(write_json_atomic(bench_dir / SFT_MULTI_JSON, multi)),
+        "benchmark": str(write_released_json(benchmark_dir / BENCHMARK_JSON, _records(val) if len(val) else [])),
+        "sft": str(write_json_atomic(benchmark_dir / SFT_JSON, single)),
+        "sft_multi": str(write_json_atomic(benchmark_dir / SFT_MULTI_JSON, multi)),
         "val_items": len(val),
         "train_items": len(train),
         "review_items": exported["review_items"],
         "counts": rows.groupby(["split", "question_type"]).size().to_dict() if len(rows) else {},
-        "released": {SHORT_NAMES[t]: int(released.get(t, 0)) for t in RELEASED_TYPES.values()},
+        "released": {SHORT_NAMES[t]: int(released.get(t, 0)) for t in CATEGORIES.values()},
         "camera_share": round(camera / len(val), 4) if len(val) else None,
     }

@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES, SHORT_NAMES
 from benchfoundry.benchmarks.viewspatial.coco.config import FRAMINGS, SECOND_FRAMING
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
 from benchfoundry.benchmarks.viewspatial.release.release import BENCHMARK_JSON, all_rows
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES, SHORT_NAMES
 from benchfoundry.core.seeding import item_rng
 from benchfoundry.core.store import StageStore
 from benchfoundry.pipeline.report_style import write_page
@@ -61,7 +61,7 @@ def _counts(out: Path) -> list[str]:
     if not len(rows):
         return ["<h2>Items</h2><p>none</p>"]
     counts = rows.groupby(["question_type", "split"]).size().unstack(fill_value=0)
-    counts = counts.reindex([t for t in RELEASED_TYPES.values() if t in counts.index])
+    counts = counts.reindex([t for t in CATEGORIES.values() if t in counts.index])
     head = "".join(f"<th>{_esc(s)}</th>" for s in counts.columns)
     body = "".join(
         f"<tr><td>{_esc(SHORT_NAMES.get(t, t))}</td>" + "".join(f"<td>{int(n)}</td>" for n in r) + "</tr>"
@@ -78,8 +78,8 @@ def _released(out: Path) -> list[str]:
     records = json.loads(path.read_text()) if path.is_file() else []
     if not records:
         return []
-    counts = {t: sum(r["question_type"] == t for r in records) for t in RELEASED_TYPES.values()}
-    camera = counts[RELEASED_TYPES["Cam-Rel. Dir."]] + counts[RELEASED_TYPES["Cam-Obj. Ori."]]
+    counts = {t: sum(r["question_type"] == t for r in records) for t in CATEGORIES.values()}
+    camera = counts[CATEGORIES["Cam-Rel. Dir."]] + counts[CATEGORIES["Cam-Obj. Ori."]]
     listed = ", ".join(f"{_esc(SHORT_NAMES[t])} {n}" for t, n in counts.items())
     return [
         f"<p>Released in {BENCHMARK_JSON}: {len(records)} items ({listed}); camera perspective "
@@ -109,7 +109,7 @@ def _scene_sim_frames(out: Path) -> list[str]:
     records = json.loads(path.read_text()) if path.is_file() else []
     ours: dict[int, int] = {}
     for r in records:
-        if r["question_type"] == RELEASED_TYPES["Per-Sce. Sim."]:
+        if r["question_type"] == CATEGORIES["Per-Sce. Sim."]:
             ours[len(r["image_path"])] = ours.get(len(r["image_path"]), 0) + 1
     if not ours:
         return []
@@ -130,7 +130,7 @@ def _examples(out: Path, seed: int) -> list[str]:
     path = out / BENCHMARK / BENCHMARK_JSON
     records = json.loads(path.read_text()) if path.is_file() else []
     parts = ["<h2>Example items (ViewSpatial-Bench.json)</h2>"]
-    for task in [t for t in RELEASED_TYPES.values() if any(r["question_type"] == t for r in records)]:
+    for task in [t for t in CATEGORIES.values() if any(r["question_type"] == t for r in records)]:
         of_task = [r for r in records if r["question_type"] == task]
         picks = item_rng(seed, "viewspatial.report", task).permutation(len(of_task))[:EXAMPLES_PER_TASK]
         for r in (of_task[i] for i in sorted(picks)):

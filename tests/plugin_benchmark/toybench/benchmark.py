@@ -1,7 +1,7 @@
 """Toy-Bench's registry descriptor, declared in this package's `benchfoundry.benchmarks` entry point group
 (pyproject.toml): every hook names a module of this package."""
 
-from benchfoundry.pipeline.benchmarks import Benchmark
+from benchfoundry.core.descriptor import Benchmark
 from toybench.identity import BENCHMARK, CATEGORY, RELEASED, TITLE
 
 DESCRIPTOR = Benchmark(
@@ -16,7 +16,7 @@ DESCRIPTOR = Benchmark(
     report_page="toybench.html",
     categories=(CATEGORY,),
     submits_tasks=True,
-    commands="toybench.cli:add_commands",
+    commands="toybench.cli:COMMANDS",
     evaluation="toybench.harnesses.evaluation:EVALUATION",
     vlmevalkit=(("benchfoundry_Toy", "toybench.harnesses.harness:vlmevalkit_rows"),),
     vlmevalkit_dataset="toybench.harnesses.vlmevalkit_dataset",

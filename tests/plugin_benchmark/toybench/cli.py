@@ -6,6 +6,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
+from benchfoundry.pipeline.commands import Command, arg
 from toybench.identity import BENCHMARK, RELEASED, TITLE
 
 
@@ -18,9 +19,17 @@ def _count(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(BENCHMARK, help=f"{TITLE}'s own commands")
-    sub = p.add_subparsers(dest=f"{BENCHMARK}_command", required=True, metavar="COMMAND")
-    count = sub.add_parser("count", help="the released items of each colour")
-    count.add_argument("build", metavar="BUILD", help="the build's output root")
-    count.set_defaults(func=_count)
+COMMANDS = (
+    Command(
+        BENCHMARK,
+        f"{TITLE}'s own commands",
+        commands=(
+            Command(
+                "count",
+                "the released items of each colour",
+                (arg("build", metavar="BUILD", help="the build's output root"),),
+                _count,
+            ),
+        ),
+    ),
+)

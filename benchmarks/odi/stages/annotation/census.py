@@ -1,4 +1,4 @@
-"""The detector's census of a whole panorama (DESIGN §3.2): every instance it found on the sphere, by class.
+"""The detector's census of a whole panorama (docs/design/odi.md §2.1): every instance it found on the sphere, by class.
 
 Kept instances lie inside one cube face. An object across a face edge is cut into detections that touch the
 border on each face it spans; these are dropped from the instances, but the census counts them once: two

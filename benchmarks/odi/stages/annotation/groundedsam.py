@@ -1,4 +1,4 @@
-"""The `groundedsam` annotator (DESIGN §3.2): GroundingDINO boxes from one caption of all classes, then
+"""The `groundedsam` annotator (docs/design/odi.md §2.1): GroundingDINO boxes from one caption of all classes, then
 SAM masks prompted by those boxes, per cube face.
 
 Weights come only from the paths in `odi.groundedsam` (GroundingDINO checkpoint, a local BERT folder as
@@ -29,18 +29,18 @@ MAX_SIZE = 1333
 _REQUIRED = ("dino_checkpoint", "text_encoder", "sam_checkpoint")
 
 
-def check_files(cfg: GroundedSamConfig) -> None:
+def check_files(config: GroundedSamConfig) -> None:
     """Every weight path is set and exists; otherwise a ValueError naming the field and the path."""
     for name in _REQUIRED:
-        value = getattr(cfg, name)
+        value = getattr(config, name)
         if value is None:
             raise ValueError(
                 f"odi.groundedsam.{name} is not set: the groundedsam annotator needs it (or use odi.annotator: truth)"
             )
         if not Path(value).exists():
             raise ValueError(f"odi.groundedsam.{name}: {value} does not exist")
-    if cfg.dino_config is not None and not Path(cfg.dino_config).is_file():
-        raise ValueError(f"odi.groundedsam.dino_config: {cfg.dino_config} does not exist")
+    if config.dino_config is not None and not Path(config.dino_config).is_file():
+        raise ValueError(f"odi.groundedsam.dino_config: {config.dino_config} does not exist")
 
 
 def caption_for(classes: Sequence[str]) -> str:
@@ -101,7 +101,7 @@ class GroundedSam:
 
     dino: Any
     predictor: Any
-    cfg: GroundedSamConfig
+    config: GroundedSamConfig
     load_report: dict[str, Any]
 
     def _dino_batch(self, images: list[np.ndarray], caption: str) -> tuple[Any, Any]:
@@ -109,13 +109,13 @@ class GroundedSam:
         import torch.nn.functional as F
 
         h, w = images[0].shape[:2]
-        scale = min(self.cfg.dino_size / min(h, w), MAX_SIZE / max(h, w))
+        scale = min(self.config.dino_size / min(h, w), MAX_SIZE / max(h, w))
         size = (max(1, round(h * scale)), max(1, round(w * scale)))
         batch = torch.from_numpy(np.stack(images)).permute(0, 3, 1, 2).float().div(255.0)
         batch = F.interpolate(batch, size=size, mode="bilinear", align_corners=False)
         batch = (batch - torch.tensor(MEAN)[:, None, None]) / torch.tensor(STD)[:, None, None]
         with torch.no_grad():
-            out = self.dino(batch.to(self.cfg.device), captions=[caption] * len(images))
+            out = self.dino(batch.to(self.config.device), captions=[caption] * len(images))
         return out["pred_logits"].float().cpu(), out["pred_boxes"].float().cpu()
 
     def detect(
@@ -126,8 +126,8 @@ class GroundedSam:
         token_ids = self.dino.tokenizer(caption)["input_ids"]
         names = list(faces)
         found: dict[str, list[tuple[str, float, np.ndarray]]] = {}
-        for start in range(0, len(names), self.cfg.batch_faces):
-            chunk = names[start : start + self.cfg.batch_faces]
+        for start in range(0, len(names), self.config.batch_faces):
+            chunk = names[start : start + self.config.batch_faces]
             logits, boxes = self._dino_batch([faces[n] for n in chunk], caption)
             for k, name in enumerate(chunk):
                 h, w = faces[name].shape[:2]
@@ -137,8 +137,8 @@ class GroundedSam:
                     token_ids,
                     self.dino.tokenizer,
                     classes,
-                    self.cfg.box_threshold,
-                    self.cfg.text_threshold,
+                    self.config.box_threshold,
+                    self.config.text_threshold,
                 )
                 found[name] = [(label, score, boxes_to_pixels(box, w, h)[0]) for label, score, box in picked]
         return found
@@ -209,7 +209,7 @@ def fit(model: Any, state: dict[str, Any], allowed_extra: frozenset[str] = froze
     }
 
 
-def _load_dino(model: Any, state: dict[str, Any], cfg: GroundedSamConfig) -> dict[str, int]:
+def _load_dino(model: Any, state: dict[str, Any], config: GroundedSamConfig) -> dict[str, int]:
     """Load the whole GroundingDINO checkpoint, strictly but for `DINO_EXTRA_KEYS`; a tensor of another shape in
     the text encoder blames `text_encoder` (another BERT), anything else `dino_checkpoint` (partial, another
     model, or not the architecture of `dino_config`)."""
@@ -217,34 +217,34 @@ def _load_dino(model: Any, state: dict[str, Any], cfg: GroundedSamConfig) -> dic
     bert = [m for m in found["mismatched"] if m.startswith("bert.")]
     if bert:
         raise ValueError(
-            f"odi.groundedsam.text_encoder: the BERT in {cfg.text_encoder} does not match the text encoder of "
-            f"{cfg.dino_checkpoint}: {len(bert)} tensors of another shape, e.g. {_first(bert, 2)}"
+            f"odi.groundedsam.text_encoder: the BERT in {config.text_encoder} does not match the text encoder of "
+            f"{config.dino_checkpoint}: {len(bert)} tensors of another shape, e.g. {_first(bert, 2)}"
         )
     problems = [f"{len(v)} {k} ({_first(v)})" for k, v in found.items() if v]
     if problems:
         raise ValueError(
-            f"odi.groundedsam.dino_checkpoint: {cfg.dino_checkpoint} does not fit GroundingDINO "
-            f"(odi.groundedsam.dino_config {cfg.dino_config or 'SwinT OGC'}): " + "; ".join(problems)
+            f"odi.groundedsam.dino_checkpoint: {config.dino_checkpoint} does not fit GroundingDINO "
+            f"(odi.groundedsam.dino_config {config.dino_config or 'SwinT OGC'}): " + "; ".join(problems)
         )
     model.load_state_dict({k: v for k, v in state.items() if k not in DINO_EXTRA_KEYS}, strict=True)
     return {"loaded": len(state) - len(DINO_EXTRA_KEYS & state.keys()), "ignored": len(DINO_EXTRA_KEYS & state.keys())}
 
 
-def _load_sam(model: Any, state: dict[str, Any], cfg: GroundedSamConfig) -> dict[str, int]:
+def _load_sam(model: Any, state: dict[str, Any], config: GroundedSamConfig) -> dict[str, int]:
     """Load the whole SAM checkpoint strictly; one that does not fit names `sam_checkpoint` and
     `sam_model_type` (a ViT-H file for vit_b gives tensors of another shape and extra blocks)."""
     found = fit(model, state)
     problems = [f"{len(v)} {k} ({_first(v)})" for k, v in found.items() if v]
     if problems:
         raise ValueError(
-            f"odi.groundedsam.sam_checkpoint: {cfg.sam_checkpoint} does not fit SAM of "
-            f"odi.groundedsam.sam_model_type {cfg.sam_model_type!r}: " + "; ".join(problems)
+            f"odi.groundedsam.sam_checkpoint: {config.sam_checkpoint} does not fit SAM of "
+            f"odi.groundedsam.sam_model_type {config.sam_model_type!r}: " + "; ".join(problems)
         )
     model.load_state_dict(state, strict=True)
     return {"loaded": len(state), "ignored": 0}
 
 
-def build_dino(cfg: GroundedSamConfig) -> Any:
+def build_dino(config: GroundedSamConfig) -> Any:
     """GroundingDINO of `dino_config` (default SwinT OGC) with its text encoder from `text_encoder`, random
     weights; ValueError naming `text_encoder` when that folder holds no usable BERT."""
     from benchfoundry.benchmarks.odi.stages.annotation import torchvision_ops
@@ -253,40 +253,42 @@ def build_dino(cfg: GroundedSamConfig) -> Any:
     from groundingdino.models import build_model
     from groundingdino.util.slconfig import SLConfig
 
-    config_path = cfg.dino_config or Path(str(resources.files("groundingdino.config") / "GroundingDINO_SwinT_OGC.py"))
+    config_path = config.dino_config or Path(
+        str(resources.files("groundingdino.config") / "GroundingDINO_SwinT_OGC.py")
+    )
     args = SLConfig.fromfile(str(config_path))
-    args.device = cfg.device
-    args.text_encoder_type = str(cfg.text_encoder)
+    args.device = config.device
+    args.text_encoder_type = str(config.text_encoder)
     try:
         return build_model(args)
     except (OSError, ValueError, KeyError) as exc:
         raise ValueError(
-            f"odi.groundedsam.text_encoder: {cfg.text_encoder} is not a usable BERT folder ({exc})"
+            f"odi.groundedsam.text_encoder: {config.text_encoder} is not a usable BERT folder ({exc})"
         ) from None
 
 
-def build_sam(cfg: GroundedSamConfig) -> Any:
+def build_sam(config: GroundedSamConfig) -> Any:
     """SAM of `sam_model_type`, random weights."""
     from benchfoundry.benchmarks.odi.stages.annotation import torchvision_ops
 
     torchvision_ops.ensure_torchvision_ops()
     from segment_anything import sam_model_registry
 
-    return sam_model_registry[cfg.sam_model_type](checkpoint=None)
+    return sam_model_registry[config.sam_model_type](checkpoint=None)
 
 
-def load_groundedsam(cfg: GroundedSamConfig) -> GroundedSam:
+def load_groundedsam(config: GroundedSamConfig) -> GroundedSam:
     """Build GroundingDINO (its text encoder from `text_encoder`) and SAM, and load both checkpoints whole."""
-    check_files(cfg)
-    dino = build_dino(cfg)
+    check_files(config)
+    dino = build_dino(config)
     from groundingdino.util.utils import clean_state_dict
     from segment_anything import SamPredictor
 
     dino_report = _load_dino(
-        dino, clean_state_dict(_checkpoint_state(Path(cfg.dino_checkpoint), "dino_checkpoint")), cfg
+        dino, clean_state_dict(_checkpoint_state(Path(config.dino_checkpoint), "dino_checkpoint")), config
     )
-    dino.eval().to(cfg.device)
-    sam = build_sam(cfg)
-    sam_report = _load_sam(sam, _checkpoint_state(Path(cfg.sam_checkpoint), "sam_checkpoint"), cfg)
-    sam.eval().to(cfg.device)
-    return GroundedSam(dino, SamPredictor(sam), cfg, {"dino": dino_report, "sam": sam_report})
+    dino.eval().to(config.device)
+    sam = build_sam(config)
+    sam_report = _load_sam(sam, _checkpoint_state(Path(config.sam_checkpoint), "sam_checkpoint"), config)
+    sam.eval().to(config.device)
+    return GroundedSam(dino, SamPredictor(sam), config, {"dino": dino_report, "sam": sam_report})

@@ -1,10 +1,10 @@
-"""Instances of cube faces (DESIGN §3.2): border drops, COCO RLE masks, directions on the sphere, crops.
+"""Instances of cube faces (docs/design/odi.md §2.1): border drops, COCO RLE masks, directions on the sphere, crops.
 
 An annotator gives `Detection`s per face; an instance whose mask touches the face's border spans faces
 and is dropped (counted). A kept instance gets its mask as COCO RLE (pycocotools), the direction (θ, φ)
 of its mask centroid on the sphere (the direction of the sum of its pixels' unit vectors, to a millionth of a
 degree) and an undistorted perspective crop centred there, whose field of view comes from the mask's angular
-extent as in DESIGN §3.3: clip(max(Δθ, Δφ) + margin, min, max).
+extent as in docs/design/odi.md §3: clip(max(Δθ, Δφ) + margin, min, max).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def angular_extent(face: str, mask: np.ndarray, centre_theta: float) -> tuple[fl
 
 
 def crop_view(theta: float, phi: float, extent: tuple[float, float], sphere: SphereConfig) -> sm.View:
-    """The square perspective view centred on (θ, φ) whose fov follows DESIGN §3.3 from the extent."""
+    """The square perspective view centred on (θ, φ) whose fov follows docs/design/odi.md §3 from the extent."""
     fov = min(max(max(extent) + sphere.crop_margin_deg, sphere.crop_min_fov_deg), sphere.crop_max_fov_deg)
     return sm.View.square(theta, phi, fov, sphere.crop_size)
 

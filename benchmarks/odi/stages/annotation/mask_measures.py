@@ -1,4 +1,4 @@
-"""What a cube-face mask says about its object without any 3D truth (DESIGN §3.2): where it meets the floor,
+"""What a cube-face mask says about its object without any 3D truth (docs/design/odi.md §2.1): where it meets the floor,
 how much of the sphere around the viewer it covers, and how much of the ERP image it fills.
 
 - Floor contact: the lowest elevation φ of the mask in a band of azimuths around its centroid (a quarter of its

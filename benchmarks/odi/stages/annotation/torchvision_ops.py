@@ -1,5 +1,5 @@
-"""Makes torchvision work beside the CPU torch (DESIGN §6): call `ensure_torchvision_ops` before anything
-that imports torchvision (GroundingDINO, SAM, timm).
+"""Makes torchvision work beside the CPU torch (docs/design/environment.md §2): call `ensure_torchvision_ops` before
+anything that imports torchvision (GroundingDINO, SAM, timm).
 
 torchvision and timm are not installed in the environment's site-packages but in a folder of their own,
 `<venv>/opt/groundedsam` (the Makefile installs them there; `BENCHFOUNDRY_GROUNDEDSAM_SITE` names

@@ -1,4 +1,4 @@
-"""The answer of every ODI-Bench question kind, from a question's spec and a `PanoramaFacts` (DESIGN §3.2).
+"""The answer of every ODI-Bench question kind, from a question's spec and a `PanoramaFacts` (docs/design/odi.md §2.3).
 
 A candidate question is made from the scene a panorama gives (panorama_facts.py) and keeps its spec: the kind
 and the instances and parameters it asks about. `answer(spec, scene, margins)` is the one place each kind's answer

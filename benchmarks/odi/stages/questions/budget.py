@@ -1,4 +1,4 @@
-"""The question budget (DESIGN §3.2): which candidates become ODI-Bench's questions.
+"""The question budget (docs/design/odi.md §2.4): which candidates become ODI-Bench's questions.
 
 Each panorama gives at most `per_panorama` questions, or with a build-wide `total` its share of what is left (the
 remaining questions over the remaining panoramas, rounded up, so that 4,254 over 2,000 gives 254 panoramas 3 and

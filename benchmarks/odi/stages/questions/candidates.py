@@ -1,4 +1,4 @@
-"""ODI-Bench candidate questions of the general and spatial tasks (DESIGN §3.2), from what a panorama gives.
+"""ODI-Bench candidate questions of the general and spatial tasks (docs/design/odi.md §2.3), from what a panorama gives.
 
 General: object attribute (OA: colour, material) and human attribute (HA: what a person does, wears, holds) from
 the describer; existence and counting from the detector's census of the whole sphere (a class it looked for and

@@ -1,4 +1,5 @@
-"""Instance descriptions (DESIGN §3.2) and the consistency filter between the detector's class and a description.
+"""Instance descriptions (docs/design/odi.md §2.2) and the consistency filter between the detector's class and a
+description.
 
 A describer is shown an instance's crop and never told the detector's class. It answers with a `Description`:
 what the object is, one sentence, and what the questions need (colour, material, the text written on it; for a

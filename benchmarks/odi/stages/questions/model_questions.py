@@ -1,11 +1,11 @@
-"""What a language model writes for ODI-Bench (DESIGN §3.2, the `openai` backend): the paper's GPT-4o steps.
+"""What a language model writes for ODI-Bench (docs/design/odi.md §2.5, the `openai` backend): the paper's GPT-4o steps.
 
 Questions: the model gets a panorama (`panorama_part`: the ERP scaled to `odi.qa.model_image_width`) and its
 kept instances (description and the side of me each stands on) and returns general-task and ODI reasoning (OR)
 questions as JSON: `[{"task", "question", "answer", "distractors": [3 strings]}]`. Each proposal is checked (a task
-of MODEL_TASKS, a question, an answer, three distinct distractors that keep DESIGN §4.1's rule) and becomes a
-candidate (`source: model`, `answer_from: model`) that the budget may choose like the others; its answer cannot be
-checked against the scene here, so it waits for review as every item does.
+of MODEL_TASKS, a question, an answer, three distinct distractors that keep the rule of docs/design/viewspatial.md §1.6)
+and becomes a candidate (`source: model`, `answer_from: model`) that the budget may choose like the others; its answer
+cannot be checked against the scene here, so it waits for review as every item does.
 
 Distractors: for a chosen closed question whose answer is not from a fixed label set (an attribute, what a person
 does or wears, a text), the model gets the question, its answer and the panorama and writes three wrong but

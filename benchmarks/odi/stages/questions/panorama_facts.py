@@ -1,4 +1,5 @@
-"""What the questions of one panorama know (DESIGN §3.2): its described instances and the census of the sphere.
+"""What the questions of one panorama know (docs/design/odi.md §2.3): its described instances and the census of the
+sphere.
 
 A real panorama gives, without any 3D truth: each kept instance's class and direction (θ, φ, exact from its
 mask), its floor contact point (a position on a flat floor with the camera `camera_height_m` above it, for the

@@ -1,4 +1,4 @@
-"""ODI reasoning (OR) candidates (DESIGN §3.2): a step of reasoning over the whole sphere, and what the ERP
+"""ODI reasoning (OR) candidates (docs/design/odi.md §2.3): a step of reasoning over the whole sphere, and what the ERP
 projection itself does to it. Answers come from benchmarks/odi/stages/questions/answers.py; each kind is asked only
 where its answer is
 clear under the build's margins.

@@ -1,4 +1,4 @@
-"""The synthetic truth as a `PanoramaFacts`, to check the answers a panorama gave without it (DESIGN §3.2).
+"""The synthetic truth as a `PanoramaFacts`, to check the answers a panorama gave without it (docs/design/odi.md §2.3).
 
 The questions of a synthetic panorama are made as for a real one (its truth hidden: no census, no 3D); where
 its truth files lie beside it, each instance is matched to the object under its mask (the most frequent id of

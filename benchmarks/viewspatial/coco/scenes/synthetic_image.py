@@ -1,6 +1,6 @@
-"""One synthetic COCO image, drawn and posed (DESIGN §4.2, §5): the Anny person with a known body yaw and
-head turn, a framing camera, sometimes a second person behind them to one side, objects at known 3D
-positions, and the exact labels.
+"""One synthetic COCO image, drawn and posed (docs/design/viewspatial.md §2, docs/design/defaults.md §6): the Anny
+person with a known body yaw and head turn, a framing camera, sometimes a second person behind them to one side, objects
+at known 3D positions, and the exact labels.
 
 Person frame = world frame of person/body_mesh.py: metres, +Z up, feet on z = 0, the pelvis above the
 origin, facing −Y (their left is +X). The camera orbits the person instead of the person turning: a
@@ -150,31 +150,31 @@ def facing_yaw(rng: np.random.Generator, label: str) -> float:
     return float((45.0 * HORIZONTAL_LABELS.index(label) - 180.0 + rng.uniform(-half, half)) % 360.0)
 
 
-def drawn_head_turn(rng: np.random.Generator, cfg: SyntheticCocoConfig) -> float:
-    """A head turn Δ inside a label drawn by `cfg.head_turns` (the config refuses a label it cannot reach)."""
-    span = head_turn_range(draw_by_weight(rng, cfg.head_turns), cfg.max_head_deg)
+def drawn_head_turn(rng: np.random.Generator, config: SyntheticCocoConfig) -> float:
+    """A head turn Δ inside a label drawn by `config.head_turns` (the config refuses a label it cannot reach)."""
+    span = head_turn_range(draw_by_weight(rng, config.head_turns), config.max_head_deg)
     assert span is not None, "SyntheticCocoConfig refuses a head-turn label beyond max_head_deg"
     return float(rng.uniform(*span))
 
 
-def draw_plan(rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: list[int]) -> ImagePlan:
+def draw_plan(rng: np.random.Generator, config: SyntheticCocoConfig, texture_ids: list[int]) -> ImagePlan:
     """The random choices of one image: the first person's body yaw inside a facing label drawn by
-    `cfg.facings`; their head turn beyond ±90° for `BEYOND_SHARE` of images (the labeller rejects it), else by
+    `config.facings`; their head turn beyond ±90° for `BEYOND_SHARE` of images (the labeller rejects it), else by
     `drawn_head_turn`."""
     if rng.random() < BEYOND_SHARE:
         head = float(rng.uniform(*BEYOND_DEG) * rng.choice([-1.0, 1.0]))
     else:
-        head = drawn_head_turn(rng, cfg)
-    names = [f for f in FRAMINGS if cfg.framings.get(f, 0.0) > 0]
-    weights = np.array([cfg.framings[f] for f in names])
+        head = drawn_head_turn(rng, config)
+    names = [f for f in FRAMINGS if config.framings.get(f, 0.0) > 0]
+    weights = np.array([config.framings[f] for f in names])
     framing = str(rng.choice(names, p=weights / weights.sum()))
-    n_objects = int(rng.integers(1, 4)) if rng.random() < cfg.object_share else 0
+    n_objects = int(rng.integers(1, 4)) if rng.random() < config.object_share else 0
     texture_id = int(rng.choice(texture_ids))
-    second = draw_other(rng, cfg, texture_ids, [texture_id]) if rng.random() < cfg.two_person_share else None
+    second = draw_other(rng, config, texture_ids, [texture_id]) if rng.random() < config.two_person_share else None
     return ImagePlan(
         texture_id=texture_id,
         action=UPRIGHT if rng.random() < UPRIGHT_SHARE else str(rng.choice(list(ACTIONS))),
-        body_yaw_deg=facing_yaw(rng, draw_by_weight(rng, cfg.facings)),
+        body_yaw_deg=facing_yaw(rng, draw_by_weight(rng, config.facings)),
         head_turn_deg=head,
         framing=framing,
         fill=float(rng.uniform(0.88, 0.97)),
@@ -195,7 +195,7 @@ def draw_plan(rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: l
 
 
 def draw_other(
-    rng: np.random.Generator, cfg: SyntheticCocoConfig, texture_ids: list[int], taken: list[int], side: float = 0.0
+    rng: np.random.Generator, config: SyntheticCocoConfig, texture_ids: list[int], taken: list[int], side: float = 0.0
 ) -> SecondPerson:
     """A person behind the first: a texture id not `taken` (where one is left), their pose and place; on the
     side of `side`'s sign (0: either, drawn)."""
@@ -203,7 +203,7 @@ def draw_other(
     return SecondPerson(
         texture_id=int(rng.choice(others)),
         action=UPRIGHT if rng.random() < UPRIGHT_SHARE else str(rng.choice(list(ACTIONS))),
-        head_turn_deg=drawn_head_turn(rng, cfg),
+        head_turn_deg=drawn_head_turn(rng, config),
         turn_deg=float(rng.uniform(0.0, 360.0)),
         depth_m=float(rng.uniform(*SECOND_DEPTH_M)),
         side=float(rng.uniform(*SECOND_SIDE) * (math.copysign(1.0, side) if side else rng.choice([-1.0, 1.0]))),
@@ -211,24 +211,24 @@ def draw_other(
 
 
 def with_third(
-    rng: np.random.Generator, cfg: SyntheticCocoConfig, plan: ImagePlan, texture_ids: list[int]
+    rng: np.random.Generator, config: SyntheticCocoConfig, plan: ImagePlan, texture_ids: list[int]
 ) -> ImagePlan:
     """The plan with three people for `three_person_share` of images (`rng` the image's own for this choice, so
     the plan's other choices stay as drawn): a second person where the plan has none, and a third on the other
     side of the first from the second."""
-    if rng.random() >= cfg.three_person_share:
+    if rng.random() >= config.three_person_share:
         return plan
-    second = plan.second or draw_other(rng, cfg, texture_ids, [plan.texture_id])
-    third = draw_other(rng, cfg, texture_ids, [plan.texture_id, second.texture_id], side=-second.side)
+    second = plan.second or draw_other(rng, config, texture_ids, [plan.texture_id])
+    third = draw_other(rng, config, texture_ids, [plan.texture_id, second.texture_id], side=-second.side)
     return replace(plan, second=second, third=third)
 
 
-def with_beside(rng: np.random.Generator, cfg: SyntheticCocoConfig, plan: ImagePlan) -> ImagePlan:
+def with_beside(rng: np.random.Generator, config: SyntheticCocoConfig, plan: ImagePlan) -> ImagePlan:
     """The plan with its second person beside the first for `beside_share` of images that have one (`rng` the
     image's own for this choice): `BESIDE_DEPTH_M` farther, `BESIDE_SIDE_M` to the side the first faces in the
     image (either, drawn, when they face the camera or away from it); a third person on that side moves to the
     other."""
-    if plan.second is None or rng.random() >= cfg.beside_share:
+    if plan.second is None or rng.random() >= config.beside_share:
         return plan
     faced = -math.sin(math.radians(plan.body_yaw_deg))  # the facing's image-right component
     sign = math.copysign(1.0, faced) if abs(faced) > 0.25 else float(rng.choice([-1.0, 1.0]))
@@ -243,13 +243,13 @@ def with_beside(rng: np.random.Generator, cfg: SyntheticCocoConfig, plan: ImageP
     return replace(plan, second=second, third=third)
 
 
-def with_people(rng: np.random.Generator, cfg: SyntheticCocoConfig, plan: ImagePlan) -> ImagePlan:
-    """The plan with each person's noun drawn by `cfg.people`'s weights and, for `held_share` of images, an
+def with_people(rng: np.random.Generator, config: SyntheticCocoConfig, plan: ImagePlan) -> ImagePlan:
+    """The plan with each person's noun drawn by `config.people`'s weights and, for `held_share` of images, an
     object the first person holds in one hand (`rng` the image's own for these choices, so the plan's other
     choices stay as drawn)."""
-    nouns = [draw_by_weight(rng, cfg.people) for _ in range(3)]
-    held = rng.random() < cfg.held_share
-    name = str(rng.choice(cfg.held_objects))
+    nouns = [draw_by_weight(rng, config.people) for _ in range(3)]
+    held = rng.random() < config.held_share
+    name = str(rng.choice(config.held_objects))
     hand = str(rng.choice(["left", "right"]))
     colour = int(rng.integers(1 << 16))
     return replace(

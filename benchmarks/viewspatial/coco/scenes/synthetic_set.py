@@ -1,5 +1,5 @@
-"""The synthetic COCO set (DESIGN §5): rendered people with known body and head yaw, written per split as
-`root/<split>/images/<id:06d>.png`, `person_keypoints.json` (COCO) and `truth.json`.
+"""The synthetic COCO set (docs/design/defaults.md §6): rendered people with known body and head yaw, written per split
+as `root/<split>/images/<id:06d>.png`, `person_keypoints.json` (COCO) and `truth.json`.
 
 Each image is drawn from (seed, split, index) (benchmarks/viewspatial/coco/scenes/synthetic_image.py), its 17
 keypoints projected and ray-tested in numpy (benchmarks/viewspatial/coco/scenes/synthetic_geometry.py), rendered by the
@@ -149,7 +149,7 @@ def _place(
 
 def pose_image(
     person: PersonConfig,
-    cfg: SyntheticCocoConfig,
+    config: SyntheticCocoConfig,
     seed: int,
     split: str,
     index: int,
@@ -159,7 +159,7 @@ def pose_image(
 ) -> dict[str, Any]:
     """Pose and label one image of a drawn plan; returns its render entry and its labels before the render."""
     first = _place(person, seed, plan, f"person_{index:06d}", work, 0.0, np.zeros(3), plan.framing)
-    camera = sc.frame_camera(first.vertices, first.keypoints, plan, cfg.width, cfg.height)
+    camera = sc.frame_camera(first.vertices, first.keypoints, plan, config.width, config.height)
     people = [first]
     for k, other in enumerate((plan.second, plan.third), start=2):
         if other is not None:
@@ -214,7 +214,7 @@ def pose_image(
     entry = CocoImage(
         seed=item_seed(seed, STAGE, f"{split}:{index}"),
         camera_matrix=tuple(map(tuple, camera.blender_matrix())),
-        focal_mm=camera.f * 24.0 / cfg.height,
+        focal_mm=camera.f * 24.0 / config.height,
         parts=parts,
         people=tuple(
             PersonSpec(
@@ -414,44 +414,44 @@ def categories() -> list[dict[str, Any]]:
 
 
 def make_split(
-    root: str | Path, split: str, cfg: SyntheticCocoConfig, person: PersonConfig, seed: int
+    root: str | Path, split: str, config: SyntheticCocoConfig, person: PersonConfig, seed: int
 ) -> dict[str, Any]:
     """Render and write one split under `root/<split>/` in one go; returns counts, render seconds, paths and
     problems (the build renders a split in parts: `render_part`, `write_split`)."""
-    check_split(cfg, person, split)
-    return render_plans(root, split, cfg, person, seed, split_plans(cfg, person, seed, split))
+    check_split(config, person, split)
+    return render_plans(root, split, config, person, seed, split_plans(config, person, seed, split))
 
 
-def check_split(cfg: SyntheticCocoConfig, person: PersonConfig, split: str) -> None:
+def check_split(config: SyntheticCocoConfig, person: PersonConfig, split: str) -> None:
     """ValueError naming the field when the set cannot be made: a body without COCO keypoints, an unknown split."""
     if not has_keypoints(person):
         raise ValueError(
             f"person.body.model_type {person.body.model_type}: the synthetic COCO set needs a body with COCO keypoints"
         )
-    if split not in cfg.images:
-        raise ValueError(f"viewspatial.coco.synthetic.images has no split {split!r}: {sorted(cfg.images)}")
+    if split not in config.images:
+        raise ValueError(f"viewspatial.coco.synthetic.images has no split {split!r}: {sorted(config.images)}")
 
 
 def split_plans(
-    cfg: SyntheticCocoConfig, person: PersonConfig, seed: int, split: str, numbers: range | None = None
+    config: SyntheticCocoConfig, person: PersonConfig, seed: int, split: str, numbers: range | None = None
 ) -> list[tuple[sc.ImagePlan, np.random.Generator]]:
     """Each image's drawn plan of a split (or of its images `numbers`), with the generator that goes on to place its
     objects; an image's plan depends on its number alone, not on the split's size or parts."""
     plans = []
-    ids = list(cfg.texture_ids or person.textures.ids)
-    for index in numbers or range(1, cfg.images[split] + 1):
+    ids = list(config.texture_ids or person.textures.ids)
+    for index in numbers or range(1, config.images[split] + 1):
         rng = item_rng(seed, STAGE, f"{split}:{index}")
-        plan = sc.draw_plan(rng, cfg, ids)
-        plan = sc.with_third(item_rng(seed, STAGE, f"{split}:{index}:third"), cfg, plan, ids)
-        plan = sc.with_beside(item_rng(seed, STAGE, f"{split}:{index}:beside"), cfg, plan)
-        plans.append((sc.with_people(item_rng(seed, STAGE, f"{split}:{index}:people"), cfg, plan), rng))
+        plan = sc.draw_plan(rng, config, ids)
+        plan = sc.with_third(item_rng(seed, STAGE, f"{split}:{index}:third"), config, plan, ids)
+        plan = sc.with_beside(item_rng(seed, STAGE, f"{split}:{index}:beside"), config, plan)
+        plans.append((sc.with_people(item_rng(seed, STAGE, f"{split}:{index}:people"), config, plan), rng))
     return plans
 
 
 def render_part(
     folder: Path,
     split: str,
-    cfg: SyntheticCocoConfig,
+    config: SyntheticCocoConfig,
     person: PersonConfig,
     seed: int,
     numbered: list[tuple[int, tuple[sc.ImagePlan, np.random.Generator]]],
@@ -461,16 +461,16 @@ def render_part(
     render's seconds."""
     work = folder / f"_tmp_{numbered[0][0]:06d}" if numbered else folder / "_tmp"
     work.mkdir(parents=True, exist_ok=True)
-    made = [(i, pose_image(person, cfg, seed, split, i, plan, rng, work)) for i, (plan, rng) in numbered]
+    made = [(i, pose_image(person, config, seed, split, i, plan, rng, work)) for i, (plan, rng) in numbered]
     spec = CocoShard(
-        width=cfg.width,
-        height=cfg.height,
+        width=config.width,
+        height=config.height,
         sensor_height_mm=24.0,
-        engine=denoised_engine(cfg, max_bounces=3),
+        engine=denoised_engine(config, max_bounces=3),
         images=tuple(m["entry"] for _, m in made),
     )
     reply = render_client.render_spec(
-        write_spec(work / "spec.json", spec), timeout_s=cfg.render_timeout_s, shards_per_worker=1
+        write_spec(work / "spec.json", spec), timeout_s=config.render_timeout_s, shards_per_worker=1
     )
     part: dict[str, Any] = {"images": [], "annotations": [], "truth": [], "problems": [], "render_s": reply["seconds"]}
     (folder / "images").mkdir(exist_ok=True)
@@ -482,8 +482,8 @@ def render_part(
             )
             continue
         Path(m["entry"].image).replace(folder / "images" / image_name(image_id))
-        part["images"].append({"id": image_id, "file_name": image_name(image_id), "width": cfg.width,
-                               "height": cfg.height})  # fmt: skip
+        part["images"].append({"id": image_id, "file_name": image_name(image_id), "width": config.width,
+                               "height": config.height})  # fmt: skip
         part["annotations"] += found[0]
         part["truth"].append(found[1])
     shutil.rmtree(work)
@@ -520,7 +520,7 @@ def write_split(root: str | Path, split: str, parts: list[dict[str, Any]]) -> di
 def render_plans(
     root: str | Path,
     split: str,
-    cfg: SyntheticCocoConfig,
+    config: SyntheticCocoConfig,
     person: PersonConfig,
     seed: int,
     plans: list[tuple[sc.ImagePlan, np.random.Generator]],
@@ -529,7 +529,7 @@ def render_plans(
     from 1, as one split under `root/<split>/`; `make_split`'s result."""
     folder = Path(root) / split
     folder.mkdir(parents=True, exist_ok=True)
-    return write_split(root, split, [render_part(folder, split, cfg, person, seed, list(enumerate(plans, start=1)))])
+    return write_split(root, split, [render_part(folder, split, config, person, seed, list(enumerate(plans, start=1)))])
 
 
 def split_paths(root: str | Path, split: str) -> dict[str, str]:

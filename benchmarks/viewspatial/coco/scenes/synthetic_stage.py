@@ -36,8 +36,8 @@ def part_name(split: str, index: int) -> str:
 
 def parts(config: BuildConfig) -> list[tuple[str, int]]:
     """Every (split, part index) of the synthetic set, split by split."""
-    cfg = config.viewspatial.coco.synthetic
-    return [(split, k) for split in sorted(cfg.images) for k in range(len(cfg.part_ranges(split)))]
+    section = config.viewspatial.coco.synthetic
+    return [(split, k) for split in sorted(section.images) for k in range(len(section.part_ranges(split)))]
 
 
 def _part_file(out: str | Path, split: str, index: int) -> Path:
@@ -47,13 +47,13 @@ def _part_file(out: str | Path, split: str, index: int) -> Path:
 def _part_hash(split: str, numbers: range, config: BuildConfig) -> str:
     """What a part's images depend on: its split and image numbers, every setting but the split sizes, the
     person, the seed and the versions."""
-    cfg, person = config.viewspatial.coco.synthetic, config.person
+    section, person = config.viewspatial.coco.synthetic, config.person
     return spec_hash(
         [
             split,
             numbers.start,
             numbers.stop,
-            cfg.model_dump(mode="json", exclude={"images", "part_images"}),
+            section.model_dump(mode="json", exclude={"images", "part_images"}),
             person.body.model_dump(mode="json"),
             person.textures.ids,
             texture_settings(person.textures),
@@ -64,21 +64,21 @@ def _part_hash(split: str, numbers: range, config: BuildConfig) -> str:
     )
 
 
-@shard_task(kind="render", name="viewspatial-synthetic-coco", device=lambda c: c.viewspatial.coco.synthetic.device)
+@shard_task(resource="render", name="viewspatial-synthetic-coco", device=lambda c: c.viewspatial.coco.synthetic.device)
 def synthetic_coco_task(out: str, shard: str, config: BuildConfig) -> dict[str, Any]:
     """Render one part of a split (`shard`, part_name) unless its store marker says it is made with these settings;
     its images go to the split's images folder, its records to `<split>/_parts/<part>.json`."""
     split, _, index = shard.rpartition("_")
-    cfg, person, seed = config.viewspatial.coco.synthetic, config.person, config.seed
-    synthetic_set.check_split(cfg, person, split)
-    numbers = cfg.part_ranges(split)[int(index)]
+    section, person, seed = config.viewspatial.coco.synthetic, config.person, config.seed
+    synthetic_set.check_split(section, person, split)
+    numbers = section.part_ranges(split)[int(index)]
     store = StageStore(out, BENCHMARK, STAGE)
     h = _part_hash(split, numbers, config)
     path = _part_file(out, split, int(index))
     if not (store.is_done(shard, h) and path.is_file()):
-        plans = synthetic_set.split_plans(cfg, person, seed, split, numbers)
+        plans = synthetic_set.split_plans(section, person, seed, split, numbers)
         part = synthetic_set.render_part(
-            synthetic_root(out) / split, split, cfg, person, seed, list(zip(numbers, plans))
+            synthetic_root(out) / split, split, section, person, seed, list(zip(numbers, plans))
         )
         write_json_atomic(path, {k: v for k, v in part.items() if k != "render_s"})  # a time stays in the marker
         store.write_shard(

@@ -1,4 +1,5 @@
-"""Animals as orientation subjects (DESIGN §4.2): COCO's animal boxes labelled through Orient-Anything.
+"""Animals as orientation subjects (docs/design/viewspatial.md §2): COCO's animal boxes labelled through
+Orient-Anything.
 
 The release asks Cam-Obj. and Per-Obj. Ori. about animals as well as people (about 322 of its 1,992 items:
 bears, dogs, horses, …; read off its questions, the categories are COCO's ten animal categories). An animal
@@ -42,7 +43,7 @@ class Animal:
     area: float
 
 
-def select_animals(data: Mapping[str, Any], cfg: CocoConfig, names: Sequence[str] = ANIMALS) -> list[Animal]:
+def select_animals(data: Mapping[str, Any], config: CocoConfig, names: Sequence[str] = ANIMALS) -> list[Animal]:
     """Non-crowd boxes of the animal categories large enough (`min_area_ratio`) and alone of their category in
     their image, in annotation order."""
     category = {c.get("id"): str(c.get("name")) for c in data.get("categories") or [] if isinstance(c, dict)}
@@ -62,7 +63,7 @@ def select_animals(data: Mapping[str, Any], cfg: CocoConfig, names: Sequence[str
             continue
         w, h = int(image["width"]), int(image["height"])
         area = float(a.get("area") or bbox[2] * bbox[3])
-        if area < cfg.min_area_ratio * w * h:
+        if area < config.min_area_ratio * w * h:
             continue
         found.append(
             Animal(
@@ -87,7 +88,7 @@ def box_crop(image: np.ndarray, bbox: Sequence[float]) -> np.ndarray:
     ]
 
 
-def label_animals(animals: Sequence[Animal], images: Path, estimator: Any, cfg: CocoConfig) -> list[dict[str, Any]]:
+def label_animals(animals: Sequence[Animal], images: Path, estimator: Any, config: CocoConfig) -> list[dict[str, Any]]:
     """One label row per animal (people's columns, `head_turn` None, `name` its category): kept with its facing,
     or the reason it is not (image unusable, empty crop, implausible angle, low confidence)."""
     from benchfoundry.benchmarks.viewspatial.coco.stages.orient_anything import yaw_deg
@@ -108,10 +109,10 @@ def label_animals(animals: Sequence[Animal], images: Path, estimator: Any, cfg: 
     found = estimator.estimate([crop for _, crop in cropped]) if cropped else []
     for (animal, _), est in zip(cropped, found):
         row = label_row(animal.image_id, animal.annotation_id, name=animal.name, confidence=round(est.confidence, 4))
-        implausible = implausible_angle((est,), cfg.orient_anything)
+        implausible = implausible_angle((est,), config.orient_anything)
         if implausible:
             rows.append({**row, "reason": "implausible angle", "detail": implausible.replace("head", "box", 1)})
-        elif est.confidence < cfg.min_confidence:
+        elif est.confidence < config.min_confidence:
             rows.append({**row, "reason": "low confidence"})
         else:
             yaw = yaw_deg(est.azimuth_deg)

@@ -1,6 +1,6 @@
-"""Described subjects (DESIGN §4.2): "the man in white" for a person who shares their noun with another in the
-image, and for a share of the others, as the release names people ("the man in white", "the woman in black
-clothes": its commonest).
+"""Described subjects (docs/design/viewspatial.md §3): "the man in white" for a person who shares their noun with
+another in the image, and for a share of the others, as the release names people ("the man in white", "the woman in
+black clothes": its commonest).
 
 A person's clothing colour is measured in their instance mask below the shoulder line (down to the hips when
 they are seen: the top they wear): each pixel goes to the named colour of its nearest anchor in CIE Lab (ΔE

@@ -1,5 +1,5 @@
-"""ViewSpatial-Bench's COCO stage (DESIGN §4.2): one task per split labels the people of a COCO file and
-makes its Cam-Obj. Ori., Per-Obj. Ori. and Per-Rel. Dir. items.
+"""ViewSpatial-Bench's COCO stage (docs/design/viewspatial.md §2): one task per split labels the people of a COCO file
+and makes its Cam-Obj. Ori., Per-Obj. Ori. and Per-Rel. Dir. items.
 
 A split's source is a real COCO split (`viewspatial.coco.splits`) or the rendered synthetic set (with its
 truth: Per-Rel. Dir. is then exact and the labels are scored against the truth, per framing too). People
@@ -136,45 +136,45 @@ def subjects(
     return phrases
 
 
-def label_and_colour(data: dict[str, Any], images: str, cfg: CocoConfig) -> tuple[Labelled, dict[int, str | None]]:
+def label_and_colour(data: dict[str, Any], images: str, config: CocoConfig) -> tuple[Labelled, dict[int, str | None]]:
     """`label_people`'s result and the clothing colour of each person (annotation id → `image_colours`), measured
     on each image as the labelling decodes it (one decode an image); none for an image the labelling does not
     read (no person labelled in it) or cannot read."""
     polygons = person_polygons(data)
     colours: dict[int, str | None] = {}
     labelled = label_people(
-        data, images, cfg, on_image=lambda image, people: colours.update(image_colours(image, people, polygons))
+        data, images, config, on_image=lambda image, people: colours.update(image_colours(image, people, polygons))
     )
     return labelled, colours
 
 
-def _animals(source: dict[str, Any], cfg: CocoConfig) -> list[dict[str, Any]]:
+def _animals(source: dict[str, Any], config: CocoConfig) -> list[dict[str, Any]]:
     """Label rows of the split's animals (with their `file_name`), labelled through Orient-Anything from the
     instances file; none with the keypoint estimator (an animal has no keypoints) or without instances."""
-    if cfg.estimator != "orient-anything" or not source.get("instances"):
+    if config.estimator != "orient-anything" or not source.get("instances"):
         return []
     from benchfoundry.benchmarks.viewspatial.coco.stages import orient_anything
 
-    found = select_animals(read_annotations(source["instances"]), cfg)
+    found = select_animals(read_annotations(source["instances"]), config)
     if not found:
         return []
-    estimator = orient_anything.load(cfg.orient_anything)
+    estimator = orient_anything.load(config.orient_anything)
     file_of = {a.annotation_id: a.file_name for a in found}
-    rows = label_animals(found, Path(source["images"]), estimator, cfg)
+    rows = label_animals(found, Path(source["images"]), estimator, config)
     return [{**r, "file_name": file_of[r["annotation_id"]]} for r in rows]
 
 
 def split_items(
-    out: str, split: str, source: dict[str, Any], cfg: CocoConfig, seed: int
+    out: str, split: str, source: dict[str, Any], config: CocoConfig, seed: int
 ) -> tuple[pd.DataFrame, dict[str, Any], list[dict[str, Any]]]:
     """(item rows, marker info, problems) of one split."""
     data = read_annotations(source["annotations"])
-    labelled, colours = label_and_colour(data, source["images"], cfg)
+    labelled, colours = label_and_colour(data, source["images"], config)
     labels = labelled.result["labels"]
     write_json_atomic(Path(out) / BENCHMARK / STAGE / f"{split}.labels.json", labelled.result)
     kept = {r["annotation_id"]: r for r in labels if r["kept"]}
     people = [p for p in labelled.usable if p.annotation_id in kept]
-    animal_rows = _animals(source, cfg)
+    animal_rows = _animals(source, config)
     animal_images = {r["image_id"]: r["file_name"] for r in animal_rows if r["kept"]}
     names = animal_images | {p.image_id: p.file_name for p in people}
     image_of = _copy_images(out, split, Path(source["images"]), names)
@@ -182,10 +182,10 @@ def split_items(
     nouns = {p["annotation_id"]: p["noun"] for t in truth or [] for p in t["people"]}
     captions = read_captions(source.get("captions"))
     named = (labelled.people_of, nouns, captions, colours)
-    subject_of = subjects(*named, cfg.described_share, seed, cfg.colour_phrases)
-    viewer_of = subjects(*named, cfg.per_rel.described_share, seed, cfg.colour_phrases)
-    items = orientation_items(labels, image_of, subject_of, split, cfg, seed)
-    items += animal_items(animal_rows, image_of, split, cfg, seed)
+    subject_of = subjects(*named, config.described_share, seed, config.colour_phrases)
+    viewer_of = subjects(*named, config.per_rel.described_share, seed, config.colour_phrases)
+    items = orientation_items(labels, image_of, subject_of, split, config, seed)
+    items += animal_items(animal_rows, image_of, split, config, seed)
     items = [{**item, "needs_review": False} for item in items]
     info: dict[str, Any] = {
         "rejected": labelled.result["rejected"],
@@ -197,12 +197,12 @@ def split_items(
         "images": len(image_of),
     }
     if truth is not None:
-        items += synthetic_items(truth, image_of, viewer_of, set(kept), split, cfg, seed)
+        items += synthetic_items(truth, image_of, viewer_of, set(kept), split, config, seed)
         info["accuracy"] = orientation_accuracy(labels, {"images": truth})
     else:
         objects = image_objects(read_annotations(source["instances"]) if source.get("instances") else data)
         facing = {a: float(r["facing_yaw_deg"]) for a, r in kept.items()}
-        items += candidate_items(labelled.people_of, facing, objects, image_of, viewer_of, split, cfg, seed)
+        items += candidate_items(labelled.people_of, facing, objects, image_of, viewer_of, split, config, seed)
     table = pd.DataFrame(items, columns=list(COCO_COLUMNS))
     return table, info, _faults(split, labels, source["annotations"], source["images"])
 
@@ -221,25 +221,25 @@ def estimator_device(config: BuildConfig) -> str:
     return cc.orient_anything.device if cc.estimator == "orient-anything" else "cpu"
 
 
-@shard_task(kind="gpu", name="viewspatial-coco", device=estimator_device)
+@shard_task(resource="gpu", name="viewspatial-coco", device=estimator_device)
 def coco_task(out: str, shard: CocoSplit, config: BuildConfig) -> dict[str, Any]:
     """Labels and items of one split (`label_split`)."""
     return label_split(out, shard.split, shard.source, config.viewspatial.coco, config.seed)
 
 
-def label_split(out: str, split: str, source: dict[str, Any], cfg: CocoConfig, seed: int) -> dict[str, Any]:
+def label_split(out: str, split: str, source: dict[str, Any], config: CocoConfig, seed: int) -> dict[str, Any]:
     """Labels and items of one split unless its marker says they are made from these files and settings."""
     store = StageStore(out, BENCHMARK, STAGE)
     h = spec_hash(
         [
             split,
             {k: _file_hash(source.get(k)) for k in ("annotations", "instances", "captions", "truth")},
-            cfg.model_dump(mode="json"),
+            config.model_dump(mode="json"),
             seed,
         ]
     )
     if not store.is_done(split, h):
-        table, info, problems = split_items(out, split, source, cfg, seed)
+        table, info, problems = split_items(out, split, source, config, seed)
         store.write_shard(split, table, spec_hash=h, problems=problems, info=info)
     marker = store.marker(split) or {}
     return {

@@ -240,12 +240,12 @@ def rotation_bins(state: dict[str, torch.Tensor], path: Path) -> int:
     return bins
 
 
-def load(cfg: OrientAnythingConfig, batch_size: int = 16) -> Estimator:
-    """The model of `cfg` on its device: DINOv2 from `dinov2_dir`, then the checkpoint (the head, and the
+def load(config: OrientAnythingConfig, batch_size: int = 16) -> Estimator:
+    """The model of `config` on its device: DINOv2 from `dinov2_dir`, then the checkpoint (the head, and the
     backbone too when the checkpoint has it, as their released one does)."""
-    if cfg.dinov2_dir is None or cfg.checkpoint is None:
+    if config.dinov2_dir is None or config.checkpoint is None:
         raise ValueError(f"the orient-anything estimator needs {FIELD}.dinov2_dir and {FIELD}.checkpoint")
-    folder = Path(cfg.dinov2_dir)
+    folder = Path(config.dinov2_dir)
     if not (folder / "config.json").is_file():
         raise ValueError(f"{folder}: not a DINOv2 folder ({FIELD}.dinov2_dir needs config.json and the weights)")
     try:
@@ -253,9 +253,9 @@ def load(cfg: OrientAnythingConfig, batch_size: int = 16) -> Estimator:
     except (OSError, ValueError) as exc:
         raise ValueError(f"{folder}: cannot load DINOv2 ({exc})") from None
     patch = dinov2.config.patch_size
-    if cfg.image_size % patch:
-        raise ValueError(f"{FIELD}.image_size {cfg.image_size} is not a multiple of the patch size {patch}")
-    path = Path(cfg.checkpoint)
+    if config.image_size % patch:
+        raise ValueError(f"{FIELD}.image_size {config.image_size} is not a multiple of the patch size {patch}")
+    path = Path(config.checkpoint)
     try:
         state = read_checkpoint(path)
         model = OrientAnything(use_438_interpolation(dinov2), rotation_bins(state, path))
@@ -264,8 +264,8 @@ def load(cfg: OrientAnythingConfig, batch_size: int = 16) -> Estimator:
         raise ValueError(f"{FIELD}.checkpoint (with {FIELD}.dinov2_dir {folder}): {exc}") from None
     model.load_state_dict(state, strict=False)  # strict but for what `_check_state` allows to be absent
     try:
-        device = torch.device(cfg.device)
+        device = torch.device(config.device)
         model = model.to(device).eval()
     except (RuntimeError, AssertionError) as exc:
-        raise ValueError(f"{FIELD}.device {cfg.device!r}: {exc}") from None
-    return Estimator(model, cfg.image_size, device, batch_size, cfg.foreground_ratio)
+        raise ValueError(f"{FIELD}.device {config.device!r}: {exc}") from None
+    return Estimator(model, config.image_size, device, batch_size, config.foreground_ratio)

@@ -1,11 +1,13 @@
-"""Person orientation from COCO keypoints (DESIGN §4.2): body and head yaw, the facing label, the head turn.
+"""Person orientation from COCO keypoints (docs/design/viewspatial.md §2): body and head yaw, the facing label, the head
+turn.
 
 Yaw convention: Orient-Anything's azimuth, the direction a body part faces, 0° = toward the camera, growing as
 the person turns to their own right (clockwise seen from above): 90° faces the image's left, 180° away from
 the camera, 270° the image's right. Then the head turn Δ = (yaw_head − yaw_body + 540) mod 360 − 180 is
-negative when the head is turned to the person's own left, as DESIGN §4.2 states, and the camera-relative
-facing label is the authors' `get_azimuth_direction` of the yaw (`benchfoundry.core.directions.facing_direction`):
-a person facing the camera faces "back", one facing away "front", one facing the image's left "left".
+negative when the head is turned to the person's own left, as docs/design/viewspatial.md §2.3 states, and the
+camera-relative facing label is the authors' `get_azimuth_direction` of the yaw
+(`benchfoundry.core.directions.facing_direction`): a person facing the camera faces "back", one facing away "front", one
+facing the image's left "left".
 
 The `keypoints` estimator, in image coordinates (x right). A point at lateral offset `s` on the
 person's own right and `f` forward sits at image x ≈ −s·cos(yaw) − f·sin(yaw) from the body axis, so:
@@ -98,8 +100,8 @@ def head_delta(yaw_head: float, yaw_body: float) -> float:
 
 
 def head_turn(delta: float) -> str | None:
-    """DESIGN's five bins: [−90, −60) left, [−60, −20) front-left, [−20, 20] front, (20, 60] front-right,
-    (60, 90] right; None outside [−90, 90] (rejected)."""
+    """The five bins of docs/design/viewspatial.md §2.3: [−90, −60) left, [−60, −20) front-left, [−20, 20] front,
+    (20, 60] front-right, (60, 90] right; None outside [−90, 90] (rejected)."""
     if -20.0 <= delta <= 20.0:
         return "front"
     if -90.0 <= delta < -20.0:

@@ -1,4 +1,4 @@
-"""COCO person-keypoint annotations → kept people and their orientation labels (DESIGN §4.2).
+"""COCO person-keypoint annotations → kept people and their orientation labels (docs/design/viewspatial.md §2.1).
 
 An image is used when it holds at most `max_people` people (no crowd region; the authors kept images with
 exactly one). Each of its people is labelled when their `area / (W·H)` reaches `min_area_ratio`, both
@@ -8,12 +8,12 @@ benchmarks/viewspatial/coco/stages/quality.py). Each kept person gets the camera
 bins,
 `benchfoundry.core.directions.facing_direction`, of the body's yaw, or with `facing_from: more-confident` of
 the more confident of the body and head estimates) and
-the head turn Δ relative to the body in DESIGN's five bins (none when the body's side is unknown and its mirror
-yaw would give another bin; a portrait whose face and shoulders agree has no mirror); a person whose estimates
-are not confident enough, or whose head and body disagree by more than `max_head_turn_deg`, is rejected with
-the reason, as is a malformed annotation or image; a reason names what was missing or measured. The estimates come from
-the keypoints (`cfg.estimator == "keypoints"`, benchmarks/viewspatial/coco/stages/orientation.py: a close-up without
-hips is
+the head turn Δ relative to the body in the five bins of docs/design/viewspatial.md §2.3 (none when the body's side is
+unknown and its mirror yaw would give another bin; a portrait whose face and shoulders agree has no mirror); a person
+whose estimates are not confident enough, or whose head and body disagree by more than `max_head_turn_deg`, is rejected
+with the reason, as is a malformed annotation or image; a reason names what was missing or measured. The estimates come
+from the keypoints (`config.estimator == "keypoints"`, benchmarks/viewspatial/coco/stages/orientation.py: a close-up
+without hips is
 read from the shoulders and the head; the frontal ratios are calibrated on every well-formed person of the
 used images) or from Orient-Anything on the head and body crops (`person_crops`:
 above and below the shoulder line, inside the person's box). Every well-formed person of a used image,
@@ -151,21 +151,21 @@ def shoulder_line(person: Person, rows: int) -> tuple[int, int, int]:
     return top, min(max(line, top), max(top, bottom)), bottom
 
 
-def _person_reason(person: Person, cfg: CocoConfig) -> str | None:
+def _person_reason(person: Person, config: CocoConfig) -> str | None:
     """Why a well-formed person is not labelled (area, shoulders, head size), or None."""
     w, h = person.size
-    if person.area / (w * h) < cfg.min_area_ratio:
-        return f"person area below {cfg.min_area_ratio:g} of the image"
+    if person.area / (w * h) < config.min_area_ratio:
+        return f"person area below {config.min_area_ratio:g} of the image"
     lacking = ori.missing(person.keypoints, (ori.LEFT_SHOULDER, ori.RIGHT_SHOULDER))
     if lacking:
         return f"{' and '.join(lacking)} not labelled"
     top, line, _ = shoulder_line(person, h)
-    if line - top < cfg.min_head_px:
-        return f"subject too small: head below {cfg.min_head_px:g} px"
+    if line - top < config.min_head_px:
+        return f"subject too small: head below {config.min_head_px:g} px"
     return None
 
 
-def select_people(data: dict[str, Any], cfg: CocoConfig) -> Selection:
+def select_people(data: dict[str, Any], config: CocoConfig) -> Selection:
     """The people to label, a rejection row {image_id, annotation_id, reason} for every other person (or
     image without a usable person), and the well-formed people of each used image."""
     by_image: dict[int, list[dict[str, Any]]] = {}
@@ -182,13 +182,13 @@ def select_people(data: dict[str, Any], cfg: CocoConfig) -> Selection:
             )
             continue
         anns = by_image.get(image_id, [])
-        if any(a.get("iscrowd") for a in anns) or not anns or len(anns) > cfg.max_people:
+        if any(a.get("iscrowd") for a in anns) or not anns or len(anns) > config.max_people:
             reason = (
                 "crowd region"
                 if any(a.get("iscrowd") for a in anns)
                 else "no person"
                 if not anns
-                else f"{len(anns)} people, more than {cfg.max_people}"
+                else f"{len(anns)} people, more than {config.max_people}"
             )
             first = anns[0].get("id") if anns else None
             rejected.append(
@@ -204,7 +204,7 @@ def select_people(data: dict[str, Any], cfg: CocoConfig) -> Selection:
                 rejected.append({"image_id": image_id, "annotation_id": annotation_id, "reason": f"malformed: {exc}"})
                 continue
             people.append(person)
-            reason = _person_reason(person, cfg)
+            reason = _person_reason(person, config)
             if reason is None:
                 kept.append(person)
             else:
@@ -272,24 +272,24 @@ def label_row(image_id: Any, annotation_id: Any, **fields: Any) -> dict[str, Any
     }
 
 
-def label_person(person: Person, cfg: CocoConfig, found: ori.Orientation | str) -> dict[str, Any]:
+def label_person(person: Person, config: CocoConfig, found: ori.Orientation | str) -> dict[str, Any]:
     """The label row of one person (kept false with the reason when rejected) from their body and head yaw,
     or the reason they could not be estimated."""
     row = label_row(person.image_id, person.annotation_id)
     if isinstance(found, str):
         return {**row, "reason": found}
     confidence = min(found.body.confidence, found.head.confidence)
-    if confidence < cfg.min_confidence:
+    if confidence < config.min_confidence:
         return {**row, "reason": "low confidence", "confidence": confidence}
-    if abs(found.delta) > cfg.max_head_turn_deg:
+    if abs(found.delta) > config.max_head_turn_deg:
         return {
             **row,
-            "reason": f"head and body disagree beyond ±{cfg.max_head_turn_deg:g}°",
+            "reason": f"head and body disagree beyond ±{config.max_head_turn_deg:g}°",
             "head_delta_deg": round(found.delta, 2),
             "confidence": confidence,
         }
     more_confident = found.head if found.head.confidence > found.body.confidence else found.body
-    facing = found.body if cfg.facing_from == "body" else more_confident
+    facing = found.body if config.facing_from == "body" else more_confident
     return {
         **row,
         "kept": True,
@@ -310,20 +310,20 @@ def crop_orientation(found_head: Estimate, found_body: Estimate) -> ori.Orientat
     return ori.Orientation(body, head, ori.head_delta(head.degrees, body.degrees))
 
 
-def implausible_angle(found: tuple[Estimate, ...], cfg: OrientAnythingConfig) -> str | None:
+def implausible_angle(found: tuple[Estimate, ...], config: OrientAnythingConfig) -> str | None:
     """Why the crops' estimates are implausible for a person (seen from too far above or below, or rolled in
-    the image plane), or None (DESIGN §4.2: implausible angles are rejected)."""
+    the image plane), or None (docs/design/viewspatial.md §2.1: implausible angles are rejected)."""
     for part, est in zip(("head", "body"), found):
-        if abs(est.polar_deg) > cfg.max_polar_deg:
-            return f"{part} polar {est.polar_deg:g}° beyond ±{cfg.max_polar_deg:g}°"
-        if abs(est.rotation_deg) > cfg.max_rotation_deg:
-            return f"{part} rotation {est.rotation_deg:g}° beyond ±{cfg.max_rotation_deg:g}°"
+        if abs(est.polar_deg) > config.max_polar_deg:
+            return f"{part} polar {est.polar_deg:g}° beyond ±{config.max_polar_deg:g}°"
+        if abs(est.rotation_deg) > config.max_rotation_deg:
+            return f"{part} rotation {est.rotation_deg:g}° beyond ±{config.max_rotation_deg:g}°"
     return None
 
 
-def _blurry(image: np.ndarray, person: Person, cfg: CocoConfig) -> str | None:
+def _blurry(image: np.ndarray, person: Person, config: CocoConfig) -> str | None:
     """Why the person's crop is too blurry to read, or None (no filter at `min_sharpness` 0)."""
-    if cfg.min_sharpness <= 0:
+    if config.min_sharpness <= 0:
         return None
     x, _, w, _ = person.bbox
     top, _, bottom = shoulder_line(person, image.shape[0])
@@ -331,7 +331,7 @@ def _blurry(image: np.ndarray, person: Person, cfg: CocoConfig) -> str | None:
     if crop.size == 0:
         return None  # the crops reject it by name
     measured = sharpness(crop)
-    return None if measured >= cfg.min_sharpness else f"blurry: sharpness below {cfg.min_sharpness:g}"
+    return None if measured >= config.min_sharpness else f"blurry: sharpness below {config.min_sharpness:g}"
 
 
 def _read_image(images: Path, person: Person) -> np.ndarray | ValueError:
@@ -345,7 +345,7 @@ def _read_image(images: Path, person: Person) -> np.ndarray | ValueError:
 def _label_from_images(
     people: list[Person],
     images: Path,
-    cfg: CocoConfig,
+    config: CocoConfig,
     ratios: tuple[float, float],
     people_of: dict[int, list[Person]],
     on_image: ImageHook | None,
@@ -355,10 +355,10 @@ def _label_from_images(
     the head and body crops, the model loaded once), CHUNK people at a time; an undecodable image or an empty
     crop rejects its person."""
     estimator = None
-    if cfg.estimator == "orient-anything" and people:
+    if config.estimator == "orient-anything" and people:
         from benchfoundry.benchmarks.viewspatial.coco.stages import orient_anything
 
-        estimator = orient_anything.load(cfg.orient_anything, batch_size=2 * CHUNK)
+        estimator = orient_anything.load(config.orient_anything, batch_size=2 * CHUNK)
     labels = []
     decoded: dict[int, np.ndarray | ValueError] = {}
     for start in range(0, len(people), CHUNK):
@@ -378,11 +378,11 @@ def _label_from_images(
             except CropRejected as exc:
                 labels.append({**row, "reason": str(exc)})
                 continue
-            blurry = _blurry(image, person, cfg)
+            blurry = _blurry(image, person, config)
             if blurry:
                 labels.append({**row, "reason": blurry})
             elif estimator is None:
-                labels.append(label_person(person, cfg, ori.orient(person.keypoints, *ratios)))
+                labels.append(label_person(person, config, ori.orient(person.keypoints, *ratios)))
             else:
                 cropped.append((person, head, body))
         if estimator is None or not cropped:
@@ -390,29 +390,29 @@ def _label_from_images(
         found = estimator.estimate([crop for _, head, body in cropped for crop in (head, body)])
         for k, (person, _, _) in enumerate(cropped):
             head, body = found[2 * k], found[2 * k + 1]
-            implausible = implausible_angle((head, body), cfg.orient_anything)
+            implausible = implausible_angle((head, body), config.orient_anything)
             if implausible:
                 row = label_row(person.image_id, person.annotation_id)
                 labels.append({**row, "reason": "implausible angle", "detail": implausible})
             else:
-                labels.append(label_person(person, cfg, crop_orientation(head, body)))
+                labels.append(label_person(person, config, crop_orientation(head, body)))
     return labels
 
 
-def label_file(annotations: str | Path, images: str | Path | None, cfg: CocoConfig) -> dict[str, Any]:
+def label_file(annotations: str | Path, images: str | Path | None, config: CocoConfig) -> dict[str, Any]:
     """`{"labels": [...], "rejected": {reason: count}, "shoulder_ratio": r, "head_ratio": r}` for one
     annotation file."""
-    return label_people(read_annotations(annotations), images, cfg).result
+    return label_people(read_annotations(annotations), images, config).result
 
 
 def label_people(
-    data: dict[str, Any], images: str | Path | None, cfg: CocoConfig, on_image: ImageHook | None = None
+    data: dict[str, Any], images: str | Path | None, config: CocoConfig, on_image: ImageHook | None = None
 ) -> Labelled:
     """`label_file`'s result for a read COCO file, the people whose images were usable, and every person of
     each used image; `on_image` is called once with each image decoded and all its people."""
-    if cfg.estimator == "orient-anything" and images is None:
+    if config.estimator == "orient-anything" and images is None:
         raise ValueError("the orient-anything estimator reads the head and body crops: give the images folder")
-    people, rejected, people_of = select_people(data, cfg)
+    people, rejected, people_of = select_people(data, config)
     usable = []
     for person in people:
         problem = None if images is None else check_image(Path(images), person)
@@ -429,13 +429,13 @@ def label_people(
             )
     measured = [p.keypoints for people in people_of.values() for p in people]
     ratios = (
-        cfg.shoulder_ratio or ori.calibrate_ratio(measured, "torso"),
-        cfg.head_ratio or ori.calibrate_ratio(measured, "head"),
+        config.shoulder_ratio or ori.calibrate_ratio(measured, "torso"),
+        config.head_ratio or ori.calibrate_ratio(measured, "head"),
     )
     if images is None:
-        labels = [label_person(p, cfg, ori.orient(p.keypoints, *ratios)) for p in usable]
+        labels = [label_person(p, config, ori.orient(p.keypoints, *ratios)) for p in usable]
     else:
-        labels = _label_from_images(usable, Path(images), cfg, ratios, people_of, on_image)
+        labels = _label_from_images(usable, Path(images), config, ratios, people_of, on_image)
     reasons = Counter(r["reason"] for r in rejected) + Counter(r["reason"] for r in labels if not r["kept"])
     rows = [label_row(**r) for r in rejected] + labels
     result = {

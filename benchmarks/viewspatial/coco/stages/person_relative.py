@@ -1,7 +1,8 @@
-"""Per-Rel. Dir. items (DESIGN §4.2): "from this person's viewpoint, where is X?", X another object or person.
+"""Per-Rel. Dir. items (docs/design/viewspatial.md §2.4): "from this person's viewpoint, where is X?", X another object
+or person.
 
 The person's facing is the frame: forward where the body faces, up the world's up, right = f × u, and
-the 8-way label of DESIGN §4.1. Camera coordinates are x right, y down, z forward; a facing yaw ψ
+the 8-way label of docs/design/viewspatial.md §1.4. Camera coordinates are x right, y down, z forward; a facing yaw ψ
 (benchmarks/viewspatial/coco/stages/orientation.py: 0 = toward the camera, 90 = toward the image's left) points along
 f = (−sin ψ, 0, −cos ψ).
 
@@ -35,14 +36,14 @@ from typing import Any
 
 import numpy as np
 
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
 from benchfoundry.benchmarks.viewspatial.coco.scenes.held_objects import HOLDABLE, WRIST
 from benchfoundry.benchmarks.viewspatial.release.qa_items import with_options, worded
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.core.directions import HORIZONTAL_LABELS, boundary_margin, horizontal_angle, horizontal_label
 from benchfoundry.core.seeding import item_rng
 
-PER_REL = RELEASED_TYPES["Per-Rel. Dir."]
+PER_REL = CATEGORIES["Per-Rel. Dir."]
 ASSUMED_HFOV_DEG = 60.0
 CAMERA_UP = np.array([0.0, -1.0, 0.0])
 LEFT_ANKLE, RIGHT_ANKLE = 15, 16
@@ -119,12 +120,12 @@ def _item(
     names: tuple[str, str],
     angle: float,
     review: bool,
-    cfg: CocoConfig,
+    config: CocoConfig,
     seed: int,
 ) -> dict[str, Any]:
     """One item: `names` are the viewer's and the target's phrases ("the woman", "the chair")."""
     item_id = f"{stem}:per_rel:{annotation_ids[1]}"
-    question = worded(cfg.per_rel.templates, seed, item_id, subject=names[0], target=names[1])
+    question = worded(config.per_rel.templates, seed, item_id, subject=names[0], target=names[1])
     return _row(
         item_id,
         stem,
@@ -202,12 +203,12 @@ def hand_item(
     names: tuple[str, str],
     side: str,
     review: bool,
-    cfg: CocoConfig,
+    config: CocoConfig,
     seed: int,
 ) -> dict[str, Any]:
     """A two-option "which hand" item: the person `names[0]` holds `names[1]` in their own `side` hand."""
     item_id = f"{stem}:per_rel_hand:{annotation_ids[1]}"
-    question = worded(cfg.per_rel.hand_templates, seed, item_id, subject=names[0], target=names[1])
+    question = worded(config.per_rel.hand_templates, seed, item_id, subject=names[0], target=names[1])
     options = {"answer": "A. left" if side == "left" else "B. right", "choices": HAND_CHOICES}
     return _row(item_id, stem, split, image, question, options, side, annotation_ids, names, None, review)
 
@@ -218,11 +219,11 @@ def unique_objects(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, An
     return [o for o in objects if names.count(o["name"]) == 1]
 
 
-def _per_image(items: list[dict[str, Any]], cfg: CocoConfig, seed: int) -> list[dict[str, Any]]:
+def _per_image(items: list[dict[str, Any]], config: CocoConfig, seed: int) -> list[dict[str, Any]]:
     """One kind of item an image ("which hand" with probability `hand_share` when the image has one, else the
     direction items), at most `per_rel.per_image` of them, drawn by the seed (direction items by their answer's
     `per_rel.answer_weights`, uniformly where none of the image's answers has one), in their order."""
-    cap = cfg.per_rel.per_image
+    cap = config.per_rel.per_image
     by_image: dict[str, list[dict[str, Any]]] = {}
     for item in items:
         by_image.setdefault(item["scene_id"], []).append(item)
@@ -230,10 +231,10 @@ def _per_image(items: list[dict[str, Any]], cfg: CocoConfig, seed: int) -> list[
     for scene, of_image in by_image.items():
         hands = [i for i in of_image if _is_hand(i)]
         directions = [i for i in of_image if not _is_hand(i)]
-        ask_hand = item_rng(seed, "viewspatial.coco.per_rel_kind", scene).random() < cfg.per_rel.hand_share
+        ask_hand = item_rng(seed, "viewspatial.coco.per_rel_kind", scene).random() < config.per_rel.hand_share
         of_image = hands if hands and (ask_hand or not directions) else directions
         if cap is not None and len(of_image) > cap:
-            weights = np.array([cfg.per_rel.answer_weights.get(i["answer_label"], 0.0) for i in of_image])
+            weights = np.array([config.per_rel.answer_weights.get(i["answer_label"], 0.0) for i in of_image])
             if _is_hand(of_image[0]) or np.count_nonzero(weights) < cap:
                 weights = np.ones(len(of_image))
             rng = item_rng(seed, "viewspatial.coco.per_rel_image", scene)
@@ -258,7 +259,7 @@ def synthetic_items(
     subject_of: Mapping[int, str],
     viewers: set[int],
     split: str,
-    cfg: CocoConfig,
+    config: CocoConfig,
     seed: int,
 ) -> list[dict[str, Any]]:
     """Exact items from the synthetic set's truth: each relation of a kept viewer (`viewers`: annotation ids) to
@@ -281,16 +282,16 @@ def synthetic_items(
                 continue
             stem = f"coco:{image['image_id']}:{viewer}"
             names_of = (names[viewer], names[target])
-            item = _item(stem, split, path, [viewer, target], names_of, float(rel["angle_deg"]), False, cfg, seed)
-            if item["margin_deg"] >= cfg.per_rel.margin_deg:
+            item = _item(stem, split, path, [viewer, target], names_of, float(rel["angle_deg"]), False, config, seed)
+            if item["margin_deg"] >= config.per_rel.margin_deg:
                 items.append(item)
         for obj in image["objects"]:
             viewer, target = obj.get("held_by"), obj["annotation_id"]
             if viewer in viewers and target in unique:
                 stem = f"coco:{image['image_id']}:{viewer}"
                 names_of = (names[viewer], names[target])
-                items.append(hand_item(stem, split, path, [viewer, target], names_of, obj["hand"], False, cfg, seed))
-    return _with_options(_per_image(items, cfg, seed), seed)
+                items.append(hand_item(stem, split, path, [viewer, target], names_of, obj["hand"], False, config, seed))
+    return _with_options(_per_image(items, config, seed), seed)
 
 
 def candidate_items(
@@ -300,7 +301,7 @@ def candidate_items(
     image_of: Mapping[int, str],
     subject_of: Mapping[int, str],
     split: str,
-    cfg: CocoConfig,
+    config: CocoConfig,
     seed: int,
 ) -> list[dict[str, Any]]:
     """Candidates for review: `people_of` image id → its coco_people.Person, `facing` annotation id → facing
@@ -316,7 +317,7 @@ def candidate_items(
             if viewer.annotation_id not in facing:
                 continue
             w, h = viewer.size
-            least = cfg.per_rel.min_object_area_ratio * w * h
+            least = config.per_rel.min_object_area_ratio * w * h
             stem = f"coco:{image_id}:{viewer.annotation_id}"
             subject = subject_of.get(viewer.annotation_id, "the person")
             targets = [
@@ -338,15 +339,15 @@ def candidate_items(
                     facing[viewer.annotation_id], viewer.bbox, viewer.keypoints, bbox, (w, h), ground
                 )
                 ids = [viewer.annotation_id, annotation_id]
-                item = _item(stem, split, image_of[image_id], ids, (subject, name), angle, True, cfg, seed)
-                if item["margin_deg"] >= cfg.per_rel.margin_deg:
+                item = _item(stem, split, image_of[image_id], ids, (subject, name), angle, True, config, seed)
+                if item["margin_deg"] >= config.per_rel.margin_deg:
                     items.append(item)
             for o in unique_objects(objects.get(image_id, [])):
-                side = holding_hand(viewer.keypoints, o["bbox"], cfg.per_rel.hand_touch * viewer.bbox[3])
+                side = holding_hand(viewer.keypoints, o["bbox"], config.per_rel.hand_touch * viewer.bbox[3])
                 if o["name"] in HOLDABLE and side is not None:
                     ids, names = [viewer.annotation_id, int(o["annotation_id"])], (subject, object_phrase(o["name"]))
-                    items.append(hand_item(stem, split, image_of[image_id], ids, names, side, True, cfg, seed))
-    return _with_options(_per_image(items, cfg, seed), seed)
+                    items.append(hand_item(stem, split, image_of[image_id], ids, names, side, True, config, seed))
+    return _with_options(_per_image(items, config, seed), seed)
 
 
 def image_objects(data: Mapping[str, Any]) -> dict[int, list[dict[str, Any]]]:

@@ -1,5 +1,5 @@
-"""The sharpness of a COCO person's crop (DESIGN §4.2: blurry subjects are rejected): the variance of the
-Laplacian, a common focus measure."""
+"""The sharpness of a COCO person's crop (docs/design/viewspatial.md §2.1: blurry subjects are rejected): the variance
+of the Laplacian, a common focus measure."""
 
 from __future__ import annotations
 

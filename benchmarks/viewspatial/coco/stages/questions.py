@@ -1,11 +1,11 @@
-"""Cam-Obj. Ori. and Per-Obj. Ori. question items from COCO orientation labels (DESIGN §4.2, §4.3).
+"""Cam-Obj. Ori. and Per-Obj. Ori. question items from COCO orientation labels (docs/design/viewspatial.md §2, §3).
 
 Cam-Obj. Ori. asks which way the person faces as the camera sees it (the facing label, the authors' bins:
 facing the camera is "back"); Per-Obj. Ori. asks where the head is turned relative to the body (the
 head-turn label). The wording is one of the config's (the release's four per task), drawn by the item's
 seed, the person named by their subject phrase ("the woman", benchmarks/viewspatial/coco/stages/subjects.py). Both take
-their options from the eight horizontal labels under DESIGN §4.1's distractor rule (the five head-turn
-labels alone leave "front" two distractors), shuffled by the item's seed. A label whose estimate lies
+their options from the eight horizontal labels under the distractor rule of docs/design/viewspatial.md §1.6 (the five
+head-turn labels alone leave "front" two distractors), shuffled by the item's seed. A label whose estimate lies
 within `margin_deg` of a bin edge, or a head turn left unsure (coco_people), makes no question. As the release
 pairs them (996 and 996 items on the same images, in the same order), both questions are asked of one subject
 an image, or neither: a person with both labels sure, drawn by the image's seed. Rows have the columns of
@@ -17,15 +17,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES
 from benchfoundry.benchmarks.viewspatial.coco.config import CocoConfig
 from benchfoundry.benchmarks.viewspatial.release.qa_items import with_options, worded
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.core.directions import HORIZONTAL_LABELS, boundary_margin
 from benchfoundry.core.seeding import item_rng
 
-CAM_OBJ = RELEASED_TYPES["Cam-Obj. Ori."]
-PER_OBJ = RELEASED_TYPES["Per-Obj. Ori."]
-#: Edges of the head-turn bins (DESIGN §4.2), degrees of Δ.
+CAM_OBJ = CATEGORIES["Cam-Obj. Ori."]
+PER_OBJ = CATEGORIES["Per-Obj. Ori."]
+#: Edges of the head-turn bins (docs/design/viewspatial.md §2.3), degrees of Δ.
 HEAD_TURN_EDGES = (-90.0, -60.0, -20.0, 20.0, 60.0, 90.0)
 
 
@@ -43,7 +43,7 @@ def orientation_items(
     image_of: Mapping[int, str],
     subject_of: Mapping[int, str],
     split: str,
-    cfg: CocoConfig,
+    config: CocoConfig,
     seed: int,
 ) -> list[dict[str, Any]]:
     """Both questions of one kept person an image in `image_of` (image id → path in the benchmark), named by
@@ -51,7 +51,12 @@ def orientation_items(
     its labels lie `margin_deg` or more from a bin edge."""
     candidates: dict[int, list[dict[str, Any]]] = {}
     for row in labels:
-        if row["kept"] and row["head_turn"] is not None and row["image_id"] in image_of and _sure(row, cfg.margin_deg):
+        if (
+            row["kept"]
+            and row["head_turn"] is not None
+            and row["image_id"] in image_of
+            and _sure(row, config.margin_deg)
+        ):
             candidates.setdefault(row["image_id"], []).append(row)
     items = []
     for image_id, rows in sorted(candidates.items()):
@@ -73,7 +78,7 @@ def orientation_items(
                 **base,
                 "item_id": item_id,
                 "question_type": CAM_OBJ,
-                "question": worded(cfg.cam_obj_templates, seed, item_id, subject=subject),
+                "question": worded(config.cam_obj_templates, seed, item_id, subject=subject),
                 "answer_label": row["facing"],
                 "margin_deg": boundary_margin(row["facing_yaw_deg"]),
             }
@@ -84,7 +89,7 @@ def orientation_items(
                 **base,
                 "item_id": item_id,
                 "question_type": PER_OBJ,
-                "question": worded(cfg.per_obj_templates, seed, item_id, subject=subject),
+                "question": worded(config.per_obj_templates, seed, item_id, subject=subject),
                 "answer_label": row["head_turn"],
                 "margin_deg": head_turn_margin(row["head_delta_deg"]),
             }
@@ -93,7 +98,7 @@ def orientation_items(
 
 
 def animal_items(
-    rows: Sequence[dict[str, Any]], image_of: Mapping[int, str], split: str, cfg: CocoConfig, seed: int
+    rows: Sequence[dict[str, Any]], image_of: Mapping[int, str], split: str, config: CocoConfig, seed: int
 ) -> list[dict[str, Any]]:
     """Cam-Obj. Ori. of each kept animal (benchmarks/viewspatial/coco/stages/animals.py) whose image is in `image_of`,
     named
@@ -104,7 +109,7 @@ def animal_items(
         if not row["kept"] or row["image_id"] not in image_of:
             continue
         margin = boundary_margin(row["facing_yaw_deg"])
-        if margin < cfg.margin_deg:
+        if margin < config.margin_deg:
             continue
         subject = f"the {row['name']}"
         item_id = f"coco:{row['image_id']}:{row['annotation_id']}:cam_obj"
@@ -115,7 +120,7 @@ def animal_items(
                 "split": split,
                 "question_type": CAM_OBJ,
                 "image_path": [image_of[row["image_id"]]],
-                "question": worded(cfg.cam_obj_templates, seed, item_id, subject=subject),
+                "question": worded(config.cam_obj_templates, seed, item_id, subject=subject),
                 "answer_label": row["facing"],
                 "object_ids": [int(row["annotation_id"])],
                 "labels": [subject],

@@ -1,4 +1,4 @@
-"""Human review of ViewSpatial's Per-Rel. Dir. candidates on real COCO (DESIGN §4.2).
+"""Human review of ViewSpatial's Per-Rel. Dir. candidates on real COCO (docs/design/viewspatial.md §2.4).
 
 Rows that need review are exported with pipeline/review.py to `viewspatial/review/`
 (CSV + Label Studio); `benchfoundry viewspatial review-import OUT FILE` stores the decisions. The released

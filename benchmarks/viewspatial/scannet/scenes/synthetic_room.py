@@ -1,7 +1,6 @@
-"""The rooms of the embedded ScanNet default (DESIGN §5): labelled furniture boxes in a box-shaped room, the two
-splits' rooms and their varied copies, in plain Python (benchmarks/viewspatial/scannet/scenes/synthetic_scan.py renders
-and
-writes them)."""
+"""The rooms of the embedded ScanNet default (docs/design/defaults.md §5): labelled furniture boxes in a box-shaped
+room, the two splits' rooms and their varied copies, in plain Python
+(benchmarks/viewspatial/scannet/scenes/synthetic_scan.py renders and writes them)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from benchfoundry.benchmarks.viewspatial.config import MAX_SYNTHETIC_SCANS
+from benchfoundry.benchmarks.viewspatial.scannet.config import MAX_SYNTHETIC_SCANS
 from benchfoundry.core.seeding import item_rng
 
 

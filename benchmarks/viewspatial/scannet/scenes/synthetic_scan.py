@@ -1,4 +1,4 @@
-"""The embedded ScanNet default (DESIGN §5): a synthetic room described in plain Python.
+"""The embedded ScanNet default (docs/design/defaults.md §5): a synthetic room described in plain Python.
 
 A room of a few metres (walls, floor, ceiling) with labelled furniture boxes, a camera walk
 (one frame with an `-inf` pose, as ScanNet has), the mesh with per-face segments and the

@@ -36,7 +36,7 @@ def synthetic_root(out: str | Path) -> Path:
     return Path(out) / BENCHMARK / STAGE
 
 
-@shard_task(kind="render", name="viewspatial-synthetic")
+@shard_task(resource="render", name="viewspatial-synthetic")
 def synthetic_task(out: str, shard: SyntheticScene | str, config: BuildConfig) -> dict[str, Any]:
     """Render and write the synthetic scan `shard` (a split's name: its first) unless its marker says it is made
     with these settings."""

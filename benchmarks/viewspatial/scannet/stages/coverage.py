@@ -1,4 +1,4 @@
-"""Max-coverage frame selection (DESIGN §4.1).
+"""Max-coverage frame selection (docs/design/viewspatial.md §1.2).
 
 Each frame's depth is back-projected with the depth intrinsics to world points and voxelised
 (0.1 m); the voxels that are also scene voxels (the mesh surface voxelised) form the frame's set.

@@ -1,4 +1,4 @@
-"""Cam-Rel.Dir and Per-Sce.Sim question items of one scan (DESIGN §4.1, §4.3), and their exports.
+"""Cam-Rel.Dir and Per-Sce.Sim question items of one scan (docs/design/viewspatial.md §1.5, §3), and their exports.
 
 Inputs are the scan's per-frame visibility table, its selected frames and its object boxes;
 output rows follow the released schema (`question_type` as released, `image_path`, `question`, `answer`
@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchfoundry.benchmarks.viewspatial.categories import CATEGORIES
 from benchfoundry.benchmarks.viewspatial.release.qa_items import with_options, worded
 from benchfoundry.benchmarks.viewspatial.scannet.stages.visibility import ObjectBox
-from benchfoundry.benchmarks.viewspatial.task_names import RELEASED_TYPES
 from benchfoundry.core.camera import WORLD_UP
 from benchfoundry.core.directions import (
     CAMERA_LABELS,
@@ -31,8 +31,8 @@ from benchfoundry.core.directions import (
 )
 from benchfoundry.core.seeding import item_rng
 
-CAM_REL = RELEASED_TYPES["Cam-Rel. Dir."]
-SCENE_SIM = RELEASED_TYPES["Per-Sce. Sim."]
+CAM_REL = CATEGORIES["Cam-Rel. Dir."]
+SCENE_SIM = CATEGORIES["Per-Sce. Sim."]
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""ViewSpatial-Bench per-scan stages (DESIGN §4.1): frame selection, visibility, QA.
+"""ViewSpatial-Bench per-scan stages (docs/design/viewspatial.md §1): frame selection, visibility, QA.
 
 One task per scan runs its three stages, each committed by a store marker, so a rerun skips finished
 scans; the markers' spec hashes hold a fingerprint of the scan's files (names relative to the scan
@@ -14,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from benchfoundry.benchmarks.viewspatial.config import ViewSpatialConfig
 from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
 from benchfoundry.benchmarks.viewspatial.release.qa_items import qa_table
+from benchfoundry.benchmarks.viewspatial.scannet.config import ScanNetConfig
 from benchfoundry.benchmarks.viewspatial.scannet.stages.coverage import select_frames
 from benchfoundry.benchmarks.viewspatial.scannet.stages.questions import QASettings, cam_rel_items, scene_sim_items
 from benchfoundry.benchmarks.viewspatial.scannet.stages.scannet_read import (
@@ -36,7 +36,7 @@ from benchfoundry.pipeline.shard_task import shard_task
 STAGES = ("frames", "visibility", "qa")
 
 
-def _select_stage(out: str, scan: Any, vs: ViewSpatialConfig, h: str) -> list[int]:
+def _select_stage(out: str, scan: Any, vs: ScanNetConfig, h: str) -> list[int]:
     store = StageStore(out, BENCHMARK, "frames")
     if not store.is_done(scan.scene_id, h):
         c = vs.coverage
@@ -58,9 +58,7 @@ def _select_stage(out: str, scan: Any, vs: ViewSpatialConfig, h: str) -> list[in
     return [int(f) for f in store.shard_rows(scan.scene_id).sort_values("order")["frame_id"]]
 
 
-def _visibility_stage(
-    out: str, scan: Any, boxes: list, selected: list[int], vs: ViewSpatialConfig, h: str
-) -> pd.DataFrame:
+def _visibility_stage(out: str, scan: Any, boxes: list, selected: list[int], vs: ScanNetConfig, h: str) -> pd.DataFrame:
     store = StageStore(out, BENCHMARK, "visibility")
     if not store.is_done(scan.scene_id, h):
         image_dir = Path(out) / BENCHMARK / "images" / scan.scene_id
@@ -77,7 +75,7 @@ def _qa_stage(
     boxes: list,
     selected: list[int],
     table: pd.DataFrame,
-    vs: ViewSpatialConfig,
+    vs: ScanNetConfig,
     seed: int,
     h: str,
 ) -> int:
@@ -117,7 +115,7 @@ class ScanShard:
     nyu40_of: dict[str, int] | None
 
 
-@shard_task(kind="compute", name="viewspatial-scan")
+@shard_task(resource="compute", name="viewspatial-scan")
 def scan_task(out: str, shard: ScanShard, config: BuildConfig) -> dict[str, Any]:
     """Frame selection, visibility and QA of one scan (`build_scan`)."""
     return build_scan(out, shard.scan_dir, shard.split, shard.layout, shard.nyu40_of, config.viewspatial, config.seed)
@@ -129,7 +127,7 @@ def build_scan(
     split: str,
     layout: str | None,
     nyu40_of: dict[str, int] | None,
-    vs: ViewSpatialConfig,
+    vs: ScanNetConfig,
     seed: int,
 ) -> dict[str, Any]:
     """Frame selection, visibility and QA of one scan; a scan that cannot be read is reported.
@@ -163,7 +161,7 @@ def build_scan(
     return {"scene_id": scene, "done": True, "items": n_items, "problems": []}
 
 
-def label_map_rule(root: Path, vs: ViewSpatialConfig) -> tuple[dict[str, int] | None, str]:
+def label_map_rule(root: Path, vs: ScanNetConfig) -> tuple[dict[str, int] | None, str]:
     """The label map (None when null, or ScanNet's own name, the default, and not found) and a sentence saying
     which rule excludes objects; another name that does not exist is an error. The rule reads the value only, not
     whether it was written: a config recorded or scaled writes every value and must load to the same build."""
@@ -199,7 +197,7 @@ def scan_folders(scans_dir: Path, scans: list[tuple[str, str]]) -> tuple[list[tu
     return kept, refused
 
 
-def scan_list(root: Path, vs: ViewSpatialConfig) -> list[tuple[str, str]]:
+def scan_list(root: Path, vs: ScanNetConfig) -> list[tuple[str, str]]:
     """(split, scene id) of every configured split list, val (benchmark) first."""
     scans = []
     for split, name in sorted(vs.split_lists.items(), key=lambda kv: kv[0] != "val"):

@@ -3,7 +3,7 @@
 A scan folder holds either the raw layout (`<scene>.sens`) or the export layout (`color/<i>.jpg`,
 `depth/<i>.png` 16-bit mm, `pose/<i>.txt` 4×4 camera-to-world, `intrinsic/`), beside
 `<scene>_vh_clean_2.ply`, `<scene>_vh_clean_2.0.010000.segs.json` and `<scene>.aggregation.json`
-(DESIGN §4.1). Frames are read lazily, one at a time. ScanNet stores poses and intrinsics as
+(docs/design/viewspatial.md §1.1). Frames are read lazily, one at a time. ScanNet stores poses and intrinsics as
 float32 in the `.sens`; both readers return them at that precision (as float64 arrays) (the writers:
 benchmarks/viewspatial/scannet/stages/scannet_write.py).
 A frame whose colour or depth image is truncated, corrupt or not of the intrinsics' size raises

@@ -1,4 +1,4 @@
-"""Per-frame object visibility (DESIGN §4.1, after the authors' code).
+"""Per-frame object visibility (docs/design/viewspatial.md §1.3, after the authors' code).
 
 An object's axis-aligned 3D box (from its mesh segments) is projected into a frame with the
 colour intrinsics; a corner counts as visible when it is in front of the camera, inside the

@@ -29,7 +29,7 @@ def cube_shard(out: str | Path, k: int, config: BuildConfig) -> CubeShard:
     )
 
 
-@shard_task(kind="render", name="toybench-render")
+@shard_task(resource="render", name="toybench-render")
 def render_task(out: str, shard: int, config: BuildConfig) -> dict[str, Any]:
     """Render item `shard`'s cube; its id, colour and image."""
     toy = config.section(BENCHMARK)

@@ -1,11 +1,12 @@
-"""ViewSpatial-Bench's five task names: the paper's short names (report columns, prose) and the `question_type`
+"""ViewSpatial-Bench's five categories (the released `question_type`; the paper calls them tasks): the paper's short
+names (report columns, prose) and the `question_type`
 strings of the authors' release (ZJU-REAL/ViewSpatial-Bench `eval/ViewSpatial-Bench.json`), which lmms-eval and
-VLMEvalKit key their per-task scores on (DESIGN §4.3)."""
+VLMEvalKit key their per-task scores on (docs/design/viewspatial.md §3)."""
 
 from __future__ import annotations
 
 #: Short name → released `question_type`, in the release's order.
-RELEASED_TYPES: dict[str, str] = {
+CATEGORIES: dict[str, str] = {
     "Cam-Rel. Dir.": "Camera perspective - Relative Direction",
     "Cam-Obj. Ori.": "Camera perspective - Object View Orientation",
     "Per-Obj. Ori.": "Person perspective - Object View Orientation",
@@ -13,4 +14,4 @@ RELEASED_TYPES: dict[str, str] = {
     "Per-Sce. Sim.": "Person perspective - Scene Simulation Relative Direction",
 }
 #: Released `question_type` → short name.
-SHORT_NAMES: dict[str, str] = {released: short for short, released in RELEASED_TYPES.items()}
+SHORT_NAMES: dict[str, str] = {released: short for short, released in CATEGORIES.items()}
