@@ -14,23 +14,10 @@ from benchfoundry.pipeline.commands import print_out
 
 def _load_config(path: str | None) -> Any:
     """The thresholds: `--config FILE` (a YAML mapping of CompareConfig's fields), else the defaults."""
-    from pydantic import ValidationError
-
     from benchfoundry.configs.compare import CompareConfig
-    from benchfoundry.core.bounded_read import loads_yaml, read_text
+    from benchfoundry.configs.loader import load_model
 
-    if path is None:
-        return CompareConfig()
-    try:
-        data = loads_yaml(read_text(path), str(path)) or {}
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read the compare config ({exc.strerror or exc})") from None
-    try:
-        return CompareConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ValueError(
-            f"{path}: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        ) from None
+    return load_model(CompareConfig, path, "compare config")
 
 
 def _check_targets(targets: dict[str, str | None], sides: list[Path], a_build: Path | None, config: str | None) -> None:

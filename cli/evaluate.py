@@ -90,23 +90,9 @@ def _check_flags(args: argparse.Namespace, evaluation: Evaluation) -> str | None
 
 
 def _load_eval_config(path: str | None) -> Any:
-    from benchfoundry.core.bounded_read import loads_yaml, read_text
+    from benchfoundry.configs.loader import load_model
 
-    model = config_model()
-    if path is None:
-        return model()
-    try:  # bounded in size and depth: a deep YAML is one line, not a RecursionError
-        data = loads_yaml(read_text(path), str(path)) or {}
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read the evaluation config ({exc.strerror or exc})") from None
-    from pydantic import ValidationError
-
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise ValueError(
-            f"{path}: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        ) from None
+    return load_model(config_model(), path, "evaluation config")
 
 
 def _build_identity(build: Path) -> dict[str, Any]:

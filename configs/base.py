@@ -5,7 +5,7 @@ field; and the shared validated types the sections use for their fields."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -26,6 +26,8 @@ NonEmptyList = Annotated[list[T], Field(min_length=1)]
 #: A count of things to make or do: at least 1.
 Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
 
+#: A share, probability or ratio: 0 to 1.
+Share = Annotated[float, Field(ge=0, le=1)]
 #: A number of seconds to wait: at most a day.
 Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS)]
 #: A field of view or an angular size, degrees: above 0, below 180.
@@ -43,6 +45,20 @@ class Section(BaseModel):
     """A block of a build config."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False, allow_inf_nan=False)
+    #: The keys of an older release this section refuses with their new path: (its own dotted path, {old key →
+    #: new dotted path}).
+    renamed_keys: ClassVar[tuple[str, Mapping[str, str]] | None] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        """A key of `renamed_keys` is refused with its new path."""
+        if cls.renamed_keys is not None and isinstance(data, dict):
+            section, renamed = cls.renamed_keys
+            old = [k for k in renamed if k in data]
+            if old:
+                raise ValueError("; ".join(f"{section}.{k} moved to {renamed[k]}" for k in old))
+        return data
 
     @model_validator(mode="after")
     def _numbers_bounded(self) -> Section:
@@ -64,16 +80,6 @@ class DenoisedRenderSection(Section):
     adaptive_threshold: float = Field(0.0, ge=0, description="adaptive sampling's noise threshold; 0: off")
     device: RenderDevice = "CPU"
     render_timeout_s: float = Field(1800.0, gt=0, le=MAX_SECONDS)
-
-
-def refuse_renamed(section: str, data: Any, renamed: Mapping[str, str]) -> Any:
-    """For a `model_validator(mode="before")`: a key of an older release is refused with its new path
-    (`renamed`: old key in `section` → new dotted path)."""
-    if isinstance(data, dict):
-        old = [k for k in renamed if k in data]
-        if old:
-            raise ValueError("; ".join(f"{section}.{k} moved to {renamed[k]}" for k in old))
-    return data
 
 
 def _check_bounded(value: Any, where: str) -> None:

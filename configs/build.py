@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ModelWrapValidatorHandler, field_validator, model_validator
 
-from benchfoundry.configs.base import Seconds, Section, refuse_renamed
+from benchfoundry.configs.base import Seconds, Section
 from benchfoundry.configs.export import ExportConfig
 from benchfoundry.configs.person import PersonConfig
 from benchfoundry.configs.sections import section_model, validate_sections
@@ -84,6 +84,8 @@ class RunnerConfig(Section):
     """Where shard tasks run: threads here (`local`), a Dask LocalCluster the build starts and closes
     (`dask-local`), an existing Dask scheduler (`dask`), or SLURM jobs (`slurm`, dask-jobqueue)."""
 
+    renamed_keys = ("runner", {"kind": "runner.backend"})
+
     backend: Literal["local", "dask-local", "dask", "slurm"] = "local"
     max_workers: int = Field(2, ge=1, description="threads of the local runner")
     workers: int = Field(2, ge=1, description="worker processes of dask-local (one thread each)")
@@ -102,11 +104,6 @@ class RunnerConfig(Section):
     retry_delay_s: Seconds | None = Field(
         None, description="seconds between a shard task's retries (None: its resource's, core/retry.SHARD_RETRIES)"
     )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _renamed(cls, data: Any) -> Any:
-        return refuse_renamed("runner", data, {"kind": "runner.backend"})
 
     @field_validator("dask_address")
     @classmethod

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from benchfoundry.configs.base import Section
+from benchfoundry.configs.base import Section, Share
 
 #: The words that make a question's subject a person or an animal (any other subject is an object).
 DEFAULT_SUBJECT_WORDS: dict[str, list[str]] = {
@@ -37,15 +37,13 @@ DEFAULT_SUBJECT_WORDS: dict[str, list[str]] = {
 class CompareConfig(Section):
     """The thresholds of each row's verdict and of the overlap."""
 
-    tv_max: float = Field(
+    tv_max: Share = Field(
         0.15,
-        ge=0,
-        le=1,
         description="a distribution (answers, option counts, templates, subject kinds, frames per item) differs "
         "past this total-variation distance between the sides",
     )
-    share_max: float = Field(
-        0.05, ge=0, le=1, description="a category's share of its benchmark's items differs past this difference"
+    share_max: Share = Field(
+        0.05, description="a category's share of its benchmark's items differs past this difference"
     )
     alpha: float = Field(
         0.01,

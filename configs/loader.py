@@ -8,13 +8,15 @@ import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.sections import known_sections, scaled_sections
 from benchfoundry.core.bounded_read import loads_yaml, read_text
+
+M = TypeVar("M", bound=BaseModel)
 
 #: The top-level key of a fraction of a preset's counts (`--set scale=0.1`).
 SCALE_KEY = "scale"
@@ -136,6 +138,23 @@ def load_config(path: str | Path | None, overrides: Iterable[str] = ()) -> Build
     except ValidationError as err:
         raise ConfigError(format_validation_error(err, source, overridden)) from None
     return config if fraction == 1 else scaled(config, fraction, source)
+
+
+def load_model(model: type[M], path: str | None, what: str) -> M:
+    """`model` from a YAML file of its fields (bounded in size and depth: a deep one is one line, not a
+    RecursionError), else its defaults; ValueError naming the file (and `what` it holds when it is unreadable)."""
+    if path is None:
+        return model()
+    try:
+        data = loads_yaml(read_text(path), str(path)) or {}
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(
+            f"{path}: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        ) from None
 
 
 def scale_of(value: Any, source: str) -> float:

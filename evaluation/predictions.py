@@ -6,7 +6,7 @@ the build's, or one given twice, too."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from benchfoundry.evaluation.items import EvalItem
@@ -25,13 +25,8 @@ def read_lines(lines: Iterable[str], items: Sequence[EvalItem]) -> tuple[list[di
     by_id = {item.id: item for item in items}
     rows: dict[str, dict[str, Any]] = {}
     problems: list[Problem] = []
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        row = _parse(text)
-        if isinstance(row, str):
-            problems.append({"line": number, "reason": row})
-        elif row["id"] not in by_id:
+    for number, row in parsed_lines(lines, _parse, problems):
+        if row["id"] not in by_id:
             problems.append({"line": number, "reason": f"id {row['id']!r} is not an item of the build"})
         elif row["id"] in rows:
             problems.append({"line": number, "reason": f"second prediction for {row['id']!r}; first kept"})
@@ -40,16 +35,37 @@ def read_lines(lines: Iterable[str], items: Sequence[EvalItem]) -> tuple[list[di
     return list(rows.values()), problems
 
 
-def _parse(text: str) -> dict[str, Any] | str:
-    """{id, prediction, error} of one line, or why it is malformed."""
+def parsed_lines(
+    lines: Iterable[str], parse: Callable[[str], dict[str, Any] | str], problems: list[Problem]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each non-blank line's number and row as `parse` reads it; a line it refuses (its reason, a string) is added
+    to `problems` instead."""
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        row = parse(text)
+        if isinstance(row, str):
+            problems.append({"line": number, "reason": row})
+        else:
+            yield number, row
+
+
+def json_object(text: str) -> dict[str, Any] | str:
+    """One line of a JSON Lines file as its object, or why it is not one."""
     try:
         row = json.loads(text)
     except json.JSONDecodeError as exc:
         return f"not JSON ({exc.msg})"
     except RecursionError:
         return "not JSON (nested too deeply)"
-    if not isinstance(row, dict):
-        return "not a JSON object"
+    return row if isinstance(row, dict) else "not a JSON object"
+
+
+def _parse(text: str) -> dict[str, Any] | str:
+    """{id, prediction, error} of one line, or why it is malformed."""
+    row = json_object(text)
+    if isinstance(row, str):
+        return row
     if not isinstance(row.get("id"), (str, int)) or isinstance(row.get("id"), bool):
         return "id missing or not a string"
     if "prediction" not in row or not (row["prediction"] is None or isinstance(row["prediction"], str)):

@@ -1,5 +1,6 @@
-"""Waiting on a stage's shard futures: one helper for every flow. Each wait is a stage's wall-time window,
-recorded for build.json's timings (`recording_stages`, benchfoundry/core/timings.py)."""
+"""Waiting on a stage's shard futures (`collect_shards`; submitted and waited on at once: `run_shards`): one helper
+for every flow. Each wait is a stage's wall-time window, recorded for build.json's timings (`recording_stages`,
+benchfoundry/core/timings.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from prefect import Task
 from prefect.futures import PrefectFuture
 
+from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import problem
 from benchfoundry.core.timings import StageWindow
 from benchfoundry.flows.progress import StageProgress
+from benchfoundry.flows.task_runner import submit_shards
 
 #: The open recordings (`recording_stages`); every collect appends its window to each.
 _RECORDINGS: list[list[StageWindow]] = []
@@ -51,3 +55,16 @@ def collect_shards(
     for windows in list(_RECORDINGS):
         windows.append(window)
     return results, failed
+
+
+def run_shards(
+    stage: str,
+    task: Task,
+    out: str,
+    shards: Iterable[tuple[str, Any]],
+    config: BuildConfig,
+    paths: Mapping[str, str] | None = None,
+) -> tuple[list[Any], list[dict[str, Any]]]:
+    """A stage's `(id, shard)` pairs submitted to `task` (`flows.task_runner.submit_shards`) and waited on: the
+    results and failed problems of `collect_shards`."""
+    return collect_shards(stage, submit_shards(task, out, shards, config), paths)

@@ -27,6 +27,7 @@ import io
 import json
 import unicodedata
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -335,8 +336,29 @@ def import_review_file(path: str, items: Sequence[dict[str, Any]], directory: Pa
     return len(decisions), len(bad)
 
 
-def review_import_command(benchmark: str, title: str, items: str, run: Callable[[argparse.Namespace], int]) -> Command:
-    """`benchfoundry BENCHMARK review-import BUILD FILE`, the group's one command, running `run`."""
+#: What a review import works on: (build root, its config) → the items under review and their review folder.
+ToReview = Callable[[Path, BuildConfig], tuple[Sequence[dict[str, Any]], Path]]
+#: The release again after an import: (build root, its config) → what the released files now hold, said in a line.
+Rerelease = Callable[[Path, BuildConfig], str]
+
+
+def run_review_import(benchmark: str, to_review: ToReview, rerelease: Rerelease, args: argparse.Namespace) -> int:
+    """Import the review file `args.file` into the build `args.build`, then release again, holding its lock."""
+    from benchfoundry.core.output_root import hold_build_lock
+
+    build, config = built_config(args.build, benchmark)
+    with hold_build_lock(build):
+        items, directory = to_review(build, config)
+        counts = import_review_file(args.file, items, directory)
+        if counts is None:
+            return 1
+        held = rerelease(build, config)
+    print(f"imported {counts[0]} decisions ({counts[1]} bad rows skipped); {held}")
+    return 0
+
+
+def review_import_command(benchmark: str, title: str, items: str, to_review: ToReview, rerelease: Rerelease) -> Command:
+    """`benchfoundry BENCHMARK review-import BUILD FILE`, the group's one command: `run_review_import`."""
     return Command(
         benchmark,
         f"{title} human review",
@@ -353,7 +375,7 @@ def review_import_command(benchmark: str, title: str, items: str, run: Callable[
                         help=f"the filled {benchmark}/review/review.csv, or a Label Studio export",
                     ),
                 ),
-                run,
+                partial(run_review_import, benchmark, to_review, rerelease),
                 aliases=("verify-import",),
             ),
         ),

@@ -1,5 +1,6 @@
 """Lights of a render spec (benchfoundry/core/render_spec.py), by type: a physical sky with a matching sun
-lamp (`DayLight`), moon/starlight (`NightLight`), area lamps under a plain ambient world (`IndoorLight`).
+lamp (`DayLight`), moon/starlight (`NightLight`), area lamps under a plain ambient world (`IndoorLight`; a
+scene's own area lamps: `add_area_lamps`).
 
 Compass bearings: 0 = north = +Y, 90 = east = +X (the person faces −Y, i.e. south).
 """
@@ -7,13 +8,14 @@ Compass bearings: 0 = north = +Y, 90 = east = +X (the person faces −Y, i.e. so
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import singledispatch
 from typing import Any
 
 import bpy
 from mathutils import Vector
 
-from benchfoundry.core.render_spec import DayLight, IndoorLight, NightLight
+from benchfoundry.core.render_spec import AreaLamp, DayLight, IndoorLight, NightLight
 
 SUN_ANGLE_DEG = 0.53
 #: The world importance map is rebuilt at every lighting change; the sky is smooth, so it is small.
@@ -58,9 +60,25 @@ def _sky_and_lamp(scene: Any) -> tuple[Any, Any, Any]:
     return sky, background, _lamp(scene)
 
 
-def _aim(lamp: Any, direction: Vector) -> None:
+def _shine(
+    lamp: Any, energy: float, color: tuple[float, float, float], elevation_deg: float, bearing_deg: float
+) -> None:
+    """The one lamp at `energy` and `color`, shining from this elevation and compass bearing."""
+    lamp.data.energy = energy
+    lamp.data.color = color
     lamp.rotation_mode = "QUATERNION"
-    lamp.rotation_quaternion = direction.to_track_quat("Z", "Y")
+    lamp.rotation_quaternion = _direction(elevation_deg, bearing_deg).to_track_quat("Z", "Y")
+
+
+def add_area_lamps(scene: Any, lamps: Sequence[AreaLamp], prefix: str) -> None:
+    """An area lamp object `<prefix><i>` for each of `lamps`, in `scene`."""
+    for i, lamp in enumerate(lamps):
+        data = bpy.data.lights.new(f"{prefix}{i}", "AREA")
+        data.size = lamp.size
+        data.energy = lamp.power
+        obj = bpy.data.objects.new(f"{prefix}{i}", data)
+        obj.location = lamp.location
+        scene.collection.objects.link(obj)
 
 
 @singledispatch
@@ -76,9 +94,7 @@ def _day(light: DayLight, scene: Any) -> None:
     sky.sun_rotation = math.radians(light.sun_bearing_deg)
     scene.world.node_tree.links.new(sky.outputs["Color"], background.inputs["Color"])
     background.inputs["Strength"].default_value = light.sky_strength
-    lamp.data.energy = light.sun_strength
-    lamp.data.color = (1.0, 1.0, 1.0)
-    _aim(lamp, _direction(light.sun_elevation_deg, light.sun_bearing_deg))
+    _shine(lamp, light.sun_strength, (1.0, 1.0, 1.0), light.sun_elevation_deg, light.sun_bearing_deg)
     scene.view_settings.exposure = light.exposure
 
 
@@ -87,9 +103,7 @@ def _night(light: NightLight, scene: Any) -> None:
     _, background, lamp = _sky_and_lamp(scene)
     background.inputs["Color"].default_value = (*light.sky_color, 1.0)
     background.inputs["Strength"].default_value = 1.0
-    lamp.data.energy = light.moon_strength
-    lamp.data.color = (0.8, 0.87, 1.0)
-    _aim(lamp, _direction(light.moon_elevation_deg, light.moon_bearing_deg))
+    _shine(lamp, light.moon_strength, (0.8, 0.87, 1.0), light.moon_elevation_deg, light.moon_bearing_deg)
     scene.view_settings.exposure = light.exposure
 
 
@@ -98,10 +112,4 @@ def _indoor(light: IndoorLight, scene: Any) -> None:
     world = bpy.data.worlds.new("panorama_world")
     world.node_tree.nodes["Background"].inputs["Color"].default_value = (*light.ambient, 1.0)
     scene.world = world
-    for i, lamp in enumerate(light.lamps):
-        data = bpy.data.lights.new(f"panorama_light{i}", "AREA")
-        data.size = lamp.size
-        data.energy = lamp.power
-        obj = bpy.data.objects.new(f"panorama_light{i}", data)
-        obj.location = lamp.location
-        scene.collection.objects.link(obj)
+    add_area_lamps(scene, light.lamps, "panorama_light")

@@ -8,12 +8,13 @@ import fcntl
 import json
 import os
 import select
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from system_programs import find
 
 #: The names Chromium is installed under (Debian's package, Ubuntu's, Google's).
 EXECUTABLES = ("chromium", "chromium-browser", "google-chrome")
@@ -22,8 +23,8 @@ PATIENCE_S = 120.0
 
 
 def find_chromium() -> str | None:
-    """The first Chromium on PATH, or None."""
-    return next((path for path in map(shutil.which, EXECUTABLES) if path), None)
+    """The first Chromium installed, or None (tests/system_programs.py)."""
+    return next((path for path in map(find, EXECUTABLES) if path), None)
 
 
 @dataclass(frozen=True)

@@ -4,17 +4,17 @@ where it cannot run, the small-job overrides its builds use, and its queue."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
+from system_programs import missing, skip_reason
 
 #: Skipped only where SLURM is not installed (`.ci/run` installs slurm-wlm and munge) or not run as root.
 NEEDS_SLURM = [
+    pytest.mark.system_programs,
     pytest.mark.skipif(
-        not (shutil.which("slurmctld") or Path("/usr/sbin/slurmctld").exists()) or not shutil.which("munged"),
-        reason="SLURM not installed (apt-get install slurm-wlm munge; .ci/run does)",
+        bool(missing("slurmctld", "slurmd", "munged")),
+        reason=skip_reason(missing("slurmctld", "slurmd", "munged"), "a one-node SLURM cluster"),
     ),
     pytest.mark.skipif(os.geteuid() != 0, reason="the local SLURM runs as root (SlurmUser=root)"),
 ]

@@ -386,6 +386,7 @@ def test_decimation_brings_a_dense_mesh_within_the_budget_and_keeps_its_shape() 
     assert extent() == pytest.approx(before, rel=0.03)
 
 
+@pytest.mark.system_programs
 @pytest.mark.skipif(not INFINIGEN_PYTHON.exists(), reason="run by make test-infinigen, with Infinigen's venv")
 def test_infinigen_venv_generates_two_small_assets(tmp_path: Path) -> None:
     """`make test-infinigen`: a floor lamp and a dining table through Infinigen itself (about 1 s each after a
@@ -401,6 +402,7 @@ def test_infinigen_venv_generates_two_small_assets(tmp_path: Path) -> None:
         assert asset.front_deg is None  # a floor lamp and a dining table have no front
 
 
+@pytest.mark.system_programs
 @pytest.mark.skipif(not INFINIGEN_PYTHON.exists(), reason="run by make test-infinigen, with Infinigen's venv")
 def test_infinigen_venv_chair_and_sofa_have_their_backs_behind_their_fronts(tmp_path: Path) -> None:
     """`make test-infinigen`: the top 30 % of a chair's and a sofa's vertices (their backs) lie on the side opposite
@@ -444,6 +446,7 @@ def test_the_command_builds_a_library_and_a_rerun_generates_nothing(tmp_path: Pa
     assert "--python" in capsys.readouterr().err
 
 
+@pytest.mark.system_programs
 @pytest.mark.skipif(not INFINIGEN_PYTHON.exists(), reason="run by make test-infinigen, with Infinigen's venv")
 def test_infinigen_venv_palm_has_its_crown(tmp_path: Path) -> None:
     """`make test-infinigen`: a palm through Infinigen itself (about 2 min, 3 GB) has its crown of fronds: far wider

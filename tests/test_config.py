@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchfoundry.configs.loader import ConfigError, config_hash, load_config
+from benchfoundry.pipeline.benchmarks import names
 
 CONFIGS = sorted((Path(__file__).resolve().parent.parent / "configs").glob("*.yaml"))
 
@@ -14,6 +15,24 @@ CONFIGS = sorted((Path(__file__).resolve().parent.parent / "configs").glob("*.ya
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
 def test_shipped_configs_validate(path: Path) -> None:
     load_config(path)
+
+
+#: Each preset named for one benchmark (its name holds the benchmark's, e.g. `odibench`, `rehearsal-odi`).
+NAMED_FOR_ONE = {
+    path: next(name for name in names() if name in path.stem)
+    for path in CONFIGS
+    if sum(name in path.stem for name in names()) == 1
+}
+
+
+def test_every_benchmark_has_presets_named_for_it() -> None:
+    assert set(NAMED_FOR_ONE.values()) == set(names())
+
+
+@pytest.mark.parametrize("path", sorted(NAMED_FOR_ONE), ids=lambda p: p.name)
+def test_a_preset_named_for_one_benchmark_builds_that_one_only(path: Path) -> None:
+    config = load_config(path)
+    assert [name for name in names() if config.section(name).enabled] == [NAMED_FOR_ONE[path]]
 
 
 def test_unknown_key_names_dotted_path_and_file(tmp_path: Path) -> None:

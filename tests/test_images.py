@@ -11,13 +11,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from system_programs import missing, skip_reason
 
 from benchfoundry.benchmarks.syndor.scenes import render_plan, render_stage
 from benchfoundry.benchmarks.syndor.scenes.spec import RigShard
@@ -28,14 +28,15 @@ from benchfoundry.pipeline import render_client
 
 REPO = Path(__file__).resolve().parent.parent
 TOOLS = ("podman", "runc", "mmdebstrap")
-MISSING = [t for t in TOOLS if not (shutil.which(t) or any(Path(d, t).is_file() for d in ("/usr/sbin", "/sbin")))]
+MISSING = missing(*TOOLS)
 IMAGE = "localhost/benchfoundry-render-cpu:test"
 PODMAN = ["podman", "--runtime", "runc"]
 
 pytestmark = [
+    pytest.mark.system_programs,
     pytest.mark.long(minutes=5),
     pytest.mark.blender,
-    pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed: podman builds and runs the images"),
+    pytest.mark.skipif(bool(MISSING), reason=skip_reason(MISSING, "podman builds and runs the images")),
 ]
 
 

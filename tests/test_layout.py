@@ -14,10 +14,12 @@ module that reads its group.
 from __future__ import annotations
 
 import ast
+import io
 import json
 import re
 import subprocess
 import sys
+import tokenize
 import tomllib
 from fnmatch import fnmatch
 from functools import cache
@@ -579,3 +581,43 @@ def test_no_benchmark_folder_holds_more_than_fifteen_modules_at_its_top() -> Non
         if (n := len([p for p in folder.glob("*.py") if p.name != "__init__.py"])) > 15
     }
     assert crowded == {}
+
+
+#: Names that DEVELOPING.md's vocabulary retired, with the word that took their place.
+RETIRED_NAMES = {
+    "cfg": "config (or section)",
+    "bench_dir": "benchmark_dir",
+    "odi_root": "benchmark_dir",
+    "TASKS": "CATEGORIES",
+    "RELEASED_TYPES": "CATEGORIES",
+    "ShardKind": "ShardResource",
+    "SHARD_KINDS": "SHARD_RESOURCES",
+}
+
+
+def retired_names(text: str) -> list[tuple[int, str]]:
+    """(line, name) of every identifier of `RETIRED_NAMES` in Python source, and of a shard task declared with a
+    `kind` (its word is `resource`) or a runner's `kind` (its word is `backend`)."""
+    found = []
+    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    for k, tok in enumerate(tokens):
+        if tok.type == tokenize.NAME and tok.string in RETIRED_NAMES:
+            found.append((tok.start[0], tok.string))
+        after = [t.string for t in tokens[k + 1 : k + 4]]
+        if tok.string == "shard_task" and after[:3] == ["(", "kind", "="]:
+            found.append((tok.start[0], "shard_task(kind=)"))
+        if tok.string == "runner" and after[:2] == [".", "kind"]:
+            found.append((tok.start[0], "runner.kind"))
+    return found
+
+
+def test_the_retired_words_are_found() -> None:
+    source = "cfg = 1\n@shard_task(kind='render', name='x')\ndef f(): return runner.kind\nTASKS_X = TASKS\n"
+    assert retired_names(source) == [(1, "cfg"), (2, "shard_task(kind=)"), (3, "runner.kind"), (4, "TASKS")]
+
+
+def test_one_word_per_concept_in_the_code() -> None:
+    """The vocabulary's retired names appear nowhere in the package, its tests, benches or the plug-in example."""
+    files = [*modules().values(), *(REPO / "tests").rglob("*.py"), *(REPO / "bench").glob("*.py")]
+    hits = [f"{p.relative_to(REPO)}:{line}: {name}" for p in files for line, name in retired_names(p.read_text())]
+    assert hits == [], f"retired words (DEVELOPING.md, 'One vocabulary'): {RETIRED_NAMES}"

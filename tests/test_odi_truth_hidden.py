@@ -27,7 +27,7 @@ from benchfoundry.configs.build import BuildConfig
 from benchfoundry.configs.loader import load_config
 from benchfoundry.core.store import StageStore
 
-TASKS = {"OA", "HA", "existence", "counting", "OCR", "EVO", "AVO", "SS", "RD", "OR"}
+CATEGORIES = {"OA", "HA", "existence", "counting", "OCR", "EVO", "AVO", "SS", "RD", "OR"}
 SETTINGS = ["odi.sphere.face_width=256", "odi.sphere.crop_size=64"]
 
 
@@ -68,7 +68,7 @@ def truth(out: Path) -> dict[str, list[dict]]:
 def test_every_task_makes_items_in_both_forms_and_says_how_its_answer_was_obtained(built) -> None:
     out, result = built
     found = items(out)
-    assert {(i["task"], i["form"]) for i in found} == {(t, f) for t in TASKS for f in ("closed", "open")}
+    assert {(i["task"], i["form"]) for i in found} == {(t, f) for t in CATEGORIES for f in ("closed", "open")}
     for item in found:
         if item["form"] == "closed":
             n = 2 if item["answer"] in ("yes", "no") else 4
@@ -81,7 +81,7 @@ def test_every_task_makes_items_in_both_forms_and_says_how_its_answer_was_obtain
 def test_the_budget_keeps_every_task_under_30_percent(built) -> None:
     out, result = built
     mix = Counter(i["task"] for i in items(out))
-    assert set(mix) == TASKS and max(mix.values()) <= 0.3 * sum(mix.values())
+    assert set(mix) == CATEGORIES and max(mix.values()) <= 0.3 * sum(mix.values())
     per_panorama = Counter((i["id"].split(":")[0], i["task"]) for i in items(out) if i["form"] == "closed")
     assert max(per_panorama.values()) <= 3  # odi.qa.budget.per_task of the smoke preset
     assert result["candidates"] > result["questions"] == 40  # 20 questions for each of the two panoramas
@@ -90,7 +90,7 @@ def test_the_budget_keeps_every_task_under_30_percent(built) -> None:
 def test_agreement_with_the_truth_is_reported_and_recounted_here(built) -> None:
     out, result = built
     chosen = result["agreement"]["chosen"]
-    assert set(chosen) == TASKS and all(row["checked"] > 0 for row in chosen.values())
+    assert set(chosen) == CATEGORIES and all(row["checked"] > 0 for row in chosen.values())
     records = truth(out)
     recount: dict[str, list[bool]] = {"existence": [], "counting": [], "EVO": []}
     manifest = pd.read_parquet(out / "odi" / "instances" / "manifest.parquet").set_index(["panorama", "instance"])
@@ -114,7 +114,7 @@ def test_agreement_with_the_truth_is_reported_and_recounted_here(built) -> None:
     for task, agree in recount.items():
         assert chosen[task]["checked"] == len(agree) and chosen[task]["agree"] == sum(agree), task
     page = write_report_page(out, manifest.reset_index(), {}, 0, result).read_text()
-    for task in TASKS:
+    for task in CATEGORIES:
         row = chosen[task]
         assert f"<td>{row['agree']}/{row['checked']} (" in page.split(f"<tr><td>{task}</td>")[1].split("</tr>")[0]
 

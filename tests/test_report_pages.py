@@ -24,6 +24,7 @@ import pytest
 from headless_chromium import Chromium, find_chromium
 from PIL import Image
 from prefect import flow
+from system_programs import skip_reason
 from test_eval import odi_build, short_task, viewspatial_build
 from test_syndor_qa import make_labelled_build
 
@@ -207,7 +208,8 @@ def test_the_front_page_counts_are_build_json_s_and_it_shows_each_benchmarks_ima
         assert all((built / "report" / src).resolve().is_relative_to(folder) for src in images), name
 
 
-@pytest.mark.skipif(find_chromium() is None, reason="no Chromium on PATH (chromium, chromium-browser, google-chrome)")
+@pytest.mark.system_programs
+@pytest.mark.skipif(find_chromium() is None, reason=skip_reason(["chromium"], "the report's pages opened headless"))
 def test_every_page_shows_something_in_chromium_and_logs_no_error(built: Path, tmp_path: Path) -> None:
     executable = find_chromium()
     assert executable is not None

@@ -14,6 +14,7 @@ from types import ModuleType
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "slurm-local"
+pytestmark = pytest.mark.system_programs  # it asks slurmd about the host where SLURM is installed
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """A benchmark's descriptor: its identity and the hooks each generic room calls, as "module:attribute" strings.
 
-A benchmark's `benchmark.py` fills one (`DESCRIPTOR = Benchmark(...)`) and declares it in the
+A benchmark's `benchmark.py` fills one (`DESCRIPTOR = Benchmark(...)`, or `laid_out(package, ...)` for a package
+laid out as the house lays a benchmark's folder out) and declares it in the
 `benchfoundry.benchmarks` entry point group; configs/sections.py reads that group, once, and pipeline/benchmarks.py
 is the registry the generic rooms ask. The type lives in the kernel, below both, so that a descriptor's module
 imports nothing that reads the group: reading it closes no import circle.
@@ -9,6 +10,7 @@ imports nothing that reads the group: reading it closes no import circle.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -43,3 +45,31 @@ class Benchmark:
     # named as `released` is (its stem for another format of it), wherever it lies: `compare`
     card: str | None = None  # its export/card_facts.CardFacts: the dataset card's pretty name, summary, citation,
     # task categories, field descriptions and licensed assets (without one: its title and nothing more)
+
+
+#: The hooks at their places in a benchmark's package laid out as the house lays one out (DEVELOPING.md, "A
+#: benchmark's folder"): field → "module:attribute" (a bare module: one copied as it is), relative to the package.
+LAYOUT: dict[str, str] = {
+    "plan": "build_plan:plan_text",
+    "planned_items": "build_plan:planned_items",
+    "scale": "scale:scaled",
+    "commands": "cli:COMMANDS",
+    "items": "release.readers:items",
+    "release_items": "release.readers:release_items",
+    "export_rows": "release.readers:splits",
+    "card": "release.card:CARD",
+    "evaluation": "harnesses.evaluation:EVALUATION",
+    "vlmevalkit_dataset": "harnesses.vlmevalkit_dataset",
+    "lmms_eval": "harnesses.harness:lmms_eval_tasks",
+    "lmms_eval_utils": "harnesses.lmms_eval_utils",
+}
+#: The fields that name a hook (besides each `vlmevalkit` file's rows).
+HOOK_FIELDS = frozenset({*LAYOUT, "config", "flow", "plan_against", "prune", "site_folders"})
+
+
+def laid_out(package: str, **fields: Any) -> Benchmark:
+    """The descriptor of a benchmark whose package is laid out as the house lays one out: LAYOUT's hooks, and
+    `fields`, whose hooks (and each `vlmevalkit` file's rows) are named relative to `package` ("flow:odi_flow")."""
+    named = {k: f"{package}.{v}" if k in HOOK_FIELDS else v for k, v in {**LAYOUT, **fields}.items()}
+    named["vlmevalkit"] = tuple((stem, f"{package}.{rows}") for stem, rows in fields.get("vlmevalkit", ()))
+    return Benchmark(**named)

@@ -4,33 +4,30 @@ infinigen` (cli_assets.py)."""
 
 from __future__ import annotations
 
-import argparse
+from pathlib import Path
+from typing import Any
 
 from benchfoundry.benchmarks.odi import cli_assets, cli_sphere
-from benchfoundry.pipeline.review import built_config, import_review_file, review_import_command
+from benchfoundry.configs.build import BuildConfig
+from benchfoundry.pipeline import review
 
 
-def _cmd_review_import(args: argparse.Namespace) -> int:
+def _to_review(build: Path, config: BuildConfig) -> tuple[list[dict[str, Any]], Path]:
+    """ODI-Bench's items as released now, and their review folder."""
     from benchfoundry.benchmarks.odi.stages.qa_stage import release_from_decisions
-    from benchfoundry.core.output_root import hold_build_lock
-    from benchfoundry.pipeline import review
 
-    build, config = built_config(args.build, "odi")
-    with hold_build_lock(build):
-        items = release_from_decisions(build, config.odi)["items"]
-        counts = import_review_file(args.file, items, build / "odi" / review.FOLDER)
-        if counts is None:
-            return 1
-        result = release_from_decisions(build, config.odi)
-    print(
-        f"imported {counts[0]} decisions ({counts[1]} bad rows skipped); ODI-Bench.json now holds "
-        f"{result['released']} items, {result['verified']} verified"
-    )
-    return 0
+    return release_from_decisions(build, config.odi)["items"], build / "odi" / review.FOLDER
+
+
+def _release(build: Path, config: BuildConfig) -> str:
+    from benchfoundry.benchmarks.odi.stages.qa_stage import release_from_decisions
+
+    result = release_from_decisions(build, config.odi)
+    return f"ODI-Bench.json now holds {result['released']} items, {result['verified']} verified"
 
 
 COMMANDS = (
-    review_import_command("odi", "ODI-Bench", "ODI-Bench items", _cmd_review_import),
+    review.review_import_command("odi", "ODI-Bench", "ODI-Bench items", _to_review, _release),
     cli_sphere.COMMAND,
     cli_assets.COMMAND,
 )

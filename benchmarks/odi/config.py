@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from benchfoundry.benchmarks.odi.qa_config import OdiQaConfig
-from benchfoundry.configs.base import MAX_COUNT, DenoisedRenderSection, FovDegrees, Section
+from benchfoundry.benchmarks.odi.qa_config import DEFAULT_CLASSES, OdiQaConfig
+from benchfoundry.configs.base import MAX_COUNT, DenoisedRenderSection, FovDegrees, Section, Share
 
 #: The config field that names the panoramas' asset library, in every error about reading it.
 ASSET_LIBRARY_FIELD = "odi.synthetic.asset_library"
@@ -90,8 +90,8 @@ class GroundedSamConfig(Section):
     text_encoder: Path | None = Field(None, description="local BERT folder (config, weights, tokenizer files)")
     sam_checkpoint: Path | None = Field(None, description="SAM weights (.pth)")
     sam_model_type: Literal["vit_b", "vit_l", "vit_h"] = "vit_h"
-    box_threshold: float = Field(0.35, ge=0, le=1)
-    text_threshold: float = Field(0.25, ge=0, le=1)
+    box_threshold: Share = Field(0.35)
+    text_threshold: Share = Field(0.25)
     device: str = Field("cpu", description="torch device: cpu, cuda, cuda:1, …")
     batch_faces: int = Field(6, ge=1, description="faces per GroundingDINO forward pass")
     dino_size: int = Field(
@@ -105,31 +105,6 @@ class GroundedSamConfig(Section):
     def configured(self) -> bool:
         """Whether any weight file is given (then all must be, and exist)."""
         return any(p is not None for p in (self.dino_checkpoint, self.sam_checkpoint, self.text_encoder))
-
-
-#: Categories of the synthetic scenes, asked for when `odi.classes` is not set.
-DEFAULT_CLASSES = [
-    "person",
-    "sofa",
-    "chair",
-    "table",
-    "lamp",
-    "television",
-    "bookshelf",
-    "potted plant",
-    "vase",
-    "ball",
-    "sign",
-    "car",
-    "bench",
-    "trash can",
-    "tree",
-    "fire hydrant",
-    "street lamp",
-    "box",
-    "rug",
-    "manhole cover",
-]
 
 
 class OdiConfig(Section):

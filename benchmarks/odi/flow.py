@@ -32,8 +32,7 @@ from benchfoundry.benchmarks.odi.stages.qa_stage import qa_task
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import benchmark_outcome, render_summary
 from benchfoundry.core.store import StageStore
-from benchfoundry.flows.collect import collect_shards
-from benchfoundry.flows.task_runner import submit_shards
+from benchfoundry.flows.collect import run_shards
 
 
 @flow(name="odi")
@@ -44,8 +43,8 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     problems: list[dict[str, Any]] = []
     if odi.panorama_root is None:
         folder = panorama_folder(out)
-        made, problems = collect_shards(
-            PANORAMA_STAGE, submit_shards(panorama_task, out, [(name, name) for name in odi.synthetic.names], config)
+        made, problems = run_shards(
+            PANORAMA_STAGE, panorama_task, out, [(name, name) for name in odi.synthetic.names], config
         )
         extra["synthetic_render"] = render_summary(r["seconds"] for r in made)
         paths = [folder / f"{r['scene']}.png" for r in made]
@@ -73,7 +72,7 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
         )
     extra["annotator"] = {"name": annotator, "reason": reason}
     shards = [(f"batch{k:04d}", tuple(str(p) for p in batch)) for k, batch in enumerate(batches(paths, odi.batch_size))]
-    results, failed = collect_shards(STAGE, submit_shards(annotate_task, out, shards, config))
+    results, failed = run_shards(STAGE, annotate_task, out, shards, config)
     problems += failed
     rows = [r for batch in results for r in batch]
     problems += [p for r in rows for p in r["problems"]]
@@ -86,7 +85,7 @@ def odi_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     n_dropped = sum(extra["dropped_at_border"].values())
     extra["census"] = summed(r["census"] for r in rows if r["done"])
     stages = {STAGE: str(manifest), "coco": str(store.dir / "coco")}
-    qa_runs, qa_failed = collect_shards(QA_STAGE, submit_shards(qa_task, out, [("qa", str(manifest))], config))
+    qa_runs, qa_failed = run_shards(QA_STAGE, qa_task, out, [("qa", str(manifest))], config)
     problems += qa_failed
     qa = qa_runs[0] if qa_runs else None
     if qa is not None:

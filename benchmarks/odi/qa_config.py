@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
-from benchfoundry.configs.base import Section, refuse_renamed
+from benchfoundry.configs.base import Section
 from benchfoundry.configs.model import ModelEndpoint
 
-#: Categories of `odi.classes` that stand on the floor by default: their floor contact point gives a position.
-FLOOR_CLASSES = [
+#: Categories of the synthetic scenes, asked for when `odi.classes` is not set.
+DEFAULT_CLASSES = [
     "person",
     "sofa",
     "chair",
     "table",
     "lamp",
+    "television",
     "bookshelf",
     "potted plant",
+    "vase",
     "ball",
+    "sign",
     "car",
     "bench",
     "trash can",
@@ -29,6 +32,8 @@ FLOOR_CLASSES = [
     "rug",
     "manhole cover",
 ]
+#: Those that stand on the floor (the default of `odi.qa.floor_classes`): their floor contact point gives a position.
+FLOOR_CLASSES = [c for c in DEFAULT_CLASSES if c not in ("television", "vase", "sign")]
 
 
 class BudgetConfig(Section):
@@ -51,6 +56,8 @@ class BudgetConfig(Section):
 
 class OdiQaConfig(Section):
     """Who writes descriptions, questions and distractors, how answers are measured, which items are kept."""
+
+    renamed_keys = ("odi.qa", {"release_unverified": "odi.qa.release_unreviewed"})
 
     backend: Literal["template", "openai"] = Field(
         "template", description="template: offline, from known facts; openai: the model endpoints below"
@@ -99,11 +106,6 @@ class OdiQaConfig(Section):
     )
     budget: BudgetConfig = BudgetConfig()
     release_unreviewed: bool = Field(False, description="release undecided items too, as verified: false")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _renamed(cls, data: Any) -> Any:
-        return refuse_renamed("odi.qa", data, {"release_unverified": "odi.qa.release_unreviewed"})
 
     @field_validator("describe_prompt")
     @classmethod

@@ -36,10 +36,30 @@ def _embedding_override(qa: QaConfig, path: str | None, name: str | None) -> QaC
     return qa.model_copy(update={"embedding": qa.embedding.model_copy(update=update)})
 
 
+#: The columns of the presence and action tables: (a group's key, header, width).
+_GROUP_COLUMNS = (("distance", "distance", 9), ("split", "split", 6), ("n", "n", 5), ("n_invalid", "invalid", 7))
+_PRESENCE_COLUMNS = (
+    *_GROUP_COLUMNS,
+    ("accuracy", "acc", 6),
+    ("macro_precision", "P", 6),
+    ("macro_recall", "R", 6),
+    ("macro_f1", "F1", 6),
+)
+_ACTION_COLUMNS = (*_GROUP_COLUMNS, ("e5score", "E5Score", 8), ("z", "z", 7))
+
+
 def _cell(value: Any, width: int) -> str:
     if isinstance(value, float):
         return f"{value:>{width}.3f}"
     return f"{'-' if value is None else value!s:>{width}}"
+
+
+def _header(columns: tuple[tuple[str, str, int], ...]) -> str:
+    return " ".join(f"{header:>{width}}" for _, header, width in columns)
+
+
+def _row(group: dict[str, Any], columns: tuple[tuple[str, str, int], ...]) -> str:
+    return " ".join(_cell(group[key], width) for key, _, width in columns)
 
 
 def format_tables(score: dict[str, Any]) -> str:
@@ -55,44 +75,18 @@ def format_tables(score: dict[str, Any]) -> str:
             else []
         ),
         "human presence (accuracy, macro precision / recall / F1)",
-        f"{'distance':>9} {'split':>6} {'n':>5} {'invalid':>7} {'acc':>6} {'P':>6} {'R':>6} {'F1':>6}  deployable",
+        _header(_PRESENCE_COLUMNS) + "  deployable",
     ]
     for g in score["presence"]["groups"]:
-        lines.append(
-            " ".join(
-                [
-                    _cell(g["distance"], 9),
-                    _cell(g["split"], 6),
-                    _cell(g["n"], 5),
-                    _cell(g["n_invalid"], 7),
-                    _cell(g["accuracy"], 6),
-                    _cell(g["macro_precision"], 6),
-                    _cell(g["macro_recall"], 6),
-                    _cell(g["macro_f1"], 6),
-                ]
-            )
-            + f"  {'yes' if g['deployable'] else 'no'}"
-        )
+        lines.append(_row(g, _PRESENCE_COLUMNS) + f"  {'yes' if g['deployable'] else 'no'}")
     model = (score.get("embedding_model") or {}).get("name", "none")
     fallback = "" if model == "none" or "e5" in model.lower() else f" — the embedded fallback, not the paper's {E5}"
     lines += [
         "",
         f"action recognition (E5Score with {model}{fallback}; z within each distance range of this file)",
-        f"{'distance':>9} {'split':>6} {'n':>5} {'invalid':>7} {'E5Score':>8} {'z':>7}",
+        _header(_ACTION_COLUMNS),
     ]
-    for g in score["action"]["groups"]:
-        lines.append(
-            " ".join(
-                [
-                    _cell(g["distance"], 9),
-                    _cell(g["split"], 6),
-                    _cell(g["n"], 5),
-                    _cell(g["n_invalid"], 7),
-                    _cell(g["e5score"], 8),
-                    _cell(g["z"], 7),
-                ]
-            )
-        )
+    lines += [_row(g, _ACTION_COLUMNS) for g in score["action"]["groups"]]
     return "\n".join(lines)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -19,7 +19,6 @@ from benchfoundry.configs.base import (
     NonEmptyList,
     RenderDevice,
     Section,
-    refuse_renamed,
 )
 from benchfoundry.configs.person import MOVED_TO_PERSON
 
@@ -170,6 +169,8 @@ class SampleConfig(Section):
 class SyndorConfig(Section):
     """SynDORBench: renders, night vision, discernibility labels, QA."""
 
+    renamed_keys = ("syndor", MOVED_TO_PERSON)
+
     enabled: bool = True
     camera: CameraConfig = CameraConfig()
     zones_ppm: dict[str, PixelsPerMetre] = Field(default_factory=lambda: dict(dori.ZONE_MIDPOINTS_PPM))
@@ -214,11 +215,6 @@ class SyndorConfig(Section):
         if unknown:
             raise ValueError(f"rig.zones {unknown} not in zones_ppm {sorted(self.zones_ppm)}")
         return self
-
-    @model_validator(mode="before")
-    @classmethod
-    def _person_moved(cls, data: Any) -> Any:
-        return refuse_renamed("syndor", data, MOVED_TO_PERSON)
 
     @model_validator(mode="after")
     def _share_needs_empty_scenes(self) -> SyndorConfig:

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from benchfoundry.benchmarks.syndor.scenes.lighting import FAMILIES, NIGHT_FAMILIES
-from benchfoundry.configs.base import Section
+from benchfoundry.configs.base import Section, Share
 
 
 def _families(values: list[str]) -> list[str]:
@@ -110,10 +110,8 @@ class LabelConfig(Section):
     detector_upscale: float = Field(
         2.0, gt=0, le=4, description="detector: the frame is resized by this before the detector's own pyramid"
     )
-    detector_pad: float = Field(
+    detector_pad: Share = Field(
         0.25,
-        ge=0,
-        le=1,
         description="detector: border added on every side, as a share of the frame height, in the frame's mean "
         "colour (a person as tall as the frame then fits the window, where a person is 3/4 of its height)",
     )
@@ -130,7 +128,7 @@ class LabelConfig(Section):
     observer_min_contrast: float = Field(
         0.08, ge=0, description="threshold observer: least Michelson luminance contrast"
     )
-    observer_lapse: float = Field(0.04, ge=0, le=1, description="observer: chance of a random answer")
+    observer_lapse: Share = Field(0.04, description="observer: chance of a random answer")
 
     @model_validator(mode="after")
     def _holdout_leaves_training(self) -> LabelConfig:

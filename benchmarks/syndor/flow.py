@@ -31,7 +31,7 @@ from benchfoundry.benchmarks.syndor.stages.qa_stage import QaShard, qa_task
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import benchmark_outcome
 from benchfoundry.core.store import StageStore, read_parquet, write_parquet_atomic
-from benchfoundry.flows.collect import collect_shards
+from benchfoundry.flows.collect import collect_shards, run_shards
 from benchfoundry.flows.task_runner import on_runner, submit_shards, with_runner_policy
 from benchfoundry.pipeline import render_client
 
@@ -152,9 +152,7 @@ def discern_flow(config: BuildConfig, out: str, render_manifest: str) -> dict[st
     todo = [sid for sid in plans if not store.is_done(sid, specs[sid])]
     shards = _feature_shards(store, render_manifest, {sid: plans[sid] for sid in todo}, keys, specs)
     try:
-        _, failed = collect_shards(
-            night_vision_stage.FEATURE_STAGE, submit_shards(night_vision_stage.discern_task, out, shards, config)
-        )
+        _, failed = run_shards(night_vision_stage.FEATURE_STAGE, night_vision_stage.discern_task, out, shards, config)
     finally:
         shutil.rmtree(store.dir / "_tmp" / "reuse", ignore_errors=True)
     done = [sid for sid in plans if store.is_done(sid, specs[sid])]

@@ -36,19 +36,10 @@ DEFAULT_SYNONYMS: dict[str, tuple[str, ...]] = {
     "guard_up": ("guard", "guard up", "fighting stance", "boxing stance", "defensive stance", "fight"),
 }
 
-#: What each action's BABEL labels are compared with (the wording of docs/design/syndor.md §2). Dodging is "dodge or
-#: duck": all-MiniLM-L6-v2 scores BABEL's category "dodge" 0.47 against "dodging" (under the 0.5 floor), 0.79 against
-#: it.
-DEFAULT_PHRASES: dict[str, str] = {
-    "kicking": "kicking",
-    "sneak": "sneak",
-    "stepping_over": "stepping over something",
-    "walking": "walking",
-    "cover_face": "cover face with hands",
-    "choking": "choking",
-    "dodging": "dodge or duck",
-    "guard_up": "guard up",
-}
+#: What each action's BABEL labels are compared with (the wording of docs/design/syndor.md §2): its released name, but
+#: dodging is "dodge or duck": all-MiniLM-L6-v2 scores BABEL's category "dodge" 0.47 against "dodging" (under the 0.5
+#: floor), 0.79 against it.
+DEFAULT_PHRASES: dict[str, str] = {**ACTION_NAMES, "dodging": "dodge or duck"}
 #: The LLM rating of one candidate (the second stage of docs/design/syndor.md §2); `{action}` and `{label}` are filled
 #: in.
 DEFAULT_RATING_PROMPT = (

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from benchfoundry.configs.base import Section
+from benchfoundry.configs.base import Section, Share
 from benchfoundry.configs.model import EmbeddingConfig
 
 #: Human-presence classification prompt, verbatim from docs/design/syndor.md §5.
@@ -46,7 +46,7 @@ class QaConfig(Section):
         "None follows syndor.empty_scenes (off for a QaConfig on its own), false keeps them out",
     )
     embedding: EmbeddingConfig = EmbeddingConfig()
-    deployable_accuracy: float = Field(0.8, ge=0, le=1, description="the paper's deployability threshold")
+    deployable_accuracy: Share = Field(0.8, description="the paper's deployability threshold")
     thumb_px: int = Field(160, ge=16, description="long side of a report thumbnail")
     thumbs_per_cell: int = Field(4, ge=1, description="thumbnails per distance × lighting cell")
     nv_pairs: int = Field(6, ge=0, description="night / night-vision pairs shown in the report")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from benchfoundry.benchmarks.viewspatial.coco.config import RELEASE_FACINGS, RELEASE_PER_REL, CocoConfig, label_weights
 from benchfoundry.benchmarks.viewspatial.scannet.config import ScanNetConfig
-from benchfoundry.configs.base import Section, refuse_renamed
+from benchfoundry.configs.base import Section, Share
 from benchfoundry.core.directions import CAMERA_LABELS, HORIZONTAL_LABELS
 
 
@@ -41,10 +41,10 @@ RELEASE_ANSWERS: dict[str, dict[str, float]] = {
 class ReleaseConfig(Section):
     """How ViewSpatial-Bench.json and its images are written (docs/design/viewspatial.md §3)."""
 
-    per_rel_hand_share: float = Field(
+    renamed_keys = ("viewspatial.release", {"per_rel_limb_share": "viewspatial.release.per_rel_hand_share"})
+
+    per_rel_hand_share: Share = Field(
         182 / 842,
-        ge=0,
-        le=1,
         description="share of the Per-Rel. Dir. budget drawn first from two-option 'which hand' items (the release: "
         "182 of 842); the rest of the budget from every item",
     )
@@ -77,12 +77,6 @@ class ReleaseConfig(Section):
                 raise ValueError(f"answer_shares: {task!r} is not one of {list(labels)}")
             label_weights(f"viewspatial.release.answer_shares.{task}", weights, labels[task])
         return shares
-
-    @model_validator(mode="before")
-    @classmethod
-    def _renamed(cls, data: Any) -> Any:
-        renamed = {"per_rel_limb_share": "viewspatial.release.per_rel_hand_share"}
-        return refuse_renamed("viewspatial.release", data, renamed)
 
 
 class ViewSpatialConfig(ScanNetConfig):

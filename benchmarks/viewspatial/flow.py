@@ -28,34 +28,18 @@ from typing import Any
 from prefect import flow, get_run_logger
 
 from benchfoundry.benchmarks.viewspatial.categories import SHORT_NAMES
-from benchfoundry.benchmarks.viewspatial.coco.scenes.synthetic_stage import (
-    part_name,
-    synthetic_coco_task,
-    synthetic_root,
-    write_synthetic_split,
-)
-from benchfoundry.benchmarks.viewspatial.coco.scenes.synthetic_stage import parts as synthetic_parts
+from benchfoundry.benchmarks.viewspatial.coco.scenes import synthetic_stage as coco_synthetic
 from benchfoundry.benchmarks.viewspatial.coco.stages.coco_stage import CocoSplit, coco_task
+from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
 from benchfoundry.benchmarks.viewspatial.release.release import write_benchmark_files
 from benchfoundry.benchmarks.viewspatial.release.report_page import write_report_page
+from benchfoundry.benchmarks.viewspatial.scannet.scenes import synthetic_stage as scan_synthetic
 from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_scan import synthetic_scenes, write_root_files
-from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_stage import STAGE as SYNTHETIC_STAGE
-from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_stage import synthetic_root as scan_root
-from benchfoundry.benchmarks.viewspatial.scannet.scenes.synthetic_stage import synthetic_task
-from benchfoundry.benchmarks.viewspatial.scannet.stages.scan_stage import (
-    BENCHMARK,
-    STAGES,
-    ScanShard,
-    label_map_rule,
-    scan_folders,
-    scan_list,
-    scan_task,
-)
+from benchfoundry.benchmarks.viewspatial.scannet.stages import scan_stage
 from benchfoundry.configs.build import BuildConfig
 from benchfoundry.core.buildinfo import benchmark_outcome, render_summary
 from benchfoundry.core.store import StageStore
-from benchfoundry.flows.collect import collect_shards
-from benchfoundry.flows.task_runner import submit_shards
+from benchfoundry.flows.collect import run_shards
 
 
 @flow(name="viewspatial")
@@ -65,17 +49,20 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     problems: list[dict[str, Any]] = []
     if vs.scannet_root is None:
-        root = scan_root(out)
+        root = scan_synthetic.synthetic_root(out)
         synthetic = synthetic_scenes(vs.synthetic.scans)
         write_root_files(root, synthetic)
-        made, problems = collect_shards(
-            SYNTHETIC_STAGE,
-            submit_shards(synthetic_task, out, [(s.scene_id, s) for s in synthetic], config),
+        made, problems = run_shards(
+            scan_synthetic.STAGE,
+            scan_synthetic.synthetic_task,
+            out,
+            [(s.scene_id, s) for s in synthetic],
+            config,
             {s.scene_id: str(root / "render" / s.scene_id) for s in synthetic},
         )
         extra["synthetic_render"] = render_summary(r["render_s"] for r in made)
         extra["synthetic_manifest"] = str(
-            StageStore(out, BENCHMARK, SYNTHETIC_STAGE).write_manifest(sorted(r["scene_id"] for r in made))
+            StageStore(out, BENCHMARK, scan_synthetic.STAGE).write_manifest(sorted(r["scene_id"] for r in made))
         )
         scans_dir = root / ("scans" if vs.synthetic.layout == "raw" else "scans_export")
         layout: str | None = vs.synthetic.layout
@@ -83,27 +70,25 @@ def viewspatial_flow(config: BuildConfig, out: str) -> dict[str, Any]:
     else:
         root = Path(vs.scannet_root)
         scans_dir, layout, source = root / vs.scans_dir, None, f"ScanNet at {root}"
-    nyu40_of, label_rule = label_map_rule(root, vs)
+    nyu40_of, label_rule = scan_stage.label_map_rule(root, vs)
     if nyu40_of is None:
         get_run_logger().warning(label_rule)
     extra["label_map"] = None if nyu40_of is None else str(root / str(vs.label_map))
-    scans, refused = scan_folders(scans_dir, scan_list(root, vs))
+    scans, refused = scan_stage.scan_folders(scans_dir, scan_stage.scan_list(root, vs))
     problems += refused
     unmade = {p["item"] for p in problems}
     shards = [
-        (scene, ScanShard(str(scans_dir / scene), split, layout, nyu40_of))
+        (scene, scan_stage.ScanShard(str(scans_dir / scene), split, layout, nyu40_of))
         for split, scene in scans
         if scene not in unmade
     ]
-    results, failed = collect_shards(
-        "scan",
-        submit_shards(scan_task, out, shards, config),
-        {scene: str(scans_dir / scene) for _, scene in scans},
+    results, failed = run_shards(
+        "scan", scan_stage.scan_task, out, shards, config, {scene: str(scans_dir / scene) for _, scene in scans}
     )
     done = sorted(r["scene_id"] for r in results if r["done"])
     problems += failed + [p for r in results for p in r["problems"]]
     stages = {}
-    for stage in STAGES:
+    for stage in scan_stage.STAGES:
         store = StageStore(out, BENCHMARK, stage)
         stages[stage] = str(store.write_manifest(done))
         problems += store.problems(done)
@@ -150,24 +135,25 @@ def coco_half(config: BuildConfig, out: str) -> tuple[dict[str, Any], list[dict[
         }
         where = "COCO (" + ", ".join(f"{k}: {v.annotations}" for k, v in sorted(cc.splits.items())) + ")"
     else:
-        root = synthetic_root(out)
-        names = {part_name(split, k): split for split, k in synthetic_parts(config)}
-        rendered, problems = collect_shards(
+        root = coco_synthetic.synthetic_root(out)
+        names = {coco_synthetic.part_name(split, k): split for split, k in coco_synthetic.parts(config)}
+        rendered, problems = run_shards(
             "coco-synthetic",
-            submit_shards(synthetic_coco_task, out, [(name, name) for name in names], config),
+            coco_synthetic.synthetic_coco_task,
+            out,
+            [(name, name) for name in names],
+            config,
             {name: str(root / split) for name, split in names.items()},
         )
         parts_of = Counter(names.values())
         whole = [s for s in sorted(parts_of) if sum(r["split"] == s for r in rendered) == parts_of[s]]
-        made = [write_synthetic_split(out, split, config) for split in whole]
+        made = [coco_synthetic.write_synthetic_split(out, split, config) for split in whole]
         sources = {r["split"]: {**r["paths"], "instances": None, "captions": None} for r in made}
         render_s = {r["split"]: r["render_s"] for r in made}
         where = f"the synthetic set in {root}"
     shards = [(split, CocoSplit(split, sources[split])) for split in sorted(sources)]
-    results, failed = collect_shards(
-        "coco",
-        submit_shards(coco_task, out, shards, config),
-        {split: sources[split]["annotations"] for split in sources},
+    results, failed = run_shards(
+        "coco", coco_task, out, shards, config, {split: sources[split]["annotations"] for split in sources}
     )
     summary = {r["split"]: {**r, "render_s": render_s.get(r["split"])} for r in results}
     expected = len(cc.splits) if cc.splits else len(cc.synthetic.images)

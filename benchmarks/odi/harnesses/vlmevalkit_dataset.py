@@ -1,6 +1,7 @@
 """ODI-Bench's VLMEvalKit dataset class, copied beside the TSV files as `benchfoundry_vlmeval_<benchmark>.py` by
 `benchfoundry export vlmevalkit` and registered by `benchfoundry_vlmeval.register()` (export/
-vlmevalkit_datasets.py); it runs inside VLMEvalKit and imports nothing of benchfoundry.
+vlmevalkit_datasets.py); it runs inside VLMEvalKit, imports nothing of benchfoundry, and shares the helpers of
+`benchfoundry_vlmeval` beside it.
 
 benchfoundry_ODI: the closed form as the paper states it (lettered options and "Answer with the option's
 letter…", a yes/no item asked for yes or no); a reply names an option by yes/no, letter or text; two or none
@@ -13,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from benchfoundry_vlmeval import accuracy, cell_text, dataset_class
+
 LETTERS = "ABCD"
 MC_INSTRUCTION = "Answer with the option's letter from the given choices directly."
 YES_NO_INSTRUCTION = "Answer yes or no."
@@ -21,18 +24,13 @@ _STANDALONE = re.compile(r"(?<![\w-])([A-D])(?![\w-])")
 _ARTICLE = re.compile(r"\s+[a-z]")
 
 
-def _text(value: Any) -> str:
-    """A TSV cell as text (pandas reads an empty cell as NaN)."""
-    return "" if value is None or value != value else str(value)
-
-
 def options_of(line: Any) -> list[str]:
-    return [_text(line[c]) for c in LETTERS if c in line and _text(line[c])]
+    return [cell_text(line[c]) for c in LETTERS if c in line and cell_text(line[c])]
 
 
 def read_choice(reply: str, options: list[str]) -> int | None:
     """The index of the one option the reply names (yes/no words for a yes/no item, then letters, then texts)."""
-    reply = _text(reply)
+    reply = cell_text(reply)
     lowered = [o.lower() for o in options]
     if sorted(lowered) == ["no", "yes"]:
         words = {w.lower() for w in re.findall(r"\b(yes|no)\b", reply, re.IGNORECASE)}
@@ -51,47 +49,24 @@ def read_choice(reply: str, options: list[str]) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-def _accuracy(rows: list[tuple[str, bool]]) -> dict[str, float | None]:
-    """Overall and per-category accuracy of (category, correct) rows."""
-    out = {"overall": _mean([float(ok) for _, ok in rows])}
-    for category in sorted({c for c, _ in rows}):
-        out[category] = _mean([float(ok) for c, ok in rows if c == category])
-    return out
-
-
 def scores(data: Any) -> dict[str, float | None]:
     rows = []
     for _, line in data.iterrows():
         choice = read_choice(line["prediction"], options_of(line))
         rows.append((line["category"], choice is not None and LETTERS[choice] == line["answer"]))
-    return _accuracy(rows)
+    return accuracy(rows)
+
+
+def prompt_text(line: Any) -> str:
+    """The closed form as the paper states it: a yes/no item asked for yes or no, else the lettered options."""
+    options = options_of(line)
+    if sorted(o.lower() for o in options) == ["no", "yes"]:
+        return f"{line['question']}\n{YES_NO_INSTRUCTION}"
+    lettered = "\n".join(f"{LETTERS[k]}. {o}" for k, o in enumerate(options))
+    return f"{line['question']}\n{lettered}\n{MC_INSTRUCTION}"
 
 
 def classes() -> list[type]:
     from vlmeval.dataset.image_mcq import CustomMCQDataset
-    from vlmeval.smp import load, toliststr
 
-    class BenchfoundryODI(CustomMCQDataset):
-        @classmethod
-        def supported_datasets(cls) -> list[str]:
-            return ["benchfoundry_ODI"]
-
-        def build_prompt(self, line: Any) -> list[dict[str, str]]:
-            line = self.data.iloc[line] if isinstance(line, int) else line
-            options = options_of(line)
-            if sorted(o.lower() for o in options) == ["no", "yes"]:
-                text = f"{line['question']}\n{YES_NO_INSTRUCTION}"
-            else:
-                lettered = "\n".join(f"{LETTERS[k]}. {o}" for k, o in enumerate(options))
-                text = f"{line['question']}\n{lettered}\n{MC_INSTRUCTION}"
-            images = toliststr(self.dump_image(line))
-            return [{"type": "image", "value": p} for p in images] + [{"type": "text", "value": text}]
-
-        def evaluate(self, eval_file: str, **judge_kwargs: Any) -> dict[str, float | None]:
-            return scores(load(eval_file))
-
-    return [BenchfoundryODI]
+    return [dataset_class(CustomMCQDataset, "BenchfoundryODI", "benchfoundry_ODI", scores, prompt_text)]

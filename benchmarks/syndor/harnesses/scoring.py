@@ -28,7 +28,6 @@ deviation of every model's items at that distance.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter
@@ -36,6 +35,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
+
+from benchfoundry.evaluation.predictions import json_object, parsed_lines
 
 #: A presence prediction that is neither 1 nor 0 (the authors' harness: ambiguous, dropped).
 INVALID = -1
@@ -274,14 +275,9 @@ def parse_prediction_line(text: str) -> dict[str, Any] | str:
     """One predictions-file line as {img_path, task or prompt, prediction (None: a failed request)}, or the reason
     it is malformed. Eval's rows name the item by `id` (`<task>:<img_path>`) and `task`; the authors' by `img_path`
     and `prompt` (`task_prompt` in their older files)."""
-    try:
-        row = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return f"not JSON ({exc.msg})"
-    except RecursionError:
-        return "not JSON (nested too deeply)"
-    if not isinstance(row, dict):
-        return "not a JSON object"
+    row = json_object(text)
+    if isinstance(row, str):
+        return row
     prediction = _prediction(row)
     if prediction is False:
         return "prediction missing or not a string"
@@ -308,13 +304,7 @@ def match_predictions(
     matched: dict[str, list[dict[str, Any]]] = {task: [] for task in sorted(set(prompts.values()))}
     problems: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        row = parse_prediction_line(text)
-        if isinstance(row, str):
-            problems.append({"line": number, "reason": row})
-            continue
+    for number, row in parsed_lines(lines, parse_prediction_line, problems):
         task = row["task"] if "task" in row else prompts.get(row["prompt"])
         if task is None:
             problems.append({"line": number, "reason": "unknown prompt (not a SynDORBench prompt)"})

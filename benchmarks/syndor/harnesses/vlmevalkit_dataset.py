@@ -1,6 +1,7 @@
 """SynDORBench's VLMEvalKit dataset class, copied beside the TSV files as `benchfoundry_vlmeval_<benchmark>.py`
 by `benchfoundry export vlmevalkit` and registered by `benchfoundry_vlmeval.register()` (export/
-vlmevalkit_datasets.py); it runs inside VLMEvalKit and imports nothing of benchfoundry.
+vlmevalkit_datasets.py); it runs inside VLMEvalKit, imports nothing of benchfoundry, and shares the helpers of
+`benchfoundry_vlmeval` beside it.
 
 benchfoundry_SynDOR: the prompt verbatim after the image; presence replies read as the authors' harness (an
 ambiguous one dropped), accuracy and macro-F1 per split; action replies scored by the harness's E5Score
@@ -13,15 +14,12 @@ import os
 import re
 from typing import Any
 
+from benchfoundry_vlmeval import cell_text, dataset_class, mean
+
 AMBIGUOUS = -1
 _AFFIRMATIVE = re.compile(r"\b(yes|affirmative|true|correct|positive|1)\b")
 _NEGATIVE = re.compile(r"\b(no|none|not|absent|empty|0)\b")
 _MODEL: dict[str, Any] = {}
-
-
-def _text(value: Any) -> str:
-    """A TSV cell as text (pandas reads an empty cell as NaN)."""
-    return "" if value is None or value != value else str(value)
 
 
 def presence_label(reply: Any) -> int:
@@ -79,10 +77,6 @@ def e5_score(predictions: list[str], references: list[str]) -> float | None:
     return sum(sum(x * y for x, y in zip(u, v)) for u, v in pairs) / len(predictions)
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
 def scores(data: Any) -> dict[str, float | None]:
     """Per `<task>_<split>` category: presence accuracy and macro-F1 over the kept replies, or action E5Score."""
     out: dict[str, float | None] = {}
@@ -91,23 +85,14 @@ def scores(data: Any) -> dict[str, float | None]:
         if category.startswith("human_detection"):
             pairs = [(int(a), presence_label(p)) for a, p in zip(rows["answer"], rows["prediction"])]
             kept = [(t, p) for t, p in pairs if p != AMBIGUOUS]
-            out[f"{category}_accuracy"] = _mean([float(t == p) for t, p in kept])
+            out[f"{category}_accuracy"] = mean([float(t == p) for t, p in kept])
             out[f"{category}_macro_f1"] = macro_f1(kept)
         else:
-            out[f"{category}_e5_score"] = e5_score([_text(p) for p in rows["prediction"]], list(rows["action"]))
+            out[f"{category}_e5_score"] = e5_score([cell_text(p) for p in rows["prediction"]], list(rows["action"]))
     return out
 
 
 def classes() -> list[type]:
     from vlmeval.dataset.image_vqa import CustomVQADataset
-    from vlmeval.smp import load
 
-    class BenchfoundrySynDOR(CustomVQADataset):
-        @classmethod
-        def supported_datasets(cls) -> list[str]:
-            return ["benchfoundry_SynDOR"]
-
-        def evaluate(self, eval_file: str, **judge_kwargs: Any) -> dict[str, float | None]:
-            return scores(load(eval_file))
-
-    return [BenchfoundrySynDOR]
+    return [dataset_class(CustomVQADataset, "BenchfoundrySynDOR", "benchfoundry_SynDOR", scores)]

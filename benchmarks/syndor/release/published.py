@@ -45,13 +45,17 @@ SYNDOR_TABLE1 = Table(
     "against Table 2); our rows are computed the same way, F1 likewise.",
 )
 
-_TABLE2_COLUMNS = ("Model", "5.4 m mean Acc", "10.8 m mean Acc", "23.0 m mean Acc", "Global mean Acc", "Note")
+
+def _table2(lighting: str, rows: tuple[tuple[str, float, float, float, float, str], ...]) -> Table:
+    """A lighting group's part of Table 2."""
+    columns = ("Model", "5.4 m mean Acc", "10.8 m mean Acc", "23.0 m mean Acc", "Global mean Acc", "Note")
+    return Table(f"SynDORBench Table 2, {lighting}: Acc (%) by distance", columns, rows)
+
 
 #: SynDORBench Table 2, by lighting group (the task files' splits day, night, nv).
 SYNDOR_TABLE2 = {
-    "day": Table(
-        "SynDORBench Table 2, day (good light): Acc (%) by distance",
-        _TABLE2_COLUMNS,
+    "day": _table2(
+        "day (good light)",
         (
             ("YOLO11x", 95.06, 85.42, 53.49, 77.99, "collapses at 23 m, far below the 80% usability threshold"),
             ("InternVL3-1B-hf", 99.95, 99.77, 95.09, 98.27, "small model, excellent in good light"),
@@ -60,9 +64,8 @@ SYNDOR_TABLE2 = {
             ("gpt-4o-mini", 98.97, 95.82, 73.84, 89.54, "commercial model degrades clearly at 23 m"),
         ),
     ),
-    "night": Table(
-        "SynDORBench Table 2, night (extreme low light): Acc (%) by distance",
-        _TABLE2_COLUMNS,
+    "night": _table2(
+        "night (extreme low light)",
         (
             ("YOLO11x", 62.80, 54.29, 47.00, 54.70, "loses reliable discrimination, close to guessing"),
             ("InternVL3-1B-hf", 78.20, 74.94, 71.96, 75.03, "keeps some discernment; mean F1 67.10%"),
@@ -70,9 +73,8 @@ SYNDOR_TABLE2 = {
             ("Qwen2.5-VL-7B-Instruct", 81.24, 79.15, 75.66, 78.68, "stable in low light from context priors"),
         ),
     ),
-    "nv": Table(
-        "SynDORBench Table 2, night vision (ISP-enhanced): Acc (%) by distance",
-        _TABLE2_COLUMNS,
+    "nv": _table2(
+        "night vision (ISP-enhanced)",
         (
             ("YOLO11x", 63.90, 56.43, 50.39, 56.91, "very fragile to ISP artefacts and noise"),
             ("InternVL3-1B-hf", 85.17, 82.35, 84.87, 84.13, "ISP recovers accuracy, above 80% everywhere"),

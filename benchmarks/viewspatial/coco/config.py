@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from benchfoundry.benchmarks.viewspatial.wordings import check_templates
-from benchfoundry.configs.base import MAX_SIDE_PX, Count, DenoisedRenderSection, Section, refuse_renamed
+from benchfoundry.configs.base import MAX_SIDE_PX, Count, DenoisedRenderSection, Section, Share
 from benchfoundry.core.directions import HORIZONTAL_LABELS
 
 
@@ -138,22 +138,18 @@ class SyntheticCocoConfig(DenoisedRenderSection):
     height: int = Field(320, ge=32, le=MAX_SIDE_PX)
     # 2 spp denoised (FAST prefilter, BALANCED network): bench/render_quality.py, docs/performance.md
     samples: int = Field(2, ge=1, description="Cycles samples per pixel")
-    object_share: float = Field(0.5, ge=0, le=1, description="share of images with objects around the person")
-    two_person_share: float = Field(
-        0.3, ge=0, le=1, description="share of images with a second person (a Per-Rel. Dir. target and viewer)"
+    object_share: Share = Field(0.5, description="share of images with objects around the person")
+    two_person_share: Share = Field(
+        0.3, description="share of images with a second person (a Per-Rel. Dir. target and viewer)"
     )
-    three_person_share: float = Field(
+    three_person_share: Share = Field(
         0.15,
-        ge=0,
-        le=1,
         description="share of images with three people, the first between the others (place alone then does not "
         "name one of three of a noun: a clothing phrase does); drawn apart from the other choices, so the rest "
         "of an image stays as drawn",
     )
-    beside_share: float = Field(
+    beside_share: Share = Field(
         0.75,
-        ge=0,
-        le=1,
         description="share of second people who stand beside the first, at about their depth on the side the first "
         "faces (the camera panned to make room), instead of farther back: a Per-Rel. Dir. target in front of a "
         "viewer who faces sideways; drawn apart from the other choices",
@@ -184,9 +180,7 @@ class SyntheticCocoConfig(DenoisedRenderSection):
         description="noun → weight of each person drawn (Anny's gender and age: man, woman, boy, girl); the "
         "release's man 1,317 : woman 735 : boy 240 : girl 137",
     )
-    held_share: float = Field(
-        0.3, ge=0, le=1, description="share of images whose first person holds an object in one hand"
-    )
+    held_share: Share = Field(0.3, description="share of images whose first person holds an object in one hand")
     held_objects: list[str] = Field(
         default_factory=lambda: list(HELD_OBJECTS),
         description=f"what a person holds (COCO names, one drawn per image): of {list(HELD_OBJECTS)}",
@@ -266,13 +260,25 @@ class PersonRelConfig(Section):
     """Per-Rel. Dir.: "from this person's viewpoint, where is X?" (docs/design/viewspatial.md §2.4); X is another object
     or person."""
 
+    renamed_keys = (
+        "viewspatial.coco.per_rel",
+        {
+            "release_unverified": "viewspatial.coco.per_rel.release_unreviewed",
+            "template": "viewspatial.coco.per_rel.templates",
+            "limb_templates": "viewspatial.coco.per_rel.hand_templates (the release asks which hand holds "
+            "something, never which is nearer)",
+            "limb_share": "viewspatial.coco.per_rel.hand_share",
+            "limb_min_gap": "viewspatial.coco.per_rel.hand_touch",
+        },
+    )
+
     templates: Wordings = Field(
         default_factory=lambda: dict(PER_REL_TEMPLATES),
         description="direction wordings → weights, one drawn per item: {subject} the viewer, {target} the object or "
         "person asked about",
     )
     margin_deg: float = Field(10.0, ge=0, description="skip an object this close to a label boundary")
-    min_object_area_ratio: float = Field(0.005, ge=0, le=1, description="least object area / image area asked about")
+    min_object_area_ratio: Share = Field(0.005, description="least object area / image area asked about")
     per_image: int | None = Field(
         None, ge=1, description="most items per image (drawn by the seed; the release has one); null: all"
     )
@@ -284,10 +290,8 @@ class PersonRelConfig(Section):
         description="answer label → weight by which an image's direction items are drawn when it has more than "
         "`per_image` (as the release's annotators chose what to ask); the release's answers",
     )
-    described_share: float = Field(
+    described_share: Share = Field(
         0.85,
-        ge=0,
-        le=1,
         description="as coco.described_share, for the people Per-Rel. Dir. names (the release describes more of "
         "them: 53 % of its subjects, 39 % a plain noun); those sharing their noun are named by place where their "
         "colour does not single them out, and anyone whose colour goes unmeasured by noun alone, so 0.85 of the "
@@ -300,10 +304,8 @@ class PersonRelConfig(Section):
         default_factory=lambda: dict(HAND_TEMPLATES),
         description="two-option 'which hand' wordings → weights: {subject} the person, {target} what they hold",
     )
-    hand_share: float = Field(
+    hand_share: Share = Field(
         1.0,
-        ge=0,
-        le=1,
         description="chance that an image whose person holds something is asked 'which hand' rather than its "
         "direction items",
     )
@@ -313,22 +315,6 @@ class PersonRelConfig(Section):
         description="real COCO: a wrist keypoint this far (× the person's box height) outside an object's box still "
         "touches it; a hand is a candidate when exactly one wrist does",
     )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _renamed(cls, data: Any) -> Any:
-        return refuse_renamed(
-            "viewspatial.coco.per_rel",
-            data,
-            {
-                "release_unverified": "viewspatial.coco.per_rel.release_unreviewed",
-                "template": "viewspatial.coco.per_rel.templates",
-                "limb_templates": "viewspatial.coco.per_rel.hand_templates (the release asks which hand holds "
-                "something, never which is nearer)",
-                "limb_share": "viewspatial.coco.per_rel.hand_share",
-                "limb_min_gap": "viewspatial.coco.per_rel.hand_touch",
-            },
-        )
 
     @model_validator(mode="after")
     def _slots(self) -> PersonRelConfig:
@@ -341,6 +327,14 @@ class PersonRelConfig(Section):
 class CocoConfig(Section):
     """Which COCO people are kept, how their orientation is estimated, and where the images come from."""
 
+    renamed_keys = (
+        "viewspatial.coco",
+        {
+            "cam_obj_template": "viewspatial.coco.cam_obj_templates",
+            "per_obj_template": "viewspatial.coco.per_obj_templates",
+        },
+    )
+
     splits: dict[str, CocoSplit] = Field(
         default_factory=dict, description="split (val, train) → real COCO files; empty: the synthetic set"
     )
@@ -351,11 +345,11 @@ class CocoConfig(Section):
         "DINOv2 + MLP on the head and body crops",
     )
     orient_anything: OrientAnythingConfig = OrientAnythingConfig()
-    min_area_ratio: float = Field(0.2, ge=0, le=1, description="least person area / image area")
+    min_area_ratio: Share = Field(0.2, description="least person area / image area")
     max_people: int = Field(
         4, ge=1, description="most people in an image (the authors kept images with exactly one: 1)"
     )
-    min_confidence: float = Field(0.5, ge=0, le=1, description="least confidence of both yaw estimates")
+    min_confidence: Share = Field(0.5, description="least confidence of both yaw estimates")
     shoulder_ratio: float | None = Field(
         None, gt=0, description="frontal shoulder span / torso length; null: calibrated from the file's people"
     )
@@ -382,10 +376,8 @@ class CocoConfig(Section):
         "people are rejected; 0: no blur filter (needs the images)",
     )
     margin_deg: float = Field(5.0, ge=0, description="skip a question whose estimate is this close to a bin edge")
-    described_share: float = Field(
+    described_share: Share = Field(
         round(34 / 83, 3),
-        ge=0,
-        le=1,
         description="share of the people alone of their noun in their image ('the man') named by their clothing's "
         "colour instead ('the man in red'; the release: 34 % of its Cam-Obj. Ori. subjects described, 49 % a plain "
         "noun, the rest animals: 41 % of its people); people sharing a noun always are, where the colour singles "
@@ -405,18 +397,6 @@ class CocoConfig(Section):
         "gives 'the man in white')",
     )
     per_rel: PersonRelConfig = PersonRelConfig()
-
-    @model_validator(mode="before")
-    @classmethod
-    def _renamed(cls, data: Any) -> Any:
-        return refuse_renamed(
-            "viewspatial.coco",
-            data,
-            {
-                "cam_obj_template": "viewspatial.coco.cam_obj_templates",
-                "per_obj_template": "viewspatial.coco.per_obj_templates",
-            },
-        )
 
     @model_validator(mode="after")
     def _slots(self) -> CocoConfig:

@@ -5,12 +5,12 @@ object classes ViewSpatial never asks about."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from benchfoundry.benchmarks.viewspatial.wordings import check_templates
-from benchfoundry.configs.base import MAX_SIDE_PX, Section, refuse_renamed
+from benchfoundry.configs.base import MAX_SIDE_PX, Section, Share
 
 #: NYU40 ids never asked about: unlabelled, wall, floor, ceiling, other structure/furniture/prop.
 EXCLUDED_NYU40: frozenset[int] = frozenset({0, 1, 2, 22, 38, 39, 40})
@@ -43,11 +43,8 @@ class CoverageConfig(Section):
 
     voxel_m: float = Field(0.1, ge=0.01, le=10, description="voxel edge, metres (1 cm to 10 m)")
     budget: int = Field(32, ge=1, description="most frames selected per scan")
-    min_gain: float = Field(
-        0.001,
-        ge=0,
-        le=1,
-        description="stop when the best frame adds fewer than this fraction of the scene's voxels",
+    min_gain: Share = Field(
+        0.001, description="stop when the best frame adds fewer than this fraction of the scene's voxels"
     )
     depth_stride: int = Field(4, ge=1, description="back-project every n-th depth row and column")
     frame_step: int = Field(
@@ -116,7 +113,15 @@ SCENE_SIM_TEMPLATES = [
 class DirectionQAConfig(Section):
     """Cam-Rel.Dir and Per-Sce.Sim question construction (docs/design/viewspatial.md §1.5)."""
 
-    min_visibility: float = Field(0.5, ge=0, le=1, description="least visible-corner ratio of an asked object")
+    renamed_keys = (
+        "viewspatial.qa",
+        {
+            "cam_rel_template": "viewspatial.qa.cam_rel_templates",
+            "scene_sim_template": "viewspatial.qa.scene_sim_templates",
+        },
+    )
+
+    min_visibility: Share = Field(0.5, description="least visible-corner ratio of an asked object")
     occlusion_m: float = Field(0.1, gt=0, description="a corner is occluded when z − depth exceeds this")
     vertical_min_deg: float = Field(30.0, gt=0, lt=90, description="elevation from which a vertical word joins")
     vertical_only_deg: float = Field(67.5, gt=0, lt=90, description="elevation from which only above/down is said")
@@ -127,8 +132,8 @@ class DirectionQAConfig(Section):
         1, ge=1, description="most Cam-Rel.Dir items per frame (the release has one); null: all"
     )
     scene_sim_per_scene: int = Field(40, ge=0, description="most Per-Sce.Sim items per scan (the authors' 40)")
-    run_min_visibility: float = Field(
-        0.25, ge=0, le=1, description="least visible-corner ratio for a frame of a Per-Sce.Sim run to see an object"
+    run_min_visibility: Share = Field(
+        0.25, description="least visible-corner ratio for a frame of a Per-Sce.Sim run to see an object"
     )
     run_max_frames: int = Field(32, ge=2, description="most frames of a Per-Sce.Sim run")
     cam_rel_templates: list[str] = Field(
@@ -139,18 +144,6 @@ class DirectionQAConfig(Section):
     )
     mc_instruction: str = "Answer with the option's letter from the given choices directly."
     direct_instruction: str = "Answer with one direction, e.g. front-left."
-
-    @model_validator(mode="before")
-    @classmethod
-    def _renamed(cls, data: Any) -> Any:
-        return refuse_renamed(
-            "viewspatial.qa",
-            data,
-            {
-                "cam_rel_template": "viewspatial.qa.cam_rel_templates",
-                "scene_sim_template": "viewspatial.qa.scene_sim_templates",
-            },
-        )
 
     @model_validator(mode="after")
     def _ordered_thresholds(self) -> DirectionQAConfig:

@@ -72,28 +72,22 @@ def orientation_items(
         }
         stem = f"coco:{row['image_id']}:{row['annotation_id']}"
         # The facing bins' edges lie at 22.5° + 45° k of the yaw, as of any 8-way angle.
-        item_id = f"{stem}:cam_obj"
-        items.append(
-            {
-                **base,
-                "item_id": item_id,
-                "question_type": CAM_OBJ,
-                "question": worded(config.cam_obj_templates, seed, item_id, subject=subject),
-                "answer_label": row["facing"],
-                "margin_deg": boundary_margin(row["facing_yaw_deg"]),
-            }
+        asked = (
+            ("cam_obj", CAM_OBJ, config.cam_obj_templates, row["facing"], boundary_margin(row["facing_yaw_deg"])),
+            ("per_obj", PER_OBJ, config.per_obj_templates, row["head_turn"], head_turn_margin(row["head_delta_deg"])),
         )
-        item_id = f"{stem}:per_obj"
-        items.append(
-            {
-                **base,
-                "item_id": item_id,
-                "question_type": PER_OBJ,
-                "question": worded(config.per_obj_templates, seed, item_id, subject=subject),
-                "answer_label": row["head_turn"],
-                "margin_deg": head_turn_margin(row["head_delta_deg"]),
-            }
-        )
+        for suffix, question_type, templates, label, margin in asked:
+            item_id = f"{stem}:{suffix}"
+            items.append(
+                {
+                    **base,
+                    "item_id": item_id,
+                    "question_type": question_type,
+                    "question": worded(templates, seed, item_id, subject=subject),
+                    "answer_label": label,
+                    "margin_deg": margin,
+                }
+            )
     return [with_options(item, HORIZONTAL_LABELS, seed) for item in items]
 
 

@@ -25,6 +25,7 @@ from benchfoundry.benchmarks.viewspatial.scannet.scenes.spec import LIBRARY_MESH
 from benchfoundry.core.atomic_files import atomic_path
 from benchfoundry.core.camera import opencv_to_blender
 from benchfoundry.render.engine import set_denoiser
+from benchfoundry.render.lighting import add_area_lamps
 from benchfoundry.render.objects import add_library_object
 from benchfoundry.render.surfaces import surface_material
 
@@ -60,13 +61,7 @@ def build_scene(spec: ScanRoomShard) -> bpy.types.Object:
         scene.collection.objects.link(obj)
     for k, placed in enumerate(spec.library):
         add_library_object(scene, f"library{k}", placed)
-    for i, lamp in enumerate(spec.lamps):
-        data = bpy.data.lights.new(f"light{i}", "AREA")
-        data.size = lamp.size
-        data.energy = lamp.power
-        obj = bpy.data.objects.new(f"light{i}", data)
-        obj.location = lamp.location
-        scene.collection.objects.link(obj)
+    add_area_lamps(scene, spec.lamps, "light")
     world = bpy.data.worlds.new("world")
     world.color = (0.05, 0.05, 0.05)
     scene.world = world
