@@ -35,13 +35,16 @@ def preset_names() -> list[str]:
 
 
 def config_path(name_or_path: str | Path) -> Path:
-    """A config file by path, or a preset by bare name (`smoke` → the shipped `smoke.yaml`)."""
+    """A config file by path, or a preset by bare name (`smoke` → the shipped `smoke.yaml`); a bare name that is a
+    folder here (a build's `--out smoke`) still names the preset, since a config is a file."""
     path = Path(name_or_path)
-    if path.exists() or path.suffix or len(path.parts) != 1:
+    if path.is_file() or path.suffix or len(path.parts) != 1:
         return path
     preset = PRESET_DIR / f"{path.name}.yaml"
     if preset.is_file():
         return preset
+    if path.exists():
+        return path
     raise ConfigError(f"{name_or_path}: no such config file, nor a preset name ({', '.join(preset_names())})")
 
 

@@ -4,6 +4,8 @@ then what the data is, its fields, how it was built and under which terms, and t
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -90,7 +92,18 @@ def front_matter(
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.replace("|", "\\|").split())
+    """Text as one cell of a Markdown table: on one line, its pipes escaped, HTML shown as text, not markup."""
+    flat = " ".join(html.escape(str(text), quote=False).split())
+    return flat.replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    """Text as an inline code span in one cell of a Markdown table: on one line, fenced by more backticks than
+    it holds in a row, its pipes escaped (a table reads them before the span)."""
+    flat = " ".join(str(text).split())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", flat)), default=0) + 1)
+    pad = " " if "`" in flat else ""
+    return fence + pad + flat.replace("|", "\\|") + pad + fence
 
 
 def _built(prov: Provenance) -> str:
@@ -134,9 +147,9 @@ def dataset_card(
     """README.md: the YAML metadata, then the card's sections."""
     meta = yaml.safe_dump(front_matter(facts, prov, files, features), sort_keys=False, allow_unicode=True)
     original = f"[{facts.paper}]({facts.url})" if facts.paper and facts.url else facts.paper or facts.pretty_name
-    splits = "\n".join(f"| {f.split} | {f.rows} | `{f.path}` |" for f in files)
+    splits = "\n".join(f"| {_code(f.split)} | {f.rows} | {_code(f.path)} |" for f in files)
     fields = "\n".join(
-        f"| `{name}` | {type_text(feature)} | {_cell(facts.fields.get(name, 'not described'))} |"
+        f"| {_code(name)} | {_cell(type_text(feature))} | {_cell(facts.fields.get(name, 'not described'))} |"
         for name, feature in features.items()
     )
     citation = (

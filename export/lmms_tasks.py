@@ -12,6 +12,7 @@ lmms-eval and imports nothing of the project). Each YAML loads its Parquet (Imag
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ from benchfoundry.pipeline.benchmarks import get
 
 GENERATION = "generation_kwargs:\n  max_new_tokens: 128\n  temperature: 0\n  do_sample: false\n"
 
+#: What JSON writes as itself but YAML reads as a line break or refuses in a double-quoted scalar.
+YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff]")
 #: What a benchmark's `lmms_eval` function returns: the splits to write, and {task name: its YAML}.
 TaskFiles = tuple[rows.Splits, dict[str, str]]
 
@@ -35,8 +38,10 @@ def task_name(benchmark: str) -> str:
 
 def scalar(value: str) -> str:
     """A YAML scalar holding `value` and nothing else: a JSON string (a double-quoted YAML scalar), so that a
-    released value with a newline, a `!tag` or a `key:` stays one string and never becomes YAML structure."""
-    return json.dumps(str(value), ensure_ascii=False)
+    released value with a newline, a `!tag` or a `key:` stays one string and never becomes YAML structure. The
+    characters YAML breaks a line at or refuses unescaped (U+0085, U+2028, U+2029, the other C1 controls, a byte
+    order mark) are escaped too, which JSON leaves as they are."""
+    return YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(str(value), ensure_ascii=False))
 
 
 def metric(name: str, aggregation: str) -> str:
@@ -49,12 +54,13 @@ def metric(name: str, aggregation: str) -> str:
 
 def task_yaml(task: str, data_file: Path, source: str, body: str, metrics: str) -> str:
     """A task's YAML: every value from the build (the task's name, the build's and the data's paths) written as
-    a quoted scalar, or inside a comment as one (its newlines escaped)."""
+    a quoted scalar, and none in a comment (a comment ends at a character YAML takes for a line break)."""
     return (
-        f"# {scalar(task)}: exported by `benchfoundry export lmms-eval` from the build at {scalar(source)}.\n"
-        f"# Run: lmms-eval --include_path {scalar(str(data_file.parent.parent))} --tasks {scalar(task)} …\n"
-        "# The data file's path is absolute: export again after moving this folder.\n"
+        "# Exported by `benchfoundry export lmms-eval` (metadata.source: the build). Run: lmms-eval --include_path\n"
+        "# <the folder that holds this task's folder> --tasks <task>. The data file's path is absolute: export\n"
+        "# again after moving this folder.\n"
         f"task: {scalar(task)}\n"
+        f"metadata:\n  source: {scalar(source)}\n"
         "dataset_path: parquet\n"
         f"dataset_kwargs:\n  data_files:\n    test: {scalar(str(data_file))}\n"
         "test_split: test\n"

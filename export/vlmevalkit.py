@@ -19,7 +19,6 @@ there, which ask and score each benchmark as its authors do.
 from __future__ import annotations
 
 import base64
-import csv
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,14 +62,34 @@ class ImageColumn:
         return json.dumps([base64.b64encode(image_bytes(ref)).decode() for ref in images])
 
 
-def path_cell(names: Sequence[str]) -> str:
+def path_cell(names: str | Sequence[str]) -> str:
     """The `image_path` cell: the released relative path, or a JSON list of them. VLMEvalKit evaluates a cell
     shaped like a list (`toliststr`: `eval` of "[…]"), so a single name that starts with "[" or ends with "]"
     is written as a one-element list too: the harness reads the name back as a plain string, never as code."""
+    names = [names] if isinstance(names, str) else list(names)
     name = names[0] if len(names) == 1 else None
     if name is not None and not name.strip().startswith("[") and not name.strip().endswith("]"):
         return name
-    return json.dumps(list(names), ensure_ascii=False)
+    return json.dumps(names, ensure_ascii=False)
+
+
+#: Characters that end a line or a cell for some reader of a TSV file (pandas' C parser ends a row at a bare
+#: `\r`; Python's `str.splitlines` also at U+0085, U+2028, U+2029, `\v`, `\f` and the separators \x1c–\x1e):
+#: a cell holding one is quoted.
+SPLITTING = frozenset('\t\n\r"\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029')
+#: The columns VLMEvalKit reads through `toliststr` (a cell shaped like a list is evaluated).
+LIST_COLUMNS = ("image_path",)
+
+
+def tsv_cell(value: Any, column: str) -> str:
+    """One cell as the TSV file holds it: quoted (a quote doubled) when it holds a character that splits a row or
+    a cell for some reader; a NUL, which no reader keeps, is refused naming the column."""
+    text = path_cell(value) if column in LIST_COLUMNS else "" if value is None else str(value)
+    if "\0" in text:
+        raise ValueError(f"column {column!r}: a NUL character in {text[:60]!r}")
+    if SPLITTING.isdisjoint(text):
+        return text
+    return '"' + text.replace('"', '""') + '"'
 
 
 def options(item: EvalItem) -> dict[str, str]:
@@ -82,20 +101,21 @@ def options(item: EvalItem) -> dict[str, str]:
 
 
 def write_tsv(path: Path, rows: Sequence[Row], where: str) -> tuple[int, list]:
-    """The rows with `index` and `image` first; a row whose image is unreadable is left out as a problem row."""
+    """The rows with `index` and `image` first, each cell through `tsv_cell`; a row whose image is unreadable,
+    or a cell that cannot be written, is left out as a problem row."""
     images = ImageColumn()
     columns = ["index", "image", *dict.fromkeys(k for row, _ in rows for k in row)]
     written, problems = 0, []
     with atomic_path(path) as tmp, tmp.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, columns, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-        writer.writeheader()
+        handle.write("\t".join(columns) + "\n")
         for k, (row, refs) in enumerate(rows):
             try:
-                image = images.cell(written, refs)
+                cells = {"index": written, "image": images.cell(written, refs), **row}
+                line = "\t".join(tsv_cell(cells.get(c, ""), c) for c in columns)
             except ValueError as exc:
                 problems.append(problem(STAGE, f"{where}:{k}", str(exc)))
                 continue
-            writer.writerow({"index": written, "image": image, **row})
+            handle.write(line + "\n")
             written += 1
     return written, problems
 

@@ -7,6 +7,7 @@ import math
 import os
 import shlex
 import socket
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,8 @@ from benchfoundry.flows.stop_signals import on_stop
 #: The resource name that GPU stages request and GPU workers offer (`dask worker --resources GPU=1`).
 GPU_RESOURCE = "GPU"
 JOB_NAME = "benchfoundry"
+#: The job script's first line.
+JOB_SHEBANG = "#!/usr/bin/env bash"
 
 
 def _worker_env(prefect_api_url: str | None) -> dict[str, str]:
@@ -58,6 +61,10 @@ def slurm_options(
     worker_args = ["--resources", f"{GPU_RESOURCE}={s.gpus_per_job // s.processes}"] if s.gpus_per_job else []
     prologue = [f"export {k}={shlex.quote(v)}" for k, v in _worker_env(prefect_api_url).items()]
     options: dict[str, Any] = {
+        # stated, so that dask's config (a DASK_JOBQUEUE__SLURM__* variable, a YAML file) puts no other
+        # interpreter or program into the job script
+        "shebang": JOB_SHEBANG,
+        "python": sys.executable,
         "job_name": JOB_NAME,
         "queue": s.queue,
         "account": s.account,

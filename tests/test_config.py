@@ -9,7 +9,8 @@ import pytest
 from benchfoundry.configs.loader import ConfigError, config_hash, load_config
 from benchfoundry.pipeline.benchmarks import names
 
-CONFIGS = sorted((Path(__file__).resolve().parent.parent / "configs").glob("*.yaml"))
+PRESETS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = sorted(PRESETS.glob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
@@ -106,3 +107,14 @@ def test_smplitex_textures_without_an_official_smpl_model_are_refused() -> None:
         load_config(None, ["person.textures.smplitex_dir=/data/smplitex"])
     config = load_config(Path(__file__).parents[1] / "configs" / "syndorbench.yaml")  # official SMPL + UVs + SMPLitex
     assert config.person.textures.smplitex_dir is not None and config.person.body.model_type == "smpl"
+
+
+def test_a_folder_named_like_a_preset_does_not_shadow_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make demo OUT=smoke` leaves a folder `./smoke`: `build smoke` then read the folder as the config and
+    failed with "not a regular file"; a file of that name is still read as the config it is."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "smoke").mkdir()
+    assert config_hash(load_config("smoke")) == config_hash(load_config(PRESETS / "smoke.yaml"))
+    (tmp_path / "smoke").rmdir()
+    (tmp_path / "smoke").write_text("seed: 7\n")
+    assert load_config("smoke").seed == 7

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import cv2
 import datasets
 import numpy as np
 import pandas as pd
@@ -492,4 +493,92 @@ def test_a_released_value_written_into_an_lmms_eval_task_stays_one_string(tmp_pa
         "process_results",
         "generation_kwargs",
         "metric_list",
+        "metadata",
     }
+    assert config["metadata"] == {"source": source}
+
+
+@pytest.mark.parametrize("brk", ["\n", "\r", "\r\n", "\x85", "\u2028", "\u2029", "\x0b", "\x0c", "\ufeff", "\x9f"])
+def test_a_line_break_of_any_kind_in_an_exported_path_or_value_adds_no_yaml(brk: str, tmp_path: Path) -> None:
+    """`export lmms-eval --to` a folder whose name held U+2028: the path was written into a YAML comment, the
+    separator ended it, and a top-level `x: !function …/pwn.run` was read by lmms-eval's loader."""
+    from benchfoundry.benchmarks.odi.harnesses.harness import lmms_eval_tasks
+
+    hostile = f"dir{brk}x: !function /tmp/pwn.run{brk}#"
+    rows = [{"form": "closed", "task": t} for t in ("OA", f"OA{brk}y: !function /tmp/pwn.run")]
+    _, yamls = lmms_eval_tasks({"test": rows}, tmp_path / hostile / "data", f"/builds/{hostile}")
+    (text,) = yamls.values()
+    RecordingLoader.functions = []
+    config = yaml.load(text, Loader=RecordingLoader)
+    assert "x" not in config and "y" not in config
+    assert all(f.startswith("utils.") and f.split(".", 1)[1].isidentifier() for f in RecordingLoader.functions)
+    assert config["metadata"]["source"] == f"/builds/{hostile}"
+    assert config["dataset_kwargs"]["data_files"]["test"] == str(tmp_path / hostile / "data" / "test.parquet")
+
+
+#: Released values a hostile or careless source may hold: line and cell breaks of every reader, quotes, list- and
+#: formula-shaped text, pandas' missing-value words, blanks.
+HOSTILE_VALUES = (
+    "a\rb",
+    "\r",
+    "a\nb",
+    "a\r\nb",
+    'say "x"',
+    '"',
+    "a\tb",
+    "a\u2028b",
+    "a\u2029b",
+    "a\x85b",
+    "a\x0bb\x0cc",
+    "a\x1cb\x1dc\x1ed",
+    "[__import__('os').system('touch PWNED')]",
+    "['a.jpg']",
+    "=cmd|' /C calc'!A0",
+    "NA",
+    " lead and trail ",
+    "#not a comment",
+    "façade 🏠",
+)
+
+
+@pytest.mark.parametrize("value", HOSTILE_VALUES, ids=lambda v: repr(v)[:30])
+def test_every_cell_of_a_vlmevalkit_tsv_reads_back_exactly_with_vlmevalkits_reader(
+    value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The one TSV writer (export/vlmevalkit.write_tsv) round-trips any released text through pandas' `read_csv`
+    as VLMEvalKit calls it and its `toliststr` on the list columns: same rows, same columns, same text, and
+    nothing evaluated. A bare `\\r` used to end the row for pandas and push the options into `image_path`."""
+    from benchfoundry.export.hf import ImageRef
+    from benchfoundry.export.vlmevalkit import write_tsv
+
+    monkeypatch.chdir(tmp_path)
+    image = tmp_path / "x.png"
+    image.write_bytes(cv2.imencode(".png", np.zeros((2, 2, 3), np.uint8))[1].tobytes())
+    ref = ImageRef(file=image, name="x.png")
+    rows = [
+        ({"image_path": value, "question": value, "A": value, "B": "b", "answer": "A"}, [ref]),
+        ({"image_path": [value, "b.jpg"], "question": "q", "A": "a", "B": value, "answer": value}, [ref]),
+    ]
+    path = tmp_path / "t.tsv"
+    assert write_tsv(path, rows, "t") == (2, [])
+    read = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    assert list(read.columns) == ["index", "image", "image_path", "question", "A", "B", "answer"]
+    assert len(read) == 2 and list(read["index"]) == ["0", "1"] and read["image"][1] == "0"
+    assert _vlmevalkit_toliststr(read["image_path"][0]) == [value]
+    assert _vlmevalkit_toliststr(read["image_path"][1]) == [value, "b.jpg"]
+    assert [read[c][0] for c in ("question", "A", "B", "answer")] == [value, value, "b", "A"]
+    assert [read[c][1] for c in ("question", "A", "B", "answer")] == ["q", "a", value, value]
+    assert len(pd.read_csv(path, sep="\t")) == 2  # as VLMEvalKit reads it, with pandas' defaults
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_a_nul_in_a_released_value_is_a_problem_row_naming_its_column(tmp_path: Path) -> None:
+    from benchfoundry.export.hf import ImageRef
+    from benchfoundry.export.vlmevalkit import write_tsv
+
+    image = tmp_path / "x.png"
+    image.write_bytes(cv2.imencode(".png", np.zeros((2, 2, 3), np.uint8))[1].tobytes())
+    ref = ImageRef(file=image, name="x.png")
+    written, problems = write_tsv(tmp_path / "t.tsv", [({"question": "a\0b"}, [ref]), ({"question": "ok"}, [ref])], "t")
+    assert written == 1 and len(problems) == 1 and "column 'question': a NUL character" in problems[0]["reason"]
+    assert pd.read_csv(tmp_path / "t.tsv", sep="\t")["question"].tolist() == ["ok"]

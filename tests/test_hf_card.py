@@ -6,6 +6,7 @@ mlcroissant and its records compared with the Parquet rows read by pyarrow, no m
 from __future__ import annotations
 
 import hashlib
+import html
 import io
 import json
 import math
@@ -236,3 +237,45 @@ def test_a_license_that_is_no_license_id_is_refused_naming_the_record(tmp_path: 
     assert main(["export", "hf", "--build", str(build), "--to", str(tmp_path / "x")]) == 2
     assert re.search(r"build\.json: config export\.license", capsys.readouterr().err)
     assert not list((tmp_path / "x").rglob("*.parquet"))
+
+
+#: Field names and descriptions a plug-in or a release may carry: Markdown, HTML, table pipes, backticks, breaks.
+HOSTILE_NAMES = (
+    "a|b",
+    "<script>alert(1)</script>",
+    "`code`",
+    "``twice``",
+    "**bold** [link](javascript:alert(1))",
+    "line\nbreak",
+    "<img src=x onerror=alert(1)>",
+)
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES, ids=lambda n: repr(n)[:24])
+def test_the_cards_tables_show_a_hostile_field_name_as_text_in_its_own_cell(name: str) -> None:
+    """A released field name carrying Markdown or HTML was written raw into the card's fields table: it split the
+    row, became a link, or became live HTML on the Hub's page. Rendered as the Hub renders (GFM tables), each row
+    has its three cells, the name reads back as itself, and no HTML element but the table's is made."""
+    from markdown_it import MarkdownIt
+
+    from benchfoundry.export.card import dataset_card
+    from benchfoundry.export.card_facts import CardFacts
+    from benchfoundry.export.dataset_files import SplitFile
+    from benchfoundry.export.provenance import Provenance
+
+    facts = CardFacts(pretty_name="P", fields={name: "described <b>here</b>", "plain": "x"})
+    prov = Provenance(None, None, None, None, None, "cc-by-4.0", ())
+    files = [SplitFile(name, f"data/{name}.parquet", 1, 1, 1, "0" * 64)]
+    features = {name: {"dtype": "string", "_type": "Value"}, "plain": {"dtype": "string", "_type": "Value"}}
+    card = dataset_card(facts, prov, files, features)
+    body = card.split("\n---\n", 1)[1]  # the Hub reads the YAML front matter as metadata, not as the page
+    page = MarkdownIt("commonmark", {"html": True}).enable("table").render(body)
+    tags = set(re.findall(r"<(\w+)", page))
+    assert tags <= {"h1", "h2", "p", "pre", "code", "table", "thead", "tbody", "tr", "th", "td", "a", "ul", "li"}, tags
+    rows = re.findall(r"<tr>(.*?)</tr>", page, re.S)
+    assert all(len(re.findall(r"<t[hd]>", row)) == 3 for row in rows), rows
+    flat = " ".join(name.split())
+    cells = [re.findall(r"<td>(.*?)</td>", row, re.S) for row in rows]
+    fields = next(c for c in cells if c and "described" in c[2])
+    assert html.unescape(re.sub(r"</?code>", "", fields[0])).strip() == flat
+    assert html.unescape(fields[2]) == "described <b>here</b>"  # shown as text

@@ -21,6 +21,7 @@ from benchfoundry.core.output_root import (
     check_build_root,
     check_output_dir,
     check_output_file,
+    hold_build_lock,
     hold_output_root,
 )
 from benchfoundry.core.store import sweep_build_leftovers
@@ -75,6 +76,39 @@ def test_a_clean_release_lets_the_next_process_in(holder: tuple[subprocess.Popen
     assert proc.wait() == 0
     with hold_output_root(root) as taken_over:
         assert taken_over is None
+
+
+def _plant(kind: str, lock: Path, victim: Path) -> None:
+    if kind == "symlink":
+        lock.symlink_to(victim)
+    elif kind == "hard link":
+        os.link(victim, lock)
+    elif kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        lock.mkdir()
+
+
+@pytest.mark.parametrize("kind", ["symlink", "hard link", "fifo", "folder"])
+@pytest.mark.parametrize("hold", [hold_output_root, hold_build_lock], ids=["a build", "a command on a build"])
+def test_a_lock_file_that_is_not_the_roots_own_is_refused_and_nothing_outside_changes(
+    tmp_path: Path, kind: str, hold: object
+) -> None:
+    """`OUT/.benchfoundry.lock` as a symlink: every command that took the lock truncated its target (14,390 →
+    4,097 bytes). A link of either kind, a FIFO or a folder there is refused naming the lock; the file it points at
+    keeps its bytes."""
+    root = tmp_path / "r"
+    with hold_output_root(root):  # a build root, its lock released
+        pass
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"root's file\n" * 1000)
+    lock = root / LOCK_NAME
+    lock.unlink()
+    _plant(kind, lock, victim)
+    with pytest.raises(OutputPathError, match=rf"{LOCK_NAME}: .*refusing to write the build's lock through it"):
+        with hold(root):  # type: ignore[operator]
+            pass
+    assert victim.read_bytes() == b"root's file\n" * 1000
 
 
 def test_the_lock_is_reentrant_within_a_process(tmp_path: Path) -> None:

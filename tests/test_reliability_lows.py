@@ -282,6 +282,8 @@ def hostile_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     (tmp_path / "hostile_broken.py").write_text("raise RuntimeError('the plug-in blew up on import')\n")
     (tmp_path / "hostile_syntax.py").write_text("def x(:\n")
     (tmp_path / "hostile_plain.py").write_text("DESCRIPTOR = object()\n")
+    (tmp_path / "hostile_exit.py").write_text("raise SystemExit(0)\n")
+    (tmp_path / "hostile_exit_text.py").write_text("import sys\nsys.exit('bye from the plug-in')\n")
 
     def declare(name: str, value: str) -> None:
         extra = EntryPoint(name, value, plugins.BENCHMARKS_GROUP)
@@ -303,6 +305,9 @@ def _clear_registry() -> None:
     [
         ("broken", "hostile_broken:DESCRIPTOR", "RuntimeError: the plug-in blew up on import"),
         ("syntaxy", "hostile_syntax:DESCRIPTOR", "SyntaxError"),
+        # an import that exits (0 or with a message) was every command's silent exit
+        ("exits", "hostile_exit:DESCRIPTOR", "SystemExit: 0"),
+        ("exits-text", "hostile_exit_text:DESCRIPTOR", "SystemExit: bye from the plug-in"),
         ("../evil", "hostile_broken:DESCRIPTOR", "'../evil'"),
         ("Evil Name", "hostile_broken:DESCRIPTOR", "'Evil Name'"),
         ("syndor", "hostile_broken:DESCRIPTOR", "declared twice"),

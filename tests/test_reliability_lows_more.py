@@ -301,6 +301,35 @@ def test_a_scheduler_address_with_a_line_break_puts_no_shell_line_into_the_job_s
 
 
 @pytest.mark.parametrize(
+    "variable, value",
+    [
+        ("DASK_JOBQUEUE__SLURM__SHEBANG", "#!/bin/sh\ntouch /tmp/pwned-by-shebang"),
+        ("DASK_JOBQUEUE__SLURM__PYTHON", "touch /tmp/pwned-by-python; python3"),
+    ],
+)
+def test_dask_config_puts_no_program_into_the_job_script(
+    variable: str, value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dask's own config (here a DASK_JOBQUEUE__SLURM__* variable) chose the job script's first line and the
+    worker's interpreter: a program of the environment's ran on every node."""
+    import dask.config
+
+    monkeypatch.setenv(variable, value)
+    dask.config.refresh()
+    try:
+        assert (
+            cli.main(["runner", "job-script", "smoke", "--scheduler", "tcp://h:1", "--set", "runner.backend=slurm"])
+            == 0
+        )
+    finally:
+        monkeypatch.delenv(variable)
+        dask.config.refresh()
+    script = capsys.readouterr().out
+    assert script.startswith("#!/usr/bin/env bash\n") and "pwned" not in script
+    assert f"{sys.executable} -m distributed.cli.dask_worker" in script
+
+
+@pytest.mark.parametrize(
     "setting, field",
     [
         ("runner.prefect_host=http://login1", "runner.prefect_host"),

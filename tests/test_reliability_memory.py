@@ -145,3 +145,45 @@ def test_a_manifest_that_is_not_parquet_is_named(tmp_path: Path, capsys: pytest.
     assert main(["build", "smoke", "--plan", "--out", str(tmp_path), "--only", "syndor"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(manifest) in err[0]
+
+
+def _png_header(width: int, height: int, depth: int, colour: int) -> bytes:
+    """A PNG that declares `width` × `height` pixels (its IHDR) over one tiny compressed row: a few hundred bytes
+    whose full decode would allocate what the header says."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    ihdr = struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
+
+
+@pytest.mark.parametrize(
+    "reader",
+    ["decode_bytes", "decode_file", "odi panorama (read_erp)", "coco image (decode_file, colour)"],
+)
+def test_an_image_that_decodes_past_the_cap_is_refused_by_every_reader_before_decoding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str
+) -> None:
+    """A 32,766 × 16,383 16-bit RGBA PNG header (4 GiB decoded, under OpenCV's pixel limit) made the build
+    allocate 4 GiB for one image: every reader refuses it, naming the file, and nothing is decoded."""
+    from benchfoundry.core import image_decode
+
+    path = tmp_path / "huge.png"
+    path.write_bytes(_png_header(32_766, 16_383, 16, 6))
+    assert decoded_bytes(path.read_bytes()) > image_decode.MAX_DECODED_BYTES
+
+    def no_decode(*args: object, **kwargs: object) -> None:
+        raise AssertionError("decoded")
+
+    monkeypatch.setattr(image_decode.cv2, "imdecode", no_decode)
+    read = {
+        "decode_bytes": lambda: decode_bytes(path.read_bytes(), str(path)),
+        "decode_file": lambda: image_decode.decode_file(path),
+        "odi panorama (read_erp)": lambda: sphere_images.read_erp(path),
+        "coco image (decode_file, colour)": lambda: image_decode.decode_file(path, cv2.IMREAD_COLOR),
+    }[reader]
+    with pytest.raises(ValueError, match=rf"{path}: decodes to 4\.0 GiB, over the limit of 2 GiB"):
+        read()

@@ -183,3 +183,15 @@ def test_a_valid_huge_panorama_is_refused_from_its_header_before_decoding(
     monkeypatch.setattr(image_decode.cv2, "imdecode", no_decode)
     with pytest.raises(ValueError, match="remap"):
         read_erp(path)
+
+
+@pytest.mark.parametrize("names", [("courtyard.png", "courtyard.jpg"), ("hall.PNG", "hall.tif", "hall.webp")])
+def test_panoramas_that_share_a_stem_and_so_one_truth_are_both_refused(tmp_path: Path, names: tuple[str, ...]) -> None:
+    """`courtyard.png` and `courtyard.jpg` shared `courtyard.json` by stem: the second image was released with
+    the first's truth (40 items, no problem). Every panorama of a shared stem is refused, naming the others."""
+    for name in (*names, "plaza.png"):
+        Image.new("RGB", (16, 8)).save(tmp_path / name, format="PNG")
+    paths, refused = panorama_listing(tmp_path)
+    assert paths == [tmp_path / "plaza.png"]
+    assert sorted(Path(p["path"]).name for p in refused) == sorted(names)
+    assert all("share one stem" in p["reason"] and all(repr(n) in p["reason"] for n in names) for p in refused)

@@ -50,6 +50,9 @@ SizeCheck = Callable[[int, int], None]
 MAX_PIXELS = 1 << 30
 #: No image or depth file the pipeline reads comes near this; a larger one is refused before reading.
 MAX_FILE_BYTES = 4 << 30
+#: What one decoded image may take: an 8-bit RGB panorama at OpenCV's remap limit (32,766 × 16,383, 1.5 GiB)
+#: fits; the same size in 16-bit RGBA (4 GiB, from a 4 MB file) does not. A caller may ask for less.
+MAX_DECODED_BYTES = 2 << 30
 #: JPEG start-of-frame markers (baseline, progressive, lossless, …), whose segment holds the size.
 _JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 
@@ -236,8 +239,15 @@ def decode_bytes(
     check_size: SizeCheck | None = None,
 ) -> np.ndarray:
     """Decode image bytes with OpenCV after `check_header`, the caller's `check_size` on the header's size
-    (so a too-large image is refused before its pixels exist) and `check_complete`; errors name `where`."""
+    (so a too-large image is refused before its pixels exist), the bytes the decode would allocate (at most
+    `MAX_DECODED_BYTES`, told from the header) and `check_complete`; errors name `where`."""
     check_header(data, where, error)
+    need = decoded_bytes(data)
+    if need is not None and need > MAX_DECODED_BYTES:
+        raise error(
+            f"{where}: decodes to {need / (1 << 30):.1f} GiB, over the limit of {MAX_DECODED_BYTES >> 30} GiB "
+            "for one image"
+        )
     size = header_size(data)
     if check_size is not None and size is not None:
         check_size(*size)

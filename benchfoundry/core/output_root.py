@@ -16,6 +16,7 @@ import json
 import os
 import re
 import socket
+import stat
 import sys
 import tempfile
 import threading
@@ -200,10 +201,26 @@ def _write_marker(folder: Path, record: dict[str, Any]) -> None:
         Path(tmp).unlink(missing_ok=True)
 
 
+def _open_lock(path: Path) -> int:
+    """The lock file, opened for writing only where it is this folder's own: a symbolic link (followed, the lock
+    would truncate its target), a hard link to another file or anything but a regular file is refused."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as exc:
+        why = "a symbolic link" if path.is_symlink() else os_reason(exc)
+        raise OutputPathError(f"{path}: {why}; refusing to write the build's lock through it (remove it)") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        os.close(fd)
+        what = "not a regular file" if not stat.S_ISREG(info.st_mode) else f"a hard link ({info.st_nlink} names)"
+        raise OutputPathError(f"{path}: {what}; refusing to write the build's lock through it (remove it)")
+    return fd
+
+
 def _acquire(folder: Path) -> tuple[int, str]:
     """Lock `folder` (non-blocking) and record this process as holder; returns the descriptor and what the
     lock file held before (a killed holder's record, or nothing after a clean release)."""
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open_lock(folder / LOCK_NAME)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -63,9 +63,19 @@ def load(group: str, name: str) -> Any:
         raise PluginError(f"{group}: no entry {name!r}; declared: {', '.join(sorted(declared(group))) or 'none'}")
     try:
         return resolve(dotted)
-    except Exception as exc:  # an installed package's import may raise anything: name the entry, not a traceback
+    except (Exception, SystemExit) as exc:  # an installed package's import may raise anything, exit included
         why = f"{type(exc).__name__}: {exc}"
-        raise PluginError(f"{group}: entry {name!r} = {dotted!r} cannot be loaded: {why}") from exc
+        raise PluginError(
+            f"{group}: entry {name!r} = {dotted!r} of {distribution_of(group, name)} cannot be loaded: {why}"
+        ) from exc
+
+
+def distribution_of(group: str, name: str) -> str:
+    """The distribution that declares entry `name` of `group`, as "the distribution NAME VERSION"."""
+    point = next((p for p in entry_points(group=group) if p.name == name), None)
+    if point is None or point.dist is None:
+        return "an unknown distribution"
+    return f"the distribution {point.dist.name} {point.dist.version}"
 
 
 def load_all(group: str) -> dict[str, Any]:

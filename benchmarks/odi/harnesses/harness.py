@@ -30,7 +30,7 @@ def vlmevalkit_rows(build: Path, closed: bool) -> list[Row]:
         if bool(item.options) != closed:
             continue
         names = [item.meta["image_path"]]
-        row: dict[str, Any] = {"image_path": names[0], "question": item.question}
+        row: dict[str, Any] = {"image_path": names, "question": item.question}
         if closed:
             row |= options(item)
         row |= {

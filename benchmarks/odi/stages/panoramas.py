@@ -28,7 +28,8 @@ def panorama_listing(root: Path) -> tuple[list[Path], list[dict[str, Any]]]:
     """(the panorama files directly in `root`, sorted by name; problem rows of the refused ones). Instance maps
     (`*.instances.png`) are not panoramas; a link leading out of `root` and a special file (a FIFO, a device)
     are refused by type before anything opens them; files whose names give one id (`court yard.png`,
-    `court_yard.png`) are both refused; a folder holding no panorama is a ValueError naming `odi.panorama_root`."""
+    `court_yard.png`), or share one stem and so one truth (`courtyard.png`, `courtyard.jpg`), are both refused;
+    a folder holding no panorama is a ValueError naming `odi.panorama_root`."""
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: panorama folder of odi.panorama_root not found")
     paths, refused = [], []
@@ -39,15 +40,19 @@ def panorama_listing(root: Path) -> tuple[list[Path], list[dict[str, Any]]]:
             paths.append(regular_file(within(root, p, "odi.panorama_root"), "odi.panorama_root"))
         except (UnsafePathError, OSError) as exc:
             refused.append(problem(INPUT_STAGE, panorama_id(p), str(exc), path=str(p)))
-    by_id: dict[str, list[Path]] = {}
-    for p in paths:
-        by_id.setdefault(panorama_id(p), []).append(p)
-    for pano, same in by_id.items():
-        if len(same) > 1:
-            names = ", ".join(repr(p.name) for p in same)
-            reason = f"{names} get one id, {pano!r}: neither is built (one would replace the other); rename one"
-            refused += [problem(INPUT_STAGE, pano, reason, path=str(p)) for p in same]
-    paths = [p for p in paths if len(by_id[panorama_id(p)]) == 1]
+    clashes: dict[Path, str] = {}
+    for key, why in ((panorama_id, "get one id"), (lambda p: p.stem, "share one stem")):
+        by_key: dict[str, list[Path]] = {}
+        for p in paths:
+            by_key.setdefault(key(p), []).append(p)
+        for shared, same in by_key.items():
+            if len(same) > 1:
+                what = "one would replace the other" if key is panorama_id else f"both would read {shared}'s truth"
+                names = ", ".join(repr(p.name) for p in same)
+                for p in same:
+                    clashes.setdefault(p, f"{names} {why}, {shared!r}: neither is built ({what}); rename one")
+    refused += [problem(INPUT_STAGE, panorama_id(p), reason, path=str(p)) for p, reason in clashes.items()]
+    paths = [p for p in paths if p not in clashes]
     if not paths:
         raise ValueError(
             f"odi.panorama_root: {root} holds no readable panorama ({', '.join(PANORAMA_SUFFIXES)})"

@@ -26,7 +26,7 @@ def vlmevalkit_rows(build: Path) -> list[Row]:
     for item in items(build):
         names = [item.meta["img_path"]]
         row = {
-            "image_path": names[0],
+            "image_path": names,
             "question": item.question,
             "answer": item.answer,
             "category": f"{item.task}_{item.meta['split']}",

@@ -20,7 +20,7 @@ from benchfoundry.benchmarks.viewspatial.identity import BENCHMARK
 from benchfoundry.benchmarks.viewspatial.release.readers import items
 from benchfoundry.export.lmms_tasks import TaskFiles, metric, task_name, task_yaml
 from benchfoundry.export.rows import Splits, refs
-from benchfoundry.export.vlmevalkit import Row, options, path_cell
+from benchfoundry.export.vlmevalkit import Row, options
 
 
 def vlmevalkit_rows(build: Path) -> list[Row]:
@@ -28,7 +28,7 @@ def vlmevalkit_rows(build: Path) -> list[Row]:
     for item in items(build):
         names = item.meta["image_path"]
         row = {
-            "image_path": path_cell(names),
+            "image_path": names,
             "question": item.question,
             **options(item),
             "answer": item.answer,

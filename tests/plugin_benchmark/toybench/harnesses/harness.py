@@ -6,7 +6,7 @@ from pathlib import Path
 
 from benchfoundry.export.lmms_tasks import TaskFiles, metric, task_name, task_yaml
 from benchfoundry.export.rows import Splits, refs
-from benchfoundry.export.vlmevalkit import Row, options, path_cell
+from benchfoundry.export.vlmevalkit import Row, options
 from toybench.identity import BENCHMARK
 from toybench.release.readers import items
 
@@ -19,7 +19,7 @@ def vlmevalkit_rows(build: Path) -> list[Row]:
     for item in items(build):
         names = [item.meta["image_path"]]
         row = {
-            "image_path": path_cell(names),
+            "image_path": names,
             "question": item.question,
             **options(item),
             "answer": item.answer,
